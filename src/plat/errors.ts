@@ -1,0 +1,209 @@
+/**
+ * Every way a plat call can fail, one class per outcome, each with a stable `code`, the
+ * operation, a short user-facing remedy and whether a retry may help. Messages never hold
+ * the access token (see `redact`).
+ */
+import type { Operation } from './operations.js';
+
+export type PlatErrorCode =
+  | 'invalid_input'
+  | 'parameter_error'
+  | 'upstream_timeout'
+  | 'account_not_found'
+  | 'system_error'
+  | 'retry_later'
+  | 'unsupported'
+  | 'no_permission'
+  | 'quota_exhausted'
+  | 'shop_unauthorized'
+  | 'shop_not_subscribed'
+  | 'credential_invalid'
+  | 'wrong_path'
+  | 'unknown_code'
+  | 'timeout'
+  | 'connection_failed'
+  | 'bad_response'
+  | 'schema_mismatch'
+  | 'busy'
+  | 'aborted';
+
+export interface PlatErrorOptions {
+  operation: Operation | null;
+  cause?: unknown;
+  /** withholding_money reported on the error response, if any. */
+  chargePoints?: number | null;
+}
+
+export abstract class PlatError extends Error {
+  abstract readonly code: PlatErrorCode;
+  /** A retry of the same call may succeed (codes 101 and 202 only; spec §7). */
+  readonly retryable: boolean = false;
+  /** One sentence a support agent can act on. */
+  abstract readonly remedy: string;
+  readonly operation: Operation | null;
+  readonly chargePoints: number | null;
+
+  constructor(message: string, options: PlatErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.operation = options.operation;
+    this.chargePoints = options.chargePoints ?? null;
+  }
+}
+
+/** Input rejected before anything was sent: it cost nothing. */
+export class PlatInputError extends PlatError {
+  readonly code = 'invalid_input';
+  readonly remedy = 'Correct the input and try again; nothing was charged.';
+  readonly issues: string[];
+  constructor(operation: Operation | null, issues: string[]) {
+    super(`Invalid input for ${operation ?? 'plat call'}: ${issues.join('; ')}`, { operation });
+    this.issues = issues;
+  }
+}
+
+// ---- errors reported by the API in the envelope (spec §7) ---------------------------------
+
+/** An envelope whose code is not 0. `apiCode` and `apiMessage` are kept as received. */
+export abstract class PlatApiError extends PlatError {
+  readonly apiCode: number;
+  readonly apiMessage: string;
+  constructor(apiCode: number, apiMessage: string, options: PlatErrorOptions) {
+    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, options);
+    this.apiCode = apiCode;
+    this.apiMessage = apiMessage;
+  }
+}
+
+export class PlatParameterError extends PlatApiError {
+  readonly code = 'parameter_error';
+  readonly remedy = 'The service rejected the request parameters; check the values sent.';
+}
+export class PlatUpstreamTimeoutError extends PlatApiError {
+  readonly code = 'upstream_timeout';
+  override readonly retryable = true;
+  readonly remedy = 'The service timed out; try again in a moment.';
+}
+export class PlatAccountNotFoundError extends PlatApiError {
+  readonly code = 'account_not_found';
+  readonly remedy = 'The messaging account id does not exist; check the id that was sent.';
+}
+export class PlatSystemError extends PlatApiError {
+  readonly code = 'system_error';
+  readonly remedy = 'The service reported a system error; if it persists, contact the data service support.';
+}
+export class PlatRetryLaterError extends PlatApiError {
+  readonly code = 'retry_later';
+  override readonly retryable = true;
+  readonly remedy = 'The service is busy; try again later.';
+}
+export class PlatUnsupportedError extends PlatApiError {
+  readonly code = 'unsupported';
+  readonly remedy = 'This interface is not supported by the service at present.';
+}
+export class PlatNoPermissionError extends PlatApiError {
+  readonly code = 'no_permission';
+  readonly remedy = 'The account has no permission on this interface; an admin must open it on the official site.';
+}
+export class PlatQuotaExhaustedError extends PlatApiError {
+  readonly code = 'quota_exhausted';
+  readonly remedy = 'The account has run out of calls or balance; an admin must recharge it on the official site.';
+}
+export class PlatShopUnauthorizedError extends PlatApiError {
+  readonly code = 'shop_unauthorized';
+  /** The authorization link returned with code 302, when there is one. */
+  readonly authUrl: string | null;
+  constructor(apiCode: number, apiMessage: string, authUrl: string | null, options: PlatErrorOptions) {
+    super(apiCode, apiMessage, options);
+    this.authUrl = authUrl;
+  }
+  get remedy(): string {
+    return this.authUrl
+      ? 'The shop has not authorized platdesk; the shop owner must open the authorization link and scan the code.'
+      : 'The shop has not authorized platdesk; the shop owner must authorize it on the official site.';
+  }
+}
+export class PlatShopNotSubscribedError extends PlatApiError {
+  readonly code = 'shop_not_subscribed';
+  readonly remedy = 'The shop has not subscribed to the app; the shop owner must subscribe first.';
+}
+export class PlatCredentialError extends PlatApiError {
+  readonly code = 'credential_invalid';
+  readonly remedy = 'The plat access token is missing or invalid; an admin must refresh PLAT_TOKEN.';
+}
+export class PlatWrongPathError extends PlatApiError {
+  readonly code = 'wrong_path';
+  readonly remedy = 'The service did not recognise the path or method; check PLAT_BASE_URL.';
+}
+export class PlatUnknownCodeError extends PlatApiError {
+  readonly code = 'unknown_code';
+  readonly remedy = 'The service answered with an unexpected code; the message above is what it said.';
+}
+
+// ---- transport and local failures ---------------------------------------------------------
+
+export class PlatTimeoutError extends PlatError {
+  readonly code = 'timeout';
+  readonly remedy = 'The data service did not answer in time; try again in a moment.';
+  readonly timeoutMs: number;
+  constructor(operation: Operation, timeoutMs: number, cause?: unknown) {
+    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause });
+    this.timeoutMs = timeoutMs;
+  }
+}
+export class PlatConnectionError extends PlatError {
+  readonly code = 'connection_failed';
+  readonly remedy = 'The data service could not be reached; try again later or check PLAT_BASE_URL.';
+}
+/** HTTP answered, but not with JSON. */
+export class PlatBadResponseError extends PlatError {
+  readonly code = 'bad_response';
+  readonly remedy = 'The data service sent an unreadable answer; try again later.';
+  readonly status: number;
+  constructor(operation: Operation, status: number, detail: string, cause?: unknown) {
+    super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, { operation, cause });
+    this.status = status;
+  }
+}
+/** JSON that does not match what the operation returns (beyond the documented quirks). */
+export class PlatSchemaError extends PlatError {
+  readonly code = 'schema_mismatch';
+  readonly remedy = 'The data service answered in an unexpected shape; the answer was not used.';
+  readonly issues: string[];
+  constructor(operation: Operation, issues: string[], chargePoints: number | null) {
+    super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, { operation, chargePoints });
+    this.issues = issues;
+  }
+}
+/** The shared limiter's queue is full: refused at once, nothing sent. */
+export class PlatBusyError extends PlatError {
+  readonly code = 'busy';
+  readonly estimatedWaitMs: number;
+  constructor(operation: Operation | null, estimatedWaitMs: number) {
+    super(`The plat call queue is full (about ${Math.ceil(estimatedWaitMs / 1000)} s of work waiting)`, {
+      operation,
+    });
+    this.estimatedWaitMs = estimatedWaitMs;
+  }
+  get remedy(): string {
+    return `platdesk is busy; try again in about ${Math.max(1, Math.ceil(this.estimatedWaitMs / 1000))} s.`;
+  }
+}
+export class PlatAbortedError extends PlatError {
+  readonly code = 'aborted';
+  readonly remedy = 'The lookup was cancelled before it was sent; nothing was charged.';
+}
+
+export function isPlatError(value: unknown): value is PlatError {
+  return value instanceof PlatError;
+}
+export function isPlatApiError(value: unknown): value is PlatApiError {
+  return value instanceof PlatApiError;
+}
+
+/** Replaces every occurrence of the secrets in a text, for error messages built from foreign text. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  return out;
+}
