@@ -103,11 +103,13 @@ export class PlatUnsupportedError extends PlatApiError {
 }
 export class PlatNoPermissionError extends PlatApiError {
   readonly code = 'no_permission';
-  readonly remedy = 'The account has no permission on this interface; an admin must open it on the official site.';
+  readonly remedy =
+    'The account has no permission on this interface; an admin must open it on the official site.';
 }
 export class PlatQuotaExhaustedError extends PlatApiError {
   readonly code = 'quota_exhausted';
-  readonly remedy = 'The account has run out of calls or balance; an admin must recharge it on the official site.';
+  readonly remedy =
+    'The account has run out of calls or balance; an admin must recharge it on the official site.';
 }
 export class PlatShopUnauthorizedError extends PlatApiError {
   readonly code = 'shop_unauthorized';
@@ -161,7 +163,10 @@ export class PlatBadResponseError extends PlatError {
   readonly remedy = 'The data service sent an unreadable answer; try again later.';
   readonly status: number;
   constructor(operation: Operation, status: number, detail: string, cause?: unknown) {
-    super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, { operation, cause });
+    super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, {
+      operation,
+      cause,
+    });
     this.status = status;
   }
 }

@@ -104,7 +104,9 @@ export interface ShopInfo {
 }
 
 /** get-shop-id: "shop does not exist" is a normal answer (spec §4.5), not an error. */
-export type ShopIdLookup = { found: true; wwid: string; shopId: string } | { found: false; wwid: string; message: string };
+export type ShopIdLookup =
+  | { found: true; wwid: string; shopId: string }
+  | { found: false; wwid: string; message: string };
 
 // ---- waybills ----------------------------------------------------------------------------
 

@@ -1,0 +1,32 @@
+/**
+ * Every action_id the renderers put on a button. The Slack layer registers its listeners with
+ * these constants; nothing else spells the strings.
+ */
+export const ACTIONS = {
+  /** Charge confirmation: value = the pending lookup id. */
+  confirm: 'platdesk.confirm',
+  /** Charge confirmation: value = the pending lookup id. */
+  cancel: 'platdesk.cancel',
+  /** Item card: look up the item's prices; value = item id. */
+  itemPrices: 'platdesk.item.prices',
+  /** Item card: look up the item's shop; value = item id. */
+  itemShop: 'platdesk.item.shop',
+  /** Orders page: value = pagerValue(page - 1). */
+  ordersPrev: 'platdesk.orders.prev',
+  /** Orders page: value = pagerValue(page + 1). */
+  ordersNext: 'platdesk.orders.next',
+  /** Waybill print data: upload the print data file; value = what the caller passed as downloadValue. */
+  waybillDownload: 'platdesk.waybill.download',
+  /** URL button to the shop authorization link (error 302). Slack still sends an action: ack it. */
+  errorAuthLink: 'platdesk.link.auth',
+  /** URL button opening the item page. Ack only. */
+  itemLink: 'platdesk.link.item',
+} as const;
+
+export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
+
+/**
+ * Buttons that only open a URL still send a block_actions payload that must be acknowledged;
+ * register one ack-only listener for this pattern.
+ */
+export const LINK_ACTION_PATTERN = /^platdesk\.link\./;

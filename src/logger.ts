@@ -1,0 +1,40 @@
+/**
+ * JSON logs with pino. Secrets and order receiver fields are redacted by path as a second line of
+ * defence: the plat client never logs bodies, and orders lose their receiver fields at parse time.
+ */
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+
+export const REDACT_PATHS = [
+  'token',
+  'botToken',
+  'appToken',
+  'signingSecret',
+  'authorization',
+  'headers.authorization',
+  '*.token',
+  '*.botToken',
+  '*.appToken',
+  '*.signingSecret',
+  '*.authorization',
+  '*.headers.authorization',
+  'receiver_name',
+  'receiver_phone',
+  'receiver_address',
+  'address',
+  '*.receiver_name',
+  '*.receiver_phone',
+  '*.receiver_address',
+  '*.address',
+];
+
+export function createLogger(level: LoggerOptions['level'], destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
+    level: level ?? 'info',
+    base: { app: 'platdesk' },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+export type { Logger };

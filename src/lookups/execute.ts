@@ -1,0 +1,134 @@
+/**
+ * Runs a validated request through the plat client and gathers what came back. The calls of
+ * one request share its CallOptions (priority, correlation id, the ledger's charge listener).
+ */
+
+import type { CallOptions, PlatClient } from '../plat/client.js';
+import { isPlatError, type PlatError } from '../plat/errors.js';
+import { MAX_WAYBILLS_PER_CALL } from '../plat/inputs.js';
+import type { LookupOutcome, LookupRequest, WaybillRef } from './types.js';
+
+function batches<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+const sumCharges = (results: { chargePoints: number | null }[]) =>
+  results.reduce((total, r) => total + (r.chargePoints ?? 0), 0);
+
+/**
+ * Batches of one waybill request. A batch that fails as a whole (302, timeout…) is reported with
+ * its waybill numbers; the other batches still answer. Only PlatErrors are caught.
+ */
+async function runBatches<R>(
+  waybills: readonly WaybillRef[],
+  send: (batch: WaybillRef[]) => Promise<{ data: R[]; chargePoints: number | null }>,
+) {
+  const settled = await Promise.all(
+    batches(waybills, MAX_WAYBILLS_PER_CALL).map(async (batch) => {
+      try {
+        return { batch, result: await send(batch) };
+      } catch (error) {
+        if (!isPlatError(error)) throw error;
+        return { batch, error };
+      }
+    }),
+  );
+  const records: R[] = [];
+  const failedBatches: { waybillCodes: string[]; error: PlatError }[] = [];
+  let chargedPoints = 0;
+  for (const s of settled) {
+    if ('result' in s && s.result) {
+      records.push(...s.result.data);
+      chargedPoints += s.result.chargePoints ?? 0;
+    } else if ('error' in s && s.error) {
+      failedBatches.push({ waybillCodes: s.batch.map((w) => w.waybillCode), error: s.error });
+      chargedPoints += s.error.chargePoints ?? 0;
+    }
+  }
+  // Every batch failed the same way: that is the answer (e.g. the shop is not authorized).
+  const first = failedBatches[0];
+  if (first && records.length === 0 && failedBatches.every((f) => f.error.code === first.error.code))
+    throw first.error;
+  return { records, failedBatches, chargedPoints };
+}
+
+export async function executeLookup(
+  client: PlatClient,
+  request: LookupRequest,
+  options: CallOptions,
+): Promise<LookupOutcome> {
+  switch (request.kind) {
+    case 'item': {
+      const [item, prices] = await Promise.all([
+        client.itemInfo({ itemId: request.itemId }, options),
+        request.withPrices ? client.itemPrices({ itemId: request.itemId }, options) : null,
+      ]);
+      return {
+        kind: 'item',
+        item: item.data,
+        prices: prices?.data ?? null,
+        chargedPoints: sumCharges(prices ? [item, prices] : [item]),
+        quotaCalls: prices ? 2 : 1,
+      };
+    }
+    case 'item-prices': {
+      const prices = await client.itemPrices({ itemId: request.itemId }, options);
+      return {
+        kind: 'item-prices',
+        prices: prices.data,
+        chargedPoints: prices.chargePoints ?? 0,
+        quotaCalls: 1,
+      };
+    }
+    case 'shop-info': {
+      const shop = await client.shopInfo({ url: request.url, type: request.shopType }, options);
+      return { kind: 'shop-info', shop: shop.data, url: request.url, chargedPoints: shop.chargePoints ?? 0 };
+    }
+    case 'shop-id': {
+      const shop = await client.shopId({ wwid: request.wwid }, options);
+      return { kind: 'shop-id', result: shop.data, chargedPoints: shop.chargePoints ?? 0 };
+    }
+    case 'waybill-print': {
+      const out = await runBatches(request.waybills, (batch) =>
+        client.waybillPrintData(
+          {
+            shopId: request.shopId,
+            waybills: batch.map((w) => ({
+              waybillCode: w.waybillCode,
+              ...(w.carrier ? { cpCode: w.carrier } : {}),
+            })),
+          },
+          options,
+        ),
+      );
+      return { kind: 'waybill-print', shopId: request.shopId, ...out };
+    }
+    case 'waybill-info': {
+      const out = await runBatches(request.waybills, (batch) =>
+        client.waybillInfo(
+          {
+            ownerId: request.ownerId,
+            waybills: batch.map((w) => ({ waybillCode: w.waybillCode, wpCode: w.carrier ?? '' })),
+          },
+          options,
+        ),
+      );
+      return { kind: 'waybill-info', ownerId: request.ownerId, ...out };
+    }
+    case 'orders': {
+      const page = await client.orders(
+        { ownerId: request.ownerId, page: request.page, pageSize: request.pageSize, ...request.filters },
+        options,
+      );
+      return {
+        kind: 'orders',
+        ownerId: request.ownerId,
+        page: page.data,
+        filters: request.filters,
+        chargedPoints: page.chargePoints ?? 0,
+      };
+    }
+  }
+}

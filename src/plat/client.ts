@@ -1,0 +1,375 @@
+/**
+ * The plat client: one typed function per operation (spec §1). Each call validates its input
+ * (invalid input costs nothing), waits for the shared limiter, sends through the one HTTP path,
+ * reports every charge, maps error codes to typed errors, and retries 101/202 as new limiter jobs.
+ */
+import type { Logger } from 'pino';
+import { errorForCode } from './codes.js';
+import { isPlatError, PlatInputError, PlatSchemaError } from './errors.js';
+import type { PlatHttp, RequestParams } from './http.js';
+import {
+  type ItemInput,
+  itemInput,
+  type OrdersInput,
+  ordersFilterIssues,
+  ordersInput,
+  type ShopIdInput,
+  type ShopInfoInput,
+  shopIdInput,
+  shopInfoInput,
+  validate,
+  type WaybillInfoInput,
+  type WaybillPrintInput,
+  waybillInfoInput,
+  waybillPrintInput,
+} from './inputs.js';
+import type { Limiter, Priority, QueueTicket } from './limiter.js';
+import { OPERATIONS, type Operation } from './operations.js';
+import {
+  chargeIn,
+  envelopeSchema,
+  issueLines,
+  itemPricesSchema,
+  itemSchema,
+  ordersPageSchema,
+  shopIdFrom,
+  shopInfoSchema,
+  waybillInfoDataSchema,
+  waybillPrintDataSchema,
+} from './schemas.js';
+import type {
+  ChargeListener,
+  Item,
+  ItemPrices,
+  OrdersPage,
+  PlatResult,
+  ShopIdLookup,
+  ShopInfo,
+  WaybillInfoRecord,
+  WaybillPrintRecord,
+} from './types.js';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt, for codes 101 and 202 only (spec §7). */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Injectable so tests run in milliseconds. */
+  sleep: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 2,
+  baseDelayMs: 500,
+  maxDelayMs: 4_000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+export interface PlatClientOptions {
+  http: PlatHttp;
+  limiter: Limiter;
+  /** Edition (vvtype) per operation; the spec's default where not set. */
+  editions?: Partial<Record<Operation, number>>;
+  /** Called for every response that reports withholding_money, error responses included. */
+  onCharge?: ChargeListener;
+  retry?: Partial<RetryPolicy>;
+  logger?: Pick<Logger, 'debug' | 'warn'>;
+}
+
+export interface CallOptions {
+  /** Interactive lookups go ahead of bulk work (digests). Default interactive. */
+  priority?: Priority;
+  signal?: AbortSignal;
+  /** Carried from the Slack request into logs and charge events. */
+  correlationId?: string;
+  /** Per-call charge listener (the ledger, with the user's context), besides the global one. */
+  onCharge?: ChargeListener;
+  onQueued?: (ticket: QueueTicket) => void;
+}
+
+export interface PlatClient {
+  /** platdybw: waybill print data, at most 20 waybills (spec §4.1). */
+  waybillPrintData(
+    input: WaybillPrintInput,
+    options?: CallOptions,
+  ): Promise<PlatResult<WaybillPrintRecord[]>>;
+  /** platiteminfo: item details; charged one call of the quota even when the item does not exist. */
+  itemInfo(input: ItemInput, options?: CallOptions): Promise<PlatResult<Item>>;
+  /** platiteminfoprice: item prices. */
+  itemPrices(input: ItemInput, options?: CallOptions): Promise<PlatResult<ItemPrices>>;
+  /** get-shop-info: shop of an item link. */
+  shopInfo(input: ShopInfoInput, options?: CallOptions): Promise<PlatResult<ShopInfo>>;
+  /** get-shop-id: shop id of a messaging account; "shop does not exist" is `found: false`. */
+  shopId(input: ShopIdInput, options?: CallOptions): Promise<PlatResult<ShopIdLookup>>;
+  /** platdzmd: waybill information (spec §4.6). */
+  waybillInfo(input: WaybillInfoInput, options?: CallOptions): Promise<PlatResult<WaybillInfoRecord[]>>;
+  /** paging-orders: one page of sold orders (spec §4.7). */
+  orders(input: OrdersInput, options?: CallOptions): Promise<PlatResult<OrdersPage>>;
+  /** The edition this client sends for an operation (null: the operation has none). */
+  editionFor(operation: Operation): number | null;
+}
+
+type Decoded<T> = { data: T; requestId?: string | null };
+
+export function createPlatClient(options: PlatClientOptions): PlatClient {
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const { http, limiter, logger } = options;
+
+  function editionFor(operation: Operation): number | null {
+    return options.editions?.[operation] ?? OPERATIONS[operation].defaultEdition;
+  }
+
+  function resolveEdition(operation: Operation, requested: number | undefined): number | null {
+    const edition = requested ?? editionFor(operation);
+    const allowed: Readonly<Record<number, string>> = OPERATIONS[operation].editions;
+    if (edition !== null && !(edition in allowed))
+      throw new PlatInputError(operation, [
+        `edition ${edition} does not exist for ${operation} (allowed: ${Object.keys(allowed).join(', ')})`,
+      ]);
+    return edition;
+  }
+
+  /** One attempt: send, read the envelope, report the charge, map the code, decode. */
+  async function attempt<T>(
+    operation: Operation,
+    edition: number | null,
+    params: RequestParams | Record<string, unknown>,
+    decode: (data: unknown, message: string) => Decoded<T>,
+    call: CallOptions,
+  ): Promise<PlatResult<T>> {
+    const started = performance.now();
+    const { body } = await http.send({ operation, params, signal: call.signal });
+    const envelope = envelopeSchema.safeParse(body);
+    if (!envelope.success) throw new PlatSchemaError(operation, issueLines(envelope.error), null);
+    const { code, msg, msec, time } = envelope.data;
+    // spec §4.2 sample: platiteminfo puts the item at the top level instead of in data.
+    const data = envelope.data.data ?? (operation === 'platiteminfo' ? body : undefined);
+    const chargePoints = chargeIn(data) ?? chargeIn(body) ?? firstOrderCharge(operation, data);
+    logger?.debug(
+      {
+        operation,
+        edition,
+        code,
+        ms: Math.round(performance.now() - started),
+        chargePoints,
+        correlationId: call.correlationId,
+      },
+      'plat call',
+    );
+    if (chargePoints !== null) {
+      const event = {
+        operation,
+        edition,
+        points: chargePoints,
+        code,
+        requestId: requestIdIn(data),
+        correlationId: call.correlationId ?? null,
+        at: new Date(),
+      };
+      options.onCharge?.(event);
+      call.onCharge?.(event);
+    }
+    if (code !== 0) throw errorForCode(operation, code, msg, data, chargePoints);
+    let decoded: Decoded<T>;
+    try {
+      decoded = decode(data, msg);
+    } catch (error) {
+      const issues =
+        error instanceof Error && 'issues' in error ? issueLines(error as never) : [String(error)];
+      throw new PlatSchemaError(operation, issues, chargePoints);
+    }
+    return {
+      operation,
+      edition,
+      data: decoded.data,
+      chargePoints,
+      message: msg,
+      requestId: decoded.requestId ?? requestIdIn(data),
+      serverMs: msec,
+      serverTime: time,
+    };
+  }
+
+  /** Through the limiter; 101/202 are retried with backoff as new limiter jobs (notes.md). */
+  async function call<T>(
+    operation: Operation,
+    edition: number | null,
+    params: RequestParams | Record<string, unknown>,
+    decode: (data: unknown, message: string) => Decoded<T>,
+    call: CallOptions = {},
+  ): Promise<PlatResult<T>> {
+    for (let n = 0; ; n++) {
+      try {
+        return await limiter.schedule(() => attempt(operation, edition, params, decode, call), {
+          priority: call.priority ?? 'interactive',
+          operation,
+          ...(call.signal ? { signal: call.signal } : {}),
+          ...(call.onQueued ? { onQueued: call.onQueued } : {}),
+        });
+      } catch (error) {
+        if (!isPlatError(error) || !error.retryable || n >= retry.maxRetries || call.signal?.aborted)
+          throw error;
+        const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n) * (0.75 + Math.random() * 0.5);
+        logger?.warn(
+          { operation, code: error.code, retry: n + 1, delayMs: Math.round(delay) },
+          'plat call retried',
+        );
+        await retry.sleep(delay);
+      }
+    }
+  }
+
+  return {
+    editionFor,
+
+    async waybillPrintData(input, opts) {
+      const v = validate('platdybw', waybillPrintInput, input);
+      const edition = resolveEdition('platdybw', v.edition);
+      const params = {
+        shop_id: v.shopId,
+        vvtype: String(edition), // spec §4.1: the example sends vvtype as text
+        // notes.md: behaviour without param_list is undocumented, so it is always sent.
+        param_list: v.waybills.map((w, i) => ({
+          waybill_code: w.waybillCode,
+          object_id: w.objectId ?? String(i + 1),
+          ...(w.cpCode ? { cp_code: w.cpCode } : {}),
+        })),
+      };
+      return call(
+        'platdybw',
+        edition,
+        params,
+        (data) => {
+          const parsed = waybillPrintDataSchema.parse(data);
+          return { data: parsed.records, requestId: parsed.requestId };
+        },
+        opts,
+      );
+    },
+
+    async itemInfo(input, opts) {
+      const v = validate('platiteminfo', itemInput, input);
+      return call(
+        'platiteminfo',
+        null,
+        { itemId: v.itemId },
+        (data) => ({
+          data: { itemId: v.itemId, ...itemSchema.parse(data) },
+        }),
+        opts,
+      );
+    },
+
+    async itemPrices(input, opts) {
+      const v = validate('platiteminfoprice', itemInput, input);
+      return call(
+        'platiteminfoprice',
+        null,
+        { itemId: v.itemId },
+        (data) => ({
+          data: { itemId: v.itemId, ...itemPricesSchema.parse(data) },
+        }),
+        opts,
+      );
+    },
+
+    async shopInfo(input, opts) {
+      const v = validate('get-shop-info', shopInfoInput, input);
+      const edition = resolveEdition('get-shop-info', v.edition);
+      const params = { url: v.url, type: v.type, vvtype: edition ?? undefined };
+      return call('get-shop-info', edition, params, (data) => ({ data: shopInfoSchema.parse(data) }), opts);
+    },
+
+    async shopId(input, opts) {
+      const v = validate('get-shop-id', shopIdInput, input);
+      return call(
+        'get-shop-id',
+        null,
+        { wwid: v.wwid },
+        (data, message) => {
+          const result = shopIdFrom(data, v.wwid, message);
+          if (!result) throw new Error('data is not an object with shopid');
+          return { data: result };
+        },
+        opts,
+      );
+    },
+
+    async waybillInfo(input, opts) {
+      const v = validate('platdzmd', waybillInfoInput, input);
+      const edition = resolveEdition('platdzmd', v.edition);
+      const params = {
+        owner_id: v.ownerId,
+        vvtype: edition ?? undefined,
+        param_list: v.waybills.map((w, i) => ({
+          object_id: w.objectId ?? String(i + 1),
+          waybill_code: w.waybillCode,
+          wp_code: w.wpCode,
+        })),
+      };
+      return call('platdzmd', edition, params, (data) => ({ data: waybillInfoDataSchema.parse(data) }), opts);
+    },
+
+    async orders(input, opts) {
+      const v = validate('paging-orders', ordersInput, input);
+      const edition = resolveEdition('paging-orders', v.edition) ?? 1;
+      const filterIssues = ordersFilterIssues(v, edition);
+      if (filterIssues.length > 0) throw new PlatInputError('paging-orders', filterIssues);
+      const params: RequestParams = {
+        owner_id: v.ownerId,
+        vvtype: edition,
+        page: v.page, // spec §4.7: the first page is 0
+        pageSize: v.pageSize,
+        start_time: v.startTime ? shanghaiDateTime(v.startTime) : undefined,
+        end_time: v.endTime ? shanghaiDateTime(v.endTime) : undefined,
+        remark: v.remark,
+        remarkTag: v.remarkTag,
+        remarkTagName: v.remarkTagName,
+      };
+      return call(
+        'paging-orders',
+        edition,
+        params,
+        (data) => {
+          const page = ordersPageSchema.parse(data);
+          const pageSize = page.pageSize > 0 ? page.pageSize : v.pageSize;
+          return {
+            data: {
+              ...page,
+              pageSize,
+              totalPages: Math.max(1, Math.ceil(page.totalElements / pageSize)),
+            },
+          };
+        },
+        opts,
+      );
+    },
+  };
+}
+
+/**
+ * The time filters' format is not documented (spec §4.7 says "string"). The platform behind
+ * paging-orders is in China, so we send "YYYY-MM-DD HH:mm:ss" in China Standard Time (UTC+8,
+ * no daylight saving); the sandbox also accepts 10- and 13-digit timestamps.
+ */
+export function shanghaiDateTime(date: Date): string {
+  return new Date(date.getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+function requestIdIn(data: unknown): string | null {
+  if (data && typeof data === 'object' && 'request_id' in data) {
+    const id = (data as { request_id: unknown }).request_id;
+    return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+  }
+  return null;
+}
+
+/**
+ * spec §2.8 puts withholding_money on each order; when data has none of its own, the page's
+ * charge is the first order's (the orders of one page repeat the page's charge).
+ */
+function firstOrderCharge(operation: Operation, data: unknown): number | null {
+  if (operation !== 'paging-orders' || !data || typeof data !== 'object') return null;
+  const content = (data as { content?: unknown }).content;
+  return Array.isArray(content) && content.length > 0 ? chargeIn(content[0]) : null;
+}

@@ -1,0 +1,152 @@
+/**
+ * The one HTTP path to the plat API: an undici Pool per origin, Bearer auth, explicit
+ * connect/headers/body timeouts plus a total deadline. No global dispatcher (it would change
+ * the global fetch that @slack/web-api uses) and no undici retry interceptor (retries would
+ * bypass the shared limiter): notes.md, "Library facts".
+ */
+import { FormData, Pool, errors as undiciErrors } from 'undici';
+import {
+  PlatAbortedError,
+  PlatBadResponseError,
+  PlatConnectionError,
+  PlatTimeoutError,
+  redact,
+} from './errors.js';
+import { OPERATIONS, type Operation } from './operations.js';
+
+export interface HttpTimeouts {
+  /** TCP/TLS connect. */
+  connectMs: number;
+  /** Inactivity until response headers (undici's headersTimeout). */
+  headersMs: number;
+  /** Inactivity between body chunks (undici's bodyTimeout). */
+  bodyMs: number;
+  /** Whole call, start to parsed body: undici's timeouts are inactivity timers, not a deadline. */
+  deadlineMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = {
+  connectMs: 3_000,
+  headersMs: 10_000,
+  bodyMs: 10_000,
+  deadlineMs: 15_000,
+};
+
+export type RequestParams = Record<string, string | number | undefined>;
+
+export interface PlatRequest {
+  operation: Operation;
+  /** Query parameters (GET) or body fields (POST). */
+  params: RequestParams | Record<string, unknown>;
+  signal?: AbortSignal | undefined;
+}
+
+export interface PlatHttpResponse {
+  status: number;
+  body: unknown;
+}
+
+export interface PlatHttp {
+  send(request: PlatRequest): Promise<PlatHttpResponse>;
+  close(): Promise<void>;
+}
+
+export interface PlatHttpOptions {
+  /** The spec's {base_url}; /papi/tool/... is appended. */
+  baseUrl: string;
+  token: string;
+  timeouts?: Partial<HttpTimeouts>;
+  /** Sockets kept per origin; 10 calls/s rarely needs more than a few. */
+  connections?: number;
+}
+
+export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const base = new URL(options.baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, {
+    connections: options.connections ?? 16,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    keepAliveTimeout: 30_000,
+  });
+  const secrets = [options.token];
+
+  async function send({ operation, params, signal }: PlatRequest): Promise<PlatHttpResponse> {
+    const spec = OPERATIONS[operation];
+    const deadline = AbortSignal.timeout(timeouts.deadlineMs);
+    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${options.token}`,
+      accept: 'application/json',
+    };
+    let path = `${basePath}${spec.path}`;
+    let body: string | FormData | undefined;
+    if (spec.body === 'none') {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, String(v));
+      const qs = query.toString();
+      if (qs) path += `?${qs}`;
+    } else if (spec.body === 'json') {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(params);
+    } else {
+      // spec §4.7: paging-orders' examples send multipart form fields.
+      const form = new FormData();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
+      body = form;
+    }
+
+    let status: number;
+    let text: string;
+    try {
+      const res = await pool.request({
+        path,
+        method: spec.method,
+        headers,
+        body: body ?? null,
+        signal: combined,
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (error) {
+      throw transportError(operation, error, { signal, deadline, timeouts, secrets });
+    }
+    try {
+      return { status, body: JSON.parse(text) as unknown };
+    } catch (error) {
+      // notes.md: HTTP status codes are undocumented; any JSON body is read by its code, anything
+      // else is a transport error.
+      const excerpt = redact(text.slice(0, 80).replace(/\s+/g, ' '), secrets);
+      throw new PlatBadResponseError(operation, status, excerpt || '(empty body)', error);
+    }
+  }
+
+  return { send, close: () => pool.close() };
+}
+
+function transportError(
+  operation: Operation,
+  error: unknown,
+  ctx: { signal: AbortSignal | undefined; deadline: AbortSignal; timeouts: HttpTimeouts; secrets: string[] },
+) {
+  if (ctx.signal?.aborted)
+    return new PlatAbortedError(`${operation} was cancelled`, { operation, cause: error });
+  if (ctx.deadline.aborted) return new PlatTimeoutError(operation, ctx.timeouts.deadlineMs, error);
+  if (error instanceof undiciErrors.ConnectTimeoutError)
+    return new PlatTimeoutError(operation, ctx.timeouts.connectMs, error);
+  if (error instanceof undiciErrors.HeadersTimeoutError)
+    return new PlatTimeoutError(operation, ctx.timeouts.headersMs, error);
+  if (error instanceof undiciErrors.BodyTimeoutError)
+    return new PlatTimeoutError(operation, ctx.timeouts.bodyMs, error);
+  const detail =
+    error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+  return new PlatConnectionError(
+    `${operation}: could not reach the data service (${redact(detail, ctx.secrets)})`,
+    {
+      operation,
+      cause: error,
+    },
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Alerts to admins by direct message when the plat account itself fails: credential invalid
+ * (401) or out of balance (204 "not enough calls"). At most one alert per kind per hour, so a
+ * burst of failing lookups does not flood the admins.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { isPlatError } from '../plat/errors.js';
+
+export interface AdminAlerts {
+  /** Alerts the admins if the error is about the account; returns whether it was such an error. */
+  notifyIfAccountError(error: unknown, context: { userId: string | null }): Promise<boolean>;
+}
+
+const ACCOUNT_ERRORS: Record<string, string> = {
+  credential_invalid:
+    ':rotating_light: The plat access token was refused (code 401). Lookups fail until PLAT_TOKEN is refreshed.',
+  quota_exhausted:
+    ':rotating_light: The plat account is out of calls or balance (code 204). Lookups fail until it is recharged on the official site.',
+};
+
+export const ALERT_INTERVAL_MS = 60 * 60 * 1000;
+
+export function createAdminAlerts(deps: {
+  client: WebClient;
+  admins: () => readonly string[];
+  logger: Pick<Logger, 'warn' | 'error'>;
+  now?: () => number;
+}): AdminAlerts {
+  const lastSent = new Map<string, number>();
+  const now = deps.now ?? Date.now;
+  return {
+    async notifyIfAccountError(error, context) {
+      if (!isPlatError(error)) return false;
+      const text = ACCOUNT_ERRORS[error.code];
+      if (!text) return false;
+      const last = lastSent.get(error.code);
+      if (last !== undefined && now() - last < ALERT_INTERVAL_MS) return true;
+      lastSent.set(error.code, now());
+      deps.logger.warn({ code: error.code, operation: error.operation }, 'plat account alert');
+      const by = context.userId ? ` (seen on a lookup by <@${context.userId}>)` : '';
+      await Promise.all(
+        deps
+          .admins()
+          .map((admin) =>
+            deps.client.chat
+              .postMessage({ channel: admin, text: `${text}${by}` })
+              .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
+          ),
+      );
+      return true;
+    },
+  };
+}

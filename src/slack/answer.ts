@@ -1,0 +1,117 @@
+/**
+ * From a claimed lookup to the message the user sees: "Looking up…", the call, then the
+ * rendered answer or the error with its remedy. Every entry point ends here.
+ */
+import type { RespondArguments } from '@slack/bolt';
+import { renderConfirmation } from '../blocks/confirmation.js';
+import { renderPlatError } from '../blocks/errors.js';
+import { renderItem, renderItemPrices } from '../blocks/item.js';
+import type { RenderedMessage } from '../blocks/kit.js';
+import { renderOrdersPage } from '../blocks/orders.js';
+import { renderShopId, renderShopInfo } from '../blocks/shop.js';
+import { printDataFile, renderWaybillInfo, renderWaybillPrint } from '../blocks/waybills.js';
+import { type Actor, CONFIRM_TTL_MS, summarize } from '../lookups/lookup-service.js';
+import type { LookupOutcome, LookupRequest } from '../lookups/types.js';
+import { isPlatError } from '../plat/errors.js';
+import type { PendingLookup } from '../store/store.js';
+import type { SlackDeps } from './deps.js';
+
+/** Posts to the user: response_url (respond) where there is one, chat.postEphemeral otherwise. */
+export type Reply = (message: RespondArguments) => Promise<unknown>;
+
+const actorOf = (pending: PendingLookup): Actor => ({
+  userId: pending.userId,
+  channelId: pending.channelId,
+  teamId: pending.teamId,
+  responseUrl: pending.responseUrl,
+});
+
+/** Quote and store the request, then show the confirmation (or run at once under the user's threshold). */
+export async function offerLookup(
+  deps: SlackDeps,
+  request: LookupRequest,
+  actor: Actor,
+  reply: Reply,
+  options: { replaceOriginal?: boolean } = {},
+): Promise<void> {
+  const prepared = deps.lookups.prepare(request, actor, summarize(request));
+  if (prepared.kind === 'auto') return runAndAnswer(deps, prepared.pending, reply);
+  const confirmation = renderConfirmation({
+    pendingId: prepared.pending.id,
+    summary: prepared.pending.summary,
+    quote: prepared.quote,
+    expiresInMinutes: CONFIRM_TTL_MS / 60_000,
+  });
+  await reply({
+    response_type: 'ephemeral',
+    replace_original: options.replaceOriginal ?? false,
+    ...confirmation,
+  });
+}
+
+/** Runs a claimed lookup and replaces the confirmation with the answer. */
+export async function runAndAnswer(deps: SlackDeps, pending: PendingLookup, reply: Reply): Promise<void> {
+  await reply({
+    response_type: 'ephemeral',
+    replace_original: true,
+    text: `:hourglass_flowing_sand: Looking up ${pending.summary}…`,
+  });
+  let answer: RenderedMessage;
+  try {
+    const outcome = await deps.lookups.run(pending, { resultJson: keptResult });
+    answer = renderOutcome(deps, outcome, pending);
+  } catch (error) {
+    if (!isPlatError(error)) deps.logger.error({ err: error, pendingId: pending.id }, 'lookup crashed');
+    await deps.alerts.notifyIfAccountError(error, { userId: pending.userId });
+    answer = renderPlatError(error);
+  }
+  await reply({ response_type: 'ephemeral', replace_original: true, ...answer });
+}
+
+/** The print data file is kept with the finished lookup (never shown inline) for the Download button. */
+function keptResult(outcome: LookupOutcome): string | null {
+  return outcome.kind === 'waybill-print' ? JSON.stringify(printDataFile(outcome.records)) : null;
+}
+
+export function renderOutcome(
+  deps: SlackDeps,
+  outcome: LookupOutcome,
+  pending: PendingLookup,
+): RenderedMessage {
+  const charge = {
+    chargedPoints: outcome.chargedPoints,
+    quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+  };
+  switch (outcome.kind) {
+    case 'item':
+      return renderItem(outcome.item, { prices: outcome.prices, charge });
+    case 'item-prices':
+      return renderItemPrices(outcome.prices, charge);
+    case 'shop-info':
+      return renderShopInfo(outcome.shop, charge);
+    case 'shop-id':
+      return renderShopId(outcome.result, charge);
+    case 'waybill-print': {
+      const hasFile = outcome.records.some((r) => r.success && (r.printData ?? r.printDataRaw) !== null);
+      return renderWaybillPrint(outcome, { charge, ...(hasFile ? { downloadValue: pending.id } : {}) });
+    }
+    case 'waybill-info':
+      return renderWaybillInfo(outcome, { charge });
+    case 'orders': {
+      const request = pending.request;
+      if (request.kind !== 'orders') throw new Error('orders outcome for a non-orders request');
+      const pageRequest = (page: number): LookupRequest => ({ ...request, page });
+      return renderOrdersPage(outcome, {
+        charge,
+        now: deps.now(),
+        nextQuote: deps.lookups.quote(pageRequest(request.page + 1)),
+        // Each pager button is its own single-use pending lookup, stated and charged like any other.
+        pagerValue: (page) => {
+          const next = pageRequest(page);
+          return deps.lookups.prepare(next, actorOf(pending), summarize(next), { allowAuto: false }).pending
+            .id;
+        },
+      });
+    }
+  }
+}

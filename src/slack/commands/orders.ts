@@ -1,0 +1,22 @@
+/** `/orders`: see README "Commands". With no arguments it opens the filter form. */
+import type { App } from '@slack/bolt';
+import { parseOrdersCommand } from '../../lookups/parse/command-text.js';
+import type { SlackDeps } from '../deps.js';
+import { ordersFormView } from '../views/orders-form.js';
+import { answerCommand } from './answer-command.js';
+
+export function registerOrdersCommand(app: App, deps: SlackDeps): void {
+  app.command('/orders', async ({ ack, command, respond, client }) => {
+    await ack();
+    const edition = deps.client.editionFor('paging-orders') ?? 1;
+    const parsed = parseOrdersCommand(command.text, { edition });
+    if (parsed.kind === 'form') {
+      await client.views.open({
+        trigger_id: command.trigger_id,
+        view: ordersFormView({ channelId: command.channel_id, edition }),
+      });
+      return;
+    }
+    await answerCommand(deps, '/orders', parsed, command, respond);
+  });
+}

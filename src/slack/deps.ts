@@ -1,0 +1,18 @@
+/**
+ * What the Slack listeners are given (CONVENTIONS 3: factories take their I/O as arguments).
+ */
+import type { Logger } from 'pino';
+import type { LookupService } from '../lookups/lookup-service.js';
+import type { PlatClient } from '../plat/client.js';
+import type { Store } from '../store/store.js';
+import type { AdminAlerts } from './admin-alerts.js';
+
+export interface SlackDeps {
+  lookups: LookupService;
+  client: PlatClient;
+  store: Store;
+  logger: Logger;
+  alerts: AdminAlerts;
+  /** Clock for rendering (shipping deadlines) and expiries. */
+  now: () => Date;
+}

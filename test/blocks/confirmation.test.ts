@@ -1,0 +1,152 @@
+import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import { ACTIONS } from '../../src/blocks/action-ids.js';
+import { chargeNoteText, quoteShort } from '../../src/blocks/charge-note.js';
+import { renderConfirmation, renderConfirmationClosed } from '../../src/blocks/confirmation.js';
+import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import { makeQuote, makeQuoteLine, PENDING_ID } from '../helpers/domain-factories.js';
+import { allText } from './render-fixtures.js';
+
+function buttons(blocks: KnownBlock[]): Button[] {
+  const block = blocks.find((b): b is ActionsBlock => b.type === 'actions');
+  return (block?.elements ?? []) as Button[];
+}
+
+describe('renderConfirmation', () => {
+  it('names the operation, the charge per call and the total, with Confirm and Cancel', () => {
+    const { text, blocks } = renderConfirmation({
+      pendingId: PENDING_ID,
+      summary: 'waybill SF1234567890123',
+      quote: makeQuote([makeQuoteLine({ configuredPoints: 10, lastSeenPoints: 12 })]),
+      expiresInMinutes: 10,
+    });
+    assertWithinSlackLimits(blocks);
+    expect(text).toBe('Confirm Waybill print data (basic) for waybill SF1234567890123: 10 points');
+    const all = allText(blocks);
+    expect(all).toContain('*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12');
+    expect(all).toContain('*Total:* about 10 points (¥0.10)');
+    expect(all).toContain('Expires in 10 minutes');
+    const [confirm, cancel] = buttons(blocks);
+    expect(confirm).toMatchObject({
+      action_id: ACTIONS.confirm,
+      style: 'primary',
+      value: PENDING_ID,
+      text: { text: 'Confirm (10 points)' },
+    });
+    expect(cancel).toMatchObject({ action_id: ACTIONS.cancel, value: PENDING_ID, text: { text: 'Cancel' } });
+  });
+
+  it('states the item quota for the item operations', () => {
+    const { blocks } = renderConfirmation({
+      pendingId: PENDING_ID,
+      summary: 'item 6543210987',
+      quote: makeQuote([
+        makeQuoteLine({
+          operation: 'platiteminfo',
+          edition: null,
+          unit: 'quota',
+          configuredPoints: null,
+          lastSeenPoints: null,
+        }),
+      ]),
+      expiresInMinutes: 10,
+    });
+    expect(allText(blocks)).toContain('*Item details*: 1 call of the quota');
+    expect(buttons(blocks)[0]?.text.text).toBe('Confirm (1 quota call)');
+  });
+
+  it('says when the price is not known yet, and uses the last charge alone', () => {
+    const { blocks } = renderConfirmation({
+      pendingId: PENDING_ID,
+      summary: 'shop of a link',
+      quote: makeQuote([
+        makeQuoteLine({
+          operation: 'get-shop-info',
+          edition: 2,
+          configuredPoints: null,
+          lastSeenPoints: null,
+        }),
+        makeQuoteLine({
+          operation: 'get-shop-id',
+          edition: null,
+          configuredPoints: null,
+          lastSeenPoints: 7,
+          calls: 2,
+        }),
+      ]),
+      expiresInMinutes: 1,
+    });
+    const all = allText(blocks);
+    expect(all).toContain('*Shop information (enhanced)*: price not known yet');
+    expect(all).toContain('*Shop id*: 2 calls, about 7 points (¥0.07) per call, as last charged');
+    expect(all).toContain('*Total:* price not known yet');
+    expect(all).toContain('Expires in 1 minute.');
+    expect(buttons(blocks)[0]?.text.text).toBe('Confirm (price not known yet)');
+  });
+
+  it('escapes the summary', () => {
+    const { text, blocks } = renderConfirmation({
+      pendingId: PENDING_ID,
+      summary: '<!channel> & <@U1>',
+      quote: makeQuote(),
+      expiresInMinutes: 10,
+    });
+    expect(allText(blocks)).toContain('&lt;!channel&gt; &amp; &lt;@U1&gt;');
+    expect(text).not.toContain('<!channel>');
+  });
+
+  it('refuses a pending id that cannot be a button value', () => {
+    expect(() =>
+      renderConfirmation({
+        pendingId: 'x'.repeat(2001),
+        summary: 's',
+        quote: makeQuote(),
+        expiresInMinutes: 10,
+      }),
+    ).toThrow(RangeError);
+  });
+});
+
+describe('renderConfirmationClosed', () => {
+  it.each([
+    ['cancelled', 'Cancelled. Nothing was charged.'],
+    ['expired', 'expired and nothing was charged'],
+    ['already_used', 'already used'],
+    ['not_yours', 'belongs to someone else'],
+    ['running', 'Looking it up'],
+  ] as const)('%s', (reason, expected) => {
+    const { text, blocks } = renderConfirmationClosed(reason);
+    assertWithinSlackLimits(blocks);
+    expect(text).toContain(expected);
+    expect(buttons(blocks)).toEqual([]);
+  });
+});
+
+describe('charge notes', () => {
+  it('states the actual charge, the quota used, or the cache', () => {
+    expect(chargeNoteText({ chargedPoints: 10, quotaCalls: 0 })).toBe('Charged 10 points (¥0.10)');
+    expect(chargeNoteText({ chargedPoints: 0, quotaCalls: 1 })).toBe('Used 1 call of the item quota');
+    expect(chargeNoteText({ chargedPoints: 3, quotaCalls: 2 })).toBe(
+      'Charged 3 points (¥0.03) · Used 2 calls of the item quota',
+    );
+    expect(chargeNoteText({ chargedPoints: 10, quotaCalls: 0, cached: { ageMs: 5 * 60_000 } })).toBe(
+      'From cache, 5 min old: no charge',
+    );
+    expect(chargeNoteText({ chargedPoints: 0, quotaCalls: 0 })).toBe('No charge reported (0 points)');
+  });
+
+  it('shortens a quote for a button', () => {
+    expect(quoteShort(makeQuote([makeQuoteLine({ configuredPoints: 1, lastSeenPoints: null })]))).toBe(
+      '1 point',
+    );
+    expect(
+      quoteShort(
+        makeQuote([
+          makeQuoteLine(),
+          makeQuoteLine({ operation: 'platiteminfo', edition: null, unit: 'quota', calls: 2 }),
+        ]),
+      ),
+    ).toBe('10 points + 2 quota calls');
+    expect(quoteShort(makeQuote([]))).toBe('no charge');
+  });
+});

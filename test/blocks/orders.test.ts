@@ -1,0 +1,171 @@
+import type { ActionsBlock, Button, HeaderBlock, KnownBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import { ACTIONS } from '../../src/blocks/action-ids.js';
+import { flagLabel, orderStatusLabel, renderOrdersPage, shippingFlag } from '../../src/blocks/orders.js';
+import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import {
+  HOUR,
+  makeOrder,
+  makeOrdersOutcome,
+  makeQuote,
+  makeQuoteLine,
+  NOW,
+  OWNER_ID,
+} from '../helpers/domain-factories.js';
+import { allText, HOSTILE } from './render-fixtures.js';
+
+const options = {
+  charge: { chargedPoints: 2, quotaCalls: 0 },
+  now: NOW,
+  nextQuote: makeQuote([
+    makeQuoteLine({ operation: 'paging-orders', configuredPoints: 2, lastSeenPoints: null }),
+  ]),
+  pagerValue: (page: number) => `pg_1:${page}`,
+};
+
+function pagers(blocks: KnownBlock[]): Button[] {
+  return (blocks.find((b): b is ActionsBlock => b.type === 'actions')?.elements ?? []) as Button[];
+}
+
+describe('renderOrdersPage', () => {
+  it('shows the owner, the page, and one compact entry per order', () => {
+    const order = makeOrder(1, {
+      orderSn: '261121-555',
+      goodsName: 'Linen shirt',
+      goodsSpec: 'White, XL',
+      goodsCount: 2,
+      payAmount: 118,
+      status: 1,
+      isPreSale: true,
+      confirmTime: new Date('2026-11-20T06:03:00Z'),
+      lastShipTime: new Date(NOW.getTime() + 5 * HOUR),
+      remark: 'gift wrap please',
+      remarkTag: 1,
+      remarkTagName: 'VIP',
+    });
+    const outcome = makeOrdersOutcome([order], { page: 1, pageSize: 100, totalElements: 350 });
+    const { text, blocks } = renderOrdersPage(outcome, options);
+    assertWithinSlackLimits(blocks);
+    expect((blocks[0] as HeaderBlock).text.text).toBe(`Orders of ${OWNER_ID}`);
+    expect(text).toBe(`Orders of ${OWNER_ID}: page 2 of 4, 350 orders`);
+    const all = allText(blocks);
+    expect(all).toContain('page 2 of 4, 350 orders');
+    expect(all).toContain(
+      [
+        '*Order* `261121-555` · Awaiting shipment · 🔴 red flag: VIP · Pre-sale',
+        'Linen shirt — White, XL × 2 · ¥118.00',
+        'Confirmed 2026-11-20 14:03 · ship by 2026-11-21 17:00 · *⚠️ ship within 24 h*',
+        'Remark: gift wrap please',
+      ].join('\n'),
+    );
+  });
+
+  it('has Previous and Next buttons stating the charge of that page', () => {
+    const outcome = makeOrdersOutcome([makeOrder(0)], { page: 1, totalElements: 350 });
+    const [prev, next] = pagers(renderOrdersPage(outcome, options).blocks);
+    expect(prev).toMatchObject({
+      action_id: ACTIONS.ordersPrev,
+      value: 'pg_1:0',
+      text: { text: '◀ Previous (2 points)' },
+    });
+    expect(next).toMatchObject({
+      action_id: ACTIONS.ordersNext,
+      value: 'pg_1:2',
+      text: { text: 'Next ▶ (2 points)' },
+    });
+  });
+
+  it('has no Previous on the first page, no Next on the last, no charge when the quote is unknown', () => {
+    const first = renderOrdersPage(makeOrdersOutcome([makeOrder(0)], { page: 0, totalElements: 150 }), {
+      ...options,
+      nextQuote: null,
+    });
+    expect(pagers(first.blocks).map((b) => b.text.text)).toEqual(['Next ▶']);
+    const last = renderOrdersPage(
+      makeOrdersOutcome([makeOrder(0)], { page: 1, totalElements: 150 }),
+      options,
+    );
+    expect(pagers(last.blocks).map((b) => b.action_id)).toEqual([ACTIONS.ordersPrev]);
+    const only = renderOrdersPage(makeOrdersOutcome([], { totalElements: 0, totalPages: 0 }), options);
+    expect(pagers(only.blocks)).toEqual([]);
+    expect(allText(only.blocks)).toContain('page 1 of 1, 0 orders');
+    expect(allText(only.blocks)).toContain('No orders found.');
+  });
+
+  it('shows the filters', () => {
+    const outcome = {
+      ...makeOrdersOutcome([makeOrder(0)]),
+      filters: {
+        startTime: new Date('2026-11-19T16:00:00Z'),
+        endTime: new Date('2026-11-20T16:00:00Z'),
+        remark: 'gift <b>',
+        remarkTag: 4,
+      },
+    };
+    expect(allText(renderOrdersPage(outcome, options).blocks)).toContain(
+      'Filters: from 2026-11-20 00:00, to 2026-11-21 00:00, remark “gift &lt;b&gt;”, 🔵 blue flag',
+    );
+  });
+
+  it('fits 100 orders with long names and remarks, escaped, each one shown or counted', () => {
+    const orders = Array.from({ length: 100 }, (_, i) =>
+      makeOrder(i, {
+        goodsName: `${HOSTILE} ${'long goods name '.repeat(40)}`,
+        goodsSpec: 'spec '.repeat(100),
+        remark: `${HOSTILE} ${'remark '.repeat(200)}`,
+        remarkTag: (i % 5) + 1,
+        remarkTagName: 'tag'.repeat(50),
+      }),
+    );
+    const { blocks } = renderOrdersPage(makeOrdersOutcome(orders, { page: 0, totalElements: 1000 }), options);
+    assertWithinSlackLimits(blocks);
+    const all = allText(blocks);
+    expect(all).not.toMatch(/<[!@]/);
+    const shown = all.split('\n').filter((l) => l.startsWith('*Order* ')).length;
+    const more = /…and (\d+) more on this page/.exec(all);
+    expect(shown + Number(more?.[1] ?? 0)).toBe(100);
+  });
+
+  it('never shows receiver data, even if an order object carried some', () => {
+    const leaky = {
+      ...makeOrder(0),
+      receiverName: 'Zhang San',
+      receiver_phone: '13800000000',
+      address: 'Example Road',
+    };
+    const all = allText(renderOrdersPage(makeOrdersOutcome([leaky]), options));
+    for (const secret of ['Zhang San', '13800000000', 'Example Road']) expect(all).not.toContain(secret);
+  });
+});
+
+describe('order labels', () => {
+  it('labels statuses and keeps unknown codes raw', () => {
+    expect(orderStatusLabel(1)).toBe('Awaiting shipment');
+    expect(orderStatusLabel(2)).toBe('Shipped');
+    expect(orderStatusLabel(3)).toBe('Received');
+    expect(orderStatusLabel(7)).toBe('status 7');
+    expect(orderStatusLabel(null)).toBe('Status not given');
+  });
+
+  it('labels flags with their colour and name', () => {
+    expect(flagLabel(1, null)).toBe('🔴 red flag');
+    expect(flagLabel(2, 'check')).toBe('🟡 yellow flag: check');
+    expect(flagLabel(3, null)).toBe('🟢 green flag');
+    expect(flagLabel(4, null)).toBe('🔵 blue flag');
+    expect(flagLabel(5, '<b>')).toBe('🟣 purple flag: &lt;b&gt;');
+    expect(flagLabel(9, null)).toBe('flag 9');
+    expect(flagLabel(null, null)).toBeNull();
+  });
+
+  it('flags the shipping deadline', () => {
+    const at = (hours: number) => new Date(NOW.getTime() + hours * HOUR);
+    expect(shippingFlag({ status: 1, lastShipTime: at(5) }, NOW)).toBe('⚠️ ship within 24 h');
+    expect(shippingFlag({ status: 1, lastShipTime: at(24) }, NOW)).toBe('⚠️ ship within 24 h');
+    expect(shippingFlag({ status: 1, lastShipTime: at(25) }, NOW)).toBeNull();
+    expect(shippingFlag({ status: 1, lastShipTime: at(-1) }, NOW)).toBe('⚠️ overdue');
+    expect(shippingFlag({ status: 1, lastShipTime: at(0) }, NOW)).toBe('⚠️ overdue');
+    expect(shippingFlag({ status: 2, lastShipTime: at(-1) }, NOW)).toBeNull();
+    expect(shippingFlag({ status: 2, lastShipTime: at(5) }, NOW)).toBeNull();
+    expect(shippingFlag({ status: 1, lastShipTime: null }, NOW)).toBeNull();
+  });
+});

@@ -1,0 +1,73 @@
+import type { SectionBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import { renderShopId, renderShopInfo, shopTypeLabel } from '../../src/blocks/shop.js';
+import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import { makeShopInfo, SHOP_ID } from '../helpers/domain-factories.js';
+import { allText } from './render-fixtures.js';
+
+const charge = { chargedPoints: 5, quotaCalls: 0 };
+
+describe('renderShopInfo', () => {
+  it('shows name with link, type label, status, version, links and the icon', () => {
+    const { text, blocks } = renderShopInfo(makeShopInfo(), charge);
+    assertWithinSlackLimits(blocks);
+    const all = allText(blocks);
+    expect(all).toContain('*<https://harbourlinen.tmall.com/|Harbour Linen Store>*');
+    expect(all).toContain('Branded store · status normal · version 3');
+    expect(all).toContain(`*Shop id:* ${SHOP_ID}`);
+    expect(all).toContain('<https://shop57301234.taobao.com/|first marketplace page>');
+    expect(all).toContain('Charged 5 points (¥0.05)');
+    expect((blocks[0] as SectionBlock).accessory).toMatchObject({
+      type: 'image',
+      image_url: 'https://img.example.com/shop-icon.png',
+    });
+    expect(text).toBe(`Harbour Linen Store: Branded store, shop id ${SHOP_ID}`);
+  });
+
+  it('labels every shop type and keeps unknown ones raw', () => {
+    expect(shopTypeLabel('0')).toBe('First marketplace shop');
+    expect(shopTypeLabel('1')).toBe('Branded store');
+    expect(shopTypeLabel('2')).toBe('Second marketplace shop');
+    expect(shopTypeLabel('7')).toBe('Type 7');
+    expect(shopTypeLabel('<b>')).toBe('Type &lt;b&gt;');
+    expect(shopTypeLabel(null)).toBe('Type not given');
+  });
+
+  it('shows a name without a link and no icon when the URLs are unusable', () => {
+    const { blocks } = renderShopInfo(
+      makeShopInfo({
+        url: 'javascript:alert(1)',
+        firstMarketplaceUrl: null,
+        iconUrl: 'http://img.example.com/i.png',
+        status: null,
+        version: '',
+      }),
+      charge,
+    );
+    const section = blocks[0] as SectionBlock;
+    expect(section.accessory).toBeUndefined();
+    expect(section.text?.text).toContain('*Harbour Linen Store*\nBranded store\n');
+    expect(section.text?.text).not.toContain('javascript');
+  });
+});
+
+describe('renderShopId', () => {
+  it('gives the shop id of an account', () => {
+    const { text, blocks } = renderShopId({ found: true, wwid: 'seller_01', shopId: SHOP_ID }, charge);
+    assertWithinSlackLimits(blocks);
+    expect(text).toBe(`Messaging account *seller_01* belongs to shop id *${SHOP_ID}*.`);
+  });
+
+  it('answers "shop does not exist" as a normal, friendly answer with its charge', () => {
+    const { text, blocks } = renderShopId(
+      { found: false, wwid: 'seller_02', message: '店铺不存在 shop does not exist' },
+      charge,
+    );
+    assertWithinSlackLimits(blocks);
+    expect(text).toBe('No shop was found for messaging account *seller_02*.');
+    const all = allText(blocks);
+    expect(all).toContain('The service said: 店铺不存在 shop does not exist');
+    expect(all).toContain('Charged 5 points (¥0.05)');
+    expect(all).not.toContain(':warning:');
+  });
+});
