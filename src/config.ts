@@ -141,6 +141,24 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
+/** Rules between variables, checked on the raw values so every problem is listed at once. */
+function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET'))
+    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
+  if (set('SLACK_APP_TOKEN') && !env.SLACK_APP_TOKEN?.trim().startsWith('xapp-'))
+    problems.push('SLACK_APP_TOKEN must be an app-level token (xapp-…)');
+  if (!/^(1|true|yes|on)$/i.test((env.PLAT_SANDBOX ?? '').trim())) {
+    if (!set('PLAT_BASE_URL')) problems.push('PLAT_BASE_URL is required (or set PLAT_SANDBOX=1 to try platdesk)');
+    if (!set('PLAT_TOKEN')) problems.push('PLAT_TOKEN is required (or set PLAT_SANDBOX=1 to try platdesk)');
+  }
+  for (const admin of (env.PLATDESK_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean))
+    if (!/^[UW][A-Z0-9]{2,}$/.test(admin)) problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
+  problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
+  return problems;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   const problems: string[] = parsed.success
@@ -149,28 +167,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         const name = String(i.path[0] ?? '');
         return i.message.startsWith(name) ? i.message : `${name}: ${i.message}`;
       });
-  if (!parsed.success) throw new ConfigError(problems);
+  problems.push(...crossFieldProblems(env));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
-  const prices = parsePrices(e.PLAT_PRICES);
-  const editions = parseEditions(e.PLAT_EDITIONS);
-  problems.push(...prices.problems, ...editions.problems);
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
-  if (mode === 'http' && !e.SLACK_SIGNING_SECRET)
-    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
-  if (e.SLACK_APP_TOKEN && !e.SLACK_APP_TOKEN.startsWith('xapp-'))
-    problems.push('SLACK_APP_TOKEN must be an app-level token (xapp-…)');
-  if (!e.PLAT_SANDBOX) {
-    if (!e.PLAT_BASE_URL) problems.push('PLAT_BASE_URL is required (or set PLAT_SANDBOX=1 to try platdesk)');
-    if (!e.PLAT_TOKEN) problems.push('PLAT_TOKEN is required (or set PLAT_SANDBOX=1 to try platdesk)');
-  }
-  const admins = (e.PLATDESK_ADMINS ?? '')
-    .split(',')
-    .map((a) => a.trim())
-    .filter(Boolean);
-  for (const admin of admins)
-    if (!/^[UW][A-Z0-9]{2,}$/.test(admin))
-      problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
-  if (problems.length > 0) throw new ConfigError(problems);
+  const admins = (e.PLATDESK_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean);
 
   return {
     slack: {
@@ -185,8 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       baseUrl: e.PLAT_SANDBOX ? null : (e.PLAT_BASE_URL ?? null),
       token: e.PLAT_SANDBOX ? (e.SANDBOX_TOKEN ?? 'sandbox') : (e.PLAT_TOKEN ?? ''),
       sandbox: e.PLAT_SANDBOX,
-      prices: prices.prices,
-      editions: editions.editions,
+      prices: parsePrices(e.PLAT_PRICES).prices,
+      editions: parseEditions(e.PLAT_EDITIONS).editions,
       rateLimit: {
         maxCalls: e.PLAT_RATE_LIMIT,
         windowMs: e.PLAT_RATE_WINDOW_MS,

@@ -2,6 +2,7 @@
  * Item details (platiteminfo) and item prices (platiteminfoprice).
  */
 import type { KnownBlock } from '@slack/types';
+import { canonicalItemUrl, marketplaceOfHost } from '../lookups/parse/item-link.js';
 import type { Item, ItemPrices, PriceValue, Sku } from '../plat/types.js';
 import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, renderChargeNote } from './charge-note.js';
@@ -81,6 +82,20 @@ function pricesFields(prices: ItemPrices): string[] {
   ];
 }
 
+/**
+ * The item's link, for the Shop button (get-shop-info takes a link, spec §4.4): the marketplace
+ * follows the shop's host, the first marketplace when it says nothing.
+ */
+export function itemLink(item: Pick<Item, 'itemId' | 'shopUrl'>): string {
+  let host = '';
+  try {
+    host = item.shopUrl ? new URL(item.shopUrl).hostname : '';
+  } catch {
+    // an unparsable shop URL says nothing about the marketplace
+  }
+  return canonicalItemUrl(item.itemId, marketplaceOfHost(host) ?? '0');
+}
+
 export function renderItem(item: Item, options: ItemRenderOptions): RenderedMessage {
   const title = item.title.trim() || `Item ${item.itemId}`;
   const id = escapeClip(item.itemId, 64);
@@ -127,7 +142,7 @@ export function renderItem(item: Item, options: ItemRenderOptions): RenderedMess
   }
   const buttons = [
     button({ label: 'Prices', actionId: ACTIONS.itemPrices, value: item.itemId }),
-    button({ label: 'Shop', actionId: ACTIONS.itemShop, value: item.itemId }),
+    button({ label: 'Shop', actionId: ACTIONS.itemShop, value: itemLink(item) }),
   ];
   const link = button({ label: 'Open item', actionId: ACTIONS.itemLink, url: options.itemUrl ?? null });
   if (link.url) buttons.push(link);

@@ -1,0 +1,176 @@
+/**
+ * Composition root: config → logger → store → plat client → Bolt app → http. `npm start` runs
+ * this file; tests call startPlatdesk() with their own config.
+ */
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
+import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { createLookupService } from './lookups/lookup-service.js';
+import { Metrics } from './metrics.js';
+import { createPlatClient } from './plat/client.js';
+import { createPlatHttp } from './plat/http.js';
+import { createLimiter } from './plat/limiter.js';
+import { createSandbox, type Sandbox } from './sandbox/index.js';
+import { createAdminAlerts } from './slack/admin-alerts.js';
+import { boltLogger } from './slack/bolt-logger.js';
+import { registerListeners } from './slack/register.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+import type { Store } from './store/store.js';
+
+export interface Platdesk {
+  app: App;
+  /** http://host:port of the HTTP server (Slack events in HTTP mode, health and metrics in both). */
+  url: string;
+  sandbox: Sandbox | null;
+  store: Store;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const now = options.now ?? (() => new Date());
+  const store = openSqliteStore(config.databasePath, { now });
+  const metrics = new Metrics();
+
+  let sandbox: Sandbox | null = null;
+  let baseUrl = config.plat.baseUrl;
+  if (config.plat.sandbox) {
+    sandbox = createSandbox({ token: config.plat.token });
+    baseUrl = await sandbox.listen(0);
+    logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
+  }
+  if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
+
+  const limiter = createLimiter({
+    maxCalls: config.plat.rateLimit.maxCalls,
+    windowMs: config.plat.rateLimit.windowMs,
+    maxQueued: config.plat.rateLimit.maxQueued,
+    onStarted: ({ priority, waitedMs }) => {
+      metrics.inc('platdesk_limiter_started_total', 'Plat calls started by the limiter', { priority });
+      metrics.inc('platdesk_limiter_wait_ms_total', 'Milliseconds plat calls waited in the limiter', { priority }, waitedMs);
+    },
+  });
+  metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
+    const q = limiter.stats().queued;
+    return q.interactive + q.bulk;
+  });
+  const http = createPlatHttp({ baseUrl, token: config.plat.token });
+  const client = createPlatClient({
+    http,
+    limiter,
+    editions: config.plat.editions,
+    logger,
+    onCharge: (e) => {
+      metrics.inc('platdesk_plat_calls_total', 'Plat responses by operation and code', { operation: e.operation, code: e.code });
+      metrics.inc('platdesk_plat_points_total', 'Points withheld by the plat API', { operation: e.operation }, e.points);
+    },
+  });
+  const lookups = createLookupService({ client, store, prices: config.plat.prices, logger });
+
+  const routes: CustomRoute[] = [
+    {
+      path: '/healthz',
+      method: ['GET'],
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: true, mode: config.slack.mode, sandbox: sandbox !== null }));
+      },
+    },
+    {
+      path: '/metrics',
+      method: ['GET'],
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+        res.end(metrics.render());
+      },
+    },
+  ];
+  const receiver: Receiver =
+    config.slack.mode === 'socket'
+      ? new SocketModeReceiver({
+          appToken: config.slack.appToken ?? '',
+          customRoutes: routes,
+          installerOptions: { port: config.port },
+          logger: boltLogger(logger),
+        })
+      : new HTTPReceiver({
+          signingSecret: config.slack.signingSecret ?? '',
+          endpoints: '/slack/events',
+          customRoutes: routes,
+          logger: boltLogger(logger),
+        });
+  const app = new App({
+    token: config.slack.botToken,
+    receiver,
+    logger: boltLogger(logger),
+    clientOptions: {
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      // A few retries on 429/5xx, not web-api's default of ten spread over half an hour.
+      retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
+    },
+  });
+  const admins = new Set(config.admins);
+  const alerts = createAdminAlerts({ client: app.client, admins: () => [...admins], logger });
+  registerListeners(app, { lookups, client, store, logger, alerts, now });
+
+  const started = await app.start(config.port);
+  const server = config.slack.mode === 'http' ? (started as import('node:http').Server) : null;
+  const port = server ? (server.address() as AddressInfo).port : config.port;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ mode: config.slack.mode, port }, 'platdesk started');
+
+  let stopping: Promise<void> | null = null;
+  return {
+    app,
+    url,
+    sandbox,
+    store,
+    stop() {
+      stopping ??= (async () => {
+        limiter.stop();
+        await app.stop();
+        await http.close();
+        await sandbox?.close();
+        store.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const platdesk = await startPlatdesk(config);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      platdesk.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`platdesk failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * Confirm and Cancel on a charge confirmation. The button carries only the pending lookup id;
+ * the claim is one conditional UPDATE, so a double click, a Slack retry, another user's click
+ * or a click after expiry never calls twice (DESIGN rule 2).
+ */
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { ACTIONS } from '../../blocks/action-ids.js';
+import { renderConfirmationClosed } from '../../blocks/confirmation.js';
+import type { Claimed } from '../../lookups/lookup-service.js';
+import { type Reply, runAndAnswer } from '../answer.js';
+import type { SlackDeps } from '../deps.js';
+
+/** Answers a refused claim; a click by someone else never changes the owner's message. */
+export async function answerRefusedClaim(claimed: Exclude<Claimed, { ok: true }>, reply: Reply): Promise<void> {
+  const closed = renderConfirmationClosed(claimed.reason === 'not_found' ? 'expired' : claimed.reason);
+  await reply({ response_type: 'ephemeral', replace_original: claimed.reason !== 'not_yours', ...closed });
+}
+
+export function registerConfirmActions(app: App, deps: SlackDeps): void {
+  app.action<BlockButtonAction>(ACTIONS.confirm, async ({ ack, action, body, respond }) => {
+    await ack();
+    const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+    if (!claimed.ok) return answerRefusedClaim(claimed, respond);
+    await runAndAnswer(deps, claimed.pending, respond);
+  });
+
+  app.action<BlockButtonAction>(ACTIONS.cancel, async ({ ack, action, body, respond }) => {
+    await ack();
+    const cancelled = deps.lookups.cancel(action.value ?? '', body.user.id);
+    if (!cancelled.ok) return answerRefusedClaim(cancelled, respond);
+    await respond({ response_type: 'ephemeral', replace_original: true, ...renderConfirmationClosed('cancelled') });
+  });
+}

@@ -1,0 +1,18 @@
+import type { App } from '@slack/bolt';
+import { LINK_ACTION_PATTERN } from '../../blocks/action-ids.js';
+import type { SlackDeps } from '../deps.js';
+import { registerConfirmActions } from './confirm.js';
+import { registerItemButtons } from './item-buttons.js';
+import { registerOrdersPager } from './orders-pager.js';
+import { registerWaybillDownload } from './waybill-download.js';
+
+export function registerActions(app: App, deps: SlackDeps): void {
+  registerConfirmActions(app, deps);
+  registerOrdersPager(app, deps);
+  registerItemButtons(app, deps);
+  registerWaybillDownload(app, deps);
+  // URL buttons (authorization link, item page) still send an action that must be acknowledged.
+  app.action(LINK_ACTION_PATTERN, async ({ ack }) => {
+    await ack();
+  });
+}

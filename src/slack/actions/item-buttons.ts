@@ -1,0 +1,38 @@
+/**
+ * The Prices and Shop buttons on an item answer: each starts a new lookup with its own
+ * confirmation, posted below the item (the item answer stays).
+ */
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { ACTIONS } from '../../blocks/action-ids.js';
+import { renderInvalidInput } from '../../blocks/invalid-input.js';
+import { canonicalItemUrl, type ItemRef, parseItemRef } from '../../lookups/parse/item-link.js';
+import type { LookupRequest } from '../../lookups/types.js';
+import { offerLookup } from '../answer.js';
+import type { SlackDeps } from '../deps.js';
+
+export function registerItemButtons(app: App, deps: SlackDeps): void {
+  const offer =
+    (command: '/item' | '/shop', build: (ref: Extract<ItemRef, { ok: true }>) => LookupRequest) =>
+    async ({ ack, action, body, respond }: Parameters<Parameters<typeof app.action<BlockButtonAction>>[1]>[0]) => {
+      await ack();
+      const ref = parseItemRef(action.value ?? '');
+      if (!ref.ok) {
+        await respond({ response_type: 'ephemeral', replace_original: false, ...renderInvalidInput(command, ['that item id is not valid']) });
+        return;
+      }
+      const actor = {
+        userId: body.user.id,
+        channelId: body.channel?.id ?? null,
+        teamId: body.team?.id ?? null,
+        responseUrl: body.response_url,
+      };
+      await offerLookup(deps, build(ref), actor, respond);
+    };
+
+  app.action<BlockButtonAction>(ACTIONS.itemPrices, offer('/item', (ref) => ({ kind: 'item-prices', itemId: ref.itemId })));
+  // get-shop-info needs a link: the button carries the item's link, whose host gives the type (spec §4.4).
+  app.action<BlockButtonAction>(
+    ACTIONS.itemShop,
+    offer('/shop', (ref) => ({ kind: 'shop-info', url: ref.url ?? canonicalItemUrl(ref.itemId, '0'), shopType: ref.marketplace ?? '0' })),
+  );
+}

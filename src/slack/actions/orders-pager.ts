@@ -1,0 +1,27 @@
+/**
+ * Previous / Next on an orders page. Each pager button is its own single-use pending lookup
+ * whose label stated the charge: a click claims it like Confirm does. An expired one is offered
+ * again with a fresh confirmation rather than refused.
+ */
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { ACTIONS } from '../../blocks/action-ids.js';
+import { runAndAnswer } from '../answer.js';
+import { offerLookup } from '../answer.js';
+import type { SlackDeps } from '../deps.js';
+import { answerRefusedClaim } from './confirm.js';
+
+export function registerOrdersPager(app: App, deps: SlackDeps): void {
+  for (const actionId of [ACTIONS.ordersPrev, ACTIONS.ordersNext]) {
+    app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond }) => {
+      await ack();
+      const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+      if (claimed.ok) return runAndAnswer(deps, claimed.pending, respond);
+      if (claimed.reason === 'expired' && claimed.pending) {
+        const p = claimed.pending;
+        const actor = { userId: p.userId, channelId: p.channelId, teamId: p.teamId, responseUrl: body.response_url };
+        return offerLookup(deps, p.request, actor, respond, { replaceOriginal: true });
+      }
+      return answerRefusedClaim(claimed, respond);
+    });
+  }
+}

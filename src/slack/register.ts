@@ -1,0 +1,18 @@
+/**
+ * Every listener of the one Bolt app, and the one error handler (CONVENTIONS 2: errors a
+ * listener does not turn into a useful answer end here).
+ */
+import type { App } from '@slack/bolt';
+import { registerActions } from './actions/index.js';
+import { registerCommands } from './commands/index.js';
+import type { SlackDeps } from './deps.js';
+import { registerViews } from './views/index.js';
+
+export function registerListeners(app: App, deps: SlackDeps): void {
+  registerCommands(app, deps);
+  registerActions(app, deps);
+  registerViews(app, deps);
+  app.error(async (error) => {
+    deps.logger.error({ err: error, code: (error as { code?: string }).code }, 'unhandled error in a Slack listener');
+  });
+}
