@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Tests start real loopback servers; two cores are enough for a few files at once.
     maxWorkers: 2,
+    reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -150,11 +150,16 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
   if (set('SLACK_APP_TOKEN') && !env.SLACK_APP_TOKEN?.trim().startsWith('xapp-'))
     problems.push('SLACK_APP_TOKEN must be an app-level token (xapp-…)');
   if (!/^(1|true|yes|on)$/i.test((env.PLAT_SANDBOX ?? '').trim())) {
-    if (!set('PLAT_BASE_URL')) problems.push('PLAT_BASE_URL is required (or set PLAT_SANDBOX=1 to try platdesk)');
+    if (!set('PLAT_BASE_URL'))
+      problems.push('PLAT_BASE_URL is required (or set PLAT_SANDBOX=1 to try platdesk)');
     if (!set('PLAT_TOKEN')) problems.push('PLAT_TOKEN is required (or set PLAT_SANDBOX=1 to try platdesk)');
   }
-  for (const admin of (env.PLATDESK_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean))
-    if (!/^[UW][A-Z0-9]{2,}$/.test(admin)) problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
+  for (const admin of (env.PLATDESK_ADMINS ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean))
+    if (!/^[UW][A-Z0-9]{2,}$/.test(admin))
+      problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
   problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
   return problems;
 }
@@ -171,7 +176,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
-  const admins = (e.PLATDESK_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  const admins = (e.PLATDESK_ADMINS ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
 
   return {
     slack: {

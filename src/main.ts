@@ -10,8 +10,8 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { Metrics } from './metrics.js';
-import { createPlatClient } from './plat/client.js';
-import { createPlatHttp } from './plat/http.js';
+import { createPlatClient, type RetryPolicy } from './plat/client.js';
+import { createPlatHttp, type HttpTimeouts } from './plat/http.js';
 import { createLimiter } from './plat/limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
@@ -32,6 +32,9 @@ export interface Platdesk {
 export interface StartOptions {
   logger?: Logger;
   now?: () => Date;
+  /** Tests: a short plat deadline and fast retries, so timeouts and 101 storms run in milliseconds. */
+  platTimeouts?: Partial<HttpTimeouts>;
+  platRetry?: Partial<RetryPolicy>;
 }
 
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
@@ -55,22 +58,40 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     maxQueued: config.plat.rateLimit.maxQueued,
     onStarted: ({ priority, waitedMs }) => {
       metrics.inc('platdesk_limiter_started_total', 'Plat calls started by the limiter', { priority });
-      metrics.inc('platdesk_limiter_wait_ms_total', 'Milliseconds plat calls waited in the limiter', { priority }, waitedMs);
+      metrics.inc(
+        'platdesk_limiter_wait_ms_total',
+        'Milliseconds plat calls waited in the limiter',
+        { priority },
+        waitedMs,
+      );
     },
   });
   metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
     const q = limiter.stats().queued;
     return q.interactive + q.bulk;
   });
-  const http = createPlatHttp({ baseUrl, token: config.plat.token });
+  const http = createPlatHttp({
+    baseUrl,
+    token: config.plat.token,
+    ...(options.platTimeouts ? { timeouts: options.platTimeouts } : {}),
+  });
   const client = createPlatClient({
     http,
     limiter,
     editions: config.plat.editions,
     logger,
+    ...(options.platRetry ? { retry: options.platRetry } : {}),
     onCharge: (e) => {
-      metrics.inc('platdesk_plat_calls_total', 'Plat responses by operation and code', { operation: e.operation, code: e.code });
-      metrics.inc('platdesk_plat_points_total', 'Points withheld by the plat API', { operation: e.operation }, e.points);
+      metrics.inc('platdesk_plat_calls_total', 'Plat responses by operation and code', {
+        operation: e.operation,
+        code: e.code,
+      });
+      metrics.inc(
+        'platdesk_plat_points_total',
+        'Points withheld by the plat API',
+        { operation: e.operation },
+        e.points,
+      );
     },
   });
   const lookups = createLookupService({ client, store, prices: config.plat.prices, logger });
@@ -170,7 +191,9 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
-    process.stderr.write(`platdesk failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `platdesk failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   });
 }

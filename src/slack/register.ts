@@ -13,6 +13,9 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerActions(app, deps);
   registerViews(app, deps);
   app.error(async (error) => {
-    deps.logger.error({ err: error, code: (error as { code?: string }).code }, 'unhandled error in a Slack listener');
+    deps.logger.error(
+      { err: error, code: (error as { code?: string }).code },
+      'unhandled error in a Slack listener',
+    );
   });
 }

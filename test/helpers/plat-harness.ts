@@ -7,6 +7,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPlatClient, type PlatClient, type RetryPolicy } from '../../src/plat/client.js';
+import { isPlatError, type PlatError } from '../../src/plat/errors.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../../src/plat/http.js';
 import { createLimiter, type Limiter, type LimiterOptions } from '../../src/plat/limiter.js';
 import { OPERATIONS, type Operation } from '../../src/plat/operations.js';
@@ -121,7 +122,11 @@ export async function rawSandboxCall(
     for (const [k, v] of Object.entries(params.form)) form.set(k, v);
     body = form;
   }
-  const response = await fetch(url, { method: spec.method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(url, {
+    method: spec.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
   return (await response.json()) as Record<string, unknown>;
 }
 
@@ -220,4 +225,31 @@ export async function deadPort(): Promise<number> {
 /** The success envelope of spec §2.1 around `data`. */
 export function envelope(data: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { code: 0, msg: 'success', msec: 3, time: 1_717_171_717_171, data, ...extra };
+}
+
+/** The PlatError a call rejects with (fails the test if it resolves or rejects with something else). */
+export async function platErrorOf(call: Promise<unknown>): Promise<PlatError> {
+  let outcome: unknown;
+  try {
+    outcome = await call;
+  } catch (error) {
+    if (isPlatError(error)) return error;
+    throw error;
+  }
+  throw new Error(`expected a PlatError, the call resolved with ${JSON.stringify(outcome)?.slice(0, 200)}`);
+}
+
+/** Everything about an error that could end up in a log line: message, stack, fields and causes. */
+export function everythingSaidBy(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    parts.push(String(current));
+    if (current instanceof Error) {
+      parts.push(current.stack ?? '');
+      parts.push(JSON.stringify(current));
+      current = current.cause;
+    } else break;
+  }
+  return parts.join('\n');
 }

@@ -11,7 +11,10 @@ import { type Reply, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 
 /** Answers a refused claim; a click by someone else never changes the owner's message. */
-export async function answerRefusedClaim(claimed: Exclude<Claimed, { ok: true }>, reply: Reply): Promise<void> {
+export async function answerRefusedClaim(
+  claimed: Exclude<Claimed, { ok: true }>,
+  reply: Reply,
+): Promise<void> {
   const closed = renderConfirmationClosed(claimed.reason === 'not_found' ? 'expired' : claimed.reason);
   await reply({ response_type: 'ephemeral', replace_original: claimed.reason !== 'not_yours', ...closed });
 }
@@ -28,6 +31,10 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     await ack();
     const cancelled = deps.lookups.cancel(action.value ?? '', body.user.id);
     if (!cancelled.ok) return answerRefusedClaim(cancelled, respond);
-    await respond({ response_type: 'ephemeral', replace_original: true, ...renderConfirmationClosed('cancelled') });
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: true,
+      ...renderConfirmationClosed('cancelled'),
+    });
   });
 }

@@ -13,11 +13,20 @@ import type { SlackDeps } from '../deps.js';
 export function registerItemButtons(app: App, deps: SlackDeps): void {
   const offer =
     (command: '/item' | '/shop', build: (ref: Extract<ItemRef, { ok: true }>) => LookupRequest) =>
-    async ({ ack, action, body, respond }: Parameters<Parameters<typeof app.action<BlockButtonAction>>[1]>[0]) => {
+    async ({
+      ack,
+      action,
+      body,
+      respond,
+    }: Parameters<Parameters<typeof app.action<BlockButtonAction>>[1]>[0]) => {
       await ack();
       const ref = parseItemRef(action.value ?? '');
       if (!ref.ok) {
-        await respond({ response_type: 'ephemeral', replace_original: false, ...renderInvalidInput(command, ['that item id is not valid']) });
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...renderInvalidInput(command, ['that item id is not valid']),
+        });
         return;
       }
       const actor = {
@@ -29,10 +38,17 @@ export function registerItemButtons(app: App, deps: SlackDeps): void {
       await offerLookup(deps, build(ref), actor, respond);
     };
 
-  app.action<BlockButtonAction>(ACTIONS.itemPrices, offer('/item', (ref) => ({ kind: 'item-prices', itemId: ref.itemId })));
+  app.action<BlockButtonAction>(
+    ACTIONS.itemPrices,
+    offer('/item', (ref) => ({ kind: 'item-prices', itemId: ref.itemId })),
+  );
   // get-shop-info needs a link: the button carries the item's link, whose host gives the type (spec §4.4).
   app.action<BlockButtonAction>(
     ACTIONS.itemShop,
-    offer('/shop', (ref) => ({ kind: 'shop-info', url: ref.url ?? canonicalItemUrl(ref.itemId, '0'), shopType: ref.marketplace ?? '0' })),
+    offer('/shop', (ref) => ({
+      kind: 'shop-info',
+      url: ref.url ?? canonicalItemUrl(ref.itemId, '0'),
+      shopType: ref.marketplace ?? '0',
+    })),
   );
 }

@@ -5,8 +5,7 @@
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
-import { runAndAnswer } from '../answer.js';
-import { offerLookup } from '../answer.js';
+import { offerLookup, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 import { answerRefusedClaim } from './confirm.js';
 
@@ -18,7 +17,12 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
       if (claimed.ok) return runAndAnswer(deps, claimed.pending, respond);
       if (claimed.reason === 'expired' && claimed.pending) {
         const p = claimed.pending;
-        const actor = { userId: p.userId, channelId: p.channelId, teamId: p.teamId, responseUrl: body.response_url };
+        const actor = {
+          userId: p.userId,
+          channelId: p.channelId,
+          teamId: p.teamId,
+          responseUrl: body.response_url,
+        };
         return offerLookup(deps, p.request, actor, respond, { replaceOriginal: true });
       }
       return answerRefusedClaim(claimed, respond);

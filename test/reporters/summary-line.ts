@@ -1,0 +1,27 @@
+/**
+ * Ends every test run with the plain line `N passed, N failed` (plus `, N skipped`), counted
+ * from vitest's own results, so CI can read the outcome whatever the default reporter prints.
+ * A module that failed to load counts as one failure; unhandled errors count too.
+ */
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryLineReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    let passed = 0;
+    let failed = unhandledErrors.length;
+    let skipped = 0;
+    for (const module of testModules) {
+      const tests = [...module.children.allTests()];
+      if (tests.length === 0 && module.state() === 'failed') failed += 1;
+      for (const test of tests) {
+        const state = test.result().state;
+        if (state === 'passed') passed += 1;
+        else if (state === 'failed') failed += 1;
+        else skipped += 1;
+      }
+    }
+    process.stdout.write(
+      `\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
+    );
+  }
+}
