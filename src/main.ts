@@ -138,9 +138,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
     },
   });
-  const admins = new Set(config.admins);
-  const alerts = createAdminAlerts({ client: app.client, admins: () => [...admins], logger });
-  registerListeners(app, { lookups, client, store, logger, alerts, now });
+  const admins = () => [...new Set([...config.admins, ...(store.settings.get<string[]>('admins') ?? [])])];
+  const isAdmin = (userId: string) => admins().includes(userId);
+  const alerts = createAdminAlerts({ client: app.client, admins, logger });
+  registerListeners(app, { lookups, client, store, logger, alerts, now, isAdmin, admins });
 
   const started = await app.start(config.port);
   const server = config.slack.mode === 'http' ? (started as import('node:http').Server) : null;

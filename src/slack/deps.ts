@@ -13,6 +13,9 @@ export interface SlackDeps {
   store: Store;
   logger: Logger;
   alerts: AdminAlerts;
+  /** Admins: PLATDESK_ADMINS plus those added from the app. */
+  isAdmin: (userId: string) => boolean;
+  admins: () => string[];
   /** Clock for rendering (shipping deadlines) and expiries. */
   now: () => Date;
 }
