@@ -9,6 +9,7 @@ import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createLookupService } from './lookups/lookup-service.js';
+import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, type HttpTimeouts } from './plat/http.js';
@@ -16,7 +17,9 @@ import { createLimiter } from './plat/limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
+import { createGroupMembership } from './slack/user-groups.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
 
@@ -94,7 +97,6 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       );
     },
   });
-  const lookups = createLookupService({ client, store, prices: config.plat.prices, logger });
 
   const routes: CustomRoute[] = [
     {
@@ -138,16 +140,45 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
     },
   });
-  const admins = () => [...new Set([...config.admins, ...(store.settings.get<string[]>('admins') ?? [])])];
+  const admins = () => [
+    ...new Set([...config.admins, ...(store.settings.get<string[]>(SETTING_KEYS.admins) ?? [])]),
+  ];
   const isAdmin = (userId: string) => admins().includes(userId);
   const alerts = createAdminAlerts({ client: app.client, admins, logger });
-  registerListeners(app, { lookups, client, store, logger, alerts, now, isAdmin, admins });
+  const lookups = createLookupService({
+    client,
+    store,
+    prices: config.plat.prices,
+    logger,
+    now,
+    isAdmin,
+    isInGroup: createGroupMembership(app.client),
+    onBudgetAlert: ({ figure, userId, refused }) => {
+      const whose = figure.scope === 'user' ? `<@${userId}>'s` : 'The workspace';
+      const what = refused ? 'refused a lookup' : 'is at 80 % or more';
+      void alerts.notify(
+        `:money_with_wings: ${whose} ${figure.period} cap ${what}: ${figure.spent} of ${figure.cap} points used.`,
+      );
+    },
+  });
+  registerListeners(app, {
+    lookups,
+    client,
+    store,
+    logger,
+    alerts,
+    now,
+    isAdmin,
+    admins,
+    configuredAdmins: config.admins,
+  });
 
   const started = await app.start(config.port);
   const server = config.slack.mode === 'http' ? (started as import('node:http').Server) : null;
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
+  await reportInterruptedLookups({ store, client: app.client, logger });
 
   let stopping: Promise<void> | null = null;
   return {

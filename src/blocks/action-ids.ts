@@ -17,6 +17,8 @@ export const ACTIONS = {
   ordersNext: 'platdesk.orders.next',
   /** Waybill print data: upload the print data file; value = what the caller passed as downloadValue. */
   waybillDownload: 'platdesk.waybill.download',
+  /** A cached answer: fetch it again, charged; value = a pending lookup id (single-use like Confirm). */
+  refresh: 'platdesk.refresh',
   /** URL button to the shop authorization link (error 302). Slack still sends an action: ack it. */
   errorAuthLink: 'platdesk.link.auth',
   /** URL button opening the item page. Ack only. */

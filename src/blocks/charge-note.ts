@@ -14,11 +14,14 @@ export interface ChargeNote {
   quotaCalls: number;
   /** Set when the answer came from the cache: nothing was called. */
   cached?: { ageMs: number };
+  /** Set when an identical lookup was already running and its answer was shared: nothing was called. */
+  shared?: boolean;
 }
 
 /** "Charged 10 points (¥0.10)", "Used 1 call of the item quota", "From cache, 5 min old: no charge". */
 export function chargeNoteText(note: ChargeNote): string {
   if (note.cached) return `From cache, ${formatAge(note.cached.ageMs)} old: no charge`;
+  if (note.shared) return 'Shared with the same lookup already running: no charge';
   const parts: string[] = [];
   if (note.chargedPoints > 0) parts.push(`Charged ${formatPoints(note.chargedPoints)}`);
   if (note.quotaCalls > 0) parts.push(`Used ${plural(note.quotaCalls, 'call')} of the item quota`);

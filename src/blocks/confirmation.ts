@@ -18,6 +18,8 @@ export interface ConfirmationInput {
   summary: string;
   quote: Quote;
   expiresInMinutes: number;
+  /** Budget warnings (a cap at 80 % or more), raw text; escaped here. */
+  warnings?: readonly string[];
 }
 
 /** "Waybill print data (basic)". */
@@ -66,6 +68,9 @@ export function renderConfirmation(input: ConfirmationInput): RenderedMessage {
       more: (n) => `…and ${n} more operations`,
     }),
     section(`*Total:* ${totalText(input.quote)}. The answer will state the actual charge.`),
+    ...(input.warnings && input.warnings.length > 0
+      ? [context(...input.warnings.slice(0, 4).map((w) => `:warning: ${escapeClip(w, 300)}`))]
+      : []),
     actions([
       button({ label: `Confirm (${short})`, actionId: ACTIONS.confirm, value: pendingId, style: 'primary' }),
       button({ label: 'Cancel', actionId: ACTIONS.cancel, value: pendingId }),

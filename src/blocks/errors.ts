@@ -38,6 +38,7 @@ const TITLES: Record<PlatErrorCode, string> = {
   bad_response: 'The data service sent an unreadable answer',
   schema_mismatch: 'The data service answered in an unexpected shape',
   busy: 'platdesk is busy',
+  budget_exceeded: 'A spending cap would be exceeded',
   aborted: 'The lookup was cancelled',
 };
 
@@ -46,7 +47,7 @@ export function errorTitle(code: PlatErrorCode): string {
 }
 
 /** Failures that happen before anything is sent: they cannot have cost anything. */
-const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'aborted']);
+const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'budget_exceeded', 'aborted']);
 
 /**
  * What the failure cost, saying no more than is known: a reported charge is stated; "nothing was
@@ -55,10 +56,12 @@ const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', '
 export function errorChargeText(error: PlatError): string {
   if (error.chargePoints !== null && error.chargePoints > 0)
     return `Charged ${formatPoints(error.chargePoints)}.`;
-  if (NOT_SENT.has(error.code) || error.chargePoints === 0) return 'Nothing was charged.';
+  const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
+  // Item operations always report 0 points: their charge is a call of the quota (spec §8), which
+  // an error answer (e.g. the item does not exist) may still have taken.
+  if (NOT_SENT.has(error.code) || (error.chargePoints === 0 && !quota)) return 'Nothing was charged.';
   if (error.code === 'timeout') return 'No charge was reported; the service may still have counted the call.';
   if (error.code === 'connection_failed') return 'No charge was reported.';
-  const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
   return quota
     ? 'No points were charged; the item quota may count this call.'
     : 'The service reported no charge.';

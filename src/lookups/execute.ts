@@ -91,18 +91,24 @@ export async function executeLookup(
       return { kind: 'shop-id', result: shop.data, chargedPoints: shop.chargePoints ?? 0 };
     }
     case 'waybill-print': {
-      const out = await runBatches(request.waybills, (batch) =>
-        client.waybillPrintData(
+      const out = await runBatches(request.waybills, async (batch) => {
+        const result = await client.waybillPrintData(
           {
             shopId: request.shopId,
-            waybills: batch.map((w) => ({
+            waybills: batch.map((w, i) => ({
               waybillCode: w.waybillCode,
+              objectId: String(i + 1),
               ...(w.carrier ? { cpCode: w.carrier } : {}),
             })),
           },
           options,
-        ),
-      );
+        );
+        // spec §2.2: a failed record may carry only its object_id; name it by the number it was sent for.
+        const data = result.data.map((r) =>
+          r.waybillCode ? r : { ...r, waybillCode: batch[Number(r.objectId) - 1]?.waybillCode ?? null },
+        );
+        return { ...result, data };
+      });
       return { kind: 'waybill-print', shopId: request.shopId, ...out };
     }
     case 'waybill-info': {

@@ -1,17 +1,29 @@
 /**
- * The one path every entry point takes (slash command, shortcut, unfurl, button): quote the
- * charge, store the pending lookup, claim it once on Confirm, run it, and write every charge
- * to the ledger. Confirmation is server-side and single-use (DESIGN rule 2).
+ * The one path every entry point takes (slash command, shortcut, unfurl, button): check access,
+ * answer from the cache when it can, quote the charge and check the budgets, store the pending
+ * lookup, claim it once on Confirm, run it (identical lookups in flight share one call), and
+ * write every charge to the ledger. Confirmation is server-side and single-use (DESIGN rule 2).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../config.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
-import { OPERATIONS } from '../plat/operations.js';
+import { PlatBudgetError } from '../plat/errors.js';
+import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import type { ClaimFailure, LedgerSource, PendingLookup, Store } from '../store/store.js';
+import { type AccessDeps, checkAccess } from './access.js';
+import {
+  type BudgetCheck,
+  type BudgetGuard,
+  type CapFigure,
+  createBudgetGuard,
+  periodStarts,
+} from './budgets.js';
+import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
-import { quote } from './quote.js';
+import { configuredPrice, quote } from './quote.js';
+import { type SpendSettings, spendSettings } from './settings.js';
 import type { LookupOutcome, LookupRequest, Quote } from './types.js';
 
 /** DESIGN rule 2 / issue: a confirmation expires after 10 minutes. */
@@ -26,10 +38,18 @@ export interface Actor {
 }
 
 export type Prepared =
-  /** Show the confirmation; the button carries pending.id. */
-  | { kind: 'confirm'; pending: PendingLookup; quote: Quote }
+  /** Show the confirmation; the button carries pending.id. `warnings`: caps at 80 % or more. */
+  | { kind: 'confirm'; pending: PendingLookup; quote: Quote; warnings: CapFigure[] }
   /** The user chose to skip confirmations under a threshold and this quote is under it: already claimed. */
-  | { kind: 'auto'; pending: PendingLookup; quote: Quote };
+  | { kind: 'auto'; pending: PendingLookup; quote: Quote; warnings: CapFigure[] }
+  /** Answered from the cache: no call, no charge. `refresh` is a pending lookup that bypasses it. */
+  | { kind: 'cached'; outcome: LookupOutcome; ageMs: number; refresh: PendingLookup; refreshQuote: Quote }
+  /** Not allowed, or over a cap: nothing stored, nothing called. */
+  | {
+      kind: 'refused';
+      reason: 'not_allowed' | 'shop_channel' | 'shop_unregistered' | 'budget';
+      message: string;
+    };
 
 export type Claimed =
   | { ok: true; pending: PendingLookup }
@@ -42,26 +62,46 @@ export interface RunOptions {
   resultJson?: (outcome: LookupOutcome) => string | null;
 }
 
+export interface PrepareOptions {
+  /** Claim at once when the quote is under the user's own threshold (default true). */
+  allowAuto?: boolean;
+  /** Answer from the cache when it holds this answer (default true). */
+  useCache?: boolean;
+}
+
+/** A cap reached or crossed, once per day per cap (admins are told). */
+export type BudgetAlert = { figure: CapFigure; userId: string | null; refused: boolean };
+
 export interface LookupServiceOptions {
   client: PlatClient;
   store: Store;
   prices: PriceTable;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   confirmTtlMs?: number;
+  now?: () => Date;
+  isAdmin?: (userId: string) => boolean;
+  isInGroup?: AccessDeps['isInGroup'];
+  onBudgetAlert?: (alert: BudgetAlert) => void;
 }
 
 export interface LookupService {
+  readonly settings: SpendSettings;
   quote(request: LookupRequest): Quote;
+  /** Checks, quotes and stores the request; never calls the plat API. */
+  prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
   /**
-   * Quotes and stores the request; never calls the plat API. With `allowAuto` (default true) a
-   * quote under the user's own threshold is claimed at once (kind 'auto').
+   * A follow-up of a lookup already allowed (the next page of orders): stored without the
+   * access and cache steps, never auto-claimed; caps are still checked before each call.
    */
-  prepare(request: LookupRequest, actor: Actor, summary: string, options?: { allowAuto?: boolean }): Prepared;
+  prepareFollowUp(request: LookupRequest, actor: Actor, summary: string): PendingLookup;
   /** Confirm: single-use, only by the user who asked, only before expiry. */
   claim(pendingId: string, userId: string): Claimed;
   cancel(pendingId: string, userId: string): Claimed;
-  /** Runs a claimed lookup; records every charge; marks it done or failed. Rejects with PlatError. */
-  run(pending: PendingLookup, options?: RunOptions): Promise<LookupOutcome>;
+  /**
+   * Runs a claimed lookup; records every charge; marks it done or failed. Rejects with
+   * PlatError. An identical lookup already in flight is shared: the follower is not charged.
+   */
+  run(pending: PendingLookup, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
 }
 
 export function summarize(request: LookupRequest): string {
@@ -83,9 +123,29 @@ export function summarize(request: LookupRequest): string {
   }
 }
 
+const CAP_WORDS = { daily: 'daily', monthly: 'monthly' } as const;
+
+/** "your daily cap: 450 of 500 points used" */
+export function describeCap(figure: CapFigure): string {
+  const whose = figure.scope === 'user' ? 'your' : 'the workspace';
+  return `${whose} ${CAP_WORDS[figure.period]} cap: ${figure.spent} of ${figure.cap} points used`;
+}
+
 export function createLookupService(options: LookupServiceOptions): LookupService {
   const { client, store, logger } = options;
   const ttlMs = options.confirmTtlMs ?? CONFIRM_TTL_MS;
+  const now = options.now ?? (() => new Date());
+  const isAdmin = options.isAdmin ?? (() => false);
+  const settings = spendSettings(store.settings);
+  const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
+  const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
+  const inFlight = new Map<string, Promise<LookupOutcome>>();
+  const accessDeps: AccessDeps = {
+    access: settings.access,
+    shops: settings.shops,
+    isAdmin,
+    isInGroup: options.isInGroup ?? (async () => false),
+  };
 
   const quoteOf = (request: LookupRequest) =>
     quote(request, {
@@ -94,38 +154,148 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       editionFor: (operation) => client.editionFor(operation),
     });
 
-  /** Under the user's own threshold (default: always ask). Unknown prices always ask. */
-  function skipsConfirmation(userId: string, q: Quote): boolean {
-    const threshold = store.prefs.getConfirmThreshold(userId);
-    return threshold !== null && q.totalPoints !== null && q.totalPoints < threshold;
+  /** The best estimate of one call's points, for the per-call budget check. */
+  const pointsPerCall = (operation: Operation) => {
+    if (OPERATIONS[operation].charge === 'quota') return 0;
+    const edition = client.editionFor(operation);
+    return (
+      configuredPrice(options.prices, operation, edition) ?? store.ledger.lastCharge(operation, edition) ?? 0
+    );
+  };
+
+  /** Admins hear of each cap once per day (kept in the store, so a restart does not repeat it). */
+  function alertOnce(figure: CapFigure, userId: string | null, refused: boolean) {
+    if (!options.onBudgetAlert) return;
+    const day = periodStarts(now(), settings.budgets().timezone).day.toISOString();
+    const key = `${figure.scope}:${figure.scope === 'user' ? userId : '*'}:${figure.period}`;
+    const sent = store.settings.get<Record<string, string>>('budget.alerted') ?? {};
+    if (sent[key] === day) return;
+    store.settings.set('budget.alerted', { ...sent, [key]: day }, 'platdesk');
+    options.onBudgetAlert({ figure, userId, refused });
   }
 
+  function budgetVerdict(check: BudgetCheck, userId: string | null) {
+    for (const w of check.warnings) alertOnce(w, userId, false);
+    if (!check.ok) alertOnce(check.exceeded, userId, true);
+  }
+
+  /** The client with a budget check and reservation around every call (caps hold mid-batch). */
+  function budgetedClient(userId: string | null): PlatClient {
+    const wrap =
+      <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
+      async (input: A, o?: CallOptions): Promise<R> => {
+        const points = pointsPerCall(operation);
+        const check = guard.check(userId, points);
+        budgetVerdict(check, userId);
+        if (!check.ok)
+          throw new PlatBudgetError(
+            operation,
+            `${describeCap(check.exceeded)}; this call would take about ${points} more`,
+            `This call would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
+          );
+        const release = guard.reserve(userId, points);
+        try {
+          return await call(input, o);
+        } finally {
+          release();
+        }
+      };
+    return {
+      editionFor: client.editionFor,
+      waybillPrintData: wrap('platdybw', client.waybillPrintData),
+      itemInfo: wrap('platiteminfo', client.itemInfo),
+      itemPrices: wrap('platiteminfoprice', client.itemPrices),
+      shopInfo: wrap('get-shop-info', client.shopInfo),
+      shopId: wrap('get-shop-id', client.shopId),
+      waybillInfo: wrap('platdzmd', client.waybillInfo),
+      orders: wrap('paging-orders', client.orders),
+    };
+  }
+
+  const createPending = (request: LookupRequest, actor: Actor, summary: string, q: Quote) =>
+    store.pending.create({
+      userId: actor.userId,
+      channelId: actor.channelId,
+      teamId: actor.teamId,
+      request,
+      quote: q,
+      summary,
+      responseUrl: actor.responseUrl,
+      ttlMs,
+    });
+
   return {
+    settings,
     quote: quoteOf,
 
-    prepare(request, actor, summary, prepareOptions = {}) {
+    async prepare(rawRequest, actor, summary, prepareOptions = {}) {
+      const access = await checkAccess(accessDeps, rawRequest, actor);
+      if (!access.ok) return { kind: 'refused', reason: access.reason, message: access.message };
+      const request = access.request;
       const q = quoteOf(request);
-      const pending = store.pending.create({
-        userId: actor.userId,
-        channelId: actor.channelId,
-        teamId: actor.teamId,
-        request,
-        quote: q,
-        summary,
-        responseUrl: actor.responseUrl,
-        ttlMs,
-      });
-      if ((prepareOptions.allowAuto ?? true) && skipsConfirmation(actor.userId, q)) {
-        const claimed = store.pending.claim(pending.id, actor.userId);
-        if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q };
+
+      if (prepareOptions.useCache ?? true) {
+        const hit = cache.get(request);
+        if (hit) {
+          const refresh = createPending(request, actor, summary, q);
+          return {
+            kind: 'cached',
+            outcome: hit.outcome,
+            ageMs: now().getTime() - hit.storedAt,
+            refresh,
+            refreshQuote: q,
+          };
+        }
       }
-      return { kind: 'confirm', pending, quote: q };
+
+      const check = guard.check(actor.userId, q.totalPoints ?? 0);
+      budgetVerdict(check, actor.userId);
+      if (!check.ok)
+        return {
+          kind: 'refused',
+          reason: 'budget',
+          message: `This lookup (about ${check.wanted} points) would exceed ${describeCap(check.exceeded)}.`,
+        };
+
+      const pending = createPending(request, actor, summary, q);
+      const threshold = store.prefs.getConfirmThreshold(actor.userId);
+      // Under the user's own threshold (default: always ask). Unknown prices always ask.
+      if (
+        (prepareOptions.allowAuto ?? true) &&
+        threshold !== null &&
+        q.totalPoints !== null &&
+        q.totalPoints < threshold
+      ) {
+        const claimed = store.pending.claim(pending.id, actor.userId);
+        if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q, warnings: check.warnings };
+      }
+      return { kind: 'confirm', pending, quote: q, warnings: check.warnings };
     },
 
+    prepareFollowUp: (request, actor, summary) => createPending(request, actor, summary, quoteOf(request)),
     claim: (pendingId, userId) => store.pending.claim(pendingId, userId),
     cancel: (pendingId, userId) => store.pending.cancel(pendingId, userId),
 
     async run(pending, runOptions = {}) {
+      const key = requestKey(pending.request);
+      const leader = inFlight.get(key);
+      if (leader) {
+        // Single-flight: the same question is being asked right now; share its answer, free.
+        try {
+          const outcome = await leader;
+          store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
+          return {
+            ...outcome,
+            chargedPoints: 0,
+            ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
+            shared: true,
+          };
+        } catch (error) {
+          store.pending.finish(pending.id, 'failed', null);
+          throw error;
+        }
+      }
+
       const correlationId = runOptions.correlationId ?? randomUUID();
       const record = (event: ChargeEvent) => {
         store.ledger.record({
@@ -145,8 +315,11 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         });
       };
       const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
+      const running = executeLookup(budgetedClient(pending.userId), pending.request, callOptions);
+      inFlight.set(key, running);
       try {
-        const outcome = await executeLookup(client, pending.request, callOptions);
+        const outcome = await running;
+        cache.set(pending.request, outcome);
         store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
         return outcome;
       } catch (error) {
@@ -156,6 +329,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           'lookup failed',
         );
         throw error;
+      } finally {
+        inFlight.delete(key);
       }
     },
   };

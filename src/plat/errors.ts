@@ -25,6 +25,7 @@ export type PlatErrorCode =
   | 'bad_response'
   | 'schema_mismatch'
   | 'busy'
+  | 'budget_exceeded'
   | 'aborted';
 
 export interface PlatErrorOptions {
@@ -194,6 +195,19 @@ export class PlatBusyError extends PlatError {
     return `platdesk is busy; try again in about ${Math.max(1, Math.ceil(this.estimatedWaitMs / 1000))} s.`;
   }
 }
+/**
+ * A spending cap would be exceeded: refused before sending (raised by lookups/ through the
+ * same error path as the plat call, so a batch reports it per batch like any other failure).
+ */
+export class PlatBudgetError extends PlatError {
+  readonly code = 'budget_exceeded';
+  readonly remedy: string;
+  constructor(operation: Operation | null, detail: string, remedy: string) {
+    super(detail, { operation });
+    this.remedy = remedy;
+  }
+}
+
 export class PlatAbortedError extends PlatError {
   readonly code = 'aborted';
   readonly remedy = 'The lookup was cancelled before it was sent; nothing was charged.';

@@ -113,12 +113,15 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     } catch (error) {
       throw transportError(operation, error, { signal, deadline, timeouts, secrets });
     }
+    // A body may echo the token (a proxy's error page, a msg quoting the header): remove it before
+    // the parsed body (msg → error messages), an excerpt cut mid-token or JSON.parse's error can hold it.
+    const safeText = redact(text, secrets);
     try {
-      return { status, body: JSON.parse(text) as unknown };
+      return { status, body: JSON.parse(safeText) as unknown };
     } catch (error) {
       // notes.md: HTTP status codes are undocumented; any JSON body is read by its code, anything
       // else is a transport error.
-      const excerpt = redact(text.slice(0, 80).replace(/\s+/g, ' '), secrets);
+      const excerpt = safeText.slice(0, 80).replace(/\s+/g, ' ');
       throw new PlatBadResponseError(operation, status, excerpt || '(empty body)', error);
     }
   }

@@ -272,7 +272,9 @@ export const itemSchema = z
 // ---- platiteminfoprice (spec §2.5) ---------------------------------------------------------
 
 /** Documented as an object, sampled as decimal text: accept text, numbers and objects. */
-const priceSchema = z.unknown().transform((v): PriceValue | null => {
+// z.optional: zod 4 makes a key of bare z.unknown().transform() required, and an answer without
+// e.g. mprice must read as null (below), not fail the whole charged call.
+const priceSchema = z.optional(z.unknown()).transform((v): PriceValue | null => {
   if (v === null || v === undefined || v === '') return null;
   if (typeof v === 'number') return { value: v, text: v.toFixed(2) };
   if (typeof v === 'string') return { value: decimal(v), text: v };

@@ -10,6 +10,8 @@ import { isPlatError } from '../plat/errors.js';
 export interface AdminAlerts {
   /** Alerts the admins if the error is about the account; returns whether it was such an error. */
   notifyIfAccountError(error: unknown, context: { userId: string | null }): Promise<boolean>;
+  /** Sends a text to every admin (callers decide how often). */
+  notify(text: string): Promise<void>;
 }
 
 const ACCOUNT_ERRORS: Record<string, string> = {
@@ -29,7 +31,19 @@ export function createAdminAlerts(deps: {
 }): AdminAlerts {
   const lastSent = new Map<string, number>();
   const now = deps.now ?? Date.now;
+  const notify = async (text: string) => {
+    await Promise.all(
+      deps
+        .admins()
+        .map((admin) =>
+          deps.client.chat
+            .postMessage({ channel: admin, text })
+            .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
+        ),
+    );
+  };
   return {
+    notify,
     async notifyIfAccountError(error, context) {
       if (!isPlatError(error)) return false;
       const text = ACCOUNT_ERRORS[error.code];

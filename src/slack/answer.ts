@@ -9,8 +9,9 @@ import { renderItem, renderItemPrices } from '../blocks/item.js';
 import type { RenderedMessage } from '../blocks/kit.js';
 import { renderOrdersPage } from '../blocks/orders.js';
 import { renderShopId, renderShopInfo } from '../blocks/shop.js';
+import { renderRefusal, withRefreshButton } from '../blocks/spend.js';
 import { printDataFile, renderWaybillInfo, renderWaybillPrint } from '../blocks/waybills.js';
-import { type Actor, CONFIRM_TTL_MS, summarize } from '../lookups/lookup-service.js';
+import { type Actor, CONFIRM_TTL_MS, describeCap, summarize } from '../lookups/lookup-service.js';
 import type { LookupOutcome, LookupRequest } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
 import type { PendingLookup } from '../store/store.js';
@@ -26,7 +27,10 @@ const actorOf = (pending: PendingLookup): Actor => ({
   responseUrl: pending.responseUrl,
 });
 
-/** Quote and store the request, then show the confirmation (or run at once under the user's threshold). */
+/**
+ * Checks, quotes and stores the request, then shows the confirmation; or answers from the
+ * cache (with a Refresh button), runs at once under the user's own threshold, or says why not.
+ */
 export async function offerLookup(
   deps: SlackDeps,
   request: LookupRequest,
@@ -34,19 +38,38 @@ export async function offerLookup(
   reply: Reply,
   options: { replaceOriginal?: boolean } = {},
 ): Promise<void> {
-  const prepared = deps.lookups.prepare(request, actor, summarize(request));
-  if (prepared.kind === 'auto') return runAndAnswer(deps, prepared.pending, reply);
-  const confirmation = renderConfirmation({
-    pendingId: prepared.pending.id,
-    summary: prepared.pending.summary,
-    quote: prepared.quote,
-    expiresInMinutes: CONFIRM_TTL_MS / 60_000,
-  });
-  await reply({
-    response_type: 'ephemeral',
-    replace_original: options.replaceOriginal ?? false,
-    ...confirmation,
-  });
+  const replace = options.replaceOriginal ?? false;
+  const prepared = await deps.lookups.prepare(request, actor, summarize(request));
+  switch (prepared.kind) {
+    case 'refused':
+      await reply({
+        response_type: 'ephemeral',
+        replace_original: replace,
+        ...renderRefusal(prepared.message, deps.admins()),
+      });
+      return;
+    case 'cached': {
+      const answer = renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
+      await reply({
+        response_type: 'ephemeral',
+        replace_original: replace,
+        ...withRefreshButton(answer, prepared.refresh.id, prepared.refreshQuote),
+      });
+      return;
+    }
+    case 'auto':
+      return runAndAnswer(deps, prepared.pending, reply);
+    case 'confirm': {
+      const confirmation = renderConfirmation({
+        pendingId: prepared.pending.id,
+        summary: prepared.pending.summary,
+        quote: prepared.quote,
+        expiresInMinutes: CONFIRM_TTL_MS / 60_000,
+        warnings: prepared.warnings.map((w) => `This lookup brings ${describeCap(w)}.`),
+      });
+      await reply({ response_type: 'ephemeral', replace_original: replace, ...confirmation });
+    }
+  }
 }
 
 /** Runs a claimed lookup and replaces the confirmation with the answer. */
@@ -75,12 +98,15 @@ function keptResult(outcome: LookupOutcome): string | null {
 
 export function renderOutcome(
   deps: SlackDeps,
-  outcome: LookupOutcome,
+  outcome: LookupOutcome & { shared?: boolean },
   pending: PendingLookup,
+  cached?: { ageMs: number },
 ): RenderedMessage {
   const charge = {
     chargedPoints: outcome.chargedPoints,
     quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+    ...(cached ? { cached } : {}),
+    ...(outcome.shared ? { shared: true } : {}),
   };
   switch (outcome.kind) {
     case 'item':
@@ -108,8 +134,7 @@ export function renderOutcome(
         // Each pager button is its own single-use pending lookup, stated and charged like any other.
         pagerValue: (page) => {
           const next = pageRequest(page);
-          return deps.lookups.prepare(next, actorOf(pending), summarize(next), { allowAuto: false }).pending
-            .id;
+          return deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next)).id;
         },
       });
     }

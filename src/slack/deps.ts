@@ -16,6 +16,8 @@ export interface SlackDeps {
   /** Admins: PLATDESK_ADMINS plus those added from the app. */
   isAdmin: (userId: string) => boolean;
   admins: () => string[];
+  /** The admins set in PLATDESK_ADMINS (they cannot be removed from the app). */
+  configuredAdmins: readonly string[];
   /** Clock for rendering (shipping deadlines) and expiries. */
   now: () => Date;
 }

@@ -181,10 +181,18 @@ describe('platiteminfoprice', () => {
     expect(data.referencePrice?.value).toBe(89.5);
   });
 
-  it('reads an empty price as null', async () => {
+  it('reads an empty, null or absent price as null', async () => {
     const client = await cannedClient(envelope({ jprice: '59.90', oprice: '', mprice: null }));
     const { data } = await client.itemPrices({ itemId: '680001234501' });
-    expect(data).toMatchObject({
+    expect(data).toMatchObject({ price: { value: 59.9, text: '59.90' }, originalPrice: null, referencePrice: null });
+    await rig?.close();
+
+    // Regression: a bare z.unknown().transform() key was required in zod 4, so an answer without
+    // oprice/mprice failed the whole (quota-charged) call with a PlatSchemaError.
+    const absent = await cannedClient(envelope({ jprice: '59.90', withholding_money: 0 }));
+    const prices = await absent.itemPrices({ itemId: '680001234501' });
+    expect(prices.data).toEqual({
+      itemId: '680001234501',
       price: { value: 59.9, text: '59.90' },
       originalPrice: null,
       referencePrice: null,

@@ -20,12 +20,15 @@ export async function answerRefusedClaim(
 }
 
 export function registerConfirmActions(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.confirm, async ({ ack, action, body, respond }) => {
-    await ack();
-    const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
-    if (!claimed.ok) return answerRefusedClaim(claimed, respond);
-    await runAndAnswer(deps, claimed.pending, respond);
-  });
+  // Refresh on a cached answer is a Confirm whose label stated the charge: same single-use claim.
+  for (const actionId of [ACTIONS.confirm, ACTIONS.refresh]) {
+    app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond }) => {
+      await ack();
+      const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+      if (!claimed.ok) return answerRefusedClaim(claimed, respond);
+      await runAndAnswer(deps, claimed.pending, respond);
+    });
+  }
 
   app.action<BlockButtonAction>(ACTIONS.cancel, async ({ ack, action, body, respond }) => {
     await ack();

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../deps.js';
 import { registerItemCommand } from './item.js';
 import { registerOrdersCommand } from './orders.js';
+import { registerPlatdeskCommand } from './platdesk.js';
 import { registerShopCommand } from './shop.js';
 import { registerWaybillCommand } from './waybill.js';
 
@@ -10,4 +11,5 @@ export function registerCommands(app: App, deps: SlackDeps): void {
   registerShopCommand(app, deps);
   registerWaybillCommand(app, deps);
   registerOrdersCommand(app, deps);
+  registerPlatdeskCommand(app, deps);
 }

@@ -1,0 +1,115 @@
+/**
+ * The admin settings that govern spending (issue: spend control), stored as JSON in the store's
+ * settings (they survive restarts; every change is audited with who made it) and validated with
+ * zod when read, so a hand-edited or older value falls back to safe defaults instead of crashing.
+ */
+import { z } from 'zod';
+import { OPERATION_NAMES, type Operation } from '../plat/operations.js';
+import type { Settings } from '../store/store.js';
+
+/** Who may run charged lookups. Default: everyone in the workspace (DESIGN, "defaults"). */
+export const accessPolicySchema = z.object({
+  mode: z.enum(['everyone', 'listed']).default('everyone'),
+  users: z.array(z.string()).default([]),
+  groups: z.array(z.string()).default([]),
+  channels: z.array(z.string()).default([]),
+});
+export type AccessPolicy = z.infer<typeof accessPolicySchema>;
+
+const caps = z.object({
+  daily: z.number().nonnegative().nullable().default(null),
+  monthly: z.number().nonnegative().nullable().default(null),
+});
+export type Caps = z.infer<typeof caps>;
+
+/** Daily and monthly caps in points, for the whole workspace and per user. */
+export const budgetsSchema = z.object({
+  /** Days and months are counted in this zone (the marketplaces' time by default). */
+  timezone: z.string().default('Asia/Shanghai'),
+  workspace: caps.default({ daily: null, monthly: null }),
+  /** The cap of every user without a cap of their own. */
+  perUser: caps.default({ daily: null, monthly: null }),
+  users: z.record(z.string(), caps).default({}),
+});
+export type Budgets = z.infer<typeof budgetsSchema>;
+
+/** A registered shop: an alias staff can type, its ids, and the channels that may query it. */
+export const shopSchema = z.object({
+  alias: z.string().regex(/^[\w.-]{1,40}$/),
+  ownerId: z.string().nullable().default(null),
+  shopId: z.string().nullable().default(null),
+  /** Empty: any channel. */
+  channels: z.array(z.string()).default([]),
+});
+export type RegisteredShop = z.infer<typeof shopSchema>;
+export const shopRegistrySchema = z.object({
+  shops: z.array(shopSchema).default([]),
+  /** When true, orders and waybills of shops that are not registered cannot be queried. */
+  registeredOnly: z.boolean().default(false),
+});
+export type ShopRegistry = z.infer<typeof shopRegistrySchema>;
+
+/**
+ * Cache lifetimes in seconds by operation. Item details, prices and shop answers are cached by
+ * default; waybill print data and orders are not (they change and may be personal).
+ */
+export const cacheTtlSchema = z
+  .record(z.string(), z.number().int().nonnegative())
+  .default({})
+  .transform((ttl): Record<Operation, number> => ({ ...DEFAULT_CACHE_TTL_S, ...pickOperations(ttl) }));
+export const DEFAULT_CACHE_TTL_S: Record<Operation, number> = {
+  platiteminfo: 3600,
+  platiteminfoprice: 600,
+  'get-shop-info': 6 * 3600,
+  'get-shop-id': 6 * 3600,
+  platdybw: 0,
+  platdzmd: 0,
+  'paging-orders': 0,
+};
+function pickOperations(ttl: Record<string, number>): Partial<Record<Operation, number>> {
+  const out: Partial<Record<Operation, number>> = {};
+  for (const op of OPERATION_NAMES) if (ttl[op] !== undefined) out[op] = ttl[op];
+  return out;
+}
+
+export const SETTING_KEYS = {
+  access: 'access',
+  budgets: 'budgets',
+  shops: 'shops',
+  cacheTtl: 'cache.ttl',
+  admins: 'admins',
+} as const;
+
+/** Typed, validated access to the spend settings. */
+export interface SpendSettings {
+  access(): AccessPolicy;
+  budgets(): Budgets;
+  shops(): ShopRegistry;
+  cacheTtlS(): Record<Operation, number>;
+  setAccess(value: AccessPolicy, actorId: string): void;
+  setBudgets(value: Budgets, actorId: string): void;
+  setShops(value: ShopRegistry, actorId: string): void;
+  setCacheTtl(value: Partial<Record<Operation, number>>, actorId: string): void;
+}
+
+export function spendSettings(settings: Settings): SpendSettings {
+  const read = <S extends z.ZodType>(key: string, schema: S): z.output<S> => {
+    const parsed = schema.safeParse(settings.get(key) ?? undefined);
+    return parsed.success ? parsed.data : schema.parse(undefined);
+  };
+  return {
+    access: () =>
+      read(
+        SETTING_KEYS.access,
+        accessPolicySchema.default({ mode: 'everyone', users: [], groups: [], channels: [] }),
+      ),
+    budgets: () => read(SETTING_KEYS.budgets, budgetsSchema.default(budgetsSchema.parse({}))),
+    shops: () => read(SETTING_KEYS.shops, shopRegistrySchema.default({ shops: [], registeredOnly: false })),
+    cacheTtlS: () => read(SETTING_KEYS.cacheTtl, cacheTtlSchema),
+    setAccess: (value, actorId) =>
+      settings.set(SETTING_KEYS.access, accessPolicySchema.parse(value), actorId),
+    setBudgets: (value, actorId) => settings.set(SETTING_KEYS.budgets, budgetsSchema.parse(value), actorId),
+    setShops: (value, actorId) => settings.set(SETTING_KEYS.shops, shopRegistrySchema.parse(value), actorId),
+    setCacheTtl: (value, actorId) => settings.set(SETTING_KEYS.cacheTtl, value, actorId),
+  };
+}

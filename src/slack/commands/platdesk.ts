@@ -1,0 +1,31 @@
+/** `/platdesk`: spend reports, the user's confirmation preference, admin settings (README "Spend control"). */
+import type { App } from '@slack/bolt';
+import { renderPlatdeskResult } from '../../blocks/platdesk.js';
+import { runPlatdeskCommand } from '../../lookups/platdesk-command.js';
+import type { SlackDeps } from '../deps.js';
+
+export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
+  app.command('/platdesk', async ({ ack, command, respond, client }) => {
+    await ack();
+    const result = runPlatdeskCommand(command.text, {
+      userId: command.user_id,
+      isAdmin: deps.isAdmin,
+      configuredAdmins: deps.configuredAdmins,
+      store: deps.store,
+      settings: deps.lookups.settings,
+      now: deps.now(),
+    });
+    if (result.kind === 'export') {
+      // The ledger holds who spent what: it goes to the admin's direct messages, not the channel.
+      const dm = await client.conversations.open({ users: command.user_id });
+      if (!dm.channel?.id) throw new Error('conversations.open returned no channel');
+      await client.files.uploadV2({
+        channel_id: dm.channel.id,
+        filename: result.filename,
+        content: result.content,
+        title: 'platdesk ledger',
+      });
+    }
+    await respond({ response_type: 'ephemeral', ...renderPlatdeskResult(result) });
+  });
+}

@@ -1,0 +1,183 @@
+/**
+ * loadConfig (CONVENTIONS 8): every problem listed at once, PLAT_PRICES / PLAT_EDITIONS parsing,
+ * Socket Mode vs HTTP mode, and the sandbox needing no plat settings.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseEditions, parsePrices } from '../src/config.js';
+
+const HTTP_BASE = {
+  SLACK_BOT_TOKEN: 'xoxb-1',
+  SLACK_SIGNING_SECRET: 'secret',
+  PLAT_BASE_URL: 'https://plat.example.invalid',
+  PLAT_TOKEN: 'plat-token',
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('loadConfig accepted the settings');
+}
+
+describe('loadConfig', () => {
+  it('names every missing required variable at once', () => {
+    const problems = problemsOf({});
+    const all = problems.join('\n');
+    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PLAT_BASE_URL', 'PLAT_TOKEN'])
+      expect(all).toContain(name);
+    expect(problems.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('says in its message where to look, one problem per line', () => {
+    try {
+      loadConfig({});
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toContain('README.md, "Settings"');
+      expect((error as Error).message).toMatch(/\n {2}- SLACK_BOT_TOKEN/);
+    }
+  });
+
+  it('lists bad values together with missing ones', () => {
+    const problems = problemsOf({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_API_URL: 'not a url',
+      PORT: '70000',
+      PLAT_RATE_LIMIT: 'ten',
+      PLATDESK_ADMINS: 'U1234,alice',
+      LOG_LEVEL: 'loud',
+      PLAT_PRICES: 'nope',
+    });
+    const all = problems.join('\n');
+    expect(all).toContain('SLACK_API_URL must be an http(s) URL');
+    expect(all).toContain('PORT: must be a whole number from 0 to 65535');
+    expect(all).toContain('PLAT_RATE_LIMIT');
+    expect(all).toContain('PLATDESK_ADMINS: "alice" is not a Slack user id');
+    expect(all).toContain('LOG_LEVEL');
+    expect(all).toContain('PLAT_PRICES: "nope"');
+    expect(all).toContain('SLACK_SIGNING_SECRET is required');
+    expect(all).toContain('PLAT_BASE_URL is required');
+  });
+
+  it('builds an HTTP-mode config with defaults', () => {
+    const config = loadConfig(HTTP_BASE);
+    expect(config.slack).toEqual({
+      botToken: 'xoxb-1',
+      signingSecret: 'secret',
+      appToken: null,
+      apiUrl: null,
+      mode: 'http',
+    });
+    expect(config.port).toBe(3000);
+    expect(config.plat).toMatchObject({
+      baseUrl: 'https://plat.example.invalid',
+      token: 'plat-token',
+      sandbox: false,
+      prices: {},
+      editions: {},
+      rateLimit: { maxCalls: 10, windowMs: 1000, maxQueued: 100 },
+    });
+    expect(config.admins).toEqual([]);
+    expect(config.databasePath).toBe('./data/platdesk.sqlite');
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('selects Socket Mode when SLACK_APP_TOKEN is set (no signing secret needed)', () => {
+    const { SLACK_SIGNING_SECRET: _unused, ...rest } = HTTP_BASE;
+    const config = loadConfig({ ...rest, SLACK_APP_TOKEN: 'xapp-1-A1-abc' });
+    expect(config.slack.mode).toBe('socket');
+    expect(config.slack.appToken).toBe('xapp-1-A1-abc');
+    expect(config.slack.signingSecret).toBeNull();
+  });
+
+  it('refuses an app token that is not an xapp- token', () => {
+    expect(problemsOf({ ...HTTP_BASE, SLACK_APP_TOKEN: 'xoxb-wrong' }).join('\n')).toContain(
+      'SLACK_APP_TOKEN must be an app-level token (xapp-…)',
+    );
+  });
+
+  it('PLAT_SANDBOX=1 needs no PLAT_* settings and uses the sandbox token', () => {
+    const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PLAT_SANDBOX: '1' });
+    expect(config.plat).toMatchObject({ sandbox: true, baseUrl: null, token: 'sandbox' });
+    expect(
+      loadConfig({
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_SIGNING_SECRET: 's',
+        PLAT_SANDBOX: 'true',
+        SANDBOX_TOKEN: 't',
+      }).plat.token,
+    ).toBe('t');
+  });
+
+  it('reads the API URL, port, admins, database path and log level', () => {
+    const config = loadConfig({
+      ...HTTP_BASE,
+      SLACK_API_URL: 'http://127.0.0.1:9999/api/',
+      PORT: '0',
+      PLATDESK_ADMINS: ' U1234 , UADMIN ',
+      DATABASE_PATH: ':memory:',
+      LOG_LEVEL: 'silent',
+      PLAT_PRICES: 'get-shop-info:2=20,get-shop-id=2',
+      PLAT_EDITIONS: 'get-shop-info=2',
+    });
+    expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
+    expect(config.port).toBe(0);
+    expect(config.admins).toEqual(['U1234', 'UADMIN']);
+    expect(config.databasePath).toBe(':memory:');
+    expect(config.logLevel).toBe('silent');
+    expect(config.plat.prices).toEqual({ 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } });
+    expect(config.plat.editions).toEqual({ 'get-shop-info': 2 });
+  });
+});
+
+describe('PLAT_PRICES', () => {
+  it('parses operation[:edition]=points pairs', () => {
+    expect(parsePrices('get-shop-info:2=20,get-shop-id=2')).toEqual({
+      prices: { 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } },
+      problems: [],
+    });
+    expect(parsePrices(' platdybw:1=5 , platdybw:3=8,platdybw=6 ').prices).toEqual({
+      platdybw: { '1': 5, '3': 8, '*': 6 },
+    });
+    expect(parsePrices('paging-orders=1.5').prices).toEqual({ 'paging-orders': { '*': 1.5 } });
+    expect(parsePrices(undefined)).toEqual({ prices: {}, problems: [] });
+    expect(parsePrices('')).toEqual({ prices: {}, problems: [] });
+  });
+
+  it('reports each bad entry and keeps the good ones', () => {
+    const { prices, problems } = parsePrices('get-shop-id=2,no-such-op=1,get-shop-info:9=20,platdybw=x,=3');
+    expect(prices).toEqual({ 'get-shop-id': { '*': 2 } });
+    expect(problems).toEqual([
+      'PLAT_PRICES: "no-such-op=1" is not operation[:edition]=points with a known operation',
+      'PLAT_PRICES: get-shop-info has no edition 9',
+      'PLAT_PRICES: "platdybw=x" is not operation[:edition]=points with a known operation',
+      'PLAT_PRICES: "=3" is not operation[:edition]=points with a known operation',
+    ]);
+  });
+
+  it('stops start-up on a bad entry', () => {
+    expect(problemsOf({ ...HTTP_BASE, PLAT_PRICES: 'get-shop-info:9=20' })).toEqual([
+      'PLAT_PRICES: get-shop-info has no edition 9',
+    ]);
+  });
+});
+
+describe('PLAT_EDITIONS', () => {
+  it('parses operation=edition pairs', () => {
+    expect(parseEditions('get-shop-info=2, paging-orders=1,platdybw=3')).toEqual({
+      editions: { 'get-shop-info': 2, 'paging-orders': 1, platdybw: 3 },
+      problems: [],
+    });
+  });
+
+  it('reports an unknown operation or an edition the operation does not have', () => {
+    const { editions, problems } = parseEditions('platdybw=2,nope=1,platiteminfo=1,paging-orders=2');
+    expect(editions).toEqual({ 'paging-orders': 2 });
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain('"platdybw=2"');
+    expect(problemsOf({ ...HTTP_BASE, PLAT_EDITIONS: 'platdybw=2' })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,342 @@
+/**
+ * The whole app under test: the REAL Bolt app of `startPlatdesk` in HTTP mode, signed requests
+ * into `POST /slack/events`, every Web API call and response_url post landing on the fake Slack
+ * server, and the plat API served by the in-process sandbox (PLAT_SANDBOX=1), whose call counter
+ * proves "no call" and "exactly one call".
+ *
+ * The clock is the harness's own (`advance(ms)`), so confirmation expiry is tested without waiting.
+ */
+import type { KnownBlock } from '@slack/types';
+import { expect } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type Platdesk, type StartOptions, startPlatdesk } from '../../src/main.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { assertWithinSlackLimits } from './block-limits.js';
+import { type FakeSlack, type SlackCall, startSlackApiServer } from './slack-api-server.js';
+import { postAction, postCommand, type SlackHttpResult } from './slack-http.js';
+import {
+  blockAction,
+  SLACK,
+  slashCommand,
+  type ViewSubmissionInput,
+  viewSubmission,
+} from './slack-payloads.js';
+
+export const SIGNING_SECRET = 'test-secret';
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** Replaces the harness clock (then `advance` has no effect). */
+  now?: () => Date;
+  platTimeouts?: StartOptions['platTimeouts'];
+  platRetry?: StartOptions['platRetry'];
+}
+
+/** What was posted to a response_url, or the body of a chat.* call. */
+export interface SlackMessage {
+  text?: string;
+  blocks?: KnownBlock[];
+  response_type?: string;
+  replace_original?: boolean;
+  [key: string]: unknown;
+}
+
+export interface Sent {
+  status: number;
+  /** The ack latency. */
+  ms: number;
+  /** Where this request's answers are posted (`nextResponse(responseUrlId)`). */
+  responseUrlId: string;
+  body: string;
+}
+
+export interface ButtonInfo {
+  actionId: string;
+  label: string;
+  value: string | undefined;
+  url: string | undefined;
+  style: string | undefined;
+}
+
+export interface Confirmation {
+  confirm: ButtonInfo;
+  cancel: ButtonInfo;
+  /** Every text of the message (fallback text and blocks), joined. */
+  text: string;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every text in a message: the fallback text and every text object of its blocks, in order. */
+export function textOf(message: unknown): string {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (isObject(v)) {
+      if (typeof v.text === 'string') out.push(v.text);
+      for (const [k, x] of Object.entries(v)) if (k !== 'text' || typeof x !== 'string') walk(x);
+    }
+  };
+  walk(message);
+  return out.join('\n');
+}
+
+/** Every button of a message's blocks. */
+export function buttonsOf(message: SlackMessage | Json): ButtonInfo[] {
+  const buttons: ButtonInfo[] = [];
+  const blocks = Array.isArray(message.blocks) ? (message.blocks as unknown[]) : [];
+  for (const block of blocks) {
+    if (!isObject(block)) continue;
+    const elements = [
+      ...(Array.isArray(block.elements) ? block.elements : []),
+      ...(block.accessory ? [block.accessory] : []),
+    ];
+    for (const el of elements) {
+      if (!isObject(el) || el.type !== 'button') continue;
+      buttons.push({
+        actionId: String(el.action_id ?? ''),
+        label: isObject(el.text) ? String(el.text.text ?? '') : '',
+        value: typeof el.value === 'string' ? el.value : undefined,
+        url: typeof el.url === 'string' ? el.url : undefined,
+        style: typeof el.style === 'string' ? el.style : undefined,
+      });
+    }
+  }
+  return buttons;
+}
+
+export function buttonOf(message: SlackMessage | Json, actionId: string): ButtonInfo {
+  const found = buttonsOf(message).find((b) => b.actionId === actionId);
+  if (!found) throw new Error(`no ${actionId} button in: ${textOf(message).slice(0, 300)}`);
+  return found;
+}
+
+/** The Confirm and Cancel buttons of a charge confirmation (throws when it is not one). */
+export function confirmationOf(message: SlackMessage | Json): Confirmation {
+  return {
+    confirm: buttonOf(message, 'platdesk.confirm'),
+    cancel: buttonOf(message, 'platdesk.cancel'),
+    text: textOf(message),
+  };
+}
+
+/** Every blocks array the fake received, with the surface it belongs to. */
+export function recordedBlocks(
+  calls: readonly SlackCall[],
+): { where: string; blocks: unknown[]; surface: 'message' | 'modal' }[] {
+  const out: { where: string; blocks: unknown[]; surface: 'message' | 'modal' }[] = [];
+  for (const call of calls) {
+    if (Array.isArray(call.body.blocks))
+      out.push({ where: call.method, blocks: call.body.blocks, surface: 'message' });
+    const view = call.body.view;
+    if (isObject(view) && Array.isArray(view.blocks))
+      out.push({ where: call.method, blocks: view.blocks, surface: 'modal' });
+  }
+  return out;
+}
+
+export interface PlatdeskHarness {
+  platdesk: Platdesk;
+  fake: FakeSlack;
+  sandbox: Sandbox;
+  /** http://127.0.0.1:PORT/slack/events */
+  eventsUrl: string;
+  /** Moves the harness clock forward. */
+  advance(ms: number): void;
+  now(): Date;
+  /** A signed slash command with a fresh response_url. */
+  command(name: string, text: string, options?: { userId?: string; channelId?: string }): Promise<Sent>;
+  /** The next message (not yet returned by this function) posted to that response_url. */
+  nextResponse(responseUrlId: string, timeoutMs?: number): Promise<SlackMessage>;
+  /** Every message posted to that response_url so far. */
+  responses(responseUrlId: string): SlackMessage[];
+  /** A block_actions payload for a button; a fresh response_url unless one is given. */
+  click(
+    actionId: string,
+    value: string | undefined,
+    options?: { userId?: string; responseUrlId?: string; label?: string },
+  ): Promise<Sent>;
+  /** A signed view_submission. */
+  submitView(input: ViewSubmissionInput): Promise<SlackHttpResult>;
+  /** The command, then its confirmation (asserted to be one). */
+  ask(
+    name: string,
+    text: string,
+    options?: { userId?: string },
+  ): Promise<{ sent: Sent; message: SlackMessage; confirmation: Confirmation }>;
+  /** Clicks Confirm and returns the "Looking up…" message and the answer. */
+  confirm(
+    confirmation: Confirmation,
+    options?: { userId?: string },
+  ): Promise<{ sent: Sent; progress: SlackMessage; answer: SlackMessage }>;
+  /** Plat calls that reached the sandbox. */
+  calls(): number;
+  /** Waits until no plat call has arrived for `quietMs` (to prove that nothing more is coming). */
+  settle(quietMs?: number): Promise<void>;
+  /** Every message body the fake received (response_url posts and chat.* calls). */
+  messages(): SlackMessage[];
+  /** Asserts every blocks array the fake received fits Slack's limits. */
+  assertAllWithinLimits(): void;
+  /** Log lines at warn and above, as JSON text. */
+  logs(): string[];
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+let actionSeq = 0;
+
+export async function startPlatdeskHarness(options: HarnessOptions = {}): Promise<PlatdeskHarness> {
+  const fake = await startSlackApiServer();
+  let t = Date.now();
+  const now = options.now ?? (() => new Date(t));
+  const logLines: string[] = [];
+  const logger = createLogger('warn', { write: (line: string) => void logLines.push(line) });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    PORT: '0',
+    PLAT_SANDBOX: '1',
+    DATABASE_PATH: ':memory:',
+    LOG_LEVEL: 'silent',
+    PLATDESK_ADMINS: SLACK.adminId,
+    ...options.env,
+  });
+  const startOptions: StartOptions = { now, logger };
+  if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
+  if (options.platRetry) startOptions.platRetry = options.platRetry;
+  let platdesk: Platdesk;
+  try {
+    platdesk = await startPlatdesk(config, startOptions);
+  } catch (error) {
+    await fake.close();
+    throw error;
+  }
+  const sandbox = platdesk.sandbox;
+  if (!sandbox) throw new Error('PLAT_SANDBOX=1 should start the in-process sandbox');
+  const eventsUrl = `${platdesk.url}/slack/events`;
+  let seq = 0;
+  const consumed = new Map<string, number>();
+  const responsesTo = (id: string) => fake.callsTo('response_url').filter((c) => c.id === id);
+
+  const harness: PlatdeskHarness = {
+    platdesk,
+    fake,
+    sandbox,
+    eventsUrl,
+    advance: (ms) => {
+      t += ms;
+    },
+    now,
+    async command(name, text, opts = {}) {
+      const responseUrlId = `cmd-${++seq}`;
+      const payload = slashCommand({
+        command: name,
+        text,
+        responseUrl: fake.responseUrl(responseUrlId),
+        ...(opts.userId ? { userId: opts.userId } : {}),
+        ...(opts.channelId ? { channelId: opts.channelId } : {}),
+      });
+      const res = await postCommand(eventsUrl, SIGNING_SECRET, payload);
+      return { status: res.status, ms: res.ms, responseUrlId, body: res.body };
+    },
+    async nextResponse(responseUrlId, timeoutMs = 5000) {
+      const index = consumed.get(responseUrlId) ?? 0;
+      consumed.set(responseUrlId, index + 1);
+      const call = await fake.waitFor(
+        'response_url',
+        (c) => c.id === responseUrlId && responsesTo(responseUrlId).indexOf(c) === index,
+        timeoutMs,
+      );
+      return call.body as SlackMessage;
+    },
+    responses: (responseUrlId) => responsesTo(responseUrlId).map((c) => c.body as SlackMessage),
+    async click(actionId, value, opts = {}) {
+      const responseUrlId = opts.responseUrlId ?? `act-${++seq}`;
+      actionSeq += 1;
+      const payload = blockAction({
+        actionId,
+        ...(value !== undefined ? { value } : {}),
+        responseUrl: fake.responseUrl(responseUrlId),
+        actionTs: `1700000001.${String(actionSeq).padStart(6, '0')}`,
+        ...(opts.userId ? { userId: opts.userId } : {}),
+        ...(opts.label ? { text: opts.label } : {}),
+      });
+      const res = await postAction(eventsUrl, SIGNING_SECRET, payload);
+      return { status: res.status, ms: res.ms, responseUrlId, body: res.body };
+    },
+    submitView: (input) => postAction(eventsUrl, SIGNING_SECRET, viewSubmission(input)),
+    async ask(name, text, opts = {}) {
+      const sent = await harness.command(name, text, opts);
+      if (sent.status !== 200) throw new Error(`${name} ${text}: HTTP ${sent.status}`);
+      const message = await harness.nextResponse(sent.responseUrlId);
+      return { sent, message, confirmation: confirmationOf(message) };
+    },
+    async confirm(confirmation, opts = {}) {
+      const sent = await harness.click('platdesk.confirm', confirmation.confirm.value, {
+        ...opts,
+        label: confirmation.confirm.label,
+      });
+      if (sent.status !== 200) throw new Error(`Confirm: HTTP ${sent.status}`);
+      const progress = await harness.nextResponse(sent.responseUrlId);
+      const answer = await harness.nextResponse(sent.responseUrlId);
+      return { sent, progress, answer };
+    },
+    calls: () => sandbox.stats().calls,
+    async settle(quietMs = 150) {
+      let before = -1;
+      while (before !== sandbox.stats().calls) {
+        before = sandbox.stats().calls;
+        await sleep(quietMs);
+      }
+    },
+    messages: () =>
+      fake.calls
+        .filter((c) => c.method === 'response_url' || c.method.startsWith('chat.'))
+        .map((c) => c.body as SlackMessage),
+    assertAllWithinLimits() {
+      for (const { blocks, surface } of recordedBlocks(fake.calls)) {
+        if (surface === 'message') {
+          assertWithinSlackLimits(blocks, surface);
+          continue;
+        }
+        // block-limits.ts checks display blocks only; a modal's input blocks are checked here.
+        expect(blocks.length).toBeLessThanOrEqual(100);
+        const inputs = blocks.filter((b) => isObject(b) && b.type === 'input') as Json[];
+        for (const input of inputs) {
+          const label = isObject(input.label) ? input.label : {};
+          expect(label.type).toBe('plain_text');
+          expect(String(label.text ?? '').length).toBeGreaterThan(0);
+          expect(String(label.text ?? '').length).toBeLessThanOrEqual(2000);
+          expect(isObject(input.element) && typeof input.element.action_id === 'string').toBe(true);
+        }
+        const display = blocks.filter((b) => !inputs.includes(b as Json));
+        if (display.length > 0) assertWithinSlackLimits(display, 'modal');
+      }
+      for (const call of fake.calls) {
+        const view = call.body.view;
+        if (!isObject(view)) continue;
+        // https://docs.slack.dev/reference/views/modal-views: title, submit and close hold 24 characters.
+        for (const key of ['title', 'submit', 'close'])
+          if (isObject(view[key])) expect(String((view[key] as Json).text).length).toBeLessThanOrEqual(24);
+      }
+    },
+    logs: () => [...logLines],
+    async close() {
+      try {
+        await platdesk.stop();
+      } finally {
+        await fake.close();
+      }
+    },
+  };
+  return harness;
+}
+
+/** Fails when a message looks like it carries a stack trace or a raw exception. */
+export function looksLikeStackTrace(text: string): boolean {
+  return /\n\s+at .+[(:]\d+|\.ts:\d+|\.js:\d+|node:internal|^\w*Error: /m.test(text);
+}

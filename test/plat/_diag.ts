@@ -1,0 +1,26 @@
+import { Server } from 'node:http';
+import { createPlatClient } from '../../src/plat/client.js';
+import { createPlatHttp } from '../../src/plat/http.js';
+import { createLimiter } from '../../src/plat/limiter.js';
+import { createSandbox, SANDBOX_FIXTURES as F } from '../../src/sandbox/index.js';
+const arrivals: number[] = [];
+const emit = Server.prototype.emit;
+Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+  if (event === 'request') arrivals.push(performance.now());
+  return emit.call(this, event, ...args);
+} as typeof emit;
+const sandbox = createSandbox();
+const url = await sandbox.listen(0);
+const starts: number[] = [];
+const limiter = createLimiter({ onStarted: () => starts.push(performance.now()) });
+const http = createPlatHttp({ baseUrl: url, token: 'sandbox' });
+const client = createPlatClient({ http, limiter });
+const batch = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => i % 3 === 0 ? client.itemInfo({ itemId: F.items.basic }) : i % 3 === 1 ? client.shopId({ wwid: F.wwids.known }) : client.orders({ ownerId: F.owners.busy, pageSize: 20 })));
+await batch(5); await new Promise((r) => setTimeout(r, 1100)); sandbox.reset(); starts.length = 0; arrivals.length = 0;
+await batch(30);
+const t0 = starts[0]!;
+console.log('starts  ', starts.map((s) => Math.round(s - t0)).join(' '));
+console.log('arrivals', arrivals.map((s) => Math.round(s - t0)).join(' '));
+console.log('lag     ', arrivals.map((a, i) => Math.round(a - starts[i]!)).join(' '));
+console.log(sandbox.stats().maxInWindow, sandbox.stats().violations);
+await sandbox.close(); await http.close();
