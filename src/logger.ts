@@ -2,7 +2,9 @@
  * JSON logs with pino. Secrets and order receiver fields are redacted by path as a second line of
  * defence: the plat client never logs bodies, and orders lose their receiver fields at parse time.
  */
+
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { currentCorrelationId } from './correlation.js';
 
 export const REDACT_PATHS = [
   'token',
@@ -33,6 +35,11 @@ export function createLogger(level: LoggerOptions['level'], destination?: Destin
     base: { app: 'platdesk' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Every line written while a Slack request is handled carries its correlation id.
+    mixin: () => {
+      const correlationId = currentCorrelationId();
+      return correlationId ? { correlationId } : {};
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

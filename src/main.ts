@@ -38,7 +38,13 @@ export interface StartOptions {
   /** Tests: a short plat deadline and fast retries, so timeouts and 101 storms run in milliseconds. */
   platTimeouts?: Partial<HttpTimeouts>;
   platRetry?: Partial<RetryPolicy>;
+  /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
+  drainTimeoutMs?: number;
 }
+
+/** Below Docker's default 10 s stop timeout, so the process exits on its own. */
+export const DRAIN_TIMEOUT_MS = 8_000;
+const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
 
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -84,11 +90,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     editions: config.plat.editions,
     logger,
     ...(options.platRetry ? { retry: options.platRetry } : {}),
-    onCharge: (e) => {
-      metrics.inc('platdesk_plat_calls_total', 'Plat responses by operation and code', {
-        operation: e.operation,
-        code: e.code,
+    onAttempt: ({ operation, outcome, apiCode, ms }) => {
+      metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
+        operation,
+        outcome,
+        code: apiCode ?? 'none',
       });
+      metrics.observe('platdesk_plat_call_ms', 'Plat call duration', PLAT_BUCKETS_MS, ms, { operation });
+      if (outcome !== 'ok')
+        metrics.inc('platdesk_errors_total', 'Errors by source and code', { source: 'plat', code: outcome });
+    },
+    onCharge: (e) => {
       metrics.inc(
         'platdesk_plat_points_total',
         'Points withheld by the plat API',
@@ -171,6 +183,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     isAdmin,
     admins,
     configuredAdmins: config.admins,
+    metrics,
   });
 
   const started = await app.start(config.port);
@@ -187,12 +200,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     sandbox,
     store,
     stop() {
+      // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {
-        limiter.stop();
+        logger.info('platdesk stopping');
         await app.stop();
+        const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
+        if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
+        limiter.stop();
         await http.close();
         await sandbox?.close();
         store.close();
+        logger.info({ drained }, 'platdesk stopped');
       })();
       return stopping;
     },

@@ -42,7 +42,7 @@ function printLine(record: WaybillPrintRecord): string {
   let print = 'no print template';
   if (record.printData) {
     const template = mrkdwnLink(record.printData.templateURL, 'print template');
-    print = record.printData.ver ? `${template} v${escapeClip(record.printData.ver, 20)}` : template;
+    print = record.printData.ver ? `${template} (version ${escapeClip(record.printData.ver, 60)})` : template;
   } else if (record.printDataRaw) {
     print = 'print data in the file';
   }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../config.js';
+import { currentCorrelationId } from '../correlation.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
@@ -102,6 +103,8 @@ export interface LookupService {
    * PlatError. An identical lookup already in flight is shared: the follower is not charged.
    */
   run(pending: PendingLookup, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
+  /** Graceful shutdown: waits for the lookups already running (confirmed calls) to finish and be recorded. */
+  drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
 }
 
 export function summarize(request: LookupRequest): string {
@@ -140,6 +143,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
   const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
   const inFlight = new Map<string, Promise<LookupOutcome>>();
+  /** Every run in progress (leaders and followers), for drain(). */
+  const running = new Set<Promise<unknown>>();
   const accessDeps: AccessDeps = {
     access: settings.access,
     shops: settings.shops,
@@ -276,62 +281,88 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     claim: (pendingId, userId) => store.pending.claim(pendingId, userId),
     cancel: (pendingId, userId) => store.pending.cancel(pendingId, userId),
 
-    async run(pending, runOptions = {}) {
-      const key = requestKey(pending.request);
-      const leader = inFlight.get(key);
-      if (leader) {
-        // Single-flight: the same question is being asked right now; share its answer, free.
-        try {
-          const outcome = await leader;
-          store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
-          return {
-            ...outcome,
-            chargedPoints: 0,
-            ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
-            shared: true,
-          };
-        } catch (error) {
-          store.pending.finish(pending.id, 'failed', null);
-          throw error;
-        }
-      }
+    run(pending, runOptions = {}) {
+      const run = runClaimed(pending, runOptions);
+      running.add(run);
+      void run.then(
+        () => running.delete(run),
+        () => running.delete(run),
+      );
+      return run;
+    },
 
-      const correlationId = runOptions.correlationId ?? randomUUID();
-      const record = (event: ChargeEvent) => {
-        store.ledger.record({
-          at: event.at,
-          userId: pending.userId,
-          channelId: pending.channelId,
-          operation: event.operation,
-          edition: event.edition,
-          points: event.points,
-          quotaCalls: OPERATIONS[event.operation].charge === 'quota' ? 1 : 0,
-          code: event.code,
-          outcome: event.code === 0 ? 'ok' : 'error',
-          requestId: event.requestId,
-          correlationId: event.correlationId,
-          pendingId: pending.id,
-          source: runOptions.source ?? 'interactive',
-        });
-      };
-      const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
-      const running = executeLookup(budgetedClient(pending.userId), pending.request, callOptions);
-      inFlight.set(key, running);
-      try {
-        const outcome = await running;
-        cache.set(pending.request, outcome);
-        store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
-        return outcome;
-      } catch (error) {
-        store.pending.finish(pending.id, 'failed', null);
-        logger?.warn(
-          { err: error, pendingId: pending.id, kind: pending.request.kind, correlationId },
-          'lookup failed',
-        );
-        throw error;
-      } finally {
-        inFlight.delete(key);
-      }
+    async drain(timeoutMs) {
+      const count = running.size;
+      if (count === 0) return { drained: true, running: 0 };
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const all = Promise.allSettled([...running]).then(() => true as const);
+      const drained = await Promise.race([all, timeout]);
+      clearTimeout(timer);
+      return { drained, running: drained ? 0 : running.size };
     },
   };
+
+  async function runClaimed(
+    pending: PendingLookup,
+    runOptions: RunOptions,
+  ): Promise<LookupOutcome & { shared?: boolean }> {
+    const key = requestKey(pending.request);
+    const leader = inFlight.get(key);
+    if (leader) {
+      // Single-flight: the same question is being asked right now; share its answer, free.
+      try {
+        const outcome = await leader;
+        store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
+        return {
+          ...outcome,
+          chargedPoints: 0,
+          ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
+          shared: true,
+        };
+      } catch (error) {
+        store.pending.finish(pending.id, 'failed', null);
+        throw error;
+      }
+    }
+
+    const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
+    const record = (event: ChargeEvent) => {
+      store.ledger.record({
+        at: event.at,
+        userId: pending.userId,
+        channelId: pending.channelId,
+        operation: event.operation,
+        edition: event.edition,
+        points: event.points,
+        quotaCalls: OPERATIONS[event.operation].charge === 'quota' ? 1 : 0,
+        code: event.code,
+        outcome: event.code === 0 ? 'ok' : 'error',
+        requestId: event.requestId,
+        correlationId: event.correlationId,
+        pendingId: pending.id,
+        source: runOptions.source ?? 'interactive',
+      });
+    };
+    const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
+    const running = executeLookup(budgetedClient(pending.userId), pending.request, callOptions);
+    inFlight.set(key, running);
+    try {
+      const outcome = await running;
+      cache.set(pending.request, outcome);
+      store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
+      return outcome;
+    } catch (error) {
+      store.pending.finish(pending.id, 'failed', null);
+      logger?.warn(
+        { err: error, pendingId: pending.id, kind: pending.request.kind, correlationId },
+        'lookup failed',
+      );
+      throw error;
+    } finally {
+      inFlight.delete(key);
+    }
+  }
 }

@@ -5,7 +5,13 @@
  */
 import type { Logger } from 'pino';
 import { errorForCode } from './codes.js';
-import { isPlatError, PlatInputError, PlatSchemaError } from './errors.js';
+import {
+  isPlatApiError,
+  isPlatError,
+  type PlatErrorCode,
+  PlatInputError,
+  PlatSchemaError,
+} from './errors.js';
 import type { PlatHttp, RequestParams } from './http.js';
 import {
   type ItemInput,
@@ -74,6 +80,16 @@ export interface PlatClientOptions {
   onCharge?: ChargeListener;
   retry?: Partial<RetryPolicy>;
   logger?: Pick<Logger, 'debug' | 'warn'>;
+  /** Called once per attempt that was sent (metrics): its outcome is 'ok' or the error's code. */
+  onAttempt?: (info: AttemptInfo) => void;
+}
+
+export interface AttemptInfo {
+  operation: Operation;
+  outcome: 'ok' | PlatErrorCode;
+  /** The envelope code when one was read. */
+  apiCode: number | null;
+  ms: number;
 }
 
 export interface CallOptions {
@@ -190,6 +206,22 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     };
   }
 
+  /** Reports each sent attempt's outcome and duration to onAttempt. */
+  async function observed<T>(operation: Operation, run: () => Promise<T>): Promise<T> {
+    if (!options.onAttempt) return run();
+    const started = performance.now();
+    const report = (outcome: AttemptInfo['outcome'], apiCode: number | null) =>
+      options.onAttempt?.({ operation, outcome, apiCode, ms: performance.now() - started });
+    try {
+      const result = await run();
+      report('ok', 0);
+      return result;
+    } catch (error) {
+      report(isPlatError(error) ? error.code : 'bad_response', isPlatApiError(error) ? error.apiCode : null);
+      throw error;
+    }
+  }
+
   /** Through the limiter; 101/202 are retried with backoff as new limiter jobs (notes.md). */
   async function call<T>(
     operation: Operation,
@@ -200,12 +232,15 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
   ): Promise<PlatResult<T>> {
     for (let n = 0; ; n++) {
       try {
-        return await limiter.schedule(() => attempt(operation, edition, params, decode, call), {
-          priority: call.priority ?? 'interactive',
-          operation,
-          ...(call.signal ? { signal: call.signal } : {}),
-          ...(call.onQueued ? { onQueued: call.onQueued } : {}),
-        });
+        return await limiter.schedule(
+          () => observed(operation, () => attempt(operation, edition, params, decode, call)),
+          {
+            priority: call.priority ?? 'interactive',
+            operation,
+            ...(call.signal ? { signal: call.signal } : {}),
+            ...(call.onQueued ? { onQueued: call.onQueued } : {}),
+          },
+        );
       } catch (error) {
         if (!isPlatError(error) || !error.retryable || n >= retry.maxRetries || call.signal?.aborted)
           throw error;

@@ -3,6 +3,7 @@
  */
 import type { Logger } from 'pino';
 import type { LookupService } from '../lookups/lookup-service.js';
+import type { Metrics } from '../metrics.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
 import type { AdminAlerts } from './admin-alerts.js';
@@ -13,6 +14,7 @@ export interface SlackDeps {
   store: Store;
   logger: Logger;
   alerts: AdminAlerts;
+  metrics: Metrics;
   /** Admins: PLATDESK_ADMINS plus those added from the app. */
   isAdmin: (userId: string) => boolean;
   admins: () => string[];

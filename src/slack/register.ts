@@ -6,9 +6,11 @@ import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
+import { registerRequestLog } from './request-log.js';
 import { registerViews } from './views/index.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
+  registerRequestLog(app, deps);
   registerCommands(app, deps);
   registerActions(app, deps);
   registerViews(app, deps);

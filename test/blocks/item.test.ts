@@ -42,7 +42,11 @@ describe('renderItem', () => {
     const buttons = blocks.find((b): b is ActionsBlock => b.type === 'actions')?.elements;
     expect(buttons).toEqual([
       expect.objectContaining({ action_id: ACTIONS.itemPrices, value: ITEM_ID }),
-      expect.objectContaining({ action_id: ACTIONS.itemShop, value: ITEM_ID }),
+      // The Shop button carries the item's link: get-shop-info takes a link (spec §4.4).
+      expect.objectContaining({
+        action_id: ACTIONS.itemShop,
+        value: `https://item.taobao.com/item.htm?id=${ITEM_ID}`,
+      }),
       expect.objectContaining({
         action_id: ACTIONS.itemLink,
         url: `https://item.taobao.com/item.htm?id=${ITEM_ID}`,

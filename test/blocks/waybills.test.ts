@@ -24,7 +24,7 @@ describe('renderWaybillPrint', () => {
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).toContain(
-      ':white_check_mark: `SF1234567890000` (parent `SF1234567800000`): <https://cloudprint.example.com/template/standard_0.xml|print template> v12',
+      ':white_check_mark: `SF1234567890000` (parent `SF1234567800000`): <https://cloudprint.example.com/template/standard_0.xml|print template> (version 12)',
     );
     expect(all).toContain(':x: `SF1234567890003`: isv.waybill-not-found: waybill not found');
     expect(all).toContain('20 waybills (YT1234567890100');

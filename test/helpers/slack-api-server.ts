@@ -224,6 +224,10 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
     'views.push': (call) => ({ view: viewOf(call, nextId('V')) }),
     'views.update': (call) => ({ view: viewOf(call, str(call.body.view_id, nextId('V'))) }),
     'views.publish': (call) => ({ view: viewOf(call, nextId('V')) }),
+    // The app's direct message with a user (platdesk sends files there).
+    'conversations.open': (call) => ({
+      channel: { id: `D${str(call.body.users, SLACK.userId).replace(/^U/, '')}` },
+    }),
     'conversations.info': (call) => {
       const id = str(call.body.channel, SLACK.channelId);
       const isIm = id.startsWith('D');

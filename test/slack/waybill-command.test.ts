@@ -88,8 +88,6 @@ describe('/waybill', () => {
     const { confirmation } = await h.ask('/waybill', `${waybills.ok[0]} shop:${shops.clothing}`);
     const { answer } = await h.confirm(confirmation);
     const before = h.calls();
-    // The fake has no default answer for conversations.open: give the DM channel Slack would.
-    h.fake.setResponse('conversations.open', { channel: { id: 'D1234' } });
     const download = buttonOf(answer, 'platdesk.waybill.download');
     const click = await h.click(download.actionId, download.value);
     expect(click.status).toBe(200);

@@ -20,16 +20,26 @@ export function registerWaybillDownload(app: App, deps: SlackDeps): void {
       return;
     }
     const file = JSON.parse(pending.resultJson) as { filename: string; content: string };
-    const dm = await client.conversations.open({ users: body.user.id });
-    const channel = dm.channel?.id;
-    if (!channel) throw new Error('conversations.open returned no channel');
-    await client.files.uploadV2({
-      channel_id: channel,
-      filename: file.filename,
-      content: file.content,
-      title: 'Waybill print data',
-      initial_comment: `Print data for ${pending.summary}, for your printing tool.`,
-    });
+    try {
+      const dm = await client.conversations.open({ users: body.user.id });
+      const channel = dm.channel?.id;
+      if (!channel) throw new Error('conversations.open returned no channel');
+      await client.files.uploadV2({
+        channel_id: channel,
+        filename: file.filename,
+        content: file.content,
+        title: 'Waybill print data',
+        initial_comment: `Print data for ${pending.summary}, for your printing tool.`,
+      });
+    } catch (error) {
+      deps.logger.error({ err: error, pendingId: pending.id }, 'print data file not delivered');
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: 'The print data file could not be sent to you; try the button again in a moment (no new charge).',
+      });
+      return;
+    }
     await respond({
       response_type: 'ephemeral',
       replace_original: false,
