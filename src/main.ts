@@ -17,8 +17,10 @@ import { createLimiter } from './plat/limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { createDigests } from './slack/digest/wiring.js';
 import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
+import { observeAcks } from './slack/request-log.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -44,6 +46,8 @@ export interface StartOptions {
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
 export const DRAIN_TIMEOUT_MS = 8_000;
+/** After cutting off calls past the drain bound: time for their lookups to record it and answer. */
+const CUT_OFF_GRACE_MS = 1_000;
 const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
 
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
@@ -173,7 +177,18 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       );
     },
   });
+  const digests = createDigests({
+    slackClient: app.client,
+    store,
+    client,
+    alerts,
+    admins,
+    logger,
+    prices: config.plat.prices,
+    now,
+  });
   registerListeners(app, {
+    digests,
     lookups,
     client,
     store,
@@ -188,10 +203,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const started = await app.start(config.port);
   const server = config.slack.mode === 'http' ? (started as import('node:http').Server) : null;
+  if (server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
   await reportInterruptedLookups({ store, client: app.client, logger });
+  // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
+  digests.scheduler.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -204,10 +222,15 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       stopping ??= (async () => {
         logger.info('platdesk stopping');
         await app.stop();
+        // A digest in flight gives its run up (released lease) so the next start takes it over.
+        await digests.scheduler.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         limiter.stop();
-        await http.close();
+        // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
+        // end as timeouts, and their lookups get a moment to record that and tell the user.
+        await http.close({ force: !drained });
+        if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
         await sandbox?.close();
         store.close();
         logger.info({ drained }, 'platdesk stopped');

@@ -23,6 +23,18 @@ export const ACTIONS = {
   errorAuthLink: 'platdesk.link.auth',
   /** URL button opening the item page. Ack only. */
   itemLink: 'platdesk.link.item',
+  /** Digest over the cost cap: run it anyway; value = run id. */
+  digestRunAnyway: 'platdesk.digest.run_anyway',
+  /** Item-link unfurl: offer the lookup (or show the earlier result); value = unfurlButtonValue(). */
+  unfurlLookup: 'platdesk.unfurl.lookup',
+  /** App Home (admins): open the "who may spend" form. */
+  homeAccess: 'platdesk.home.access',
+  /** App Home (admins): open the auto-lookup channels form. */
+  homeAutoLookup: 'platdesk.home.autolookup',
+  /** App Home (admins): open the prices form. */
+  homePrices: 'platdesk.home.prices',
+  /** App Home (admins): remove a digest subscription; value = subscription id. */
+  homeDigestRemove: 'platdesk.home.digest_remove',
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];

@@ -8,7 +8,8 @@ import { escapeClip } from './text.js';
 
 export function renderInvalidInput(command: SlashCommand, problems: readonly string[]): RenderedMessage {
   const list = problems.slice(0, 10).map((p) => `• ${escapeClip(p, 400)}`);
-  return message(`${command}: ${problems[0] ?? 'invalid input'}`, [
+  // The fallback text is mrkdwn too, and a problem may quote the input (`unknown option …`).
+  return message(`${command}: ${escapeClip(problems[0] ?? 'invalid input', 400)}`, [
     section(`:warning: *That cannot be looked up*\n${list.join('\n')}`),
     section(`Usage: ${usageLine(command)}\nType \`${command} help\` for examples.`),
     context('Nothing was sent and nothing was charged.'),

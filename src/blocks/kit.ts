@@ -26,8 +26,13 @@ export interface RenderedMessage {
 /** Slack rejects empty text objects. */
 const EMPTY = '—';
 
+/**
+ * A mrkdwn text object. `verbatim: true`: Slack would otherwise turn a bare URL, `@here` or a
+ * channel name in the (escaped) text into a link or mention; intended `<url|label>` and `<@U…>`
+ * still work (https://docs.slack.dev/reference/block-kit/composition-objects/text-object).
+ */
 export function mrkdwn(text: string, max: number = SLACK_LIMITS.text): MrkdwnElement {
-  return { type: 'mrkdwn', text: truncateMrkdwn(text, max) || EMPTY };
+  return { type: 'mrkdwn', text: truncateMrkdwn(text, max) || EMPTY, verbatim: true };
 }
 
 /** A section of mrkdwn (already escaped), cut to 3000 characters. */

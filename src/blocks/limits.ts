@@ -34,7 +34,8 @@ export const SLACK_LIMITS = {
 export function moreBlock(text: string): ContextBlock {
   return {
     type: 'context',
-    elements: [{ type: 'mrkdwn', text: truncateMrkdwn(text, SLACK_LIMITS.contextText) }],
+    // verbatim: no auto-linking of the escaped text (see kit.ts mrkdwn).
+    elements: [{ type: 'mrkdwn', text: truncateMrkdwn(text, SLACK_LIMITS.contextText), verbatim: true }],
   };
 }
 
@@ -113,7 +114,7 @@ export function packSections(entries: readonly string[], options: PackOptions): 
   let result = pack(options.maxBlocks);
   if (result.shown < entries.length) result = pack(options.maxBlocks - 1);
   const blocks: KnownBlock[] = result.texts.map(
-    (text): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text } }),
+    (text): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } }),
   );
   const hidden = entries.length - result.shown;
   if (hidden > 0) blocks.push(moreBlock(options.more(hidden)));

@@ -26,7 +26,7 @@ export function renderRefusal(reason: string, admins: readonly string[]): Render
           .map((id) => `<@${id}>`)
           .join(', ')}.`
       : 'Ask a platdesk admin (PLATDESK_ADMINS).';
-  return message(`Not looked up: ${reason}`, [
+  return message(`Not looked up: ${escapeClip(reason, 1000)}`, [
     section(`:no_entry: *Not looked up*\n${escapeClip(reason, 1000)}`),
     context(`${ask} Nothing was sent and nothing was charged.`),
   ]);

@@ -31,6 +31,8 @@ export const digestSummarySchema = z.object({
   version: z.literal(1),
   /** [from, to) in ms. */
   window: z.object({ from: z.number(), to: z.number() }),
+  /** The digest's time (ms): "within 24 h" counts from here. */
+  at: z.number(),
   orders: z.number(),
   /** Money in fen (0.01 yuan) integers: sums of yuan floats drift, sums of integers do not. */
   amountFen: z.number(),
@@ -125,6 +127,7 @@ export function summarize(orders: readonly Order[], options: SummarizeOptions): 
   return {
     version: 1,
     window: { from: options.window.from.getTime(), to: options.window.to.getTime() },
+    at,
     orders: orders.length,
     amountFen,
     byStatus: [...statuses.entries()]

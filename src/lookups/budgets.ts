@@ -3,6 +3,7 @@
  * exceed a cap is refused before it is made; at 80 % the user is warned. Spend is read from the
  * ledger; points of calls in flight are reserved so concurrent calls cannot overshoot together.
  */
+import { offsetAt } from '../digest/zoned-time.js';
 import type { Ledger } from '../store/store.js';
 import type { Budgets, Caps } from './settings.js';
 
@@ -23,36 +24,19 @@ export type BudgetCheck =
   | { ok: true; warnings: CapFigure[] }
   | { ok: false; exceeded: CapFigure; wanted: number; warnings: CapFigure[] };
 
-/** Offset of a time zone from UTC at an instant, in ms (positive east of Greenwich). */
-function zoneOffsetMs(timeZone: string, at: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(at));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return wall - Math.floor(at / 1000) * 1000;
-}
-
 /** The start of the local day and month containing `at`, as instants. */
 export function periodStarts(
   at: Date,
   timeZone: string,
 ): { day: Date; month: Date; nextDay: Date; nextMonth: Date } {
-  const local = new Date(at.getTime() + zoneOffsetMs(timeZone, at.getTime()));
+  const local = new Date(at.getTime() + offsetAt(at.getTime(), timeZone));
   const y = local.getUTCFullYear();
   const m = local.getUTCMonth();
   const d = local.getUTCDate();
   // Local midnight as an instant: subtract the zone's offset at (about) that moment; twice for DST days.
   const instant = (wallUtc: number) => {
-    let guess = wallUtc - zoneOffsetMs(timeZone, wallUtc);
-    guess = wallUtc - zoneOffsetMs(timeZone, guess);
+    let guess = wallUtc - offsetAt(wallUtc, timeZone);
+    guess = wallUtc - offsetAt(guess, timeZone);
     return new Date(guess);
   };
   return {
@@ -89,11 +73,14 @@ export function createBudgetGuard(deps: {
   return {
     check(userId, points) {
       const budgets = deps.budgets();
-      const now = deps.now();
-      const periods = periodStarts(now, budgets.timezone);
+      const applicable = capsFor(budgets, userId);
+      // No caps set (the default): nothing to read from the ledger.
+      if (applicable.every(({ caps }) => caps.daily === null && caps.monthly === null))
+        return { ok: true, warnings: [] };
+      const periods = periodStarts(deps.now(), budgets.timezone);
       const warnings: CapFigure[] = [];
       let exceeded: CapFigure | null = null;
-      for (const { scope, caps } of capsFor(budgets, userId)) {
+      for (const { scope, caps } of applicable) {
         for (const period of ['daily', 'monthly'] as const) {
           const cap = caps[period];
           if (cap === null) continue;

@@ -23,7 +23,7 @@ import {
 } from './budgets.js';
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
-import { configuredPrice, quote } from './quote.js';
+import { configuredPrice, mergePrices, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
 import type { LookupOutcome, LookupRequest, Quote } from './types.js';
 
@@ -103,6 +103,11 @@ export interface LookupService {
    * PlatError. An identical lookup already in flight is shared: the follower is not charged.
    */
   run(pending: PendingLookup, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
+  /**
+   * Keeps drain() waiting for work that belongs to a confirmed lookup besides the run itself
+   * (delivering its answer); returns the same promise.
+   */
+  hold<T>(work: Promise<T>): Promise<T>;
   /** Graceful shutdown: waits for the lookups already running (confirmed calls) to finish and be recorded. */
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
 }
@@ -152,9 +157,20 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     isInGroup: options.isInGroup ?? (async () => false),
   };
 
+  /** PLAT_PRICES with the admins' overrides (read each time: a change applies to the next quote). */
+  const prices = () => mergePrices(options.prices, settings.priceOverrides());
+  function hold<T>(work: Promise<T>): Promise<T> {
+    running.add(work);
+    void work.then(
+      () => running.delete(work),
+      () => running.delete(work),
+    );
+    return work;
+  }
+
   const quoteOf = (request: LookupRequest) =>
     quote(request, {
-      prices: options.prices,
+      prices: prices(),
       lastCharge: (operation, edition) => store.ledger.lastCharge(operation, edition),
       editionFor: (operation) => client.editionFor(operation),
     });
@@ -163,9 +179,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   const pointsPerCall = (operation: Operation) => {
     if (OPERATIONS[operation].charge === 'quota') return 0;
     const edition = client.editionFor(operation);
-    return (
-      configuredPrice(options.prices, operation, edition) ?? store.ledger.lastCharge(operation, edition) ?? 0
-    );
+    return configuredPrice(prices(), operation, edition) ?? store.ledger.lastCharge(operation, edition) ?? 0;
   };
 
   /** Admins hear of each cap once per day (kept in the store, so a restart does not repeat it). */
@@ -282,14 +296,10 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     cancel: (pendingId, userId) => store.pending.cancel(pendingId, userId),
 
     run(pending, runOptions = {}) {
-      const run = runClaimed(pending, runOptions);
-      running.add(run);
-      void run.then(
-        () => running.delete(run),
-        () => running.delete(run),
-      );
-      return run;
+      return hold(runClaimed(pending, runOptions));
     },
+
+    hold,
 
     async drain(timeoutMs) {
       const count = running.size;

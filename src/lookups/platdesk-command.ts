@@ -3,11 +3,13 @@
  * admin settings (who may spend, budgets, the shop registry, cache lifetimes, admins). Every
  * change is stored (and audited with who made it) through the store's settings.
  */
+import { canonicalTimeZone, localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
 import type { Store } from '../store/store.js';
 import { ledgerCsv, type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, RegisteredShop, SpendSettings } from './settings.js';
 import { SETTING_KEYS } from './settings.js';
+import { runAutoLookupCommand } from './unfurls.js';
 
 export type PlatdeskResult =
   | { kind: 'help'; admin: boolean }
@@ -45,7 +47,17 @@ export function mentions(tokens: readonly string[]) {
   return { users, groups, channels, unknown };
 }
 
-const ADMIN_ONLY = new Set(['access', 'budget', 'shop', 'shops', 'cache', 'admins', 'audit', 'export']);
+const ADMIN_ONLY = new Set([
+  'access',
+  'budget',
+  'shop',
+  'shops',
+  'cache',
+  'admins',
+  'audit',
+  'export',
+  'autolookup',
+]);
 
 export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): PlatdeskResult {
   const tokens = text.trim().split(/\s+/).filter(Boolean);
@@ -72,6 +84,16 @@ export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Platdesk
       return cache(rest, ctx);
     case 'admins':
       return admins(rest, ctx);
+    case 'autolookup': {
+      // Item links posted in these channels are looked up without asking, within a daily cap (issue 5).
+      const [first, ...others] = rest;
+      const channel = first ? (mentions([first]).channels[0] ?? null) : null;
+      if (first && !channel) return { kind: 'invalid', problems: ['name the channel as #channel'] };
+      return runAutoLookupCommand(
+        { channelId: channel, rest: others },
+        { store: ctx.store, spend: ctx.settings, userId: ctx.userId, now: ctx.now },
+      );
+    }
     case 'audit':
       return {
         kind: 'text',
@@ -128,7 +150,8 @@ function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     label = arg;
   } else if (arg === 'month' || arg === 'today' || arg === 'last30') {
     range = reportRange(arg, ctx.now, timeZone);
-    label = arg === 'month' ? range.from.toISOString().slice(0, 7) : arg;
+    // The month as the budget zone counts it (range.from in UTC is the day before east of Greenwich).
+    label = arg === 'month' ? localMonth(ctx.now, timeZone) : arg;
   } else return { kind: 'invalid', problems: ['export takes month, today, last30 or YYYY-MM'] };
   const entries = [...ctx.store.ledger.iterate(range)];
   return {
@@ -137,6 +160,11 @@ function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     content: ledgerCsv(entries),
     rows: entries.length,
   };
+}
+
+/** "2026-11": the year and month of `at` in `timeZone`. */
+function localMonth(at: Date, timeZone: string): string {
+  return localDateOf(at.getTime(), timeZone).slice(0, 7);
 }
 
 function confirmPreference(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
@@ -220,12 +248,10 @@ function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   if (rest.length === 0) return { kind: 'text', title: 'Budgets', lines: describeBudgets(current) };
   if (rest[0]?.toLowerCase() === 'timezone') {
     const zone = rest[1] ?? '';
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: zone });
-    } catch {
+    if (canonicalTimeZone(zone) === null) {
       return { kind: 'invalid', problems: [`${zone || 'that'} is not a time zone (e.g. Asia/Shanghai)`] };
     }
-    const next = { ...current, timezone: zone };
+    const next = { ...current, timezone: canonicalTimeZone(zone) ?? zone };
     ctx.settings.setBudgets(next, ctx.userId);
     return { kind: 'text', title: 'Budgets', lines: describeBudgets(next) };
   }

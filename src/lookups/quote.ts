@@ -25,6 +25,17 @@ export function configuredPrice(
   return (edition !== null ? byEdition[String(edition)] : undefined) ?? byEdition['*'] ?? null;
 }
 
+/**
+ * PLAT_PRICES with the admins' overrides on top (App Home "Prices"): an override replaces the
+ * configured price of the same operation and edition, other editions keep theirs.
+ */
+export function mergePrices(configured: PriceTable, overrides: PriceTable): PriceTable {
+  const out: PriceTable = { ...configured };
+  for (const [operation, byEdition] of Object.entries(overrides) as [Operation, Record<string, number>][])
+    out[operation] = { ...configured[operation], ...byEdition };
+  return out;
+}
+
 /** The calls a request makes: waybills go in batches of at most 20 (spec §8). */
 export function plannedCalls(request: LookupRequest): { operation: Operation; calls: number }[] {
   switch (request.kind) {

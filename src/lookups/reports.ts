@@ -65,11 +65,16 @@ const CSV_COLUMNS = [
   'source',
 ] as const;
 
-/** RFC 4180 field; a leading =, +, - or @ is prefixed so spreadsheets do not run it as a formula. */
+/**
+ * RFC 4180 field; a leading =, +, -, @, tab or carriage return is prefixed so spreadsheets do not
+ * run it as a formula (https://owasp.org/www-community/attacks/CSV_Injection).
+ */
 function csvField(value: string | number | null): string {
   if (value === null) return '';
   let text = String(value);
-  if (/^[=+\-@]/.test(text) && typeof value === 'string') text = `'${text}`;
+  // A plain negative number (the yuan column of a negative charge) is not a formula: keep it a number.
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string' && !/^-\d+(\.\d+)?$/.test(text))
+    text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

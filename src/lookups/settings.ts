@@ -72,12 +72,27 @@ function pickOperations(ttl: Record<string, number>): Partial<Record<Operation, 
   return out;
 }
 
+/**
+ * Price overrides set by admins (App Home), in points per call by operation and edition ('*':
+ * every edition). They take precedence over PLAT_PRICES in every quote and budget check.
+ */
+export const priceOverridesSchema = z
+  .record(z.string(), z.record(z.string().regex(/^(\d{1,2}|\*)$/), z.number().nonnegative().finite()))
+  .default({})
+  .transform((table) => {
+    const out: Partial<Record<Operation, Record<string, number>>> = {};
+    for (const op of OPERATION_NAMES) if (table[op] && Object.keys(table[op]).length > 0) out[op] = table[op];
+    return out;
+  });
+export type PriceOverrides = z.output<typeof priceOverridesSchema>;
+
 export const SETTING_KEYS = {
   access: 'access',
   budgets: 'budgets',
   shops: 'shops',
   cacheTtl: 'cache.ttl',
   admins: 'admins',
+  prices: 'prices',
 } as const;
 
 /** Typed, validated access to the spend settings. */
@@ -86,10 +101,12 @@ export interface SpendSettings {
   budgets(): Budgets;
   shops(): ShopRegistry;
   cacheTtlS(): Record<Operation, number>;
+  priceOverrides(): PriceOverrides;
   setAccess(value: AccessPolicy, actorId: string): void;
   setBudgets(value: Budgets, actorId: string): void;
   setShops(value: ShopRegistry, actorId: string): void;
   setCacheTtl(value: Partial<Record<Operation, number>>, actorId: string): void;
+  setPriceOverrides(value: PriceOverrides, actorId: string): void;
 }
 
 export function spendSettings(settings: Settings): SpendSettings {
@@ -106,10 +123,13 @@ export function spendSettings(settings: Settings): SpendSettings {
     budgets: () => read(SETTING_KEYS.budgets, budgetsSchema.default(budgetsSchema.parse({}))),
     shops: () => read(SETTING_KEYS.shops, shopRegistrySchema.default({ shops: [], registeredOnly: false })),
     cacheTtlS: () => read(SETTING_KEYS.cacheTtl, cacheTtlSchema),
+    priceOverrides: () => read(SETTING_KEYS.prices, priceOverridesSchema),
     setAccess: (value, actorId) =>
       settings.set(SETTING_KEYS.access, accessPolicySchema.parse(value), actorId),
     setBudgets: (value, actorId) => settings.set(SETTING_KEYS.budgets, budgetsSchema.parse(value), actorId),
     setShops: (value, actorId) => settings.set(SETTING_KEYS.shops, shopRegistrySchema.parse(value), actorId),
     setCacheTtl: (value, actorId) => settings.set(SETTING_KEYS.cacheTtl, value, actorId),
+    setPriceOverrides: (value, actorId) =>
+      settings.set(SETTING_KEYS.prices, priceOverridesSchema.parse(value), actorId),
   };
 }

@@ -154,7 +154,23 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     call: CallOptions,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
-    const { body } = await http.send({ operation, params, signal: call.signal });
+    let body: unknown;
+    try {
+      ({ body } = await http.send({ operation, params, signal: call.signal }));
+    } catch (error) {
+      // No readable answer (timeout, connection, not JSON): still one line, with the request's id.
+      logger?.debug(
+        {
+          operation,
+          edition,
+          error: isPlatError(error) ? error.code : 'unknown',
+          ms: Math.round(performance.now() - started),
+          correlationId: call.correlationId,
+        },
+        'plat call',
+      );
+      throw error;
+    }
     const envelope = envelopeSchema.safeParse(body);
     if (!envelope.success) throw new PlatSchemaError(operation, issueLines(envelope.error), null);
     const { code, msg, msec, time } = envelope.data;

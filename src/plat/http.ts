@@ -48,7 +48,11 @@ export interface PlatHttpResponse {
 
 export interface PlatHttp {
   send(request: PlatRequest): Promise<PlatHttpResponse>;
-  close(): Promise<void>;
+  /**
+   * Closes the pool once the calls in flight have finished; with `force`, cuts them off first
+   * (shutdown past its bound): they fail as timeouts, since the service may have counted them.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
 }
 
 export interface PlatHttpOptions {
@@ -72,11 +76,15 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     keepAliveTimeout: 30_000,
   });
   const secrets = [options.token];
+  const shutdown = new AbortController();
 
   async function send({ operation, params, signal }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
+    const started = performance.now();
     const deadline = AbortSignal.timeout(timeouts.deadlineMs);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const combined = AbortSignal.any(
+      signal ? [signal, deadline, shutdown.signal] : [deadline, shutdown.signal],
+    );
     const headers: Record<string, string> = {
       authorization: `Bearer ${options.token}`,
       accept: 'application/json',
@@ -111,7 +119,13 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       status = res.statusCode;
       text = await res.body.text();
     } catch (error) {
-      throw transportError(operation, error, { signal, deadline, timeouts, secrets });
+      throw transportError(operation, error, {
+        signal,
+        deadline,
+        cutOff: shutdown.signal.aborted ? performance.now() - started : null,
+        timeouts,
+        secrets,
+      });
     }
     // A body may echo the token (a proxy's error page, a msg quoting the header): remove it before
     // the parsed body (msg → error messages), an excerpt cut mid-token or JSON.parse's error can hold it.
@@ -126,17 +140,32 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     }
   }
 
-  return { send, close: () => pool.close() };
+  return {
+    send,
+    async close({ force = false } = {}) {
+      if (!force) return pool.close();
+      shutdown.abort();
+      await pool.destroy();
+    },
+  };
 }
 
 function transportError(
   operation: Operation,
   error: unknown,
-  ctx: { signal: AbortSignal | undefined; deadline: AbortSignal; timeouts: HttpTimeouts; secrets: string[] },
+  ctx: {
+    signal: AbortSignal | undefined;
+    deadline: AbortSignal;
+    /** ms the call had run when close({ force }) cut it off, else null. */
+    cutOff: number | null;
+    timeouts: HttpTimeouts;
+    secrets: string[];
+  },
 ) {
   if (ctx.signal?.aborted)
     return new PlatAbortedError(`${operation} was cancelled`, { operation, cause: error });
   if (ctx.deadline.aborted) return new PlatTimeoutError(operation, ctx.timeouts.deadlineMs, error);
+  if (ctx.cutOff !== null) return new PlatTimeoutError(operation, Math.round(ctx.cutOff), error);
   if (error instanceof undiciErrors.ConnectTimeoutError)
     return new PlatTimeoutError(operation, ctx.timeouts.connectMs, error);
   if (error instanceof undiciErrors.HeadersTimeoutError)

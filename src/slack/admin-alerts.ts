@@ -12,6 +12,8 @@ export interface AdminAlerts {
   notifyIfAccountError(error: unknown, context: { userId: string | null }): Promise<boolean>;
   /** Sends a text to every admin (callers decide how often). */
   notify(text: string): Promise<void>;
+  /** Called with every alert sent (the App Home keeps them for admins to read). */
+  onAlert?(listener: (text: string) => void): void;
 }
 
 const ACCOUNT_ERRORS: Record<string, string> = {
@@ -31,7 +33,18 @@ export function createAdminAlerts(deps: {
 }): AdminAlerts {
   const lastSent = new Map<string, number>();
   const now = deps.now ?? Date.now;
+  const listeners: ((text: string) => void)[] = [];
+  const told = (text: string) => {
+    for (const listener of listeners) {
+      try {
+        listener(text);
+      } catch (err) {
+        deps.logger.error({ err }, 'alert listener failed');
+      }
+    }
+  };
   const notify = async (text: string) => {
+    told(text);
     await Promise.all(
       deps
         .admins()
@@ -44,6 +57,7 @@ export function createAdminAlerts(deps: {
   };
   return {
     notify,
+    onAlert: (listener) => void listeners.push(listener),
     async notifyIfAccountError(error, context) {
       if (!isPlatError(error)) return false;
       const text = ACCOUNT_ERRORS[error.code];
@@ -53,6 +67,7 @@ export function createAdminAlerts(deps: {
       lastSent.set(error.code, now());
       deps.logger.warn({ code: error.code, operation: error.operation }, 'plat account alert');
       const by = context.userId ? ` (seen on a lookup by <@${context.userId}>)` : '';
+      told(`${text}${by}`);
       await Promise.all(
         deps
           .admins()

@@ -10,8 +10,15 @@ import type { RenderedMessage } from '../blocks/kit.js';
 import { renderOrdersPage } from '../blocks/orders.js';
 import { renderShopId, renderShopInfo } from '../blocks/shop.js';
 import { renderRefusal, withRefreshButton } from '../blocks/spend.js';
+import { escapeClip } from '../blocks/text.js';
 import { printDataFile, renderWaybillInfo, renderWaybillPrint } from '../blocks/waybills.js';
-import { type Actor, CONFIRM_TTL_MS, describeCap, summarize } from '../lookups/lookup-service.js';
+import {
+  type Actor,
+  CONFIRM_TTL_MS,
+  describeCap,
+  type Prepared,
+  summarize,
+} from '../lookups/lookup-service.js';
 import type { LookupOutcome, LookupRequest } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
 import type { PendingLookup } from '../store/store.js';
@@ -36,10 +43,15 @@ export async function offerLookup(
   request: LookupRequest,
   actor: Actor,
   reply: Reply,
-  options: { replaceOriginal?: boolean } = {},
+  options: {
+    replaceOriginal?: boolean;
+    /** Told what prepare decided (e.g. an unfurl remembers the pending lookup it offered). */
+    onPrepared?: (prepared: Prepared) => void;
+  } = {},
 ): Promise<void> {
   const replace = options.replaceOriginal ?? false;
   const prepared = await deps.lookups.prepare(request, actor, summarize(request));
+  options.onPrepared?.(prepared);
   switch (prepared.kind) {
     case 'refused':
       await reply({
@@ -72,17 +84,29 @@ export async function offerLookup(
   }
 }
 
-/** Runs a claimed lookup and replaces the confirmation with the answer. */
-export async function runAndAnswer(deps: SlackDeps, pending: PendingLookup, reply: Reply): Promise<void> {
+/**
+ * Runs a claimed lookup and replaces the confirmation with the answer. Shutdown waits for the
+ * whole of it (lookups.hold), so a confirmed call's answer is delivered, not only recorded.
+ */
+export function runAndAnswer(deps: SlackDeps, pending: PendingLookup, reply: Reply): Promise<void> {
+  return deps.lookups.hold(answerLookup(deps, pending, reply));
+}
+
+async function answerLookup(deps: SlackDeps, pending: PendingLookup, reply: Reply): Promise<void> {
   await reply({
     response_type: 'ephemeral',
     replace_original: true,
-    text: `:hourglass_flowing_sand: Looking up ${pending.summary}…`,
+    // The summary holds what the user typed (a shop id, an account id): escaped like any text.
+    text: `:hourglass_flowing_sand: Looking up ${escapeClip(pending.summary, 500)}…`,
   });
   let answer: RenderedMessage;
   try {
     const outcome = await deps.lookups.run(pending, { resultJson: keptResult });
     answer = renderOutcome(deps, outcome, pending);
+    // A batch refused for the account itself (401, balance gone mid-batch) alerts the admins too.
+    if ('failedBatches' in outcome)
+      for (const failed of outcome.failedBatches)
+        await deps.alerts.notifyIfAccountError(failed.error, { userId: pending.userId });
   } catch (error) {
     if (!isPlatError(error)) deps.logger.error({ err: error, pendingId: pending.id }, 'lookup crashed');
     await deps.alerts.notifyIfAccountError(error, { userId: pending.userId });
@@ -91,9 +115,14 @@ export async function runAndAnswer(deps: SlackDeps, pending: PendingLookup, repl
   await reply({ response_type: 'ephemeral', replace_original: true, ...answer });
 }
 
-/** The print data file is kept with the finished lookup (never shown inline) for the Download button. */
+/**
+ * The print data file is kept with the finished lookup (never shown inline) for the Download
+ * button; an item answer is kept so an unfurl of the same link can show it as the earlier result.
+ */
 function keptResult(outcome: LookupOutcome): string | null {
-  return outcome.kind === 'waybill-print' ? JSON.stringify(printDataFile(outcome.records)) : null;
+  if (outcome.kind === 'waybill-print') return JSON.stringify(printDataFile(outcome.records));
+  if (outcome.kind === 'item') return JSON.stringify(outcome);
+  return null;
 }
 
 export function renderOutcome(

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
 import type { AdminAlerts } from './admin-alerts.js';
+import type { DigestSlackDeps } from './digest/types.js';
 
 export interface SlackDeps {
   lookups: LookupService;
@@ -22,4 +23,6 @@ export interface SlackDeps {
   configuredAdmins: readonly string[];
   /** Clock for rendering (shipping deadlines) and expiries. */
   now: () => Date;
+  /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
+  digests?: DigestSlackDeps;
 }

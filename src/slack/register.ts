@@ -6,7 +6,11 @@ import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
+import { registerDigestActions } from './digest/actions.js';
+import { registerEvents } from './events/index.js';
+import { registerHome } from './home/index.js';
 import { registerRequestLog } from './request-log.js';
+import { registerShortcuts } from './shortcuts/index.js';
 import { registerViews } from './views/index.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
@@ -14,6 +18,10 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerCommands(app, deps);
   registerActions(app, deps);
   registerViews(app, deps);
+  registerDigestActions(app, deps);
+  registerEvents(app, deps);
+  registerShortcuts(app, deps);
+  registerHome(app, deps);
   app.error(async (error) => {
     deps.logger.error(
       { err: error, code: (error as { code?: string }).code },

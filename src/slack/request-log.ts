@@ -1,9 +1,11 @@
 /**
  * One global middleware for every Slack request: gives it a correlation id (carried into the
- * lookup and the plat calls it makes), measures the time to ack, and writes one log line with
- * what the request was. It logs ids and names only, never message text or tokens.
+ * lookup and the plat calls it makes) and writes one log line with what the request was and how
+ * long its handling took. It logs ids and names only, never message text or tokens. (The time to
+ * ack is measured where Slack sees it, on the HTTP response: see observeAcks.)
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AnyMiddlewareArgs, App, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { withCorrelationId } from '../correlation.js';
@@ -11,6 +13,28 @@ import type { Metrics } from '../metrics.js';
 
 /** Slack's ack deadline is 3 s (DESIGN rule 1); buckets in ms. */
 export const ACK_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 3000];
+
+/**
+ * HTTP mode: the time from a request to Slack's endpoint arriving to its response (the ack)
+ * being sent, recorded as platdesk_slack_ack_ms.
+ */
+export function observeAcks(server: Server, metrics: Metrics, path = '/slack/events'): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || !req.url?.startsWith(path)) return;
+    const started = performance.now();
+    res.once('finish', () => {
+      metrics.observe(
+        'platdesk_slack_ack_ms',
+        'Time from a Slack request to its ack',
+        ACK_BUCKETS_MS,
+        performance.now() - started,
+        {
+          status: res.statusCode,
+        },
+      );
+    });
+  });
+}
 
 function describe(body: Record<string, unknown>): { kind: string; name: string | null } {
   if (typeof body.command === 'string') return { kind: 'command', name: body.command };
@@ -44,23 +68,6 @@ export function requestLog(deps: { logger: Logger; metrics: Metrics }): Middlewa
     const { kind, name } = describe(body);
     const correlationId = randomUUID();
     args.context.correlationId = correlationId;
-    let ackMs: number | null = null;
-    // Bolt hands this same args object to the listener, so the wrapped ack is the one it calls.
-    const withAck = args as { ack?: (...a: unknown[]) => Promise<void> };
-    const ack = withAck.ack;
-    if (ack) {
-      withAck.ack = async (...a: unknown[]) => {
-        await ack(...a);
-        ackMs = performance.now() - started;
-        deps.metrics.observe(
-          'platdesk_slack_ack_ms',
-          'Time from a Slack request to its ack',
-          ACK_BUCKETS_MS,
-          ackMs,
-          { kind },
-        );
-      };
-    }
     let failed = false;
     try {
       await withCorrelationId(correlationId, () => args.next());
@@ -79,7 +86,6 @@ export function requestLog(deps: { logger: Logger; metrics: Metrics }): Middlewa
           name,
           user: userOf(body),
           retryNum: args.context.retryNum ?? null,
-          ackMs: ackMs === null ? null : Math.round(ackMs),
           ms: Math.round(performance.now() - started),
           failed,
         },

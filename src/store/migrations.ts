@@ -74,6 +74,98 @@ export const MIGRATIONS: readonly string[] = [
     updated_by TEXT NOT NULL
   ) STRICT;
   `,
+  // 2: daily order digests (issue 6; store/digests.ts describes the run states).
+  `
+  CREATE TABLE digest_subscriptions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner_id    TEXT NOT NULL,
+    shop_label  TEXT NOT NULL,
+    channel_id  TEXT NOT NULL,
+    local_time  TEXT NOT NULL,
+    time_zone   TEXT NOT NULL,
+    created_by  TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    -- soft delete: run records keep their subscription
+    removed_at  INTEGER,
+    removed_by  TEXT
+  ) STRICT;
+
+  CREATE TABLE digest_runs (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    subscription_id  INTEGER NOT NULL REFERENCES digest_subscriptions (id),
+    kind             TEXT NOT NULL CHECK (kind IN ('scheduled', 'manual')),
+    local_date       TEXT NOT NULL,
+    window_start     INTEGER NOT NULL,
+    window_end       INTEGER NOT NULL,
+    state            TEXT NOT NULL
+                     CHECK (state IN ('running', 'posting', 'posted', 'failed', 'awaiting_approval', 'unknown')),
+    attempts         INTEGER NOT NULL,
+    lease_owner      TEXT,
+    lease_expires_at INTEGER,
+    next_attempt_at  INTEGER,
+    last_error       TEXT,
+    notice_ts        TEXT,
+    message_ts       TEXT,
+    summary_json     TEXT,
+    charged_points   REAL NOT NULL DEFAULT 0,
+    calls            INTEGER NOT NULL DEFAULT 0,
+    estimate_points  REAL,
+    requested_by     TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
+  ) STRICT;
+  -- Exactly once per subscription per local day: a second scheduled run of a date cannot exist.
+  CREATE UNIQUE INDEX digest_runs_once_a_day ON digest_runs (subscription_id, local_date)
+    WHERE kind = 'scheduled';
+  CREATE INDEX digest_runs_subscription ON digest_runs (subscription_id, id);
+  `,
+  // 3: item-link unfurls, auto-lookup caps and shortcut batches (issue 5; store/unfurls.ts).
+  `
+  -- Events API ids already handled: a Slack retry is never processed twice, across restarts too.
+  CREATE TABLE processed_events (
+    event_id TEXT PRIMARY KEY,
+    at       INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX processed_events_at ON processed_events (at);
+
+  CREATE TABLE unfurl_records (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel_id   TEXT NOT NULL,
+    item_id      TEXT NOT NULL,
+    user_id      TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('offered', 'running', 'done', 'failed')),
+    auto         INTEGER NOT NULL,
+    pending_id   TEXT,
+    outcome_json TEXT
+  ) STRICT;
+  CREATE INDEX unfurl_records_channel_item ON unfurl_records (channel_id, item_id, created_at);
+  CREATE INDEX unfurl_records_created ON unfurl_records (created_at);
+
+  CREATE TABLE auto_lookup_counts (
+    channel_id TEXT NOT NULL,
+    day        TEXT NOT NULL,
+    used       INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (channel_id, day)
+  ) STRICT;
+
+  CREATE TABLE shortcut_batches (
+    id               TEXT PRIMARY KEY,
+    user_id          TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    channel_id       TEXT,
+    thread_ts        TEXT,
+    payload_json     TEXT NOT NULL,
+    created_at       INTEGER NOT NULL,
+    expires_at       INTEGER NOT NULL,
+    state            TEXT NOT NULL CHECK (state IN ('open', 'used')),
+    state_changed_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- AuditLog.list(limit, { action }): the admin alerts shown in the App Home.
+  CREATE INDEX audit_log_action ON audit_log (action, id);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -11,6 +11,8 @@ import Database from 'better-sqlite3';
 import type { LookupRequest, Quote } from '../lookups/types.js';
 import type { Operation } from '../plat/operations.js';
 import { migrate } from './migrations.js';
+import { createSqliteDigests } from './sqlite-digests.js';
+import { createSqliteShortcutBatches, createSqliteUnfurls } from './sqlite-unfurls.js';
 import type {
   AuditLog,
   AuditRecord,
@@ -77,6 +79,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     prefs: createUserPrefs(db, nowMs),
     audit,
     settings: createSettings(db, nowMs, audit, transaction),
+    digests: createSqliteDigests(db, nowMs, audit, transaction),
+    unfurls: createSqliteUnfurls(db, nowMs, transaction),
+    shortcutBatches: createSqliteShortcutBatches(db, nowMs),
     transaction,
     close: () => {
       if (db.open) db.close();
@@ -423,20 +428,26 @@ function createAuditLog(db: Database.Database, nowMs: () => number): AuditLog {
   const insert = db.prepare<[number, string, string, string]>(
     'INSERT INTO audit_log (at, actor_id, action, detail) VALUES (?, ?, ?, ?)',
   );
-  const select = db.prepare<[number], { at: number; actor_id: string; action: string; detail: string }>(
+  type AuditRow = { at: number; actor_id: string; action: string; detail: string };
+  const select = db.prepare<[number], AuditRow>(
     'SELECT at, actor_id, action, detail FROM audit_log ORDER BY id DESC LIMIT ?',
+  );
+  const selectAction = db.prepare<[string, number], AuditRow>(
+    'SELECT at, actor_id, action, detail FROM audit_log WHERE action = ? ORDER BY id DESC LIMIT ?',
   );
   return {
     record: (e) => {
       insert.run(nowMs(), e.actorId, e.action, e.detail);
     },
-    list: (limit): AuditRecord[] =>
-      select.all(limit).map((row) => ({
+    list: (limit, filter): AuditRecord[] => {
+      const rows = filter?.action === undefined ? select.all(limit) : selectAction.all(filter.action, limit);
+      return rows.map((row) => ({
         at: new Date(row.at),
         actorId: row.actor_id,
         action: row.action,
         detail: row.detail,
-      })),
+      }));
+    },
   };
 }
 

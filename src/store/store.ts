@@ -12,6 +12,8 @@
  */
 import type { LookupRequest, Quote } from '../lookups/types.js';
 import type { Operation } from '../plat/operations.js';
+import type { DigestStore } from './digests.js';
+import type { ShortcutBatches, UnfurlStore } from './unfurls.js';
 
 export interface Store {
   pending: PendingLookups;
@@ -19,6 +21,12 @@ export interface Store {
   prefs: UserPrefs;
   audit: AuditLog;
   settings: Settings;
+  /** Daily digest subscriptions and run records (store/digests.ts). */
+  digests: DigestStore;
+  /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/unfurls.ts). */
+  unfurls: UnfurlStore;
+  /** What a shortcut's modal offered, claimed once by its Confirm (store/unfurls.ts). */
+  shortcutBatches: ShortcutBatches;
   /**
    * Runs fn in one transaction (nested calls become savepoints). fn must be synchronous: a
    * function that returns a promise is rejected and rolled back, since its awaited part would run
@@ -208,8 +216,8 @@ export interface AuditRecord {
 /** Who changed which setting ("changes are logged with who made them"). */
 export interface AuditLog {
   record(e: Omit<AuditRecord, 'at'>): void;
-  /** The newest `limit` records, newest first. */
-  list(limit: number): AuditRecord[];
+  /** The newest `limit` records, newest first; only those of one action when `filter.action` is given. */
+  list(limit: number, filter?: { action?: string }): AuditRecord[];
 }
 
 /**

@@ -19,7 +19,9 @@ describe('packSections', () => {
       title: '*List*',
       more: (n) => `…and ${n} more`,
     });
-    expect(blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: '*List*\na\nb\nc' } }]);
+    expect(blocks).toEqual([
+      { type: 'section', text: { type: 'mrkdwn', text: '*List*\na\nb\nc', verbatim: true } },
+    ]);
   });
 
   it('cuts with an exact "…and N more" when the block budget runs out', () => {

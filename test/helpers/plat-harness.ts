@@ -142,8 +142,10 @@ export interface CapturedRequest {
   body: Buffer;
 }
 
-/** A JSON value (sent as HTTP 200 application/json), or a raw answer. */
-export type CannedAnswer = unknown | { raw: string; status?: number; contentType?: string };
+/** A JSON object (sent as HTTP 200 application/json), or a raw answer (any status, any text). */
+export type CannedAnswer = Record<string, unknown> | { raw: string; status?: number; contentType?: string };
+/** Computes the answer from the captured request. */
+export type CannedResponder = (request: CapturedRequest) => CannedAnswer | Promise<CannedAnswer>;
 
 export interface CannedServer {
   baseUrl: string;
@@ -159,9 +161,7 @@ function isRaw(answer: unknown): answer is { raw: string; status?: number; conte
  * A stand-in for the remote service answering canned bodies. `answer` is a fixed body or a function
  * of the captured request; every request is recorded in `requests`.
  */
-export async function startCannedServer(
-  answer: CannedAnswer | ((request: CapturedRequest) => CannedAnswer | Promise<CannedAnswer>),
-): Promise<CannedServer> {
+export async function startCannedServer(answer: CannedAnswer | CannedResponder): Promise<CannedServer> {
   const requests: CapturedRequest[] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -198,7 +198,7 @@ export async function startCannedServer(
 
 /** A canned server and the real client stack pointed at it; `close()` stops both. */
 export async function startCannedRig(
-  answer: CannedAnswer | ((request: CapturedRequest) => CannedAnswer | Promise<CannedAnswer>),
+  answer: CannedAnswer | CannedResponder,
   options: Omit<PlatClientRigOptions, 'baseUrl'> = {},
 ): Promise<PlatClientRig & { server: CannedServer }> {
   const server = await startCannedServer(answer);

@@ -31,6 +31,11 @@ export interface HarnessOptions {
   now?: () => Date;
   platTimeouts?: StartOptions['platTimeouts'];
   platRetry?: StartOptions['platRetry'];
+  drainTimeoutMs?: StartOptions['drainTimeoutMs'];
+  /** Level of the captured log (default 'warn'); `logs()` returns every line captured. */
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
+  signingSecret?: string;
 }
 
 /** What was posted to a response_url, or the body of a chat.* call. */
@@ -179,7 +184,7 @@ export interface PlatdeskHarness {
   messages(): SlackMessage[];
   /** Asserts every blocks array the fake received fits Slack's limits. */
   assertAllWithinLimits(): void;
-  /** Log lines at warn and above, as JSON text. */
+  /** Captured log lines (warn and above unless `logLevel` says otherwise), as JSON text. */
   logs(): string[];
   close(): Promise<void>;
 }
@@ -193,10 +198,13 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   let t = Date.now();
   const now = options.now ?? (() => new Date(t));
   const logLines: string[] = [];
-  const logger = createLogger('warn', { write: (line: string) => void logLines.push(line) });
+  const logger = createLogger(options.logLevel ?? 'warn', {
+    write: (line: string) => void logLines.push(line),
+  });
+  const signingSecret = options.signingSecret ?? SIGNING_SECRET;
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_SIGNING_SECRET: signingSecret,
     SLACK_API_URL: fake.apiUrl,
     PORT: '0',
     PLAT_SANDBOX: '1',
@@ -208,6 +216,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   const startOptions: StartOptions = { now, logger };
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
+  if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
   let platdesk: Platdesk;
   try {
     platdesk = await startPlatdesk(config, startOptions);
@@ -240,7 +249,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
         ...(opts.userId ? { userId: opts.userId } : {}),
         ...(opts.channelId ? { channelId: opts.channelId } : {}),
       });
-      const res = await postCommand(eventsUrl, SIGNING_SECRET, payload);
+      const res = await postCommand(eventsUrl, signingSecret, payload);
       return { status: res.status, ms: res.ms, responseUrlId, body: res.body };
     },
     async nextResponse(responseUrlId, timeoutMs = 5000) {
@@ -265,10 +274,10 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
         ...(opts.userId ? { userId: opts.userId } : {}),
         ...(opts.label ? { text: opts.label } : {}),
       });
-      const res = await postAction(eventsUrl, SIGNING_SECRET, payload);
+      const res = await postAction(eventsUrl, signingSecret, payload);
       return { status: res.status, ms: res.ms, responseUrlId, body: res.body };
     },
-    submitView: (input) => postAction(eventsUrl, SIGNING_SECRET, viewSubmission(input)),
+    submitView: (input) => postAction(eventsUrl, signingSecret, viewSubmission(input)),
     async ask(name, text, opts = {}) {
       const sent = await harness.command(name, text, opts);
       if (sent.status !== 200) throw new Error(`${name} ${text}: HTTP ${sent.status}`);

@@ -96,7 +96,10 @@ describe('charge events', () => {
     const { rig } = await blankingProxy(h.sandboxUrl);
     const perCall: ChargeEvent[] = [];
     const error = await platErrorOf(
-      rig.client.shopId({ wwid: F.wwids.known }, { correlationId: 'req-9', onCharge: (e) => perCall.push(e) }),
+      rig.client.shopId(
+        { wwid: F.wwids.known },
+        { correlationId: 'req-9', onCharge: (e) => perCall.push(e) },
+      ),
     );
     expect(error).toBeInstanceOf(PlatParameterError);
     expect(error.chargePoints).toBe(DEFAULT_PRICES['get-shop-id']);
@@ -117,13 +120,21 @@ describe('charge events', () => {
     const { rig: proxied } = await blankingProxy(h.sandboxUrl);
     const c = h.client;
     const calls: Promise<unknown>[] = [
-      c.waybillPrintData({ shopId: F.shops.clothing, edition: 3, waybills: [{ waybillCode: F.waybills.failing }] }),
+      c.waybillPrintData({
+        shopId: F.shops.clothing,
+        edition: 3,
+        waybills: [{ waybillCode: F.waybills.failing }],
+      }),
       c.itemInfo({ itemId: F.items.withVideo }),
       c.itemInfo({ itemId: F.items.missing }), // code 100, one call of the quota
       c.itemPrices({ itemId: F.items.tea }),
       c.shopInfo({ url: F.links.secondMarketplace, type: '2', edition: 2 }),
       c.shopId({ wwid: F.wwids.unknown }), // found: false, still charged
-      c.waybillInfo({ ownerId: F.owners.busy, edition: 2, waybills: [{ waybillCode: F.waybills.ok[3], wpCode: 'ZTO' }] }),
+      c.waybillInfo({
+        ownerId: F.owners.busy,
+        edition: 2,
+        waybills: [{ waybillCode: F.waybills.ok[3], wpCode: 'ZTO' }],
+      }),
       c.orders({ ownerId: F.owners.busy, edition: 2, page: 1 }),
       c.orders({ ownerId: F.owners.unauthorized }), // 302: not charged
       proxied.client.shopId({ wwid: F.wwids.known }), // code 100, charged

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PlatClient } from '../../src/plat/client.js';
 import {
   PlatAccountNotFoundError,
-  PlatApiError,
+  type PlatApiError,
   PlatCredentialError,
   type PlatErrorCode,
   PlatInputError,
@@ -24,8 +24,18 @@ import {
   PlatWrongPathError,
 } from '../../src/plat/errors.js';
 import type { Operation } from '../../src/plat/operations.js';
-import { CODE_MESSAGES, SANDBOX_FIXTURES as F, ITEM_NOT_FOUND, NOT_ENOUGH_CALLS } from '../../src/sandbox/index.js';
-import { type PlatHarness, type PlatHarnessOptions, platErrorOf, startPlatHarness } from '../helpers/plat-harness.js';
+import {
+  CODE_MESSAGES,
+  SANDBOX_FIXTURES as F,
+  ITEM_NOT_FOUND,
+  NOT_ENOUGH_CALLS,
+} from '../../src/sandbox/index.js';
+import {
+  type PlatHarness,
+  type PlatHarnessOptions,
+  platErrorOf,
+  startPlatHarness,
+} from '../helpers/plat-harness.js';
 
 const HOUR = 3_600_000;
 
@@ -42,7 +52,8 @@ async function harness(options: PlatHarnessOptions = {}): Promise<PlatHarness> {
 
 /** One valid call per operation, for tables that try every operation. */
 const VALID_CALL: Record<Operation, (c: PlatClient) => Promise<unknown>> = {
-  platdybw: (c) => c.waybillPrintData({ shopId: F.shops.clothing, waybills: [{ waybillCode: F.waybills.ok[0] }] }),
+  platdybw: (c) =>
+    c.waybillPrintData({ shopId: F.shops.clothing, waybills: [{ waybillCode: F.waybills.ok[0] }] }),
   platiteminfo: (c) => c.itemInfo({ itemId: F.items.basic }),
   platiteminfoprice: (c) => c.itemPrices({ itemId: F.items.basic }),
   'get-shop-info': (c) => c.shopInfo({ url: F.links.firstMarketplace }),
@@ -57,7 +68,12 @@ describe('invalid input makes no call and throws PlatInputError', () => {
   const now = Date.now();
   const cases: [string, Operation, (c: PlatClient) => Promise<unknown>, RegExp][] = [
     ['item id that is not digits', 'platiteminfo', (c) => c.itemInfo({ itemId: '68000abc4501' }), /digits/],
-    ['item id that is not digits (prices)', 'platiteminfoprice', (c) => c.itemPrices({ itemId: '12 34' }), /digits/],
+    [
+      'item id that is not digits (prices)',
+      'platiteminfoprice',
+      (c) => c.itemPrices({ itemId: '12 34' }),
+      /digits/,
+    ],
     [
       '21 waybills for platdybw',
       'platdybw',
@@ -74,13 +90,26 @@ describe('invalid input makes no call and throws PlatInputError', () => {
         }),
       /at most 20/,
     ],
-    ['no waybill at all', 'platdybw', (c) => c.waybillPrintData({ shopId: F.shops.clothing, waybills: [] }), /at least one/],
-    ['pageSize 101', 'paging-orders', (c) => c.orders({ ownerId: F.owners.busy, pageSize: 101 }), /at most 100/],
+    [
+      'no waybill at all',
+      'platdybw',
+      (c) => c.waybillPrintData({ shopId: F.shops.clothing, waybills: [] }),
+      /at least one/,
+    ],
+    [
+      'pageSize 101',
+      'paging-orders',
+      (c) => c.orders({ ownerId: F.owners.busy, pageSize: 101 }),
+      /at most 100/,
+    ],
     ['page -1', 'paging-orders', (c) => c.orders({ ownerId: F.owners.busy, page: -1 }), /0 or more/],
     [
       'missing shopId',
       'platdybw',
-      (c) => c.waybillPrintData({ waybills: waybills(1) } as unknown as Parameters<PlatClient['waybillPrintData']>[0]),
+      (c) =>
+        c.waybillPrintData({ waybills: waybills(1) } as unknown as Parameters<
+          PlatClient['waybillPrintData']
+        >[0]),
       /./,
     ],
     [
@@ -98,7 +127,8 @@ describe('invalid input makes no call and throws PlatInputError', () => {
     [
       'a 25-hour window',
       'paging-orders',
-      (c) => c.orders({ ownerId: F.owners.busy, startTime: new Date(now - 25 * HOUR), endTime: new Date(now) }),
+      (c) =>
+        c.orders({ ownerId: F.owners.busy, startTime: new Date(now - 25 * HOUR), endTime: new Date(now) }),
       /longer than 24 hours/,
     ],
     [
@@ -107,7 +137,12 @@ describe('invalid input makes no call and throws PlatInputError', () => {
       (c) => c.orders({ ownerId: F.owners.busy, startTime: new Date(now), endTime: new Date(now - HOUR) }),
       /before the start/,
     ],
-    ['a link that is not a link', 'get-shop-info', (c) => c.shopInfo({ url: 'item.taobao.com/x' }), /full http/],
+    [
+      'a link that is not a link',
+      'get-shop-info',
+      (c) => c.shopInfo({ url: 'item.taobao.com/x' }),
+      /full http/,
+    ],
     ['an empty account id', 'get-shop-id', (c) => c.shopId({ wwid: '  ' }), /required/],
     ['flag 6', 'paging-orders', (c) => c.orders({ ownerId: F.owners.busy, remarkTag: 6 }), /1 to 5/],
   ];
@@ -162,13 +197,25 @@ describe('envelope codes become typed errors', () => {
       expected: 'quota_exhausted',
       type: PlatQuotaExhaustedError,
     },
-    { code: 204, msg: '调用次数不足，请充值', operation: 'get-shop-id', expected: 'quota_exhausted', type: PlatQuotaExhaustedError },
+    {
+      code: 204,
+      msg: '调用次数不足，请充值',
+      operation: 'get-shop-id',
+      expected: 'quota_exhausted',
+      type: PlatQuotaExhaustedError,
+    },
     { code: 302, operation: 'paging-orders', expected: 'shop_unauthorized', type: PlatShopUnauthorizedError },
     { code: 303, operation: 'platdzmd', expected: 'shop_not_subscribed', type: PlatShopNotSubscribedError },
     { code: 401, operation: 'get-shop-id', expected: 'credential_invalid', type: PlatCredentialError },
     { code: 404, operation: 'get-shop-info', expected: 'wrong_path', type: PlatWrongPathError },
     { code: 614, operation: 'paging-orders', expected: 'unknown_code', type: PlatUnknownCodeError },
-    { code: 501, msg: '订单不存在', operation: 'paging-orders', expected: 'unknown_code', type: PlatUnknownCodeError },
+    {
+      code: 501,
+      msg: '订单不存在',
+      operation: 'paging-orders',
+      expected: 'unknown_code',
+      type: PlatUnknownCodeError,
+    },
   ];
 
   it.each(cases)('$code $msg on $operation → $expected', async ({ code, msg, operation, expected, type }) => {
@@ -197,7 +244,10 @@ describe('envelope codes become typed errors', () => {
   it('302 from an unauthorized shop carries the authorization link from data.url', async () => {
     const { client, sandbox } = await harness();
     const dybw = await platErrorOf(
-      client.waybillPrintData({ shopId: F.shops.unauthorized, waybills: [{ waybillCode: F.waybills.ok[0] }] }),
+      client.waybillPrintData({
+        shopId: F.shops.unauthorized,
+        waybills: [{ waybillCode: F.waybills.ok[0] }],
+      }),
     );
     expect(dybw).toBeInstanceOf(PlatShopUnauthorizedError);
     expect((dybw as PlatShopUnauthorizedError).authUrl).toBe(F.authUrlFor(F.shops.unauthorized));
@@ -268,37 +318,43 @@ describe('envelope codes become typed errors', () => {
 });
 
 describe('retries', () => {
-  it.each([101, 202])('code %i once: retried, succeeds after 2 calls, each a new limiter job', async (code) => {
-    const delays: number[] = [];
-    const { client, sandbox, limiter, charges } = await harness({
-      retry: { sleep: async (ms) => void delays.push(ms) },
-    });
-    sandbox.setFaults([{ kind: 'code', code, count: 1 }]);
-    const result = await client.shopInfo({ url: F.links.firstMarketplace });
-    expect(result.data.shopId).toBe(F.shops.clothing);
-    expect(sandbox.stats().calls).toBe(2);
-    expect(limiter.stats().started).toBe(2);
-    expect(delays).toHaveLength(1);
-    expect(charges).toHaveLength(1);
-  });
+  it.each([101, 202])(
+    'code %i once: retried, succeeds after 2 calls, each a new limiter job',
+    async (code) => {
+      const delays: number[] = [];
+      const { client, sandbox, limiter, charges } = await harness({
+        retry: { sleep: async (ms) => void delays.push(ms) },
+      });
+      sandbox.setFaults([{ kind: 'code', code, count: 1 }]);
+      const result = await client.shopInfo({ url: F.links.firstMarketplace });
+      expect(result.data.shopId).toBe(F.shops.clothing);
+      expect(sandbox.stats().calls).toBe(2);
+      expect(limiter.stats().started).toBe(2);
+      expect(delays).toHaveLength(1);
+      expect(charges).toHaveLength(1);
+    },
+  );
 
-  it.each([101, 202])('code %i that persists: fails after exactly 3 calls, with growing backoff', async (code) => {
-    const delays: number[] = [];
-    const { client, sandbox, limiter } = await harness({
-      retry: { sleep: async (ms) => void delays.push(ms), baseDelayMs: 100, maxDelayMs: 10_000 },
-    });
-    sandbox.setFaults([{ kind: 'code', code, count: 5 }]);
-    const error = await platErrorOf(client.orders({ ownerId: F.owners.busy }));
-    expect(error).toMatchObject({ apiCode: code, retryable: true, operation: 'paging-orders' });
-    expect(sandbox.stats().calls).toBe(3);
-    expect(limiter.stats().started).toBe(3);
-    expect(delays).toHaveLength(2);
-    // base × 2^n with ±25 % jitter: 75–125 ms, then 150–250 ms.
-    expect(delays[0]).toBeGreaterThanOrEqual(75);
-    expect(delays[0]).toBeLessThanOrEqual(125);
-    expect(delays[1]).toBeGreaterThanOrEqual(150);
-    expect(delays[1]).toBeLessThanOrEqual(250);
-  });
+  it.each([101, 202])(
+    'code %i that persists: fails after exactly 3 calls, with growing backoff',
+    async (code) => {
+      const delays: number[] = [];
+      const { client, sandbox, limiter } = await harness({
+        retry: { sleep: async (ms) => void delays.push(ms), baseDelayMs: 100, maxDelayMs: 10_000 },
+      });
+      sandbox.setFaults([{ kind: 'code', code, count: 5 }]);
+      const error = await platErrorOf(client.orders({ ownerId: F.owners.busy }));
+      expect(error).toMatchObject({ apiCode: code, retryable: true, operation: 'paging-orders' });
+      expect(sandbox.stats().calls).toBe(3);
+      expect(limiter.stats().started).toBe(3);
+      expect(delays).toHaveLength(2);
+      // base × 2^n with ±25 % jitter: 75–125 ms, then 150–250 ms.
+      expect(delays[0]).toBeGreaterThanOrEqual(75);
+      expect(delays[0]).toBeLessThanOrEqual(125);
+      expect(delays[1]).toBeGreaterThanOrEqual(150);
+      expect(delays[1]).toBeLessThanOrEqual(250);
+    },
+  );
 
   it.each([
     [100, undefined],

@@ -4,7 +4,7 @@
  * real client must normalize both to the same domain values.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlatClientRig } from '../helpers/plat-harness.js';
+import type { CannedAnswer, PlatClientRig } from '../helpers/plat-harness.js';
 import { type CannedServer, envelope, startCannedRig } from '../helpers/plat-harness.js';
 
 const PRINT_DATA = {
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 /** The real client against a canned answer. */
-async function cannedClient(answer: unknown) {
+async function cannedClient(answer: CannedAnswer) {
   rig = await startCannedRig(answer);
   return rig.client;
 }
@@ -184,7 +184,11 @@ describe('platiteminfoprice', () => {
   it('reads an empty, null or absent price as null', async () => {
     const client = await cannedClient(envelope({ jprice: '59.90', oprice: '', mprice: null }));
     const { data } = await client.itemPrices({ itemId: '680001234501' });
-    expect(data).toMatchObject({ price: { value: 59.9, text: '59.90' }, originalPrice: null, referencePrice: null });
+    expect(data).toMatchObject({
+      price: { value: 59.9, text: '59.90' },
+      originalPrice: null,
+      referencePrice: null,
+    });
     await rig?.close();
 
     // Regression: a bare z.unknown().transform() key was required in zod 4, so an answer without

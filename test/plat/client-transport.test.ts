@@ -15,6 +15,7 @@ import {
 import { OPERATIONS, type Operation } from '../../src/plat/operations.js';
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.js';
 import {
+  type CannedAnswer,
   type CapturedRequest,
   createClientRig,
   deadPort,
@@ -105,7 +106,12 @@ describe('transport failures', () => {
   it('HTTP 500 with an HTML page is a PlatBadResponseError', async () => {
     const h = await harness();
     h.sandbox.setFaults([{ kind: 'http500' }]);
-    const error = await platErrorOf(h.client.waybillInfo({ ownerId: F.owners.busy, waybills: [{ waybillCode: F.waybills.ok[0], wpCode: 'SF' }] }));
+    const error = await platErrorOf(
+      h.client.waybillInfo({
+        ownerId: F.owners.busy,
+        waybills: [{ waybillCode: F.waybills.ok[0], wpCode: 'SF' }],
+      }),
+    );
     expect(error).toBeInstanceOf(PlatBadResponseError);
     expect(error).toMatchObject({ code: 'bad_response', operation: 'platdzmd', status: 500 });
     expect(error.message).toContain('500 Internal Server Error');
@@ -182,8 +188,10 @@ describe('the token never appears in an error', () => {
 
 describe('the wire', () => {
   /** Minimal valid answers, so each call completes and its request can be inspected. */
-  function answerFor(request: CapturedRequest): unknown {
-    const operation = (Object.keys(OPERATIONS) as Operation[]).find((op) => request.path.endsWith(OPERATIONS[op].path));
+  function answerFor(request: CapturedRequest): CannedAnswer {
+    const operation = (Object.keys(OPERATIONS) as Operation[]).find((op) =>
+      request.path.endsWith(OPERATIONS[op].path),
+    );
     switch (operation) {
       case 'platdybw':
         return envelope({ modules: [], withholding_money: 5 });
@@ -204,7 +212,10 @@ describe('the wire', () => {
     }
   }
 
-  async function sent(call: (rig: PlatClientRig) => Promise<unknown>, editions?: Partial<Record<Operation, number>>) {
+  async function sent(
+    call: (rig: PlatClientRig) => Promise<unknown>,
+    editions?: Partial<Record<Operation, number>>,
+  ) {
     const rig = await canned(answerFor, editions ? { editions } : {});
     await call(rig);
     expect(rig.server.requests).toHaveLength(1);
@@ -240,7 +251,10 @@ describe('the wire', () => {
     const request = await sent((r) =>
       r.client.waybillPrintData({
         shopId: F.shops.clothing,
-        waybills: [{ waybillCode: F.waybills.ok[0], cpCode: 'SF' }, { waybillCode: F.waybills.ok[1], objectId: 'mine' }],
+        waybills: [
+          { waybillCode: F.waybills.ok[0], cpCode: 'SF' },
+          { waybillCode: F.waybills.ok[1], objectId: 'mine' },
+        ],
       }),
     );
     expect(request).toMatchObject({ method: 'POST', path: OPERATIONS.platdybw.path });
@@ -258,12 +272,18 @@ describe('the wire', () => {
       (r) => r.client.waybillPrintData({ shopId: '1', waybills: [{ waybillCode: F.waybills.ok[0] }] }),
       { platdybw: 3 },
     );
-    expect(JSON.parse(standard.body.toString())).toMatchObject({ vvtype: '3', param_list: [expect.any(Object)] });
+    expect(JSON.parse(standard.body.toString())).toMatchObject({
+      vvtype: '3',
+      param_list: [expect.any(Object)],
+    });
   });
 
   it('platdzmd is JSON with owner_id, vvtype and every param_list field', async () => {
     const request = await sent((r) =>
-      r.client.waybillInfo({ ownerId: F.owners.busy, waybills: [{ waybillCode: F.waybills.ok[0], wpCode: 'SF' }] }),
+      r.client.waybillInfo({
+        ownerId: F.owners.busy,
+        waybills: [{ waybillCode: F.waybills.ok[0], wpCode: 'SF' }],
+      }),
     );
     expect(request).toMatchObject({ method: 'POST', path: OPERATIONS.platdzmd.path });
     expect(request.headers['content-type']).toBe('application/json');
@@ -304,7 +324,12 @@ describe('the wire', () => {
       headers: { 'content-type': String(bare.headers['content-type']) },
       body: new Uint8Array(bare.body),
     }).formData();
-    expect(Object.fromEntries(bareForm)).toEqual({ owner_id: F.owners.small, vvtype: '1', page: '0', pageSize: '100' });
+    expect(Object.fromEntries(bareForm)).toEqual({
+      owner_id: F.owners.small,
+      vvtype: '1',
+      page: '0',
+      pageSize: '100',
+    });
   });
 
   it('a base URL with a path prefix keeps it', async () => {
@@ -317,19 +342,17 @@ describe('the wire', () => {
 });
 
 describe('the shared limiter at the sandbox', () => {
-  it('30 concurrent calls: never more than 10 in any second at the sandbox, no violations', async () => {
-    const h = await harness();
-    const c = h.client;
-    // Light calls and a warm start, so that what is measured is the limiter, not this process:
-    // the sandbox shares the test's event loop, and heavy answers (item details, order pages)
-    // parsed on one side delay the other side's arrivals. Cold, or with heavy calls under CPU
-    // contention, the first burst's arrivals lagged their limiter starts by 40-100 ms, more than
-    // the limiter's 25 ms margin, and the next burst (on warm sockets, on time) met them inside one
-    // server second (up to 19 in a window). The limiter bounds starts, not arrivals: see the report.
-    await Promise.all(Array.from({ length: 10 }, () => c.shopId({ wwid: F.wwids.known })));
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
-    h.sandbox.reset();
+  /** The most of `times` inside any half-open window [t, t + spanMs). */
+  const maxInAnyWindow = (times: number[], spanMs: number) =>
+    Math.max(...times.map((from) => times.filter((t) => t >= from && t < from + spanMs).length));
 
+  it('30 concurrent calls from a cold start: never more than 10 in any second at the sandbox, no violations', async () => {
+    const starts: number[] = [];
+    const h = await harness({ limiter: { onStarted: () => starts.push(performance.now()) } });
+    const c = h.client;
+    // Cold on purpose (new sockets, first-time code): a call holds its limiter slot until it settles
+    // and the slot rests windowMs + margin after that, so however late the first burst's requests
+    // arrive, the next burst cannot meet them inside one server second.
     const queued: number[] = [];
     const options = { onQueued: (t: { position: number }) => queued.push(t.position) };
     const calls = Array.from({ length: 30 }, (_, i) =>
@@ -341,11 +364,17 @@ describe('the shared limiter at the sandbox', () => {
     );
     const results = await Promise.allSettled(calls);
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    // The limiter's side: two calls on one slot start at least windowMs + margin (1010 ms) apart
+    // (less 1 ms: onStarted reads the clock a little after the limiter does).
+    expect(starts).toHaveLength(30);
+    expect(maxInAnyWindow(starts, 1_000)).toBe(10);
+    expect(maxInAnyWindow(starts, 1_009)).toBeLessThanOrEqual(10);
+    expect(queued).toHaveLength(20);
+    // ... and what the service sees.
     const stats = h.sandbox.stats();
     expect(stats.calls).toBe(30);
     expect(stats.maxInWindow).toBeLessThanOrEqual(10);
     expect(stats.violations).toBe(0);
-    expect(queued).toHaveLength(20);
-    expect(h.limiter.stats()).toMatchObject({ started: 40, refused: 0 });
+    expect(h.limiter.stats()).toMatchObject({ started: 30, refused: 0 });
   });
 });

@@ -17,6 +17,9 @@ export type ParsedCommand =
 /** Upper bound for one /waybill command; beyond it the user splits the list (it is sent in batches of 20). */
 export const MAX_WAYBILLS_PER_COMMAND = 200;
 
+/** A shop id, owner id or shop alias: what the API takes, and safe to show back. */
+const ID_PATTERN = /^[\w.:@-]{1,64}$/;
+
 function tokens(text: string): string[] {
   return text.trim().split(/\s+/).filter(Boolean);
 }
@@ -97,6 +100,12 @@ export function parseWaybillCommand(text: string): ParsedCommand {
       'say whose waybills: shop:<shop id> for print data, owner:<owner id> for waybill information',
     );
   if (shop && owner) problems.push('give either shop: or owner:, not both');
+  // The id is sent to the API and shown back in the answer: one id, as for /orders.
+  for (const [key, id] of [
+    ['shop', shop],
+    ['owner', owner],
+  ] as const)
+    if (id && !ID_PATTERN.test(id)) problems.push(`${key}: takes one id (letters, digits, . : @ _ -)`);
   const carrier = options.get('carrier')?.toUpperCase();
   if (carrier !== undefined && !/^[A-Z0-9_]{2,20}$/.test(carrier))
     problems.push('carrier must be a code such as ZTO');
@@ -149,7 +158,11 @@ export function parseShanghaiTime(text: string): Date | null {
   if (!m) return null;
   const [, y, mo, d, h = '00', mi = '00'] = m;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:00+08:00`);
-  return Number.isNaN(date.getTime()) || date.getUTCDate() === undefined ? null : date;
+  if (Number.isNaN(date.getTime())) return null;
+  // Date rolls impossible values over (2026-02-30 → 03-02, 24:00 → the next day): refuse them
+  // instead of silently querying another day (DESIGN rule 3).
+  const wall = new Date(date.getTime() + 8 * 3_600_000).toISOString().slice(0, 16);
+  return wall === `${y}-${mo}-${d}T${h}:${mi}` ? date : null;
 }
 
 /** Orders per page when the user does not say. */
@@ -176,8 +189,7 @@ export interface OrdersFields {
 /** Validates the fields (shared by the command and the form); problems are user-facing. */
 export function ordersRequestFrom(fields: OrdersFields, edition: number): ParsedCommand {
   const problems: string[] = [];
-  if (!/^[\w.:@-]{1,64}$/.test(fields.ownerId))
-    problems.push('give one owner id (letters, digits, . : @ _ -)');
+  if (!ID_PATTERN.test(fields.ownerId)) problems.push('give one owner id (letters, digits, . : @ _ -)');
   if (!Number.isInteger(fields.page) || fields.page < 1) problems.push('page must be 1 or more');
   if (!Number.isInteger(fields.pageSize) || fields.pageSize < 1 || fields.pageSize > MAX_PAGE_SIZE)
     problems.push(`size must be 1 to ${MAX_PAGE_SIZE}`);

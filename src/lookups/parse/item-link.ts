@@ -70,7 +70,8 @@ export function canonicalItemUrl(itemId: string, marketplace: Marketplace): stri
 export function findItemRefs(text: string): ItemRef[] {
   const found = new Map<string, ItemRef>();
   for (const m of text.matchAll(/(?:https?:\/\/)?[a-z0-9.-]+\.(?:com|cn|hk)\/[^\s<>|"')]*/gi)) {
-    const ref = parseItemRef(m[0]);
+    // Sentence punctuation right after a link ("…?id=123, thanks") is not part of it.
+    const ref = parseItemRef(m[0].replace(/[.,;:!?]+$/, ''));
     const key = ref.ok ? ref.itemId : ref.reason === 'short_link' ? ref.input : null;
     if (key && !found.has(key)) found.set(key, ref);
   }

@@ -52,7 +52,9 @@ export function looksLikeWaybill(token: string): boolean {
 /** Every waybill-shaped number in free text, upper-cased, in order, without repeats. */
 export function findWaybillCodes(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.matchAll(/\b[A-Za-z]{0,3}\d{10,17}\b/g))
+  // Letters may follow the prefix (JD + 2 letters/digits + 11 digits, e.g. JDVA…; SF + 13 chars):
+  // any 10–20 letters and digits, then the shapes decide.
+  for (const m of text.matchAll(/\b[A-Za-z0-9]{10,20}\b/g))
     if (looksLikeWaybill(m[0])) out.add(m[0].toUpperCase());
   return [...out];
 }

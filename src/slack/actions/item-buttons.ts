@@ -7,8 +7,10 @@ import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderInvalidInput } from '../../blocks/invalid-input.js';
 import { canonicalItemUrl, type ItemRef, parseItemRef } from '../../lookups/parse/item-link.js';
 import type { LookupRequest } from '../../lookups/types.js';
+import { ackFirst } from '../ack.js';
 import { offerLookup } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
+import { privateReply } from '../private-reply.js';
 
 export function registerItemButtons(app: App, deps: SlackDeps): void {
   const offer =
@@ -18,11 +20,13 @@ export function registerItemButtons(app: App, deps: SlackDeps): void {
       action,
       body,
       respond,
+      client,
     }: Parameters<Parameters<typeof app.action<BlockButtonAction>>[1]>[0]) => {
-      await ack();
+      await ackFirst(ack);
+      const reply = privateReply({ respond, client, body, logger: deps.logger });
       const ref = parseItemRef(action.value ?? '');
       if (!ref.ok) {
-        await respond({
+        await reply({
           response_type: 'ephemeral',
           replace_original: false,
           ...renderInvalidInput(command, ['that item id is not valid']),
@@ -35,7 +39,7 @@ export function registerItemButtons(app: App, deps: SlackDeps): void {
         teamId: body.team?.id ?? null,
         responseUrl: body.response_url,
       };
-      await offerLookup(deps, build(ref), actor, respond);
+      await offerLookup(deps, build(ref), actor, reply);
     };
 
   app.action<BlockButtonAction>(

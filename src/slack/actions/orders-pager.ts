@@ -5,16 +5,19 @@
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
+import { ackFirst } from '../ack.js';
 import { offerLookup, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
+import { privateReply } from '../private-reply.js';
 import { answerRefusedClaim } from './confirm.js';
 
 export function registerOrdersPager(app: App, deps: SlackDeps): void {
   for (const actionId of [ACTIONS.ordersPrev, ACTIONS.ordersNext]) {
-    app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond }) => {
-      await ack();
+    app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond, client }) => {
+      await ackFirst(ack);
+      const reply = privateReply({ respond, client, body, logger: deps.logger });
       const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
-      if (claimed.ok) return runAndAnswer(deps, claimed.pending, respond);
+      if (claimed.ok) return runAndAnswer(deps, claimed.pending, reply);
       if (claimed.reason === 'expired' && claimed.pending) {
         const p = claimed.pending;
         const actor = {
@@ -23,9 +26,9 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
           teamId: p.teamId,
           responseUrl: body.response_url,
         };
-        return offerLookup(deps, p.request, actor, respond, { replaceOriginal: true });
+        return offerLookup(deps, p.request, actor, reply, { replaceOriginal: true });
       }
-      return answerRefusedClaim(claimed, respond);
+      return answerRefusedClaim(claimed, reply);
     });
   }
 }

@@ -5,14 +5,17 @@
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
+import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
+import { privateReply } from '../private-reply.js';
 
 export function registerWaybillDownload(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.waybillDownload, async ({ ack, action, body, respond, client }) => {
-    await ack();
+    await ackFirst(ack);
+    const reply = privateReply({ respond, client, body, logger: deps.logger });
     const pending = deps.store.pending.get(action.value ?? '');
     if (!pending || pending.userId !== body.user.id || !pending.resultJson) {
-      await respond({
+      await reply({
         response_type: 'ephemeral',
         replace_original: false,
         text: 'That print data is no longer available to you; run the waybill lookup again.',
@@ -33,14 +36,14 @@ export function registerWaybillDownload(app: App, deps: SlackDeps): void {
       });
     } catch (error) {
       deps.logger.error({ err: error, pendingId: pending.id }, 'print data file not delivered');
-      await respond({
+      await reply({
         response_type: 'ephemeral',
         replace_original: false,
         text: 'The print data file could not be sent to you; try the button again in a moment (no new charge).',
       });
       return;
     }
-    await respond({
+    await reply({
       response_type: 'ephemeral',
       replace_original: false,
       text: 'The print data file is in your direct messages with platdesk.',

@@ -2,13 +2,13 @@
  * What every slash command does after parsing: help, the usage line for bad input (no call),
  * or the confirmation for a valid request.
  */
-import type { RespondFn, SlashCommand as SlackCommandPayload } from '@slack/bolt';
+import type { SlashCommand as SlackCommandPayload } from '@slack/bolt';
 import type { SlashCommand } from '../../blocks/help.js';
 import { renderHelp } from '../../blocks/help.js';
 import { renderInvalidInput } from '../../blocks/invalid-input.js';
 import type { Actor } from '../../lookups/lookup-service.js';
 import type { ParsedCommand } from '../../lookups/parse/command-text.js';
-import { offerLookup } from '../answer.js';
+import { offerLookup, type Reply } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 
 export function actorOfCommand(command: SlackCommandPayload): Actor {
@@ -25,7 +25,7 @@ export async function answerCommand(
   name: SlashCommand,
   parsed: ParsedCommand,
   command: SlackCommandPayload,
-  respond: RespondFn,
+  respond: Reply,
 ): Promise<void> {
   switch (parsed.kind) {
     case 'help':

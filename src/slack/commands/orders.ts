@@ -1,13 +1,18 @@
 /** `/orders`: see README "Commands". With no arguments it opens the filter form. */
 import type { App } from '@slack/bolt';
 import { parseOrdersCommand } from '../../lookups/parse/command-text.js';
+import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
+import { answerDigestCommand, isDigestCommand } from '../digest/command.js';
+import { privateReply } from '../private-reply.js';
 import { ordersFormView } from '../views/orders-form.js';
 import { answerCommand } from './answer-command.js';
 
 export function registerOrdersCommand(app: App, deps: SlackDeps): void {
-  app.command('/orders', async ({ ack, command, respond, client }) => {
-    await ack();
+  app.command('/orders', async ({ ack, command, respond, client, body }) => {
+    await ackFirst(ack);
+    const reply = privateReply({ respond, client, body, logger: deps.logger });
+    if (isDigestCommand(command.text)) return answerDigestCommand(deps, command, respond);
     const edition = deps.client.editionFor('paging-orders') ?? 1;
     const parsed = parseOrdersCommand(command.text, { edition });
     if (parsed.kind === 'form') {
@@ -17,6 +22,6 @@ export function registerOrdersCommand(app: App, deps: SlackDeps): void {
       });
       return;
     }
-    await answerCommand(deps, '/orders', parsed, command, respond);
+    await answerCommand(deps, '/orders', parsed, command, reply);
   });
 }

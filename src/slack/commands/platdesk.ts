@@ -2,11 +2,14 @@
 import type { App } from '@slack/bolt';
 import { renderPlatdeskResult } from '../../blocks/platdesk.js';
 import { runPlatdeskCommand } from '../../lookups/platdesk-command.js';
+import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
+import { privateReply } from '../private-reply.js';
 
 export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
-  app.command('/platdesk', async ({ ack, command, respond, client }) => {
-    await ack();
+  app.command('/platdesk', async ({ ack, command, respond, client, body }) => {
+    await ackFirst(ack);
+    const reply = privateReply({ respond, client, body, logger: deps.logger });
     const result = runPlatdeskCommand(command.text, {
       userId: command.user_id,
       isAdmin: deps.isAdmin,
@@ -17,15 +20,24 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
     });
     if (result.kind === 'export') {
       // The ledger holds who spent what: it goes to the admin's direct messages, not the channel.
-      const dm = await client.conversations.open({ users: command.user_id });
-      if (!dm.channel?.id) throw new Error('conversations.open returned no channel');
-      await client.files.uploadV2({
-        channel_id: dm.channel.id,
-        filename: result.filename,
-        content: result.content,
-        title: 'platdesk ledger',
-      });
+      try {
+        const dm = await client.conversations.open({ users: command.user_id });
+        if (!dm.channel?.id) throw new Error('conversations.open returned no channel');
+        await client.files.uploadV2({
+          channel_id: dm.channel.id,
+          filename: result.filename,
+          content: result.content,
+          title: 'platdesk ledger',
+        });
+      } catch (error) {
+        deps.logger.error({ err: error }, 'ledger export not delivered');
+        await reply({
+          response_type: 'ephemeral',
+          text: 'The ledger export could not be sent to your direct messages; try again in a moment.',
+        });
+        return;
+      }
     }
-    await respond({ response_type: 'ephemeral', ...renderPlatdeskResult(result) });
+    await reply({ response_type: 'ephemeral', ...renderPlatdeskResult(result) });
   });
 }

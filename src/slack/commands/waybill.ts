@@ -1,12 +1,15 @@
 /** `/waybill`: see README "Commands". Acks first; invalid input is answered without a call. */
 import type { App } from '@slack/bolt';
 import { parseWaybillCommand } from '../../lookups/parse/command-text.js';
+import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
+import { privateReply } from '../private-reply.js';
 import { answerCommand } from './answer-command.js';
 
 export function registerWaybillCommand(app: App, deps: SlackDeps): void {
-  app.command('/waybill', async ({ ack, command, respond }) => {
-    await ack();
-    await answerCommand(deps, '/waybill', parseWaybillCommand(command.text), command, respond);
+  app.command('/waybill', async ({ ack, command, respond, client, body }) => {
+    await ackFirst(ack);
+    const reply = privateReply({ respond, client, body, logger: deps.logger });
+    await answerCommand(deps, '/waybill', parseWaybillCommand(command.text), command, reply);
   });
 }

@@ -7,6 +7,7 @@ import { ORDERS_FORM, renderOrdersForm } from '../../blocks/orders-form.js';
 import { ordersRequestFrom } from '../../lookups/parse/command-text.js';
 import { offerLookup } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
+import { sendPrivately } from '../private-reply.js';
 
 export function ordersFormView(input: { channelId: string; edition: number }) {
   return renderOrdersForm({
@@ -58,15 +59,10 @@ export function registerOrdersForm(app: App, deps: SlackDeps): void {
     await ack();
     const { channelId } = JSON.parse(view.private_metadata || '{}') as { channelId?: string };
     const userId = body.user.id;
-    // A modal has no response_url: the confirmation is posted as an ephemeral message in the channel.
+    // A modal has no response_url: the confirmation is posted as an ephemeral message in the
+    // channel, or by direct message when Slack refuses that (channel gone, rate limit).
     const reply = async (msg: { text?: string; blocks?: unknown[] }) => {
-      if (!channelId) return;
-      await client.chat.postEphemeral({
-        channel: channelId,
-        user: userId,
-        text: msg.text ?? '',
-        blocks: msg.blocks as never,
-      });
+      await sendPrivately(client, { userId, channelId: channelId ?? null }, msg, deps.logger);
     };
     await offerLookup(
       deps,

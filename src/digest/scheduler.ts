@@ -1,0 +1,402 @@
+/**
+ * The digest scheduler: at each subscription's local time, claim that day's run in the store and
+ * execute it; retry failures with backoff within the local day; catch a missed run up at start-up
+ * the same local day.
+ *
+ * Exactly once per subscription per local day, across restarts and instances, rests on the store
+ * (store/digests.ts): the run of a local date is a row with a UNIQUE (subscription, local date),
+ * held under a lease; only the lease holder may move it to 'posting' and post. The one window no
+ * store can close is a crash between Slack accepting the post and the row saying so: such a run
+ * is found in 'posting' with an expired lease, is NOT posted again (a double post is worse than an
+ * admin alert) and the admins are told to check the channel.
+ *
+ * Timers: one timer for the next thing to do (a due time, a retry, a lease to take over), never
+ * longer than `maxSleepMs`, so subscriptions added by another instance and clock changes are seen
+ * within that time. The clock is injected (CONVENTIONS 3), so tests move time by hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { isPlatError } from '../plat/errors.js';
+import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
+import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
+import type { DigestClock, DigestDeps } from './types.js';
+import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
+
+const MINUTE = 60_000;
+
+export interface DigestSchedulerOptions extends DigestDeps {
+  clock?: DigestClock;
+  /** This process, in lease records. Default: a random UUID. */
+  instanceId?: string;
+  /** How long a claim holds without renewal (renewed on every page). Default 10 min. */
+  leaseMs?: number;
+  /** Waits before the 2nd, 3rd… attempt; a retry is planned only if it falls within the local day. */
+  retryDelaysMs?: readonly number[];
+  /** Longest sleep between two looks at the store. Default 60 s. */
+  maxSleepMs?: number;
+  /** Least time between two progress updates of "Run now". Default 1.5 s. */
+  progressIntervalMs?: number;
+}
+
+export const DIGEST_DEFAULTS = {
+  leaseMs: 10 * MINUTE,
+  retryDelaysMs: [5 * MINUTE, 15 * MINUTE, 45 * MINUTE],
+  maxSleepMs: MINUTE,
+  progressIntervalMs: 1_500,
+} as const;
+
+/** What "Run now" and "Run anyway" come back with. */
+export type ManualResult =
+  | RunResult
+  | { kind: 'not_found' }
+  /** The run was already approved, run or is no longer waiting. */
+  | { kind: 'already_handled'; run: DigestRun | null }
+  | { kind: 'failed'; run: DigestRun; error: unknown }
+  /** platdesk is stopping. */
+  | { kind: 'stopped' };
+
+export interface DigestScheduler {
+  readonly instanceId: string;
+  /** Catches up missed runs of today and arms the timer. */
+  start(): void;
+  /** Stops the timer, aborts runs in flight (their leases are released) and waits for them. */
+  stop(): Promise<void>;
+  /** Plans again now (after a subscription was added or removed). */
+  reschedule(): void;
+  /** "Run now": a manual run with progress in the channel, under the cost cap. */
+  runNow(subscriptionId: number, userId: string): Promise<ManualResult>;
+  /** "Run anyway": runs a run that waited for approval, without the cap. Single-use. */
+  approve(runId: number, userId: string): Promise<ManualResult>;
+  /** The next scheduled instant of a subscription, for `list` (ms). */
+  nextRunAt(subscription: DigestSubscription): number;
+  /** Resolves when no run is in flight (tests). */
+  idle(): Promise<void>;
+  /** When the timer fires next (ms), or null when stopped. */
+  nextWakeAt(): number | null;
+}
+
+const realClock: DigestClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    // The scheduler must not keep a stopping process alive.
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** The instant a subscription's digest of `date` is due (DST handled in zonedInstant). */
+export function scheduledInstant(subscription: DigestSubscription, date: string): number {
+  return zonedInstant(date, subscription.localTime, subscription.timeZone);
+}
+
+/** The first scheduled instant at or after `atMs` (today's if it has not passed, else tomorrow's). */
+export function nextRunAfter(subscription: DigestSubscription, atMs: number): number {
+  const today = localDateOf(atMs, subscription.timeZone);
+  const due = scheduledInstant(subscription, today);
+  return due >= atMs ? due : scheduledInstant(subscription, addDays(today, 1));
+}
+
+export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
+  const clock = options.clock ?? realClock;
+  const instanceId = options.instanceId ?? randomUUID();
+  const leaseMs = options.leaseMs ?? DIGEST_DEFAULTS.leaseMs;
+  const retryDelays = options.retryDelaysMs ?? DIGEST_DEFAULTS.retryDelaysMs;
+  const maxSleepMs = options.maxSleepMs ?? DIGEST_DEFAULTS.maxSleepMs;
+  const { store, publisher, logger } = options;
+  const digests = store.digests;
+  const ctx: RunnerContext = {
+    ...options,
+    now: () => clock.now(),
+    instanceId,
+    leaseMs,
+    progressIntervalMs: options.progressIntervalMs ?? DIGEST_DEFAULTS.progressIntervalMs,
+  };
+
+  let timer: unknown = null;
+  let wakeAt: number | null = null;
+  let running = false;
+  const inFlight = new Map<number, { promise: Promise<unknown>; abort: AbortController }>();
+  /** Alerts sent outside a run, so idle() and stop() can wait for them. */
+  const background = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>): void => {
+    const settled = p.catch((err: unknown) => logger?.error({ err }, 'digest alert not delivered'));
+    background.add(settled);
+    void settled.finally(() => background.delete(settled));
+  };
+  const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
+
+  function arm(): void {
+    if (!running) return;
+    if (timer !== null) clock.clearTimeout(timer);
+    const now = clock.now();
+    const at = Math.min(plan(now), now + maxSleepMs);
+    // Something due already was looked at just now and could not be claimed (the store refused
+    // or changed under us): look again in a second rather than spin.
+    const delay = at > now ? at - now : 1000;
+    wakeAt = now + delay;
+    timer = clock.setTimeout(onTimer, delay);
+  }
+
+  function onTimer(): void {
+    timer = null;
+    wakeAt = null;
+    try {
+      claimDue(clock.now());
+    } catch (error) {
+      logger?.error({ err: error }, 'digest scheduler could not read the store');
+    }
+    arm();
+  }
+
+  /**
+   * The next time anything may need doing, without claiming anything: today's due time, a
+   * planned retry, another instance's lease expiry, or tomorrow's due time.
+   */
+  function plan(now: number): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const sub of digests.list()) {
+      const today = localDateOf(now, sub.timeZone);
+      const due = scheduledInstant(sub, today);
+      next = Math.min(next, scheduledInstant(sub, addDays(today, 1)));
+      if (due > now) next = Math.min(next, due);
+      else if (due >= sub.createdAt.getTime()) {
+        const run = digests.scheduledRun(sub.id, today);
+        if (run === null) next = Math.min(next, now);
+        else if (run.state === 'failed' && run.nextAttemptAt)
+          next = Math.min(next, run.nextAttemptAt.getTime());
+        else if (
+          (run.state === 'running' || run.state === 'posting') &&
+          run.leaseExpiresAt &&
+          !inFlight.has(run.id)
+        )
+          next = Math.min(next, run.leaseExpiresAt.getTime());
+      }
+    }
+    return next;
+  }
+
+  /** Whether a claim could change anything (saves a write transaction on every wake-up). */
+  function mayClaim(run: DigestRun, now: number): boolean {
+    if (inFlight.has(run.id)) return false;
+    switch (run.state) {
+      case 'running':
+      case 'posting':
+        return run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= now;
+      case 'failed':
+        return run.nextAttemptAt !== null && run.nextAttemptAt.getTime() <= now;
+      default:
+        return false;
+    }
+  }
+
+  /** Claims and starts every run that is due now. Synchronous: the store is. */
+  function claimDue(now: number): void {
+    for (const sub of digests.list()) {
+      const today = localDateOf(now, sub.timeZone);
+      const due = scheduledInstant(sub, today);
+      // A subscription added after today's time starts tomorrow: it has nothing to catch up.
+      if (due > now || due < sub.createdAt.getTime()) continue;
+      const existing = digests.scheduledRun(sub.id, today);
+      if (existing && !mayClaim(existing, now)) continue;
+      const claim = digests.claimScheduled(
+        {
+          subscriptionId: sub.id,
+          localDate: today,
+          // Yesterday's due time to today's: consecutive digests tile time with no gap and no
+          // overlap, also across a DST change (then the window is 23 or 25 h).
+          windowStart: new Date(scheduledInstant(sub, addDays(today, -1))),
+          windowEnd: new Date(due),
+          requestedBy: null,
+        },
+        lease(),
+      );
+      if (claim.claimed) {
+        logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
+        start(sub, claim.run, false);
+      } else if (claim.orphaned) {
+        logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
+        track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
+      }
+    }
+  }
+
+  /** Executes a held run in the background; failures go through `failed`. Never rejects. */
+  function start(sub: DigestSubscription, run: DigestRun, force: boolean): Promise<ManualResult> {
+    const abort = new AbortController();
+    const attempt = async (): Promise<ManualResult> => {
+      try {
+        const result = await executeDigestRun(ctx, sub, run, {
+          force,
+          progress: run.kind === 'manual',
+          signal: abort.signal,
+        });
+        await afterRun(sub, run, result);
+        return result;
+      } catch (error) {
+        if (abort.signal.aborted) {
+          // Stopping: hand the run over at once instead of letting the lease run out.
+          digests.release(run.id, instanceId, new Date(clock.now()));
+          return { kind: 'stopped' };
+        }
+        if (error instanceof DigestLeaseLostError) {
+          logger?.warn({ runId: run.id }, 'digest run taken over by another instance');
+          return { kind: 'already_handled', run: digests.run(run.id) };
+        }
+        await failed(sub, digests.run(run.id) ?? run, error);
+        return { kind: 'failed', run: digests.run(run.id) ?? run, error };
+      }
+    };
+    const promise = attempt()
+      // Only the store failing while recording a failure gets here; the lease then runs out
+      // and the run is taken over.
+      .catch((error: unknown): ManualResult => {
+        logger?.error({ err: error, runId: run.id }, 'digest run could not be recorded');
+        return { kind: 'failed', run, error };
+      })
+      .finally(() => {
+        inFlight.delete(run.id);
+        arm();
+      });
+    inFlight.set(run.id, { promise, abort });
+    return promise;
+  }
+
+  async function afterRun(sub: DigestSubscription, run: DigestRun, result: RunResult): Promise<void> {
+    const quietly = (p: Promise<unknown>, what: string) =>
+      p.catch((err: unknown) => logger?.error({ err, runId: run.id }, what));
+    if (result.kind === 'posted') {
+      const noticeTs = result.run.noticeTs;
+      if (noticeTs !== null)
+        await quietly(
+          publisher.postNotice({ kind: 'resolved', subscription: sub, run: result.run }, noticeTs),
+          'digest notice not updated',
+        );
+      return;
+    }
+    // Over the cap. "Run now" answers the admin who asked; a scheduled run asks every admin.
+    const progressTs = result.run.messageTs;
+    if (progressTs !== null)
+      await quietly(
+        publisher.postNotice(
+          {
+            kind: 'awaiting_approval',
+            subscription: sub,
+            run: result.run,
+            estimatePoints: result.estimatePoints,
+          },
+          progressTs,
+        ),
+        'digest progress message not updated',
+      );
+    if (run.kind === 'scheduled')
+      await quietly(
+        publisher.askApproval({
+          subscription: sub,
+          run: result.run,
+          estimatePoints: result.estimatePoints,
+          capPoints: result.capPoints,
+        }),
+        'digest approval request not delivered',
+      );
+  }
+
+  /**
+   * A failed attempt: record it with its next attempt (if one fits in the local day), tell the
+   * channel (one notice per run, updated afterwards) and the admins (first failure and giving up).
+   * "Run now" failures are answered to the admin who asked instead, and not retried.
+   */
+  async function failed(sub: DigestSubscription, run: DigestRun, error: unknown): Promise<void> {
+    const now = clock.now();
+    const dayEnd = startOfLocalDay(addDays(run.localDate, 1), sub.timeZone);
+    const delay = run.kind === 'scheduled' ? retryDelays[run.attempts - 1] : undefined;
+    const nextAttemptAt = delay !== undefined && now + delay < dayEnd ? new Date(now + delay) : null;
+    const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
+    logger?.warn(
+      { runId: run.id, subscriptionId: sub.id, attempts: run.attempts, nextAttemptAt, reason },
+      'digest run failed',
+    );
+    if (!digests.markFailed(run.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })) return;
+    const current = digests.run(run.id) ?? run;
+    if (run.kind === 'manual') {
+      // The admin who asked is answered by the caller; the progress message must not hang on "page k of n".
+      if (current.messageTs !== null)
+        await publisher
+          .postNotice(
+            { kind: 'failed', subscription: sub, run: current, error, nextAttemptAt: null },
+            current.messageTs,
+          )
+          .catch((err: unknown) =>
+            logger?.error({ err, runId: run.id }, 'digest progress message not updated'),
+          );
+      return;
+    }
+    try {
+      const ts = await publisher.postNotice(
+        { kind: 'failed', subscription: sub, run: current, error, nextAttemptAt },
+        current.noticeTs,
+      );
+      if (current.noticeTs === null) digests.setNoticeTs(run.id, ts);
+    } catch (err) {
+      logger?.error({ err, runId: run.id }, 'digest failure notice not posted');
+    }
+    if (run.attempts === 1 || nextAttemptAt === null) {
+      await publisher
+        .alertAdmins({ kind: 'failed', subscription: sub, run: current, error, nextAttemptAt })
+        .catch((err: unknown) => logger?.error({ err, runId: run.id }, 'digest alert not delivered'));
+    }
+  }
+
+  return {
+    instanceId,
+    start() {
+      if (running) return;
+      running = true;
+      onTimer();
+    },
+    async stop() {
+      running = false;
+      if (timer !== null) clock.clearTimeout(timer);
+      timer = null;
+      wakeAt = null;
+      for (const { abort } of inFlight.values()) abort.abort();
+      await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
+      await Promise.allSettled([...background]);
+    },
+    reschedule: () => arm(),
+    async runNow(subscriptionId, userId) {
+      const sub = digests.get(subscriptionId);
+      if (!sub) return { kind: 'not_found' };
+      if (!running) return { kind: 'stopped' };
+      const now = clock.now();
+      const run = digests.createManual(
+        {
+          subscriptionId,
+          localDate: localDateOf(now, sub.timeZone),
+          windowStart: new Date(now - DAY_MS),
+          windowEnd: new Date(now),
+          requestedBy: userId,
+        },
+        lease(),
+      );
+      return start(sub, run, false);
+    },
+    async approve(runId, userId) {
+      const waiting = digests.run(runId);
+      if (!waiting) return { kind: 'not_found' };
+      const sub = digests.get(waiting.subscriptionId);
+      if (!sub) return { kind: 'not_found' };
+      if (!running) return { kind: 'stopped' };
+      const run = digests.claimApproved(runId, lease(), userId);
+      if (!run) return { kind: 'already_handled', run: waiting };
+      logger?.info({ runId, userId }, 'digest over the cap approved');
+      return start(sub, run, true);
+    },
+    nextRunAt: (sub) => nextRunAfter(sub, clock.now()),
+    async idle() {
+      while (inFlight.size > 0 || background.size > 0)
+        await Promise.allSettled([...[...inFlight.values()].map((f) => f.promise), ...background]);
+    },
+    nextWakeAt: () => wakeAt,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What the digest layer needs from the outside world, as interfaces: the Slack side implements
+ * the publisher (slack/digest/publisher.ts), so digest/ imports only plat/ and store/ (DESIGN.md).
+ */
+import type { Logger } from 'pino';
+import type { PlatClient } from '../plat/client.js';
+import type { Operation } from '../plat/operations.js';
+import type { DigestRun, DigestSubscription } from '../store/digests.js';
+import type { Store } from '../store/store.js';
+import type { FetchPlan } from './fetch-orders.js';
+import type { DigestSummary } from './summarize.js';
+
+export interface DigestCost {
+  points: number;
+  calls: number;
+}
+
+/** A digest ready to post. */
+export interface DigestPost {
+  subscription: DigestSubscription;
+  run: DigestRun;
+  summary: DigestSummary;
+  /** The day before's digest, when one was posted (the comparison). */
+  previous: { localDate: string; summary: DigestSummary } | null;
+  /** What this digest cost, every attempt included. */
+  cost: DigestCost;
+}
+
+/** The short notice a channel gets instead of silence. */
+export type DigestNotice =
+  | {
+      kind: 'failed';
+      subscription: DigestSubscription;
+      run: DigestRun;
+      /** A PlatError (its code, title and remedy are shown) or anything else. */
+      error: unknown;
+      /** When it is tried again; null when it is not (given up for the day). */
+      nextAttemptAt: Date | null;
+    }
+  /** A retry posted the digest: the notice says so instead of promising another retry. */
+  | { kind: 'resolved'; subscription: DigestSubscription; run: DigestRun }
+  /** "Run now" stopped at the cost cap: its progress message says it waits for an admin. */
+  | { kind: 'awaiting_approval'; subscription: DigestSubscription; run: DigestRun; estimatePoints: number };
+
+export type DigestAlert =
+  | {
+      kind: 'failed';
+      subscription: DigestSubscription;
+      run: DigestRun;
+      error: unknown;
+      nextAttemptAt: Date | null;
+    }
+  /** platdesk stopped between sending the digest to Slack and recording it: not re-posted. */
+  | { kind: 'orphaned'; subscription: DigestSubscription; run: DigestRun };
+
+export interface DigestApprovalRequest {
+  subscription: DigestSubscription;
+  run: DigestRun;
+  estimatePoints: number;
+  capPoints: number;
+}
+
+export interface DigestPublisher {
+  /** Posts the digest in the subscription's channel, or replaces message `replaceTs`; returns its ts. */
+  postDigest(post: DigestPost, replaceTs: string | null): Promise<string>;
+  /** "Run now": posts or updates the progress message (page k of n; null before the first page). */
+  postProgress(
+    subscription: DigestSubscription,
+    run: DigestRun,
+    plan: FetchPlan | null,
+    replaceTs: string | null,
+  ): Promise<string>;
+  /** Posts the failure notice, or updates it (`replaceTs`): one notice per run. */
+  postNotice(notice: DigestNotice, replaceTs: string | null): Promise<string>;
+  alertAdmins(alert: DigestAlert): Promise<void>;
+  /** Over the cost cap: asks the admins, with a Run anyway button carrying the run id. */
+  askApproval(request: DigestApprovalRequest): Promise<void>;
+}
+
+/** Points per call: PLAT_PRICES first, else the last charge seen (wired in main.ts). */
+export type PriceOf = (operation: Operation, edition: number | null) => number | null;
+
+export interface DigestClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface DigestDeps {
+  client: PlatClient;
+  store: Store;
+  publisher: DigestPublisher;
+  priceOf: PriceOf;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}

@@ -1,0 +1,158 @@
+/**
+ * What the App Home shows (issue 5), read from the store: for everyone their own spend and
+ * lookups; for admins the workspace's spend of the last 30 days, the alerts sent to admins, and
+ * the settings they can change there. Pure reads: blocks/home.ts renders it.
+ */
+import { OPERATION_NAMES, type Operation } from '../plat/operations.js';
+import type { DigestSubscription } from '../store/digests.js';
+import type { AuditRecord, LedgerEntry, LedgerTotals, Store } from '../store/store.js';
+import { periodStarts } from './budgets.js';
+import type { LookupService } from './lookup-service.js';
+import { type UsageReport, usageReport } from './reports.js';
+import type { AccessPolicy, PriceOverrides } from './settings.js';
+import type { LookupRequest, QuoteLine } from './types.js';
+import { autoLookupDay, autoLookupSettings } from './unfurls.js';
+
+/** The audit action of an alert sent to the admins. */
+export const ALERT_ACTION = 'alert';
+
+export const HOME_RECENT_DAYS = 7;
+export const HOME_RECENT_MAX = 15;
+
+export interface HomeLookupLine {
+  at: Date;
+  /** What the confirmation said (from the pending lookup), when it is still kept. */
+  summary: string | null;
+  operations: Operation[];
+  points: number;
+  quotaCalls: number;
+  failed: boolean;
+  source: LedgerEntry['source'];
+}
+
+export interface AdminHome {
+  report: UsageReport;
+  alerts: AuditRecord[];
+  /** Budget caps the admins were told about, with the day (settings 'budget.alerted'). */
+  budgetAlerts: { cap: string; day: string }[];
+  access: AccessPolicy;
+  autoLookup: { channelId: string; cap: number; usedToday: number }[];
+  /** The price each operation is quoted at now, for its configured edition. */
+  prices: QuoteLine[];
+  overrides: PriceOverrides;
+  digests: DigestSubscription[];
+}
+
+export interface HomeData {
+  userId: string;
+  admin: boolean;
+  timeZone: string;
+  today: LedgerTotals;
+  month: LedgerTotals;
+  recent: HomeLookupLine[];
+  /** Lookups of the last 7 days not listed. */
+  recentMore: number;
+  adminHome: AdminHome | null;
+}
+
+/** One representative request per operation, to read its current quote line. */
+const SAMPLE_REQUESTS: LookupRequest[] = [
+  { kind: 'waybill-print', shopId: 'sample', waybills: [{ waybillCode: 'SF0000000000000', carrier: 'SF' }] },
+  { kind: 'item', itemId: '0', withPrices: true },
+  { kind: 'shop-info', url: 'https://item.taobao.com/item.htm?id=0', shopType: '0' },
+  { kind: 'shop-id', wwid: 'sample' },
+  { kind: 'waybill-info', ownerId: 'sample', waybills: [{ waybillCode: 'SF0000000000000', carrier: 'SF' }] },
+  { kind: 'orders', ownerId: 'sample', page: 0, pageSize: 20, filters: {} },
+];
+
+export function currentPrices(lookups: Pick<LookupService, 'quote'>): QuoteLine[] {
+  const lines = SAMPLE_REQUESTS.flatMap((r) => lookups.quote(r).lines);
+  return OPERATION_NAMES.map((op) => lines.find((l) => l.operation === op)).filter(
+    (l): l is QuoteLine => l !== undefined,
+  );
+}
+
+/** Ledger rows (one per call) grouped into lookups by their pending lookup, newest first. */
+function lookupLines(store: Store, entries: LedgerEntry[]): HomeLookupLine[] {
+  const byKey = new Map<string, HomeLookupLine>();
+  for (const e of entries) {
+    const key = e.pendingId ?? `call:${e.id}`;
+    let line = byKey.get(key);
+    if (!line) {
+      line = {
+        at: e.at,
+        summary: e.pendingId ? (store.pending.get(e.pendingId)?.summary ?? null) : null,
+        operations: [],
+        points: 0,
+        quotaCalls: 0,
+        failed: false,
+        source: e.source,
+      };
+      byKey.set(key, line);
+    }
+    if (!line.operations.includes(e.operation)) line.operations.push(e.operation);
+    line.points += e.points;
+    line.quotaCalls += e.quotaCalls;
+    if (e.outcome === 'error') line.failed = true;
+  }
+  return [...byKey.values()];
+}
+
+export function homeData(
+  deps: { store: Store; lookups: LookupService; isAdmin: (userId: string) => boolean },
+  userId: string,
+  now: Date,
+): HomeData {
+  const { store, lookups } = deps;
+  const timeZone = lookups.settings.budgets().timezone;
+  const admin = deps.isAdmin(userId);
+  const mine = (period: 'today' | 'month') => usageReport(store, { period, userId, now, timeZone }).totals;
+  const to = periodStarts(now, timeZone).nextDay;
+  const entries = store.ledger.list({
+    from: new Date(now.getTime() - HOME_RECENT_DAYS * 86_400_000),
+    to,
+    userId,
+    limit: 500,
+  });
+  const lines = lookupLines(store, entries);
+
+  let adminHome: AdminHome | null = null;
+  if (admin) {
+    const sent = store.settings.get<Record<string, string>>('budget.alerted') ?? {};
+    const day = autoLookupDay(now, lookups.settings);
+    adminHome = {
+      report: usageReport(store, { period: 'last30', userId: null, now, timeZone }),
+      alerts: store.audit.list(10, { action: ALERT_ACTION }),
+      budgetAlerts: Object.entries(sent)
+        .map(([cap, at]) => ({ cap, day: at.slice(0, 10) }))
+        .sort((a, b) => b.day.localeCompare(a.day))
+        .slice(0, 10),
+      access: lookups.settings.access(),
+      autoLookup: Object.entries(autoLookupSettings(store.settings).get().channels).map(
+        ([channelId, { cap }]) => ({
+          channelId,
+          cap,
+          usedToday: store.unfurls.autoUsed(channelId, day),
+        }),
+      ),
+      prices: currentPrices(lookups),
+      overrides: lookups.settings.priceOverrides(),
+      digests: store.digests.list(),
+    };
+  }
+  return {
+    userId,
+    admin,
+    timeZone,
+    today: mine('today'),
+    month: mine('month'),
+    recent: lines.slice(0, HOME_RECENT_MAX),
+    recentMore: Math.max(0, lines.length - HOME_RECENT_MAX),
+    adminHome,
+  };
+}
+
+/** Records an alert sent to the admins, so the App Home can show the recent ones. */
+export function recordAlert(store: Store, text: string): void {
+  store.audit.record({ actorId: 'platdesk', action: ALERT_ACTION, detail: text.slice(0, 2000) });
+}

@@ -1,0 +1,169 @@
+/**
+ * What a message holds that platdesk can look up (issue 5, message shortcuts): item links and
+ * ids, waybill numbers (spec/notes.md shapes), seller messaging account ids. Read from the
+ * message text, its blocks (rich_text, section text and fields) and its attachments (text,
+ * fallback, title link, fields), or from free text (the global shortcut).
+ */
+import { findItemRefs, MARKETPLACE_NAMES, type Marketplace, unwrapSlackLink } from './parse/item-link.js';
+import { findWaybillCodes, guessCarrier } from './parse/waybill.js';
+
+/** Which shortcut: its callback id's last part, or `any` for the global shortcut. */
+export type ShortcutKind = 'items' | 'waybills' | 'shops' | 'any';
+
+export type Candidate =
+  | { kind: 'item'; itemId: string; marketplace: Marketplace | null }
+  /** The shop selling a linked item (get-shop-info takes the link). */
+  | { kind: 'shop-info'; url: string; shopType: Marketplace; itemId: string }
+  | { kind: 'shop-id'; wwid: string }
+  | { kind: 'waybill'; waybillCode: string; carrier: string | null };
+
+export interface Found {
+  candidates: Candidate[];
+  /** Short links seen (they need the full link). */
+  shortLinks: string[];
+  /** Found beyond MAX_CANDIDATES, not listed. */
+  more: number;
+  /** `shop:<id>` or `owner:<id>` written in the message (the waybill shortcut's default target). */
+  target: string | null;
+}
+
+/** At most this many lookups are listed in one modal (3 checkbox groups of 10). */
+export const MAX_CANDIDATES = 30;
+
+/** What each shortcut looks for, said in the modal and when nothing is found. */
+export const LOOKED_FOR: Record<ShortcutKind, string> = {
+  items:
+    'item links (item.taobao.com, detail.tmall.com, mobile pages with itemId=, mobile.yangkeduo.com) and item ids (numbers of 9 to 12 digits)',
+  waybills: 'waybill numbers (SF, YT, JT, JD, DPK prefixes and the ZTO, STO, Yunda and EMS number shapes)',
+  shops:
+    'seller messaging account ids written after ww:, wwid:, wangwang: or 旺旺: (and item links, for the shop selling the item)',
+  any: 'item links and ids, waybill numbers, and seller account ids written after ww: or 旺旺:',
+};
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Keys whose string values can hold text a person wrote or a link (not ids, styles or images). */
+const TEXT_KEYS = new Set([
+  'text',
+  'url',
+  'fallback',
+  'pretext',
+  'title',
+  'title_link',
+  'value',
+  'from_url',
+  'original_url',
+  'footer',
+  'author_name',
+]);
+
+/** Every text of a message: its text, its blocks' texts and links, its attachments' fields. */
+export function messageTexts(message: { text?: string; blocks?: unknown; attachments?: unknown }): string[] {
+  const out: string[] = [];
+  if (typeof message.text === 'string' && message.text !== '') out.push(message.text);
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 12) return;
+    if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
+    else if (isObject(v)) {
+      for (const [key, x] of Object.entries(v)) {
+        if (typeof x === 'string') {
+          if (TEXT_KEYS.has(key) && x !== '') out.push(x);
+        } else walk(x, depth + 1);
+      }
+    }
+  };
+  walk(message.blocks, 0);
+  walk(message.attachments, 0);
+  return out;
+}
+
+/** Text without its links, so numbers inside URLs (sku ids, tracking) are not taken for ids. */
+function withoutLinks(text: string): string {
+  return (
+    text
+      .replace(/<[^>\s]*>/g, ' ')
+      .replace(/(?:https?:\/\/)?[a-z0-9.-]+\.(?:com|cn|hk|net)\/\S*/gi, ' ')
+      // shop:/owner: ids are targets, not items.
+      .replace(/\b(?:shop|owner|carrier|page|size):\S+/gi, ' ')
+  );
+}
+
+const WWID_PREFIX =
+  /(?:^|[\s(（,，;；])(?:ww|wwid|wangwang|旺旺)\s*[:：]\s*([^\s<>,，;；|()（）"']{2,64})/giu;
+const TARGET = /(?:^|\s)(shop|owner):([\w.:@-]{1,64})/i;
+
+export function findSellerIds(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(WWID_PREFIX)) if (m[1]) out.add(m[1]);
+  return [...out];
+}
+
+function findItemIds(text: string): string[] {
+  const out = new Set<string>();
+  // Item ids of both marketplaces run to 12 digits; 13 and more are waybill shapes (EMS, STO…).
+  for (const m of withoutLinks(text).matchAll(/(?<![\w.-])\d{9,12}(?![\w.-])/g)) out.add(m[0]);
+  return [...out];
+}
+
+/** Finds what `kind` looks for in the texts, in order, without repeats. */
+export function findInTexts(kind: ShortcutKind, texts: readonly string[]): Found {
+  const all = texts.map((t) => t.replace(/&amp;/g, '&')).join('\n');
+  const candidates: Candidate[] = [];
+  const shortLinks: string[] = [];
+  const seen = new Set<string>();
+  const add = (key: string, c: Candidate) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    candidates.push(c);
+  };
+  const refs = findItemRefs(all);
+  for (const ref of refs)
+    if (!ref.ok && ref.reason === 'short_link') shortLinks.push(unwrapSlackLink(ref.input));
+
+  if (kind === 'items' || kind === 'any') {
+    for (const ref of refs)
+      if (ref.ok)
+        add(`item:${ref.itemId}`, { kind: 'item', itemId: ref.itemId, marketplace: ref.marketplace });
+    const waybills = new Set(kind === 'any' ? findWaybillCodes(withoutLinks(all)) : []);
+    for (const id of findItemIds(all))
+      if (!waybills.has(id)) add(`item:${id}`, { kind: 'item', itemId: id, marketplace: null });
+  }
+  if (kind === 'shops') {
+    for (const ref of refs)
+      if (ref.ok && ref.url)
+        add(`shop-info:${ref.itemId}`, {
+          kind: 'shop-info',
+          url: ref.url,
+          shopType: ref.marketplace ?? '0',
+          itemId: ref.itemId,
+        });
+  }
+  if (kind === 'shops' || kind === 'any')
+    for (const wwid of findSellerIds(all)) add(`shop-id:${wwid}`, { kind: 'shop-id', wwid });
+  if (kind === 'waybills' || kind === 'any')
+    for (const code of findWaybillCodes(withoutLinks(all)))
+      add(`waybill:${code}`, { kind: 'waybill', waybillCode: code, carrier: guessCarrier(code) });
+
+  const target = all.match(TARGET);
+  return {
+    candidates: candidates.slice(0, MAX_CANDIDATES),
+    shortLinks,
+    more: Math.max(0, candidates.length - MAX_CANDIDATES),
+    target: target?.[1] && target[2] ? `${target[1].toLowerCase()}:${target[2]}` : null,
+  };
+}
+
+/** "item 680001234501 (first marketplace)", "account beeclothing", "waybill SF… (SF)". */
+export function describeCandidate(c: Candidate): string {
+  switch (c.kind) {
+    case 'item':
+      return `item ${c.itemId}${c.marketplace ? ` (${MARKETPLACE_NAMES[c.marketplace]})` : ''}`;
+    case 'shop-info':
+      return `shop of item ${c.itemId} (${MARKETPLACE_NAMES[c.shopType]})`;
+    case 'shop-id':
+      return `shop id of account ${c.wwid}`;
+    case 'waybill':
+      return `waybill ${c.waybillCode}${c.carrier ? ` (${c.carrier})` : ''}`;
+  }
+}

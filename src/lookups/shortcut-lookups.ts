@@ -1,0 +1,205 @@
+/**
+ * The lookups a message shortcut offers (issue 5): what was found becomes one request per item,
+ * account or linked shop, and one waybill request for the chosen waybill numbers (batched by the
+ * client, 20 a call). One confirmation states the total of the chosen ones; its Confirm claims
+ * the batch once (store/unfurls.ts ShortcutBatches), so a double submit never runs anything twice.
+ */
+import { z } from 'zod';
+import type { Store } from '../store/store.js';
+import type { BatchClaim, ShortcutBatch } from '../store/unfurls.js';
+import { CONFIRM_TTL_MS, type LookupService, summarize } from './lookup-service.js';
+import type { Candidate, Found, ShortcutKind } from './message-refs.js';
+import { MAX_WAYBILLS_PER_COMMAND } from './parse/command-text.js';
+import { CARRIER_CODES } from './parse/waybill.js';
+import type { RegisteredShop } from './settings.js';
+import type { LookupRequest, Quote } from './types.js';
+
+export interface ShortcutPayload {
+  kind: ShortcutKind;
+  found: Found;
+}
+
+const marketplace = z.enum(['0', '1', '2']);
+const candidateSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('item'), itemId: z.string(), marketplace: marketplace.nullable() }),
+  z.object({ kind: z.literal('shop-info'), url: z.string(), shopType: marketplace, itemId: z.string() }),
+  z.object({ kind: z.literal('shop-id'), wwid: z.string() }),
+  z.object({ kind: z.literal('waybill'), waybillCode: z.string(), carrier: z.string().nullable() }),
+]);
+const payloadSchema = z.object({
+  kind: z.enum(['items', 'waybills', 'shops', 'any']),
+  found: z.object({
+    candidates: z.array(candidateSchema),
+    shortLinks: z.array(z.string()),
+    more: z.number(),
+    target: z.string().nullable(),
+  }),
+});
+
+export function readPayload(batch: ShortcutBatch): ShortcutPayload | null {
+  try {
+    const parsed = payloadSchema.safeParse(JSON.parse(batch.payloadJson));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the user chose in the modal. */
+export interface Selection {
+  /** Indexes into found.candidates. */
+  chosen: number[];
+  /** `shop:<id or alias>` or `owner:<id or alias>` (waybills only). */
+  target: string | null;
+  /** Carrier for waybill numbers whose shape does not tell (owner: only). */
+  carrier: string | null;
+}
+
+export interface PlannedLookup {
+  request: LookupRequest;
+  summary: string;
+  quote: Quote;
+}
+
+export type PlanProblem = { field: 'pick' | 'target' | 'carrier'; message: string };
+
+export interface Plan {
+  lookups: PlannedLookup[];
+  /** The total of every chosen lookup (null points when one price is not known yet). */
+  total: Quote;
+  problems: PlanProblem[];
+  /** Waybills were chosen but no target yet: the total cannot be stated. */
+  needsTarget: boolean;
+}
+
+/** One quote for several lookups: the lines side by side, points and quota calls added up. */
+export function sumQuotes(quotes: readonly Quote[]): Quote {
+  let totalPoints: number | null = 0;
+  let quotaCalls = 0;
+  for (const q of quotes) {
+    quotaCalls += q.quotaCalls;
+    const hasPoints = q.lines.some((l) => l.unit === 'points');
+    if (hasPoints)
+      totalPoints = q.totalPoints === null || totalPoints === null ? null : totalPoints + q.totalPoints;
+  }
+  return { lines: quotes.flatMap((q) => q.lines), totalPoints, quotaCalls };
+}
+
+export const TARGET_PATTERN = /^(shop|owner):([\w.:@-]{1,64})$/i;
+
+function requestOf(c: Exclude<Candidate, { kind: 'waybill' }>): LookupRequest {
+  switch (c.kind) {
+    case 'item':
+      return { kind: 'item', itemId: c.itemId, withPrices: false };
+    case 'shop-info':
+      return { kind: 'shop-info', url: c.url, shopType: c.shopType };
+    case 'shop-id':
+      return { kind: 'shop-id', wwid: c.wwid };
+  }
+}
+
+/** What one candidate's own lookup costs (waybills: null, they are looked up together). */
+export function candidateQuote(lookups: Pick<LookupService, 'quote'>, c: Candidate): Quote | null {
+  return c.kind === 'waybill' ? null : lookups.quote(requestOf(c));
+}
+
+/** Builds the requests of the chosen candidates and their total; problems name the modal field. */
+export function planSelection(
+  lookups: Pick<LookupService, 'quote'>,
+  found: Found,
+  selection: Selection,
+): Plan {
+  const problems: PlanProblem[] = [];
+  const chosen = [...new Set(selection.chosen)]
+    .filter((i) => i >= 0 && i < found.candidates.length)
+    .sort((a, b) => a - b)
+    .map((i) => found.candidates[i])
+    .filter((c): c is Candidate => c !== undefined);
+  if (chosen.length === 0) problems.push({ field: 'pick', message: 'choose at least one lookup' });
+
+  const requests: LookupRequest[] = [];
+  for (const c of chosen) if (c.kind !== 'waybill') requests.push(requestOf(c));
+
+  const waybills = chosen.filter((c): c is Extract<Candidate, { kind: 'waybill' }> => c.kind === 'waybill');
+  let needsTarget = false;
+  if (waybills.length > 0) {
+    const target = selection.target?.trim() ?? '';
+    const m = target.match(TARGET_PATTERN);
+    if (!m?.[1] || !m[2]) {
+      needsTarget = true;
+      problems.push({
+        field: 'target',
+        message:
+          'say whose waybills: shop:<shop id> for print data, owner:<owner id> for waybill information',
+      });
+    } else if (waybills.length > MAX_WAYBILLS_PER_COMMAND) {
+      problems.push({
+        field: 'pick',
+        message: `at most ${MAX_WAYBILLS_PER_COMMAND} waybill numbers at once`,
+      });
+    } else if (m[1].toLowerCase() === 'shop') {
+      requests.push({
+        kind: 'waybill-print',
+        shopId: m[2],
+        waybills: waybills.map((w) => ({ waybillCode: w.waybillCode, carrier: w.carrier })),
+      });
+    } else {
+      const carrier = selection.carrier?.toUpperCase() ?? null;
+      if (carrier !== null && !(CARRIER_CODES as readonly string[]).includes(carrier))
+        problems.push({ field: 'carrier', message: `carrier must be one of ${CARRIER_CODES.join(', ')}` });
+      const refs = waybills.map((w) => ({ waybillCode: w.waybillCode, carrier: w.carrier ?? carrier }));
+      // platdzmd needs a carrier for every waybill (spec §4.6: wp_code required).
+      const unknown = refs.filter((r) => r.carrier === null).map((r) => r.waybillCode);
+      if (unknown.length > 0)
+        problems.push({
+          field: 'carrier',
+          message: `cannot tell the carrier of ${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}: choose one`,
+        });
+      else requests.push({ kind: 'waybill-info', ownerId: m[2], waybills: refs });
+    }
+  }
+  const planned = requests.map((request) => ({
+    request,
+    summary: summarize(request),
+    quote: lookups.quote(request),
+  }));
+  return { lookups: planned, total: sumQuotes(planned.map((p) => p.quote)), problems, needsTarget };
+}
+
+/** The target options offered for the waybill shortcut: the registered shops. */
+export function targetOptions(shops: readonly RegisteredShop[]): { value: string; label: string }[] {
+  const out: { value: string; label: string }[] = [];
+  for (const s of shops) {
+    if (s.shopId) out.push({ value: `shop:${s.alias}`, label: `${s.alias}: print data (shop ${s.shopId})` });
+    if (s.ownerId)
+      out.push({ value: `owner:${s.alias}`, label: `${s.alias}: information (owner ${s.ownerId})` });
+  }
+  return out.slice(0, 100);
+}
+
+/** The shortcut's offer, kept until its Confirm (or expiry: the confirmation's 10 minutes). */
+export function openBatch(
+  store: Store,
+  input: {
+    userId: string;
+    kind: ShortcutKind;
+    channelId: string | null;
+    threadTs: string | null;
+    found: Found;
+    ttlMs?: number;
+  },
+): ShortcutBatch {
+  const payload: ShortcutPayload = { kind: input.kind, found: input.found };
+  return store.shortcutBatches.create({
+    userId: input.userId,
+    kind: input.kind,
+    channelId: input.channelId,
+    threadTs: input.threadTs,
+    payloadJson: JSON.stringify(payload),
+    ttlMs: input.ttlMs ?? CONFIRM_TTL_MS,
+  });
+}
+
+export function claimBatch(store: Store, batchId: string, userId: string): BatchClaim {
+  return store.shortcutBatches.claim(batchId, userId);
+}

@@ -1,0 +1,64 @@
+/**
+ * Builds the digest scheduler and what `/orders digest` needs, for the composition root (main.ts):
+ * the Slack publisher, prices from PLAT_PRICES and the ledger (the same sources a lookup's quote
+ * uses), shop aliases from the shop registry, and a real-time clock that reads the app's `now`.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import type { PriceTable } from '../../config.js';
+import { createDigestScheduler } from '../../digest/scheduler.js';
+import { configuredPrice } from '../../lookups/quote.js';
+import { spendSettings } from '../../lookups/settings.js';
+import type { PlatClient } from '../../plat/client.js';
+import type { Store } from '../../store/store.js';
+import type { AdminAlerts } from '../admin-alerts.js';
+import { createSlackDigestPublisher } from './publisher.js';
+import type { DigestSlackDeps } from './types.js';
+
+export interface DigestWiring {
+  slackClient: WebClient;
+  store: Store;
+  client: PlatClient;
+  alerts: AdminAlerts;
+  admins: () => readonly string[];
+  logger: Logger;
+  prices: PriceTable;
+  now: () => Date;
+}
+
+/** A registered alias → its owner id (null when it has none); anything else is taken as an owner id. */
+export function shopResolver(store: Store): (aliasOrOwner: string) => string | null {
+  return (text) => {
+    const wanted = text.trim().toLowerCase();
+    const shop = spendSettings(store.settings)
+      .shops()
+      .shops.find((s) => s.alias.toLowerCase() === wanted);
+    return shop ? shop.ownerId : text.trim();
+  };
+}
+
+export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
+  const scheduler = createDigestScheduler({
+    client: w.client,
+    store: w.store,
+    logger: w.logger,
+    publisher: createSlackDigestPublisher({
+      client: w.slackClient,
+      alerts: w.alerts,
+      admins: w.admins,
+      logger: w.logger,
+    }),
+    priceOf: (operation, edition) =>
+      configuredPrice(w.prices, operation, edition) ?? w.store.ledger.lastCharge(operation, edition),
+    clock: {
+      now: () => w.now().getTime(),
+      setTimeout: (fn, ms) => {
+        const t = setTimeout(fn, ms);
+        t.unref();
+        return t;
+      },
+      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    },
+  });
+  return { scheduler, resolveShop: shopResolver(w.store) };
+}

@@ -1,0 +1,157 @@
+/**
+ * The digest scheduler with everything real except time: the plat client stack against the
+ * in-process sandbox (its orders anchored at the fake clock's start), a SQLite store (private or
+ * a file shared by several instances), the Slack publisher and AdminAlerts on a real WebClient
+ * pointed at the fake Slack Web API server. Time moves only through the fake clock.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebClient } from '@slack/web-api';
+import {
+  createDigestScheduler,
+  type DigestScheduler,
+  type DigestSchedulerOptions,
+} from '../../src/digest/scheduler.js';
+import type { PriceOf } from '../../src/digest/types.js';
+import { createLogger } from '../../src/logger.js';
+import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
+import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
+import type { DigestSubscription } from '../../src/store/digests.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
+import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
+import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { SLACK } from '../helpers/slack-payloads.js';
+
+export const CHANNEL = SLACK.channelId;
+export const ADMIN = SLACK.adminId;
+
+export interface RigOptions {
+  /** Fake clock start (ms); the sandbox's orders are the 72 h before it. */
+  start: number;
+  /** A SQLite file shared by every instance; default: each instance its own ':memory:'. */
+  shared?: boolean;
+  plat?: Omit<PlatHarnessOptions, 'sandbox'>;
+}
+
+export interface Instance {
+  store: Store;
+  scheduler: DigestScheduler;
+}
+
+export interface DigestRig {
+  clock: FakeClock;
+  plat: PlatHarness;
+  fake: FakeSlack;
+  /** The first instance (created by startDigestRig). */
+  store: Store;
+  scheduler: DigestScheduler;
+  /** Another scheduler (another "process") on the shared file, or on `store` when not shared. */
+  instance(id: string, options?: Partial<DigestSchedulerOptions> & { store?: Store }): Instance;
+  /** Moves the fake clock in steps of at most `step`, waiting for runs in flight after each. */
+  advance(ms: number, step?: number): Promise<void>;
+  /** Every scheduler's runs settled. */
+  idle(): Promise<void>;
+  /** chat.postMessage calls to a channel (a user id for DMs). */
+  posts(channel?: string): SlackCall[];
+  updates(channel?: string): SlackCall[];
+  pagesFetched(): number;
+  subscribe(input?: Partial<Omit<DigestSubscription, 'id' | 'createdAt'>>): DigestSubscription;
+  close(): Promise<void>;
+}
+
+export const quietLogger = () => createLogger('silent');
+
+export async function startDigestRig(
+  options: RigOptions & { price?: PriceOf; scheduler?: Partial<DigestSchedulerOptions> },
+): Promise<DigestRig> {
+  const clock = createFakeClock(options.start);
+  const plat = await startPlatHarness({
+    limiter: { maxCalls: 100 },
+    ...options.plat,
+    sandbox: { now: () => clock.now() },
+  });
+  const fake = await startSlackApiServer();
+  const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+  const logger = quietLogger();
+  const admins = () => [ADMIN];
+  const alerts = createAdminAlerts({ client: slack, admins, logger, now: () => clock.now() });
+  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, logger });
+  const dir = options.shared ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
+  const path = dir ? join(dir, 'platdesk.sqlite') : ':memory:';
+  const stores: Store[] = [];
+  const schedulers: DigestScheduler[] = [];
+  const openStore = () => {
+    const store = openSqliteStore(path, { now: () => new Date(clock.now()) });
+    stores.push(store);
+    return store;
+  };
+
+  function instance(id: string, extra: Partial<DigestSchedulerOptions> & { store?: Store } = {}): Instance {
+    const store = extra.store ?? (dir ? openStore() : first.store);
+    const scheduler = createDigestScheduler({
+      client: plat.client,
+      store,
+      publisher,
+      priceOf: options.price ?? (() => null),
+      clock,
+      instanceId: id,
+      logger,
+      ...options.scheduler,
+      ...extra,
+    });
+    schedulers.push(scheduler);
+    return { store, scheduler };
+  }
+  const first = { store: openStore() } as Instance;
+  first.scheduler = instance('instance-a', { store: first.store }).scheduler;
+
+  const idle = async () => {
+    // A run that ends may arm a timer that starts another: settle until nothing is in flight.
+    for (let i = 0; i < 3; i++) await Promise.all(schedulers.map((s) => s.idle()));
+  };
+
+  return {
+    clock,
+    plat,
+    fake,
+    store: first.store,
+    scheduler: first.scheduler,
+    instance,
+    async advance(ms, step = 60_000) {
+      const end = clock.now() + ms;
+      while (clock.now() < end) {
+        clock.advanceTo(Math.min(end, clock.now() + step));
+        await idle();
+      }
+    },
+    idle,
+    posts: (channel = CHANNEL) => fake.callsTo('chat.postMessage').filter((c) => c.body.channel === channel),
+    updates: (channel = CHANNEL) => fake.callsTo('chat.update').filter((c) => c.body.channel === channel),
+    pagesFetched: () => plat.sandbox.stats().callsByOperation['paging-orders'],
+    subscribe: (input = {}) =>
+      first.store.digests.add({
+        ownerId: '2200001002',
+        shopLabel: 'tea',
+        channelId: CHANNEL,
+        localTime: '09:00',
+        timeZone: 'Asia/Shanghai',
+        createdBy: ADMIN,
+        ...input,
+      }),
+    async close() {
+      await Promise.all(schedulers.map((s) => s.stop()));
+      await plat.close();
+      await fake.close();
+      for (const store of stores) store.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every text of a recorded Slack call's message. */
+export function messageText(call: SlackCall): string {
+  return `${String(call.body.text ?? '')}\n${JSON.stringify(call.body.blocks ?? [])}`;
+}

@@ -1,0 +1,283 @@
+/**
+ * `/platdesk` on a real store: admin subcommands are refused to others; every change persists in
+ * the store (across a restart) and writes an audit row naming who made it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type PlatdeskResult, runPlatdeskCommand } from '../../src/lookups/platdesk-command.js';
+import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
+import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { NewLedgerEntry, Store } from '../../src/store/store.js';
+
+const ADMIN = 'UADMIN';
+const USER = 'U1234';
+const OTHER = 'U5678';
+const NOW = new Date('2026-11-20T04:00:00Z');
+
+let store: Store;
+const admins = new Set([ADMIN]);
+
+function run(text: string, userId = ADMIN, s: Store = store): PlatdeskResult {
+  return runPlatdeskCommand(text, {
+    userId,
+    isAdmin: (u) => admins.has(u) || (s.settings.get<string[]>(SETTING_KEYS.admins) ?? []).includes(u),
+    configuredAdmins: [ADMIN],
+    store: s,
+    settings: spendSettings(s.settings),
+    now: NOW,
+  });
+}
+const linesOf = (r: PlatdeskResult) =>
+  r.kind === 'text' ? r.lines.join('\n') : `not text: ${JSON.stringify(r)}`;
+const problemsOf = (r: PlatdeskResult) =>
+  r.kind === 'invalid' ? r.problems.join('\n') : `not invalid: ${r.kind}`;
+const settings = () => spendSettings(store.settings);
+const audits = () => store.audit.list(100);
+
+function charge(userId: string | null, points: number, at = NOW): NewLedgerEntry {
+  return {
+    at,
+    userId,
+    channelId: 'C1234',
+    operation: 'get-shop-info',
+    edition: 1,
+    points,
+    quotaCalls: 0,
+    code: 0,
+    outcome: 'ok',
+    requestId: null,
+    correlationId: null,
+    pendingId: null,
+    source: 'interactive',
+  };
+}
+
+beforeEach(() => {
+  store = openSqliteStore(':memory:', { now: () => NOW });
+});
+afterEach(() => store.close());
+
+describe('admin subcommands', () => {
+  it.each([
+    'access everyone',
+    'access only <@U5678>',
+    'budget workspace daily 100',
+    'budget',
+    'shop add tea owner:2200001002',
+    'shops',
+    'shops registered-only on',
+    'cache platiteminfo 0',
+    'admins add <@U5678>',
+    'admins',
+    'audit',
+    'export month',
+  ])('"%s" is denied to a non-admin and changes nothing', (text) => {
+    const result = run(text, USER);
+    expect(result).toEqual({ kind: 'denied', message: expect.stringContaining('is for platdesk admins') });
+    expect(audits()).toEqual([]);
+  });
+
+  it('usage of others or of the workspace is denied to a non-admin; their own is not', () => {
+    expect(run(`usage <@${OTHER}>`, USER).kind).toBe('denied');
+    expect(run('usage all', USER).kind).toBe('denied');
+    expect(run('usage month', USER).kind).toBe('usage');
+    expect(run(`usage <@${OTHER}>`, ADMIN).kind).toBe('usage');
+  });
+
+  it('help shows the admin lines to admins only', () => {
+    expect(run('', USER)).toEqual({ kind: 'help', admin: false });
+    expect(run('help', ADMIN)).toEqual({ kind: 'help', admin: true });
+  });
+});
+
+describe('settings changes persist and are audited with the actor', () => {
+  it('budget: workspace, every user, one user, off, time zone', () => {
+    expect(linesOf(run('budget workspace daily 500'))).toContain('Workspace: daily 500 points');
+    run('budget user monthly 2000');
+    run(`budget <@${USER}|agent> daily 50`);
+    run(`budget ${OTHER} monthly 70`);
+    run('budget workspace daily off');
+    run('budget timezone America/New_York');
+    expect(settings().budgets()).toEqual({
+      timezone: 'America/New_York',
+      workspace: { daily: null, monthly: null },
+      perUser: { daily: null, monthly: 2000 },
+      users: { [USER]: { daily: 50, monthly: null }, [OTHER]: { daily: null, monthly: 70 } },
+    });
+    const rows = audits();
+    expect(rows).toHaveLength(6);
+    expect(
+      rows.every((a) => a.actorId === ADMIN && a.action === 'settings.set' && a.detail.includes('budgets')),
+    ).toBe(true);
+  });
+
+  it('budget: bad forms change nothing', () => {
+    expect(problemsOf(run('budget workspace weekly 5'))).toContain('daily|monthly');
+    expect(problemsOf(run('budget workspace daily lots'))).toContain('whole number');
+    expect(problemsOf(run('budget someone daily 5'))).toContain('@user');
+    expect(problemsOf(run('budget timezone Mars/Olympus'))).toContain('not a time zone');
+    expect(audits()).toEqual([]);
+  });
+
+  it('access: only listed users, groups and channels; then everyone again', () => {
+    const result = run(`access only <@${USER}|agent> <!subteam^S123|@support> <#C999|orders>`);
+    expect(linesOf(result)).toContain(`<@${USER}>`);
+    expect(settings().access()).toEqual({
+      mode: 'listed',
+      users: [USER],
+      groups: ['S123'],
+      channels: ['C999'],
+    });
+    run('access everyone');
+    expect(settings().access().mode).toBe('everyone');
+    expect(audits().map((a) => a.actorId)).toEqual([ADMIN, ADMIN]);
+    expect(problemsOf(run('access only nobody'))).toContain('@users');
+    expect(problemsOf(run('access some'))).toContain('everyone, or only');
+  });
+
+  it('shop add / remove / registered-only', () => {
+    run('shop add tea owner:2200001002 shop:57305678 <#C1|tea-support> channel:<#C2>');
+    run('shop add clothing owner:2200001001');
+    expect(settings().shops().shops).toEqual([
+      { alias: 'tea', ownerId: '2200001002', shopId: '57305678', channels: ['C1', 'C2'] },
+      { alias: 'clothing', ownerId: '2200001001', shopId: null, channels: [] },
+    ]);
+    // Adding an alias again replaces it.
+    run('shop add TEA owner:2200001002');
+    expect(
+      settings()
+        .shops()
+        .shops.map((s) => [s.alias, s.channels]),
+    ).toEqual([
+      ['clothing', []],
+      ['TEA', []],
+    ]);
+    run('shops registered-only on');
+    expect(settings().shops().registeredOnly).toBe(true);
+    expect(linesOf(run('shops'))).toContain('Only registered shops may be queried.');
+    run('shop remove clothing');
+    expect(
+      settings()
+        .shops()
+        .shops.map((s) => s.alias),
+    ).toEqual(['TEA']);
+    expect(audits()).toHaveLength(5);
+    expect(audits().every((a) => a.actorId === ADMIN)).toBe(true);
+    expect(problemsOf(run('shop remove nope'))).toContain('no shop nope');
+    expect(problemsOf(run('shop add bad/alias owner:1'))).toContain('alias');
+    expect(problemsOf(run('shop add x'))).toContain('owner:<owner id>');
+    expect(problemsOf(run('shop add x owner:1 what'))).toContain('not understood: what');
+    expect(problemsOf(run('shops registered-only maybe'))).toContain('on|off');
+    expect(audits()).toHaveLength(5);
+  });
+
+  it('cache lifetimes per operation (0 = not cached)', () => {
+    expect(linesOf(run('cache platiteminfo 0'))).toContain('platiteminfo: not cached');
+    run('cache paging-orders 60');
+    expect(settings().cacheTtlS()).toMatchObject({
+      platiteminfo: 0,
+      'paging-orders': 60,
+      platiteminfoprice: 600,
+    });
+    expect(audits()).toHaveLength(2);
+    expect(problemsOf(run('cache nope 5'))).toContain('operations:');
+    expect(problemsOf(run('cache platiteminfo soon'))).toContain('seconds');
+  });
+
+  it('admins add / remove; configured admins stay', () => {
+    const added = run(`admins add <@${USER}|agent>`);
+    expect(linesOf(added)).toContain(`<@${USER}>`);
+    expect(store.settings.get(SETTING_KEYS.admins)).toEqual([USER]);
+    // The new admin can use admin subcommands at once.
+    expect(run('budget workspace daily 5', USER).kind).toBe('text');
+    const removed = run(`admins remove <@${ADMIN}> <@${USER}>`);
+    expect(linesOf(removed)).toContain('stay admins: they are set in PLATDESK_ADMINS');
+    expect(store.settings.get(SETTING_KEYS.admins)).toEqual([]);
+    expect(run('budget', USER).kind).toBe('denied');
+    expect(audits().map((a) => a.actorId)).toEqual([ADMIN, USER, ADMIN]);
+  });
+
+  it('audit lists the changes with who made them, escaped', () => {
+    run('shop add tea owner:2200001002');
+    // A stored value with Slack markup in it (e.g. written by an older version) is shown as text.
+    store.settings.set('note', '<!channel> & <@U9>', OTHER);
+    const lines = linesOf(run('audit'));
+    expect(lines).toContain(`<@${ADMIN}> settings.set: shops = `);
+    expect(lines).toContain(`<@${OTHER}> settings.set: note = "&lt;!channel&gt; &amp; &lt;@U9&gt;"`);
+    expect(lines).not.toContain('<!channel>');
+  });
+
+  it("confirm under N / always is the user's own preference (no admin needed)", () => {
+    expect(linesOf(run('confirm under 50', USER))).toContain('under 50 points run without asking');
+    expect(store.prefs.getConfirmThreshold(USER)).toBe(50);
+    expect(store.prefs.getConfirmThreshold(OTHER)).toBeNull();
+    expect(linesOf(run('confirm', USER))).toContain('Lookups under 50 points');
+    run('confirm always', USER);
+    expect(store.prefs.getConfirmThreshold(USER)).toBeNull();
+  });
+});
+
+describe('settings survive a restart', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'platdesk-settings-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('budgets, access, shops and cache lifetimes read back from a reopened file', () => {
+    const path = join(dir, 'platdesk.sqlite');
+    const first = openSqliteStore(path, { now: () => NOW });
+    run('budget user daily 300', ADMIN, first);
+    run(`access only <@${USER}>`, ADMIN, first);
+    run('shop add tea owner:2200001002 <#C1>', ADMIN, first);
+    run('cache get-shop-info 0', ADMIN, first);
+    first.close();
+    const second = openSqliteStore(path, { now: () => NOW });
+    try {
+      const s = spendSettings(second.settings);
+      expect(s.budgets().perUser.daily).toBe(300);
+      expect(s.access()).toMatchObject({ mode: 'listed', users: [USER] });
+      expect(s.shops().shops[0]).toMatchObject({ alias: 'tea', channels: ['C1'] });
+      expect(s.cacheTtlS()['get-shop-info']).toBe(0);
+      expect(second.audit.list(10)).toHaveLength(4);
+    } finally {
+      second.close();
+    }
+  });
+});
+
+describe('reports', () => {
+  it("usage: the user's own spend today", () => {
+    store.ledger.record(charge(USER, 10));
+    store.ledger.record(charge(OTHER, 20));
+    const result = run('usage', USER);
+    if (result.kind !== 'usage') throw new Error(result.kind);
+    expect(result.report.userId).toBe(USER);
+    expect(result.report.totals).toEqual({ points: 10, quotaCalls: 0, calls: 1 });
+    const all = run('usage today all', ADMIN);
+    if (all.kind !== 'usage') throw new Error(all.kind);
+    expect(all.report.totals.points).toBe(30);
+    expect(problemsOf(run('usage yesterday', USER))).toContain('usage takes');
+  });
+
+  it("export: this month's ledger as CSV; YYYY-MM for another month", () => {
+    store.ledger.record(charge(USER, 10));
+    store.ledger.record(charge(OTHER, 20, new Date('2026-10-15T04:00:00Z')));
+    const result = run('export month');
+    if (result.kind !== 'export') throw new Error(result.kind);
+    expect(result.filename).toBe('platdesk-ledger-2026-11.csv');
+    const range = reportRange('month', NOW, 'Asia/Shanghai');
+    expect(result.content).toBe(ledgerCsv([...store.ledger.iterate(range)]));
+    expect(result.rows).toBe(1);
+    const october = run('export 2026-10');
+    if (october.kind !== 'export') throw new Error(october.kind);
+    expect(october).toMatchObject({ filename: 'platdesk-ledger-2026-10.csv', rows: 1 });
+    expect(october.content).toContain(OTHER);
+    expect(problemsOf(run('export 2026-13'))).toContain('YYYY-MM');
+    expect(problemsOf(run('export forever'))).toContain('export takes');
+  });
+});
+
+it('unknown subcommands are named', () => {
+  expect(problemsOf(run('frobnicate'))).toContain('unknown subcommand frobnicate');
+});
