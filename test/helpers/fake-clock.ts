@@ -2,6 +2,11 @@
  * A manual clock with timers, for code that takes `{ now, setTimeout, clearTimeout }` as a
  * dependency (CONVENTIONS.md item 3). Time moves only through `advance`/`advanceTo`, which fire
  * due timers in order of due time (ties: in the order they were set), each at its own due time.
+ *
+ * The `…Async` variants do the same but let promise reactions run before the first timer and
+ * after each one (`flushMicrotasks`), so that what a timer's callback sets off through promises
+ * (a task settling, a limiter releasing its slot) happens at that timer's time, as it would on a
+ * real clock, and not after the whole advance.
  */
 export interface FakeClock {
   now(): number;
@@ -14,12 +19,25 @@ export interface FakeClock {
   next(): boolean;
   /** Timers set and not yet fired or cleared. */
   pending(): number;
+  /** `advance`, flushing microtasks before the first timer and after each. */
+  advanceAsync(ms: number): Promise<void>;
+  advanceToAsync(time: number): Promise<void>;
+  /** Fires timers one after another (time jumping to each), flushing after each, until none is left. */
+  runAllAsync(maxTimers?: number): Promise<void>;
 }
 
 interface Timer {
   id: number;
   at: number;
   fn: () => void;
+}
+
+/**
+ * Lets every pending promise reaction run, chains included: the real `setImmediate` callback runs
+ * only once the microtask queue is empty. (The fake clock does not replace Node's timers.)
+ */
+export function flushMicrotasks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export function createFakeClock(start = 0): FakeClock {
@@ -35,13 +53,32 @@ export function createFakeClock(start = 0): FakeClock {
     return first;
   }
 
-  function advanceTo(time: number): void {
+  function checkForward(time: number): void {
     if (time < now) throw new RangeError(`cannot go back in time (${time} < ${now})`);
-    for (let timer = earliest(); timer && timer.at <= time; timer = earliest()) {
-      timers.delete(timer.id);
-      now = Math.max(now, timer.at);
-      timer.fn();
+  }
+
+  /** Fires the earliest timer if it is due by `time`; false if none is. */
+  function fireNext(time: number): boolean {
+    const timer = earliest();
+    if (!timer || timer.at > time) return false;
+    timers.delete(timer.id);
+    now = Math.max(now, timer.at);
+    timer.fn();
+    return true;
+  }
+
+  function advanceTo(time: number): void {
+    checkForward(time);
+    while (fireNext(time)) {
+      // each step fires one due timer at its own time
     }
+    now = time;
+  }
+
+  async function advanceToAsync(time: number): Promise<void> {
+    checkForward(time);
+    await flushMicrotasks();
+    while (fireNext(time)) await flushMicrotasks();
     now = time;
   }
 
@@ -65,5 +102,15 @@ export function createFakeClock(start = 0): FakeClock {
       return true;
     },
     pending: () => timers.size,
+    advanceAsync: (ms) => advanceToAsync(now + ms),
+    advanceToAsync,
+    async runAllAsync(maxTimers = 100_000) {
+      await flushMicrotasks();
+      for (let fired = 0; fired < maxTimers; fired++) {
+        if (!fireNext(Number.POSITIVE_INFINITY)) return;
+        await flushMicrotasks();
+      }
+      throw new Error(`runAllAsync: still timers after ${maxTimers} (a timer that re-arms itself forever?)`);
+    },
   };
 }

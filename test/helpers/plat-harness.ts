@@ -22,7 +22,7 @@ export interface PlatClientRigOptions {
   /** Bearer token the client sends. Default 'sandbox' (the sandbox's default token). */
   token?: string;
   timeouts?: Partial<HttpTimeouts>;
-  /** Limiter settings; default: the production defaults (10 per 1000 ms, margin 25). */
+  /** Limiter settings; default: the production defaults (10 per 1000 ms, margin 10). */
   limiter?: LimiterOptions;
   editions?: Partial<Record<Operation, number>>;
   /** Default: the production policy with an instant sleep. */
