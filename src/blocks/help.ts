@@ -63,7 +63,10 @@ const USAGE: Record<SlashCommand, Usage> = {
       ['/orders <owner id> page:2 size:50', 'the second page, 50 orders a page (at most 100)'],
       ['/orders <owner id> from:2026-11-20 to:2026-11-21 flag:1', 'red-flagged orders of one day'],
       ['/orders', 'opens a form'],
-      ['/orders digest add <owner id or shop alias> #channel 09:00', "admins: yesterday's orders summed up daily"],
+      [
+        '/orders digest add <owner id or shop alias> #channel 09:00',
+        "admins: yesterday's orders summed up daily",
+      ],
       ['/orders digest list', 'the daily digests and when they run'],
     ],
     notes: [

@@ -96,7 +96,10 @@ export function renderUnfurl(decision: UnfurlDecision, options: { now: Date }): 
           `:no_entry: Not looked up automatically: this channel's cap of ${note.cap} automatic lookups a day is reached (${note.used} of ${note.cap} today).`,
         );
       else if (note?.kind === 'refused')
-        notes.push(`:no_entry: Not looked up automatically: ${escapeClip(note.message, 300)}`);
+        // The lookup service speaks to the poster ("you"): say whose lookup it was.
+        notes.push(
+          `:no_entry: Not looked up automatically, refused for the person who posted it: ${escapeClip(note.message, 300)}`,
+        );
       else if (note?.kind === 'running')
         notes.push(
           ':hourglass_flowing_sand: Being looked up automatically for an earlier post of this link.',

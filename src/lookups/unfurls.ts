@@ -25,6 +25,8 @@ export const EVENT_MEMORY_MS = 60 * 60 * 1000;
 /** The cap of a channel set to auto-lookup without a number. */
 export const DEFAULT_AUTO_CAP = 20;
 export const MAX_AUTO_CAP = 1000;
+/** Unfurl records, day counts and old shortcut offers are kept this long (the window and today suffice). */
+export const UNFURL_KEEP_MS = 3 * 24 * 60 * 60 * 1000;
 /** Links handled per message (Slack sends every link of a message in one event). */
 export const MAX_LINKS_PER_EVENT = 10;
 
@@ -267,7 +269,11 @@ export function createUnfurlService(deps: {
   }
 
   return {
-    firstDelivery: (eventId) => store.unfurls.firstSeen(eventId, EVENT_MEMORY_MS),
+    firstDelivery(eventId) {
+      const first = store.unfurls.firstSeen(eventId, EVENT_MEMORY_MS);
+      if (first) store.unfurls.prune(new Date(now().getTime() - UNFURL_KEEP_MS));
+      return first;
+    },
 
     async decide(url, place) {
       const ref = parseItemRef(url);

@@ -85,6 +85,7 @@ export function createSqliteUnfurls(
   );
   const pruneRecords = db.prepare<[number]>('DELETE FROM unfurl_records WHERE created_at < ?');
   const pruneCounts = db.prepare<[number]>('DELETE FROM auto_lookup_counts WHERE updated_at < ?');
+  const pruneBatches = db.prepare<[number]>('DELETE FROM shortcut_batches WHERE expires_at < ?');
 
   const used = (channelId: string, day: string) => selectUsed.get(channelId, day)?.used ?? 0;
 
@@ -146,7 +147,12 @@ export function createSqliteUnfurls(
     autoUsed: used,
     prune(olderThan) {
       const before = olderThan.getTime();
-      return transaction(() => pruneRecords.run(before).changes + pruneCounts.run(before).changes);
+      return transaction(
+        () =>
+          pruneRecords.run(before).changes +
+          pruneCounts.run(before).changes +
+          pruneBatches.run(before).changes,
+      );
     },
   };
 }

@@ -79,7 +79,7 @@ export interface UnfurlStore {
   }): UnfurlRecord;
   /** Automatic lookups counted for a channel on a day. */
   autoUsed(channelId: string, day: string): number;
-  /** Housekeeping: records and day counts older than `olderThan`. */
+  /** Housekeeping: unfurl records, day counts and expired shortcut batches older than `olderThan`. */
   prune(olderThan: Date): number;
 }
 

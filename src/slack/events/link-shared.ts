@@ -1,0 +1,62 @@
+/**
+ * `link_shared` → `chat.unfurl` (issue 5). An unfurl never charges by itself; only a channel an
+ * admin set to auto-lookup looks items up, within its daily cap (lookups/unfurls.ts). Bolt does
+ * not de-duplicate Events API retries (spec/notes.md "Slack"): a delivery whose event id was
+ * handled before (`x-slack-retry-num`, Bolt's context.retryNum) does nothing at all.
+ */
+import type { App } from '@slack/bolt';
+import type { ChatUnfurlArguments } from '@slack/web-api';
+import { renderUnfurl } from '../../blocks/unfurl.js';
+import { MAX_LINKS_PER_EVENT, type UnfurlService } from '../../lookups/unfurls.js';
+import type { SlackDeps } from '../deps.js';
+
+type Unfurls = Extract<ChatUnfurlArguments, { unfurls: unknown }>['unfurls'];
+
+/** chat.unfurl takes unfurl_id + source (both or neither), else channel + ts. */
+function unfurlTarget(event: {
+  channel: string;
+  message_ts: string;
+  unfurl_id?: string;
+  source?: string;
+}): { unfurl_id: string; source: 'composer' | 'conversations_history' } | { channel: string; ts: string } {
+  const source = event.source;
+  if (event.unfurl_id && (source === 'composer' || source === 'conversations_history'))
+    return { unfurl_id: event.unfurl_id, source };
+  return { channel: event.channel, ts: event.message_ts };
+}
+
+export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlService): void {
+  app.event('link_shared', async ({ event, body, context, client }) => {
+    // Events are acknowledged by Bolt before listeners run; this is the work after the ack.
+    const eventId = body.event_id;
+    if (eventId && !unfurls.firstDelivery(eventId)) {
+      deps.logger.info(
+        { eventId, retryNum: context.retryNum ?? null },
+        'link_shared delivered again: ignored',
+      );
+      return;
+    }
+    // In the composer Slack sends channel "COMPOSER": the channel is not known, nothing is looked up.
+    const composer = event.source === 'composer' || event.channel === 'COMPOSER';
+    const place = {
+      channelId: composer ? null : event.channel,
+      userId: event.user,
+      teamId: body.team_id ?? null,
+    };
+    const found: Unfurls = {};
+    for (const link of event.links.slice(0, MAX_LINKS_PER_EVENT)) {
+      if (found[link.url]) continue;
+      try {
+        const decision = await unfurls.decide(link.url, place);
+        if (!decision) continue;
+        if (decision.kind === 'auto_failed')
+          await deps.alerts.notifyIfAccountError(decision.error, { userId: event.user });
+        found[link.url] = { blocks: renderUnfurl(decision, { now: deps.now() }) };
+      } catch (err) {
+        deps.logger.error({ err, url: link.url }, 'unfurl failed');
+      }
+    }
+    if (Object.keys(found).length === 0) return;
+    await client.chat.unfurl({ ...unfurlTarget(event), unfurls: found });
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * The `Look up (charge)` button of an item-link unfurl: the clicker gets the normal confirmation
+ * (offerLookup, answered only to them), or the earlier result when the item was looked up in this
+ * channel within 30 minutes. The unfurl itself stays as it is.
+ */
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { ACTIONS } from '../../blocks/action-ids.js';
+import { parseUnfurlButtonValue, renderEarlierAnswer } from '../../blocks/unfurl.js';
+import { canonicalItemUrl } from '../../lookups/parse/item-link.js';
+import { itemRequest, type UnfurlService } from '../../lookups/unfurls.js';
+import { offerLookup, type Reply } from '../answer.js';
+import type { SlackDeps } from '../deps.js';
+
+export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlService): void {
+  app.action<BlockButtonAction>(ACTIONS.unfurlLookup, async ({ ack, action, body, respond }) => {
+    await ack();
+    const ref = parseUnfurlButtonValue(action.value);
+    if (!ref) {
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: 'That link is not an item link platdesk can look up. Nothing was charged.',
+      });
+      return;
+    }
+    const userId = body.user.id;
+    const channelId = body.channel?.id ?? null;
+    const url = canonicalItemUrl(ref.itemId, ref.marketplace ?? '0');
+    const earlier = channelId ? unfurls.earlier(channelId, ref.itemId) : null;
+    if (earlier) {
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...renderEarlierAnswer(earlier, url, deps.now()),
+      });
+      return;
+    }
+    // Never replace the message holding the unfurl (someone else's message): answers are new ephemerals.
+    const reply: Reply = (message) =>
+      respond({ ...message, response_type: 'ephemeral', replace_original: false });
+    await offerLookup(
+      deps,
+      itemRequest(ref.itemId),
+      { userId, channelId, teamId: body.team?.id ?? null, responseUrl: body.response_url },
+      reply,
+      {
+        onPrepared: (prepared) => {
+          if (channelId && (prepared.kind === 'confirm' || prepared.kind === 'auto'))
+            unfurls.rememberOffered(channelId, ref.itemId, userId, prepared.pending.id);
+        },
+      },
+    );
+  });
+}

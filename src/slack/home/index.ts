@@ -1,0 +1,12 @@
+import type { App } from '@slack/bolt';
+import { recordAlert } from '../../lookups/home-data.js';
+import type { SlackDeps } from '../deps.js';
+import { registerAppHomeOpened } from './app-home-opened.js';
+import { registerSettingsForms } from './settings-forms.js';
+
+export function registerHome(app: App, deps: SlackDeps): void {
+  // Alerts sent to admins (balance, token, budget caps) are kept so the admins' Home lists them.
+  deps.alerts.onAlert?.((text) => recordAlert(deps.store, text));
+  registerAppHomeOpened(app, deps);
+  registerSettingsForms(app, deps);
+}

@@ -1,0 +1,158 @@
+/**
+ * The App Home's settings (admins only): who may spend, auto-lookup channels, prices per
+ * operation and edition, digest subscriptions. Each Edit button opens a form; each change is
+ * saved through the settings (audited with who made it) and the admin's Home is published again.
+ * Admin rights are checked on every click and every submit, never trusted from the view.
+ */
+import type { App, BlockButtonAction, ViewOutput } from '@slack/bolt';
+import { ACTIONS } from '../../blocks/action-ids.js';
+import {
+  HOME_FORMS,
+  parsePriceOption,
+  renderAccessModal,
+  renderAutoLookupModal,
+  renderPricesModal,
+} from '../../blocks/home.js';
+import { currentPrices } from '../../lookups/home-data.js';
+import type { AccessPolicy } from '../../lookups/settings.js';
+import { autoLookupSettings, MAX_AUTO_CAP } from '../../lookups/unfurls.js';
+import type { SlackDeps } from '../deps.js';
+import { publishHome } from './publish.js';
+
+type Values = ViewOutput['state']['values'];
+const ONLY_ADMINS = 'Only platdesk admins can change this.';
+
+function readAccess(values: Values): { policy: AccessPolicy } | { error: [string, string] } {
+  const f = HOME_FORMS.access;
+  const mode =
+    values[f.mode.block]?.[f.mode.action]?.selected_option?.value === 'listed' ? 'listed' : 'everyone';
+  const users = values[f.users.block]?.[f.users.action]?.selected_users ?? [];
+  const channels = values[f.channels.block]?.[f.channels.action]?.selected_conversations ?? [];
+  const groupText = values[f.groups.block]?.[f.groups.action]?.value ?? '';
+  const groups = groupText.split(/[\s,]+/).filter(Boolean);
+  const bad = groups.filter((g) => !/^S[A-Z0-9]{2,}$/.test(g));
+  if (bad.length > 0) return { error: [f.groups.block, `not user group ids: ${bad.slice(0, 3).join(', ')}`] };
+  if (mode === 'listed' && users.length + channels.length + groups.length === 0)
+    return { error: [f.users.block, 'name at least one person, channel or group (or choose everyone)'] };
+  return mode === 'everyone'
+    ? { policy: { mode, users: [], groups: [], channels: [] } }
+    : { policy: { mode, users, groups, channels } };
+}
+
+export function registerSettingsForms(app: App, deps: SlackDeps): void {
+  const openForm = (actionId: string, build: () => Parameters<App['client']['views']['open']>[0]['view']) =>
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, client, respond }) => {
+      await ack();
+      if (!deps.isAdmin(body.user.id)) {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
+          () => undefined,
+        );
+        return;
+      }
+      await client.views.open({ trigger_id: body.trigger_id, view: build() });
+    });
+
+  openForm(ACTIONS.homeAccess, () => renderAccessModal(deps.lookups.settings.access()));
+  openForm(ACTIONS.homeAutoLookup, () =>
+    renderAutoLookupModal(
+      Object.entries(autoLookupSettings(deps.store.settings).get().channels).map(([channelId, { cap }]) => ({
+        channelId,
+        cap,
+      })),
+    ),
+  );
+  openForm(ACTIONS.homePrices, () =>
+    renderPricesModal(currentPrices(deps.lookups), deps.lookups.settings.priceOverrides()),
+  );
+
+  app.view(HOME_FORMS.access.callbackId, async ({ ack, view, body, client }) => {
+    const userId = body.user.id;
+    if (!deps.isAdmin(userId)) {
+      await ack({ response_action: 'errors', errors: { [HOME_FORMS.access.mode.block]: ONLY_ADMINS } });
+      return;
+    }
+    const read = readAccess(view.state.values);
+    if ('error' in read) {
+      await ack({ response_action: 'errors', errors: { [read.error[0]]: read.error[1] } });
+      return;
+    }
+    await ack();
+    deps.lookups.settings.setAccess(read.policy, userId);
+    await publishHome(deps, client, userId);
+  });
+
+  app.view(HOME_FORMS.autoLookup.callbackId, async ({ ack, view, body, client }) => {
+    const f = HOME_FORMS.autoLookup;
+    const userId = body.user.id;
+    const values = view.state.values;
+    if (!deps.isAdmin(userId)) {
+      await ack({ response_action: 'errors', errors: { [f.channel.block]: ONLY_ADMINS } });
+      return;
+    }
+    const channelId = values[f.channel.block]?.[f.channel.action]?.selected_conversation ?? null;
+    const on = values[f.mode.block]?.[f.mode.action]?.selected_option?.value !== 'off';
+    const capText = values[f.cap.block]?.[f.cap.action]?.value?.trim() ?? '';
+    const cap = capText === '' ? 20 : Number(capText);
+    if (!channelId) {
+      await ack({ response_action: 'errors', errors: { [f.channel.block]: 'choose a channel' } });
+      return;
+    }
+    if (on && !(Number.isInteger(cap) && cap >= 1 && cap <= MAX_AUTO_CAP)) {
+      await ack({
+        response_action: 'errors',
+        errors: { [f.cap.block]: `a whole number from 1 to ${MAX_AUTO_CAP}` },
+      });
+      return;
+    }
+    await ack();
+    autoLookupSettings(deps.store.settings).set(channelId, on ? cap : null, userId);
+    await publishHome(deps, client, userId);
+  });
+
+  app.view(HOME_FORMS.prices.callbackId, async ({ ack, view, body, client }) => {
+    const f = HOME_FORMS.prices;
+    const userId = body.user.id;
+    const values = view.state.values;
+    if (!deps.isAdmin(userId)) {
+      await ack({ response_action: 'errors', errors: { [f.operation.block]: ONLY_ADMINS } });
+      return;
+    }
+    const option = parsePriceOption(values[f.operation.block]?.[f.operation.action]?.selected_option?.value);
+    const pointsText = values[f.points.block]?.[f.points.action]?.value?.trim() ?? '';
+    const points = pointsText === '' ? null : Number(pointsText);
+    if (!option) {
+      await ack({ response_action: 'errors', errors: { [f.operation.block]: 'choose an operation' } });
+      return;
+    }
+    if (points !== null && !(Number.isFinite(points) && points >= 0 && points <= 100_000)) {
+      await ack({
+        response_action: 'errors',
+        errors: { [f.points.block]: 'a number of points from 0 to 100000' },
+      });
+      return;
+    }
+    await ack();
+    const overrides = structuredClone(deps.lookups.settings.priceOverrides());
+    const byEdition = { ...overrides[option.operation] };
+    if (points === null) delete byEdition[option.edition];
+    else byEdition[option.edition] = points;
+    if (Object.keys(byEdition).length > 0) overrides[option.operation] = byEdition;
+    else delete overrides[option.operation];
+    deps.lookups.settings.setPriceOverrides(overrides, userId);
+    await publishHome(deps, client, userId);
+  });
+
+  app.action<BlockButtonAction>(ACTIONS.homeDigestRemove, async ({ ack, action, body, client, respond }) => {
+    await ack();
+    const userId = body.user.id;
+    if (!deps.isAdmin(userId)) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
+        () => undefined,
+      );
+      return;
+    }
+    const id = Number(action.value);
+    if (Number.isInteger(id)) deps.store.digests.remove(id, userId);
+    await publishHome(deps, client, userId);
+  });
+}

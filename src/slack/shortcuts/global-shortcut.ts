@@ -1,0 +1,39 @@
+/**
+ * The global shortcut "platdesk lookup": a modal with a free-text box; what it holds (item
+ * links and ids, waybill numbers, seller account ids) is listed in the same modal as a message
+ * shortcut's. Nothing recognizable is said under the text box.
+ */
+import type { App, GlobalShortcut } from '@slack/bolt';
+import { nothingFoundText, renderTextModal, SHORTCUT_FORM, SHORTCUT_IDS } from '../../blocks/shortcut.js';
+import { findInTexts } from '../../lookups/message-refs.js';
+import { openBatch } from '../../lookups/shortcut-lookups.js';
+import type { SlackDeps } from '../deps.js';
+import { chooseView, initialChoice } from './choose-view.js';
+
+export function registerGlobalShortcut(app: App, deps: SlackDeps): void {
+  app.shortcut<GlobalShortcut>(SHORTCUT_IDS.global, async ({ ack, shortcut, client }) => {
+    await ack();
+    await client.views.open({ trigger_id: shortcut.trigger_id, view: renderTextModal() });
+  });
+
+  app.view(SHORTCUT_FORM.textCallbackId, async ({ ack, view, body }) => {
+    const text = view.state.values[SHORTCUT_FORM.text.block]?.[SHORTCUT_FORM.text.action]?.value ?? '';
+    const found = findInTexts('any', [text]);
+    if (found.candidates.length === 0) {
+      await ack({
+        response_action: 'errors',
+        errors: { [SHORTCUT_FORM.text.block]: nothingFoundText('any', found).slice(0, 1900) },
+      });
+      return;
+    }
+    const batch = openBatch(deps.store, {
+      userId: body.user.id,
+      kind: 'any',
+      channelId: null,
+      threadTs: null,
+      found,
+    });
+    const { view: next } = chooseView(deps, batch, { kind: 'any', found }, initialChoice(found));
+    await ack({ response_action: 'update', view: next });
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * "Look up items", "Look up waybills", "Find shop" on any message (manifest: type message): what
+ * the message holds (text, blocks, attachments) is listed in a modal to choose from, with the
+ * total charge; a message with nothing recognizable gets an answer saying what was looked for.
+ */
+import type { App, MessageShortcut } from '@slack/bolt';
+import { renderNothingFound, SHORTCUT_IDS } from '../../blocks/shortcut.js';
+import { findInTexts, messageTexts, type ShortcutKind } from '../../lookups/message-refs.js';
+import { openBatch, type ShortcutPayload } from '../../lookups/shortcut-lookups.js';
+import type { SlackDeps } from '../deps.js';
+import { chooseView, initialChoice } from './choose-view.js';
+
+const KINDS: [string, ShortcutKind][] = [
+  [SHORTCUT_IDS.items, 'items'],
+  [SHORTCUT_IDS.waybills, 'waybills'],
+  [SHORTCUT_IDS.shops, 'shops'],
+];
+
+export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
+  for (const [callbackId, kind] of KINDS) {
+    app.shortcut<MessageShortcut>(callbackId, async ({ ack, shortcut, respond, client }) => {
+      await ack();
+      const found = findInTexts(kind, messageTexts(shortcut.message));
+      if (found.candidates.length === 0) {
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...renderNothingFound(kind, found),
+        });
+        return;
+      }
+      const message = shortcut.message as { ts: string; thread_ts?: string };
+      const batch = openBatch(deps.store, {
+        userId: shortcut.user.id,
+        kind,
+        channelId: shortcut.channel.id,
+        threadTs: message.thread_ts ?? message.ts ?? shortcut.message_ts,
+        found,
+      });
+      const payload: ShortcutPayload = { kind, found };
+      const { view } = chooseView(deps, batch, payload, initialChoice(found));
+      await client.views.open({ trigger_id: shortcut.trigger_id, view });
+    });
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * What every fault case ends with (issue 7, "Fault suite"): a clear message to the user, a ledger
+ * that matches the sandbox's charges exactly, and no unhandled rejection nor an error left to
+ * Bolt's error handler.
+ */
+import { expect } from 'vitest';
+import {
+  looksLikeStackTrace,
+  type PlatdeskHarness,
+  type SlackMessage,
+  textOf,
+} from '../helpers/platdesk-harness.js';
+
+const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
+
+/** Every ledger row against every charge the sandbox made: same count, same points. */
+export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number; points: number } {
+  const rows = h.platdesk.store.ledger.list(allTime());
+  const { charges } = h.sandbox.stats();
+  const ledger = { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) };
+  expect(ledger, 'ledger against the sandbox charges').toEqual({
+    count: charges.count,
+    points: charges.points,
+  });
+  return ledger;
+}
+
+/** A failure told the way DESIGN asks: the title and the remedy, no stack trace, privately. */
+export function expectClearMessage(message: SlackMessage, title: string, remedy: string): string {
+  const said = textOf(message);
+  expect(said).toContain(title);
+  expect(said).toContain(remedy);
+  expect(looksLikeStackTrace(said)).toBe(false);
+  return said;
+}
+
+/**
+ * Collects unhandled rejections of this test file's process (each file runs in its own worker).
+ * `stop()` removes the listener and returns what was seen.
+ */
+export function watchUnhandledRejections(): { seen: unknown[]; stop: () => unknown[] } {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown) => void seen.push(reason);
+  process.on('unhandledRejection', listener);
+  return {
+    seen,
+    stop: () => {
+      process.off('unhandledRejection', listener);
+      return seen;
+    },
+  };
+}
+
+/** Log lines (JSON) whose msg is exactly `msg`. */
+export function logLines(h: PlatdeskHarness, msg: string): Record<string, unknown>[] {
+  return h
+    .logs()
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === msg);
+}
+
+/** Failures were handled by the app, never left to Bolt's error handler. */
+export function expectNoListenerErrors(h: PlatdeskHarness): void {
+  expect(logLines(h, 'unhandled error in a Slack listener')).toEqual([]);
+}
+
+/** `n` distinct SF-shaped waybill numbers (unknown to the sandbox), from `from` on. */
+export function waybillNumbers(n: number, from: number): string[] {
+  return Array.from({ length: n }, (_, i) => `SF${String(7_000_000_000_000 + from + i)}`);
+}
