@@ -7,6 +7,7 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { FetchPlan } from '../digest/fetch-orders.js';
 import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
+import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
 import { ACTIONS } from './action-ids.js';
@@ -27,26 +28,9 @@ import { escapeClip, escapeText, formatPoints, formatYuan, plural } from './text
 
 // ---- time in the subscription's zone -------------------------------------------------------
 
-const zoned = new Map<string, Intl.DateTimeFormat>();
-
 /** "2026-11-20 09:00" in `timeZone`. */
 export function formatZonedTime(ms: number, timeZone: string): string {
-  let f = zoned.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    zoned.set(timeZone, f);
-  }
-  const part: Record<string, string> = {};
-  for (const p of f.formatToParts(new Date(ms))) part[p.type] = p.value;
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
+  return `${localDateOf(ms, timeZone)} ${localTimeOf(ms, timeZone)}`;
 }
 
 /** "in 5 h", "in 40 min". */

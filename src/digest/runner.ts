@@ -11,8 +11,9 @@
  *  2. after each window's first page, from totalElements: over the cap → the rest is not fetched.
  * Either way the run waits for an admin's "Run anyway".
  */
+
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
-import { OPERATIONS } from '../plat/operations.js';
+import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import type { ChargeEvent } from '../plat/types.js';
 import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
 import type { Store } from '../store/store.js';
@@ -131,21 +132,14 @@ export async function executeDigestRun(
         .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest progress not updated'));
     };
     const onCharge = (event: ChargeEvent): void => {
-      store.ledger.record({
-        at: event.at,
-        userId: null,
-        channelId: subscription.channelId,
-        operation: event.operation,
-        edition: event.edition,
-        points: event.points,
-        quotaCalls: OPERATIONS[event.operation].charge === 'quota' ? 1 : 0,
-        code: event.code,
-        outcome: event.code === 0 ? 'ok' : 'error',
-        requestId: event.requestId,
-        correlationId: event.correlationId,
-        pendingId: null,
-        source: 'digest',
-      });
+      store.ledger.record(
+        ledgerEntryFor(event, {
+          userId: null,
+          channelId: subscription.channelId,
+          pendingId: null,
+          source: 'digest',
+        }),
+      );
       digests.addCharge(run.id, event.points, 1);
     };
 

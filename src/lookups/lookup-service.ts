@@ -4,12 +4,14 @@
  * lookup, claim it once on Confirm, run it (identical lookups in flight share one call), and
  * write every charge to the ledger. Confirmation is server-side and single-use (DESIGN rule 2).
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
+import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import type { ClaimFailure, LedgerSource, PendingLookup, Store } from '../store/store.js';
@@ -340,21 +342,14 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
     const record = (event: ChargeEvent) => {
-      store.ledger.record({
-        at: event.at,
-        userId: pending.userId,
-        channelId: pending.channelId,
-        operation: event.operation,
-        edition: event.edition,
-        points: event.points,
-        quotaCalls: OPERATIONS[event.operation].charge === 'quota' ? 1 : 0,
-        code: event.code,
-        outcome: event.code === 0 ? 'ok' : 'error',
-        requestId: event.requestId,
-        correlationId: event.correlationId,
-        pendingId: pending.id,
-        source: runOptions.source ?? 'interactive',
-      });
+      store.ledger.record(
+        ledgerEntryFor(event, {
+          userId: pending.userId,
+          channelId: pending.channelId,
+          pendingId: pending.id,
+          source: runOptions.source ?? 'interactive',
+        }),
+      );
     };
     const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
     const running = executeLookup(budgetedClient(pending.userId), pending.request, callOptions);
