@@ -186,6 +186,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     prices: config.plat.prices,
     now,
+    metrics,
   });
   registerListeners(app, {
     digests,

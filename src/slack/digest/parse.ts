@@ -3,8 +3,8 @@
  * here and not in digest/.
  *
  * Channels: with escaping on, Slack sends a channel picked from the autocomplete as
- * `<#C123|name>` (or `<#C123>` / `<#C123|>`); with escaping off (our manifest's setting for
- * /orders) a typed `#name` arrives as plain text, which names no channel id. A bare `#name` is
+ * `<#C123|name>` (or `<#C123>` / `<#C123|>`; our manifest turns escaping on for /orders); with
+ * escaping off a typed `#name` arrives as plain text, which names no channel id. A bare `#name` is
  * accepted only when it is the channel the command was typed in (the payload names that one);
  * otherwise the answer says to pick the channel from the autocomplete or to use `here`.
  */

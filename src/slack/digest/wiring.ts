@@ -7,8 +7,10 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
-import { configuredPrice } from '../../lookups/quote.js';
+import type { DigestPublisher } from '../../digest/types.js';
+import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
+import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
@@ -24,6 +26,29 @@ export interface DigestWiring {
   logger: Logger;
   prices: PriceTable;
   now: () => Date;
+  metrics: Metrics;
+}
+
+/** Counts what the digests post, for /metrics: digests posted, failure notices, approvals asked. */
+function countingPublisher(publisher: DigestPublisher, metrics: Metrics): DigestPublisher {
+  const count = (outcome: string) =>
+    metrics.inc('platdesk_digest_runs_total', 'Digest runs by outcome', { outcome });
+  return {
+    ...publisher,
+    postDigest: async (post, replaceTs) => {
+      const ts = await publisher.postDigest(post, replaceTs);
+      count('posted');
+      return ts;
+    },
+    postNotice: async (notice, replaceTs) => {
+      count('failed');
+      return publisher.postNotice(notice, replaceTs);
+    },
+    askApproval: async (request) => {
+      count('awaiting_approval');
+      return publisher.askApproval(request);
+    },
+  };
 }
 
 /** A registered alias → its owner id (null when it has none); anything else is taken as an owner id. */
@@ -42,14 +67,22 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
     client: w.client,
     store: w.store,
     logger: w.logger,
-    publisher: createSlackDigestPublisher({
-      client: w.slackClient,
-      alerts: w.alerts,
-      admins: w.admins,
-      logger: w.logger,
-    }),
+    publisher: countingPublisher(
+      createSlackDigestPublisher({
+        client: w.slackClient,
+        alerts: w.alerts,
+        admins: w.admins,
+        logger: w.logger,
+      }),
+      w.metrics,
+    ),
+    // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
     priceOf: (operation, edition) =>
-      configuredPrice(w.prices, operation, edition) ?? w.store.ledger.lastCharge(operation, edition),
+      configuredPrice(
+        mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
+        operation,
+        edition,
+      ) ?? w.store.ledger.lastCharge(operation, edition),
     clock: {
       now: () => w.now().getTime(),
       setTimeout: (fn, ms) => {
