@@ -117,7 +117,8 @@ async function main() {
   const fake = await startSlackApiServer();
   const results: Record<string, unknown> = {};
   try {
-    const app = await start(fake, dir, 'main');
+    // A queue bound above the 300 confirmations of phase B, so all of them run (none refused as busy).
+    const app = await start(fake, dir, 'main', { PLAT_QUEUE_MAX: '1000' });
     const sandbox = app.sandbox;
     if (!sandbox) throw new Error('sandbox expected');
 
@@ -241,6 +242,7 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
   const batch = 50;
   global.gc?.();
   const before = process.memoryUsage().rss;
+  const heapBefore = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   for (let i = 0; i < total; i += batch) {
     await Promise.all(
@@ -262,10 +264,11 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
     seconds: round(seconds, 1),
     rssBeforeMb: mb(before),
     rssAfterMb: mb(after),
-    heapUsedMb: mb(process.memoryUsage().heapUsed),
+    heapBeforeMb: mb(heapBefore),
+    heapAfterMb: mb(process.memoryUsage().heapUsed),
   };
   console.log(
-    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s: RSS ${mb(before)} MB before, ${mb(after)} MB after`,
+    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s: RSS ${mb(before)} MB before, ${mb(after)} MB after; heap after GC ${mb(heapBefore)} → ${mb(process.memoryUsage().heapUsed)} MB`,
   );
   await app.stop();
 }
