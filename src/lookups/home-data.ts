@@ -3,7 +3,7 @@
  * lookups; for admins the workspace's spend of the last 30 days, the alerts sent to admins, and
  * the settings they can change there. Pure reads: blocks/home.ts renders it.
  */
-import { OPERATION_NAMES, type Operation } from '../plat/operations.js';
+import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type { DigestSubscription } from '../store/digests.js';
 import type { AuditRecord, LedgerEntry, LedgerTotals, Store } from '../store/store.js';
 import { periodStarts } from './budgets.js';
@@ -90,7 +90,7 @@ function lookupLines(store: Store, entries: LedgerEntry[]): HomeLookupLine[] {
       };
       byKey.set(key, line);
     }
-    if (!line.operations.includes(e.operation)) line.operations.push(e.operation);
+    if (isOperation(e.operation) && !line.operations.includes(e.operation)) line.operations.push(e.operation);
     line.points += e.points;
     line.quotaCalls += e.quotaCalls;
     if (e.outcome === 'error') line.failed = true;

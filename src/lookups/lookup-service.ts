@@ -14,7 +14,7 @@ import { PlatBudgetError } from '../plat/errors.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
-import type { ClaimFailure, LedgerSource, PendingLookup, Store } from '../store/store.js';
+import type { ClaimFailure, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess } from './access.js';
 import {
   type BudgetCheck,
@@ -27,7 +27,7 @@ import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
 import { configuredPrice, mergePrices, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
-import type { LookupOutcome, LookupRequest, Quote } from './types.js';
+import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
 
 /** DESIGN rule 2 / issue: a confirmation expires after 10 minutes. */
 export const CONFIRM_TTL_MS = 10 * 60 * 1000;
@@ -42,11 +42,11 @@ export interface Actor {
 
 export type Prepared =
   /** Show the confirmation; the button carries pending.id. `warnings`: caps at 80 % or more. */
-  | { kind: 'confirm'; pending: PendingLookup; quote: Quote; warnings: CapFigure[] }
+  | { kind: 'confirm'; pending: Pending; quote: Quote; warnings: CapFigure[] }
   /** The user chose to skip confirmations under a threshold and this quote is under it: already claimed. */
-  | { kind: 'auto'; pending: PendingLookup; quote: Quote; warnings: CapFigure[] }
+  | { kind: 'auto'; pending: Pending; quote: Quote; warnings: CapFigure[] }
   /** Answered from the cache: no call, no charge. `refresh` is a pending lookup that bypasses it. */
-  | { kind: 'cached'; outcome: LookupOutcome; ageMs: number; refresh: PendingLookup; refreshQuote: Quote }
+  | { kind: 'cached'; outcome: LookupOutcome; ageMs: number; refresh: Pending; refreshQuote: Quote }
   /** Not allowed, or over a cap: nothing stored, nothing called. */
   | {
       kind: 'refused';
@@ -55,8 +55,8 @@ export type Prepared =
     };
 
 export type Claimed =
-  | { ok: true; pending: PendingLookup }
-  | { ok: false; reason: ClaimFailure; pending: PendingLookup | null };
+  | { ok: true; pending: Pending }
+  | { ok: false; reason: ClaimFailure; pending: Pending | null };
 
 export interface RunOptions {
   source?: LedgerSource;
@@ -96,7 +96,7 @@ export interface LookupService {
    * A follow-up of a lookup already allowed (the next page of orders): stored without the
    * access and cache steps, never auto-claimed; caps are still checked before each call.
    */
-  prepareFollowUp(request: LookupRequest, actor: Actor, summary: string): PendingLookup;
+  prepareFollowUp(request: LookupRequest, actor: Actor, summary: string): Pending;
   /** Confirm: single-use, only by the user who asked, only before expiry. */
   claim(pendingId: string, userId: string): Claimed;
   cancel(pendingId: string, userId: string): Claimed;
@@ -104,7 +104,7 @@ export interface LookupService {
    * Runs a claimed lookup; records every charge; marks it done or failed. Rejects with
    * PlatError. An identical lookup already in flight is shared: the follower is not charged.
    */
-  run(pending: PendingLookup, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
+  run(pending: Pending, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
   /**
    * Keeps drain() waiting for work that belongs to a confirmed lookup besides the run itself
    * (delivering its answer); returns the same promise.
@@ -287,15 +287,15 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         q.totalPoints !== null &&
         q.totalPoints < threshold
       ) {
-        const claimed = store.pending.claim(pending.id, actor.userId);
+        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId);
         if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q, warnings: check.warnings };
       }
       return { kind: 'confirm', pending, quote: q, warnings: check.warnings };
     },
 
     prepareFollowUp: (request, actor, summary) => createPending(request, actor, summary, quoteOf(request)),
-    claim: (pendingId, userId) => store.pending.claim(pendingId, userId),
-    cancel: (pendingId, userId) => store.pending.cancel(pendingId, userId),
+    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId),
+    cancel: (pendingId, userId) => store.pending.cancel<LookupRequest, Quote>(pendingId, userId),
 
     run(pending, runOptions = {}) {
       return hold(runClaimed(pending, runOptions));
@@ -318,7 +318,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   };
 
   async function runClaimed(
-    pending: PendingLookup,
+    pending: Pending,
     runOptions: RunOptions,
   ): Promise<LookupOutcome & { shared?: boolean }> {
     const key = requestKey(pending.request);

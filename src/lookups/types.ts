@@ -13,6 +13,7 @@ import type {
   WaybillInfoRecord,
   WaybillPrintRecord,
 } from '../plat/types.js';
+import type { PendingLookup } from '../store/store.js';
 
 export interface WaybillRef {
   waybillCode: string;
@@ -84,3 +85,6 @@ export type LookupOutcome =
       chargedPoints: number;
     }
   | { kind: 'orders'; ownerId: string; page: OrdersPage; filters: OrderFilters; chargedPoints: number };
+
+/** A stored pending lookup with its request and quote typed (the store keeps them as JSON). */
+export type Pending = PendingLookup<LookupRequest, Quote>;

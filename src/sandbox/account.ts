@@ -3,9 +3,10 @@
  * Charging rules (spec §1 rule 3, §4.5, §8): balance operations deduct their price and report it
  * as withholding_money; item operations take one call of the quota and report 0 points.
  */
-import { OPERATION_NAMES, OPERATIONS, type Operation } from '../plat/operations.js';
+
 import { fail, NOT_ENOUGH_CALLS, type Reply } from './envelope.js';
 import type { PriceOf } from './prices.js';
+import { OPERATION_NAMES, type Operation, SANDBOX_OPERATIONS } from './spec-table.js';
 import type { SandboxStats } from './types.js';
 
 export interface AccountLimits {
@@ -36,7 +37,7 @@ export class Account {
    */
   charge(operation: Operation, edition: number | null, build: (points: number) => Reply): Reply {
     const points = this.#priceOf(operation, edition);
-    const usesQuota = OPERATIONS[operation].charge === 'quota';
+    const usesQuota = SANDBOX_OPERATIONS[operation].quota;
     if (this.#balancePoints < points || (usesQuota && this.#itemQuota <= 0))
       return fail(204, NOT_ENOUGH_CALLS);
     this.#balancePoints -= points;

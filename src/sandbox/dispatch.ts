@@ -6,7 +6,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { OPERATION_NAMES, OPERATIONS, type Operation } from '../plat/operations.js';
 import { fail, messageFor, paramError, type Reply, serializeReply } from './envelope.js';
 import type { FaultDecision, FaultEngine } from './faults.js';
 import { authUrlFor } from './fixtures.js';
@@ -14,6 +13,7 @@ import { HANDLERS, type HandlerContext } from './handlers/index.js';
 import { send, sendJson } from './http-io.js';
 import type { RateWindow } from './rate-window.js';
 import { readBody } from './request-body.js';
+import { OPERATION_NAMES, type Operation, SANDBOX_OPERATIONS } from './spec-table.js';
 
 export interface CallCounters {
   calls: number;
@@ -43,7 +43,7 @@ export interface DispatchDeps {
 
 const ROUTES = new Map<string, Operation>(
   OPERATION_NAMES.map((operation) => [
-    `${OPERATIONS[operation].method} ${OPERATIONS[operation].path}`,
+    `${SANDBOX_OPERATIONS[operation].method} ${SANDBOX_OPERATIONS[operation].path}`,
     operation,
   ]),
 );

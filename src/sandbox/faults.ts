@@ -6,8 +6,8 @@
  * decides the answer.
  */
 import { z } from 'zod';
-import { OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import { mulberry32, type Random } from './prng.js';
+import { OPERATION_NAMES, type Operation } from './spec-table.js';
 import type { FaultKind, FaultRule } from './types.js';
 
 const scope = {

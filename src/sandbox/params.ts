@@ -1,5 +1,5 @@
 /** Parsing of request parameters shared by several operations. */
-import { OPERATIONS, type Operation } from '../plat/operations.js';
+import { type Operation, SANDBOX_OPERATIONS } from './spec-table.js';
 
 export type EditionParse = { ok: true; edition: number | null } | { ok: false; reason: string };
 
@@ -8,10 +8,11 @@ export type EditionParse = { ok: true; edition: number | null } | { ok: false; r
  * means the operation's default, except where it is required (platdybw, §4.1).
  */
 export function parseEdition(operation: Operation, raw: unknown): EditionParse {
-  const spec = OPERATIONS[operation];
-  const allowed = Object.keys(spec.editions).map(Number);
+  const spec = SANDBOX_OPERATIONS[operation];
+  const allowed: readonly number[] = spec.editions;
   if (raw === undefined || raw === null || raw === '') {
-    return spec.editionRequired
+    // spec §4.1: platdybw's vvtype is required; elsewhere a missing vvtype is the default.
+    return operation === 'platdybw'
       ? { ok: false, reason: 'vvtype is required' }
       : { ok: true, edition: spec.defaultEdition };
   }

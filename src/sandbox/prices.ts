@@ -3,7 +3,7 @@
  * notes.md: prices come from configuration), so these defaults are the sandbox's own. Richer
  * editions (§9) cost more, so a client that quotes one price for every edition is caught.
  */
-import type { Operation } from '../plat/operations.js';
+import type { Operation } from './spec-table.js';
 import type { PriceSetting, SandboxPrices } from './types.js';
 
 export const DEFAULT_PRICES = {

@@ -2,7 +2,7 @@
  * Public types of the sandbox: a local server that behaves like the plat API
  * (spec/marketplace-api.md, with the quirks of spec/notes.md) for tests, benchmarks and demos.
  */
-import type { Operation } from '../plat/operations.js';
+import type { Operation } from './spec-table.js';
 
 /** Points for one call, per edition (the vvtype number of spec §9). */
 export type EditionPrices = Readonly<Partial<Record<number, number>>>;

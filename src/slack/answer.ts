@@ -19,15 +19,14 @@ import {
   type Prepared,
   summarize,
 } from '../lookups/lookup-service.js';
-import type { LookupOutcome, LookupRequest } from '../lookups/types.js';
+import type { LookupOutcome, LookupRequest, Pending } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
-import type { PendingLookup } from '../store/store.js';
 import type { SlackDeps } from './deps.js';
 
 /** Posts to the user: response_url (respond) where there is one, chat.postEphemeral otherwise. */
 export type Reply = (message: RespondArguments) => Promise<unknown>;
 
-const actorOf = (pending: PendingLookup): Actor => ({
+const actorOf = (pending: Pending): Actor => ({
   userId: pending.userId,
   channelId: pending.channelId,
   teamId: pending.teamId,
@@ -88,11 +87,11 @@ export async function offerLookup(
  * Runs a claimed lookup and replaces the confirmation with the answer. Shutdown waits for the
  * whole of it (lookups.hold), so a confirmed call's answer is delivered, not only recorded.
  */
-export function runAndAnswer(deps: SlackDeps, pending: PendingLookup, reply: Reply): Promise<void> {
+export function runAndAnswer(deps: SlackDeps, pending: Pending, reply: Reply): Promise<void> {
   return deps.lookups.hold(answerLookup(deps, pending, reply));
 }
 
-async function answerLookup(deps: SlackDeps, pending: PendingLookup, reply: Reply): Promise<void> {
+async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply): Promise<void> {
   await reply({
     response_type: 'ephemeral',
     replace_original: true,
@@ -128,7 +127,7 @@ function keptResult(outcome: LookupOutcome): string | null {
 export function renderOutcome(
   deps: SlackDeps,
   outcome: LookupOutcome & { shared?: boolean },
-  pending: PendingLookup,
+  pending: Pending,
   cached?: { ageMs: number },
 ): RenderedMessage {
   const charge = {

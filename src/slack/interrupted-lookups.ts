@@ -4,6 +4,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { LookupRequest, Quote } from '../lookups/types.js';
 import type { Store } from '../store/store.js';
 
 /** Longer than any lookup can run (deadline × retries + queue), so a live one is never touched. */
@@ -14,7 +15,7 @@ export async function reportInterruptedLookups(deps: {
   client: WebClient;
   logger: Pick<Logger, 'warn' | 'error'>;
 }): Promise<number> {
-  const stale = deps.store.pending.staleRunning(INTERRUPTED_AFTER_MS);
+  const stale = deps.store.pending.staleRunning<LookupRequest, Quote>(INTERRUPTED_AFTER_MS);
   for (const pending of stale) {
     if (!deps.store.pending.finish(pending.id, 'failed', null)) continue;
     deps.logger.warn(

@@ -8,8 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { LookupRequest, Quote } from '../lookups/types.js';
-import type { Operation } from '../plat/operations.js';
 import { migrate } from './migrations.js';
 import { createSqliteDigests } from './sqlite-digests.js';
 import { createSqliteShortcutBatches, createSqliteUnfurls } from './sqlite-unfurls.js';
@@ -137,14 +135,15 @@ interface PendingRow {
   result_json: string | null;
 }
 
-function toPending(row: PendingRow): PendingLookup {
+/** The row with its JSON read back as the caller's types (the store does not check them). */
+function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
   return {
     id: row.id,
     userId: row.user_id,
     channelId: row.channel_id,
     teamId: row.team_id,
-    request: fromJson<LookupRequest>(row.request_json),
-    quote: fromJson<Quote>(row.quote_json),
+    request: fromJson<R>(row.request_json),
+    quote: fromJson<Q>(row.quote_json),
     summary: row.summary,
     responseUrl: row.response_url,
     createdAt: new Date(row.created_at),
@@ -187,16 +186,16 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
     'DELETE FROM pending_lookups WHERE state_changed_at < @before AND expires_at < @before',
   );
 
-  function move(id: string, userId: string, to: 'running' | 'cancelled'): ClaimResult {
+  function move<R, Q>(id: string, userId: string, to: 'running' | 'cancelled'): ClaimResult<R, Q> {
     const now = nowMs();
     if (moveFromPending.run({ id, userId, to, now }).changes === 1) {
       const row = select.get(id);
       // Rows are never deleted while live (prune keeps unexpired ones), so this is present.
-      if (row) return { ok: true, pending: toPending(row) };
+      if (row) return { ok: true, pending: toPending<R, Q>(row) };
     }
     const row = select.get(id);
     if (!row) return { ok: false, reason: 'not_found', pending: null };
-    const pending = toPending(row);
+    const pending = toPending<R, Q>(row);
     // Owner first, so another user learns nothing about the state of someone else's request.
     if (row.user_id !== userId) return { ok: false, reason: 'not_yours', pending };
     if (row.state === 'cancelled') return { ok: false, reason: 'cancelled', pending };
@@ -205,7 +204,7 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
   }
 
   return {
-    create(input: NewPendingLookup): PendingLookup {
+    create<R, Q>(input: NewPendingLookup<R, Q>): PendingLookup<R, Q> {
       const now = nowMs();
       const row: PendingRow = {
         id: randomUUID(),
@@ -223,17 +222,18 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
         result_json: null,
       };
       insert.run(row);
-      return toPending(row);
+      return toPending<R, Q>(row);
     },
-    get: (id) => {
+    get<R, Q>(id: string) {
       const row = select.get(id);
-      return row ? toPending(row) : null;
+      return row ? toPending<R, Q>(row) : null;
     },
-    claim: (id, userId) => move(id, userId, 'running'),
-    cancel: (id, userId) => move(id, userId, 'cancelled'),
+    claim: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'running'),
+    cancel: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'cancelled'),
     finish: (id, state, resultJson) =>
       finishRunning.run({ id, to: state, now: nowMs(), result: resultJson }).changes === 1,
-    staleRunning: (olderThanMs) => selectStale.all(nowMs() - olderThanMs).map(toPending),
+    staleRunning: <R, Q>(olderThanMs: number) =>
+      selectStale.all(nowMs() - olderThanMs).map((row) => toPending<R, Q>(row)),
     prune: (olderThan) => deleteOld.run({ before: olderThan.getTime() }).changes,
   };
 }
@@ -266,9 +266,9 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
     at: new Date(row.at),
     userId: row.user_id,
     channelId: row.channel_id,
-    // Written only by record(), which takes an Operation and a LedgerSource. Not re-checked on
-    // read, so an export never fails on a row from before an operation was renamed.
-    operation: row.operation as Operation,
+    // Not checked against the operation names on read, so an export never fails on a row from
+    // before an operation was renamed.
+    operation: row.operation,
     edition: row.edition,
     points: row.points,
     quotaCalls: row.quota_calls,

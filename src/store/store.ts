@@ -10,8 +10,6 @@
  * read from the write that depends on it. A networked backend would implement an async twin of
  * this interface and wrap it; callers would change only by adding `await`.
  */
-import type { LookupRequest, Quote } from '../lookups/types.js';
-import type { Operation } from '../plat/operations.js';
 import type { DigestStore } from './digests.js';
 import type { ShortcutBatches, UnfurlStore } from './unfurls.js';
 
@@ -48,15 +46,18 @@ export type PendingState = 'pending' | 'running' | 'done' | 'failed' | 'cancelle
 /**
  * A charged lookup awaiting its user's Confirm (DESIGN rule 2). Stored server-side; the button
  * carries only its id, so a forged or replayed button value cannot change what is charged.
+ * `request` and `quote` are stored as JSON whose shape belongs to the layer above (lookups/:
+ * LookupRequest and Quote); the store does not know it, so the readers name it (`get<R, Q>`),
+ * as with JSON.parse.
  */
-export interface PendingLookup {
+export interface PendingLookup<R = unknown, Q = unknown> {
   /** crypto.randomUUID(): 122 random bits, unguessable. */
   id: string;
   userId: string;
   channelId: string | null;
   teamId: string | null;
-  request: LookupRequest;
-  quote: Quote;
+  request: R;
+  quote: Q;
   /** What the confirmation said would be queried, for the answer and for audit. */
   summary: string;
   responseUrl: string | null;
@@ -78,16 +79,16 @@ export type ClaimFailure = 'not_found' | 'expired' | 'not_yours' | 'already_used
  * can answer a repeated click from `resultJson`. For not_yours it is another user's request:
  * show it to nobody.
  */
-export type ClaimResult =
-  | { ok: true; pending: PendingLookup }
-  | { ok: false; reason: ClaimFailure; pending: PendingLookup | null };
+export type ClaimResult<R = unknown, Q = unknown> =
+  | { ok: true; pending: PendingLookup<R, Q> }
+  | { ok: false; reason: ClaimFailure; pending: PendingLookup<R, Q> | null };
 
-export interface NewPendingLookup {
+export interface NewPendingLookup<R = unknown, Q = unknown> {
   userId: string;
   channelId: string | null;
   teamId: string | null;
-  request: LookupRequest;
-  quote: Quote;
+  request: R;
+  quote: Q;
   summary: string;
   responseUrl: string | null;
   /** How long the Confirm button stays valid. */
@@ -95,17 +96,17 @@ export interface NewPendingLookup {
 }
 
 export interface PendingLookups {
-  create(input: NewPendingLookup): PendingLookup;
-  get(id: string): PendingLookup | null;
+  create<R, Q>(input: NewPendingLookup<R, Q>): PendingLookup<R, Q>;
+  get<R = unknown, Q = unknown>(id: string): PendingLookup<R, Q> | null;
   /**
    * Atomically moves pending → running for this user, if not expired: one conditional UPDATE,
    * then a read-back to tell why it failed. Of any number of concurrent claims (on any number of
    * connections) exactly one wins. Failure reasons, first match: not_found, not_yours, cancelled,
    * already_used (running/done/failed), expired.
    */
-  claim(id: string, userId: string): ClaimResult;
+  claim<R = unknown, Q = unknown>(id: string, userId: string): ClaimResult<R, Q>;
   /** pending → cancelled, by the same rules and reasons as claim. */
-  cancel(id: string, userId: string): ClaimResult;
+  cancel<R = unknown, Q = unknown>(id: string, userId: string): ClaimResult<R, Q>;
   /**
    * running → done | failed, storing the rendered result. Returns false (and changes nothing)
    * when the row is missing or not running.
@@ -116,7 +117,7 @@ export interface PendingLookups {
    * olderThanMs ago), oldest first, so start-up can tell their users. Never re-run automatically:
    * the call may already have been charged.
    */
-  staleRunning(olderThanMs: number): PendingLookup[];
+  staleRunning<R = unknown, Q = unknown>(olderThanMs: number): PendingLookup<R, Q>[];
   /**
    * Housekeeping: deletes rows whose state changed before `olderThan` and that expired before it
    * (a live confirmation is never removed). Returns the number deleted.
@@ -134,7 +135,8 @@ export interface LedgerEntry {
   /** null for scheduled work (digests). */
   userId: string | null;
   channelId: string | null;
-  operation: Operation;
+  /** A plat operation name (plat/operations.ts). */
+  operation: string;
   edition: number | null;
   /** withholding_money reported, in points (1 point = 0.01 yuan); 0 when nothing was withheld. */
   points: number;
@@ -176,7 +178,7 @@ export interface Ledger {
    * edition for operations without editions), or null if none: the "last charge seen" of a quote.
    * Error responses are left out because what they withhold says nothing about a normal call.
    */
-  lastCharge(operation: Operation, edition: number | null): number | null;
+  lastCharge(operation: string, edition: number | null): number | null;
   /** Sums over [from, to), optionally for one user and/or one channel. */
   totals(q: LedgerRange & { userId?: string; channelId?: string }): LedgerTotals;
   /**

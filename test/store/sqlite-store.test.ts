@@ -114,7 +114,7 @@ describe.each([
       expect(created.state).toBe('pending');
       expect(created.expiresAt.getTime()).toBe(T0 + 5 * MINUTE);
 
-      const got = store.pending.get(created.id);
+      const got = store.pending.get<LookupRequest, Quote>(created.id);
       expect(got).toEqual(created);
       expect(got?.request).toEqual(ordersRequest);
       const filters = got?.request.kind === 'orders' ? got.request.filters : undefined;

@@ -1,5 +1,5 @@
 /** One handler per plat operation (spec §1). */
-import type { Operation } from '../../plat/operations.js';
+import type { Operation } from '../spec-table.js';
 import type { Handler } from './context.js';
 import { platiteminfo, platiteminfoprice } from './item-info.js';
 import { pagingOrders } from './paging-orders.js';

@@ -5,9 +5,10 @@
  * withholding_money 0. platiteminfo answers with the item fields at the top level of the body,
  * beside code/msg/msec/time, as its sample does (§2.1 note).
  */
-import type { Operation } from '../../plat/operations.js';
+
 import { fail, ok, paramError, type Reply } from '../envelope.js';
 import { ITEMS, type ItemFixture } from '../fixtures.js';
+import type { Operation } from '../spec-table.js';
 import type { Handler, HandlerContext, OperationRequest } from './context.js';
 
 export const ITEM_NOT_FOUND = '商品不存在 (item does not exist)';
