@@ -23,9 +23,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerShortcuts(app, deps);
   registerHome(app, deps);
   app.error(async (error) => {
-    deps.logger.error(
-      { err: error, code: (error as { code?: string }).code },
-      'unhandled error in a Slack listener',
-    );
+    const code = (error as { code?: string }).code ?? 'unhandled';
+    deps.metrics.inc('platdesk_errors_total', 'Errors by source and code', { source: 'slack', code });
+    deps.logger.error({ err: error, code }, 'unhandled error in a Slack listener');
   });
 }
