@@ -2,6 +2,8 @@
  * Composition root: config → logger → store → plat client → Bolt app → http. `npm start` runs
  * this file; tests call startPlatdesk() with their own config.
  */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
@@ -137,7 +139,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       ? new SocketModeReceiver({
           appToken: config.slack.appToken ?? '',
           customRoutes: routes,
-          installerOptions: { port: config.port },
+          installerOptions: {
+            port: config.port,
+            // The socket client's own WebClient (apps.connections.open) must reach SLACK_API_URL too.
+            ...(config.slack.apiUrl ? { clientOptions: { slackApiUrl: config.slack.apiUrl } } : {}),
+          },
           logger: boltLogger(logger),
         })
       : new HTTPReceiver({
@@ -202,9 +208,23 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     metrics,
   });
 
-  const started = await app.start(config.port);
-  const server = config.slack.mode === 'http' ? (started as import('node:http').Server) : null;
-  if (server) observeAcks(server, metrics);
+  // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
+  // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
+  const healthServer =
+    config.slack.mode === 'socket' ? (receiver as unknown as { httpServer?: Server }).httpServer : undefined;
+  const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
+  let started: unknown;
+  try {
+    [started] = await Promise.all([app.start(config.port), healthListening]);
+  } catch (error) {
+    // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
+    await app.stop().catch(() => undefined);
+    await sandbox?.close();
+    store.close();
+    throw error;
+  }
+  const server = config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
+  if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
@@ -222,7 +242,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {
         logger.info('platdesk stopping');
+        const healthClosed = healthServer?.listening ? once(healthServer, 'close') : Promise.resolve();
         await app.stop();
+        await healthClosed;
         // A digest in flight gives its run up (released lease) so the next start takes it over.
         await digests.scheduler.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
@@ -239,6 +261,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       return stopping;
     },
   };
+}
+
+/** Resolves when the server listens; rejects with its error (e.g. EADDRINUSE). */
+function listening(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
 }
 
 async function main(): Promise<void> {

@@ -1,0 +1,242 @@
+/**
+ * Socket Mode end to end, without Slack: `startPlatdesk` with SLACK_APP_TOKEN (and no signing
+ * secret) runs Bolt's REAL SocketModeReceiver. Its SocketModeClient calls `apps.connections.open` on
+ * the fake Slack server (SLACK_API_URL), connects to the fake's `ws` WebSocket, gets `hello`, and from
+ * then on slash commands, button clicks and events arrive as envelopes over that socket and are acked
+ * over it; the answers still go to response_urls and the Web API on the fake. The plat API is the
+ * in-process sandbox, whose call counter proves "exactly one call".
+ */
+import { type AddressInfo, createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type Platdesk, startPlatdesk } from '../../src/main.js';
+import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { confirmationOf, type SlackMessage, textOf } from '../helpers/platdesk-harness.js';
+import { type FakeSlack, type SocketAck, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { appHomeOpened, blockAction, eventCallback, SLACK, slashCommand } from '../helpers/slack-payloads.js';
+
+/** A port nothing listens on: the socket-mode health server cannot be asked for port 0 and report it. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('Socket Mode (SLACK_APP_TOKEN)', () => {
+  let fake: FakeSlack;
+  let platdesk: Platdesk;
+  let port: number;
+  let base: string;
+
+  const responsesTo = (id: string) => fake.callsTo('response_url').filter((c) => c.id === id);
+  /** The `index`-th message posted to a response_url on the fake (waits for it). */
+  async function response(id: string, index: number): Promise<SlackMessage> {
+    const call = await fake.waitFor(
+      'response_url',
+      (c) => c.id === id && responsesTo(id).indexOf(c) === index,
+      5000,
+    );
+    return call.body as SlackMessage;
+  }
+  /** Pushes an envelope and waits for its ack over the socket, with the ack latency. */
+  async function push(envelope: Parameters<FakeSlack['socket']['send']>[0]) {
+    const sentAt = Date.now();
+    const envelopeId = fake.socket.send(envelope);
+    const ack: SocketAck = await fake.socket.waitForAck(envelopeId, 3000);
+    return { envelopeId, ack, ms: ack.at - sentAt };
+  }
+
+  beforeAll(async () => {
+    fake = await startSlackApiServer();
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_APP_TOKEN: 'xapp-test',
+      SLACK_API_URL: fake.apiUrl,
+      PORT: String(port),
+      PLAT_SANDBOX: '1',
+      DATABASE_PATH: ':memory:',
+      LOG_LEVEL: 'silent',
+    });
+    expect(config.slack.mode).toBe('socket');
+    expect(config.slack.signingSecret).toBeNull();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // start() resolves on `hello`; fail clearly (not at the 20 s hook timeout) when it never comes.
+      const started = startPlatdesk(config);
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const opens = fake.callsTo('apps.connections.open').length;
+          reject(
+            new Error(
+              `Socket Mode did not connect in 5 s (apps.connections.open calls at the fake: ${opens})`,
+            ),
+          );
+        }, 5000);
+      });
+      platdesk = await Promise.race([started, timeout]);
+    } finally {
+      // On failure, afterAll still closes the fake.
+      clearTimeout(timer);
+    }
+  });
+
+  afterAll(async () => {
+    await platdesk?.stop();
+    await fake?.close();
+  });
+
+  it('needs no signing secret, opens the connection with the app-level token and gets hello', async () => {
+    const opens = fake.callsTo('apps.connections.open');
+    expect(opens).toHaveLength(1);
+    expect(opens[0]?.headers.authorization).toBe('Bearer xapp-test');
+    expect(fake.socket.connectionCount).toBe(1);
+    expect(fake.socket.openConnections).toBe(1);
+    expect(platdesk.url).toBe(base);
+  });
+
+  it('serves /healthz (mode socket) and /metrics on PORT', async () => {
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true, mode: 'socket', sandbox: true });
+
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    const text = await metrics.text();
+    expect(text).toMatch(/^# (HELP|TYPE) platdesk_/m);
+
+    // Slack requests do not come over HTTP in Socket Mode.
+    const events = await fetch(`${base}/slack/events`, { method: 'POST', body: '{}' });
+    expect(events.status).toBe(404);
+  });
+
+  it('acks a slash command over the socket at once, then confirms at the response_url, then one call on Confirm', async () => {
+    const calls = () => platdesk.sandbox?.stats().calls ?? -1;
+    const before = calls();
+
+    const command = await push({
+      type: 'slash_commands',
+      payload: slashCommand({
+        command: '/item',
+        text: SANDBOX_FIXTURES.items.basic,
+        responseUrl: fake.responseUrl('sock-cmd'),
+      }),
+      accepts_response_payload: true,
+    });
+    expect(command.ms).toBeLessThan(1000);
+    expect(command.ack).toMatchObject({ envelope_id: command.envelopeId, payload: {} });
+
+    const message = await response('sock-cmd', 0);
+    expect(message.response_type).toBe('ephemeral');
+    const confirmation = confirmationOf(message);
+    expect(confirmation.confirm.label).toMatch(/^Confirm/);
+    expect(confirmation.text).toContain(`item ${SANDBOX_FIXTURES.items.basic}`);
+    expect(confirmation.text).toContain('1 call of the quota');
+    expect(calls()).toBe(before);
+
+    const click = await push({
+      type: 'interactive',
+      payload: blockAction({
+        actionId: 'platdesk.confirm',
+        ...(confirmation.confirm.value !== undefined ? { value: confirmation.confirm.value } : {}),
+        text: confirmation.confirm.label,
+        responseUrl: fake.responseUrl('sock-act'),
+      }),
+      accepts_response_payload: false,
+    });
+    expect(click.ms).toBeLessThan(1000);
+    expect(click.ack.envelope_id).toBe(click.envelopeId);
+
+    const progress = await response('sock-act', 0);
+    expect(progress.text).toContain('Looking up');
+    const answer = await response('sock-act', 1);
+    expect(answer.replace_original).toBe(true);
+    expect(textOf(answer)).toContain(SANDBOX_FIXTURES.items.basic);
+    expect(calls()).toBe(before + 1);
+
+    // Slack redelivering the same click (a retry, new envelope) never calls twice.
+    const again = await push({
+      type: 'interactive',
+      payload: blockAction({
+        actionId: 'platdesk.confirm',
+        ...(confirmation.confirm.value !== undefined ? { value: confirmation.confirm.value } : {}),
+        text: confirmation.confirm.label,
+        responseUrl: fake.responseUrl('sock-act-2'),
+      }),
+    });
+    expect(again.ms).toBeLessThan(1000);
+    expect(textOf(await response('sock-act-2', 0))).toContain('already used');
+    expect(calls()).toBe(before + 1);
+  });
+
+  it('handles an events_api envelope: app_home_opened publishes the Home tab', async () => {
+    const event = await push({
+      type: 'events_api',
+      payload: eventCallback(appHomeOpened(SLACK.userId)),
+      accepts_response_payload: false,
+      retry_attempt: 0,
+      retry_reason: '',
+    });
+    expect(event.ms).toBeLessThan(1000);
+    expect(event.ack.envelope_id).toBe(event.envelopeId);
+    const publish = await fake.waitFor('views.publish', (c) => c.body.user_id === SLACK.userId, 5000);
+    expect((publish.body.view as { type?: string }).type).toBe('home');
+    expect(publish.headers.authorization).toBe('Bearer xoxb-test');
+  });
+
+  it('stop() closes the socket and the health server', async () => {
+    await platdesk.stop();
+    await fake.socket.waitForDisconnect(3000);
+    expect(fake.socket.openConnections).toBe(0);
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    // No reconnection after a deliberate stop.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fake.callsTo('apps.connections.open')).toHaveLength(1);
+  });
+});
+
+describe('Socket Mode start-up and the health port', () => {
+  const socketConfig = (fake: FakeSlack, port: number) =>
+    loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_APP_TOKEN: 'xapp-test',
+      SLACK_API_URL: fake.apiUrl,
+      PORT: String(port),
+      PLAT_SANDBOX: '1',
+      DATABASE_PATH: ':memory:',
+      LOG_LEVEL: 'silent',
+    });
+
+  it('PORT=0 reports the port the health server really listens on', async () => {
+    const fake = await startSlackApiServer();
+    const platdesk = await startPlatdesk(socketConfig(fake, 0));
+    try {
+      expect(platdesk.url).not.toMatch(/:0$/);
+      const health = await fetch(`${platdesk.url}/healthz`);
+      expect(health.status).toBe(200);
+    } finally {
+      await platdesk.stop();
+      await fake.close();
+    }
+  });
+
+  it('fails start-up with the listen error when PORT is taken, instead of crashing later', async () => {
+    const fake = await startSlackApiServer();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      await expect(startPlatdesk(socketConfig(fake, port))).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+      await fake.close();
+    }
+  });
+});
