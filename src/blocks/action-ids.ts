@@ -33,11 +33,27 @@ export const ACTIONS = {
   homeAutoLookup: 'platdesk.home.autolookup',
   /** App Home (admins): open the prices form. */
   homePrices: 'platdesk.home.prices',
-  /** App Home (admins): remove a digest subscription; value = subscription id. */
+  /**
+   * App Home (admins): remove a digest subscription; value = subscription id. Each button's
+   * action_id is homeDigestRemoveActionId(id), matched by HOME_DIGEST_REMOVE_PATTERN.
+   */
   homeDigestRemove: 'platdesk.home.digest_remove',
+  /** App Home (admins): open the "Add digest" form. */
+  homeDigestAdd: 'platdesk.home.digest_add',
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
+
+/**
+ * The Home lists one Remove button per digest, and no two elements of a view may share an
+ * action_id (test/helpers/block-limits.ts), so each carries the digest's id.
+ */
+export function homeDigestRemoveActionId(id: number): string {
+  return `${ACTIONS.homeDigestRemove}.${id}`;
+}
+
+/** Every Remove button of the Home's digest list (the bare id too: Homes published before). */
+export const HOME_DIGEST_REMOVE_PATTERN = /^platdesk\.home\.digest_remove(?:\.\d{1,9})?$/;
 
 /**
  * Buttons that only open a URL still send a block_actions payload that must be acknowledged;

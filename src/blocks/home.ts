@@ -11,7 +11,7 @@ import type { QuoteLine } from '../lookups/types.js';
 import { DEFAULT_AUTO_CAP, MAX_AUTO_CAP } from '../lookups/unfurls.js';
 import { editionName, isOperation, OPERATION_NAMES, OPERATIONS, type Operation } from '../plat/operations.js';
 import type { LedgerTotals } from '../store/store.js';
-import { ACTIONS } from './action-ids.js';
+import { ACTIONS, homeDigestRemoveActionId } from './action-ids.js';
 import { operationLabel } from './confirmation.js';
 import { SLASH_COMMANDS, usageLine } from './help.js';
 import { button, context, fieldsSection, header, section } from './kit.js';
@@ -168,21 +168,30 @@ function adminBlocks(a: AdminHome, now: Date): KnownBlock[] {
       button({ label: 'Edit', actionId: ACTIONS.homePrices, value: 'edit' }),
     ),
     section(
-      `*Digest subscriptions* (${a.digests.length})${a.digests.length === 0 ? '\nNone. Add one with `/orders digest`.' : ''}`,
+      `*Digest subscriptions* (${a.digests.length})${a.digests.length === 0 ? '\nNone yet. Add one here or with `/orders digest add`.' : ''}`,
+      button({ label: 'Add digest', actionId: ACTIONS.homeDigestAdd, value: 'add', style: 'primary' }),
     ),
   ];
   for (const d of a.digests.slice(0, 10))
     blocks.push(
       section(
         `• #${d.id} ${escapeClip(d.shopLabel, 64)} → <#${d.channelId}> at ${escapeClip(d.localTime, 5)} ${escapeClip(d.timeZone, 40)}`,
-        button({ label: 'Remove', actionId: ACTIONS.homeDigestRemove, value: String(d.id), style: 'danger' }),
+        {
+          ...button({
+            label: 'Remove',
+            actionId: ACTIONS.homeDigestRemove,
+            value: String(d.id),
+            style: 'danger',
+          }),
+          action_id: homeDigestRemoveActionId(d.id),
+        },
       ),
     );
   if (a.digests.length > 10)
     blocks.push(context(`…and ${a.digests.length - 10} more: \`/orders digest list\`.`));
   blocks.push(
     context(
-      `Add or run digests with \`/orders digest\`. Every change is recorded with who made it (\`/platdesk audit\`). Updated ${formatShanghaiTime(now)}.`,
+      `Run digests with \`/orders digest run\`. Every change is recorded with who made it (\`/platdesk audit\`). Updated ${formatShanghaiTime(now)}.`,
     ),
   );
   return blocks;

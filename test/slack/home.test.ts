@@ -204,7 +204,8 @@ describe('App Home', () => {
     });
     const { blocks } = await openHome(SLACK.adminId);
     expect(textOf({ blocks })).toContain('clothing → <#CDIGEST01> at 09:00');
-    const remove = buttonOf({ blocks }, 'platdesk.home.digest_remove');
+    // One Remove button per digest, each with its own action_id (no two alike in a view).
+    const remove = buttonOf({ blocks }, `platdesk.home.digest_remove.${sub.id}`);
     expect(remove.value).toBe(String(sub.id));
     const before = h.fake.callsTo('views.publish').length;
     await h.click(remove.actionId, remove.value, { userId: SLACK.adminId });

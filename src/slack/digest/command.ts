@@ -12,9 +12,11 @@ import {
 } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip } from '../../blocks/text.js';
+import type { DigestSubscription } from '../../store/digests.js';
 import type { SlackDeps } from '../deps.js';
-import { parseDigestCommand } from './parse.js';
+import { type DigestAdd, parseDigestCommand } from './parse.js';
 import { runNowAndAnswer } from './run-now.js';
+import type { DigestSlackDeps } from './types.js';
 
 /** Whether the text is a digest command (`digest` first), for the /orders router. */
 export function isDigestCommand(text: string): boolean {
@@ -22,6 +24,55 @@ export function isDigestCommand(text: string): boolean {
 }
 
 const ONLY_ADMINS = ':no_entry: Only platdesk admins can add, remove or run digests.';
+
+export type DigestAddResult =
+  | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number }
+  /** The shop alias names no owner id. */
+  | { kind: 'unknown_shop' }
+  /** The same owner, channel, time and zone is already subscribed. */
+  | { kind: 'exists'; subscription: DigestSubscription };
+
+/** Why a shop alias cannot be subscribed (plain text: the shop passed checkDigestAdd). */
+export function unknownShopProblem(shop: string): string {
+  return `No shop is known as "${shop.slice(0, 64)}"; give its owner id.`;
+}
+
+/**
+ * Adds a digest the one way `/orders digest add` and the App Home's form both use: the shop alias
+ * resolved to its owner id, a duplicate refused, the subscription stored (audited with `userId`)
+ * and the scheduler planning again at once. The caller has checked the fields (checkDigestAdd)
+ * and that `userId` is an admin.
+ */
+export function addDigestSubscription(
+  deps: SlackDeps,
+  digests: DigestSlackDeps,
+  add: DigestAdd,
+  userId: string,
+): DigestAddResult {
+  const store = deps.store.digests;
+  const ownerId = (digests.resolveShop ?? ((s: string) => s))(add.shop);
+  if (ownerId === null) return { kind: 'unknown_shop' };
+  const same = store
+    .list()
+    .find(
+      (s) =>
+        s.ownerId === ownerId &&
+        s.channelId === add.channelId &&
+        s.localTime === add.localTime &&
+        s.timeZone === add.timeZone,
+    );
+  if (same) return { kind: 'exists', subscription: same };
+  const subscription = store.add({
+    ownerId,
+    shopLabel: add.shop,
+    channelId: add.channelId,
+    localTime: add.localTime,
+    timeZone: add.timeZone,
+    createdBy: userId,
+  });
+  digests.scheduler.reschedule();
+  return { kind: 'added', subscription, nextRunAt: digests.scheduler.nextRunAt(subscription) };
+}
 
 export async function answerDigestCommand(
   deps: SlackDeps,
@@ -60,41 +111,20 @@ export async function answerDigestCommand(
     }
     case 'add': {
       if (!admin) return void (await reply(renderDigestAnswer(ONLY_ADMINS)));
-      const ownerId = (digests.resolveShop ?? ((s: string) => s))(parsed.shop);
-      if (ownerId === null) {
-        await reply(
-          renderDigestAnswer(
-            `:warning: No shop is known as "${escapeClip(parsed.shop, 64)}"; give its owner id.`,
-          ),
-        );
+      const added = addDigestSubscription(deps, digests, parsed, command.user_id);
+      if (added.kind === 'unknown_shop') {
+        await reply(renderDigestAnswer(`:warning: ${escapeClip(unknownShopProblem(parsed.shop), 200)}`));
         return;
       }
-      const same = store
-        .list()
-        .find(
-          (s) =>
-            s.ownerId === ownerId &&
-            s.channelId === parsed.channelId &&
-            s.localTime === parsed.localTime &&
-            s.timeZone === parsed.timeZone,
-        );
-      if (same) {
-        await reply(renderDigestAnswer(`That digest already exists: #${same.id}.`));
+      if (added.kind === 'exists') {
+        await reply(renderDigestAnswer(`That digest already exists: #${added.subscription.id}.`));
         return;
       }
-      const sub = store.add({
-        ownerId,
-        shopLabel: parsed.shop,
-        channelId: parsed.channelId,
-        localTime: parsed.localTime,
-        timeZone: parsed.timeZone,
-        createdBy: command.user_id,
-      });
-      digests.scheduler.reschedule();
-      const next = formatZonedTime(digests.scheduler.nextRunAt(sub), sub.timeZone);
+      const sub = added.subscription;
+      const next = formatZonedTime(added.nextRunAt, sub.timeZone);
       await reply(
         renderDigestAnswer(
-          `:white_check_mark: Digest #${sub.id} added: orders of owner ${escapeClip(ownerId, 64)} every day at ` +
+          `:white_check_mark: Digest #${sub.id} added: orders of owner ${escapeClip(sub.ownerId, 64)} every day at ` +
             `${sub.localTime} ${sub.timeZone} in <#${sub.channelId}>. First run: ${next}. ` +
             'Invite platdesk to that channel if it is not a member.',
         ),

@@ -15,7 +15,7 @@ export const DEFAULT_TIME_ZONE = 'Asia/Shanghai';
 export type DigestCommand =
   | { kind: 'help' }
   | { kind: 'list' }
-  | { kind: 'add'; shop: string; channelId: string; localTime: string; timeZone: string }
+  | ({ kind: 'add' } & DigestAdd)
   | { kind: 'remove'; id: number }
   | { kind: 'run'; id: number }
   | { kind: 'invalid'; problems: string[] };
@@ -59,6 +59,40 @@ export function parseChannel(token: string, place: CommandPlace): ChannelParse {
   };
 }
 
+/** What a new digest is made of, checked: the shop as given, a channel id, 'HH:MM', a canonical zone. */
+export interface DigestAdd {
+  shop: string;
+  channelId: string;
+  localTime: string;
+  timeZone: string;
+}
+
+export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
+
+/**
+ * The rules of a new digest, shared by `/orders digest add` and the App Home's form: each field's
+ * problem (in this order: shop, channel, time, time zone), or the checked digest. No time zone:
+ * DEFAULT_TIME_ZONE.
+ */
+export function checkDigestAdd(
+  input: { shop: string; channel: string; time: string; timeZone?: string | undefined },
+  place: CommandPlace,
+): { ok: true; add: DigestAdd } | { ok: false; problems: Partial<Record<DigestAddField, string>> } {
+  const { shop, time, timeZone: zone } = input;
+  const problems: Partial<Record<DigestAddField, string>> = {};
+  if (!SHOP.test(shop)) problems.shop = `"${shop.slice(0, 80)}" is not an owner id or shop alias`;
+  const channel = parseChannel(input.channel, place);
+  if (!channel.ok) problems.channel = channel.problem;
+  const localTime = normalizeLocalTime(time);
+  if (!localTime) problems.time = `"${time.slice(0, 20)}" is not a time of day: write it as 09:00 (24-hour)`;
+  const timeZone = canonicalTimeZone(zone ?? DEFAULT_TIME_ZONE);
+  if (!timeZone)
+    problems.timeZone = `"${(zone ?? '').slice(0, 64)}" is not a time zone: use an IANA name such as Asia/Shanghai`;
+  if (!channel.ok || !localTime || !timeZone || Object.keys(problems).length > 0)
+    return { ok: false, problems };
+  return { ok: true, add: { shop, channelId: channel.channelId, localTime, timeZone } };
+}
+
 function parseId(token: string | undefined, what: string): number | string {
   const id = token?.replace(/^#/, '');
   if (!id || !/^\d{1,9}$/.test(id)) return `give the ${what} digest's number (see \`/orders digest list\`)`;
@@ -88,21 +122,11 @@ export function parseDigestCommand(text: string, place: CommandPlace): DigestCom
           kind: 'invalid',
           problems: ['usage: /orders digest add <owner id or shop alias> #channel 09:00 [time zone]'],
         };
-      const problems: string[] = [];
-      if (!SHOP.test(shop)) problems.push(`"${shop.slice(0, 80)}" is not an owner id or shop alias`);
-      const channel = parseChannel(channelToken, place);
-      if (!channel.ok) problems.push(channel.problem);
-      const localTime = normalizeLocalTime(time);
-      if (!localTime)
-        problems.push(`"${time.slice(0, 20)}" is not a time of day: write it as 09:00 (24-hour)`);
-      const timeZone = canonicalTimeZone(zone ?? DEFAULT_TIME_ZONE);
-      if (!timeZone)
-        problems.push(
-          `"${(zone ?? '').slice(0, 64)}" is not a time zone: use an IANA name such as Asia/Shanghai`,
-        );
+      const checked = checkDigestAdd({ shop, channel: channelToken, time, timeZone: zone }, place);
+      const problems = checked.ok ? [] : Object.values(checked.problems);
       if (extra.length > 0) problems.push(`unexpected "${extra.join(' ').slice(0, 80)}"`);
-      if (problems.length > 0 || !channel.ok || !localTime || !timeZone) return { kind: 'invalid', problems };
-      return { kind: 'add', shop, channelId: channel.channelId, localTime, timeZone };
+      if (!checked.ok || problems.length > 0) return { kind: 'invalid', problems };
+      return { kind: 'add', ...checked.add };
     }
     default:
       return { kind: 'invalid', problems: [`unknown digest command "${verb.slice(0, 40)}"`] };

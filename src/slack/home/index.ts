@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { recordAlert } from '../../lookups/home-data.js';
 import type { SlackDeps } from '../deps.js';
 import { registerAppHomeOpened } from './app-home-opened.js';
+import { registerDigestForm } from './digest-form.js';
 import { registerSettingsForms } from './settings-forms.js';
 
 export function registerHome(app: App, deps: SlackDeps): void {
@@ -9,4 +10,5 @@ export function registerHome(app: App, deps: SlackDeps): void {
   deps.alerts.onAlert?.((text) => recordAlert(deps.store, text));
   registerAppHomeOpened(app, deps);
   registerSettingsForms(app, deps);
+  registerDigestForm(app, deps);
 }

@@ -5,7 +5,7 @@
  * Admin rights are checked on every click and every submit, never trusted from the view.
  */
 import type { App, BlockButtonAction, ViewOutput } from '@slack/bolt';
-import { ACTIONS } from '../../blocks/action-ids.js';
+import { ACTIONS, HOME_DIGEST_REMOVE_PATTERN } from '../../blocks/action-ids.js';
 import {
   HOME_FORMS,
   parsePriceOption,
@@ -142,17 +142,21 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     await publishHome(deps, client, userId);
   });
 
-  app.action<BlockButtonAction>(ACTIONS.homeDigestRemove, async ({ ack, action, body, client, respond }) => {
-    await ack();
-    const userId = body.user.id;
-    if (!deps.isAdmin(userId)) {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
-        () => undefined,
-      );
-      return;
-    }
-    const id = Number(action.value);
-    if (Number.isInteger(id)) deps.store.digests.remove(id, userId);
-    await publishHome(deps, client, userId);
-  });
+  app.action<BlockButtonAction>(
+    HOME_DIGEST_REMOVE_PATTERN,
+    async ({ ack, action, body, client, respond }) => {
+      await ack();
+      const userId = body.user.id;
+      if (!deps.isAdmin(userId)) {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
+          () => undefined,
+        );
+        return;
+      }
+      const id = Number(action.value);
+      // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
+      if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
+      await publishHome(deps, client, userId);
+    },
+  );
 }

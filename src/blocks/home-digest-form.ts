@@ -1,0 +1,143 @@
+/**
+ * The App Home's "Add digest" form (issue 6: admins add digests from the Home as well as with
+ * `/orders digest add`). The Slack layer checks what comes back with the same rules as the command.
+ * Modal limits: https://docs.slack.dev/reference/views/modal-views (title, submit, close: 24
+ * characters), https://docs.slack.dev/reference/block-kit/block-elements/select-menu-element
+ * (at most 100 options; option text 75, value 150 characters).
+ */
+import type { ModalView, PlainTextOption } from '@slack/types';
+import { context, section } from './kit.js';
+import { truncate } from './text.js';
+
+export const HOME_DIGEST_FORM = {
+  callbackId: 'platdesk.home.digest.form',
+  shop: { block: 'shop', action: 'value' },
+  owner: { block: 'owner', action: 'value' },
+  channel: { block: 'channel', action: 'value' },
+  time: { block: 'time', action: 'value' },
+  timeZone: { block: 'zone', action: 'value' },
+} as const;
+
+/** The time zones offered: where the shops' staff work, first the default. */
+export const DIGEST_TIME_ZONES = [
+  'Asia/Shanghai',
+  'Asia/Hong_Kong',
+  'Asia/Singapore',
+  'Asia/Tokyo',
+  'Europe/London',
+  'Europe/Berlin',
+  'America/New_York',
+  'America/Los_Angeles',
+  'UTC',
+] as const;
+
+export const DIGEST_DEFAULT_LOCAL_TIME = '09:00';
+
+/** Slack's limit on the options of a static_select. */
+const MAX_OPTIONS = 100;
+/** An owner id or alias, as `/orders digest add` accepts it (slack/digest/parse.ts). */
+const OWNER_MAX = 64;
+
+const plain = (text: string, max = 75) => ({ type: 'plain_text' as const, text: truncate(text, max) || '—' });
+const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
+
+export interface DigestFormShop {
+  alias: string;
+  ownerId: string;
+}
+
+export interface DigestFormOptions {
+  /** Registered shops that have an owner id (an alias without one cannot be subscribed). */
+  shops: readonly DigestFormShop[];
+  /** Preselected; added to the list when it is not in DIGEST_TIME_ZONES. */
+  defaultTimeZone: string;
+}
+
+export function renderDigestAddModal(opts: DigestFormOptions): ModalView {
+  const f = HOME_DIGEST_FORM;
+  const shops = opts.shops.slice(0, MAX_OPTIONS);
+  const more = opts.shops.length - shops.length;
+  const zones: string[] = [...DIGEST_TIME_ZONES];
+  if (!zones.includes(opts.defaultTimeZone)) zones.unshift(opts.defaultTimeZone);
+  const zoneOptions = zones.slice(0, MAX_OPTIONS).map((z) => option(z, z));
+  const initialZone = zoneOptions.find((o) => o.value === opts.defaultTimeZone) ?? zoneOptions[0];
+
+  const shopBlocks: ModalView['blocks'] =
+    shops.length > 0
+      ? [
+          {
+            type: 'input',
+            block_id: f.shop.block,
+            optional: true,
+            label: plain('Registered shop'),
+            element: {
+              type: 'static_select',
+              action_id: f.shop.action,
+              placeholder: plain('Choose a shop'),
+              options: shops.map((s) => option(`${s.alias} (owner ${s.ownerId})`, s.alias)),
+            },
+          },
+        ]
+      : [];
+  return {
+    type: 'modal',
+    callback_id: f.callbackId,
+    title: plain('Add digest', 24),
+    submit: plain('Add', 24),
+    close: plain('Cancel', 24),
+    blocks: [
+      section(
+        "Every day at the time you set, platdesk posts a summary of the shop's orders of the last 24 hours in the channel (no personal data).",
+      ),
+      ...shopBlocks,
+      {
+        type: 'input',
+        block_id: f.owner.block,
+        optional: true,
+        label: plain(shops.length > 0 ? '…or an owner id' : 'Owner id or shop alias'),
+        hint: plain(
+          shops.length > 0
+            ? `Choose a registered shop or type an owner id, not both.${more > 0 ? ` ${more} more shops are not listed: type their alias here.` : ''}`
+            : 'No shop is registered with an owner id: type the owner id.',
+          150,
+        ),
+        element: {
+          type: 'plain_text_input',
+          action_id: f.owner.action,
+          max_length: OWNER_MAX,
+          placeholder: plain('e.g. 2200001002', 150),
+        },
+      },
+      {
+        type: 'input',
+        block_id: f.channel.block,
+        label: plain('Post in channel'),
+        element: {
+          type: 'conversations_select',
+          action_id: f.channel.action,
+          filter: { include: ['public', 'private'], exclude_bot_users: true },
+        },
+      },
+      {
+        type: 'input',
+        block_id: f.time.block,
+        label: plain('Time of day'),
+        element: { type: 'timepicker', action_id: f.time.action, initial_time: DIGEST_DEFAULT_LOCAL_TIME },
+      },
+      {
+        type: 'input',
+        block_id: f.timeZone.block,
+        label: plain('Time zone'),
+        element: {
+          type: 'static_select',
+          action_id: f.timeZone.action,
+          options: zoneOptions,
+          ...(initialZone ? { initial_option: initialZone } : {}),
+        },
+      },
+      context(
+        'Invite platdesk to a private channel first. The digest is recorded with your name; remove it here or with `/orders digest remove`.',
+      ),
+    ],
+  };
+}
