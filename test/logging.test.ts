@@ -4,10 +4,10 @@
  * never appear; there is one 'slack request' line per request, each with a correlation id, and a
  * confirmed lookup's 'plat call' lines carry the id of the Confirm click that ran it.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildOrderBook } from '../src/sandbox/fixtures.js';
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.js';
-import { buttonOf, type PlatdeskHarness, startPlatdeskHarness, textOf } from './helpers/platdesk-harness.js';
+import { buttonOf, textOf, useHarness } from './helpers/platdesk-harness.js';
 import { SLACK } from './helpers/slack-payloads.js';
 
 const { owners, links, waybills, shops } = SANDBOX_FIXTURES;
@@ -41,31 +41,29 @@ interface LogLine {
 }
 
 describe('logs', () => {
-  let h: PlatdeskHarness;
   /** Slack requests sent, by kind and name, in order. */
   const requests: { kind: string; name: string }[] = [];
   let lines: LogLine[] = [];
   let text = '';
 
+  const h = useHarness({
+    logLevel: 'debug',
+    signingSecret: SECRETS.signingSecret,
+    env: { SLACK_BOT_TOKEN: SECRETS.botToken, SANDBOX_TOKEN: SECRETS.platToken, LOG_LEVEL: 'debug' },
+    platTimeouts: { deadlineMs: 300 },
+  });
   beforeAll(async () => {
-    h = await startPlatdeskHarness({
-      logLevel: 'debug',
-      signingSecret: SECRETS.signingSecret,
-      env: { SLACK_BOT_TOKEN: SECRETS.botToken, SANDBOX_TOKEN: SECRETS.platToken, LOG_LEVEL: 'debug' },
-      platTimeouts: { deadlineMs: 300 },
-    });
-
     const command = async (name: string, argText: string, userId?: string) => {
       requests.push({ kind: 'command', name });
-      return h.command(name, argText, userId ? { userId } : {});
+      return h().command(name, argText, userId ? { userId } : {});
     };
     const ask = async (name: string, argText: string) => {
       requests.push({ kind: 'command', name });
-      return h.ask(name, argText);
+      return h().ask(name, argText);
     };
     const confirm = async (confirmation: Awaited<ReturnType<typeof ask>>['confirmation']) => {
       requests.push({ kind: 'block_actions', name: 'platdesk.confirm' });
-      return h.confirm(confirmation);
+      return h().confirm(confirmation);
     };
 
     // Orders, page 1 then the Next button (a pager click runs the next page's lookup).
@@ -74,36 +72,39 @@ describe('logs', () => {
     expect(textOf(page1.answer)).toContain('Orders of');
     const next = buttonOf(page1.answer, 'platdesk.orders.next');
     requests.push({ kind: 'block_actions', name: 'platdesk.orders.next' });
-    const click = await h.click('platdesk.orders.next', next.value);
-    await h.nextResponse(click.responseUrlId); // Looking up…
-    expect(textOf(await h.nextResponse(click.responseUrlId))).toContain('page 2');
+    const click = await h().click('platdesk.orders.next', next.value);
+    await h().nextResponse(click.responseUrlId); // Looking up…
+    expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('page 2');
 
     // A waybill lookup, a shop lookup, and errors: a refused token (401) and an HTML 500.
     const wb = await ask('/waybill', `${waybills.ok.join(' ')} shop:${shops.clothing}`);
     await confirm(wb.confirmation);
-    h.sandbox.setFaults([{ kind: 'code', code: 401, count: 1 }]);
+    h().sandbox.setFaults([{ kind: 'code', code: 401, count: 1 }]);
     const refused = await ask('/shop', links.firstMarketplace);
     expect(textOf((await confirm(refused.confirmation)).answer)).toContain('not valid');
-    h.sandbox.setFaults([{ kind: 'http500', count: 1 }]);
+    h().sandbox.setFaults([{ kind: 'http500', count: 1 }]);
     const broken = await ask('/orders', `${owners.small}`);
     expect(textOf((await confirm(broken.confirmation)).answer)).toContain('unreadable');
-    h.sandbox.setFaults([]);
+    h().sandbox.setFaults([]);
 
     // Invalid input, help, and the admin's ledger export (a file upload through the Web API).
     await command('/waybill', 'not-a-waybill shop:1');
     await command('/item', 'help');
     const exported = await command('/platdesk', 'export month', SLACK.adminId);
-    expect(textOf(await h.nextResponse(exported.responseUrlId))).toContain('ledger export');
-    await h.settle(50);
+    expect(textOf(await h().nextResponse(exported.responseUrlId))).toContain('ledger export');
+    await h().settle(50);
     // The request line is written when the listener is done: wait for the last ones.
     await vi.waitFor(() => {
-      expect(h.logs().filter((l) => l.includes('"msg":"slack request"'))).toHaveLength(requests.length);
+      expect(
+        h()
+          .logs()
+          .filter((l) => l.includes('"msg":"slack request"')),
+      ).toHaveLength(requests.length);
     });
-    text = h.logs().join('\n');
-    lines = h.logs().map((l) => JSON.parse(l) as LogLine);
-  });
-  afterAll(async () => {
-    await h?.close();
+    text = h().logs().join('\n');
+    lines = h()
+      .logs()
+      .map((l) => JSON.parse(l) as LogLine);
   });
 
   it('captured a debug-level run: plat calls, Bolt and Web API lines', () => {

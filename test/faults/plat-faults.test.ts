@@ -9,14 +9,9 @@
  * 0.139, so with rate 0.5 the 2nd, 6th, 9th, 11th, 12th and 13th calls are hit, whichever batch
  * they belong to.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import {
-  type PlatdeskHarness,
-  type SlackMessage,
-  startPlatdeskHarness,
-  textOf,
-} from '../helpers/platdesk-harness.js';
+import { textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
 import {
   expectClearMessage,
@@ -30,7 +25,6 @@ const { owners, shops, links, items } = SANDBOX_FIXTURES;
 const unhandled = watchUnhandledRejections();
 
 describe('plat API faults under a confirmed lookup', () => {
-  let h: PlatdeskHarness;
   /** Each case asks something new: a successful answer is cached, and a cached one calls nothing. */
   let page = 0;
   let waybillSeq = 0;
@@ -41,37 +35,19 @@ describe('plat API faults under a confirmed lookup', () => {
     return waybillNumbers(45, waybillSeq);
   };
 
-  beforeAll(async () => {
-    h = await startPlatdeskHarness({
-      // A short deadline so a hung call fails in milliseconds; fast retries for the storms.
-      platTimeouts: { deadlineMs: 300 },
-      platRetry: { baseDelayMs: 1, maxDelayMs: 2 },
-    });
+  const h = useHarness({
+    resetSandboxAfterEach: true,
+    // A short deadline so a hung call fails in milliseconds; fast retries for the storms.
+    platTimeouts: { deadlineMs: 300 },
+    platRetry: { baseDelayMs: 1, maxDelayMs: 2 },
   });
-  afterEach(() => {
-    h.sandbox.setFaults([]);
-    h.sandbox.setBalance(1_000_000);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  /** Asks, confirms, and returns the answer with the number of plat calls it took. */
-  async function confirmed(command: string, text: string): Promise<{ answer: SlackMessage; calls: number }> {
-    const before = h.calls();
-    const { confirmation } = await h.ask(command, text);
-    const { answer } = await h.confirm(confirmation);
-    expect(answer.response_type).toBe('ephemeral');
-    // The answer is posted after the last attempt, retries included.
-    return { answer, calls: h.calls() - before };
-  }
 
   const failedBatchLines = (said: string) =>
     said.split('\n').filter((l) => /waybills? \(.*\) failed:/.test(l));
 
   it('a call that hangs ends at the deadline: timeout title and remedy, nothing in the ledger', async () => {
-    h.sandbox.setFaults([{ kind: 'hang', count: 1 }]);
-    const { answer, calls } = await confirmed('/orders', ordersRequest());
+    h().sandbox.setFaults([{ kind: 'hang', count: 1 }]);
+    const { answer, calls } = await h().lookup('/orders', ordersRequest());
     const said = expectClearMessage(
       answer,
       'The data service did not answer in time',
@@ -79,12 +55,12 @@ describe('plat API faults under a confirmed lookup', () => {
     );
     expect(said).toContain('the service may still have counted the call');
     expect(calls).toBe(1);
-    expect(expectLedgerMatchesSandbox(h)).toEqual({ count: 0, points: 0 });
+    expect(expectLedgerMatchesSandbox(h())).toEqual({ count: 0, points: 0 });
   });
 
   it('one batch of three hangs: the other two are answered and charged, the third is named', async () => {
-    h.sandbox.setFaults([{ kind: 'hang', rate: 0.5, count: 1 }]);
-    const { answer, calls } = await confirmed(
+    h().sandbox.setFaults([{ kind: 'hang', rate: 0.5, count: 1 }]);
+    const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
     );
@@ -96,52 +72,52 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(failedBatchLines(said)).toHaveLength(1);
     expect(said).toContain('Charged 10 points');
     expect(calls).toBe(3);
-    expect(expectLedgerMatchesSandbox(h)).toEqual({ count: 2, points: 10 });
+    expect(expectLedgerMatchesSandbox(h())).toEqual({ count: 2, points: 10 });
   });
 
   it('an HTML error page (HTTP 500) on an item lookup: unreadable answer, the quota untouched', async () => {
-    h.sandbox.setFaults([{ kind: 'http500', count: 1 }]);
-    const quotaBefore = h.sandbox.stats().itemQuota;
-    const { answer, calls } = await confirmed('/item', items.withVideo);
+    h().sandbox.setFaults([{ kind: 'http500', count: 1 }]);
+    const quotaBefore = h().sandbox.stats().itemQuota;
+    const { answer, calls } = await h().lookup('/item', items.withVideo);
     expectClearMessage(answer, 'The data service sent an unreadable answer', 'try again later');
     expect(calls).toBe(1);
-    expect(h.sandbox.stats().itemQuota).toBe(quotaBefore);
-    expectLedgerMatchesSandbox(h);
+    expect(h().sandbox.stats().itemQuota).toBe(quotaBefore);
+    expectLedgerMatchesSandbox(h());
   });
 
   it('a truncated JSON body: unreadable answer, not a crash', async () => {
-    h.sandbox.setFaults([{ kind: 'malformed', count: 1 }]);
-    const { answer, calls } = await confirmed('/orders', ordersRequest());
+    h().sandbox.setFaults([{ kind: 'malformed', count: 1 }]);
+    const { answer, calls } = await h().lookup('/orders', ordersRequest());
     expectClearMessage(answer, 'The data service sent an unreadable answer', 'try again later');
     expect(calls).toBe(1);
-    expectLedgerMatchesSandbox(h);
+    expectLedgerMatchesSandbox(h());
   });
 
   it('a 101 storm (rate 1): two retries, then the timeout title and remedy', async () => {
-    h.sandbox.setFaults([{ kind: 'code', code: 101, rate: 1 }]);
-    const { answer, calls } = await confirmed('/orders', ordersRequest());
+    h().sandbox.setFaults([{ kind: 'code', code: 101, rate: 1 }]);
+    const { answer, calls } = await h().lookup('/orders', ordersRequest());
     const said = expectClearMessage(answer, 'The data service timed out', 'try again in a moment');
     expect(said).toContain('code 101');
     expect(calls).toBe(3);
-    expectLedgerMatchesSandbox(h);
+    expectLedgerMatchesSandbox(h());
   });
 
   it('a 202 storm (rate 1): two retries, then the busy title and remedy', async () => {
-    h.sandbox.setFaults([{ kind: 'code', code: 202, rate: 1 }]);
-    const { answer, calls } = await confirmed('/shop', links.mobile);
+    h().sandbox.setFaults([{ kind: 'code', code: 202, rate: 1 }]);
+    const { answer, calls } = await h().lookup('/shop', links.mobile);
     const said = expectClearMessage(answer, 'The data service is busy', 'try again later');
     expect(said).toContain('code 202');
     expect(calls).toBe(3);
-    expectLedgerMatchesSandbox(h);
+    expectLedgerMatchesSandbox(h());
   });
 
   it('a 101 storm at rate 0.5 over eight lookups: retries recover seven, the eighth gives up', async () => {
-    h.sandbox.setFaults([{ kind: 'code', code: 101, rate: 0.5 }]);
+    h().sandbox.setFaults([{ kind: 'code', code: 101, rate: 0.5 }]);
     const callsPerLookup: number[] = [];
     const answers: string[] = [];
-    const ledgerBefore = expectLedgerMatchesSandbox(h);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
     for (let i = 0; i < 8; i++) {
-      const { answer, calls } = await confirmed('/orders', ordersRequest());
+      const { answer, calls } = await h().lookup('/orders', ordersRequest());
       callsPerLookup.push(calls);
       answers.push(textOf(answer));
     }
@@ -149,32 +125,35 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(callsPerLookup).toEqual([1, 2, 1, 1, 2, 1, 2, 3]);
     for (const said of answers.slice(0, 7)) expect(said).toContain('Charged 2 points');
     expectClearMessage({ text: answers[7] ?? '' }, 'The data service timed out', 'try again in a moment');
-    expect(expectLedgerMatchesSandbox(h)).toEqual({
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 7,
       points: ledgerBefore.points + 14,
     });
   });
 
   it('a 202 storm at rate 0.5 on three batches: the hit batch is retried, all three answered', async () => {
-    h.sandbox.setFaults([{ kind: 'code', code: 202, rate: 0.5 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h);
-    const { answer, calls } = await confirmed('/waybill', `${threeBatches().join(' ')} owner:${owners.busy}`);
+    h().sandbox.setFaults([{ kind: 'code', code: 202, rate: 0.5 }]);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup(
+      '/waybill',
+      `${threeBatches().join(' ')} owner:${owners.busy}`,
+    );
     const said = textOf(answer);
     expect(said).toContain('Waybill information');
     expect(failedBatchLines(said)).toEqual([]);
     // platdzmd basic: 4 points a call; calls 1–3 are the batches, the 2nd is hit, call 4 its retry.
     expect(said).toContain('Charged 12 points');
     expect(calls).toBe(4);
-    expect(expectLedgerMatchesSandbox(h)).toEqual({
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 3,
       points: ledgerBefore.points + 12,
     });
   });
 
   it('a 401 on the 2nd of three batches: two answered, the third names the token remedy, admins told', async () => {
-    h.sandbox.setFaults([{ kind: 'code', code: 401, rate: 0.5, count: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h);
-    const { answer, calls } = await confirmed(
+    h().sandbox.setFaults([{ kind: 'code', code: 401, rate: 0.5, count: 1 }]);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
     );
@@ -186,20 +165,20 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(failedBatchLines(said)).toHaveLength(1);
     expect(said).toContain('Charged 10 points');
     expect(calls).toBe(3);
-    expect(h.sandbox.stats().unauthorized).toBe(0); // an injected 401, not a refused token
-    expect(expectLedgerMatchesSandbox(h)).toEqual({
+    expect(h().sandbox.stats().unauthorized).toBe(0); // an injected 401, not a refused token
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 2,
       points: ledgerBefore.points + 10,
     });
-    const dm = await h.fake.waitFor('chat.postMessage', (c) => String(c.body.text).includes('code 401'));
+    const dm = await h().fake.waitFor('chat.postMessage', (c) => String(c.body.text).includes('code 401'));
     expect(dm.body.channel).toBe(SLACK.adminId);
   });
 
   it('the balance runs out after the 1st of three batches: the other two say so, admins told', async () => {
     // platdybw basic costs 5 points: enough for exactly one batch.
-    h.sandbox.setBalance(5);
-    const ledgerBefore = expectLedgerMatchesSandbox(h);
-    const { answer, calls } = await confirmed(
+    h().sandbox.setBalance(5);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
     );
@@ -211,29 +190,29 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(failedBatchLines(said)).toHaveLength(2);
     expect(said).toContain('Charged 5 points');
     expect(calls).toBe(3);
-    expect(h.sandbox.stats().balancePoints).toBe(0);
-    expect(expectLedgerMatchesSandbox(h)).toEqual({
+    expect(h().sandbox.stats().balancePoints).toBe(0);
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 1,
       points: ledgerBefore.points + 5,
     });
-    const dm = await h.fake.waitFor('chat.postMessage', (c) => String(c.body.text).includes('code 204'));
+    const dm = await h().fake.waitFor('chat.postMessage', (c) => String(c.body.text).includes('code 204'));
     expect(dm.body.channel).toBe(SLACK.adminId);
   });
 
   it('an empty balance on a single call: the quota title and remedy, nothing recorded', async () => {
-    h.sandbox.setBalance(0);
-    const ledgerBefore = expectLedgerMatchesSandbox(h);
-    const { answer, calls } = await confirmed('/orders', ordersRequest());
+    h().sandbox.setBalance(0);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup('/orders', ordersRequest());
     expectClearMessage(answer, 'The plat account is out of balance', 'an admin must recharge it');
     expect(calls).toBe(1);
-    expect(expectLedgerMatchesSandbox(h)).toEqual(ledgerBefore);
+    expect(expectLedgerMatchesSandbox(h())).toEqual(ledgerBefore);
   });
 
   it('left nothing unhandled, nothing to Bolt, and every message fits Slack', async () => {
-    await h.settle(50);
-    expectNoListenerErrors(h);
+    await h().settle(50);
+    expectNoListenerErrors(h());
     expect(unhandled.stop()).toEqual([]);
-    h.assertAllWithinLimits();
-    expectLedgerMatchesSandbox(h);
+    h().assertAllWithinLimits();
+    expectLedgerMatchesSandbox(h());
   });
 });

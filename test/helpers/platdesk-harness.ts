@@ -7,11 +7,11 @@
  * The clock is the harness's own (`advance(ms)`), so confirmation expiry is tested without waiting.
  */
 import type { KnownBlock } from '@slack/types';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type Platdesk, type StartOptions, startPlatdesk } from '../../src/main.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_DEFAULTS, type Sandbox } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from './block-limits.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from './slack-api-server.js';
 import { postAction, postCommand, type SlackHttpResult } from './slack-http.js';
@@ -36,6 +36,12 @@ export interface HarnessOptions {
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
   signingSecret?: string;
+}
+
+/** What a confirmed lookup answered, and how many plat calls it took. */
+export interface Lookup {
+  answer: SlackMessage;
+  calls: number;
 }
 
 /** What was posted to a response_url, or the body of a chat.* call. */
@@ -176,6 +182,12 @@ export interface PlatdeskHarness {
     confirmation: Confirmation,
     options?: { userId?: string },
   ): Promise<{ sent: Sent; progress: SlackMessage; answer: SlackMessage }>;
+  /**
+   * A whole confirmed lookup: `ask`, then `confirm`; asserts the answer is ephemeral and counts
+   * the plat calls made since the ask. The answer is posted after the last attempt (retries
+   * included); with `settle` the count is taken once no more calls arrive.
+   */
+  lookup(name: string, text: string, options?: { userId?: string; settle?: boolean }): Promise<Lookup>;
   /** Plat calls that reached the sandbox. */
   calls(): number;
   /** Waits until no plat call has arrived for `quietMs` (to prove that nothing more is coming). */
@@ -294,6 +306,15 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
       const answer = await harness.nextResponse(sent.responseUrlId);
       return { sent, progress, answer };
     },
+    async lookup(name, text, opts = {}) {
+      const { settle, ...who } = opts;
+      const before = harness.calls();
+      const { confirmation } = await harness.ask(name, text, who);
+      const { answer } = await harness.confirm(confirmation, who);
+      if (settle) await harness.settle();
+      expect(answer.response_type).toBe('ephemeral');
+      return { answer, calls: harness.calls() - before };
+    },
     calls: () => sandbox.stats().calls,
     async settle(quietMs = 150) {
       let before = -1;
@@ -343,6 +364,33 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     },
   };
   return harness;
+}
+
+/**
+ * One harness for the enclosing describe: started in beforeAll, closed in afterAll; with
+ * `resetSandboxAfterEach`, the sandbox's faults are cleared and its balance restored after each
+ * test. Returns a getter (the harness exists only once beforeAll has run).
+ */
+export function useHarness(
+  options: HarnessOptions & { resetSandboxAfterEach?: boolean } = {},
+): () => PlatdeskHarness {
+  const { resetSandboxAfterEach, ...harnessOptions } = options;
+  let harness: PlatdeskHarness | undefined;
+  beforeAll(async () => {
+    harness = await startPlatdeskHarness(harnessOptions);
+  });
+  if (resetSandboxAfterEach)
+    afterEach(() => {
+      harness?.sandbox.setFaults([]);
+      harness?.sandbox.setBalance(SANDBOX_DEFAULTS.balancePoints);
+    });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return () => {
+    if (!harness) throw new Error('the harness starts in beforeAll: call the getter inside a test or hook');
+    return harness;
+  };
 }
 
 /** Fails when a message looks like it carries a stack trace or a raw exception. */

@@ -3,15 +3,14 @@
  * and expiry never call twice or at all; every charge is in the ledger and stated in the answer;
  * a user's own threshold skips the confirmation only for a known price under it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import {
   confirmationOf,
   looksLikeStackTrace,
-  type PlatdeskHarness,
   type SlackMessage,
-  startPlatdeskHarness,
   textOf,
+  useHarness,
 } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
 
@@ -20,115 +19,111 @@ const MINUTE = 60_000;
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
 
 describe('confirmation', () => {
-  let h: PlatdeskHarness;
   /** A different orders page each time, so no answer can come from a cache or a shared call. */
   let page = 0;
   const ordersRequest = () => `${owners.busy} page:${++page}`;
 
-  beforeAll(async () => {
-    h = await startPlatdeskHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness();
 
   it('two concurrent clicks on Confirm make exactly one call', async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/orders', ordersRequest());
+    const before = h().calls();
+    const { confirmation } = await h().ask('/orders', ordersRequest());
     const [a, b] = await Promise.all([
-      h.click('platdesk.confirm', confirmation.confirm.value),
-      h.click('platdesk.confirm', confirmation.confirm.value),
+      h().click('platdesk.confirm', confirmation.confirm.value),
+      h().click('platdesk.confirm', confirmation.confirm.value),
     ]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
-    const first = await Promise.all([h.nextResponse(a.responseUrlId), h.nextResponse(b.responseUrlId)]);
+    const first = await Promise.all([h().nextResponse(a.responseUrlId), h().nextResponse(b.responseUrlId)]);
     const texts = first.map((m) => textOf(m));
     expect(texts.filter((t) => t.includes('Looking up'))).toHaveLength(1);
     expect(texts.filter((t) => t.includes('already used'))).toHaveLength(1);
     const winner = texts[0]?.includes('Looking up') ? a : b;
-    expect(textOf(await h.nextResponse(winner.responseUrlId))).toContain('page');
-    await h.settle();
-    expect(h.calls()).toBe(before + 1);
+    expect(textOf(await h().nextResponse(winner.responseUrlId))).toContain('page');
+    await h().settle();
+    expect(h().calls()).toBe(before + 1);
   });
 
   it("another user's Confirm makes no call and leaves the owner's confirmation in place", async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/orders', ordersRequest());
-    const click = await h.click('platdesk.confirm', confirmation.confirm.value, {
+    const before = h().calls();
+    const { confirmation } = await h().ask('/orders', ordersRequest());
+    const click = await h().click('platdesk.confirm', confirmation.confirm.value, {
       userId: SLACK.secondUserId,
     });
-    const refused = await h.nextResponse(click.responseUrlId);
+    const refused = await h().nextResponse(click.responseUrlId);
     expect(textOf(refused)).toContain('belongs to someone else');
     expect(refused.replace_original).toBe(false);
-    await h.settle(100);
-    expect(h.calls()).toBe(before);
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
 
-    const { answer } = await h.confirm(confirmation);
+    const { answer } = await h().confirm(confirmation);
     expect(textOf(answer)).toContain('Charged 2 points');
-    await h.settle();
-    expect(h.calls()).toBe(before + 1);
+    await h().settle();
+    expect(h().calls()).toBe(before + 1);
   });
 
   it('Cancel, then Confirm, makes no call', async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/orders', ordersRequest());
-    const cancel = await h.click('platdesk.cancel', confirmation.cancel.value);
-    const cancelled = await h.nextResponse(cancel.responseUrlId);
+    const before = h().calls();
+    const { confirmation } = await h().ask('/orders', ordersRequest());
+    const cancel = await h().click('platdesk.cancel', confirmation.cancel.value);
+    const cancelled = await h().nextResponse(cancel.responseUrlId);
     expect(textOf(cancelled)).toContain('Cancelled. Nothing was charged.');
     expect(cancelled.replace_original).toBe(true);
-    const confirm = await h.click('platdesk.confirm', confirmation.confirm.value);
-    expect(textOf(await h.nextResponse(confirm.responseUrlId))).toContain('Nothing was charged');
-    await h.settle(100);
-    expect(h.calls()).toBe(before);
+    const confirm = await h().click('platdesk.confirm', confirmation.confirm.value);
+    expect(textOf(await h().nextResponse(confirm.responseUrlId))).toContain('Nothing was charged');
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
   });
 
   it('Confirm after 11 minutes says the confirmation expired and makes no call', async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/orders', ordersRequest());
+    const before = h().calls();
+    const { confirmation } = await h().ask('/orders', ordersRequest());
     expect(confirmation.text).toContain('Expires in 10 minutes');
-    h.advance(11 * MINUTE);
-    const click = await h.click('platdesk.confirm', confirmation.confirm.value);
-    const expired = await h.nextResponse(click.responseUrlId);
+    h().advance(11 * MINUTE);
+    const click = await h().click('platdesk.confirm', confirmation.confirm.value);
+    const expired = await h().nextResponse(click.responseUrlId);
     expect(textOf(expired)).toContain('expired');
     expect(textOf(expired)).toContain('nothing was charged');
-    await h.settle(100);
-    expect(h.calls()).toBe(before);
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
   });
 
   it('Confirm after 9 minutes still runs', async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/orders', ordersRequest());
-    h.advance(9 * MINUTE);
-    const { answer } = await h.confirm(confirmation);
+    const before = h().calls();
+    const { confirmation } = await h().ask('/orders', ordersRequest());
+    h().advance(9 * MINUTE);
+    const { answer } = await h().confirm(confirmation);
     expect(textOf(answer)).toContain('Orders of');
-    expect(h.calls()).toBe(before + 1);
+    expect(h().calls()).toBe(before + 1);
   });
 
   it('a Confirm that was already used, or a forged one, makes no call', async () => {
-    const { confirmation } = await h.ask('/orders', ordersRequest());
-    await h.confirm(confirmation);
-    await h.settle();
-    const before = h.calls();
-    const again = await h.click('platdesk.confirm', confirmation.confirm.value);
-    expect(textOf(await h.nextResponse(again.responseUrlId))).toContain('already used');
-    const forged = await h.click('platdesk.confirm', '00000000-0000-4000-8000-000000000000');
-    expect(textOf(await h.nextResponse(forged.responseUrlId))).toContain('expired');
-    const empty = await h.click('platdesk.confirm', undefined);
-    expect(textOf(await h.nextResponse(empty.responseUrlId))).toContain('expired');
-    await h.settle(100);
-    expect(h.calls()).toBe(before);
+    const { confirmation } = await h().ask('/orders', ordersRequest());
+    await h().confirm(confirmation);
+    await h().settle();
+    const before = h().calls();
+    const again = await h().click('platdesk.confirm', confirmation.confirm.value);
+    expect(textOf(await h().nextResponse(again.responseUrlId))).toContain('already used');
+    const forged = await h().click('platdesk.confirm', '00000000-0000-4000-8000-000000000000');
+    expect(textOf(await h().nextResponse(forged.responseUrlId))).toContain('expired');
+    const empty = await h().click('platdesk.confirm', undefined);
+    expect(textOf(await h().nextResponse(empty.responseUrlId))).toContain('expired');
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
   });
 
   it('writes a ledger row per charge and states the actual charge in the answer', async () => {
-    const sandboxBefore = h.sandbox.stats().charges.byOperation['get-shop-info'];
-    const { confirmation } = await h.ask('/shop', links.firstMarketplace);
-    const { answer } = await h.confirm(confirmation);
+    const sandboxBefore = h().sandbox.stats().charges.byOperation['get-shop-info'];
+    const { confirmation } = await h().ask('/shop', links.firstMarketplace);
+    const { answer } = await h().confirm(confirmation);
     // get-shop-info basic costs 10 points in the sandbox: 1 point = ¥0.01.
     expect(textOf(answer)).toContain('Charged 10 points (¥0.10)');
-    const sandboxAfter = h.sandbox.stats().charges.byOperation['get-shop-info'];
+    const sandboxAfter = h().sandbox.stats().charges.byOperation['get-shop-info'];
     expect(sandboxAfter.count - sandboxBefore.count).toBe(1);
 
-    const rows = h.platdesk.store.ledger.list(allTime()).filter((r) => r.operation === 'get-shop-info');
+    const rows = h()
+      .platdesk.store.ledger.list(allTime())
+      .filter((r) => r.operation === 'get-shop-info');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       userId: SLACK.userId,
@@ -144,59 +139,55 @@ describe('confirmation', () => {
     });
 
     // Every charge the sandbox made is a ledger row with the same points.
-    const all = h.platdesk.store.ledger.list(allTime());
-    const stats = h.sandbox.stats();
+    const all = h().platdesk.store.ledger.list(allTime());
+    const stats = h().sandbox.stats();
     expect(all.length).toBe(stats.charges.count);
     expect(all.reduce((sum, r) => sum + r.points, 0)).toBe(stats.charges.points);
     expect(all.every((r) => r.userId === SLACK.userId && r.channelId === SLACK.channelId)).toBe(true);
   });
 
   it('every message the fake received fits Slack limits', () => {
-    h.assertAllWithinLimits();
-    for (const m of h.messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
+    h().assertAllWithinLimits();
+    for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });
 });
 
 describe("the user's own confirmation threshold", () => {
-  let h: PlatdeskHarness;
+  // A configured price for get-shop-id (2 points); get-shop-info has none and none seen yet.
+  const h = useHarness({ env: { PLAT_PRICES: 'get-shop-id=2' } });
   beforeAll(async () => {
-    // A configured price for get-shop-id (2 points); get-shop-info has none and none seen yet.
-    h = await startPlatdeskHarness({ env: { PLAT_PRICES: 'get-shop-id=2' } });
-    h.platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
-  });
-  afterAll(async () => {
-    await h?.close();
+    h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
   });
 
   it('a known price under the threshold runs at once: no confirmation, one call', async () => {
-    const sent = await h.command('/shop', `ww ${wwids.known}`);
+    const sent = await h().command('/shop', `ww ${wwids.known}`);
     expect(sent.ms).toBeLessThan(1000);
-    const progress = await h.nextResponse(sent.responseUrlId);
+    const progress = await h().nextResponse(sent.responseUrlId);
     expect(textOf(progress)).toContain('Looking up');
-    const answer = await h.nextResponse(sent.responseUrlId);
+    const answer = await h().nextResponse(sent.responseUrlId);
     expect(() => confirmationOf(answer)).toThrow();
     expect(textOf(answer)).toContain('Charged 2 points (¥0.02)');
-    await h.settle();
-    expect(h.calls()).toBe(1);
+    await h().settle();
+    expect(h().calls()).toBe(1);
   });
 
   it('an unknown price still asks', async () => {
-    const { confirmation } = await h.ask('/shop', links.brandedStore);
+    const { confirmation } = await h().ask('/shop', links.brandedStore);
     expect(confirmation.text).toContain('price not known yet');
-    expect(h.calls()).toBe(1);
+    expect(h().calls()).toBe(1);
   });
 
   it('a price not under the threshold still asks', async () => {
-    h.platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 2);
-    const { confirmation } = await h.ask('/shop', `ww ${wwids.unknown}`);
+    h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 2);
+    const { confirmation } = await h().ask('/shop', `ww ${wwids.unknown}`);
     expect(confirmation.confirm.label).toBe('Confirm (2 points)');
-    expect(h.calls()).toBe(1);
+    expect(h().calls()).toBe(1);
   });
 
   it("another user's threshold is their own", async () => {
-    h.platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
-    const { message } = await h.ask('/shop', `ww ${wwids.knownChinese}`, { userId: SLACK.secondUserId });
+    h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
+    const { message } = await h().ask('/shop', `ww ${wwids.knownChinese}`, { userId: SLACK.secondUserId });
     expect(confirmationOf(message as SlackMessage).text).toContain('Shop id');
-    expect(h.calls()).toBe(1);
+    expect(h().calls()).toBe(1);
   });
 });

@@ -5,18 +5,11 @@
  * scheduler at once) and shown on the republished Home; non-admins can neither open nor submit it.
  */
 import type { ViewStateValue } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
-import {
-  buttonOf,
-  buttonsOf,
-  type PlatdeskHarness,
-  SIGNING_SECRET,
-  startPlatdeskHarness,
-  textOf,
-} from '../helpers/platdesk-harness.js';
+import { buttonOf, buttonsOf, SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
@@ -59,12 +52,11 @@ function farTime(now: Date): string {
 }
 
 describe('App Home: Add digest', () => {
-  let h: PlatdeskHarness;
   let seq = 0;
 
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startPlatdeskHarness();
-    spendSettings(h.platdesk.store.settings).setShops(
+    spendSettings(h().platdesk.store.settings).setShops(
       {
         shops: [
           { alias: 'tea', ownerId: owners.small, shopId: null, channels: [] },
@@ -76,14 +68,11 @@ describe('App Home: Add digest', () => {
       SLACK.adminId,
     );
   });
-  afterAll(async () => {
-    await h?.close();
-  });
 
   async function openHome(userId: string): Promise<Json[]> {
-    const before = h.fake.callsTo('views.publish').length;
+    const before = h().fake.callsTo('views.publish').length;
     const res = await postEvent(
-      h.eventsUrl,
+      h().eventsUrl,
       SIGNING_SECRET,
       eventCallback(appHomeOpened(userId), { eventId: `EvHOMEDIGEST${++seq}` }),
     );
@@ -92,13 +81,13 @@ describe('App Home: Add digest', () => {
   }
 
   async function waitPublish(before: number): Promise<Json[]> {
-    await h.fake.waitFor('views.publish', () => h.fake.callsTo('views.publish').length > before, 5000);
-    const call = h.fake.callsTo('views.publish')[before] as SlackCall;
+    await h().fake.waitFor('views.publish', () => h().fake.callsTo('views.publish').length > before, 5000);
+    const call = h().fake.callsTo('views.publish')[before] as SlackCall;
     return (call.body.view as { blocks: Json[] }).blocks;
   }
 
   async function submit(input: FormInput, userId: string = SLACK.adminId) {
-    const res = await h.submitView({ callbackId: FORM, values: formValues(input), userId });
+    const res = await h().submitView({ callbackId: FORM, values: formValues(input), userId });
     expect(res.status).toBe(200);
     return res;
   }
@@ -124,9 +113,13 @@ describe('App Home: Add digest', () => {
   });
 
   it('the button opens the form (admins only): registered shops, owner id, channel, 09:00, Asia/Shanghai', async () => {
-    const opened = h.fake.callsTo('views.open').length;
-    await h.click(ADD, 'add', { userId: SLACK.adminId });
-    const call = await h.fake.waitFor('views.open', () => h.fake.callsTo('views.open').length > opened, 5000);
+    const opened = h().fake.callsTo('views.open').length;
+    await h().click(ADD, 'add', { userId: SLACK.adminId });
+    const call = await h().fake.waitFor(
+      'views.open',
+      () => h().fake.callsTo('views.open').length > opened,
+      5000,
+    );
     expect(call.body.trigger_id).toBe(SLACK.triggerId);
     const view = call.body.view as Json & { blocks: Json[] };
     expect(view.type).toBe('modal');
@@ -163,22 +156,22 @@ describe('App Home: Add digest', () => {
     ]);
 
     // A non-admin's click (a forged one: they have no button) opens nothing.
-    const click = await h.click(ADD, 'add', { userId: SLACK.userId });
-    expect(textOf(await h.nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
-    expect(h.fake.callsTo('views.open')).toHaveLength(opened + 1);
+    const click = await h().click(ADD, 'add', { userId: SLACK.userId });
+    expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
+    expect(h().fake.callsTo('views.open')).toHaveLength(opened + 1);
   });
 
   it('a valid submit adds the digest as /orders digest add does and republishes the Home with it', async () => {
-    const at = farTime(h.now());
-    const before = h.fake.callsTo('views.publish').length;
+    const at = farTime(h().now());
+    const before = h().fake.callsTo('views.publish').length;
     const res = await submit({ alias: 'tea', channel: 'CHOMEDG01', time: at, zone: 'Asia/Tokyo' });
     expect(res.body).toBe('');
     const blocks = await waitPublish(before);
-    expect(h.fake.callsTo('views.publish')[before]?.body.user_id).toBe(SLACK.adminId);
+    expect(h().fake.callsTo('views.publish')[before]?.body.user_id).toBe(SLACK.adminId);
     expect(textOf({ blocks })).toContain(`tea → <#CHOMEDG01> at ${at} Asia/Tokyo`);
     expect(textOf({ blocks })).toContain('Digest subscriptions* (1)');
 
-    expect(h.platdesk.store.digests.list()).toMatchObject([
+    expect(h().platdesk.store.digests.list()).toMatchObject([
       {
         ownerId: owners.small,
         shopLabel: 'tea',
@@ -188,27 +181,27 @@ describe('App Home: Add digest', () => {
         createdBy: SLACK.adminId,
       },
     ]);
-    const audit = h.platdesk.store.audit.list(5, { action: 'digest.add' });
+    const audit = h().platdesk.store.audit.list(5, { action: 'digest.add' });
     expect(audit.map((a) => a.actorId)).toEqual([SLACK.adminId]);
 
     // An owner id typed instead of a shop works too.
-    const again = h.fake.callsTo('views.publish').length;
+    const again = h().fake.callsTo('views.publish').length;
     const typed = await submit({ owner: ` ${owners.busy} `, channel: 'GHOMEDG02', time: at, zone: 'UTC' });
     expect(typed.body).toBe('');
     expect(textOf({ blocks: await waitPublish(again) })).toContain(`${owners.busy} → <#GHOMEDG02>`);
-    expect(h.platdesk.store.digests.list().at(-1)).toMatchObject({
+    expect(h().platdesk.store.digests.list().at(-1)).toMatchObject({
       ownerId: owners.busy,
       shopLabel: owners.busy,
       channelId: 'GHOMEDG02',
       timeZone: 'UTC',
     });
-    expect(h.calls()).toBe(0);
+    expect(h().calls()).toBe(0);
   });
 
   it('invalid answers are shown on their fields and add nothing', async () => {
-    const at = farTime(h.now());
-    const count = h.platdesk.store.digests.list().length;
-    const published = h.fake.callsTo('views.publish').length;
+    const at = farTime(h().now());
+    const count = h().platdesk.store.digests.list().length;
+    const published = h().fake.callsTo('views.publish').length;
     const ok = { channel: 'CHOMEDG03', time: at, zone: 'Asia/Shanghai' };
 
     expect(await errorsOf(ok)).toEqual({ owner: 'choose a registered shop or type an owner id' });
@@ -247,43 +240,45 @@ describe('App Home: Add digest', () => {
     const dup = await errorsOf({ alias: 'tea', channel: 'CHOMEDG01', time: at, zone: 'Asia/Tokyo' });
     expect(dup.channel).toMatch(/already exists: #\d+/);
 
-    expect(h.platdesk.store.digests.list().slice(count)).toEqual([]);
-    expect(h.fake.callsTo('views.publish')).toHaveLength(published);
+    expect(h().platdesk.store.digests.list().slice(count)).toEqual([]);
+    expect(h().fake.callsTo('views.publish')).toHaveLength(published);
   });
 
   it('a non-admin submit is refused and adds nothing', async () => {
-    const count = h.platdesk.store.digests.list().length;
+    const count = h().platdesk.store.digests.list().length;
     const errors = await errorsOf(
-      { owner: owners.busy, channel: 'CHOMEDG04', time: farTime(h.now()), zone: 'UTC' },
+      { owner: owners.busy, channel: 'CHOMEDG04', time: farTime(h().now()), zone: 'UTC' },
       SLACK.userId,
     );
     expect(Object.values(errors).join(' ')).toContain('Only platdesk admins');
-    expect(h.platdesk.store.digests.list()).toHaveLength(count);
-    expect(h.platdesk.store.audit.list(10, { action: 'digest.add' }).map((a) => a.actorId)).not.toContain(
-      SLACK.userId,
-    );
+    expect(h().platdesk.store.digests.list()).toHaveLength(count);
+    expect(
+      h()
+        .platdesk.store.audit.list(10, { action: 'digest.add' })
+        .map((a) => a.actorId),
+    ).not.toContain(SLACK.userId);
   });
 
   it('the scheduler plans a digest added from the Home at once: due in 1.5 s, it is posted', async () => {
     // Harness time 1.5 s before a minute boundary; the digest is due at that minute (UTC). The
     // scheduler's own timer sleeps up to 60 s between looks, so a post within seconds shows that
     // the add had it plan again.
-    const now = h.now().getTime();
+    const now = h().now().getTime();
     let due = Math.ceil((now + 1) / 60_000) * 60_000;
     if (due - now < 1500) due += 60_000;
-    h.advance(due - 1500 - now);
+    h().advance(due - 1500 - now);
     const time = new Date(due).toISOString().slice(11, 16);
     const res = await submit({ alias: 'tea', channel: 'CHOMEDG05', time, zone: 'UTC' });
     expect(res.body).toBe('');
-    h.advance(3000);
-    const post = await h.fake.waitFor('chat.postMessage', (c) => c.body.channel === 'CHOMEDG05', 8000);
+    h().advance(3000);
+    const post = await h().fake.waitFor('chat.postMessage', (c) => c.body.channel === 'CHOMEDG05', 8000);
     expect(textOf(post.body)).toContain('Orders digest of tea');
-    expect(h.sandbox.stats().callsByOperation['paging-orders']).toBeGreaterThan(0);
+    expect(h().sandbox.stats().callsByOperation['paging-orders']).toBeGreaterThan(0);
   });
 
   it('the Home, the form and every message fit Slack limits', () => {
-    h.assertAllWithinLimits();
-    for (const call of h.fake.callsTo('views.publish'))
+    h().assertAllWithinLimits();
+    for (const call of h().fake.callsTo('views.publish'))
       assertWithinSlackLimits((call.body.view as { blocks: unknown[] }).blocks, 'home');
   });
 });

@@ -5,17 +5,11 @@
  * cannot change them.
  */
 import type { ViewStateValue } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { autoLookupSettings } from '../../src/lookups/unfurls.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
-import {
-  buttonOf,
-  type PlatdeskHarness,
-  SIGNING_SECRET,
-  startPlatdeskHarness,
-  textOf,
-} from '../helpers/platdesk-harness.js';
+import { buttonOf, SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
@@ -25,28 +19,24 @@ type Json = Record<string, unknown>;
 type Values = Record<string, Record<string, ViewStateValue>>;
 
 describe('App Home', () => {
-  let h: PlatdeskHarness;
   let seq = 0;
 
+  const h = useHarness({ env: { PLAT_PRICES: 'paging-orders:1=2' } });
   beforeAll(async () => {
-    h = await startPlatdeskHarness({ env: { PLAT_PRICES: 'paging-orders:1=2' } });
     // Some spend: the user looks up an item and a page of orders.
     for (const [command, text] of [
       ['/item', items.basic],
       ['/orders', owners.busy],
     ] as const) {
-      const { confirmation } = await h.ask(command, text);
-      await h.confirm(confirmation);
+      const { confirmation } = await h().ask(command, text);
+      await h().confirm(confirmation);
     }
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   async function openHome(userId: string): Promise<{ call: SlackCall; blocks: Json[] }> {
-    const before = h.fake.callsTo('views.publish').length;
+    const before = h().fake.callsTo('views.publish').length;
     const res = await postEvent(
-      h.eventsUrl,
+      h().eventsUrl,
       SIGNING_SECRET,
       eventCallback(appHomeOpened(userId), { eventId: `EvHOME${++seq}` }),
     );
@@ -55,13 +45,13 @@ describe('App Home', () => {
   }
 
   async function waitPublish(before: number) {
-    await h.fake.waitFor('views.publish', () => h.fake.callsTo('views.publish').length > before, 5000);
-    const call = h.fake.callsTo('views.publish')[before] as SlackCall;
+    await h().fake.waitFor('views.publish', () => h().fake.callsTo('views.publish').length > before, 5000);
+    const call = h().fake.callsTo('views.publish')[before] as SlackCall;
     return { call, blocks: (call.body.view as { blocks: Json[] }).blocks };
   }
 
   const submitForm = (callbackId: string, values: Values, userId: string = SLACK.adminId) =>
-    h.submitView({ callbackId, values, userId });
+    h().submitView({ callbackId, values, userId });
 
   it('a user sees how to use each command, their lookups of the last 7 days and their spend', async () => {
     const { call, blocks } = await openHome(SLACK.userId);
@@ -83,19 +73,19 @@ describe('App Home', () => {
   });
 
   it('the messages tab publishes nothing', async () => {
-    const before = h.fake.callsTo('views.publish').length;
-    await postEvent(h.eventsUrl, SIGNING_SECRET, eventCallback(appHomeOpened(SLACK.userId, 'messages')));
-    await h.settle(150);
-    expect(h.fake.callsTo('views.publish')).toHaveLength(before);
+    const before = h().fake.callsTo('views.publish').length;
+    await postEvent(h().eventsUrl, SIGNING_SECRET, eventCallback(appHomeOpened(SLACK.userId, 'messages')));
+    await h().settle(150);
+    expect(h().fake.callsTo('views.publish')).toHaveLength(before);
   });
 
   it('an admin also sees spend by user, operation and day, the alerts, and the settings', async () => {
     // An account alert: the plat token is refused on a lookup.
-    h.sandbox.setFaults([{ kind: 'code', code: 401 }]);
-    const { confirmation } = await h.ask('/orders', `${owners.busy} page:3`);
-    await h.confirm(confirmation);
-    h.sandbox.setFaults([]);
-    await h.fake.waitFor(
+    h().sandbox.setFaults([{ kind: 'code', code: 401 }]);
+    const { confirmation } = await h().ask('/orders', `${owners.busy} page:3`);
+    await h().confirm(confirmation);
+    h().sandbox.setFaults([]);
+    await h().fake.waitFor(
       'chat.postMessage',
       (c) => textOf(c.body).includes('access token was refused'),
       5000,
@@ -122,16 +112,16 @@ describe('App Home', () => {
   });
 
   it('Edit opens a form (admins only); an auto-lookup change persists, is audited and shows on the Home', async () => {
-    const opened = h.fake.callsTo('views.open').length;
-    await h.click('platdesk.home.autolookup', 'edit', { userId: SLACK.adminId });
-    await h.fake.waitFor('views.open', () => h.fake.callsTo('views.open').length > opened, 5000);
-    const form = h.fake.callsTo('views.open')[opened]?.body.view as { callback_id: string; blocks: Json[] };
+    const opened = h().fake.callsTo('views.open').length;
+    await h().click('platdesk.home.autolookup', 'edit', { userId: SLACK.adminId });
+    await h().fake.waitFor('views.open', () => h().fake.callsTo('views.open').length > opened, 5000);
+    const form = h().fake.callsTo('views.open')[opened]?.body.view as { callback_id: string; blocks: Json[] };
     expect(form.callback_id).toBe('platdesk.home.autolookup.form');
 
     // A non-admin's click opens nothing.
-    const click = await h.click('platdesk.home.autolookup', 'edit', { userId: SLACK.userId });
-    expect(textOf(await h.nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
-    expect(h.fake.callsTo('views.open')).toHaveLength(opened + 1);
+    const click = await h().click('platdesk.home.autolookup', 'edit', { userId: SLACK.userId });
+    expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
+    expect(h().fake.callsTo('views.open')).toHaveLength(opened + 1);
 
     const values: Values = {
       channel: { value: { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never },
@@ -141,16 +131,16 @@ describe('App Home', () => {
     // A non-admin's submit is refused.
     const refused = await submitForm('platdesk.home.autolookup.form', values, SLACK.userId);
     expect(refused.body).toContain('Only platdesk admins');
-    expect(autoLookupSettings(h.platdesk.store.settings).capOf('CHOME0001')).toBeNull();
+    expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBeNull();
 
-    const before = h.fake.callsTo('views.publish').length;
+    const before = h().fake.callsTo('views.publish').length;
     const res = await submitForm('platdesk.home.autolookup.form', values);
     expect(res.body).toBe('');
     const { call, blocks } = await waitPublish(before);
     expect(call.body.user_id).toBe(SLACK.adminId);
     expect(textOf({ blocks })).toContain('<#CHOME0001>: up to 7 a day, 0 used today');
-    expect(autoLookupSettings(h.platdesk.store.settings).capOf('CHOME0001')).toBe(7);
-    const audit = h.platdesk.store.audit.list(5);
+    expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBe(7);
+    const audit = h().platdesk.store.audit.list(5);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('autolookup'))).toBe(true);
   });
 
@@ -162,13 +152,13 @@ describe('App Home', () => {
       groups: { value: { type: 'plain_text_input', value: '' } as never },
     });
     expect(access.body).toBe('');
-    await h.settle(50);
-    const policy = h.platdesk.store.settings.get<{ mode: string; users: string[] }>('access');
+    await h().settle(50);
+    const policy = h().platdesk.store.settings.get<{ mode: string; users: string[] }>('access');
     expect(policy?.mode).toBe('listed');
     expect(policy?.users).toEqual([SLACK.secondUserId]);
     // Applies: the first user may no longer spend.
-    const refusedLookup = await h.command('/shop', `ww ${SANDBOX_FIXTURES.wwids.known}`);
-    expect(textOf(await h.nextResponse(refusedLookup.responseUrlId))).toContain('not on the list');
+    const refusedLookup = await h().command('/shop', `ww ${SANDBOX_FIXTURES.wwids.known}`);
+    expect(textOf(await h().nextResponse(refusedLookup.responseUrlId))).toContain('not on the list');
 
     const bad = await submitForm('platdesk.home.access.form', {
       mode: { value: { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
@@ -180,21 +170,21 @@ describe('App Home', () => {
       points: { value: { type: 'number_input', value: '3' } as never },
     });
     expect(prices.body).toBe('');
-    await h.settle(50);
-    expect(h.platdesk.store.settings.get('prices')).toEqual({ 'get-shop-id': { '*': 3 } });
+    await h().settle(50);
+    expect(h().platdesk.store.settings.get('prices')).toEqual({ 'get-shop-id': { '*': 3 } });
     // Quotes use it: the second user (allowed) is asked to confirm 3 points.
-    const { confirmation } = await h.ask('/shop', `ww ${SANDBOX_FIXTURES.wwids.known}`, {
+    const { confirmation } = await h().ask('/shop', `ww ${SANDBOX_FIXTURES.wwids.known}`, {
       userId: SLACK.secondUserId,
     });
     expect(confirmation.confirm.label).toBe('Confirm (3 points)');
 
-    const audit = h.platdesk.store.audit.list(10);
+    const audit = h().platdesk.store.audit.list(10);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('access ='))).toBe(true);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('prices ='))).toBe(true);
   });
 
   it('digest subscriptions are listed and can be removed from the Home', async () => {
-    const sub = h.platdesk.store.digests.add({
+    const sub = h().platdesk.store.digests.add({
       ownerId: owners.busy,
       shopLabel: 'clothing',
       channelId: 'CDIGEST01',
@@ -207,16 +197,16 @@ describe('App Home', () => {
     // One Remove button per digest, each with its own action_id (no two alike in a view).
     const remove = buttonOf({ blocks }, `platdesk.home.digest_remove.${sub.id}`);
     expect(remove.value).toBe(String(sub.id));
-    const before = h.fake.callsTo('views.publish').length;
-    await h.click(remove.actionId, remove.value, { userId: SLACK.adminId });
+    const before = h().fake.callsTo('views.publish').length;
+    await h().click(remove.actionId, remove.value, { userId: SLACK.adminId });
     const after = await waitPublish(before);
     expect(textOf({ blocks: after.blocks })).not.toContain('<#CDIGEST01>');
-    expect(h.platdesk.store.digests.list()).toHaveLength(0);
+    expect(h().platdesk.store.digests.list()).toHaveLength(0);
   });
 
   it('every view published fits Slack limits', () => {
-    h.assertAllWithinLimits();
-    for (const call of h.fake.callsTo('views.publish'))
+    h().assertAllWithinLimits();
+    for (const call of h().fake.callsTo('views.publish'))
       assertWithinSlackLimits((call.body.view as { blocks: unknown[] }).blocks, 'home');
   });
 });

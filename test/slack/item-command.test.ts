@@ -2,66 +2,48 @@
  * `/item` end to end: signed slash commands into the real Bolt app, answers on the fake Slack
  * server, calls counted at the in-process sandbox.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ITEMS } from '../../src/sandbox/fixtures.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import {
   buttonOf,
   confirmationOf,
   looksLikeStackTrace,
-  type PlatdeskHarness,
-  startPlatdeskHarness,
   textOf,
+  useHarness,
 } from '../helpers/platdesk-harness.js';
 
 const { items, links } = SANDBOX_FIXTURES;
 const titleOf = (itemId: string) => ITEMS.get(itemId)?.wire.name ?? '';
 
 describe('/item', () => {
-  let h: PlatdeskHarness;
-  beforeAll(async () => {
-    h = await startPlatdeskHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  it('answers help with the usage, ephemeral, and makes no call', async () => {
-    const sent = await h.command('/item', 'help');
-    expect(sent.status).toBe(200);
-    expect(sent.ms).toBeLessThan(1000);
-    const answer = await h.nextResponse(sent.responseUrlId);
-    expect(answer.response_type).toBe('ephemeral');
-    expect(textOf(answer)).toContain('How to use /item');
-    expect(textOf(answer)).toContain('/item &lt;item link or id&gt; [prices]');
-    expect(h.calls()).toBe(0);
-  });
+  const h = useHarness();
 
   it.each([
     ['notalink', 'that is not an item link or id'],
-    ['https://m.tb.cn/h.abc', 'paste the full item link'],
+    ['https://m.tb.cn/h().abc', 'paste the full item link'],
     ['', 'an item link or id is required'],
     ['680001234501 680001234502', 'give exactly one item link or id'],
     ['https://example.com/item.htm?id=680001234501', 'that is not an item link or id'],
   ])('answers %j with the usage line and its problem, and makes no call', async (text, problem) => {
-    const before = h.calls();
-    const sent = await h.command('/item', text);
+    const before = h().calls();
+    const sent = await h().command('/item', text);
     expect(sent.status).toBe(200);
     expect(sent.ms).toBeLessThan(1000);
-    const answer = await h.nextResponse(sent.responseUrlId);
+    const answer = await h().nextResponse(sent.responseUrlId);
     const said = textOf(answer);
     expect(answer.response_type).toBe('ephemeral');
     expect(said).toContain(problem);
     expect(said).toContain('Usage: `/item &lt;item link or id&gt; [prices]`');
     expect(said).toContain('nothing was charged');
     expect(() => confirmationOf(answer)).toThrow();
-    await h.settle(50);
-    expect(h.calls()).toBe(before);
+    await h().settle(50);
+    expect(h().calls()).toBe(before);
   });
 
   it('asks to confirm "1 call of the quota", then answers with the item after exactly one call', async () => {
-    const before = h.calls();
-    const { sent, message, confirmation } = await h.ask('/item', links.firstMarketplace);
+    const before = h().calls();
+    const { sent, message, confirmation } = await h().ask('/item', links.firstMarketplace);
     expect(sent.ms).toBeLessThan(1000);
     expect(message.response_type).toBe('ephemeral');
     expect(confirmation.confirm.label).toMatch(/^Confirm/);
@@ -70,9 +52,9 @@ describe('/item', () => {
     expect(confirmation.text).toContain('Item details');
     expect(confirmation.text).toContain(`item ${items.basic}`);
     expect(confirmation.text).toContain('1 call of the quota');
-    expect(h.calls()).toBe(before);
+    expect(h().calls()).toBe(before);
 
-    const { progress, answer } = await h.confirm(confirmation);
+    const { progress, answer } = await h().confirm(confirmation);
     expect(progress.text).toContain('Looking up');
     expect(progress.replace_original).toBe(true);
     expect(answer.replace_original).toBe(true);
@@ -80,62 +62,59 @@ describe('/item', () => {
     const said = textOf(answer);
     expect(said).toContain(titleOf(items.basic));
     expect(said).toContain('Used 1 call of the item quota');
-    await h.settle();
-    expect(h.calls()).toBe(before + 1);
-    expect(h.sandbox.stats().callsByOperation.platiteminfo).toBe(1);
+    await h().settle();
+    expect(h().calls()).toBe(before + 1);
+    expect(h().sandbox.stats().callsByOperation.platiteminfo).toBe(1);
   });
 
   it('accepts a link as Slack wraps it (<url|label>)', async () => {
-    const { confirmation } = await h.ask('/item', `<${links.mobile}|${links.mobile}>`);
+    const { confirmation } = await h().ask('/item', `<${links.mobile}|${links.mobile}>`);
     expect(confirmation.text).toContain(`item ${items.manySkus}`);
   });
 
   it('/item <id> prices makes two calls (details and prices) after one confirmation', async () => {
-    const before = h.sandbox.stats().callsByOperation;
-    const { confirmation } = await h.ask('/item', `${items.withVideo} prices`);
+    const before = h().sandbox.stats().callsByOperation;
+    const { confirmation } = await h().ask('/item', `${items.withVideo} prices`);
     expect(confirmation.text).toContain('Item details');
     expect(confirmation.text).toContain('Item prices');
     expect(confirmation.text).toContain('2 calls of the quota');
-    const { answer } = await h.confirm(confirmation);
+    const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
     expect(said).toContain(titleOf(items.withVideo));
     expect(said).toContain('Used 2 calls of the item quota');
-    await h.settle();
-    const after = h.sandbox.stats().callsByOperation;
+    await h().settle();
+    const after = h().sandbox.stats().callsByOperation;
     expect(after.platiteminfo - before.platiteminfo).toBe(1);
     expect(after.platiteminfoprice - before.platiteminfoprice).toBe(1);
   });
 
   it('an item that does not exist is an error answer that says the quota may count it', async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/item', items.missing);
-    const { answer } = await h.confirm(confirmation);
+    const { answer, calls } = await h().lookup('/item', items.missing, { settle: true });
     const said = textOf(answer);
     expect(said).toContain('The data service rejected the request');
     expect(said).toContain('the item quota may count this call');
     expect(looksLikeStackTrace(said)).toBe(false);
-    await h.settle();
-    expect(h.calls()).toBe(before + 1);
+    expect(calls).toBe(1);
   });
 
   it("the answer's Prices button offers a new confirmation and calls nothing by itself", async () => {
-    const { confirmation } = await h.ask('/item', items.tea);
-    const { answer } = await h.confirm(confirmation);
-    const before = h.calls();
+    const { confirmation } = await h().ask('/item', items.tea);
+    const { answer } = await h().confirm(confirmation);
+    const before = h().calls();
     const prices = buttonOf(answer, 'platdesk.item.prices');
-    const click = await h.click(prices.actionId, prices.value);
+    const click = await h().click(prices.actionId, prices.value);
     expect(click.status).toBe(200);
-    const offer = await h.nextResponse(click.responseUrlId);
+    const offer = await h().nextResponse(click.responseUrlId);
     const second = confirmationOf(offer);
     expect(offer.replace_original).toBe(false);
     expect(second.text).toContain(`prices of item ${items.tea}`);
-    await h.settle(50);
-    expect(h.calls()).toBe(before);
+    await h().settle(50);
+    expect(h().calls()).toBe(before);
   });
 
   it('every message the fake received fits Slack limits', () => {
-    expect(h.fake.callsTo('response_url').length).toBeGreaterThan(10);
-    h.assertAllWithinLimits();
-    for (const m of h.messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
+    expect(h().fake.callsTo('response_url').length).toBeGreaterThan(10);
+    h().assertAllWithinLimits();
+    for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });
 });

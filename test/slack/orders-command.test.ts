@@ -2,7 +2,7 @@
  * `/orders` end to end: a page with its pager (each page its own charged, single-use lookup),
  * the filter form (views.open, view_submission), and no receiver data in any message.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ORDERS_FORM } from '../../src/blocks/orders-form.js';
 import { buildOrderBook } from '../../src/sandbox/fixtures.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
@@ -11,10 +11,9 @@ import {
   buttonsOf,
   confirmationOf,
   looksLikeStackTrace,
-  type PlatdeskHarness,
   type SlackMessage,
-  startPlatdeskHarness,
   textOf,
+  useHarness,
 } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
 
@@ -52,23 +51,7 @@ function formValues(input: { owner: string; size?: string; from?: Date; to?: Dat
 }
 
 describe('/orders', () => {
-  let h: PlatdeskHarness;
-  beforeAll(async () => {
-    h = await startPlatdeskHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  it('answers help with the usage, ephemeral, and makes no call', async () => {
-    const sent = await h.command('/orders', 'help');
-    expect(sent.status).toBe(200);
-    expect(sent.ms).toBeLessThan(1000);
-    const answer = await h.nextResponse(sent.responseUrlId);
-    expect(answer.response_type).toBe('ephemeral');
-    expect(textOf(answer)).toContain('How to use /orders');
-    expect(h.calls()).toBe(0);
-  });
+  const h = useHarness();
 
   it.each([
     [`${owners.busy} size:101`, 'size must be 1 to 100'],
@@ -79,18 +62,18 @@ describe('/orders', () => {
     [`${owners.busy} from:yesterday`, 'from must be YYYY-MM-DD'],
     [`${owners.busy} colour:red`, 'unknown option colour:red'],
   ])('answers %j with the usage line and its problems, and makes no call', async (text, problem) => {
-    const before = h.calls();
-    const sent = await h.command('/orders', text);
+    const before = h().calls();
+    const sent = await h().command('/orders', text);
     expect(sent.status).toBe(200);
     expect(sent.ms).toBeLessThan(1000);
-    const answer = await h.nextResponse(sent.responseUrlId);
+    const answer = await h().nextResponse(sent.responseUrlId);
     const said = textOf(answer);
     expect(answer.response_type).toBe('ephemeral');
     expect(said).toContain(problem);
     expect(said).toContain('Usage: `/orders');
     expect(() => confirmationOf(answer)).toThrow();
-    await h.settle(50);
-    expect(h.calls()).toBe(before);
+    await h().settle(50);
+    expect(h().calls()).toBe(before);
   });
 
   describe('pages', () => {
@@ -98,11 +81,11 @@ describe('/orders', () => {
     let page2: SlackMessage;
 
     it('page 1 of N after one call, with a Next button that states its charge', async () => {
-      const before = h.calls();
-      const { confirmation } = await h.ask('/orders', owners.busy);
+      const before = h().calls();
+      const { confirmation } = await h().ask('/orders', owners.busy);
       expect(confirmation.text).toContain('Orders (enhanced)');
       expect(confirmation.text).toContain(`orders of owner ${owners.busy}, page 1 (20 per page)`);
-      const { answer } = await h.confirm(confirmation);
+      const { answer } = await h().confirm(confirmation);
       page1 = answer;
       const said = textOf(answer);
       expect(answer.response_type).toBe('ephemeral');
@@ -111,65 +94,67 @@ describe('/orders', () => {
       const next = buttonOf(answer, 'platdesk.orders.next');
       expect(next.label).toBe('Next ▶ (2 points)');
       expect(buttonsOf(answer).some((b) => b.actionId === 'platdesk.orders.prev')).toBe(false);
-      await h.settle();
-      expect(h.calls()).toBe(before + 1);
+      await h().settle();
+      expect(h().calls()).toBe(before + 1);
     });
 
     it('Next shows page 2 after one more call', async () => {
-      const before = h.calls();
+      const before = h().calls();
       const next = buttonOf(page1, 'platdesk.orders.next');
-      const click = await h.click(next.actionId, next.value);
+      const click = await h().click(next.actionId, next.value);
       expect(click.ms).toBeLessThan(1000);
-      expect((await h.nextResponse(click.responseUrlId)).text).toContain('Looking up');
-      page2 = await h.nextResponse(click.responseUrlId);
+      expect((await h().nextResponse(click.responseUrlId)).text).toContain('Looking up');
+      page2 = await h().nextResponse(click.responseUrlId);
       expect(textOf(page2)).toContain(`page 2 of ${PAGES}`);
       expect(buttonOf(page2, 'platdesk.orders.prev').label).toBe('◀ Previous (2 points)');
-      await h.settle();
-      expect(h.calls()).toBe(before + 1);
+      await h().settle();
+      expect(h().calls()).toBe(before + 1);
     });
 
     it('Previous goes back to page 1 after one more call', async () => {
-      const before = h.calls();
+      const before = h().calls();
       const prev = buttonOf(page2, 'platdesk.orders.prev');
-      const click = await h.click(prev.actionId, prev.value);
-      await h.nextResponse(click.responseUrlId);
-      expect(textOf(await h.nextResponse(click.responseUrlId))).toContain(`page 1 of ${PAGES}`);
-      await h.settle();
-      expect(h.calls()).toBe(before + 1);
+      const click = await h().click(prev.actionId, prev.value);
+      await h().nextResponse(click.responseUrlId);
+      expect(textOf(await h().nextResponse(click.responseUrlId))).toContain(`page 1 of ${PAGES}`);
+      await h().settle();
+      expect(h().calls()).toBe(before + 1);
     });
 
     it('the same Next button clicked again makes no call: already used', async () => {
-      const before = h.calls();
+      const before = h().calls();
       const next = buttonOf(page1, 'platdesk.orders.next');
-      const click = await h.click(next.actionId, next.value);
-      expect(textOf(await h.nextResponse(click.responseUrlId))).toContain('already used');
-      await h.settle(100);
-      expect(h.calls()).toBe(before);
+      const click = await h().click(next.actionId, next.value);
+      expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('already used');
+      await h().settle(100);
+      expect(h().calls()).toBe(before);
     });
 
     it('no message holds receiver names, phones or addresses', () => {
       // Receiver fields come from a seeded PRNG that does not depend on the anchor time.
       const orders = buildOrderBook(Date.now()).get(owners.busy) ?? [];
       expect(orders.length).toBe(orderCounts.busy);
-      const everything = h.fake.calls.map((c) => c.raw.toString('utf8') + JSON.stringify(c.body)).join('\n');
+      const everything = h()
+        .fake.calls.map((c) => c.raw.toString('utf8') + JSON.stringify(c.body))
+        .join('\n');
       expect(everything).toContain(orders[0]?.goods_name ?? '-');
       for (const o of orders) {
         expect(everything).not.toContain(o.receiver_phone);
         expect(everything).not.toContain(o.receiver_address);
         expect(everything).not.toContain(o.receiver_name);
       }
-      const logs = h.logs().join('\n');
+      const logs = h().logs().join('\n');
       for (const o of orders) expect(logs).not.toContain(o.receiver_phone);
     });
   });
 
   describe('the form', () => {
     it('/orders with no arguments opens the form (views.open) and makes no call', async () => {
-      const before = h.calls();
-      const sent = await h.command('/orders', '');
+      const before = h().calls();
+      const sent = await h().command('/orders', '');
       expect(sent.status).toBe(200);
       expect(sent.ms).toBeLessThan(1000);
-      const open = await h.fake.waitFor('views.open');
+      const open = await h().fake.waitFor('views.open');
       expect(open.body.trigger_id).toBe(SLACK.triggerId);
       const view = open.body.view as {
         callback_id: string;
@@ -181,41 +166,41 @@ describe('/orders', () => {
       expect(view.blocks.map((b) => b.block_id)).toEqual(
         expect.arrayContaining([ORDERS_FORM.owner.block, ORDERS_FORM.from.block, ORDERS_FORM.size.block]),
       );
-      expect(h.calls()).toBe(before);
-      expect(h.responses(sent.responseUrlId)).toEqual([]);
+      expect(h().calls()).toBe(before);
+      expect(h().responses(sent.responseUrlId)).toEqual([]);
     });
 
     it('a valid submission gets the confirmation by chat.postEphemeral, and Confirm runs it once', async () => {
-      const before = h.calls();
-      const ephemerals = h.fake.callsTo('chat.postEphemeral').length;
-      const res = await h.submitView({
+      const before = h().calls();
+      const ephemerals = h().fake.callsTo('chat.postEphemeral').length;
+      const res = await h().submitView({
         callbackId: ORDERS_FORM.callbackId,
         privateMetadata: JSON.stringify({ channelId: SLACK.channelId }),
         values: formValues({ owner: owners.small }),
       });
       expect(res.status).toBe(200);
       expect(res.body).toBe('');
-      const posted = await h.fake.waitFor(
+      const posted = await h().fake.waitFor(
         'chat.postEphemeral',
-        () => h.fake.callsTo('chat.postEphemeral').length > ephemerals,
+        () => h().fake.callsTo('chat.postEphemeral').length > ephemerals,
       );
       expect(posted.body.channel).toBe(SLACK.channelId);
       expect(posted.body.user).toBe(SLACK.userId);
       const confirmation = confirmationOf(posted.body);
       expect(confirmation.text).toContain(`orders of owner ${owners.small}`);
-      expect(h.calls()).toBe(before);
+      expect(h().calls()).toBe(before);
 
-      const { answer } = await h.confirm(confirmation);
+      const { answer } = await h().confirm(confirmation);
       expect(textOf(answer)).toContain(`page 1 of 1, ${orderCounts.small} orders`);
-      await h.settle();
-      expect(h.calls()).toBe(before + 1);
+      await h().settle();
+      expect(h().calls()).toBe(before + 1);
     });
 
     it('a 30-hour window is refused on the form (response_action errors) with no call', async () => {
-      const before = h.calls();
-      const ephemerals = h.fake.callsTo('chat.postEphemeral').length;
+      const before = h().calls();
+      const ephemerals = h().fake.callsTo('chat.postEphemeral').length;
       const from = new Date('2026-11-20T00:00:00+08:00');
-      const res = await h.submitView({
+      const res = await h().submitView({
         callbackId: ORDERS_FORM.callbackId,
         privateMetadata: JSON.stringify({ channelId: SLACK.channelId }),
         values: formValues({ owner: owners.busy, from, to: new Date(from.getTime() + 30 * 3_600_000) }),
@@ -224,14 +209,14 @@ describe('/orders', () => {
       const body = JSON.parse(res.body) as { response_action: string; errors: Record<string, string> };
       expect(body.response_action).toBe('errors');
       expect(body.errors[ORDERS_FORM.to.block]).toContain('at most 24 hours');
-      await h.settle(100);
-      expect(h.calls()).toBe(before);
-      expect(h.fake.callsTo('chat.postEphemeral').length).toBe(ephemerals);
+      await h().settle(100);
+      expect(h().calls()).toBe(before);
+      expect(h().fake.callsTo('chat.postEphemeral').length).toBe(ephemerals);
     });
   });
 
   it('every message and view the fake received fits Slack limits', () => {
-    h.assertAllWithinLimits();
-    for (const m of h.messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
+    h().assertAllWithinLimits();
+    for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });
 });

@@ -2,113 +2,91 @@
  * `/shop` end to end: shop information from an item link (type inferred from the host) and the
  * shop id of a messaging account, "does not exist" answered as a normal, still charged answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SHOPS } from '../../src/sandbox/fixtures.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import {
-  confirmationOf,
-  looksLikeStackTrace,
-  type PlatdeskHarness,
-  startPlatdeskHarness,
-  textOf,
-} from '../helpers/platdesk-harness.js';
+import { confirmationOf, looksLikeStackTrace, textOf, useHarness } from '../helpers/platdesk-harness.js';
 
 const { links, wwids } = SANDBOX_FIXTURES;
 
 describe('/shop', () => {
-  let h: PlatdeskHarness;
-  beforeAll(async () => {
-    h = await startPlatdeskHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  it('answers help with the usage, ephemeral, and makes no call', async () => {
-    const sent = await h.command('/shop', 'help');
-    expect(sent.status).toBe(200);
-    expect(sent.ms).toBeLessThan(1000);
-    const answer = await h.nextResponse(sent.responseUrlId);
-    expect(answer.response_type).toBe('ephemeral');
-    expect(textOf(answer)).toContain('How to use /shop');
-    expect(h.calls()).toBe(0);
-  });
+  const h = useHarness();
 
   it.each([
     ['ww', 'give the seller messaging account id after ww'],
     ['', 'an item link, or ww and a seller account id, is required'],
     ['680001234501', 'give a full item link'],
-    ['https://m.tb.cn/h.abc', 'paste the full item link'],
+    ['https://m.tb.cn/h().abc', 'paste the full item link'],
     [`${links.firstMarketplace} 7`, 'type must be 0, 1 or 2'],
     ['ww <@U1234>', 'that is not a messaging account id'],
   ])('answers %j with the usage line and its problem, and makes no call', async (text, problem) => {
-    const before = h.calls();
-    const sent = await h.command('/shop', text);
+    const before = h().calls();
+    const sent = await h().command('/shop', text);
     expect(sent.status).toBe(200);
     expect(sent.ms).toBeLessThan(1000);
-    const answer = await h.nextResponse(sent.responseUrlId);
+    const answer = await h().nextResponse(sent.responseUrlId);
     const said = textOf(answer);
     expect(answer.response_type).toBe('ephemeral');
     expect(said).toContain(problem);
     expect(said).toContain('Usage: `/shop');
     expect(() => confirmationOf(answer)).toThrow();
-    await h.settle(50);
-    expect(h.calls()).toBe(before);
+    await h().settle(50);
+    expect(h().calls()).toBe(before);
   });
 
   it('/shop <branded-store link> infers type 1 and answers with the shop and its charge', async () => {
-    const before = h.calls();
-    const { sent, confirmation } = await h.ask('/shop', links.brandedStore);
+    const before = h().calls();
+    const { sent, confirmation } = await h().ask('/shop', links.brandedStore);
     expect(sent.ms).toBeLessThan(1000);
     expect(confirmation.confirm.label).toMatch(/^Confirm/);
     expect(confirmation.text).toContain('Shop information (basic)');
     expect(confirmation.text).toContain('price not known yet');
-    const pending = h.platdesk.store.pending.get(confirmation.confirm.value ?? '');
+    const pending = h().platdesk.store.pending.get(confirmation.confirm.value ?? '');
     expect(pending?.request).toMatchObject({ kind: 'shop-info', shopType: '1', url: links.brandedStore });
 
-    const { answer } = await h.confirm(confirmation);
+    const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
     expect(said).toContain(SHOPS.tea.name);
     expect(said).toContain(SHOPS.tea.shopId);
     // get-shop-info basic: 10 points in the sandbox.
     expect(said).toContain('Charged 10 points (¥0.10)');
-    await h.settle();
-    expect(h.calls()).toBe(before + 1);
+    await h().settle();
+    expect(h().calls()).toBe(before + 1);
   });
 
   it('the next quote for the same operation states the last charge seen', async () => {
-    const { confirmation } = await h.ask('/shop', links.firstMarketplace);
+    const { confirmation } = await h().ask('/shop', links.firstMarketplace);
     expect(confirmation.text).toContain('about 10 points (¥0.10) per call, as last charged');
     expect(confirmation.confirm.label).toBe('Confirm (10 points)');
   });
 
   it('/shop ww <known account> answers with the shop id after one call', async () => {
-    const before = h.calls();
-    const { confirmation } = await h.ask('/shop', `ww ${wwids.known}`);
+    const before = h().calls();
+    const { confirmation } = await h().ask('/shop', `ww ${wwids.known}`);
     expect(confirmation.text).toContain('Shop id');
     expect(confirmation.text).toContain(`the shop id of account ${wwids.known}`);
-    const { answer } = await h.confirm(confirmation);
+    const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
     expect(said).toContain(`belongs to shop id *${SHOPS.clothing.shopId}*`);
     expect(said).toContain('Charged 2 points (¥0.02)');
-    await h.settle();
-    expect(h.calls()).toBe(before + 1);
+    await h().settle();
+    expect(h().calls()).toBe(before + 1);
   });
 
   it('/shop ww <unknown account> says the shop does not exist as a normal answer, still charged', async () => {
-    const before = h.sandbox.stats().charges.byOperation['get-shop-id'].points;
-    const { confirmation } = await h.ask('/shop', `ww ${wwids.unknown}`);
-    const { answer } = await h.confirm(confirmation);
+    const before = h().sandbox.stats().charges.byOperation['get-shop-id'].points;
+    const { confirmation } = await h().ask('/shop', `ww ${wwids.unknown}`);
+    const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
     expect(said).toContain(`No shop was found for messaging account *${wwids.unknown}*`);
     expect(said).toContain('does not exist');
     expect(said).not.toContain(':warning:');
     expect(said).toContain('Charged 2 points (¥0.02)');
-    expect(h.sandbox.stats().charges.byOperation['get-shop-id'].points - before).toBe(2);
+    expect(h().sandbox.stats().charges.byOperation['get-shop-id'].points - before).toBe(2);
   });
 
   it('every message the fake received fits Slack limits', () => {
-    h.assertAllWithinLimits();
-    for (const m of h.messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
+    h().assertAllWithinLimits();
+    for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });
 });

@@ -5,15 +5,9 @@
  * only to the user; a message with nothing recognizable says what was looked for.
  */
 import type { ViewStateValue } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import {
-  type PlatdeskHarness,
-  SIGNING_SECRET,
-  type SlackMessage,
-  startPlatdeskHarness,
-  textOf,
-} from '../helpers/platdesk-harness.js';
+import { SIGNING_SECRET, type SlackMessage, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { postAction, type SlackHttpResult } from '../helpers/slack-http.js';
 import { globalShortcut, messageShortcut, SLACK } from '../helpers/slack-payloads.js';
 
@@ -31,25 +25,19 @@ interface View {
 type Values = Record<string, Record<string, ViewStateValue>>;
 
 describe('shortcuts', () => {
-  let h: PlatdeskHarness;
   let seq = 0;
 
-  beforeAll(async () => {
-    // Configured prices, so the modal can state the total in points (item lookups use the quota).
-    h = await startPlatdeskHarness({ env: { PLAT_PRICES: 'platdybw:1=5,platdzmd:1=4,get-shop-id=2' } });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  // Configured prices, so the modal can state the total in points (item lookups use the quota).
+  const h = useHarness({ env: { PLAT_PRICES: 'platdybw:1=5,platdzmd:1=4,get-shop-id=2' } });
 
   /** The next views.open after now. */
   async function nextViewOpen(send: () => Promise<SlackHttpResult>): Promise<View> {
-    const before = h.fake.callsTo('views.open').length;
+    const before = h().fake.callsTo('views.open').length;
     const res = await send();
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(1000);
-    await h.fake.waitFor('views.open', () => h.fake.callsTo('views.open').length > before, 5000);
-    return h.fake.callsTo('views.open')[before]?.body.view as View;
+    await h().fake.waitFor('views.open', () => h().fake.callsTo('views.open').length > before, 5000);
+    return h().fake.callsTo('views.open')[before]?.body.view as View;
   }
 
   function onMessage(
@@ -58,9 +46,9 @@ describe('shortcuts', () => {
     responseUrlId = `sc-${++seq}`,
   ) {
     return postAction(
-      h.eventsUrl,
+      h().eventsUrl,
       SIGNING_SECRET,
-      messageShortcut({ callbackId, message, responseUrl: h.fake.responseUrl(responseUrlId) }),
+      messageShortcut({ callbackId, message, responseUrl: h().fake.responseUrl(responseUrlId) }),
     );
   }
 
@@ -102,7 +90,7 @@ describe('shortcuts', () => {
   });
 
   const submit = (view: View, values: Values, userId: string = SLACK.userId) =>
-    h.submitView({ callbackId: view.callback_id, privateMetadata: view.private_metadata, values, userId });
+    h().submitView({ callbackId: view.callback_id, privateMetadata: view.private_metadata, values, userId });
 
   const ackOf = (res: SlackHttpResult): Json => (res.body ? (JSON.parse(res.body) as Json) : {});
 
@@ -123,29 +111,29 @@ describe('shortcuts', () => {
     expect(said).toContain('3 calls of the item quota');
     expect(said).toContain('Looked for item links');
     expect(view.submit?.text).toBe('Confirm (3 quota calls)');
-    expect(h.calls()).toBe(0);
+    expect(h().calls()).toBe(0);
 
-    const ephemerals = h.fake.callsTo('chat.postEphemeral').length;
+    const ephemerals = h().fake.callsTo('chat.postEphemeral').length;
     const [first, second] = await Promise.all([
       submit(view, valuesOf(view, 'all', answerIn('me'))),
       submit(view, valuesOf(view, 'all', answerIn('me'))),
     ]);
     expect(first?.status).toBe(200);
     expect(second?.status).toBe(200);
-    await h.fake.waitFor(
+    await h().fake.waitFor(
       'chat.postEphemeral',
-      () => h.fake.callsTo('chat.postEphemeral').length >= ephemerals + 3,
+      () => h().fake.callsTo('chat.postEphemeral').length >= ephemerals + 3,
       5000,
     );
-    await h.settle();
-    expect(h.calls()).toBe(3);
-    expect(h.sandbox.stats().callsByOperation.platiteminfo).toBe(3);
+    await h().settle();
+    expect(h().calls()).toBe(3);
+    expect(h().sandbox.stats().callsByOperation.platiteminfo).toBe(3);
 
     // A third Confirm later: still nothing more.
     await submit(view, valuesOf(view, 'all', answerIn('me')));
-    await h.settle();
-    expect(h.calls()).toBe(3);
-    const answers = h.fake.callsTo('chat.postEphemeral').slice(ephemerals);
+    await h().settle();
+    expect(h().calls()).toBe(3);
+    const answers = h().fake.callsTo('chat.postEphemeral').slice(ephemerals);
     expect(answers).toHaveLength(3);
     for (const a of answers) {
       expect(a.body.user).toBe(SLACK.userId);
@@ -199,22 +187,24 @@ describe('shortcuts', () => {
     expect(textOf({ blocks: restated.blocks })).toContain('2 calls of the item quota');
     expect(textOf({ blocks: restated.blocks })).toContain('Your choice changed the charge');
     expect(restated.submit?.text).toBe('Confirm (2 quota calls)');
-    await h.settle(100);
-    expect(h.calls()).toBe(3);
+    await h().settle(100);
+    expect(h().calls()).toBe(3);
 
-    const posts = h.fake.callsTo('chat.postMessage').length;
+    const posts = h().fake.callsTo('chat.postMessage').length;
     const ok = await submit(restated, valuesOf(restated, chosen, answerIn('thread')));
     expect(ok.body).toBe('');
-    await h.fake.waitFor('chat.update', () => h.fake.callsTo('chat.update').length >= 2, 5000);
-    await h.settle();
-    expect(h.calls()).toBe(5);
-    const threadPosts = h.fake.callsTo('chat.postMessage').slice(posts);
+    await h().fake.waitFor('chat.update', () => h().fake.callsTo('chat.update').length >= 2, 5000);
+    await h().settle();
+    expect(h().calls()).toBe(5);
+    const threadPosts = h().fake.callsTo('chat.postMessage').slice(posts);
     expect(threadPosts).toHaveLength(2);
     for (const p of threadPosts) {
       expect(p.body.channel).toBe(SLACK.channelId);
       expect(p.body.thread_ts).toBe('1700000099.000100');
     }
-    const answers = h.fake.callsTo('chat.update').map((c) => textOf(c.body));
+    const answers = h()
+      .fake.callsTo('chat.update')
+      .map((c) => textOf(c.body));
     expect(answers.some((t) => t.includes('Used 1 call of the item quota'))).toBe(true);
   });
 
@@ -226,8 +216,8 @@ describe('shortcuts', () => {
     const group = pickGroups(view)[0];
     if (!group) throw new Error('no checkboxes');
     const kept = group.options.slice(0, 1);
-    const updates = h.fake.callsTo('views.update').length;
-    const res = await postAction(h.eventsUrl, SIGNING_SECRET, {
+    const updates = h().fake.callsTo('views.update').length;
+    const res = await postAction(h().eventsUrl, SIGNING_SECRET, {
       type: 'block_actions',
       user: { id: SLACK.userId, username: 'agent', name: 'agent', team_id: SLACK.teamId },
       api_app_id: SLACK.apiAppId,
@@ -260,8 +250,8 @@ describe('shortcuts', () => {
       ],
     });
     expect(res.status).toBe(200);
-    await h.fake.waitFor('views.update', () => h.fake.callsTo('views.update').length > updates, 5000);
-    const call = h.fake.callsTo('views.update')[updates];
+    await h().fake.waitFor('views.update', () => h().fake.callsTo('views.update').length > updates, 5000);
+    const call = h().fake.callsTo('views.update')[updates];
     expect(call?.body.view_id).toBe('V9000');
     const updated = call?.body.view as View;
     expect(updated.submit?.text).toBe('Confirm (1 quota call)');
@@ -269,11 +259,11 @@ describe('shortcuts', () => {
   });
 
   it('waybills: asks whose waybills (registered shops offered), then one call for the chosen numbers', async () => {
-    const add = await h.command('/platdesk', 'shop add clothing owner:2200001001 shop:57301234', {
+    const add = await h().command('/platdesk', 'shop add clothing owner:2200001001 shop:57301234', {
       userId: SLACK.adminId,
     });
-    await h.nextResponse(add.responseUrlId);
-    const before = h.sandbox.stats().callsByOperation;
+    await h().nextResponse(add.responseUrlId);
+    const before = h().sandbox.stats().callsByOperation;
     const text = 'please check SF1234567890123, YT1234567890123 and 9812345678901 today';
     const view = await nextViewOpen(() => onMessage('platdesk.shortcut.waybills', { text }));
     expect(pickGroups(view)[0]?.options.map((o) => o.text.text)).toEqual([
@@ -302,15 +292,15 @@ describe('shortcuts', () => {
     const restated = ackOf(await submit(view, valuesOf(view, 'all', target))).view as View;
     expect(textOf({ blocks: restated.blocks })).toContain('about 4 points');
     await submit(restated, valuesOf(restated, 'all', target));
-    await h.fake.waitFor('chat.postEphemeral', (c) => textOf(c.body).includes('SF1234567890123'), 5000);
-    await h.settle();
-    const after = h.sandbox.stats().callsByOperation;
+    await h().fake.waitFor('chat.postEphemeral', (c) => textOf(c.body).includes('SF1234567890123'), 5000);
+    await h().settle();
+    const after = h().sandbox.stats().callsByOperation;
     expect(after.platdzmd - before.platdzmd).toBe(1);
     expect(after.platdybw - before.platdybw).toBe(0);
   });
 
   it('a target written in the message (shop:) is taken; print data in one call', async () => {
-    const before = h.sandbox.stats().callsByOperation;
+    const before = h().sandbox.stats().callsByOperation;
     const view = await nextViewOpen(() =>
       onMessage('platdesk.shortcut.waybills', { text: 'SF1234567890123 YT1234567890123 shop:57301234' }),
     );
@@ -320,13 +310,13 @@ describe('shortcuts', () => {
     expect(textOf({ blocks: view.blocks })).toContain('about 5 points');
     const ack = await submit(view, valuesOf(view, 'all', targetText('shop:57301234')));
     expect(ack.body).toBe('');
-    await h.fake.waitFor('chat.postEphemeral', (c) => textOf(c.body).includes('print data'), 5000);
-    await h.settle();
-    expect(h.sandbox.stats().callsByOperation.platdybw - before.platdybw).toBe(1);
+    await h().fake.waitFor('chat.postEphemeral', (c) => textOf(c.body).includes('print data'), 5000);
+    await h().settle();
+    expect(h().sandbox.stats().callsByOperation.platdybw - before.platdybw).toBe(1);
   });
 
   it('Find shop: seller account ids in an attachment, answered in a thread', async () => {
-    const before = h.calls();
+    const before = h().calls();
     const view = await nextViewOpen(() =>
       onMessage('platdesk.shortcut.shops', {
         text: 'who sells this?',
@@ -339,16 +329,16 @@ describe('shortcuts', () => {
       `shop id of account ${wwids.known}`,
     ]);
     expect(textOf({ blocks: view.blocks })).toContain('about 4 points');
-    const posts = h.fake.callsTo('chat.postMessage').length;
+    const posts = h().fake.callsTo('chat.postMessage').length;
     await submit(view, valuesOf(view, 'all', answerIn('thread')));
-    await h.fake.waitFor(
+    await h().fake.waitFor(
       'chat.postMessage',
-      () => h.fake.callsTo('chat.postMessage').length >= posts + 2,
+      () => h().fake.callsTo('chat.postMessage').length >= posts + 2,
       5000,
     );
-    await h.settle();
-    expect(h.calls()).toBe(before + 2);
-    for (const p of h.fake.callsTo('chat.postMessage').slice(posts))
+    await h().settle();
+    expect(h().calls()).toBe(before + 2);
+    for (const p of h().fake.callsTo('chat.postMessage').slice(posts))
       expect(p.body.thread_ts).toBe('1700000123.000100');
   });
 
@@ -358,23 +348,27 @@ describe('shortcuts', () => {
       ['platdesk.shortcut.waybills', 'waybill numbers'],
       ['platdesk.shortcut.shops', 'seller messaging account ids'],
     ] as const) {
-      const opened = h.fake.callsTo('views.open').length;
+      const opened = h().fake.callsTo('views.open').length;
       const id = `nothing-${++seq}`;
-      const res = await onMessage(callbackId, { text: 'thanks, see you tomorrow https://m.tb.cn/h.abc' }, id);
+      const res = await onMessage(
+        callbackId,
+        { text: 'thanks, see you tomorrow https://m.tb.cn/h().abc' },
+        id,
+      );
       expect(res.status).toBe(200);
-      const answer = await h.nextResponse(id);
+      const answer = await h().nextResponse(id);
       expect(answer.response_type).toBe('ephemeral');
       const said = textOf(answer);
       expect(said).toContain('Nothing to look up there');
       expect(said).toContain(`looked for ${lookedFor}`);
       if (callbackId === 'platdesk.shortcut.items') expect(said).toContain('paste the full item link');
-      expect(h.fake.callsTo('views.open')).toHaveLength(opened);
+      expect(h().fake.callsTo('views.open')).toHaveLength(opened);
     }
   });
 
   it('the global shortcut: free text → the same list → answers in the user’s direct messages', async () => {
     const view = await nextViewOpen(() =>
-      postAction(h.eventsUrl, SIGNING_SECRET, globalShortcut({ callbackId: 'platdesk.shortcut.global' })),
+      postAction(h().eventsUrl, SIGNING_SECRET, globalShortcut({ callbackId: 'platdesk.shortcut.global' })),
     );
     expect(view.callback_id).toBe('platdesk.shortcut.text');
     const text = (value: string): Values => ({
@@ -393,21 +387,21 @@ describe('shortcuts', () => {
       `shop id of account ${wwids.unknown}`,
     ]);
     expect(choose.blocks.some((b) => b.block_id === 'answer')).toBe(false);
-    const before = h.calls();
-    const posts = h.fake.callsTo('chat.postMessage').length;
+    const before = h().calls();
+    const posts = h().fake.callsTo('chat.postMessage').length;
     await submit(choose, valuesOf(choose, 'all'));
-    await h.fake.waitFor('chat.update', (c) => textOf(c.body).includes('Shop'), 5000);
-    await h.settle();
+    await h().fake.waitFor('chat.update', (c) => textOf(c.body).includes('Shop'), 5000);
+    await h().settle();
     // The item was looked up by the first test: answered from the cache, free. The account: one call.
-    expect(h.calls()).toBe(before + 1);
-    const dms = h.fake.callsTo('chat.postMessage').slice(posts);
+    expect(h().calls()).toBe(before + 1);
+    const dms = h().fake.callsTo('chat.postMessage').slice(posts);
     expect(dms.length).toBeGreaterThanOrEqual(2);
     for (const dm of dms) expect(dm.body.channel).toBe(SLACK.userId);
   });
 
   it('every modal and answer fits Slack limits', () => {
-    h.assertAllWithinLimits();
-    const messages: SlackMessage[] = h.messages();
+    h().assertAllWithinLimits();
+    const messages: SlackMessage[] = h().messages();
     expect(messages.length).toBeGreaterThan(5);
   });
 });
