@@ -184,11 +184,14 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     return configuredPrice(prices(), operation, edition) ?? store.ledger.lastCharge(operation, edition) ?? 0;
   };
 
-  /** Admins hear of each cap once per day (kept in the store, so a restart does not repeat it). */
+  /**
+   * Admins hear of each cap once per day: once when it reaches 80 %, once when it first refuses
+   * a lookup (kept in the store, so a restart does not repeat it).
+   */
   function alertOnce(figure: CapFigure, userId: string | null, refused: boolean) {
     if (!options.onBudgetAlert) return;
     const day = periodStarts(now(), settings.budgets().timezone).day.toISOString();
-    const key = `${figure.scope}:${figure.scope === 'user' ? userId : '*'}:${figure.period}`;
+    const key = `${figure.scope}:${figure.scope === 'user' ? userId : '*'}:${figure.period}:${refused ? 'refused' : 'warned'}`;
     const sent = store.settings.get<Record<string, string>>('budget.alerted') ?? {};
     if (sent[key] === day) return;
     store.settings.set('budget.alerted', { ...sent, [key]: day }, 'platdesk');

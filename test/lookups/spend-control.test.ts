@@ -284,11 +284,18 @@ describe('budgets', () => {
     expect(mine.reduce((sum, row) => sum + row.points, 0)).toBe(charged() - before.points);
     expect(r.store.ledger.totals(allTime()).points).toBe(charged());
     expect(charged()).toBe(20);
-    // One alert for the workspace cap today: 80 % reached by the second batch (10 spent + 5 in flight);
-    // the refusal of the third is the same cap on the same day.
-    expect(r.alerts).toEqual([
-      { figure: { scope: 'workspace', period: 'daily', cap: 20, spent: 15 }, userId: 'U1', refused: false },
-    ]);
+    // The workspace cap today: one alert when it reached 80 % (10 spent + 5 in flight), one when it
+    // first refused a call (the third batch).
+    expect(r.alerts).toHaveLength(2);
+    expect(r.alerts[0]).toEqual({
+      figure: { scope: 'workspace', period: 'daily', cap: 20, spent: 15 },
+      userId: 'U1',
+      refused: false,
+    });
+    expect(r.alerts[1]).toMatchObject({
+      figure: { scope: 'workspace', period: 'daily', cap: 20 },
+      refused: true,
+    });
     expect(r.store.pending.get(u1.pending.id)?.state).toBe('done');
 
     // The cap is reached: the next lookup is refused before its call.

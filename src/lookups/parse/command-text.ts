@@ -70,7 +70,9 @@ export function parseShopCommand(text: string): ParsedCommand {
   if (parts[0]?.toLowerCase() === 'ww') {
     const wwid = parts.slice(1).join(' ');
     if (!wwid) return invalid('give the seller messaging account id after ww');
-    if (wwid.length > 64 || /[<>]/.test(wwid)) return invalid('that is not a messaging account id');
+    // Control, zero-width and direction-override characters are never part of an account id.
+    if (wwid.length > 64 || /[<>\p{Cc}\p{Cf}]/u.test(wwid))
+      return invalid('that is not a messaging account id');
     return { kind: 'request', request: { kind: 'shop-id', wwid } };
   }
   if (parts.length > 2) return invalid('give one item link and, optionally, its type 0, 1 or 2');

@@ -65,6 +65,14 @@ describe('/item', () => {
 });
 
 describe('/shop', () => {
+  it.each([
+    ['a control character', 'ww bee\u0007clothing'],
+    ['a zero-width space', 'ww bee\u200bclothing'],
+    ['a direction override', 'ww \u202ebeeclothing'],
+  ])('refuses an account id with %s', (_what, text) => {
+    expect(problemsOf(parseShopCommand(text))).toContain('not a messaging account id');
+  });
+
   it('a link is a shop-info request with the marketplace as its type', () => {
     expect(requestOf(parseShopCommand(links.firstMarketplace))).toEqual({
       kind: 'shop-info',
