@@ -251,7 +251,7 @@ export function renderDigestApproval(request: DigestApprovalRequest): RenderedMe
   const which = run.kind === 'manual' ? 'The digest you asked for' : `Today's ${digestName(sub)}`;
   const text =
     `:moneybag: ${which} would cost about ${formatPoints(request.estimatePoints)}, over the cap of ` +
-    `${formatPoints(request.capPoints)} (setting \`digest.maxPoints\`). Its orders were not fetched.`;
+    `${formatPoints(request.capPoints)} (\`/platdesk digest-cap\`). Its orders were not fetched.`;
   return message(
     text,
     [

@@ -20,6 +20,7 @@ const HELP_ADMIN = [
   '`/platdesk budget <workspace|user|@user> <daily|monthly> <points|off>`, `/platdesk budget timezone <zone>`',
   '`/platdesk shop add <alias> owner:<id> shop:<id> [#channel…]`, `shop remove <alias>`, `shops`, `shops registered-only on|off`',
   '`/platdesk cache <operation> <seconds>`: how long answers are reused (0 = never)',
+  '`/platdesk digest-cap <points>`: a daily digest estimated above this asks an admin first',
   '`/platdesk autolookup [#channel on [cap N] | #channel off]`: channels whose item links are looked up without asking, up to N a day',
   '`/platdesk admins [add|remove @user]`, `/platdesk audit`: admins and recent settings changes',
 ];

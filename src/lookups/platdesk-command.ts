@@ -3,6 +3,7 @@
  * admin settings (who may spend, budgets, the shop registry, cache lifetimes, admins). Every
  * change is stored (and audited with who made it) through the store's settings.
  */
+import { digestCap, MAX_POINTS_SETTING } from '../digest/runner.js';
 import { canonicalTimeZone, localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
 import type { Store } from '../store/store.js';
@@ -57,6 +58,7 @@ const ADMIN_ONLY = new Set([
   'audit',
   'export',
   'autolookup',
+  'digest-cap',
 ]);
 
 export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): PlatdeskResult {
@@ -94,6 +96,8 @@ export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Platdesk
         { store: ctx.store, spend: ctx.settings, userId: ctx.userId, now: ctx.now },
       );
     }
+    case 'digest-cap':
+      return digestCapCommand(rest, ctx);
     case 'audit':
       return {
         kind: 'text',
@@ -351,6 +355,24 @@ function cache(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     kind: 'text',
     title: 'Cache lifetimes',
     lines: OPERATION_NAMES.map((op) => `${op}: ${ttl[op] === 0 ? 'not cached' : `${ttl[op]} s`}`),
+  };
+}
+
+/** A digest estimated above this many points asks an admin before fetching (issue 6). */
+function digestCapCommand(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+  const [value] = rest;
+  if (value !== undefined) {
+    if (!/^\d{1,7}$/.test(value))
+      return { kind: 'invalid', problems: ['digest-cap takes a whole number of points'] };
+    ctx.store.settings.set(MAX_POINTS_SETTING, Number(value), ctx.userId);
+  }
+  return {
+    kind: 'text',
+    title: 'Digest cost cap',
+    lines: [
+      `A digest estimated above ${digestCap(ctx.store)} points asks an admin before fetching its orders.`,
+      'Change it with `/platdesk digest-cap <points>`.',
+    ],
   };
 }
 

@@ -2,10 +2,12 @@
  * `/platdesk` on a real store: admin subcommands are refused to others; every change persists in
  * the store (across a restart) and writes an audit row naming who made it.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { digestCap } from '../../src/digest/runner.js';
 import { type PlatdeskResult, runPlatdeskCommand } from '../../src/lookups/platdesk-command.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
@@ -185,6 +187,15 @@ describe('settings changes persist and are audited with the actor', () => {
     expect(audits()).toHaveLength(2);
     expect(problemsOf(run('cache nope 5'))).toContain('operations:');
     expect(problemsOf(run('cache platiteminfo soon'))).toContain('seconds');
+  });
+
+  it('the digest cost cap: shown, set (audited), validated', () => {
+    expect(linesOf(run('digest-cap'))).toContain('above 200 points');
+    expect(linesOf(run('digest-cap 50'))).toContain('above 50 points');
+    expect(digestCap(store)).toBe(50);
+    expect(audits()).toHaveLength(1);
+    expect(problemsOf(run('digest-cap lots'))).toContain('whole number');
+    expect(run('digest-cap 10', USER).kind).toBe('denied');
   });
 
   it('admins add / remove; configured admins stay', () => {
