@@ -188,6 +188,11 @@ export interface PlatdeskHarness {
    * included); with `settle` the count is taken once no more calls arrive.
    */
   lookup(name: string, text: string, options?: { userId?: string; settle?: boolean }): Promise<Lookup>;
+  /**
+   * A command whose input cannot be looked up: asserts it is acked within 1 s, answered
+   * ephemerally with the usage line and no confirmation, and makes no plat call; returns the text.
+   */
+  refused(name: string, text: string): Promise<string>;
   /** Plat calls that reached the sandbox. */
   calls(): number;
   /** Waits until no plat call has arrived for `quietMs` (to prove that nothing more is coming). */
@@ -314,6 +319,20 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
       if (settle) await harness.settle();
       expect(answer.response_type).toBe('ephemeral');
       return { answer, calls: harness.calls() - before };
+    },
+    async refused(name, text) {
+      const before = harness.calls();
+      const sent = await harness.command(name, text);
+      expect(sent.status).toBe(200);
+      expect(sent.ms).toBeLessThan(1000);
+      const answer = await harness.nextResponse(sent.responseUrlId);
+      const said = textOf(answer);
+      expect(answer.response_type).toBe('ephemeral');
+      expect(said).toContain(`Usage: \`${name}`);
+      expect(() => confirmationOf(answer)).toThrow();
+      await harness.settle(50);
+      expect(harness.calls()).toBe(before);
+      return said;
     },
     calls: () => sandbox.stats().calls,
     async settle(quietMs = 150) {
