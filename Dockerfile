@@ -1,19 +1,19 @@
 # syntax=docker/dockerfile:1
-# platdesk: multi-stage build on Node LTS (slim). better-sqlite3 compiles in the build stage;
-# the runtime stage gets production dependencies only and runs as a non-root user.
+# platdesk: multi-stage build on Node 24 LTS (slim). Nothing compiles: better-sqlite3 13 ships
+# prebuilt Node-API binaries in its registry package. The build stage also installs the pinned
+# `node` devDependency (used by npm scripts on machines with an older system Node); `npm prune`
+# drops it, and the runtime stage runs on the image's own Node 24 with production dependencies
+# only, as a non-root user.
 
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:22-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_PATH=/data/platdesk.sqlite

@@ -1,7 +1,8 @@
 /**
  * Ends every test run with the plain line `N passed, N failed` (plus `, N skipped`), counted
  * from vitest's own results, so CI can read the outcome whatever the default reporter prints.
- * A module that failed to load counts as one failure; unhandled errors count too.
+ * A module that failed to load counts as one failure; unhandled errors count too. The line before
+ * it names the Node that ran the suite (test/runtime.test.ts fails unless it is the pinned one).
  */
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -21,7 +22,7 @@ export default class SummaryLineReporter implements Reporter {
       }
     }
     process.stdout.write(
-      `\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
+      `\nran on Node ${process.version}\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
     );
   }
 }
