@@ -19,7 +19,7 @@ import { createLogger } from '../src/logger.js';
 import { type Platdesk, startPlatdesk } from '../src/main.js';
 import { createPlatClient } from '../src/plat/client.js';
 import { createPlatHttp } from '../src/plat/http.js';
-import { createLimiter } from '../src/plat/limiter.js';
+import { createLocalLimiter } from '../src/plat/local-limiter.js';
 import { createSandbox, SANDBOX_FIXTURES } from '../src/sandbox/index.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
 import { postAction, postCommand } from '../test/helpers/slack-http.js';
@@ -196,7 +196,7 @@ async function runBulkWhileInteractive(results: Record<string, unknown>) {
   const sandbox = createSandbox();
   const url = await sandbox.listen(0);
   const waits: { priority: string; waitedMs: number }[] = [];
-  const limiter = createLimiter({
+  const limiter = createLocalLimiter({
     onStarted: (i) => waits.push({ priority: i.priority, waitedMs: i.waitedMs }),
   });
   const http = createPlatHttp({ baseUrl: url, token: 'sandbox' });

@@ -13,7 +13,8 @@
  */
 import { createPlatClient, type PlatClient } from '../src/plat/client.js';
 import { createPlatHttp } from '../src/plat/http.js';
-import { createLimiter, LIMITER_DEFAULTS, type Priority, type StartedInfo } from '../src/plat/limiter.js';
+import { LIMITER_DEFAULTS, type Priority, type StartedInfo } from '../src/plat/limiter.js';
+import { createLocalLimiter } from '../src/plat/local-limiter.js';
 import { createSandbox, SANDBOX_FIXTURES as F } from '../src/sandbox/index.js';
 import { mulberry32 } from '../src/sandbox/prng.js';
 
@@ -34,7 +35,7 @@ const starts: Start[] = [];
 const sandbox = createSandbox();
 const baseUrl = await sandbox.listen(0);
 const http = createPlatHttp({ baseUrl, token: 'sandbox' });
-const limiter = createLimiter({ onStarted: (info) => starts.push({ ...info, at: performance.now() }) });
+const limiter = createLocalLimiter({ onStarted: (info) => starts.push({ ...info, at: performance.now() }) });
 const client = createPlatClient({ http, limiter });
 const random = mulberry32(20_240_601);
 

@@ -15,7 +15,7 @@ import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, type HttpTimeouts } from './plat/http.js';
-import { createLimiter } from './plat/limiter.js';
+import { createLocalLimiter } from './plat/local-limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -67,7 +67,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   }
   if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
 
-  const limiter = createLimiter({
+  const limiter = createLocalLimiter({
     maxCalls: config.plat.rateLimit.maxCalls,
     windowMs: config.plat.rateLimit.windowMs,
     maxQueued: config.plat.rateLimit.maxQueued,

@@ -38,6 +38,7 @@ const TITLES: Record<PlatErrorCode, string> = {
   bad_response: 'The data service sent an unreadable answer',
   schema_mismatch: 'The data service answered in an unexpected shape',
   busy: 'platdesk is busy',
+  unavailable: 'platdesk is temporarily unavailable',
   budget_exceeded: 'A spending cap would be exceeded',
   aborted: 'The lookup was cancelled',
 };
@@ -47,7 +48,13 @@ export function errorTitle(code: PlatErrorCode): string {
 }
 
 /** Failures that happen before anything is sent: they cannot have cost anything. */
-const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'budget_exceeded', 'aborted']);
+const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
+  'invalid_input',
+  'busy',
+  'unavailable',
+  'budget_exceeded',
+  'aborted',
+]);
 
 /**
  * What the failure cost, saying no more than is known: a reported charge is stated; "nothing was

@@ -25,6 +25,7 @@ export type PlatErrorCode =
   | 'bad_response'
   | 'schema_mismatch'
   | 'busy'
+  | 'unavailable'
   | 'budget_exceeded'
   | 'aborted';
 
@@ -194,6 +195,16 @@ export class PlatBusyError extends PlatError {
   get remedy(): string {
     return `platdesk is busy; try again in about ${Math.max(1, Math.ceil(this.estimatedWaitMs / 1000))} s.`;
   }
+}
+/**
+ * The shared rate limiter (Redis) cannot be reached, so no slot can be granted: nothing was sent.
+ * Sending anyway could exceed the API's limit together with the other replicas.
+ */
+export class PlatUnavailableError extends PlatError {
+  readonly code = 'unavailable';
+  override readonly retryable = false;
+  readonly remedy =
+    'platdesk cannot reach its shared rate limiter; nothing was sent. Try again in a few seconds.';
 }
 /**
  * A spending cap would be exceeded: refused before sending (raised by lookups/ through the

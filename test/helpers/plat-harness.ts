@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { createPlatClient, type PlatClient, type RetryPolicy } from '../../src/plat/client.js';
 import { isPlatError, type PlatError } from '../../src/plat/errors.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../../src/plat/http.js';
-import { createLimiter, type Limiter, type LimiterOptions } from '../../src/plat/limiter.js';
+import type { Limiter, LimiterOptions } from '../../src/plat/limiter.js';
+import { createLocalLimiter } from '../../src/plat/local-limiter.js';
 import { OPERATIONS, type Operation } from '../../src/plat/operations.js';
 import type { ChargeEvent } from '../../src/plat/types.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
@@ -47,7 +48,7 @@ export function createClientRig(options: PlatClientRigOptions): PlatClientRig {
     token: options.token ?? 'sandbox',
     timeouts: { ...TEST_TIMEOUTS, ...options.timeouts },
   });
-  const limiter = createLimiter({ ...options.limiter });
+  const limiter = createLocalLimiter({ ...options.limiter });
   const client = createPlatClient({
     http,
     limiter,

@@ -17,15 +17,10 @@
  * (a task settling, its slot being released) run at the time they happen.
  */
 import { describe, expect, it, vi } from 'vitest';
+import type { Clock } from '../../src/clock.js';
 import { PlatAbortedError, PlatBusyError } from '../../src/plat/errors.js';
-import {
-  createLimiter,
-  type LimiterClock,
-  type LimiterOptions,
-  type Priority,
-  type QueueTicket,
-  type ScheduleOptions,
-} from '../../src/plat/limiter.js';
+import type { LimiterOptions, Priority, QueueTicket, ScheduleOptions } from '../../src/plat/limiter.js';
+import { createLocalLimiter as createLimiter } from '../../src/plat/local-limiter.js';
 import { createFakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 
 interface Call {
@@ -239,7 +234,7 @@ describe('createLimiter: slots (spec §8)', () => {
   it('admits nothing early when a timer fires before its time', async () => {
     const fake = createFakeClock();
     // Node timers have millisecond resolution; model one that fires 1 ms early.
-    const earlyClock: LimiterClock = {
+    const earlyClock: Clock = {
       now: fake.now,
       setTimeout: (fn, ms) => fake.setTimeout(fn, ms - 1),
       clearTimeout: fake.clearTimeout,

@@ -1,0 +1,593 @@
+/**
+ * The Redis engine of the Limiter contract (./limiter.ts): every platdesk process with the same
+ * REDIS_URL shares `maxCalls` slots, held as leases in Redis (./redis-limiter-scripts.ts).
+ *
+ * - A slot is granted by an atomic script BEFORE the request is sent; it stays taken until the
+ *   call settles plus one window + margin, timed by Redis `TIME`, so at most maxCalls calls arrive
+ *   at the API in any sliding window whichever replica sends them.
+ * - A holder that dies (kill -9) never releases: its lease expires at grant + call deadline +
+ *   window + margin (the request, if sent at all, arrived before the deadline).
+ * - Interactive jobs of every process go ahead of bulk work (a process with an interactive job
+ *   waiting registers itself; bulk grants wait while any is registered), and bulk work leaves
+ *   `interactiveReserve` slots free across all processes.
+ * - Each process keeps its own bounded FIFO queues, busy answer and wait estimate, and asks Redis
+ *   for one grant at a time; it retries when a slot is due to free (the script says when), when
+ *   any process releases one (pub/sub), or after a short poll.
+ * - Redis unreachable: nothing is sent. Jobs wait up to `unavailableAfterMs`, then every queued
+ *   and new job is refused with PlatUnavailableError until Redis answers again (a heartbeat probes
+ *   it every `heartbeatMs`; ioredis reconnects within 0.5 s), so lookups resume within about a
+ *   second of its return.
+ * - Lost keys: see the scripts' header. A process re-registers the leases it still holds or rests
+ *   (known locally), and grants resume as soon as every process that was live has done so, or after
+ *   a full call deadline + window when one of them cannot (it may have died with calls in flight).
+ *   To keep that membership view complete, a process takes no slot before it has been a visible
+ *   member for a few heartbeats (`joinDelayMs`), and trusts its view only if it was fresh when the
+ *   loss was noticed.
+ * - A grant that reaches its process late (event loop stalled, process paused) is given back
+ *   unused: its lease's expiry was computed from the grant, not from when the call would start.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { type Clock, realClock } from '../clock.js';
+import { PlatAbortedError, PlatBusyError, PlatUnavailableError } from './errors.js';
+import {
+  type Limiter,
+  type LimiterHealth,
+  type LimiterOptions,
+  type Priority,
+  type QueueEstimate,
+  resolveLimiterOptions,
+  type ScheduleOptions,
+} from './limiter.js';
+import type { Operation } from './operations.js';
+import { ACQUIRE, HEARTBEAT, type LimiterScript, REJOIN, RELEASE } from './redis-limiter-scripts.js';
+
+/** Why a job had to wait for Redis (counted in /metrics). */
+export type RedisWaitReason = 'slots' | 'priority' | 'fenced' | 'joining' | 'unreachable';
+
+export interface RedisLimiterOptions extends LimiterOptions {
+  /** redis:// or rediss:// */
+  url: string;
+  /** The plat call deadline: a call ends (or is abandoned) this long after it starts. */
+  deadlineMs: number;
+  /** Keys live under `{keyPrefix}:…` (one hash slot); processes share a limiter by prefix. */
+  keyPrefix?: string;
+  /** Heartbeat and membership refresh interval (default 1000 ms). */
+  heartbeatMs?: number;
+  /** How long jobs wait for an unreachable Redis before they are refused (default 2000 ms). */
+  unavailableAfterMs?: number;
+  /** Local timers and durations only; slot times always come from Redis. */
+  clock?: Clock;
+  onWait?: (reason: RedisWaitReason) => void;
+  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export const REDIS_LIMITER_DEFAULTS = {
+  keyPrefix: 'platdesk:limiter',
+  heartbeatMs: 1000,
+  unavailableAfterMs: 2000,
+} as const;
+
+type LocalLease = { kind: 'h'; until: number } | { kind: 'r'; until: number };
+
+interface Job {
+  readonly priority: Priority;
+  readonly operation: Operation | null;
+  readonly enqueuedAt: number;
+  readonly start: (leaseId: string) => void;
+  readonly fail: (error: unknown) => void;
+  readonly detach: () => void;
+}
+
+export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
+  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk } =
+    resolveLimiterOptions(options);
+  if (!(options.deadlineMs > 0)) throw new RangeError('deadlineMs must be > 0');
+  const clock = options.clock ?? realClock;
+  const heartbeatMs = options.heartbeatMs ?? REDIS_LIMITER_DEFAULTS.heartbeatMs;
+  const unavailableAfterMs = options.unavailableAfterMs ?? REDIS_LIMITER_DEFAULTS.unavailableAfterMs;
+  const prefix = options.keyPrefix ?? REDIS_LIMITER_DEFAULTS.keyPrefix;
+  const { onStarted, onWait, logger } = options;
+
+  const gapMs = windowMs + safetyMarginMs;
+  /** A held lease's life: the call's deadline, then the rest of a settled call. */
+  const holdMs = options.deadlineMs + gapMs;
+  const procTtlMs = 3 * heartbeatMs;
+  /** A membership view is trusted if refreshed this shortly before a loss was noticed. */
+  const trustMs = 3 * heartbeatMs;
+  /** Longer than trustMs, so every process holding slots is in every trusted view. */
+  const joinDelayMs = 4 * heartbeatMs;
+  /** A grant older than this when its job would start is given back (see header). */
+  const staleGrantMs = gapMs / 2;
+  const pollMs = Math.max(20, Math.min(250, gapMs / 4));
+  const keys = ['meta', 'held', 'resting', 'waiters', 'procs', 'pending', 'registered'].map(
+    (k) => `{${prefix}}:${k}`,
+  );
+  const channel = `${prefix}:released`;
+  const procId = randomUUID();
+
+  const connection = {
+    // Fail at once while disconnected instead of queueing: a queued grant could arrive stale.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    retryStrategy: (attempt: number) => Math.min(100 * attempt, 500),
+  };
+  const redis = new Redis(options.url, connection);
+  const sub = new Redis(options.url, { ...connection, enableOfflineQueue: true });
+
+  const queues: Record<Priority, Job[]> = { interactive: [], bulk: [] };
+  const leases = new Map<string, LocalLease>();
+  /** Calls started and not settled; releases not yet answered (stop() waits for both). */
+  const inFlight = new Set<Promise<unknown>>();
+  const releases = new Set<Promise<unknown>>();
+  const recentStarts: number[] = [];
+  let latencyMs = 0;
+  let started = 0;
+  let refused = 0;
+  let stopped = false;
+  let seq = 0;
+
+  let epoch = '';
+  let rejoinNeeded = true;
+  let peers: string[] = [];
+  let peersEpoch = '';
+  let peersAt = Number.NEGATIVE_INFINITY;
+  /** When trouble (a failure or another epoch) was first noticed since the last good heartbeat. */
+  let brokenAt: number | null = null;
+  let lastBeatAt = Number.NEGATIVE_INFINITY;
+  let memberSince = Number.POSITIVE_INFINITY;
+  let fencedMs = 0;
+  let downSince: number | null = null;
+  let downReason = '';
+  /** When the current wait is expected to end (for estimates). */
+  let waitUntil = 0;
+
+  let pumping = false;
+  let again = false;
+  let wakeTimer: unknown;
+  let beatTimer: unknown;
+
+  const onError = (error: Error) => noteDown(error);
+  redis.on('error', onError);
+  sub.on('error', () => {
+    // The command connection reports the outage; the subscriber only speeds up wake-ups.
+  });
+  redis.on('close', () => {
+    brokenAt ??= clock.now();
+  });
+  sub.on('message', () => {
+    if (queuedCount() > 0) void pump();
+  });
+  sub.subscribe(channel).catch(() => undefined);
+
+  function queuedCount(): number {
+    return queues.interactive.length + queues.bulk.length;
+  }
+
+  async function run(s: LimiterScript, args: (string | number)[]): Promise<unknown> {
+    // ARGV[1] is the candidate epoch: a fresh token, used only if this call starts an epoch.
+    const argv = [randomUUID(), holdMs, procId, ...args];
+    try {
+      return await redis.evalsha(s.sha, keys.length, ...keys, ...argv);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return await redis.eval(s.source, keys.length, ...keys, ...argv);
+    }
+  }
+
+  function noteDown(error: unknown): void {
+    const now = clock.now();
+    brokenAt ??= now;
+    downReason = error instanceof Error ? error.message : String(error);
+    if (downSince === null) {
+      downSince = now;
+      logger?.warn({ reason: downReason }, 'Redis unreachable: no plat call is made until it answers');
+    }
+    if (now - downSince >= unavailableAfterMs) refuseQueued();
+  }
+
+  function noteUp(): void {
+    if (downSince !== null) {
+      logger?.info({ downMs: Math.round(clock.now() - downSince) }, 'Redis reachable again');
+      downSince = null;
+    }
+  }
+
+  function unavailable(operation: Operation | null): PlatUnavailableError {
+    return new PlatUnavailableError(
+      `${operation ?? 'plat call'} not sent: Redis unreachable (${downReason})`,
+      {
+        operation,
+      },
+    );
+  }
+
+  function refuseQueued(): void {
+    const jobs = [...queues.interactive, ...queues.bulk];
+    queues.interactive.length = 0;
+    queues.bulk.length = 0;
+    for (const job of jobs) {
+      job.detach();
+      job.fail(unavailable(job.operation));
+    }
+  }
+
+  function isUnavailable(): boolean {
+    return downSince !== null && clock.now() - downSince >= unavailableAfterMs;
+  }
+
+  /** Refreshes membership and notices another epoch; also the reachability probe. */
+  async function heartbeat(): Promise<void> {
+    let reply: unknown;
+    try {
+      reply = await run(HEARTBEAT, [epoch, procTtlMs]);
+    } catch (error) {
+      noteDown(error);
+      return;
+    }
+    noteUp();
+    const [current, fenced, ...members] = reply as [string, number, ...string[]];
+    fencedMs = Number(fenced);
+    if (current !== epoch || rejoinNeeded) {
+      brokenAt ??= clock.now();
+      rejoinNeeded = true;
+      await rejoin();
+      return;
+    }
+    beat(clock.now());
+    peers = members;
+    peersEpoch = epoch;
+    peersAt = clock.now();
+    if (queuedCount() > 0) void pump();
+  }
+
+  function beat(now: number): void {
+    if (now - lastBeatAt > procTtlMs) memberSince = now;
+    lastBeatAt = now;
+  }
+
+  /** Joins the current epoch, re-registering this process's leases; false if Redis failed. */
+  async function rejoin(): Promise<boolean> {
+    const now = clock.now();
+    const mine: (string | number)[] = [];
+    let n = 0;
+    for (const [id, lease] of leases) {
+      const rest = Math.ceil(lease.until - now + safetyMarginMs);
+      if (lease.until <= now) {
+        leases.delete(id);
+        continue;
+      }
+      mine.push(id, lease.kind, rest);
+      n += 1;
+    }
+    const trusted = peersEpoch !== '' && brokenAt !== null && brokenAt - peersAt <= trustMs;
+    let reply: unknown;
+    try {
+      reply = await run(REJOIN, [
+        trusted ? peersEpoch : '',
+        procTtlMs,
+        n,
+        ...mine,
+        ...(trusted ? peers : []),
+      ]);
+    } catch (error) {
+      noteDown(error);
+      return false;
+    }
+    noteUp();
+    const previous = epoch;
+    epoch = String(reply);
+    rejoinNeeded = false;
+    brokenAt = null;
+    beat(clock.now());
+    if (previous !== '' && previous !== epoch) {
+      logger?.warn(
+        { leases: n, trustedView: trusted },
+        'Redis lost the limiter keys: leases re-registered, grants fenced until every process rejoined',
+      );
+    }
+    return true;
+  }
+
+  function wake(ms: number, reason: RedisWaitReason): void {
+    onWait?.(reason);
+    waitUntil = clock.now() + ms;
+    if (wakeTimer !== undefined) clock.clearTimeout(wakeTimer);
+    wakeTimer = clock.setTimeout(
+      () => {
+        wakeTimer = undefined;
+        void pump();
+      },
+      Math.max(1, Math.ceil(ms)),
+    );
+  }
+
+  function nextPriority(): Priority | null {
+    if (queues.interactive.length > 0) return 'interactive';
+    return queues.bulk.length > 0 ? 'bulk' : null;
+  }
+
+  async function pump(): Promise<void> {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        await grantWhatCan();
+      } while (again && !stopped);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  /** Asks for one slot at a time, for the job at the head of the line, until one must wait. */
+  async function grantWhatCan(): Promise<void> {
+    for (;;) {
+      const priority = nextPriority();
+      if (stopped || priority === null) return;
+      if (rejoinNeeded && !(await rejoin())) return wake(pollMs, 'unreachable');
+      const now = clock.now();
+      if (now < memberSince + joinDelayMs) return wake(memberSince + joinDelayMs - now, 'joining');
+
+      const leaseId = `${procId}:${++seq}`;
+      const moreInteractive = priority === 'interactive' && queues.interactive.length > 1;
+      let reply: [string, number | string, string?];
+      try {
+        reply = (await run(ACQUIRE, [
+          epoch,
+          leaseId,
+          priority === 'interactive' ? 'i' : 'b',
+          maxCalls,
+          interactiveReserve,
+          holdMs,
+          procTtlMs,
+          moreInteractive ? '1' : '0',
+        ])) as typeof reply;
+      } catch (error) {
+        noteDown(error);
+        return wake(pollMs, 'unreachable');
+      }
+      noteUp();
+      const answeredAt = clock.now();
+      const [outcome, value, reason] = reply;
+      if (outcome === 'rejoin') {
+        brokenAt ??= answeredAt;
+        rejoinNeeded = true;
+        continue;
+      }
+      if (outcome === 'wait') {
+        const hint = Number(value);
+        if (reason === 'fenced') fencedMs = hint;
+        return wake(hint >= 0 ? Math.min(hint, heartbeatMs) : pollMs, (reason ?? 'slots') as RedisWaitReason);
+      }
+      fencedMs = 0;
+      leases.set(leaseId, { kind: 'h', until: answeredAt + holdMs });
+      const job = queues[priority].shift();
+      if (!job || answeredAt - now > staleGrantMs || stopped) {
+        // Nobody to run it (aborted meanwhile), or the grant is too old to trust: give it back.
+        if (job) queues[priority].unshift(job);
+        giveBack(leaseId);
+        continue;
+      }
+      waitUntil = 0;
+      job.detach();
+      begin(job, answeredAt);
+      job.start(leaseId);
+    }
+  }
+
+  function begin(job: Job, now: number): void {
+    recentStarts.push(now);
+    if (recentStarts.length > maxCalls) recentStarts.shift();
+    started += 1;
+    if (onStarted) {
+      try {
+        onStarted({ priority: job.priority, waitedMs: now - job.enqueuedAt, operation: job.operation });
+      } catch {
+        // A metrics hook must never break admission or the caller's job.
+      }
+    }
+  }
+
+  /** The call settled (or never started): its slot rests one window + margin from now. */
+  function giveBack(leaseId: string): void {
+    leases.set(leaseId, { kind: 'r', until: clock.now() + gapMs });
+    const released = run(RELEASE, [leaseId, gapMs, channel]).then(
+      () => noteUp(),
+      // The lease then expires at its deadline instead: later, never earlier.
+      (error: unknown) => noteDown(error),
+    );
+    releases.add(released);
+    void released.finally(() => releases.delete(released));
+  }
+
+  function estimateAt(priority: Priority, now: number): QueueEstimate {
+    const ahead = priority === 'interactive' ? queues.interactive.length : queuedCount();
+    const slots = priority === 'interactive' ? maxCalls : maxCalls - interactiveReserve;
+    const cycle = gapMs + latencyMs;
+    const head = Math.max(0, waitUntil - now, fencedMs);
+    const estimatedWaitMs = ahead === 0 && head === 0 ? 0 : head + Math.floor(ahead / slots) * cycle;
+    return { position: ahead + 1, estimatedWaitMs, estimatedStartMs: now + estimatedWaitMs };
+  }
+
+  function schedule<T>(task: () => Promise<T>, scheduleOptions: ScheduleOptions = {}): Promise<T> {
+    const priority = scheduleOptions.priority ?? 'interactive';
+    const operation = scheduleOptions.operation ?? null;
+    const { signal, onQueued } = scheduleOptions;
+
+    return new Promise<T>((resolve, reject) => {
+      if (stopped) {
+        reject(
+          new PlatAbortedError(`${operation ?? 'plat call'} refused: the limiter is stopped`, { operation }),
+        );
+        return;
+      }
+      if (signal?.aborted) {
+        reject(abortedError(operation, signal));
+        return;
+      }
+      if (isUnavailable()) {
+        refused += 1;
+        reject(unavailable(operation));
+        return;
+      }
+      const now = clock.now();
+      const full = queuedCount() >= maxQueued || (priority === 'bulk' && queues.bulk.length >= maxQueuedBulk);
+      if (full) {
+        refused += 1;
+        reject(new PlatBusyError(operation, estimateAt(priority, now).estimatedWaitMs));
+        return;
+      }
+      let onAbort: (() => void) | undefined;
+      const job: Job = {
+        priority,
+        operation,
+        enqueuedAt: now,
+        start: (leaseId) => {
+          const startedAt = clock.now();
+          let running: Promise<T>;
+          try {
+            running = Promise.resolve(task());
+          } catch (error) {
+            running = Promise.reject(error);
+          }
+          const settled = running.then(
+            (value) => {
+              settle(leaseId, startedAt);
+              resolve(value);
+            },
+            (error: unknown) => {
+              settle(leaseId, startedAt);
+              reject(error);
+            },
+          );
+          inFlight.add(settled);
+          void settled.finally(() => inFlight.delete(settled));
+        },
+        fail: reject,
+        detach: () => {
+          if (onAbort) signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      const ticket = estimateAt(priority, now);
+      queues[priority].push(job);
+      if (signal) {
+        onAbort = () => {
+          const queue = queues[job.priority];
+          const index = queue.indexOf(job);
+          if (index < 0) return;
+          queue.splice(index, 1);
+          job.detach();
+          job.fail(abortedError(operation, signal));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      if (onQueued && ticket.estimatedWaitMs > 0) {
+        try {
+          onQueued({ position: ticket.position, estimatedWaitMs: ticket.estimatedWaitMs });
+        } catch (error) {
+          const queue = queues[job.priority];
+          queue.splice(queue.indexOf(job), 1);
+          job.detach();
+          reject(error);
+          return;
+        }
+      }
+      void pump();
+    });
+  }
+
+  function settle(leaseId: string, startedAt: number): void {
+    const now = clock.now();
+    latencyMs = latencyMs === 0 ? now - startedAt : latencyMs * 0.8 + (now - startedAt) * 0.2;
+    giveBack(leaseId);
+    if (!stopped && queuedCount() > 0) void pump();
+  }
+
+  function scheduleBeat(): void {
+    beatTimer = clock.setTimeout(() => {
+      if (stopped) return;
+      void heartbeat().finally(() => {
+        if (!stopped) scheduleBeat();
+      });
+    }, heartbeatMs);
+  }
+  void heartbeat();
+  scheduleBeat();
+
+  return {
+    schedule,
+    estimate: (priority = 'interactive') => estimateAt(priority, clock.now()),
+    stats: () => {
+      const now = clock.now();
+      return {
+        queued: { interactive: queues.interactive.length, bulk: queues.bulk.length },
+        startedInWindow: recentStarts.filter((at) => at > now - windowMs).length,
+        started,
+        refused,
+      };
+    },
+    health: (): LimiterHealth =>
+      downSince === null ? { ok: true } : { ok: false, component: 'redis', reason: downReason },
+    async ready() {
+      for (;;) {
+        if (stopped) throw new PlatAbortedError('the limiter is stopped', { operation: null });
+        await heartbeat();
+        const now = clock.now();
+        const joined = !rejoinNeeded && epoch !== '' && now >= memberSince + joinDelayMs;
+        if (joined && fencedMs === 0 && downSince === null) return;
+        const ms = Math.min(heartbeatMs, Math.max(20, fencedMs, memberSince + joinDelayMs - now));
+        await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), ms));
+      }
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (wakeTimer !== undefined) clock.clearTimeout(wakeTimer);
+      if (beatTimer !== undefined) clock.clearTimeout(beatTimer);
+      const pending = [...queues.interactive, ...queues.bulk];
+      queues.interactive.length = 0;
+      queues.bulk.length = 0;
+      for (const job of pending) {
+        job.detach();
+        job.fail(
+          new PlatAbortedError(`${job.operation ?? 'plat call'} was not sent: the limiter stopped`, {
+            operation: job.operation,
+          }),
+        );
+      }
+      // Started calls run on; their releases go out before the connections close (a call that
+      // outlives this wait leaves its lease to expire at its deadline).
+      let bound: unknown;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise((resolve) => {
+          bound = clock.setTimeout(() => resolve(undefined), holdMs);
+        }),
+      ]);
+      clock.clearTimeout(bound);
+      await Promise.allSettled([...releases]);
+      // A clean leave: this process is no longer someone whose leases a key loss must wait for.
+      await redis
+        .multi()
+        .zrem(keys[4] ?? '', procId)
+        .zrem(keys[3] ?? '', procId)
+        .exec()
+        .catch(() => undefined);
+      redis.disconnect();
+      sub.disconnect();
+    },
+  };
+}
+
+function abortedError(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
+  return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
+    operation,
+    cause: signal.reason,
+  });
+}
