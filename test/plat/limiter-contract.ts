@@ -230,12 +230,14 @@ export function limiterContract(engine: string, makeRig: () => EngineRig): void 
     });
 
     it('reports each start to onStarted with its priority and the time it waited', async () => {
-      const onStarted = vi.fn();
+      const onStarted = vi.fn((_info: unknown) => undefined);
       const { rig, run } = await setup({ maxCalls: 1, onStarted });
       try {
         await rig.until(Promise.all([run('a'), run('b', { priority: 'bulk' })]));
         expect(onStarted).toHaveBeenCalledTimes(2);
-        const [[first], [second]] = onStarted.mock.calls as [[{ priority: Priority; waitedMs: number }]][];
+        const [first, second] = onStarted.mock.calls.map(
+          ([info]) => info as { priority: Priority; waitedMs: number },
+        );
         expect(first).toMatchObject({ priority: 'interactive' });
         expect(first?.waitedMs).toBeLessThanOrEqual(rig.lateMs);
         expect(second).toMatchObject({ priority: 'bulk' });

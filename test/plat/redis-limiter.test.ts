@@ -1,0 +1,275 @@
+/**
+ * Redis-engine-only tests (beside the shared contract suite): several processes with their own
+ * connections against one real Redis and the sandbox, a holder killed with SIGKILL, and Redis
+ * killed (every key lost) and restarted. The sandbox's own sliding-window counter is the judge of
+ * "at most 10 calls in any second".
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PlatUnavailableError } from '../../src/plat/errors.js';
+import type { Limiter } from '../../src/plat/limiter.js';
+import { createRedisLimiter, type RedisLimiterOptions } from '../../src/plat/redis-limiter.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import type { WorkerInput, WorkerMessage } from './redis-limiter-worker.js';
+
+const WORKER = fileURLToPath(new URL('./redis-limiter-worker.ts', import.meta.url));
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Worker {
+  child: ChildProcess;
+  messages: (WorkerMessage & { receivedAt: number })[];
+  next(type: WorkerMessage['type'], timeoutMs?: number): Promise<WorkerMessage>;
+}
+
+const workers: Worker[] = [];
+const limiters: Limiter[] = [];
+
+function startWorker(input: WorkerInput): Worker {
+  const child = fork(WORKER, [JSON.stringify(input)], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const messages: Worker['messages'] = [];
+  const waiting: { type: string; resolve: (m: WorkerMessage) => void }[] = [];
+  child.on('message', (m: WorkerMessage) => {
+    messages.push({ ...m, receivedAt: now() });
+    for (const w of waiting.filter((x) => x.type === m.type)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve(m);
+    }
+  });
+  const worker: Worker = {
+    child,
+    messages,
+    next: (type, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`worker sent no '${type}' in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiting.push({
+          type,
+          resolve: (m) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        });
+      }),
+  };
+  workers.push(worker);
+  return worker;
+}
+
+function limiter(options: RedisLimiterOptions): Limiter {
+  const l = createRedisLimiter(options);
+  limiters.push(l);
+  return l;
+}
+
+const results = (w: Worker) => w.messages.filter((m) => m.type === 'result');
+
+let redis: RedisServer;
+let sandbox: Sandbox;
+let baseUrl: string;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  sandbox = createSandbox();
+  baseUrl = await sandbox.listen(0);
+});
+afterEach(async () => {
+  for (const w of workers.splice(0)) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(limiters.splice(0).map((l) => l.stop()));
+  // A fresh, empty Redis for the next test.
+  await redis.kill();
+  await redis.start();
+  sandbox.reset();
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await redis?.close();
+});
+
+/** Settles the epoch of a fresh key set (its fence) so the workers join a running limiter. */
+async function primed(options: RedisLimiterOptions): Promise<void> {
+  const primer = limiter(options);
+  await primer.ready();
+  await primer.stop();
+}
+
+describe('Redis limiter across processes', () => {
+  it('three processes with their own connections: the sandbox counts at most 10 calls in any second', async () => {
+    const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 3000, heartbeatMs: 200 };
+    await primed(options);
+    const three = [0, 1, 2].map(() =>
+      startWorker({ mode: 'calls', limiter: options, baseUrl, count: 20, concurrency: 10 }),
+    );
+    await Promise.all(three.map((w) => w.next('ready')));
+    const began = now();
+    for (const w of three) w.child.send('go');
+    await Promise.all(three.map((w) => w.next('done', 30_000)));
+    const elapsed = now() - began;
+
+    for (const w of three) expect(results(w).every((r) => r.type === 'result' && r.ok)).toBe(true);
+    const stats = sandbox.stats();
+    expect(stats.calls).toBe(60);
+    expect(stats.maxInWindow).toBeLessThanOrEqual(10);
+    expect(stats.violations).toBe(0);
+    // Shared, not three limits of 10/s side by side: 60 calls need five more rounds of ≥ 1010 ms.
+    expect(elapsed).toBeGreaterThanOrEqual(5 * 1010);
+  });
+
+  it('a holder killed with SIGKILL: its slots come back a call deadline + window + margin after their grant, not before', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 600,
+      heartbeatMs: 100,
+      maxCalls: 2,
+      windowMs: 200,
+      safetyMarginMs: 20,
+    };
+    const mine = limiter(options);
+    await mine.ready();
+    const holder = startWorker({ mode: 'hold', limiter: options, holds: 2 });
+    const holding = (await holder.next('holding')) as Extract<WorkerMessage, { type: 'holding' }>;
+    holder.child.kill('SIGKILL');
+
+    const asked = now();
+    let startedAt = Number.NaN;
+    await mine.schedule(async () => {
+      startedAt = now();
+    });
+    const expiry = Math.max(...holding.grantedAt) + 600 + 220;
+    expect(asked).toBeLessThan(expiry);
+    expect(startedAt).toBeGreaterThanOrEqual(Math.min(...holding.grantedAt) + 600 + 220 - 5);
+    expect(startedAt - expiry).toBeLessThan(1000);
+  });
+
+  it('interactive jobs of one process go ahead of bulk jobs waiting in another', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 1000,
+      heartbeatMs: 100,
+      maxCalls: 3,
+      interactiveReserve: 1,
+      windowMs: 200,
+      safetyMarginMs: 20,
+    };
+    const digests = limiter(options);
+    const people = limiter(options);
+    await Promise.all([digests.ready(), people.ready()]);
+    const starts: { label: string; at: number }[] = [];
+    const job = (label: string) => async () => {
+      starts.push({ label, at: now() });
+      await sleep(30);
+    };
+    const bulk = Array.from({ length: 10 }, (_, i) => digests.schedule(job(`b${i}`), { priority: 'bulk' }));
+    await sleep(50);
+    const interactive = ['i0', 'i1', 'i2'].map((label) => people.schedule(job(label)));
+    await Promise.all([...bulk, ...interactive]);
+
+    const at = (label: string) => starts.find((s) => s.label === label)?.at ?? Number.NaN;
+    // i0 takes the reserved slot at once; i1 and i2 wait, and no bulk job starts before them.
+    expect(at('i0') - at('b0')).toBeLessThan(50 + 150);
+    const lastInteractive = Math.max(at('i1'), at('i2'));
+    const bulkBetween = starts.filter(
+      (s) => s.label.startsWith('b') && s.at > at('i0') && s.at < lastInteractive,
+    );
+    expect(bulkBetween).toEqual([]);
+    expect(starts.filter((s) => s.label.startsWith('b') && s.at < at('i0'))).toHaveLength(2);
+  });
+});
+
+describe('Redis limiter when Redis fails', () => {
+  it('refuses at once with PlatUnavailableError while Redis is unreachable, and reports it', async () => {
+    const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 500, heartbeatMs: 100 };
+    const l = limiter(options);
+    await l.ready();
+    await redis.kill();
+    const queuedAt = now();
+    const queued = l.schedule(async () => 'sent');
+    await expect(queued).rejects.toBeInstanceOf(PlatUnavailableError);
+    expect(now() - queuedAt).toBeLessThan(4000);
+    expect(l.health()).toMatchObject({ ok: false, component: 'redis' });
+    const task = async () => 'sent';
+    const refusedAt = now();
+    await expect(l.schedule(task)).rejects.toMatchObject({ code: 'unavailable' });
+    expect(now() - refusedAt).toBeLessThan(100);
+
+    await redis.start();
+    const back = now();
+    await l.ready();
+    expect(await l.schedule(task)).toBe('sent');
+    expect(now() - back).toBeLessThan(5000);
+    expect(l.health()).toEqual({ ok: true });
+  });
+
+  it('Redis killed (keys lost) and restarted under load: no call while down, resume within 5 s, never 11 in a second', async () => {
+    const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 2000, heartbeatMs: 200 };
+    await primed(options);
+    const two = [0, 1].map(() =>
+      startWorker({ mode: 'calls', limiter: options, baseUrl, count: 0, concurrency: 8 }),
+    );
+    await Promise.all(two.map((w) => w.next('ready')));
+    for (const w of two) w.child.send('go');
+    await sleep(2500);
+
+    await redis.kill();
+    const downAt = now();
+    await sleep(300); // calls in flight at the kill settle
+    const callsWhenDown = sandbox.stats().calls;
+    await sleep(2700);
+    expect(sandbox.stats().calls).toBe(callsWhenDown);
+    for (const w of two) {
+      const refusal = results(w).find((r) => r.type === 'result' && !r.ok && r.at > downAt);
+      expect(refusal).toMatchObject({ code: 'unavailable' });
+      expect((refusal?.receivedAt ?? Number.POSITIVE_INFINITY) - downAt).toBeLessThan(3000);
+    }
+
+    await redis.start();
+    const upAt = now();
+    await sleep(5000);
+    for (const w of two) {
+      const resumed = results(w).find((r) => r.type === 'result' && r.ok && r.at > upAt);
+      expect(resumed?.at ?? Number.POSITIVE_INFINITY).toBeLessThan(upAt + 5000);
+    }
+    for (const w of two) w.child.send('stop');
+    await Promise.all(two.map((w) => w.next('done')));
+
+    const stats = sandbox.stats();
+    expect(stats.calls).toBeGreaterThan(callsWhenDown + 20);
+    expect(stats.maxInWindow).toBeLessThanOrEqual(10);
+    expect(stats.violations).toBe(0);
+  });
+
+  it('after lost keys, a process that may still have calls in flight and never rejoins holds grants back a full deadline + window', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 1500,
+      heartbeatMs: 100,
+      maxCalls: 2,
+      windowMs: 200,
+      safetyMarginMs: 20,
+    };
+    const mine = limiter(options);
+    await mine.ready();
+    const holder = startWorker({ mode: 'hold', limiter: { ...options, maxCalls: 2 }, holds: 1 });
+    await holder.next('holding');
+    // Redis and the holder die together; the holder's call could still reach the API.
+    holder.child.kill('SIGKILL');
+    await redis.kill();
+    await redis.start();
+    const upAt = now();
+    let startedAt = Number.NaN;
+    await mine.schedule(async () => {
+      startedAt = now();
+    });
+    // Fenced from the moment the loss was noticed (after upAt) for 1500 + 220 ms.
+    expect(startedAt - upAt).toBeGreaterThanOrEqual(1500 + 220 - 5);
+    expect(startedAt - upAt).toBeLessThan(1500 + 220 + 1500);
+  });
+});
