@@ -103,6 +103,8 @@ const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
   SLACK_API_URL: url('SLACK_API_URL').optional(),
+  // Slack allows up to 10 connections per app and delivers each payload to one of them.
+  SLACK_SOCKET_CONNECTIONS: int(1, 10, 2),
   PORT: int(0, 65_535, 3000),
   PLAT_SANDBOX: flag,
   PLAT_BASE_URL: url('PLAT_BASE_URL').optional(),
@@ -114,6 +116,12 @@ const envSchema = z.object({
   PLAT_QUEUE_MAX: int(1, 100_000, 100),
   PLATDESK_ADMINS: optionalText,
   DATABASE_PATH: optionalText,
+  // The message never repeats the value: a Redis URL may carry a password.
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((v) => /^rediss?:\/\/[^\s]+$/i.test(v), 'REDIS_URL must be a redis:// or rediss:// URL')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_TOKEN: optionalText,
 });
@@ -125,6 +133,8 @@ export interface Config {
     appToken: string | null;
     apiUrl: string | null;
     mode: 'socket' | 'http';
+    /** Socket Mode connections this process keeps open (SLACK_SOCKET_CONNECTIONS). */
+    socketConnections: number;
   };
   port: number;
   plat: {
@@ -138,6 +148,8 @@ export interface Config {
   };
   admins: string[];
   databasePath: string;
+  /** REDIS_URL: the plat rate limiter is shared through Redis by every process with this URL. */
+  redisUrl: string | null;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -188,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       appToken: e.SLACK_APP_TOKEN ?? null,
       apiUrl: e.SLACK_API_URL ?? null,
       mode,
+      socketConnections: e.SLACK_SOCKET_CONNECTIONS,
     },
     port: e.PORT,
     plat: {
@@ -204,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     admins,
     databasePath: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+    redisUrl: e.REDIS_URL ?? null,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -6,16 +6,19 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
-import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
+import { App, type Receiver } from '@slack/bolt';
+import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { type HealthCheck, httpReceiver, httpRoutes, listening } from './http-server.js';
 import { createLogger, type Logger } from './logger.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, type RetryPolicy } from './plat/client.js';
-import { createPlatHttp, type HttpTimeouts } from './plat/http.js';
+import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
+import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
+import { createRedisLimiter } from './plat/redis-limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -23,6 +26,7 @@ import { createDigests } from './slack/digest/wiring.js';
 import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
+import { createSocketConnections, SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -54,7 +58,11 @@ const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
 
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const now = options.now ?? (() => new Date());
+  // One Clock type and one real clock for the limiter, the scheduler and the store; tests may set
+  // the wall time the scheduler and the store read (the limiter always runs on real time).
+  const appNow = options.now;
+  const clock: Clock = appNow ? { ...realClock, now: () => appNow().getTime() } : realClock;
+  const now = () => new Date(clock.now());
   const store = openSqliteStore(config.databasePath, { now });
   const metrics = new Metrics();
 
@@ -67,28 +75,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   }
   if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
 
-  const limiter = createLocalLimiter({
-    maxCalls: config.plat.rateLimit.maxCalls,
-    windowMs: config.plat.rateLimit.windowMs,
-    maxQueued: config.plat.rateLimit.maxQueued,
-    onStarted: ({ priority, waitedMs }) => {
-      metrics.inc('platdesk_limiter_started_total', 'Plat calls started by the limiter', { priority });
-      metrics.inc(
-        'platdesk_limiter_wait_ms_total',
-        'Milliseconds plat calls waited in the limiter',
-        { priority },
-        waitedMs,
-      );
-    },
-  });
-  metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
-    const q = limiter.stats().queued;
-    return q.interactive + q.bulk;
-  });
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
+  const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
     token: config.plat.token,
-    ...(options.platTimeouts ? { timeouts: options.platTimeouts } : {}),
+    timeouts,
   });
   const client = createPlatClient({
     http,
@@ -116,42 +108,37 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     },
   });
 
-  const routes: CustomRoute[] = [
+  const checks: HealthCheck[] = [
     {
-      path: '/healthz',
-      method: ['GET'],
-      handler: (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: true, mode: config.slack.mode, sandbox: sandbox !== null }));
-      },
-    },
-    {
-      path: '/metrics',
-      method: ['GET'],
-      handler: (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-        res.end(metrics.render());
+      name: 'limiter',
+      check: () => {
+        const health = limiter.health();
+        const engine = config.redisUrl ? 'redis' : 'in-process';
+        if (health.ok) return { ok: true, detail: engine };
+        return { ok: false, detail: engine, problem: `Redis unreachable: ${health.reason}` };
       },
     },
   ];
-  const receiver: Receiver =
-    config.slack.mode === 'socket'
-      ? new SocketModeReceiver({
-          appToken: config.slack.appToken ?? '',
-          customRoutes: routes,
-          installerOptions: {
-            port: config.port,
-            // The socket client's own WebClient (apps.connections.open) must reach SLACK_API_URL too.
-            ...(config.slack.apiUrl ? { clientOptions: { slackApiUrl: config.slack.apiUrl } } : {}),
-          },
-          logger: boltLogger(logger),
-        })
-      : new HTTPReceiver({
-          signingSecret: config.slack.signingSecret ?? '',
-          endpoints: '/slack/events',
-          customRoutes: routes,
-          logger: boltLogger(logger),
-        });
+  const routes = httpRoutes({ mode: config.slack.mode, sandbox: sandbox !== null, checks }, metrics);
+  let receiver: Receiver;
+  let healthServer: Server | undefined;
+  if (config.slack.mode === 'socket') {
+    const sockets = createSocketConnections({
+      appToken: config.slack.appToken ?? '',
+      connections: config.slack.socketConnections,
+      port: config.port,
+      routes,
+      apiUrl: config.slack.apiUrl,
+      logger,
+      metrics,
+      livenessMs: SOCKET_LIVENESS_MS,
+    });
+    checks.push(sockets.health);
+    receiver = sockets.receiver;
+    healthServer = sockets.httpServer;
+  } else {
+    receiver = httpReceiver(config.slack.signingSecret ?? '', routes, logger);
+  }
   const app = new App({
     token: config.slack.botToken,
     receiver,
@@ -191,7 +178,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     admins,
     logger,
     prices: config.plat.prices,
-    now,
+    clock,
     metrics,
   });
   registerListeners(app, {
@@ -210,8 +197,6 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
-  const healthServer =
-    config.slack.mode === 'socket' ? (receiver as unknown as { httpServer?: Server }).httpServer : undefined;
   const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
   let started: unknown;
   try {
@@ -219,6 +204,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
+    await limiter.stop();
     await sandbox?.close();
     store.close();
     throw error;
@@ -249,7 +235,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await digests.scheduler.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
-        limiter.stop();
+        await limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.
         await http.close({ force: !drained });
@@ -263,12 +249,39 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   };
 }
 
-/** Resolves when the server listens; rejects with its error (e.g. EADDRINUSE). */
-function listening(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
+/** The plat rate limiter: shared through Redis with REDIS_URL, else in this process. */
+function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, logger: Logger): Limiter {
+  const options: LimiterOptions = {
+    maxCalls: config.plat.rateLimit.maxCalls,
+    windowMs: config.plat.rateLimit.windowMs,
+    maxQueued: config.plat.rateLimit.maxQueued,
+    onStarted: ({ priority, waitedMs }) => {
+      metrics.inc('platdesk_limiter_started_total', 'Plat calls started by the limiter', { priority });
+      metrics.inc(
+        'platdesk_limiter_wait_ms_total',
+        'Milliseconds plat calls waited in the limiter',
+        { priority },
+        waitedMs,
+      );
+    },
+  };
+  const limiter = config.redisUrl
+    ? createRedisLimiter({
+        ...options,
+        url: config.redisUrl,
+        deadlineMs,
+        logger: logger.child({ component: 'limiter' }),
+        onWait: (reason) =>
+          metrics.inc('platdesk_limiter_redis_waits_total', 'Times a plat call waited for Redis, by reason', {
+            reason,
+          }),
+      })
+    : createLocalLimiter(options);
+  metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
+    const q = limiter.stats().queued;
+    return q.interactive + q.bulk;
   });
+  return limiter;
 }
 
 async function main(): Promise<void> {

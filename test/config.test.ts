@@ -70,6 +70,7 @@ describe('loadConfig', () => {
       appToken: null,
       apiUrl: null,
       mode: 'http',
+      socketConnections: 2,
     });
     expect(config.port).toBe(3000);
     expect(config.plat).toMatchObject({
@@ -82,7 +83,20 @@ describe('loadConfig', () => {
     });
     expect(config.admins).toEqual([]);
     expect(config.databasePath).toBe('./data/platdesk.sqlite');
+    expect(config.redisUrl).toBeNull();
     expect(config.logLevel).toBe('info');
+  });
+
+  it('reads REDIS_URL (redis:// or rediss://) and refuses anything else without repeating it', () => {
+    expect(loadConfig({ ...HTTP_BASE, REDIS_URL: 'redis://127.0.0.1:6379/0' }).redisUrl).toBe(
+      'redis://127.0.0.1:6379/0',
+    );
+    expect(loadConfig({ ...HTTP_BASE, REDIS_URL: ' rediss://:pw@cache.internal:6380 ' }).redisUrl).toBe(
+      'rediss://:pw@cache.internal:6380',
+    );
+    const problems = problemsOf({ ...HTTP_BASE, REDIS_URL: 'http://user:hunter2@cache:6379' }).join('\n');
+    expect(problems).toContain('REDIS_URL must be a redis:// or rediss:// URL');
+    expect(problems).not.toContain('hunter2');
   });
 
   it('selects Socket Mode when SLACK_APP_TOKEN is set (no signing secret needed)', () => {

@@ -14,7 +14,9 @@
  * longer than `maxSleepMs`, so subscriptions added by another instance and clock changes are seen
  * within that time. The clock is injected (CONVENTIONS 3), so tests move time by hand.
  */
+
 import { randomUUID } from 'node:crypto';
+import { realClock, unrefTimer } from '../clock.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
@@ -74,17 +76,6 @@ export interface DigestScheduler {
   nextWakeAt(): number | null;
 }
 
-const realClock: DigestClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // The scheduler must not keep a stopping process alive.
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /** The instant a subscription's digest of `date` is due (DST handled in zonedInstant). */
 export function scheduledInstant(subscription: DigestSubscription, date: string): number {
   return zonedInstant(date, subscription.localTime, subscription.timeZone);
@@ -135,7 +126,8 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     // or changed under us): look again in a second rather than spin.
     const delay = at > now ? at - now : 1000;
     wakeAt = now + delay;
-    timer = clock.setTimeout(onTimer, delay);
+    // The scheduler must not keep a stopping process alive.
+    timer = unrefTimer(clock.setTimeout(onTimer, delay));
   }
 
   function onTimer(): void {

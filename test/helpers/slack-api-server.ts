@@ -107,8 +107,11 @@ export interface FakeSocketMode {
   waitForAck(envelopeId: string, timeoutMs?: number): Promise<SocketAck>;
   /** Every ack received, or those of one envelope. */
   acks(envelopeId?: string): SocketAck[];
-  /** Slack's `disconnect` message: the client closes the link (and reconnects if it may). */
-  requestDisconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled'): void;
+  /**
+   * Slack's `disconnect` message: the client closes the link (and reconnects if it may). Slack
+   * recycles each connection on its own schedule: `which: 'oldest'` sends it to one connection only.
+   */
+  requestDisconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled', which?: 'all' | 'oldest'): void;
 }
 
 export interface FakeSlack {
@@ -650,8 +653,8 @@ function startSocketMode(server: Server, url: string): { api: FakeSocketMode; cl
     },
     acks: (envelopeId) =>
       envelopeId === undefined ? [...acks] : acks.filter((a) => a.envelope_id === envelopeId),
-    requestDisconnect(reason = 'warning') {
-      for (const ws of open)
+    requestDisconnect(reason = 'warning', which = 'all') {
+      for (const ws of which === 'all' ? open : open.slice(0, 1))
         ws.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'fake' } }));
     },
   };

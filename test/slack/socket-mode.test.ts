@@ -92,19 +92,25 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
     await fake?.close();
   });
 
-  it('needs no signing secret, opens the connection with the app-level token and gets hello', async () => {
+  it('needs no signing secret, opens two connections (SLACK_SOCKET_CONNECTIONS default) with the app-level token and gets hello', async () => {
     const opens = fake.callsTo('apps.connections.open');
-    expect(opens).toHaveLength(1);
-    expect(opens[0]?.headers.authorization).toBe('Bearer xapp-test');
-    expect(fake.socket.connectionCount).toBe(1);
-    expect(fake.socket.openConnections).toBe(1);
+    expect(opens).toHaveLength(2);
+    for (const open of opens) expect(open.headers.authorization).toBe('Bearer xapp-test');
+    expect(fake.socket.connectionCount).toBe(2);
+    expect(fake.socket.openConnections).toBe(2);
     expect(platdesk.url).toBe(base);
   });
 
   it('serves /healthz (mode socket) and /metrics on PORT', async () => {
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ ok: true, mode: 'socket', sandbox: true });
+    expect(await health.json()).toEqual({
+      ok: true,
+      mode: 'socket',
+      sandbox: true,
+      limiter: 'in-process',
+      socket: { open: 2, connections: 2, downForMs: 0 },
+    });
 
     const metrics = await fetch(`${base}/metrics`);
     expect(metrics.status).toBe(200);
@@ -198,7 +204,7 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
     // No reconnection after a deliberate stop.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(fake.callsTo('apps.connections.open')).toHaveLength(1);
+    expect(fake.callsTo('apps.connections.open')).toHaveLength(2);
   });
 });
 

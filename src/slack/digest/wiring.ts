@@ -1,10 +1,11 @@
 /**
  * Builds the digest scheduler and what `/orders digest` needs, for the composition root (main.ts):
  * the Slack publisher, prices from PLAT_PRICES and the ledger (the same sources a lookup's quote
- * uses), shop aliases from the shop registry, and a real-time clock that reads the app's `now`.
+ * uses), shop aliases from the shop registry, and the app's clock.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
 import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
 import type { DigestPublisher } from '../../digest/types.js';
@@ -25,7 +26,7 @@ export interface DigestWiring {
   admins: () => readonly string[];
   logger: Logger;
   prices: PriceTable;
-  now: () => Date;
+  clock: Clock;
   metrics: Metrics;
 }
 
@@ -83,15 +84,7 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
         operation,
         edition,
       ) ?? w.store.ledger.lastCharge(operation, edition),
-    clock: {
-      now: () => w.now().getTime(),
-      setTimeout: (fn, ms) => {
-        const t = setTimeout(fn, ms);
-        t.unref();
-        return t;
-      },
-      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-    },
+    clock: w.clock,
   });
   return { scheduler, resolveShop: shopResolver(w.store) };
 }
