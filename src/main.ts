@@ -37,6 +37,8 @@ export interface Platdesk {
   url: string;
   sandbox: Sandbox | null;
   store: Store;
+  /** The plat rate limiter (in-process, or shared through Redis). */
+  limiter: Limiter;
   stop(): Promise<void>;
 }
 
@@ -224,6 +226,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     url,
     sandbox,
     store,
+    limiter,
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {

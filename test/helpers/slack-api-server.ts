@@ -111,7 +111,10 @@ export interface FakeSocketMode {
    * Slack's `disconnect` message: the client closes the link (and reconnects if it may). Slack
    * recycles each connection on its own schedule: `which: 'oldest'` sends it to one connection only.
    */
-  requestDisconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled', which?: 'all' | 'oldest'): void;
+  requestDisconnect(
+    reason?: 'warning' | 'refresh_requested' | 'link_disabled',
+    which?: 'all' | 'oldest',
+  ): void;
 }
 
 export interface FakeSlack {
