@@ -57,6 +57,22 @@ describe('REDIS_URL: the shared limiter in the app', () => {
       inspect.disconnect();
     }
     expect(await health()).toMatchObject({ status: 200, body: { ok: true, limiter: 'redis' } });
+
+    // Every series README lists that a lookup feeds, now through prom-client.
+    const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
+    for (const name of [
+      'platdesk_plat_calls_total',
+      'platdesk_plat_call_ms',
+      'platdesk_plat_points_total',
+      'platdesk_limiter_queued',
+      'platdesk_limiter_started_total',
+      'platdesk_limiter_wait_ms_total',
+      'platdesk_slack_requests_total',
+      'platdesk_slack_ack_ms',
+      'nodejs_eventloop_lag_seconds',
+    ])
+      expect(metrics).toContain(`# TYPE ${name} `);
+    expect(metrics).toMatch(/^platdesk_limiter_started_total\{priority="interactive"\} 1$/m);
   });
 
   it('Redis down: a clear temporarily-unavailable answer, no plat call, /healthz 503 naming Redis; back: lookups resume', async () => {
