@@ -50,6 +50,8 @@ export interface StartOptions {
   platRetry?: Partial<RetryPolicy>;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
+  /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
+  socketLivenessMs?: number;
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -133,7 +135,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       apiUrl: config.slack.apiUrl,
       logger,
       metrics,
-      livenessMs: SOCKET_LIVENESS_MS,
+      livenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
     });
     checks.push(sockets.health);
     receiver = sockets.receiver;

@@ -656,6 +656,9 @@ function startSocketMode(server: Server, url: string): { api: FakeSocketMode; cl
     },
     acks: (envelopeId) =>
       envelopeId === undefined ? [...acks] : acks.filter((a) => a.envelope_id === envelopeId),
+    cut() {
+      open[0]?.terminate();
+    },
     requestDisconnect(reason = 'warning', which = 'all') {
       for (const ws of which === 'all' ? open : open.slice(0, 1))
         ws.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'fake' } }));
