@@ -5,8 +5,9 @@
  *   KEYS[1] meta        hash: epoch (a token per life of the key set), run (the Redis run_id it
  *                       was made on), fence (ms: no grant before, unless every process rejoined),
  *                       trusted ('1' once a process that knew the previous membership rejoined)
- *   KEYS[2] held        zset: leases of calls in flight, score = when a dead holder's lease expires
- *                       (grant + call deadline + window + margin)
+ *   KEYS[2] held        zset: leases of calls in flight, score = when a dead holder's lease expires:
+ *                       renewed by its holder's heartbeats, never past grant + call deadline,
+ *                       plus window + margin
  *   KEYS[3] resting     zset: leases of settled calls, score = settle + window + margin
  *   KEYS[4] waiters     zset: processes with interactive jobs waiting, score = expiry
  *   KEYS[5] procs       zset: live processes (heartbeats), score = expiry
@@ -74,7 +75,7 @@ end
 `;
 
 /**
- * ARGV[4] the caller's epoch, [5] lease id, [6] 'i' | 'b', [7] maxCalls, [8] reserve, [9] holdMs,
+ * ARGV[4] the caller's epoch, [5] lease id, [6] 'i' | 'b', [7] maxCalls, [8] reserve, [9] first hold ms,
  * [10] waiterTtlMs, [11] '1' if the caller still has interactive jobs waiting after this one.
  * Returns {'granted', now} | {'rejoin', epoch} | {'wait', ms until worth asking again or -1, reason}.
  */
@@ -124,14 +125,23 @@ return now
 `);
 
 /**
- * ARGV[4] the caller's epoch, [5] procTtlMs. Returns {epoch, fenced ms, member ids…}; the caller is
- * recorded as live only in its own epoch (otherwise it must rejoin first).
+ * ARGV[4] the caller's epoch, [5] procTtlMs, [6] gapMs, [7] leaseTtlMs, then pairs (lease id, cap)
+ * of the caller's held leases. Returns {epoch, fenced ms, member ids…}. In its own epoch the caller
+ * is recorded as live and its held leases are renewed: each lives leaseTtlMs more, never past its
+ * cap (grant + call deadline), plus the window + margin. (Otherwise it must rejoin first.)
  */
 export const HEARTBEAT = script(`
 local now = now_ms()
 local epoch = check_epoch(now)
 expire(now)
-if epoch == ARGV[4] then redis.call('ZADD', KEYS[5], now + tonumber(ARGV[5]), ARGV[3]) end
+if epoch == ARGV[4] then
+  redis.call('ZADD', KEYS[5], now + tonumber(ARGV[5]), ARGV[3])
+  local gap, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
+  for i = 8, #ARGV, 2 do
+    local expiry = math.min(tonumber(ARGV[i + 1]), now + ttl) + gap
+    redis.call('ZADD', KEYS[2], 'XX', 'GT', expiry, ARGV[i])
+  end
+end
 local out = {epoch, fenced(now)}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do table.insert(out, id) end
 return out

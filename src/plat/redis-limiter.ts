@@ -56,6 +56,12 @@ export interface RedisLimiterOptions extends LimiterOptions {
   heartbeatMs?: number;
   /** How long jobs wait for an unreachable Redis before they are refused (default 2000 ms). */
   unavailableAfterMs?: number;
+  /**
+   * A held lease lives this long past its last renewal (heartbeats renew it), and never past its
+   * call deadline: a dead holder's slot returns within about this + window (default 5000 ms, at
+   * least 3 heartbeats).
+   */
+  leaseTtlMs?: number;
   /** Local timers and durations only; slot times always come from Redis. */
   clock?: Clock;
   onWait?: (reason: RedisWaitReason) => void;
@@ -66,9 +72,16 @@ export const REDIS_LIMITER_DEFAULTS = {
   keyPrefix: 'platdesk:limiter',
   heartbeatMs: 1000,
   unavailableAfterMs: 2000,
+  leaseTtlMs: 5000,
 } as const;
 
-type LocalLease = { kind: 'h'; until: number } | { kind: 'r'; until: number };
+/**
+ * A lease as this process knows it, in local time: `until` is never before Redis's expiry of it.
+ * A held lease also keeps its cap (grant + deadline) in Redis time and in local time.
+ */
+type LocalLease =
+  | { kind: 'h'; until: number; capRedis: number; capLocal: number }
+  | { kind: 'r'; until: number };
 
 interface Job {
   readonly priority: Priority;
@@ -90,8 +103,15 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const { onStarted, onWait, logger } = options;
 
   const gapMs = windowMs + safetyMarginMs;
-  /** A held lease's life: the call's deadline, then the rest of a settled call. */
-  const holdMs = options.deadlineMs + gapMs;
+  const leaseTtlMs = options.leaseTtlMs ?? REDIS_LIMITER_DEFAULTS.leaseTtlMs;
+  if (!(leaseTtlMs >= 3 * heartbeatMs)) throw new RangeError('leaseTtlMs must be at least 3 heartbeats');
+  /**
+   * After lost keys: a lease granted just before may still have its call arrive up to the deadline
+   * after its grant, and its slot rest a window + margin after that.
+   */
+  const fenceMs = options.deadlineMs + gapMs;
+  /** A new held lease's life: until renewed, then the rest of a settled call. */
+  const firstHoldMs = Math.min(options.deadlineMs, leaseTtlMs) + gapMs;
   const procTtlMs = 3 * heartbeatMs;
   /** A membership view is trusted if refreshed this shortly before a loss was noticed. */
   const trustMs = 3 * heartbeatMs;
@@ -168,7 +188,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
 
   async function run(s: LimiterScript, args: (string | number)[]): Promise<unknown> {
     // ARGV[1] is the candidate epoch: a fresh token, used only if this call starts an epoch.
-    const argv = [randomUUID(), holdMs, procId, ...args];
+    const argv = [randomUUID(), fenceMs, procId, ...args];
     try {
       return await redis.evalsha(s.sha, keys.length, ...keys, ...argv);
     } catch (error) {
@@ -222,7 +242,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   async function heartbeat(): Promise<void> {
     let reply: unknown;
     try {
-      reply = await run(HEARTBEAT, [epoch, procTtlMs]);
+      const held = [...leases].filter(([, l]) => l.kind === 'h') as [string, LocalLease & { kind: 'h' }][];
+      reply = await run(HEARTBEAT, [
+        epoch,
+        procTtlMs,
+        gapMs,
+        leaseTtlMs,
+        ...held.flatMap(([id, l]) => [id, l.capRedis]),
+      ]);
     } catch (error) {
       noteDown(error);
       return;
@@ -236,7 +263,11 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       await rejoin();
       return;
     }
-    beat(clock.now());
+    const now = clock.now();
+    beat(now);
+    // Renewed in Redis: the held leases live on (a settle in the meantime made them resting).
+    for (const lease of leases.values())
+      if (lease.kind === 'h') lease.until = Math.min(lease.capLocal, now + leaseTtlMs) + gapMs;
     peers = members;
     peersEpoch = epoch;
     peersAt = clock.now();
@@ -344,7 +375,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
           priority === 'interactive' ? 'i' : 'b',
           maxCalls,
           interactiveReserve,
-          holdMs,
+          firstHoldMs,
           procTtlMs,
           moreInteractive ? '1' : '0',
         ])) as typeof reply;
@@ -366,7 +397,13 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
         return wake(hint >= 0 ? Math.min(hint, heartbeatMs) : pollMs, (reason ?? 'slots') as RedisWaitReason);
       }
       fencedMs = 0;
-      leases.set(leaseId, { kind: 'h', until: answeredAt + holdMs });
+      const grantedAt = Number(value);
+      leases.set(leaseId, {
+        kind: 'h',
+        until: answeredAt + firstHoldMs,
+        capRedis: grantedAt + options.deadlineMs,
+        capLocal: answeredAt + options.deadlineMs,
+      });
       const job = queues[priority].shift();
       if (!job || answeredAt - now > staleGrantMs || stopped) {
         // Nobody to run it (aborted meanwhile), or the grant is too old to trust: give it back.
@@ -396,7 +433,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
 
   /** The call settled (or never started): its slot rests one window + margin from now. */
   function giveBack(leaseId: string): void {
-    leases.set(leaseId, { kind: 'r', until: clock.now() + gapMs });
+    const now = clock.now();
+    for (const [id, lease] of leases) if (lease.until <= now) leases.delete(id);
+    leases.set(leaseId, { kind: 'r', until: now + gapMs });
     const released = run(RELEASE, [leaseId, gapMs, channel]).then(
       () => noteUp(),
       // The lease then expires at its deadline instead: later, never earlier.
@@ -567,7 +606,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       await Promise.race([
         Promise.allSettled([...inFlight]),
         new Promise((resolve) => {
-          bound = clock.setTimeout(() => resolve(undefined), holdMs);
+          bound = clock.setTimeout(() => resolve(undefined), fenceMs);
         }),
       ]);
       clock.clearTimeout(bound);

@@ -115,6 +115,8 @@ export interface FakeSocketMode {
     reason?: 'warning' | 'refresh_requested' | 'link_disabled',
     which?: 'all' | 'oldest',
   ): void;
+  /** Cuts the oldest connection without a close handshake (a reset link, as when Slack's end goes away). */
+  cut(): void;
 }
 
 export interface FakeSlack {

@@ -12,10 +12,10 @@ import { PlatUnavailableError } from '../../src/plat/errors.js';
 import type { Limiter } from '../../src/plat/limiter.js';
 import { createRedisLimiter, type RedisLimiterOptions } from '../../src/plat/redis-limiter.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { WorkerInput, WorkerMessage } from '../helpers/redis-limiter-worker.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
-import type { WorkerInput, WorkerMessage } from './redis-limiter-worker.js';
 
-const WORKER = fileURLToPath(new URL('./redis-limiter-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('../helpers/redis-limiter-worker.ts', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -145,6 +145,40 @@ describe('Redis limiter across processes', () => {
     expect(asked).toBeLessThan(expiry);
     expect(startedAt).toBeGreaterThanOrEqual(Math.min(...holding.grantedAt) + 600 + 220 - 5);
     expect(startedAt - expiry).toBeLessThan(1000);
+  });
+
+  it('a holder killed with SIGKILL mid-call under a long deadline: its renewed leases lapse a lease TTL + window after its death', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 20_000,
+      leaseTtlMs: 1000,
+      heartbeatMs: 100,
+      maxCalls: 2,
+      windowMs: 200,
+      safetyMarginMs: 20,
+    };
+    // A new key set is fenced for a deadline + window: let a short-deadline process start it.
+    await primed({ ...options, deadlineMs: 500 });
+    const mine = limiter(options);
+    await mine.ready();
+    const holder = startWorker({ mode: 'hold', limiter: options, holds: 2 });
+    await holder.next('holding');
+    // Held well past the first lease TTL: the heartbeats renewed the leases.
+    await sleep(2000);
+    const probe = mine.schedule(async () => now(), { priority: 'interactive' });
+    let early = true;
+    void probe.then(() => {
+      early = false;
+    });
+    await sleep(300);
+    expect(early).toBe(true);
+    const killedAt = now();
+    holder.child.kill('SIGKILL');
+    const startedAt = await probe;
+    // Its last renewal was at most a heartbeat before the kill: TTL + window + margin after that.
+    expect(startedAt - killedAt).toBeGreaterThanOrEqual(1000 + 220 - 100 - 5);
+    expect(startedAt - killedAt).toBeLessThan(1000 + 220 + 700);
   });
 
   it('interactive jobs of one process go ahead of bulk jobs waiting in another', async () => {
