@@ -113,10 +113,16 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   /** A new held lease's life: until renewed, then the rest of a settled call. */
   const firstHoldMs = Math.min(options.deadlineMs, leaseTtlMs) + gapMs;
   const procTtlMs = 3 * heartbeatMs;
-  /** A membership view is trusted if refreshed this shortly before a loss was noticed. */
-  const trustMs = 3 * heartbeatMs;
-  /** Longer than trustMs, so every process holding slots is in every trusted view. */
-  const joinDelayMs = 4 * heartbeatMs;
+  /**
+   * A membership view is trusted if refreshed this shortly before a loss was noticed (a view one
+   * heartbeat late is still trusted; later, the full fence applies).
+   */
+  const trustMs = 1.5 * heartbeatMs;
+  /**
+   * Longer than trustMs: a process takes slots only once every trusted view taken before a loss
+   * lists it (it was visible in `procs` longer than any trusted view is old).
+   */
+  const joinDelayMs = 2 * heartbeatMs;
   /** A grant older than this when its job would start is given back (see header). */
   const staleGrantMs = gapMs / 2;
   const pollMs = Math.max(20, Math.min(250, gapMs / 4));

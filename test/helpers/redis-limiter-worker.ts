@@ -21,14 +21,17 @@ export interface WorkerInput {
   count?: number;
   concurrency?: number;
   priority?: Priority;
+  /** calls: start the `count` calls at random moments within this span instead of in lanes. */
+  spreadMs?: number;
   holds?: number;
 }
 
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'result'; ok: boolean; code: string | null; at: number; waitedMs: number }
+  | { type: 'result'; ok: boolean; code: string | null; at: number }
   | { type: 'holding'; grantedAt: number[] }
-  | { type: 'done'; ms: number };
+  /** `waits`: the time each started call waited in the limiter (onStarted). */
+  | { type: 'done'; ms: number; waits: number[] };
 
 const send = (message: WorkerMessage) => process.send?.(message);
 const now = () => performance.timeOrigin + performance.now();
@@ -57,14 +60,13 @@ if (input.mode === 'hold') {
     issued += 1;
     try {
       await client.shopId({ wwid: F.wwids.known }, { priority: input.priority ?? 'interactive' });
-      send({ type: 'result', ok: true, code: null, at: now(), waitedMs: waits.at(-1) ?? 0 });
+      send({ type: 'result', ok: true, code: null, at: now() });
     } catch (error) {
       send({
         type: 'result',
         ok: false,
         code: isPlatError(error) ? error.code : String(error),
         at: now(),
-        waitedMs: 0,
       });
       // Refused at once while Redis is down: do not spin.
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -75,11 +77,18 @@ if (input.mode === 'hold') {
     if (message !== 'go') return;
     const started = now();
     const count = input.count ?? 0;
-    const lanes = Array.from({ length: input.concurrency ?? 1 }, async () => {
-      while (!stopping && (count === 0 || issued < count)) await one();
-    });
+    const spreadMs = input.spreadMs;
+    const lanes =
+      spreadMs === undefined
+        ? Array.from({ length: input.concurrency ?? 1 }, async () => {
+            while (!stopping && (count === 0 || issued < count)) await one();
+          })
+        : Array.from({ length: count }, async () => {
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * spreadMs));
+            await one();
+          });
     void Promise.all(lanes).then(async () => {
-      send({ type: 'done', ms: now() - started });
+      send({ type: 'done', ms: now() - started, waits });
       await limiter.stop();
       await http.close();
       process.exit(0);
