@@ -18,24 +18,25 @@ import { button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
 import { escapeClip, formatPoints, formatShanghaiTime, plural, truncate } from './text.js';
 
+/** Every action_id is unique across its view, as Block Kit validation requires. */
 export const HOME_FORMS = {
   access: {
     callbackId: 'platdesk.home.access.form',
-    mode: { block: 'mode', action: 'value' },
-    users: { block: 'users', action: 'value' },
-    channels: { block: 'channels', action: 'value' },
-    groups: { block: 'groups', action: 'value' },
+    mode: { block: 'mode', action: 'access.mode' },
+    users: { block: 'users', action: 'access.users' },
+    channels: { block: 'channels', action: 'access.channels' },
+    groups: { block: 'groups', action: 'access.groups' },
   },
   autoLookup: {
     callbackId: 'platdesk.home.autolookup.form',
-    channel: { block: 'channel', action: 'value' },
-    mode: { block: 'mode', action: 'value' },
-    cap: { block: 'cap', action: 'value' },
+    channel: { block: 'channel', action: 'autolookup.channel' },
+    mode: { block: 'mode', action: 'autolookup.mode' },
+    cap: { block: 'cap', action: 'autolookup.cap' },
   },
   prices: {
     callbackId: 'platdesk.home.prices.form',
-    operation: { block: 'operation', action: 'value' },
-    points: { block: 'points', action: 'value' },
+    operation: { block: 'operation', action: 'prices.operation' },
+    points: { block: 'points', action: 'prices.points' },
   },
 } as const;
 

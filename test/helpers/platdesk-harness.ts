@@ -362,6 +362,9 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
           expect(String(label.text ?? '').length).toBeLessThanOrEqual(2000);
           expect(isObject(input.element) && typeof input.element.action_id === 'string').toBe(true);
         }
+        // Block Kit validation refuses two elements with one action_id in a view.
+        const actionIds = inputs.map((input) => (isObject(input.element) ? input.element.action_id : null));
+        expect(new Set(actionIds).size, `duplicate action_id among ${actionIds.join(', ')}`).toBe(actionIds.length);
         const display = blocks.filter((b) => !inputs.includes(b as Json));
         if (display.length > 0) assertWithinSlackLimits(display, 'modal');
       }

@@ -32,7 +32,7 @@ interface FormInput {
 function formValues(input: FormInput): Values {
   const values: Values = {};
   const put = (block: string, value: Json) => {
-    values[block] = { value: value as unknown as ViewStateValue };
+    values[block] = { [`digest.${block}`]: value as unknown as ViewStateValue };
   };
   if (input.alias !== undefined)
     put('shop', { type: 'static_select', selected_option: { value: input.alias } });

@@ -124,9 +124,9 @@ describe('App Home', () => {
     expect(h().fake.callsTo('views.open')).toHaveLength(opened + 1);
 
     const values: Values = {
-      channel: { value: { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never },
-      mode: { value: { type: 'radio_buttons', selected_option: { value: 'on' } } as never },
-      cap: { value: { type: 'number_input', value: '7' } as never },
+      channel: { 'autolookup.channel': { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never },
+      mode: { 'autolookup.mode': { type: 'radio_buttons', selected_option: { value: 'on' } } as never },
+      cap: { 'autolookup.cap': { type: 'number_input', value: '7' } as never },
     };
     // A non-admin's submit is refused.
     const refused = await submitForm('platdesk.home.autolookup.form', values, SLACK.userId);
@@ -146,10 +146,10 @@ describe('App Home', () => {
 
   it('who may spend and prices set from the Home persist, are audited and apply', async () => {
     const access = await submitForm('platdesk.home.access.form', {
-      mode: { value: { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
-      users: { value: { type: 'multi_users_select', selected_users: [SLACK.secondUserId] } as never },
-      channels: { value: { type: 'multi_conversations_select', selected_conversations: [] } as never },
-      groups: { value: { type: 'plain_text_input', value: '' } as never },
+      mode: { 'access.mode': { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
+      users: { 'access.users': { type: 'multi_users_select', selected_users: [SLACK.secondUserId] } as never },
+      channels: { 'access.channels': { type: 'multi_conversations_select', selected_conversations: [] } as never },
+      groups: { 'access.groups': { type: 'plain_text_input', value: '' } as never },
     });
     expect(access.body).toBe('');
     await h().settle(50);
@@ -161,13 +161,13 @@ describe('App Home', () => {
     expect(textOf(await h().nextResponse(refusedLookup.responseUrlId))).toContain('not on the list');
 
     const bad = await submitForm('platdesk.home.access.form', {
-      mode: { value: { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
+      mode: { 'access.mode': { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
     });
     expect(bad.body).toContain('name at least one');
 
     const prices = await submitForm('platdesk.home.prices.form', {
-      operation: { value: { type: 'static_select', selected_option: { value: 'get-shop-id:*' } } as never },
-      points: { value: { type: 'number_input', value: '3' } as never },
+      operation: { 'prices.operation': { type: 'static_select', selected_option: { value: 'get-shop-id:*' } } as never },
+      points: { 'prices.points': { type: 'number_input', value: '3' } as never },
     });
     expect(prices.body).toBe('');
     await h().settle(50);

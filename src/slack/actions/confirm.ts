@@ -12,13 +12,19 @@ import { type Reply, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
 
-/** Answers a refused claim; a click by someone else never changes the owner's message. */
+/**
+ * Answers a refused claim. The message holding the button is replaced only when it can still be
+ * the unused confirmation (expired, cancelled): after a run it holds the answer the user paid
+ * for, which a double click or a Slack retry must never overwrite with a refusal; a click by
+ * someone else never changes the owner's message; a row no longer found may have been a done one.
+ */
 export async function answerRefusedClaim(
   claimed: Exclude<Claimed, { ok: true }>,
   reply: Reply,
 ): Promise<void> {
   const closed = renderConfirmationClosed(claimed.reason === 'not_found' ? 'expired' : claimed.reason);
-  await reply({ response_type: 'ephemeral', replace_original: claimed.reason !== 'not_yours', ...closed });
+  const replace = claimed.reason === 'expired' || claimed.reason === 'cancelled';
+  await reply({ response_type: 'ephemeral', replace_original: replace, ...closed });
 }
 
 export function registerConfirmActions(app: App, deps: SlackDeps): void {
