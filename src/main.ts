@@ -20,6 +20,7 @@ import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
+import { refuseFutureRequests } from './slack/future-requests.js';
 import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
@@ -152,6 +153,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
           customRoutes: routes,
           logger: boltLogger(logger),
         });
+  if (receiver instanceof HTTPReceiver) refuseFutureRequests(receiver, { logger });
   const app = new App({
     token: config.slack.botToken,
     receiver,
