@@ -50,6 +50,16 @@ describe('App Home', () => {
     return { call, blocks: (call.body.view as { blocks: Json[] }).blocks };
   }
 
+  /** The refusal of an admin button, sent by direct message (chat.postMessage to the user id). */
+  async function refusedByDm(userId: string): Promise<void> {
+    const dm = await h().fake.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === userId && textOf(c.body).includes('Only platdesk admins'),
+      5000,
+    );
+    expect(dm.body.channel).toBe(userId);
+  }
+
   const submitForm = (callbackId: string, values: Values, userId: string = SLACK.adminId) =>
     h().submitView({ callbackId, values, userId });
 
@@ -113,18 +123,29 @@ describe('App Home', () => {
 
   it('Edit opens a form (admins only); an auto-lookup change persists, is audited and shows on the Home', async () => {
     const opened = h().fake.callsTo('views.open').length;
-    await h().click('platdesk.home.autolookup', 'edit', { userId: SLACK.adminId });
+    await h().clickInView('platdesk.home.autolookup', 'edit', { surface: 'home', userId: SLACK.adminId });
     await h().fake.waitFor('views.open', () => h().fake.callsTo('views.open').length > opened, 5000);
     const form = h().fake.callsTo('views.open')[opened]?.body.view as { callback_id: string; blocks: Json[] };
     expect(form.callback_id).toBe('platdesk.home.autolookup.form');
 
-    // A non-admin's click opens nothing.
-    const click = await h().click('platdesk.home.autolookup', 'edit', { userId: SLACK.userId });
-    expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
+    // A non-admin's click opens nothing; a click in the Home has no response_url, so the
+    // refusal comes by direct message and their Home is published again (without admin controls).
+    const published = h().fake.callsTo('views.publish').length;
+    const click = await h().clickInView('platdesk.home.autolookup', 'edit', {
+      surface: 'home',
+      userId: SLACK.userId,
+    });
+    expect(click.status).toBe(200);
+    await refusedByDm(SLACK.userId);
+    const republished = await waitPublish(published);
+    expect(republished.call.body.user_id).toBe(SLACK.userId);
+    expect(textOf({ blocks: republished.blocks })).not.toContain('Who may spend');
     expect(h().fake.callsTo('views.open')).toHaveLength(opened + 1);
 
     const values: Values = {
-      channel: { 'autolookup.channel': { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never },
+      channel: {
+        'autolookup.channel': { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never,
+      },
       mode: { 'autolookup.mode': { type: 'radio_buttons', selected_option: { value: 'on' } } as never },
       cap: { 'autolookup.cap': { type: 'number_input', value: '7' } as never },
     };
@@ -147,8 +168,12 @@ describe('App Home', () => {
   it('who may spend and prices set from the Home persist, are audited and apply', async () => {
     const access = await submitForm('platdesk.home.access.form', {
       mode: { 'access.mode': { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
-      users: { 'access.users': { type: 'multi_users_select', selected_users: [SLACK.secondUserId] } as never },
-      channels: { 'access.channels': { type: 'multi_conversations_select', selected_conversations: [] } as never },
+      users: {
+        'access.users': { type: 'multi_users_select', selected_users: [SLACK.secondUserId] } as never,
+      },
+      channels: {
+        'access.channels': { type: 'multi_conversations_select', selected_conversations: [] } as never,
+      },
       groups: { 'access.groups': { type: 'plain_text_input', value: '' } as never },
     });
     expect(access.body).toBe('');
@@ -166,7 +191,9 @@ describe('App Home', () => {
     expect(bad.body).toContain('name at least one');
 
     const prices = await submitForm('platdesk.home.prices.form', {
-      operation: { 'prices.operation': { type: 'static_select', selected_option: { value: 'get-shop-id:*' } } as never },
+      operation: {
+        'prices.operation': { type: 'static_select', selected_option: { value: 'get-shop-id:*' } } as never,
+      },
       points: { 'prices.points': { type: 'number_input', value: '3' } as never },
     });
     expect(prices.body).toBe('');
@@ -198,7 +225,11 @@ describe('App Home', () => {
     const remove = buttonOf({ blocks }, `platdesk.home.digest_remove.${sub.id}`);
     expect(remove.value).toBe(String(sub.id));
     const before = h().fake.callsTo('views.publish').length;
-    await h().click(remove.actionId, remove.value, { userId: SLACK.adminId });
+    // Someone who is not (or no longer) an admin is refused by direct message; nothing is removed.
+    await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.secondUserId });
+    await refusedByDm(SLACK.secondUserId);
+    expect(h().platdesk.store.digests.list()).toHaveLength(1);
+    await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.adminId });
     const after = await waitPublish(before);
     expect(textOf({ blocks: after.blocks })).not.toContain('<#CDIGEST01>');
     expect(h().platdesk.store.digests.list()).toHaveLength(0);
