@@ -330,10 +330,11 @@ export function renderDigestHelp(problems: readonly string[] = []): RenderedMess
     'Pick the channel from the autocomplete (or write `here` for this channel). The time zone is an IANA name ' +
     'such as `Asia/Shanghai` (the default) or `America/New_York`.';
   const text = `${intro}\n${lines.join('\n')}`;
-  return message(problems.length ? problems.join('; ') : 'Daily order digests', [
-    section(text),
-    context(notes),
-  ]);
+  // The problems quote what the user typed: escaped in the fallback text as in the blocks.
+  return message(
+    problems.length ? problems.map((p) => escapeClip(p, 300)).join('; ') : 'Daily order digests',
+    [section(text), context(notes)],
+  );
 }
 
 /** A one-paragraph answer (confirmation or refusal) of a digest command. */
