@@ -9,7 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
+import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
@@ -21,7 +23,7 @@ import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { refuseFutureRequests } from './slack/future-requests.js';
-import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
+import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { createGroupMembership } from './slack/user-groups.js';
@@ -169,9 +171,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   ];
   const isAdmin = (userId: string) => admins().includes(userId);
   const alerts = createAdminAlerts({ client: app.client, admins, logger });
+  // This process in claim records: a lookup it claims is held under a lease it renews, so after a
+  // crash the next start (or another process) sees the claim is orphaned and tells its user.
+  const instance = currentInstance();
+  const holder = { instanceId: instance.id, leaseMs: CLAIM_LEASE_MS };
   const lookups = createLookupService({
     client,
     store,
+    holder,
     prices: config.plat.prices,
     logger,
     now,
@@ -210,6 +217,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     metrics,
   });
 
+  const claims = createClaimWatch({ store, client: app.client, logger, instance, holder, now });
+
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
   const healthServer =
@@ -230,7 +239,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
-  await reportInterruptedLookups({ store, client: app.client, logger });
+  // Synchronously on start, before a request can be read: a click on a cut lookup's button is
+  // answered as interrupted, and its user is told within seconds of the restart.
+  await claims.tell(claims.sweep());
+  claims.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
 
@@ -251,6 +263,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await digests.scheduler.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
+        claims.stop();
         limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.

@@ -9,12 +9,13 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
+import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
-import type { ClaimFailure, LedgerSource, Store } from '../store/store.js';
+import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess } from './access.js';
 import {
   type BudgetCheck,
@@ -25,6 +26,7 @@ import {
 } from './budgets.js';
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
+import { CLAIM_LEASE_MS } from './interrupted.js';
 import { configuredPrice, mergePrices, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
@@ -78,6 +80,8 @@ export type BudgetAlert = { figure: CapFigure; userId: string | null; refused: b
 export interface LookupServiceOptions {
   client: PlatClient;
   store: Store;
+  /** This process in claim records (default: a fresh id with the default lease). */
+  holder?: ClaimHolder;
   prices: PriceTable;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   confirmTtlMs?: number;
@@ -89,6 +93,8 @@ export interface LookupServiceOptions {
 
 export interface LookupService {
   readonly settings: SpendSettings;
+  /** Who this service claims as; its leases are renewed by the claim watch while it runs. */
+  readonly holder: ClaimHolder;
   quote(request: LookupRequest): Quote;
   /** Checks, quotes and stores the request; never calls the plat API. */
   prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
@@ -146,6 +152,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   const ttlMs = options.confirmTtlMs ?? CONFIRM_TTL_MS;
   const now = options.now ?? (() => new Date());
   const isAdmin = options.isAdmin ?? (() => false);
+  const holder = options.holder ?? { instanceId: currentInstance().id, leaseMs: CLAIM_LEASE_MS };
   const settings = spendSettings(store.settings);
   const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
   const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
@@ -250,6 +257,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
   return {
     settings,
+    holder,
     quote: quoteOf,
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
@@ -290,14 +298,14 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         q.totalPoints !== null &&
         q.totalPoints < threshold
       ) {
-        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId);
+        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId, holder);
         if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q, warnings: check.warnings };
       }
       return { kind: 'confirm', pending, quote: q, warnings: check.warnings };
     },
 
     prepareFollowUp: (request, actor, summary) => createPending(request, actor, summary, quoteOf(request)),
-    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId),
+    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId, holder),
     cancel: (pendingId, userId) => store.pending.cancel<LookupRequest, Quote>(pendingId, userId),
 
     run(pending, runOptions = {}) {

@@ -9,7 +9,7 @@ import { ackFirst } from '../ack.js';
 import { offerLookup, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
-import { answerRefusedClaim } from './confirm.js';
+import { answerInterrupted, answerRefusedClaim } from './confirm.js';
 
 export function registerOrdersPager(app: App, deps: SlackDeps): void {
   for (const actionId of [ACTIONS.ordersPrev, ACTIONS.ordersNext]) {
@@ -18,6 +18,8 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
       const reply = privateReply({ respond, client, body, logger: deps.logger });
       const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
       if (claimed.ok) return runAndAnswer(deps, claimed.pending, reply);
+      if (claimed.reason === 'interrupted' && claimed.pending)
+        return answerInterrupted(deps, claimed.pending, reply, body.response_url ?? null);
       if (claimed.reason === 'expired' && claimed.pending) {
         const p = claimed.pending;
         const actor = {
