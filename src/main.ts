@@ -11,6 +11,7 @@ import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
+import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
@@ -47,6 +48,8 @@ export interface StartOptions {
   platRetry?: Partial<RetryPolicy>;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
+  /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
+  housekeepingEveryMs?: number;
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -218,6 +221,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   });
 
   const claims = createClaimWatch({ store, client: app.client, logger, instance, holder, now });
+  const housekeeping = createHousekeeping({
+    store,
+    now,
+    logger,
+    ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
+  });
 
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
@@ -243,6 +252,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // answered as interrupted, and its user is told within seconds of the restart.
   await claims.tell(claims.sweep());
   claims.start();
+  housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
 
@@ -264,6 +274,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         claims.stop();
+        housekeeping.stop();
         limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.

@@ -33,6 +33,7 @@ export interface HarnessOptions {
   platTimeouts?: StartOptions['platTimeouts'];
   platRetry?: StartOptions['platRetry'];
   drainTimeoutMs?: StartOptions['drainTimeoutMs'];
+  housekeepingEveryMs?: StartOptions['housekeepingEveryMs'];
   /** Level of the captured log (default 'warn'); `logs()` returns every line captured. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
@@ -244,6 +245,8 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
+  if (options.housekeepingEveryMs !== undefined)
+    startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
   let platdesk: Platdesk;
   try {
     platdesk = await startPlatdesk(config, startOptions);
