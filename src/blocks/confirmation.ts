@@ -86,7 +86,8 @@ export type ConfirmationClosedReason =
   | 'already_used'
   | 'not_yours'
   | 'running'
-  | 'interrupted';
+  | 'interrupted'
+  | 'not_found';
 
 const CLOSED: Record<ConfirmationClosedReason, string> = {
   cancelled: ':no_entry_sign: Cancelled. Nothing was charged.',
@@ -94,6 +95,10 @@ const CLOSED: Record<ConfirmationClosedReason, string> = {
   already_used: ':white_check_mark: This confirmation was already used; the lookup runs only once.',
   not_yours: ':lock: This confirmation belongs to someone else. Run the command yourself to look it up.',
   running: ':hourglass_flowing_sand: Looking it up…',
+  // Unknown id: forged, or pruned (CONFIRMATION_KEEP_MS) after it expired or ran.
+  not_found:
+    ':hourglass: This button is no longer valid (it expired, or is older than platdesk keeps). ' +
+    'This click charged nothing. Run the command again if you still need it.',
   interrupted:
     ':warning: This lookup was interrupted by a platdesk restart before its answer arrived and was not run again. ' +
     'It may have been charged: `/platdesk usage` shows your spend. Run the command again if you still need it.',

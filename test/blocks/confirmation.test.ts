@@ -114,6 +114,8 @@ describe('renderConfirmationClosed', () => {
     ['already_used', 'already used'],
     ['not_yours', 'belongs to someone else'],
     ['running', 'Looking it up'],
+    ['interrupted', 'was not run again'],
+    ['not_found', 'This click charged nothing'],
   ] as const)('%s', (reason, expected) => {
     const { text, blocks } = renderConfirmationClosed(reason);
     assertWithinSlackLimits(blocks);

@@ -23,7 +23,7 @@ export async function answerRefusedClaim(
   claimed: Exclude<Claimed, { ok: true }>,
   reply: Reply,
 ): Promise<void> {
-  const closed = renderConfirmationClosed(claimed.reason === 'not_found' ? 'expired' : claimed.reason);
+  const closed = renderConfirmationClosed(claimed.reason);
   const replace = claimed.reason === 'expired' || claimed.reason === 'cancelled';
   await reply({ response_type: 'ephemeral', replace_original: replace, ...closed });
 }
