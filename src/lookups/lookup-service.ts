@@ -163,7 +163,9 @@ function wantedWords(q: Quote, points: number): string {
 
 /** Lines whose price is not known yet: no PLAT_PRICES entry or App Home price, no charge seen. */
 export function unknownPriceLines(q: Quote): Quote['lines'] {
-  return q.lines.filter((l) => l.unit === 'points' && l.configuredPoints === null && l.lastSeenPoints === null);
+  return q.lines.filter(
+    (l) => l.unit === 'points' && l.configuredPoints === null && l.lastSeenPoints === null,
+  );
 }
 
 export function createLookupService(options: LookupServiceOptions): LookupService {
@@ -238,7 +240,9 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         budgetVerdict(check, userId);
         if (!check.ok) {
           const cost =
-            OPERATIONS[operation].charge === 'quota' ? `${quotaWords(1)}, no points` : `about ${points} points`;
+            OPERATIONS[operation].charge === 'quota'
+              ? `${quotaWords(1)}, no points`
+              : `about ${points} points`;
           throw new PlatBudgetError(
             operation,
             `${describeCap(check.exceeded)}; this call would take ${cost}`,
