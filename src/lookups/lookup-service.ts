@@ -162,7 +162,7 @@ function wantedWords(q: Quote, points: number): string {
 }
 
 /** Lines whose price is not known yet: no PLAT_PRICES entry or App Home price, no charge seen. */
-export function unknownPriceLines(q: Quote): Quote['lines'] {
+function unknownPriceLines(q: Quote): Quote['lines'] {
   return q.lines.filter(
     (l) => l.unit === 'points' && l.configuredPoints === null && l.lastSeenPoints === null,
   );
