@@ -21,6 +21,8 @@ import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
 const TSX = join(ROOT, 'node_modules/tsx/dist/loader.mjs');
+const EMPTY_DIR = mkdtempSync(join(tmpdir(), 'platdesk-start-'));
+afterAll(() => rmSync(EMPTY_DIR, { recursive: true, force: true }));
 /** README's Quick start, word for word (the tokens are its placeholders). */
 const QUICK_START = {
   PLAT_SANDBOX: '1',
@@ -46,8 +48,11 @@ interface Run {
   stderr: string;
 }
 
-/** Runs platdesk's entry point as `npm start` does, with only the given environment. */
-function runMain(env: Record<string, string>, cwd = ROOT): Promise<Run> {
+/**
+ * Runs platdesk's entry point as `npm start` does, with only the given environment, in `cwd`
+ * (by default an empty directory, so a developer's own .env cannot change the outcome).
+ */
+function runMain(env: Record<string, string>, cwd = EMPTY_DIR): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX, MAIN], {
       cwd,
