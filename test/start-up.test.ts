@@ -16,6 +16,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startPlatdesk } from '../src/main.js';
 import { isSlackStartError, type SlackStartError } from '../src/slack/start-check.js';
+import { quickStartEnv } from './helpers/readme.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,12 +24,8 @@ const MAIN = join(ROOT, 'src/main.ts');
 const TSX = join(ROOT, 'node_modules/tsx/dist/loader.mjs');
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), 'platdesk-start-'));
 afterAll(() => rmSync(EMPTY_DIR, { recursive: true, force: true }));
-/** README's Quick start, word for word (the tokens are its placeholders). */
-const QUICK_START = {
-  PLAT_SANDBOX: '1',
-  SLACK_BOT_TOKEN: 'xoxb-your-bot-token',
-  SLACK_APP_TOKEN: 'xapp-your-app-token',
-};
+/** The settings README's Quick start command line sets (its placeholder tokens), read from README. */
+const QUICK_START = quickStartEnv();
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
