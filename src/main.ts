@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
@@ -27,6 +27,12 @@ import { refuseFutureRequests } from './slack/future-requests.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
+import {
+  checkBotToken,
+  explainSlackStartFailure,
+  isSlackApiError,
+  socketModeFailure,
+} from './slack/start-check.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -61,6 +67,8 @@ const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
+  // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
+  const botIds = await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   const store = openSqliteStore(config.databasePath, { now });
   const metrics = new Metrics();
 
@@ -140,7 +148,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       },
     },
   ];
-  const receiver: Receiver =
+  const socketReceiver =
     config.slack.mode === 'socket'
       ? new SocketModeReceiver({
           appToken: config.slack.appToken ?? '',
@@ -152,15 +160,20 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
           },
           logger: boltLogger(logger),
         })
-      : new HTTPReceiver({
-          signingSecret: config.slack.signingSecret ?? '',
-          endpoints: '/slack/events',
-          customRoutes: routes,
-          logger: boltLogger(logger),
-        });
+      : null;
+  const receiver: Receiver =
+    socketReceiver ??
+    new HTTPReceiver({
+      signingSecret: config.slack.signingSecret ?? '',
+      endpoints: '/slack/events',
+      customRoutes: routes,
+      logger: boltLogger(logger),
+    });
   if (receiver instanceof HTTPReceiver) refuseFutureRequests(receiver, { logger });
   const app = new App({
     token: config.slack.botToken,
+    // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
+    ...botIds,
     receiver,
     logger: boltLogger(logger),
     clientOptions: {
@@ -233,15 +246,27 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const healthServer =
     config.slack.mode === 'socket' ? (receiver as unknown as { httpServer?: Server }).httpServer : undefined;
   const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
+  // Socket Mode: a WebSocket that fails before Slack's hello would be retried forever by the
+  // socket client; at start it is a reason to stop, said once.
+  let onSocketError: ((error: unknown) => void) | undefined;
+  const socketFailed = new Promise<never>((_, reject) => {
+    onSocketError = (error) => reject(socketModeFailure(error));
+    socketReceiver?.client.once('error', onSocketError);
+  });
   let started: unknown;
   try {
-    [started] = await Promise.all([app.start(config.port), healthListening]);
+    [started] = await Promise.race([Promise.all([app.start(config.port), healthListening]), socketFailed]);
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
     await sandbox?.close();
     store.close();
-    throw error;
+    // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
+    throw isSlackApiError(error)
+      ? explainSlackStartFailure(error, { token: 'SLACK_APP_TOKEN', apiUrl: config.slack.apiUrl })
+      : error;
+  } finally {
+    if (onSocketError) socketReceiver?.client.removeListener('error', onSocketError);
   }
   const server = config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
   if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
@@ -300,6 +325,7 @@ function listening(server: Server): Promise<void> {
 async function main(): Promise<void> {
   let config: Config;
   try {
+    loadEnvFile('.env');
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -308,7 +334,18 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const platdesk = await startPlatdesk(config);
+  const logger = createLogger(config.logLevel);
+  let platdesk: Platdesk;
+  try {
+    platdesk = await startPlatdesk(config, { logger });
+  } catch (error) {
+    // One line for the operator; the stack only at debug level (LOG_LEVEL=debug).
+    logger.debug({ err: error }, 'start-up failed');
+    process.stderr.write(
+      `platdesk cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       platdesk.stop().then(

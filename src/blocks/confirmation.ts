@@ -62,7 +62,7 @@ export function renderConfirmation(input: ConfirmationInput): RenderedMessage {
   const minutes = Math.max(1, Math.round(input.expiresInMinutes));
 
   const blocks = [
-    section(`:money_with_wings: *${escapeClip(operations, 300)}* for ${summary} is charged.`),
+    section(`:money_with_wings: *${escapeClip(operations, 300)}* for ${summary} costs:`),
     ...packSections(input.quote.lines.map(quoteLineText), {
       maxBlocks: 5,
       more: (n) => `…and ${n} more operations`,

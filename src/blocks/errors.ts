@@ -16,11 +16,12 @@ import { OPERATIONS } from '../plat/operations.js';
 import { ACTIONS } from './action-ids.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, formatPoints } from './text.js';
+import { escapeClip, formatPoints, plural } from './text.js';
 
 const TITLES: Record<PlatErrorCode, string> = {
   invalid_input: 'That input cannot be looked up',
   parameter_error: 'The data service rejected the request',
+  item_not_found: 'Item not found',
   upstream_timeout: 'The data service timed out',
   account_not_found: 'The messaging account does not exist',
   system_error: 'The data service reported a system error',
@@ -50,20 +51,28 @@ export function errorTitle(code: PlatErrorCode): string {
 const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'budget_exceeded', 'aborted']);
 
 /**
- * What the failure cost, saying no more than is known: a reported charge is stated; "nothing was
- * charged" only when nothing was sent or the service reported 0.
+ * What the failure cost over all its attempts (a retried 101/202 may be charged each time),
+ * saying no more than is known: reported charges and item-quota calls are stated; "nothing was
+ * charged" only when nothing was sent or the service's answer charged nothing.
  */
 export function errorChargeText(error: PlatError): string {
-  if (error.chargePoints !== null && error.chargePoints > 0)
-    return `Charged ${formatPoints(error.chargePoints)}.`;
+  const over = error.attempts > 1 ? ` over ${error.attempts} attempts` : '';
+  const points = error.chargePoints !== null && error.chargePoints > 0;
+  if (points || error.quotaCalls > 0) {
+    const parts: string[] = [];
+    if (points) parts.push(`Charged ${formatPoints(error.chargePoints ?? 0)}`);
+    if (error.quotaCalls > 0)
+      parts.push(`${points ? 'and' : 'It cost'} ${plural(error.quotaCalls, 'call')} of the item quota`);
+    return `${parts.join(' ')}${over}.`;
+  }
   const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
-  // Item operations always report 0 points: their charge is a call of the quota (spec §8), which
-  // an error answer (e.g. the item does not exist) may still have taken.
-  if (NOT_SENT.has(error.code) || (error.chargePoints === 0 && !quota)) return 'Nothing was charged.';
+  // An item operation's answer that took no quota call was refused before the query (plat/codes.ts).
+  if (NOT_SENT.has(error.code) || error.chargePoints === 0 || (quota && isPlatApiError(error)))
+    return `Nothing was charged${over}.`;
   if (error.code === 'timeout') return 'No charge was reported; the service may still have counted the call.';
   if (error.code === 'connection_failed') return 'No charge was reported.';
   return quota
-    ? 'No points were charged; the item quota may count this call.'
+    ? 'No charge was reported; the item quota may count this call.'
     : 'The service reported no charge.';
 }
 

@@ -118,7 +118,8 @@ export async function fetchOrders(client: PlatClient, options: FetchOrdersOption
       );
       calls += 1;
       chargedPoints += result.chargePoints ?? 0;
-      lastPagePoints = result.chargePoints;
+      // One attempt's charge: the estimate of each page still to fetch (retries aside).
+      lastPagePoints = result.pricePoints;
       for (const order of result.data.orders)
         if (!byNumber.has(order.orderSn)) byNumber.set(order.orderSn, order);
       if (page === 0) {

@@ -147,6 +147,33 @@ export function describeCap(figure: CapFigure): string {
   return `${whose} ${CAP_WORDS[figure.period]} cap: ${figure.spent} of ${figure.cap} points used`;
 }
 
+/** "your daily cap (8 of 12 points left)" */
+function describeRemaining(figure: CapFigure): string {
+  const whose = figure.scope === 'user' ? 'your' : 'the workspace';
+  const left = Math.max(0, figure.cap - figure.spent);
+  return `${whose} ${CAP_WORDS[figure.period]} cap (${left} of ${figure.cap} points left)`;
+}
+
+/** "1 call of the item quota", "2 calls of the item quota". */
+function quotaWords(calls: number): string {
+  return `${calls} call${calls === 1 ? '' : 's'} of the item quota`;
+}
+
+/** What a refused quote would have cost, in its own units: never "about 0 points" for quota calls. */
+function wantedWords(q: Quote, points: number): string {
+  const hasPoints = q.lines.some((l) => l.unit === 'points');
+  if (!hasPoints) return `${quotaWords(q.quotaCalls)}, no points`;
+  const quota = q.quotaCalls > 0 ? ` and ${quotaWords(q.quotaCalls)}` : '';
+  return `about ${points} points${quota}`;
+}
+
+/** Lines whose price is not known yet: no PLAT_PRICES entry or App Home price, no charge seen. */
+function unknownPriceLines(q: Quote): Quote['lines'] {
+  return q.lines.filter(
+    (l) => l.unit === 'points' && l.configuredPoints === null && l.lastSeenPoints === null,
+  );
+}
+
 export function createLookupService(options: LookupServiceOptions): LookupService {
   const { client, store, logger } = options;
   const ttlMs = options.confirmTtlMs ?? CONFIRM_TTL_MS;
@@ -218,12 +245,17 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         const points = pointsPerCall(operation);
         const check = guard.check(userId, points);
         budgetVerdict(check, userId);
-        if (!check.ok)
+        if (!check.ok) {
+          const cost =
+            OPERATIONS[operation].charge === 'quota'
+              ? `${quotaWords(1)}, no points`
+              : `about ${points} points`;
           throw new PlatBudgetError(
             operation,
-            `${describeCap(check.exceeded)}; this call would take about ${points} more`,
-            `This call would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
+            `${describeCap(check.exceeded)}; this call would take ${cost}`,
+            `This call (${cost}) would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
           );
+        }
         const release = guard.reserve(userId, points);
         try {
           return await call(input, o);
@@ -280,13 +312,36 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         }
       }
 
+      // Caps are never passed silently (issue 10): under an active cap a price not known yet
+      // cannot be checked, so only an admin may run it (and so learn the price); others are told
+      // what is left and how an admin sets the price.
+      const unknown = unknownPriceLines(q);
+      if (unknown.length > 0 && !isAdmin(actor.userId)) {
+        const caps = guard.figures(actor.userId);
+        if (caps.length > 0) {
+          const names = [...new Set(unknown.map((l) => OPERATIONS[l.operation].title))].join(' and ');
+          return {
+            kind: 'refused',
+            reason: 'budget',
+            message:
+              `The price of ${names} is not known yet, so this lookup cannot be checked against ` +
+              `${caps.map(describeRemaining).join(' and ')}; it was not run and nothing was charged. ` +
+              `Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.`,
+          };
+        }
+      }
+
       const check = guard.check(actor.userId, q.totalPoints ?? 0);
       budgetVerdict(check, actor.userId);
       if (!check.ok)
         return {
           kind: 'refused',
           reason: 'budget',
-          message: `This lookup (about ${check.wanted} points) would exceed ${describeCap(check.exceeded)}.`,
+          message:
+            check.wanted > 0
+              ? `This lookup (${wantedWords(q, check.wanted)}) would exceed ${describeCap(check.exceeded)}.`
+              : // Item lookups cost no points: refused only because the cap is already passed.
+                `This lookup (${wantedWords(q, 0)}) was not run: ${describeCap(check.exceeded)}, the cap is already passed.`,
         };
 
       const pending = createPending(request, actor, summary, q);

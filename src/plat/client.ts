@@ -4,7 +4,7 @@
  * reports every charge, maps error codes to typed errors, and retries 101/202 as new limiter jobs.
  */
 import type { Logger } from 'pino';
-import { errorForCode } from './codes.js';
+import { errorForCode, takesQuotaCall } from './codes.js';
 import {
   isPlatApiError,
   isPlatError,
@@ -76,7 +76,10 @@ export interface PlatClientOptions {
   limiter: Limiter;
   /** Edition (vvtype) per operation; the spec's default where not set. */
   editions?: Partial<Record<Operation, number>>;
-  /** Called for every response that reports withholding_money, error responses included. */
+  /**
+   * Called for every charged response: one that reports withholding_money (error responses
+   * included), or an item operation's answer that took a call of the quota.
+   */
   onCharge?: ChargeListener;
   retry?: Partial<RetryPolicy>;
   logger?: Pick<Logger, 'debug' | 'warn'>;
@@ -126,6 +129,14 @@ export interface PlatClient {
 }
 
 type Decoded<T> = { data: T; requestId?: string | null };
+
+/** Failures raised before a request went out: they are no attempt. */
+const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
+  'invalid_input',
+  'busy',
+  'aborted',
+  'budget_exceeded',
+]);
 
 export function createPlatClient(options: PlatClientOptions): PlatClient {
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
@@ -177,6 +188,8 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     // spec §4.2 sample: platiteminfo puts the item at the top level instead of in data.
     const data = envelope.data.data ?? (operation === 'platiteminfo' ? body : undefined);
     const chargePoints = chargeIn(data) ?? chargeIn(body) ?? firstOrderCharge(operation, data);
+    // spec §8: item answers report no withholding_money; the charge is one call of the quota.
+    const quotaCalls = takesQuotaCall(operation, code, msg) ? 1 : 0;
     logger?.debug(
       {
         operation,
@@ -184,15 +197,17 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         code,
         ms: Math.round(performance.now() - started),
         chargePoints,
+        quotaCalls,
         correlationId: call.correlationId,
       },
       'plat call',
     );
-    if (chargePoints !== null) {
+    if (chargePoints !== null || quotaCalls > 0) {
       const event = {
         operation,
         edition,
-        points: chargePoints,
+        points: chargePoints ?? 0,
+        quotaCalls,
         code,
         requestId: requestIdIn(data),
         correlationId: call.correlationId ?? null,
@@ -201,20 +216,23 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       options.onCharge?.(event);
       call.onCharge?.(event);
     }
-    if (code !== 0) throw errorForCode(operation, code, msg, data, chargePoints);
+    if (code !== 0) throw errorForCode(operation, code, msg, data, chargePoints, quotaCalls);
     let decoded: Decoded<T>;
     try {
       decoded = decode(data, msg);
     } catch (error) {
       const issues =
         error instanceof Error && 'issues' in error ? issueLines(error as never) : [String(error)];
-      throw new PlatSchemaError(operation, issues, chargePoints);
+      throw new PlatSchemaError(operation, issues, chargePoints, quotaCalls);
     }
     return {
       operation,
       edition,
       data: decoded.data,
       chargePoints,
+      pricePoints: chargePoints,
+      quotaCalls,
+      attempts: 1,
       message: msg,
       requestId: decoded.requestId ?? requestIdIn(data),
       serverMs: msec,
@@ -238,7 +256,10 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     }
   }
 
-  /** Through the limiter; 101/202 are retried with backoff as new limiter jobs (notes.md). */
+  /**
+   * Through the limiter; 101/202 are retried with backoff as new limiter jobs (notes.md). The
+   * result (or the error) carries what every attempt cost together, so the answer states it all.
+   */
   async function call<T>(
     operation: Operation,
     edition: number | null,
@@ -246,9 +267,15 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     decode: (data: unknown, message: string) => Decoded<T>,
     call: CallOptions = {},
   ): Promise<PlatResult<T>> {
+    let points: number | null = null;
+    let quotaCalls = 0;
+    const add = (charged: { chargePoints: number | null; quotaCalls: number }) => {
+      if (charged.chargePoints !== null) points = (points ?? 0) + charged.chargePoints;
+      quotaCalls += charged.quotaCalls;
+    };
     for (let n = 0; ; n++) {
       try {
-        return await limiter.schedule(
+        const result = await limiter.schedule(
           () => observed(operation, () => attempt(operation, edition, params, decode, call)),
           {
             priority: call.priority ?? 'interactive',
@@ -257,9 +284,17 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
             ...(call.onQueued ? { onQueued: call.onQueued } : {}),
           },
         );
+        add(result);
+        return { ...result, chargePoints: points, quotaCalls, attempts: n + 1 };
       } catch (error) {
-        if (!isPlatError(error) || !error.retryable || n >= retry.maxRetries || call.signal?.aborted)
+        if (!isPlatError(error)) throw error;
+        // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
+        const sent = n + (NOT_SENT_CODES.has(error.code) ? 0 : 1);
+        add(error);
+        if (!error.retryable || n >= retry.maxRetries || call.signal?.aborted) {
+          error.setAttemptTotals({ chargePoints: points, quotaCalls, attempts: sent });
           throw error;
+        }
         const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n) * (0.75 + Math.random() * 0.5);
         logger?.warn(
           { operation, code: error.code, retry: n + 1, delayMs: Math.round(delay) },

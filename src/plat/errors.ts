@@ -8,6 +8,7 @@ import type { Operation } from './operations.js';
 export type PlatErrorCode =
   | 'invalid_input'
   | 'parameter_error'
+  | 'item_not_found'
   | 'upstream_timeout'
   | 'account_not_found'
   | 'system_error'
@@ -33,6 +34,17 @@ export interface PlatErrorOptions {
   cause?: unknown;
   /** withholding_money reported on the error response, if any. */
   chargePoints?: number | null;
+  /** Calls of the item quota the response took (0 or 1). */
+  quotaCalls?: number;
+}
+
+/** What every attempt of one call cost together (retries included, DESIGN rule 2). */
+export interface AttemptTotals {
+  /** Sum of withholding_money over the attempts; null when none reported any. */
+  chargePoints: number | null;
+  quotaCalls: number;
+  /** Attempts sent (1 + retries). */
+  attempts: number;
 }
 
 export abstract class PlatError extends Error {
@@ -42,13 +54,27 @@ export abstract class PlatError extends Error {
   /** One sentence a support agent can act on. */
   abstract readonly remedy: string;
   readonly operation: Operation | null;
-  readonly chargePoints: number | null;
+  /**
+   * What the call cost over all its attempts: first the failing response's own charge, then the
+   * client's totals once it stops retrying (addAttemptTotals), so an answer states every charge.
+   */
+  chargePoints: number | null;
+  quotaCalls: number;
+  attempts = 1;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.operation = options.operation;
     this.chargePoints = options.chargePoints ?? null;
+    this.quotaCalls = options.quotaCalls ?? 0;
+  }
+
+  /** Called by the client once, when the last attempt failed: the totals over every attempt. */
+  setAttemptTotals(totals: AttemptTotals): void {
+    this.chargePoints = totals.chargePoints;
+    this.quotaCalls = totals.quotaCalls;
+    this.attempts = totals.attempts;
   }
 }
 
@@ -79,6 +105,15 @@ export abstract class PlatApiError extends PlatError {
 export class PlatParameterError extends PlatApiError {
   readonly code = 'parameter_error';
   readonly remedy = 'The service rejected the request parameters; check the values sent.';
+}
+/**
+ * Code 100 with the service's "item does not exist" on an item operation: an answer, not a
+ * parameter error, and it took one call of the item quota (spec §4.2, §4.3, §8).
+ */
+export class PlatItemNotFoundError extends PlatApiError {
+  readonly code = 'item_not_found';
+  readonly remedy =
+    'No item has this id; check the link or id. The query still used one call of the item quota.';
 }
 export class PlatUpstreamTimeoutError extends PlatApiError {
   readonly code = 'upstream_timeout';
@@ -176,8 +211,12 @@ export class PlatSchemaError extends PlatError {
   readonly code = 'schema_mismatch';
   readonly remedy = 'The data service answered in an unexpected shape; the answer was not used.';
   readonly issues: string[];
-  constructor(operation: Operation, issues: string[], chargePoints: number | null) {
-    super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, { operation, chargePoints });
+  constructor(operation: Operation, issues: string[], chargePoints: number | null, quotaCalls = 0) {
+    super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, {
+      operation,
+      chargePoints,
+      quotaCalls,
+    });
     this.issues = issues;
   }
 }

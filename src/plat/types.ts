@@ -10,8 +10,17 @@ export interface PlatResult<T> {
   /** vvtype sent, or null for operations without editions. */
   edition: number | null;
   data: T;
-  /** withholding_money in points, when the response reported it. */
+  /**
+   * withholding_money in points summed over every attempt of this call (a retried 101/202 may be
+   * charged too), null when no attempt reported any.
+   */
   chargePoints: number | null;
+  /** The successful attempt's own withholding_money: the price of one call, for estimates. */
+  pricePoints: number | null;
+  /** Calls of the item quota taken over every attempt (item operations, spec §8). */
+  quotaCalls: number;
+  /** Attempts sent: 1, or more when 101/202 were retried. */
+  attempts: number;
   /** The envelope's msg (e.g. get-shop-id's "shop does not exist"). */
   message: string;
   /** platdybw's data.request_id, when present. */
@@ -21,11 +30,17 @@ export interface PlatResult<T> {
   serverTime: Date | null;
 }
 
-/** Called for every response that reports a charge, error responses included. */
+/**
+ * Called for every response that charged: one that reports withholding_money (error responses
+ * included), or an item operation's answer that took a call of the quota (spec §8).
+ */
 export interface ChargeEvent {
   operation: Operation;
   edition: number | null;
+  /** withholding_money, 0 when the response reported none (item operations). */
   points: number;
+  /** Calls of the item quota taken: 1 for an item operation's charged answer, else 0. */
+  quotaCalls: number;
   /** The envelope code: 0 for success. */
   code: number;
   requestId: string | null;

@@ -337,8 +337,6 @@ const SUMS =
 const GROUP_KEYS: Record<LedgerGroupBy, { key: string; order: string }> = {
   user: { key: 'user_id', order: 'points DESC, key' },
   operation: { key: 'operation', order: 'points DESC, key' },
-  // at / 1000: whole seconds (integer division), then the UTC calendar day.
-  day: { key: "strftime('%Y-%m-%d', at / 1000, 'unixepoch')", order: 'key' },
 };
 
 function createLedger(db: Database.Database): Ledger {

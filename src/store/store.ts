@@ -193,7 +193,7 @@ export interface LedgerRange {
   to: Date;
 }
 
-export type LedgerGroupBy = 'user' | 'operation' | 'day';
+export type LedgerGroupBy = 'user' | 'operation';
 
 export interface LedgerGroupRow<K extends string | null = string> extends LedgerTotals {
   key: K;
@@ -211,11 +211,11 @@ export interface Ledger {
   totals(q: LedgerRange & { userId?: string; channelId?: string }): LedgerTotals;
   /**
    * Grouped sums over [from, to) for reports. 'user': key is the user id, null for scheduled
-   * work; 'operation': the operation; these two are ordered by points, highest first.
-   * 'day': the UTC day 'YYYY-MM-DD', oldest first.
+   * work; 'operation': the operation; ordered by points, highest first. (Days are counted in the
+   * budget zone by lookups/reports.ts, from totals per local day: SQLite knows no IANA zones.)
    */
   groupTotals(by: 'user', q: LedgerRange & { userId?: string }): LedgerGroupRow<string | null>[];
-  groupTotals(by: 'operation' | 'day', q: LedgerRange & { userId?: string }): LedgerGroupRow[];
+  groupTotals(by: 'operation', q: LedgerRange & { userId?: string }): LedgerGroupRow[];
   /** Entries in [from, to), newest first, for one user or all; at most `limit` (default: all). */
   list(q: LedgerRange & { userId?: string; limit?: number }): LedgerEntry[];
   /**

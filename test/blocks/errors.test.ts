@@ -6,11 +6,13 @@ import {
   PlatBusyError,
   PlatConnectionError,
   PlatInputError,
+  PlatNoPermissionError,
   PlatQuotaExhaustedError,
   PlatShopUnauthorizedError,
   PlatSystemError,
   PlatTimeoutError,
   PlatUnknownCodeError,
+  PlatUpstreamTimeoutError,
 } from '../../src/plat/errors.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { allPlatErrors } from '../helpers/domain-factories.js';
@@ -83,9 +85,18 @@ describe('renderPlatError', () => {
     expect(
       errorChargeText(new PlatSystemError(200, 'x', { operation: 'get-shop-id', chargePoints: 0 })),
     ).toBe('Nothing was charged.');
-    expect(errorChargeText(new PlatSystemError(200, 'x', { operation: 'platiteminfo' }))).toBe(
-      'No points were charged; the item quota may count this call.',
+    // Item operations: the client counts the quota call an answer took (plat/codes.ts takesQuotaCall).
+    expect(errorChargeText(new PlatSystemError(200, 'x', { operation: 'platiteminfo', quotaCalls: 1 }))).toBe(
+      'It cost 1 call of the item quota.',
     );
+    expect(errorChargeText(new PlatNoPermissionError(204, 'x', { operation: 'platiteminfo' }))).toBe(
+      'Nothing was charged.',
+    );
+    expect(errorChargeText(new PlatTimeoutError('platiteminfo', 10_000))).toContain('may still have counted');
+    // Totals over retried attempts (issue 10 point 3).
+    const retried = new PlatUpstreamTimeoutError(101, 'x', { operation: 'get-shop-info', chargePoints: 3 });
+    retried.setAttemptTotals({ chargePoints: 9, quotaCalls: 0, attempts: 3 });
+    expect(errorChargeText(retried)).toBe('Charged 9 points (¥0.09) over 3 attempts.');
     expect(errorChargeText(new PlatTimeoutError('platdybw', 10_000))).toContain('may still have counted');
     expect(errorChargeText(new PlatConnectionError('refused', { operation: 'platdybw' }))).toBe(
       'No charge was reported.',

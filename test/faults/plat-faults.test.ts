@@ -208,6 +208,45 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(expectLedgerMatchesSandbox(h())).toEqual(ledgerBefore);
   });
 
+  it('101 charged on each of three attempts: the answer states all 9 points and the 3 attempts', async () => {
+    h().sandbox.setFaults([{ kind: 'code', code: 101, count: 3, data: { withholding_money: 3 } }]);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup('/orders', ordersRequest());
+    const said = expectClearMessage(answer, 'The data service timed out', 'try again in a moment');
+    expect(said).toContain('Charged 9 points (¥0.09) over 3 attempts.');
+    expect(answer.text).toContain('Charged 9 points (¥0.09) over 3 attempts.');
+    expect(calls).toBe(3);
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
+      count: ledgerBefore.count + 3,
+      points: ledgerBefore.points + 9,
+    });
+  });
+
+  it('202 charged, then success: the answer states both charges and the 2 attempts', async () => {
+    h().sandbox.setFaults([{ kind: 'code', code: 202, count: 1, data: { withholding_money: 3 } }]);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup('/shop', links.firstMarketplace);
+    // 3 points for the 202, 10 for the answer (the sandbox's get-shop-info basic price).
+    expect(textOf(answer)).toContain('Charged 13 points (¥0.13) over 2 attempts');
+    expect(calls).toBe(2);
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
+      count: ledgerBefore.count + 2,
+      points: ledgerBefore.points + 13,
+    });
+  });
+
+  it('an item lookup retried after 101: both attempts took a call of the quota, and the answer says so', async () => {
+    h().sandbox.setFaults([{ kind: 'code', code: 101, count: 1, operations: ['platiteminfo'] }]);
+    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const { answer, calls } = await h().lookup('/item', items.longTitle);
+    expect(textOf(answer)).toContain('Used 2 calls of the item quota over 2 attempts');
+    expect(calls).toBe(2);
+    expect(expectLedgerMatchesSandbox(h())).toEqual({
+      count: ledgerBefore.count + 2,
+      points: ledgerBefore.points + 0,
+    });
+  });
+
   it('left nothing unhandled, nothing to Bolt, and every message fits Slack', async () => {
     await h().settle(50);
     expectNoListenerErrors(h());

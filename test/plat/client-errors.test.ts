@@ -11,6 +11,7 @@ import {
   PlatCredentialError,
   type PlatErrorCode,
   PlatInputError,
+  PlatItemNotFoundError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -307,13 +308,29 @@ describe('envelope codes become typed errors', () => {
     expect(sandbox.stats().calls).toBe(1);
   });
 
-  it('a missing item is a charged code 100 (one call of the quota)', async () => {
+  it('a missing item is item_not_found, not a parameter error, and costs one call of the quota', async () => {
     const { client, sandbox, charges } = await harness();
-    const error = await platErrorOf(client.itemInfo({ itemId: F.items.missing }));
+    for (const lookUp of [client.itemInfo, client.itemPrices]) {
+      const error = await platErrorOf(lookUp({ itemId: F.items.missing }));
+      expect(error).toBeInstanceOf(PlatItemNotFoundError);
+      expect(error).not.toBeInstanceOf(PlatParameterError);
+      expect(error).toMatchObject({ code: 'item_not_found', apiMessage: ITEM_NOT_FOUND, quotaCalls: 1 });
+    }
+    expect(charges).toEqual([
+      expect.objectContaining({ operation: 'platiteminfo', code: 100, points: 0, quotaCalls: 1 }),
+      expect.objectContaining({ operation: 'platiteminfoprice', code: 100, points: 0, quotaCalls: 1 }),
+    ]);
+    expect(sandbox.stats().itemCallsCharged).toBe(2);
+  });
+
+  it('code 100 without "does not exist" on an item operation stays a parameter error, no quota call', async () => {
+    const { client, sandbox, charges } = await harness();
+    sandbox.setFaults([{ kind: 'code', code: 100, msg: 'Request parameter error: itemId', count: 1 }]);
+    const error = await platErrorOf(client.itemInfo({ itemId: F.items.basic }));
     expect(error).toBeInstanceOf(PlatParameterError);
-    expect(error).toMatchObject({ apiMessage: ITEM_NOT_FOUND, chargePoints: 0 });
-    expect(charges).toEqual([expect.objectContaining({ operation: 'platiteminfo', code: 100, points: 0 })]);
-    expect(sandbox.stats().itemCallsCharged).toBe(1);
+    expect(error.quotaCalls).toBe(0);
+    expect(charges).toEqual([]);
+    expect(sandbox.stats().itemCallsCharged).toBe(0);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import type { ViewStateValue } from '@slack/bolt';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { localDateOf } from '../../src/digest/zoned-time.js';
 import { autoLookupSettings } from '../../src/lookups/unfurls.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
@@ -119,6 +120,23 @@ describe('App Home', () => {
     for (const id of ['platdesk.home.access', 'platdesk.home.autolookup', 'platdesk.home.prices'])
       expect(buttonOf({ blocks }, id).label).toBe('Edit');
     assertWithinSlackLimits(blocks, 'home');
+  });
+
+  it('one zone on the whole Home: days, times and budget alerts in the budget zone, labelled so (issue 10, point 18)', async () => {
+    // The budget alert store keeps the instant the local day began: 2026-11-23 00:00 in Shanghai.
+    h().platdesk.store.settings.set(
+      'budget.alerted',
+      { 'workspace:*:daily:warned': '2026-11-22T16:00:00.000Z' },
+      'platdesk',
+    );
+    const { blocks } = await openHome(SLACK.adminId);
+    const said = textOf({ blocks });
+    const today = localDateOf(h().now().getTime(), 'Asia/Shanghai');
+    expect(said).toContain(`*By day* (Asia/Shanghai, newest first)\n• ${today}: `);
+    expect(said).toContain('• 2026-11-23: budget cap alert (workspace:*:daily:warned)');
+    expect(said).toContain('Times, days and months are in Asia/Shanghai.');
+    expect(said).toContain(`Updated ${localDateOf(h().now().getTime(), 'Asia/Shanghai')} `);
+    expect(said).not.toContain('UTC');
   });
 
   it('Edit opens a form (admins only); an auto-lookup change persists, is audited and shows on the Home', async () => {

@@ -7,6 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { formatPoints } from '../../src/blocks/text.js';
+import { localDateOf } from '../../src/digest/zoned-time.js';
+import { periodStarts } from '../../src/lookups/budgets.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
@@ -115,6 +117,15 @@ describe('spend control in Slack', () => {
     expect(report).toContain(`Spend of <@${SLACK.userId}> today: *${formatPoints(mine.points)}*`);
     expect(report).toContain(`${mine.quotaCalls} calls of the item quota`);
     expect(report).toContain('Shop id');
+    // Issue 10, point 18: a personal report has no "By user" heading, and its period is stated in
+    // the budget zone the caps count in (Asia/Shanghai by default), not in UTC.
+    expect(report).not.toContain('By user');
+    const { day, nextDay } = periodStarts(h().now(), 'Asia/Shanghai');
+    const date = (d: Date) => localDateOf(d.getTime(), 'Asia/Shanghai');
+    expect(report).toContain(
+      `From the ledger, ${date(day)} 00:00 to ${date(nextDay)} 00:00 (Asia/Shanghai).`,
+    );
+    expect(report).not.toContain('UTC');
     // Another user's spend is their own.
     const other = await h().command('/platdesk', 'usage', { userId: SLACK.secondUserId });
     expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${formatPoints(0)}*`);

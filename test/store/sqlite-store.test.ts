@@ -384,7 +384,7 @@ describe.each([
       });
     });
 
-    it('groupTotals by user, operation and UTC day', () => {
+    it('groupTotals by user and operation', () => {
       const store = seeded();
       const range = { from: new Date(day1), to: new Date(day2 + DAY) };
       expect(store.ledger.groupTotals('user', range)).toEqual([
@@ -397,26 +397,6 @@ describe.each([
         { key: 'paging-orders', points: 5, quotaCalls: 0, calls: 1 },
         { key: 'platiteminfo', points: 0, quotaCalls: 1, calls: 1 },
       ]);
-      expect(store.ledger.groupTotals('day', range)).toEqual([
-        { key: '2025-03-01', points: 30, quotaCalls: 1, calls: 3 },
-        { key: '2025-03-02', points: 12, quotaCalls: 0, calls: 2 },
-      ]);
-      expect(store.ledger.groupTotals('day', { ...range, userId: 'U1' })).toEqual([
-        { key: '2025-03-01', points: 10, quotaCalls: 1, calls: 2 },
-        { key: '2025-03-02', points: 7, quotaCalls: 0, calls: 1 },
-      ]);
-    });
-
-    it('a UTC day ends at midnight UTC', () => {
-      const store = open(pathFor());
-      const midnight = Date.parse('2025-03-02T00:00:00.000Z');
-      store.ledger.record(entry({ at: new Date(midnight - 1) }));
-      store.ledger.record(entry({ at: new Date(midnight) }));
-      expect(
-        store.ledger
-          .groupTotals('day', { from: new Date(midnight - DAY), to: new Date(midnight + DAY) })
-          .map((r) => r.key),
-      ).toEqual(['2025-03-01', '2025-03-02']);
     });
 
     it('iterate streams entries oldest first', () => {
