@@ -1,7 +1,7 @@
 /**
  * Previous / Next on an orders page. Each pager button is its own single-use pending lookup
  * whose label stated the charge: a click claims it like Confirm does. An expired one is offered
- * again with a fresh confirmation rather than refused.
+ * again with a fresh confirmation rather than refused, posted beside the page (never over it).
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
@@ -28,7 +28,8 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
           teamId: p.teamId,
           responseUrl: body.response_url,
         };
-        return offerLookup(deps, p.request, actor, reply, { replaceOriginal: true });
+        // The button sits on a page the user paid for: the new confirmation comes beside it.
+        return offerLookup(deps, p.request, actor, reply);
       }
       return answerRefusedClaim(claimed, reply);
     });
