@@ -36,6 +36,11 @@ export interface PlatErrorOptions {
   chargePoints?: number | null;
   /** Calls of the item quota the response took (0 or 1). */
   quotaCalls?: number;
+  /**
+   * The request reached the service (an answer came back, or it was sent and the answer never
+   * came), so the service may have counted and charged it: the ledger gets a row for it.
+   */
+  reachedService?: boolean;
 }
 
 /** What every attempt of one call cost together (retries included, DESIGN rule 2). */
@@ -61,6 +66,8 @@ export abstract class PlatError extends Error {
   chargePoints: number | null;
   quotaCalls: number;
   attempts = 1;
+  /** See PlatErrorOptions.reachedService. */
+  readonly reachedService: boolean;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -68,6 +75,7 @@ export abstract class PlatError extends Error {
     this.operation = options.operation;
     this.chargePoints = options.chargePoints ?? null;
     this.quotaCalls = options.quotaCalls ?? 0;
+    this.reachedService = options.reachedService ?? false;
   }
 
   /** Called by the client once, when the last attempt failed: the totals over every attempt. */
@@ -184,8 +192,8 @@ export class PlatTimeoutError extends PlatError {
   readonly code = 'timeout';
   readonly remedy = 'The data service did not answer in time; try again in a moment.';
   readonly timeoutMs: number;
-  constructor(operation: Operation, timeoutMs: number, cause?: unknown) {
-    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause });
+  constructor(operation: Operation, timeoutMs: number, cause?: unknown, reachedService = true) {
+    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause, reachedService });
     this.timeoutMs = timeoutMs;
   }
 }
@@ -202,6 +210,7 @@ export class PlatBadResponseError extends PlatError {
     super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, {
       operation,
       cause,
+      reachedService: true,
     });
     this.status = status;
   }

@@ -13,13 +13,16 @@ import {
 
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
 
-/** Every ledger row against every charge the sandbox made: same count, same points. */
+/**
+ * The ledger against the sandbox: one row per call that arrived there (charged or not, answered
+ * or not), and the same points as it withheld.
+ */
 export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number; points: number } {
   const rows = h.platdesk.store.ledger.list(allTime());
-  const { charges } = h.sandbox.stats();
+  const { calls, charges } = h.sandbox.stats();
   const ledger = { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) };
-  expect(ledger, 'ledger against the sandbox charges').toEqual({
-    count: charges.count,
+  expect(ledger, 'ledger against the calls and charges counted at the sandbox').toEqual({
+    count: calls,
     points: charges.points,
   });
   return ledger;
