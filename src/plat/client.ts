@@ -210,7 +210,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     if (!envelope.success) {
       const quotaCalls = takesQuotaCall(operation, NO_ANSWER_CODE, '') ? 1 : 0;
       report(NO_ANSWER_CODE, 0, quotaCalls, null);
-      throw new PlatSchemaError(operation, issueLines(envelope.error), null, quotaCalls);
+      throw new PlatSchemaError(operation, issueLines(envelope.error), null, quotaCalls, false);
     }
     const { code, msg, msec, time } = envelope.data;
     // spec §4.2 sample: platiteminfo puts the item at the top level instead of in data.

@@ -41,6 +41,12 @@ export interface PlatErrorOptions {
    * came), so the service may have counted and charged it: the ledger gets a row for it.
    */
   reachedService?: boolean;
+  /**
+   * An envelope was read, so chargePoints and quotaCalls are what the service answered; when not
+   * (a transport failure, a body that is not an envelope), quotaCalls is the call the item quota
+   * may have taken, counted so the ledger overstates rather than loses it.
+   */
+  answered?: boolean;
 }
 
 /** What every attempt of one call cost together (retries included, DESIGN rule 2). */
@@ -68,6 +74,8 @@ export abstract class PlatError extends Error {
   attempts = 1;
   /** See PlatErrorOptions.reachedService. */
   readonly reachedService: boolean;
+  /** See PlatErrorOptions.answered. */
+  readonly answered: boolean;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -76,6 +84,7 @@ export abstract class PlatError extends Error {
     this.chargePoints = options.chargePoints ?? null;
     this.quotaCalls = options.quotaCalls ?? 0;
     this.reachedService = options.reachedService ?? false;
+    this.answered = options.answered ?? false;
   }
 
   /** Called by the client once, when the last attempt failed: the totals over every attempt. */
@@ -104,7 +113,11 @@ export abstract class PlatApiError extends PlatError {
   readonly apiCode: number;
   readonly apiMessage: string;
   constructor(apiCode: number, apiMessage: string, options: PlatErrorOptions) {
-    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, options);
+    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, {
+      ...options,
+      reachedService: true,
+      answered: true,
+    });
     this.apiCode = apiCode;
     this.apiMessage = apiMessage;
   }
@@ -220,11 +233,20 @@ export class PlatSchemaError extends PlatError {
   readonly code = 'schema_mismatch';
   readonly remedy = 'The data service answered in an unexpected shape; the answer was not used.';
   readonly issues: string[];
-  constructor(operation: Operation, issues: string[], chargePoints: number | null, quotaCalls = 0) {
+  /** `answered`: false when the body was not even an envelope (see PlatErrorOptions.answered). */
+  constructor(
+    operation: Operation,
+    issues: string[],
+    chargePoints: number | null,
+    quotaCalls = 0,
+    answered = true,
+  ) {
     super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, {
       operation,
       chargePoints,
       quotaCalls,
+      reachedService: true,
+      answered,
     });
     this.issues = issues;
   }

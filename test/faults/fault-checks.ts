@@ -28,6 +28,22 @@ export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number;
   return ledger;
 }
 
+/**
+ * The ledger rows written after the first `since` rows, oldest first, as what the money rule is
+ * about: operation, envelope code (NO_ANSWER_CODE when no answer could be read), points and item
+ * quota calls.
+ */
+export function ledgerRowsAfter(
+  h: PlatdeskHarness,
+  since: number,
+): { operation: string; code: number; points: number; quotaCalls: number }[] {
+  return h.platdesk.store.ledger
+    .list(allTime())
+    .reverse()
+    .slice(since)
+    .map(({ operation, code, points, quotaCalls }) => ({ operation, code, points, quotaCalls }));
+}
+
 /** A failure told the way DESIGN asks: the title and the remedy, no stack trace, privately. */
 export function expectClearMessage(message: SlackMessage, title: string, remedy: string): string {
   const said = textOf(message);
