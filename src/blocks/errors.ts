@@ -47,7 +47,7 @@ export function errorTitle(code: PlatErrorCode): string {
   return TITLES[code];
 }
 
-/** Failures that happen before anything is sent: they cannot have cost anything. */
+/** Failures that happen before anything is sent (a cancel only while queued): they cannot have cost anything. */
 const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'budget_exceeded', 'aborted']);
 
 /**
@@ -70,11 +70,12 @@ export function errorChargeText(error: PlatError): string {
   }
   const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
   // An item operation's answer that took no quota call was refused before the query (plat/codes.ts).
-  if (NOT_SENT.has(error.code) || error.chargePoints === 0 || (quota && isPlatApiError(error)))
+  const notSent = NOT_SENT.has(error.code) && !error.reachedService;
+  if (notSent || error.chargePoints === 0 || (quota && isPlatApiError(error)))
     return `Nothing was charged${over}.`;
   const counted =
     error.quotaCalls > 0 ? ` It is counted as ${plural(error.quotaCalls, 'call')} of the item quota.` : '';
-  if (error.code === 'timeout')
+  if (error.code === 'timeout' || error.code === 'aborted')
     return `No charge was reported; the service may still have counted the call.${counted}`;
   if (error.code === 'connection_failed') return `No charge was reported.${counted}`;
   return quota

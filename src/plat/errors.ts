@@ -280,7 +280,13 @@ export class PlatBudgetError extends PlatError {
 
 export class PlatAbortedError extends PlatError {
   readonly code = 'aborted';
-  readonly remedy = 'The lookup was cancelled before it was sent; nothing was charged.';
+  readonly remedy: string;
+  constructor(message: string, options: PlatErrorOptions) {
+    super(message, options);
+    this.remedy = this.reachedService
+      ? 'The lookup was cancelled after it was sent; the service may still have counted the call.'
+      : 'The lookup was cancelled before it was sent; nothing was charged.';
+  }
 }
 
 export function isPlatError(value: unknown): value is PlatError {

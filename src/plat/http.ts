@@ -162,8 +162,14 @@ function transportError(
     secrets: string[];
   },
 ) {
+  // Cancelled while in flight: the request may have been delivered (overstate rather than lose a
+  // ledger row). A job cancelled while queued never gets here (the limiter refuses it).
   if (ctx.signal?.aborted)
-    return new PlatAbortedError(`${operation} was cancelled`, { operation, cause: error });
+    return new PlatAbortedError(`${operation} was cancelled`, {
+      operation,
+      cause: error,
+      reachedService: true,
+    });
   if (ctx.deadline.aborted) return new PlatTimeoutError(operation, ctx.timeouts.deadlineMs, error);
   if (ctx.cutOff !== null) return new PlatTimeoutError(operation, Math.round(ctx.cutOff), error);
   // Never connected: the request cannot have reached the service.

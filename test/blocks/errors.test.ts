@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { errorChargeText, renderPlatError } from '../../src/blocks/errors.js';
 import {
+  PlatAbortedError,
   PlatBadResponseError,
   PlatBusyError,
   PlatConnectionError,
@@ -107,6 +108,15 @@ describe('renderPlatError', () => {
     expect(errorChargeText(unreadable)).toBe(
       'No charge was reported; the item quota may count this call. It is counted as 1 call of the item quota.',
     );
+    // A cancel: while queued nothing was sent; in flight the service may have counted it.
+    expect(errorChargeText(new PlatAbortedError('queued', { operation: 'paging-orders' }))).toBe(
+      'Nothing was charged.',
+    );
+    expect(
+      errorChargeText(
+        new PlatAbortedError('in flight', { operation: 'paging-orders', reachedService: true }),
+      ),
+    ).toBe('No charge was reported; the service may still have counted the call.');
     // A wrong shape inside an envelope is an answer: its quota call is known.
     expect(errorChargeText(new PlatSchemaError('platiteminfo', ['name'], null, 1))).toBe(
       'It cost 1 call of the item quota.',

@@ -100,6 +100,27 @@ describe('transport failures', () => {
     const error = await pending;
     expect(error).toBeInstanceOf(PlatAbortedError);
     expect(error.operation).toBe('get-shop-id');
+    // It had reached the service: recorded as a call whose answer never came, and told so.
+    expect(h.sandbox.stats().calls).toBe(1);
+    expect(error.reachedService).toBe(true);
+    expect(error.remedy).toMatch(/may still have counted the call/);
+    expect(h.charges).toEqual([
+      expect.objectContaining({ operation: 'get-shop-id', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
+  });
+
+  it('cancelling a call still queued in the limiter sends nothing and records nothing', async () => {
+    const h = await harness({ limiter: { maxCalls: 1, windowMs: 60_000, interactiveReserve: 0 } });
+    await h.client.shopId({ wwid: F.wwids.known });
+    const controller = new AbortController();
+    const pending = platErrorOf(h.client.shopId({ wwid: F.wwids.known }, { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 50);
+    const error = await pending;
+    expect(error).toBeInstanceOf(PlatAbortedError);
+    expect(error.reachedService).toBe(false);
+    expect(error.remedy).toMatch(/nothing was charged/);
+    expect(h.sandbox.stats().calls).toBe(1);
+    expect(h.charges).toEqual([expect.objectContaining({ operation: 'get-shop-id', code: 0 })]);
   });
 
   it('connection refused is a PlatConnectionError', async () => {
