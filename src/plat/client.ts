@@ -1,7 +1,8 @@
 /**
  * The plat client: one typed function per operation (spec §1). Each call validates its input
  * (invalid input costs nothing), waits for the shared limiter, sends through the one HTTP path,
- * reports every charge, maps error codes to typed errors, and retries 101/202 as new limiter jobs.
+ * reports every call that reached the service (the ledger), maps error codes to typed errors,
+ * and retries 101/202 as new limiter jobs.
  */
 import type { Logger } from 'pino';
 import { errorForCode, NO_ANSWER_CODE, takesQuotaCall } from './codes.js';
