@@ -1,7 +1,7 @@
 /**
  * What every fault case ends with (issue 7, "Fault suite"): a clear message to the user, a ledger
- * that matches the sandbox's charges exactly, and no unhandled rejection nor an error left to
- * Bolt's error handler.
+ * with one row per call that arrived at the sandbox and exactly the points it withheld, and no
+ * unhandled rejection nor an error left to Bolt's error handler.
  */
 import { expect } from 'vitest';
 import {

@@ -192,7 +192,7 @@ function books() {
   });
 }
 
-describe('ledger rows == calls charged at the sandbox, operation by operation', () => {
+describe('ledger rows == calls that arrived at the sandbox, operation by operation', () => {
   for (const operation of OPERATION_NAMES) {
     const quota = operation === 'platiteminfo' || operation === 'platiteminfoprice';
     const cases: { name: string; request: LookupRequest; faults: FaultRule[] }[] = [
