@@ -47,32 +47,39 @@ export function errorTitle(code: PlatErrorCode): string {
   return TITLES[code];
 }
 
-/** Failures that happen before anything is sent: they cannot have cost anything. */
+/** Failures that happen before anything is sent (a cancel only while queued): they cannot have cost anything. */
 const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'budget_exceeded', 'aborted']);
 
 /**
  * What the failure cost over all its attempts (a retried 101/202 may be charged each time),
  * saying no more than is known: reported charges and item-quota calls are stated; "nothing was
- * charged" only when nothing was sent or the service's answer charged nothing.
+ * charged" only when nothing was sent or the service's answer charged nothing. When no answer
+ * could be read, an item call is counted as one call of the quota (the ledger overstates rather
+ * than loses a call): that is said as a count, not as a known cost.
  */
 export function errorChargeText(error: PlatError): string {
   const over = error.attempts > 1 ? ` over ${error.attempts} attempts` : '';
   const points = error.chargePoints !== null && error.chargePoints > 0;
-  if (points || error.quotaCalls > 0) {
+  const knownQuotaCalls = error.answered ? error.quotaCalls : 0;
+  if (points || knownQuotaCalls > 0) {
     const parts: string[] = [];
     if (points) parts.push(`Charged ${formatPoints(error.chargePoints ?? 0)}`);
-    if (error.quotaCalls > 0)
-      parts.push(`${points ? 'and' : 'It cost'} ${plural(error.quotaCalls, 'call')} of the item quota`);
+    if (knownQuotaCalls > 0)
+      parts.push(`${points ? 'and' : 'It cost'} ${plural(knownQuotaCalls, 'call')} of the item quota`);
     return `${parts.join(' ')}${over}.`;
   }
   const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
   // An item operation's answer that took no quota call was refused before the query (plat/codes.ts).
-  if (NOT_SENT.has(error.code) || error.chargePoints === 0 || (quota && isPlatApiError(error)))
+  const notSent = NOT_SENT.has(error.code) && !error.reachedService;
+  if (notSent || error.chargePoints === 0 || (quota && isPlatApiError(error)))
     return `Nothing was charged${over}.`;
-  if (error.code === 'timeout') return 'No charge was reported; the service may still have counted the call.';
-  if (error.code === 'connection_failed') return 'No charge was reported.';
+  const counted =
+    error.quotaCalls > 0 ? ` It is counted as ${plural(error.quotaCalls, 'call')} of the item quota.` : '';
+  if (error.code === 'timeout' || error.code === 'aborted')
+    return `No charge was reported; the service may still have counted the call.${counted}`;
+  if (error.code === 'connection_failed') return `No charge was reported.${counted}`;
   return quota
-    ? 'No charge was reported; the item quota may count this call.'
+    ? `No charge was reported; the item quota may count this call.${counted}`
     : 'The service reported no charge.';
 }
 

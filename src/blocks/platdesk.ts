@@ -39,7 +39,7 @@ function usageBlocks(r: UsageReport) {
   return [
     header(`Spend ${period}`),
     section(
-      `Spend of ${whose} ${period}: *${formatPoints(r.totals.points)}* in ${plural(r.totals.calls, 'charged call')}, ${plural(r.totals.quotaCalls, 'call')} of the item quota.`,
+      `Spend of ${whose} ${period}: *${formatPoints(r.totals.points)}* in ${plural(r.totals.calls, 'call')} (charged or not), ${plural(r.totals.quotaCalls, 'call')} of the item quota.`,
     ),
     // A heading only over entries: a personal report has no "By user", a quiet day no "By operation".
     ...(lines.length > 0

@@ -56,7 +56,7 @@ export interface FetchOrdersOptions {
   /** Default 'bulk': digests never delay a person's lookup. */
   priority?: CallOptions['priority'];
   correlationId?: string;
-  /** Every charge (the ledger). */
+  /** Every call that reached the service, charged or not (the ledger). */
   onCharge?: ChargeListener;
   /** After every page: "page k of n". */
   onProgress?: (plan: FetchPlan) => void;
@@ -68,7 +68,7 @@ export interface FetchOrdersOptions {
 export interface FetchedOrders {
   /** De-duplicated by order number, in the order the pages listed them. */
   orders: Order[];
-  /** Charged calls made. */
+  /** Pages answered (every call, retries and failures included, is counted through onCharge). */
   calls: number;
   /** Sum of withholding_money reported, in points. */
   chargedPoints: number;

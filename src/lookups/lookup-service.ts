@@ -2,7 +2,8 @@
  * The one path every entry point takes (slash command, shortcut, unfurl, button): check access,
  * answer from the cache when it can, quote the charge and check the budgets, store the pending
  * lookup, claim it once on Confirm, run it (identical lookups in flight share one call), and
- * write every charge to the ledger. Confirmation is server-side and single-use (DESIGN rule 2).
+ * write every call that reached the service to the ledger. Confirmation is server-side and
+ * single-use (DESIGN rule 2).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -107,8 +108,8 @@ export interface LookupService {
   claim(pendingId: string, userId: string): Claimed;
   cancel(pendingId: string, userId: string): Claimed;
   /**
-   * Runs a claimed lookup; records every charge; marks it done or failed. Rejects with
-   * PlatError. An identical lookup already in flight is shared: the follower is not charged.
+   * Runs a claimed lookup; records every call that reached the service; marks it done or
+   * failed. Rejects with PlatError. An identical lookup already in flight is shared: the follower is not charged.
    */
   run(pending: Pending, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
   /**

@@ -3,6 +3,7 @@
  * the CSV export for accounting.
  */
 import { localDateOf } from '../digest/zoned-time.js';
+import { NO_ANSWER_CODE } from '../plat/codes.js';
 import type { LedgerEntry, LedgerGroupRow, LedgerTotals, Store } from '../store/store.js';
 import { periodStarts } from './budgets.js';
 
@@ -103,6 +104,14 @@ function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * The outcome column: 'ok', 'error' (the service answered another code), or 'no_answer' for a
+ * call that reached the service but whose answer could not be read (code -1, NO_ANSWER_CODE).
+ */
+function outcomeOf(e: LedgerEntry): string {
+  return e.code === NO_ANSWER_CODE ? 'no_answer' : e.outcome;
+}
+
 export function ledgerCsv(entries: Iterable<LedgerEntry>): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const e of entries) {
@@ -117,7 +126,7 @@ export function ledgerCsv(entries: Iterable<LedgerEntry>): string {
         (e.points / 100).toFixed(2),
         e.quotaCalls,
         e.code,
-        e.outcome,
+        outcomeOf(e),
         e.requestId,
         e.correlationId,
         e.pendingId,

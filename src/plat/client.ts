@@ -1,10 +1,11 @@
 /**
  * The plat client: one typed function per operation (spec §1). Each call validates its input
  * (invalid input costs nothing), waits for the shared limiter, sends through the one HTTP path,
- * reports every charge, maps error codes to typed errors, and retries 101/202 as new limiter jobs.
+ * reports every call that reached the service (the ledger), maps error codes to typed errors,
+ * and retries 101/202 as new limiter jobs.
  */
 import type { Logger } from 'pino';
-import { errorForCode, takesQuotaCall } from './codes.js';
+import { errorForCode, NO_ANSWER_CODE, takesQuotaCall } from './codes.js';
 import {
   isPlatApiError,
   isPlatError,
@@ -44,6 +45,7 @@ import {
   waybillPrintDataSchema,
 } from './schemas.js';
 import type {
+  ChargeEvent,
   ChargeListener,
   Item,
   ItemPrices,
@@ -77,8 +79,9 @@ export interface PlatClientOptions {
   /** Edition (vvtype) per operation; the spec's default where not set. */
   editions?: Partial<Record<Operation, number>>;
   /**
-   * Called for every charged response: one that reports withholding_money (error responses
-   * included), or an item operation's answer that took a call of the quota.
+   * Called for every call that reached the service, charged or not (a ledger row each): every
+   * answer, with its withholding_money and item quota call, and every call sent whose answer never
+   * came (NO_ANSWER_CODE).
    */
   onCharge?: ChargeListener;
   retry?: Partial<RetryPolicy>;
@@ -165,6 +168,21 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     call: CallOptions,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
+    /** Every call that reached the service is reported, charged or not: one ledger row each. */
+    const report = (code: number, points: number, quotaCalls: number, requestId: string | null) => {
+      const event: ChargeEvent = {
+        operation,
+        edition,
+        points,
+        quotaCalls,
+        code,
+        requestId,
+        correlationId: call.correlationId ?? null,
+        at: new Date(),
+      };
+      options.onCharge?.(event);
+      call.onCharge?.(event);
+    };
     let body: unknown;
     try {
       ({ body } = await http.send({ operation, params, signal: call.signal }));
@@ -180,10 +198,21 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         },
         'plat call',
       );
+      if (isPlatError(error) && error.reachedService) {
+        // Sent, but what it cost is unknown: a row with no points, and the item quota call it may
+        // have taken (overstate the quota rather than lose a call).
+        const quotaCalls = takesQuotaCall(operation, NO_ANSWER_CODE, '') ? 1 : 0;
+        report(NO_ANSWER_CODE, 0, quotaCalls, null);
+        error.quotaCalls = quotaCalls;
+      }
       throw error;
     }
     const envelope = envelopeSchema.safeParse(body);
-    if (!envelope.success) throw new PlatSchemaError(operation, issueLines(envelope.error), null);
+    if (!envelope.success) {
+      const quotaCalls = takesQuotaCall(operation, NO_ANSWER_CODE, '') ? 1 : 0;
+      report(NO_ANSWER_CODE, 0, quotaCalls, null);
+      throw new PlatSchemaError(operation, issueLines(envelope.error), null, quotaCalls, false);
+    }
     const { code, msg, msec, time } = envelope.data;
     // spec §4.2 sample: platiteminfo puts the item at the top level instead of in data.
     const data = envelope.data.data ?? (operation === 'platiteminfo' ? body : undefined);
@@ -202,20 +231,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       },
       'plat call',
     );
-    if (chargePoints !== null || quotaCalls > 0) {
-      const event = {
-        operation,
-        edition,
-        points: chargePoints ?? 0,
-        quotaCalls,
-        code,
-        requestId: requestIdIn(data),
-        correlationId: call.correlationId ?? null,
-        at: new Date(),
-      };
-      options.onCharge?.(event);
-      call.onCharge?.(event);
-    }
+    report(code, chargePoints ?? 0, quotaCalls, requestIdIn(data));
     if (code !== 0) throw errorForCode(operation, code, msg, data, chargePoints, quotaCalls);
     let decoded: Decoded<T>;
     try {

@@ -42,6 +42,13 @@ export function findAuthUrl(data: unknown, msg: string): string | null {
   return walk(data, 0) ?? msg.match(/https?:\/\/[^\s"'<>]+/i)?.[0] ?? null;
 }
 
+/**
+ * The ledger code of a call that reached the service but whose answer could not be read (a
+ * timeout after sending, a cut connection, an HTTP error page): the service may have charged it,
+ * so it is recorded, with no points (none were reported) and, for item operations, one quota call.
+ */
+export const NO_ANSWER_CODE = -1;
+
 /** The service's msg for an item that does not exist (spec §4.2, §4.3 do not show it; seen in Chinese or English). */
 const ITEM_NOT_FOUND_MSG = /不存在|does not exist|doesn't exist|not exist|not found|no such item/i;
 

@@ -36,6 +36,17 @@ export interface PlatErrorOptions {
   chargePoints?: number | null;
   /** Calls of the item quota the response took (0 or 1). */
   quotaCalls?: number;
+  /**
+   * The request reached the service (an answer came back, or it was sent and the answer never
+   * came), so the service may have counted and charged it: the ledger gets a row for it.
+   */
+  reachedService?: boolean;
+  /**
+   * An envelope was read, so chargePoints and quotaCalls are what the service answered; when not
+   * (a transport failure, a body that is not an envelope), quotaCalls is the call the item quota
+   * may have taken, counted so the ledger overstates rather than loses it.
+   */
+  answered?: boolean;
 }
 
 /** What every attempt of one call cost together (retries included, DESIGN rule 2). */
@@ -61,6 +72,10 @@ export abstract class PlatError extends Error {
   chargePoints: number | null;
   quotaCalls: number;
   attempts = 1;
+  /** See PlatErrorOptions.reachedService. */
+  readonly reachedService: boolean;
+  /** See PlatErrorOptions.answered. */
+  readonly answered: boolean;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -68,6 +83,8 @@ export abstract class PlatError extends Error {
     this.operation = options.operation;
     this.chargePoints = options.chargePoints ?? null;
     this.quotaCalls = options.quotaCalls ?? 0;
+    this.reachedService = options.reachedService ?? false;
+    this.answered = options.answered ?? false;
   }
 
   /** Called by the client once, when the last attempt failed: the totals over every attempt. */
@@ -96,7 +113,11 @@ export abstract class PlatApiError extends PlatError {
   readonly apiCode: number;
   readonly apiMessage: string;
   constructor(apiCode: number, apiMessage: string, options: PlatErrorOptions) {
-    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, options);
+    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, {
+      ...options,
+      reachedService: true,
+      answered: true,
+    });
     this.apiCode = apiCode;
     this.apiMessage = apiMessage;
   }
@@ -184,8 +205,8 @@ export class PlatTimeoutError extends PlatError {
   readonly code = 'timeout';
   readonly remedy = 'The data service did not answer in time; try again in a moment.';
   readonly timeoutMs: number;
-  constructor(operation: Operation, timeoutMs: number, cause?: unknown) {
-    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause });
+  constructor(operation: Operation, timeoutMs: number, cause?: unknown, reachedService = true) {
+    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause, reachedService });
     this.timeoutMs = timeoutMs;
   }
 }
@@ -202,6 +223,7 @@ export class PlatBadResponseError extends PlatError {
     super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, {
       operation,
       cause,
+      reachedService: true,
     });
     this.status = status;
   }
@@ -211,11 +233,20 @@ export class PlatSchemaError extends PlatError {
   readonly code = 'schema_mismatch';
   readonly remedy = 'The data service answered in an unexpected shape; the answer was not used.';
   readonly issues: string[];
-  constructor(operation: Operation, issues: string[], chargePoints: number | null, quotaCalls = 0) {
+  /** `answered`: false when the body was not even an envelope (see PlatErrorOptions.answered). */
+  constructor(
+    operation: Operation,
+    issues: string[],
+    chargePoints: number | null,
+    quotaCalls = 0,
+    answered = true,
+  ) {
     super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, {
       operation,
       chargePoints,
       quotaCalls,
+      reachedService: true,
+      answered,
     });
     this.issues = issues;
   }
@@ -249,7 +280,13 @@ export class PlatBudgetError extends PlatError {
 
 export class PlatAbortedError extends PlatError {
   readonly code = 'aborted';
-  readonly remedy = 'The lookup was cancelled before it was sent; nothing was charged.';
+  readonly remedy: string;
+  constructor(message: string, options: PlatErrorOptions) {
+    super(message, options);
+    this.remedy = this.reachedService
+      ? 'The lookup was cancelled after it was sent; the service may still have counted the call.'
+      : 'The lookup was cancelled before it was sent; nothing was charged.';
+  }
 }
 
 export function isPlatError(value: unknown): value is PlatError {

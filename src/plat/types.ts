@@ -31,17 +31,20 @@ export interface PlatResult<T> {
 }
 
 /**
- * Called for every response that charged: one that reports withholding_money (error responses
- * included), or an item operation's answer that took a call of the quota (spec §8).
+ * One call that reached the service, charged or not (a ledger row each): the plat API charges per
+ * call (spec §1), so every answer, and every call sent whose answer never came, is reported.
  */
 export interface ChargeEvent {
   operation: Operation;
   edition: number | null;
-  /** withholding_money, 0 when the response reported none (item operations). */
+  /** withholding_money, 0 when the response reported none (item operations, refusals, no answer). */
   points: number;
-  /** Calls of the item quota taken: 1 for an item operation's charged answer, else 0. */
+  /**
+   * Calls of the item quota taken: 1 for an item operation's answer that ran a query (takesQuotaCall)
+   * and for an item call whose answer never came (it may have taken one), else 0.
+   */
   quotaCalls: number;
-  /** The envelope code: 0 for success. */
+  /** The envelope code: 0 for success; NO_ANSWER_CODE (-1) when no answer could be read. */
   code: number;
   requestId: string | null;
   correlationId: string | null;

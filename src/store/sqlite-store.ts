@@ -349,7 +349,7 @@ function createLedger(db: Database.Database): Ledger {
   // `edition IS ?` matches NULL to NULL and still uses ledger_operation_edition; the scan walks
   // that index backwards from the newest id and stops at the first successful row.
   const lastChargeStmt = db.prepare<[string, number | null], { points: number }>(
-    `SELECT points FROM ledger WHERE operation = ? AND edition IS ? AND code = 0
+    `SELECT points FROM ledger WHERE operation = ? AND edition IS ? AND code = 0 AND points > 0
      ORDER BY id DESC LIMIT 1`,
   );
 

@@ -204,7 +204,9 @@ export interface Ledger {
   /**
    * The points of the newest successful (code 0) entry for this operation and edition (null
    * edition for operations without editions), or null if none: the "last charge seen" of a quote.
-   * Error responses are left out because what they withhold says nothing about a normal call.
+   * Error responses are left out because what they withhold says nothing about a normal call, and
+   * so are rows of 0 points: every call that reached the service is a row, and a 0 there is an
+   * answer that reported no charge, not a price.
    */
   lastCharge(operation: string, edition: number | null): number | null;
   /** Sums over [from, to), optionally for one user and/or one channel. */

@@ -1,14 +1,17 @@
 /**
- * The ledger invariant (issue 10 points 1-2): every charge the service made is one ledger row.
- * Every operation is driven through the real lookup service, the real plat client, the real
- * sandbox over loopback and a real SQLite store: success, not found, and each error code of
- * spec §7 (retried ones included, some carrying withholding_money). After every single lookup the
- * ledger, operation by operation, equals what the sandbox counted as charged: rows = charged calls,
- * points = points withheld, quota calls = item-quota calls taken.
+ * The ledger invariant (issue 10 points 1-2): every call that reached the service is one ledger
+ * row. Every operation is driven through the real lookup service, the real plat client, the real
+ * sandbox over loopback and a real SQLite store: success, not found, each error code of spec §7
+ * (retried ones included, some carrying withholding_money), and answers that cannot be read (a hang
+ * past the deadline, an HTML error page, a truncated body). After every single lookup the ledger,
+ * operation by operation, equals what the sandbox counted: rows = calls that arrived, points =
+ * points withheld, quota calls = item-quota calls taken (plus one for each item call whose answer
+ * could not be read: it may have taken one, and the ledger overstates rather than loses a call).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLookupService, type LookupService, summarize } from '../../src/lookups/lookup-service.js';
 import type { LookupRequest } from '../../src/lookups/types.js';
+import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import { OPERATION_NAMES, type Operation } from '../../src/plat/operations.js';
 import { SANDBOX_FIXTURES as F, type FaultRule } from '../../src/sandbox/index.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
@@ -70,6 +73,10 @@ const REQUESTS: Record<Operation, { ok: LookupRequest; notFound: LookupRequest }
  * 101 and 202 are retried by the client (3 attempts); `charged` ones report withholding_money.
  */
 const ERROR_CASES: { name: string; faults: (operation: Operation, quota: boolean) => FaultRule[] }[] = [
+  ...(['hang', 'http500', 'malformed'] as const).map((kind) => ({
+    name: `no readable answer (${kind})`,
+    faults: (operation: Operation): FaultRule[] => [{ kind, count: 1, operations: [operation] }],
+  })),
   ...[100, 101, 103, 200, 202, 203, 302, 303, 401, 404, 614].map((code) => ({
     name: `code ${code}`,
     faults: (operation: Operation): FaultRule[] => [
@@ -156,13 +163,18 @@ async function confirmAndRun(request: LookupRequest): Promise<void> {
   await lookups.run(claimed.pending).catch(() => undefined);
 }
 
-/** Per operation: the ledger's rows, points and quota calls; the sandbox's charged calls and points. */
+/**
+ * Per operation: the ledger's rows, points and quota calls; the calls that arrived at the sandbox,
+ * the points it withheld and the quota calls it took (with the unreadable answers' possible ones).
+ */
 function books() {
   const rows = store.ledger.list({ from, to });
   const stats = h.sandbox.stats();
   return OPERATION_NAMES.map((operation) => {
     const mine = rows.filter((r) => r.operation === operation);
     const charged = stats.charges.byOperation[operation];
+    const quota = operation === 'platiteminfo' || operation === 'platiteminfoprice';
+    const unreadable = mine.filter((r) => r.code === NO_ANSWER_CODE).length;
     return {
       operation,
       ledger: {
@@ -171,16 +183,16 @@ function books() {
         quotaCalls: mine.reduce((sum, r) => sum + r.quotaCalls, 0),
       },
       sandbox: {
-        rows: charged.count,
+        rows: stats.callsByOperation[operation],
         points: charged.points,
         // Item operations charge nothing but the quota: each charged call is one quota call.
-        quotaCalls: operation === 'platiteminfo' || operation === 'platiteminfoprice' ? charged.count : 0,
+        quotaCalls: quota ? charged.count + unreadable : 0,
       },
     };
   });
 }
 
-describe('ledger rows == calls charged at the sandbox, operation by operation', () => {
+describe('ledger rows == calls that arrived at the sandbox, operation by operation', () => {
   for (const operation of OPERATION_NAMES) {
     const quota = operation === 'platiteminfo' || operation === 'platiteminfoprice';
     const cases: { name: string; request: LookupRequest; faults: FaultRule[] }[] = [
@@ -214,9 +226,12 @@ describe('ledger rows == calls charged at the sandbox, operation by operation', 
         if (quota && (c.name === 'success' || c.name === 'not found'))
           expect({ case: c.name, rowsAdded }).toEqual({ case: c.name, rowsAdded: 1 });
       }
+      const rows = store.ledger.list({ from, to });
       expect(h.sandbox.stats().itemCallsCharged).toBe(
-        store.ledger.list({ from, to }).reduce((sum, r) => sum + r.quotaCalls, 0),
+        rows.filter((r) => r.code !== NO_ANSWER_CODE).reduce((sum, r) => sum + r.quotaCalls, 0),
       );
+      // The three unreadable answers of this operation are each a row of their own.
+      expect(rows.filter((r) => r.operation === operation && r.code === NO_ANSWER_CODE)).toHaveLength(3);
     });
   }
 

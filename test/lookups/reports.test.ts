@@ -72,6 +72,24 @@ describe('ledgerCsv', () => {
     );
   });
 
+  it('every call that reached the service is a line: uncharged answers and unread ones (code -1, no_answer)', () => {
+    const csv = ledgerCsv([
+      entry({ points: 0, code: 204, outcome: 'error', requestId: null }),
+      entry({
+        operation: 'platiteminfo',
+        points: 0,
+        quotaCalls: 1,
+        code: -1,
+        outcome: 'error',
+        requestId: null,
+      }),
+    ]);
+    expect(csv.split('\r\n').slice(1, 3)).toEqual([
+      '2026-11-20T04:00:00.000Z,U1234,C1234,get-shop-info,1,0,0.00,0,204,error,,corr-1,p-1,interactive',
+      '2026-11-20T04:00:00.000Z,U1234,C1234,platiteminfo,1,0,0.00,1,-1,no_answer,,corr-1,p-1,interactive',
+    ]);
+  });
+
   it('null fields are empty', () => {
     const csv = ledgerCsv([
       entry({

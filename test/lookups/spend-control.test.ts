@@ -185,12 +185,15 @@ describe('who pays what', () => {
     ).toBe(true);
     expect(rows2.every((row) => row.channelId === 'C2')).toBe(true);
 
-    // The whole ledger is the sandbox's charge record.
+    // The whole ledger is the sandbox's record: a row per call that arrived, the points withheld
+    // (all four calls were answered and charged here).
     const stats = h.sandbox.stats();
+    expect(stats.calls).toBe(4);
     expect(r.store.ledger.totals(allTime())).toMatchObject({
       points: stats.charges.points,
-      calls: stats.charges.count,
+      calls: stats.calls,
     });
+    expect(stats.charges.count).toBe(stats.calls);
   });
 
   it("one user cannot confirm another's lookup: no call", async () => {

@@ -107,14 +107,32 @@ describe('spend control in Slack', () => {
   });
 
   it("/platdesk usage shows the user's own spend from the ledger", async () => {
+    const before = ledger().totals({ ...allTime(), userId: SLACK.userId });
     const { confirmation } = await h().ask('/shop', `ww ${wwids.known}`);
     await h().confirm(confirmation);
+    // A call the service answered without charging (a system error, code 200) is still a call
+    // that reached it: a ledger row of 0 points, counted among the calls.
+    h().sandbox.setFaults([{ kind: 'code', code: 200, count: 1 }]);
+    try {
+      const refused = await h().ask('/shop', `ww ${wwids.unknown}`);
+      await h().confirm(refused.confirmation);
+    } finally {
+      h().sandbox.setFaults([]);
+    }
     const mine = ledger().totals({ ...allTime(), userId: SLACK.userId });
     expect(mine.points).toBe(2);
+    expect(mine.calls).toBe(before.calls + 2);
+    const rows = ledger().list({ ...allTime(), userId: SLACK.userId, limit: 2 });
+    expect(rows.map((r) => [r.operation, r.code, r.points])).toEqual([
+      ['get-shop-id', 200, 0],
+      ['get-shop-id', 0, 2],
+    ]);
 
     const sent = await h().command('/platdesk', 'usage');
     const report = textOf(await h().nextResponse(sent.responseUrlId));
-    expect(report).toContain(`Spend of <@${SLACK.userId}> today: *${formatPoints(mine.points)}*`);
+    expect(report).toContain(
+      `Spend of <@${SLACK.userId}> today: *${formatPoints(mine.points)}* in ${mine.calls} calls (charged or not),`,
+    );
     expect(report).toContain(`${mine.quotaCalls} calls of the item quota`);
     expect(report).toContain('Shop id');
     // Issue 10, point 18: a personal report has no "By user" heading, and its period is stated in

@@ -349,6 +349,12 @@ describe.each([
         entry({ operation: 'platdybw', edition: 1, points: 99, code: 301, outcome: 'error' }),
       );
       store.ledger.record(entry({ operation: 'get-shop-id', edition: null, points: 2.5 }));
+      // A success that reported no withholding_money (0 points) and an unread answer (code -1)
+      // are rows too, but neither is a price.
+      store.ledger.record(entry({ operation: 'platdybw', edition: 1, points: 0 }));
+      store.ledger.record(
+        entry({ operation: 'platdybw', edition: 1, points: 0, code: -1, outcome: 'error' }),
+      );
 
       expect(store.ledger.lastCharge('platdybw', 1)).toBe(12);
       expect(store.ledger.lastCharge('platdybw', 3)).toBe(30);
