@@ -6,11 +6,14 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { App, type Receiver } from '@slack/bolt';
+import { App, HTTPReceiver, type Receiver } from '@slack/bolt';
 import { type Clock, realClock } from './clock.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import { type HealthCheck, httpReceiver, httpRoutes, listening } from './http-server.js';
+import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
+import { createHousekeeping } from './lookups/housekeeping.js';
+import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
@@ -23,10 +26,21 @@ import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
-import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
+import { refuseFutureRequests } from './slack/future-requests.js';
+import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
-import { createSocketConnections, SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
+import {
+  createSocketConnections,
+  SOCKET_LIVENESS_MS,
+  type SocketConnections,
+} from './slack/socket-connections.js';
+import {
+  checkBotToken,
+  explainSlackStartFailure,
+  isSlackApiError,
+  socketModeFailure,
+} from './slack/start-check.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -50,6 +64,8 @@ export interface StartOptions {
   platRetry?: Partial<RetryPolicy>;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
+  /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
+  housekeepingEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
 }
@@ -67,6 +83,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const appNow = options.now;
   const clock: Clock = appNow ? { ...realClock, now: () => appNow().getTime() } : realClock;
   const now = () => new Date(clock.now());
+  // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
+  const botIds = await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   const store = openSqliteStore(config.databasePath, { now });
   const metrics = new Metrics();
 
@@ -126,6 +144,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const routes = httpRoutes({ mode: config.slack.mode, sandbox: sandbox !== null, checks }, metrics);
   let receiver: Receiver;
   let healthServer: Server | undefined;
+  let socketClients: SocketConnections['clients'] = [];
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({
       appToken: config.slack.appToken ?? '',
@@ -140,11 +159,15 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     checks.push(sockets.health);
     receiver = sockets.receiver;
     healthServer = sockets.httpServer;
+    socketClients = sockets.clients;
   } else {
     receiver = httpReceiver(config.slack.signingSecret ?? '', routes, logger);
   }
+  if (receiver instanceof HTTPReceiver) refuseFutureRequests(receiver, { logger });
   const app = new App({
     token: config.slack.botToken,
+    // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
+    ...botIds,
     receiver,
     logger: boltLogger(logger),
     clientOptions: {
@@ -158,9 +181,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   ];
   const isAdmin = (userId: string) => admins().includes(userId);
   const alerts = createAdminAlerts({ client: app.client, admins, logger });
+  // This process in claim records: a lookup it claims is held under a lease it renews, so after a
+  // crash the next start (or another process) sees the claim is orphaned and tells its user.
+  const instance = currentInstance();
+  const holder = { instanceId: instance.id, leaseMs: CLAIM_LEASE_MS };
   const lookups = createLookupService({
     client,
     store,
+    holder,
     prices: config.plat.prices,
     logger,
     now,
@@ -199,26 +227,50 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     metrics,
   });
 
+  const claims = createClaimWatch({ store, client: app.client, logger, instance, holder, now });
+  const housekeeping = createHousekeeping({
+    store,
+    now,
+    logger,
+    ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
+  });
+
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
   const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
+  // Socket Mode: a WebSocket that fails before Slack's hello would be retried forever by the
+  // socket client; at start it is a reason to stop, said once.
+  let onSocketError: ((error: unknown) => void) | undefined;
+  const socketFailed = new Promise<never>((_, reject) => {
+    onSocketError = (error) => reject(socketModeFailure(error));
+    for (const client of socketClients) client.once('error', onSocketError);
+  });
   let started: unknown;
   try {
-    [started] = await Promise.all([app.start(config.port), healthListening]);
+    [started] = await Promise.race([Promise.all([app.start(config.port), healthListening]), socketFailed]);
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
     await limiter.stop();
     await sandbox?.close();
     store.close();
-    throw error;
+    // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
+    throw isSlackApiError(error)
+      ? explainSlackStartFailure(error, { token: 'SLACK_APP_TOKEN', apiUrl: config.slack.apiUrl })
+      : error;
+  } finally {
+    if (onSocketError) for (const client of socketClients) client.removeListener('error', onSocketError);
   }
   const server = config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
   if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
-  await reportInterruptedLookups({ store, client: app.client, logger });
+  // Synchronously on start, before a request can be read: a click on a cut lookup's button is
+  // answered as interrupted, and its user is told within seconds of the restart.
+  await claims.tell(claims.sweep());
+  claims.start();
+  housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
 
@@ -240,6 +292,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await digests.scheduler.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
+        claims.stop();
+        housekeeping.stop();
         await limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.
@@ -292,6 +346,7 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
 async function main(): Promise<void> {
   let config: Config;
   try {
+    loadEnvFile('.env');
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -300,7 +355,18 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const platdesk = await startPlatdesk(config);
+  const logger = createLogger(config.logLevel);
+  let platdesk: Platdesk;
+  try {
+    platdesk = await startPlatdesk(config, { logger });
+  } catch (error) {
+    // One line for the operator; the stack only at debug level (LOG_LEVEL=debug).
+    logger.debug({ err: error }, 'start-up failed');
+    process.stderr.write(
+      `platdesk cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       platdesk.stop().then(

@@ -16,16 +16,22 @@ export interface ChargeNote {
   cached?: { ageMs: number };
   /** Set when an identical lookup was already running and its answer was shared: nothing was called. */
   shared?: boolean;
+  /** Attempts sent, when a call was retried: the charge above is their sum. */
+  attempts?: number;
 }
 
-/** "Charged 10 points (¥0.10)", "Used 1 call of the item quota", "From cache, 5 min old: no charge". */
+/**
+ * "Charged 10 points (¥0.10)", "Used 1 call of the item quota", "Charged 9 points (¥0.09) over
+ * 3 attempts", "From cache, 5 min old: no charge".
+ */
 export function chargeNoteText(note: ChargeNote): string {
   if (note.cached) return `From cache, ${formatAge(note.cached.ageMs)} old: no charge`;
   if (note.shared) return 'Shared with the same lookup already running: no charge';
   const parts: string[] = [];
   if (note.chargedPoints > 0) parts.push(`Charged ${formatPoints(note.chargedPoints)}`);
   if (note.quotaCalls > 0) parts.push(`Used ${plural(note.quotaCalls, 'call')} of the item quota`);
-  return parts.length > 0 ? parts.join(' · ') : 'No charge reported (0 points)';
+  const over = note.attempts !== undefined && note.attempts > 1 ? ` over ${note.attempts} attempts` : '';
+  return parts.length > 0 ? `${parts.join(' · ')}${over}` : `No charge reported (0 points)${over}`;
 }
 
 export function renderChargeNote(note: ChargeNote): ContextBlock {

@@ -62,7 +62,7 @@ export function renderConfirmation(input: ConfirmationInput): RenderedMessage {
   const minutes = Math.max(1, Math.round(input.expiresInMinutes));
 
   const blocks = [
-    section(`:money_with_wings: *${escapeClip(operations, 300)}* for ${summary} is charged.`),
+    section(`:money_with_wings: *${escapeClip(operations, 300)}* for ${summary} costs:`),
     ...packSections(input.quote.lines.map(quoteLineText), {
       maxBlocks: 5,
       more: (n) => `…and ${n} more operations`,
@@ -80,7 +80,14 @@ export function renderConfirmation(input: ConfirmationInput): RenderedMessage {
   return message(`Confirm ${escapeClip(operations, 150)} for ${summary}: ${short}`, blocks, 2);
 }
 
-export type ConfirmationClosedReason = 'cancelled' | 'expired' | 'already_used' | 'not_yours' | 'running';
+export type ConfirmationClosedReason =
+  | 'cancelled'
+  | 'expired'
+  | 'already_used'
+  | 'not_yours'
+  | 'running'
+  | 'interrupted'
+  | 'not_found';
 
 const CLOSED: Record<ConfirmationClosedReason, string> = {
   cancelled: ':no_entry_sign: Cancelled. Nothing was charged.',
@@ -88,7 +95,30 @@ const CLOSED: Record<ConfirmationClosedReason, string> = {
   already_used: ':white_check_mark: This confirmation was already used; the lookup runs only once.',
   not_yours: ':lock: This confirmation belongs to someone else. Run the command yourself to look it up.',
   running: ':hourglass_flowing_sand: Looking it up…',
+  // Unknown id: forged, or pruned (CONFIRMATION_KEEP_MS) after it expired or ran.
+  not_found:
+    ':hourglass: This button is no longer valid (it expired, or is older than platdesk keeps). ' +
+    'This click charged nothing. Run the command again if you still need it.',
+  interrupted:
+    ':warning: This lookup was interrupted by a platdesk restart before its answer arrived and was not run again. ' +
+    'It may have been charged: `/platdesk usage` shows your spend. Run the command again if you still need it.',
 };
+
+/**
+ * A confirmed lookup cut by a crash or restart: what happened (not run again), that it may have
+ * been charged, and how to run it again. `offerAgain`: a fresh confirmation follows this message.
+ */
+export function renderInterrupted(summary: string, options: { offerAgain: boolean }): RenderedMessage {
+  const what = escapeClip(summary, 500);
+  const again = options.offerAgain
+    ? 'To run it again, confirm the new request below.'
+    : 'To run it again, use the same command again: it asks you to confirm the charge first.';
+  const text =
+    `:warning: Your lookup of ${what} was interrupted by a platdesk restart before its answer arrived, ` +
+    'and it was not run again. It may have been charged: `/platdesk usage` shows your spend. ' +
+    again;
+  return message(text, [section(text)]);
+}
 
 /** What replaces (or answers) a confirmation that can no longer be used. */
 export function renderConfirmationClosed(reason: ConfirmationClosedReason): RenderedMessage {

@@ -10,7 +10,7 @@ import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } fro
 import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
-import { ACTIONS } from './action-ids.js';
+import { ACTIONS, digestRunAgainValue } from './action-ids.js';
 import { errorTitle } from './errors.js';
 import {
   actions,
@@ -269,6 +269,44 @@ export function renderDigestApproval(request: DigestApprovalRequest): RenderedMe
   );
 }
 
+/** What `/orders digest run` asks when today's digest was already posted (issue 10 point 5). */
+export interface DigestRerunQuestion {
+  subscription: DigestSubscription;
+  /** Today's posted run. */
+  posted: DigestRun;
+  /** Its order count, when its summary is kept. */
+  orders: number | null;
+  /** The newest run of the subscription (single-use of the button). */
+  newestRunId: number;
+  /** What running again is expected to cost: what today's run cost. */
+  estimatePoints: number;
+}
+
+export function renderDigestRerunQuestion(q: DigestRerunQuestion): RenderedMessage {
+  const { subscription: sub, posted } = q;
+  const when = localTimeOf(posted.updatedAt.getTime(), sub.timeZone);
+  const orders = q.orders === null ? '' : `${plural(q.orders, 'order')}, `;
+  const text =
+    `:repeat: Today's digest #${sub.id} was already posted in <#${sub.channelId}> at ${when} ${sub.timeZone} ` +
+    `(${orders}it cost ${formatPoints(posted.chargedPoints)}). Running it again fetches the orders again ` +
+    `and costs about ${formatPoints(q.estimatePoints)} more. Nothing is fetched unless you press Run again.`;
+  return message(
+    text,
+    [
+      section(text),
+      actions([
+        button({
+          label: `Run again (~${plural(q.estimatePoints, 'point')})`,
+          actionId: ACTIONS.digestRunAgain,
+          value: digestRunAgainValue(sub.id, q.newestRunId),
+          style: 'primary',
+        }),
+      ]),
+    ],
+    1,
+  );
+}
+
 // ---- /orders digest answers ------------------------------------------------------------------
 
 export interface DigestListRow {
@@ -330,10 +368,11 @@ export function renderDigestHelp(problems: readonly string[] = []): RenderedMess
     'Pick the channel from the autocomplete (or write `here` for this channel). The time zone is an IANA name ' +
     'such as `Asia/Shanghai` (the default) or `America/New_York`.';
   const text = `${intro}\n${lines.join('\n')}`;
-  return message(problems.length ? problems.join('; ') : 'Daily order digests', [
-    section(text),
-    context(notes),
-  ]);
+  // The problems quote what the user typed: escaped in the fallback text as in the blocks.
+  return message(
+    problems.length ? problems.map((p) => escapeClip(p, 300)).join('; ') : 'Daily order digests',
+    [section(text), context(notes)],
+  );
 }
 
 /** A one-paragraph answer (confirmation or refusal) of a digest command. */

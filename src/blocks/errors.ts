@@ -16,11 +16,12 @@ import { OPERATIONS } from '../plat/operations.js';
 import { ACTIONS } from './action-ids.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, formatPoints } from './text.js';
+import { escapeClip, formatPoints, plural } from './text.js';
 
 const TITLES: Record<PlatErrorCode, string> = {
   invalid_input: 'That input cannot be looked up',
   parameter_error: 'The data service rejected the request',
+  item_not_found: 'Item not found',
   upstream_timeout: 'The data service timed out',
   account_not_found: 'The messaging account does not exist',
   system_error: 'The data service reported a system error',
@@ -47,7 +48,7 @@ export function errorTitle(code: PlatErrorCode): string {
   return TITLES[code];
 }
 
-/** Failures that happen before anything is sent: they cannot have cost anything. */
+/** Failures that happen before anything is sent (a cancel only while queued): they cannot have cost anything. */
 const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
   'invalid_input',
   'busy',
@@ -57,20 +58,35 @@ const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
 ]);
 
 /**
- * What the failure cost, saying no more than is known: a reported charge is stated; "nothing was
- * charged" only when nothing was sent or the service reported 0.
+ * What the failure cost over all its attempts (a retried 101/202 may be charged each time),
+ * saying no more than is known: reported charges and item-quota calls are stated; "nothing was
+ * charged" only when nothing was sent or the service's answer charged nothing. When no answer
+ * could be read, an item call is counted as one call of the quota (the ledger overstates rather
+ * than loses a call): that is said as a count, not as a known cost.
  */
 export function errorChargeText(error: PlatError): string {
-  if (error.chargePoints !== null && error.chargePoints > 0)
-    return `Charged ${formatPoints(error.chargePoints)}.`;
+  const over = error.attempts > 1 ? ` over ${error.attempts} attempts` : '';
+  const points = error.chargePoints !== null && error.chargePoints > 0;
+  const knownQuotaCalls = error.answered ? error.quotaCalls : 0;
+  if (points || knownQuotaCalls > 0) {
+    const parts: string[] = [];
+    if (points) parts.push(`Charged ${formatPoints(error.chargePoints ?? 0)}`);
+    if (knownQuotaCalls > 0)
+      parts.push(`${points ? 'and' : 'It cost'} ${plural(knownQuotaCalls, 'call')} of the item quota`);
+    return `${parts.join(' ')}${over}.`;
+  }
   const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
-  // Item operations always report 0 points: their charge is a call of the quota (spec §8), which
-  // an error answer (e.g. the item does not exist) may still have taken.
-  if (NOT_SENT.has(error.code) || (error.chargePoints === 0 && !quota)) return 'Nothing was charged.';
-  if (error.code === 'timeout') return 'No charge was reported; the service may still have counted the call.';
-  if (error.code === 'connection_failed') return 'No charge was reported.';
+  // An item operation's answer that took no quota call was refused before the query (plat/codes.ts).
+  const notSent = NOT_SENT.has(error.code) && !error.reachedService;
+  if (notSent || error.chargePoints === 0 || (quota && isPlatApiError(error)))
+    return `Nothing was charged${over}.`;
+  const counted =
+    error.quotaCalls > 0 ? ` It is counted as ${plural(error.quotaCalls, 'call')} of the item quota.` : '';
+  if (error.code === 'timeout' || error.code === 'aborted')
+    return `No charge was reported; the service may still have counted the call.${counted}`;
+  if (error.code === 'connection_failed') return `No charge was reported.${counted}`;
   return quota
-    ? 'No points were charged; the item quota may count this call.'
+    ? `No charge was reported; the item quota may count this call.${counted}`
     : 'The service reported no charge.';
 }
 

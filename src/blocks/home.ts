@@ -16,26 +16,27 @@ import { operationLabel } from './confirmation.js';
 import { SLASH_COMMANDS, usageLine } from './help.js';
 import { button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
-import { escapeClip, formatPoints, formatShanghaiTime, plural, truncate } from './text.js';
+import { escapeClip, formatPoints, formatTimeIn, plural, truncate } from './text.js';
 
+/** Every action_id is unique across its view, as Block Kit validation requires. */
 export const HOME_FORMS = {
   access: {
     callbackId: 'platdesk.home.access.form',
-    mode: { block: 'mode', action: 'value' },
-    users: { block: 'users', action: 'value' },
-    channels: { block: 'channels', action: 'value' },
-    groups: { block: 'groups', action: 'value' },
+    mode: { block: 'mode', action: 'access.mode' },
+    users: { block: 'users', action: 'access.users' },
+    channels: { block: 'channels', action: 'access.channels' },
+    groups: { block: 'groups', action: 'access.groups' },
   },
   autoLookup: {
     callbackId: 'platdesk.home.autolookup.form',
-    channel: { block: 'channel', action: 'value' },
-    mode: { block: 'mode', action: 'value' },
-    cap: { block: 'cap', action: 'value' },
+    channel: { block: 'channel', action: 'autolookup.channel' },
+    mode: { block: 'mode', action: 'autolookup.mode' },
+    cap: { block: 'cap', action: 'autolookup.cap' },
   },
   prices: {
     callbackId: 'platdesk.home.prices.form',
-    operation: { block: 'operation', action: 'value' },
-    points: { block: 'points', action: 'value' },
+    operation: { block: 'operation', action: 'prices.operation' },
+    points: { block: 'points', action: 'prices.points' },
   },
 } as const;
 
@@ -45,7 +46,7 @@ function totalsText(t: LedgerTotals): string {
   return `${formatPoints(t.points)}, ${plural(t.calls, 'call')}${t.quotaCalls > 0 ? `, ${t.quotaCalls} of the item quota` : ''}`;
 }
 
-function lookupLine(l: HomeLookupLine): string {
+function lookupLine(l: HomeLookupLine, timeZone: string): string {
   const what =
     l.summary !== null
       ? escapeClip(l.summary, 200)
@@ -57,7 +58,7 @@ function lookupLine(l: HomeLookupLine): string {
     .filter(Boolean)
     .join(' + ');
   const via = l.source === 'interactive' ? '' : ` (${l.source})`;
-  return `• ${formatShanghaiTime(l.at)} ${what}${via}: ${cost || 'no charge'}${l.failed ? ' · failed' : ''}`;
+  return `• ${formatTimeIn(l.at, timeZone)} ${what}${via}: ${cost || 'no charge'}${l.failed ? ' · failed' : ''}`;
 }
 
 const HOW_TO = [
@@ -78,14 +79,15 @@ function everyoneBlocks(data: HomeData): KnownBlock[] {
     { type: 'divider' },
     header('Your spend'),
     fieldsSection([`*Today*\n${totalsText(data.today)}`, `*This month*\n${totalsText(data.month)}`]),
-    ...packSections(data.recent.map(lookupLine), {
-      maxBlocks: 4,
-      title: '*Your lookups, last 7 days*',
-      more: (n) => `…and ${n} more`,
-    }),
-    ...(data.recent.length === 0 ? [context('No lookups in the last 7 days.')] : []),
+    ...(data.recent.length > 0
+      ? packSections(
+          data.recent.map((l) => lookupLine(l, data.timeZone)),
+          { maxBlocks: 4, title: '*Your lookups, last 7 days*', more: (n) => `…and ${n} more` },
+        )
+      : [context('No lookups in the last 7 days.')]),
     ...(data.recentMore > 0 ? [context(`…and ${data.recentMore} more lookups in the last 7 days.`)] : []),
-    context(`Days and months are counted in ${escapeClip(data.timeZone, 60)}.`),
+    // One zone for the whole Home (admin part included): the budget zone the caps count in.
+    context(`Times, days and months are in ${escapeClip(data.timeZone, 60)}.`),
   ];
 }
 
@@ -112,7 +114,7 @@ function priceLine(line: QuoteLine, overrides: AdminHome['overrides']): string {
   return `• ${label}: ${price}${last}`;
 }
 
-function adminBlocks(a: AdminHome, now: Date): KnownBlock[] {
+function adminBlocks(a: AdminHome, now: Date, timeZone: string): KnownBlock[] {
   const r = a.report;
   const opLines = r.byOperation.map(
     (g) => `• ${isOperation(g.key) ? OPERATIONS[g.key].title : escapeClip(g.key, 40)}: ${totalsText(g)}`,
@@ -122,7 +124,7 @@ function adminBlocks(a: AdminHome, now: Date): KnownBlock[] {
   const alertLines = [
     ...a.alerts.map(
       (al) =>
-        `• ${formatShanghaiTime(al.at)} ${escapeClip(al.detail.replace(/<@([UW][A-Z0-9]+)>/g, '@$1'), 400)}`,
+        `• ${formatTimeIn(al.at, timeZone)} ${escapeClip(al.detail.replace(/<@([UW][A-Z0-9]+)>/g, '@$1'), 400)}`,
     ),
     ...a.budgetAlerts.map((b) => `• ${escapeClip(b.day, 10)}: budget cap alert (${escapeClip(b.cap, 80)})`),
   ];
@@ -138,18 +140,24 @@ function adminBlocks(a: AdminHome, now: Date): KnownBlock[] {
     { type: 'divider' },
     header('Workspace spend, last 30 days'),
     section(`*Total:* ${totalsText(r.totals)}`),
-    ...packSections(userLines, {
-      maxBlocks: 2,
-      title: '*By user*',
-      maxEntries: 20,
-      more: (n) => `…and ${n} more users`,
-    }),
-    ...packSections(opLines, { maxBlocks: 2, title: '*By operation*', more: (n) => `…and ${n} more` }),
-    ...packSections(dayLines, {
-      maxBlocks: 3,
-      title: '*By day* (UTC, newest first)',
-      more: (n) => `…and ${n} more days`,
-    }),
+    ...(userLines.length > 0
+      ? packSections(userLines, {
+          maxBlocks: 2,
+          title: '*By user*',
+          maxEntries: 20,
+          more: (n) => `…and ${n} more users`,
+        })
+      : []),
+    ...(opLines.length > 0
+      ? packSections(opLines, { maxBlocks: 2, title: '*By operation*', more: (n) => `…and ${n} more` })
+      : []),
+    ...(dayLines.length > 0
+      ? packSections(dayLines, {
+          maxBlocks: 3,
+          title: `*By day* (${escapeClip(timeZone, 60)}, newest first)`,
+          more: (n) => `…and ${n} more days`,
+        })
+      : []),
     header('Alerts'),
     ...(alertLines.length > 0
       ? packSections(alertLines, { maxBlocks: 3, maxEntries: 15, more: (n) => `…and ${n} more` })
@@ -191,14 +199,17 @@ function adminBlocks(a: AdminHome, now: Date): KnownBlock[] {
     blocks.push(context(`…and ${a.digests.length - 10} more: \`/orders digest list\`.`));
   blocks.push(
     context(
-      `Run digests with \`/orders digest run\`. Every change is recorded with who made it (\`/platdesk audit\`). Updated ${formatShanghaiTime(now)}.`,
+      `Run digests with \`/orders digest run\`. Every change is recorded with who made it (\`/platdesk audit\`). Updated ${formatTimeIn(now, timeZone)}.`,
     ),
   );
   return blocks;
 }
 
 export function renderHome(data: HomeData, now: Date): HomeView {
-  const blocks = [...everyoneBlocks(data), ...(data.adminHome ? adminBlocks(data.adminHome, now) : [])];
+  const blocks = [
+    ...everyoneBlocks(data),
+    ...(data.adminHome ? adminBlocks(data.adminHome, now, data.timeZone) : []),
+  ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };
 }
 

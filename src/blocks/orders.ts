@@ -9,7 +9,7 @@ import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, quoteShort, renderChargeNote } from './charge-note.js';
 import { actions, button, context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
-import { escapeClip, formatShanghaiTime, formatYuan, plural } from './text.js';
+import { escapeClip, formatOrderTime, formatYuan, plural } from './text.js';
 
 export type OrdersOutcome = Extract<LookupOutcome, { kind: 'orders' }>;
 
@@ -82,8 +82,8 @@ function orderEntry(order: Order, now: Date): string {
   const lines = [top.join(' · '), `${goods}${spec} × ${order.goodsCount} · ${formatYuan(order.payAmount)}`];
 
   const times: string[] = [];
-  if (order.confirmTime) times.push(`Confirmed ${formatShanghaiTime(order.confirmTime)}`);
-  if (order.lastShipTime) times.push(`ship by ${formatShanghaiTime(order.lastShipTime)}`);
+  if (order.confirmTime) times.push(`Confirmed ${formatOrderTime(order.confirmTime)}`);
+  if (order.lastShipTime) times.push(`ship by ${formatOrderTime(order.lastShipTime)}`);
   const warning = shippingFlag(order, now);
   if (warning) times.push(`*${warning}*`);
   if (times.length > 0) lines.push(times.join(' · '));
@@ -94,8 +94,8 @@ function orderEntry(order: Order, now: Date): string {
 
 function filtersText(filters: OrderFilters): string {
   const parts: string[] = [];
-  if (filters.startTime) parts.push(`from ${formatShanghaiTime(filters.startTime)}`);
-  if (filters.endTime) parts.push(`to ${formatShanghaiTime(filters.endTime)}`);
+  if (filters.startTime) parts.push(`from ${formatOrderTime(filters.startTime)}`);
+  if (filters.endTime) parts.push(`to ${formatOrderTime(filters.endTime)}`);
   if (filters.remark) parts.push(`remark “${escapeClip(filters.remark, 100)}”`);
   if (filters.remarkTag !== undefined || filters.remarkTagName) {
     parts.push(flagLabel(filters.remarkTag ?? null, filters.remarkTagName ?? null) ?? '');

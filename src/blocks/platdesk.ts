@@ -7,7 +7,7 @@ import type { UsageReport } from '../lookups/reports.js';
 import { isOperation, OPERATIONS } from '../plat/operations.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, formatPoints, plural } from './text.js';
+import { escapeClip, escapeText, formatPoints, formatTimeIn, plural } from './text.js';
 
 const HELP_ALL = [
   '`/platdesk usage [today|month]`: your spend',
@@ -39,12 +39,18 @@ function usageBlocks(r: UsageReport) {
   return [
     header(`Spend ${period}`),
     section(
-      `Spend of ${whose} ${period}: *${formatPoints(r.totals.points)}* in ${plural(r.totals.calls, 'charged call')}, ${plural(r.totals.quotaCalls, 'call')} of the item quota.`,
+      `Spend of ${whose} ${period}: *${formatPoints(r.totals.points)}* in ${plural(r.totals.calls, 'call')} (charged or not), ${plural(r.totals.quotaCalls, 'call')} of the item quota.`,
     ),
-    ...packSections(lines, { maxBlocks: 3, title: '*By operation*', more: (n) => `…and ${n} more` }),
-    ...packSections(users, { maxBlocks: 3, title: '*By user*', more: (n) => `…and ${n} more users` }),
+    // A heading only over entries: a personal report has no "By user", a quiet day no "By operation".
+    ...(lines.length > 0
+      ? packSections(lines, { maxBlocks: 3, title: '*By operation*', more: (n) => `…and ${n} more` })
+      : []),
+    ...(users.length > 0
+      ? packSections(users, { maxBlocks: 3, title: '*By user*', more: (n) => `…and ${n} more users` })
+      : []),
+    // The budget zone, as the caps count days and months (one zone per view).
     context(
-      `From the ledger, ${r.from.toISOString().slice(0, 16).replace('T', ' ')} to ${r.to.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      `From the ledger, ${formatTimeIn(r.from, r.timeZone)} to ${formatTimeIn(r.to, r.timeZone)} (${escapeText(r.timeZone)}).`,
     ),
   ];
 }

@@ -55,15 +55,62 @@ const TITLES: Record<ShortcutKind, string> = {
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text: truncate(text, 75) || '—' });
 
-/** "about 12 points (¥0.12) and 3 calls of the item quota", stated as the confirmation does. */
-export function totalSentence(quote: Quote): string {
-  const parts: string[] = [];
-  if (quote.lines.some((l) => l.unit === 'points'))
-    parts.push(
-      quote.totalPoints === null ? 'a price not known yet' : `about ${formatPoints(quote.totalPoints)}`,
-    );
-  if (quote.quotaCalls > 0) parts.push(`${plural(quote.quotaCalls, 'call')} of the item quota`);
-  return parts.length > 0 ? parts.join(' and ') : 'no charge';
+const NOUNS: Record<Candidate['kind'], [string, string]> = {
+  item: ['item', 'items'],
+  'shop-info': ['shop of an item link', 'shops of item links'],
+  'shop-id': ['seller account', 'seller accounts'],
+  waybill: ['waybill number', 'waybill numbers'],
+};
+
+/** "1 item and 2 waybill numbers". */
+function chosenThings(chosen: readonly Candidate[]): string {
+  const counts = new Map<Candidate['kind'], number>();
+  for (const c of chosen) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  const parts = [...counts].map(([kind, n]) => plural(n, NOUNS[kind][0], NOUNS[kind][1]));
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
+}
+
+/**
+ * What the chosen things cost, as a person would say it: what was chosen, in how many lookups,
+ * what that costs (or why the price is not known yet), and that the answer states the charge.
+ */
+export function chosenCostText(chosen: readonly Candidate[], plan: Plan): string {
+  if (chosen.length === 0) return 'Nothing chosen: tick at least one.';
+  const things = chosenThings(chosen);
+  if (plan.needsTarget)
+    return `You chose ${things}: say whose waybills they are (below) to see what looking them up costs.`;
+  const n = plan.lookups.length;
+  const waybills = chosen.filter((c) => c.kind === 'waybill').length;
+  const how =
+    n === chosen.length
+      ? n === 1
+        ? ''
+        : ', one lookup each'
+      : `, looked up ${n === 1 ? 'together in 1 lookup' : `in ${n} lookups`}${n > 1 && waybills > 1 ? ' (the waybill numbers together)' : ''}`;
+  const { totalPoints, quotaCalls, lines } = plan.total;
+  const unknown = lines.some((l) => l.unit === 'points') && totalPoints === null;
+  const known = [
+    lines.some((l) => l.unit === 'points') && totalPoints !== null
+      ? `about ${formatPoints(totalPoints)}`
+      : null,
+    quotaCalls > 0 ? `${plural(quotaCalls, 'call')} of the item quota` : null,
+  ].filter((k): k is string => k !== null);
+  const costs = n === 1 ? 'It costs' : 'Together they cost';
+  const why =
+    n === 1
+      ? 'no price is set for it and it has not been charged here before'
+      : 'one of them has no price set and has not been charged here before';
+  const cost =
+    unknown && known.length === 0
+      ? `${n === 1 ? 'Its price' : 'Their total'} is not known yet: ${why}.`
+      : unknown
+        ? `${costs} ${known.join(' and ')}, plus points not known yet: ${why}.`
+        : known.length > 0
+          ? `${costs} ${known.join(' and ')}.`
+          : `${n === 1 ? 'It costs' : 'They cost'} nothing.`;
+  const after =
+    n === 1 ? 'The answer will say what it actually cost.' : 'Each answer will say what it actually cost.';
+  return `You chose ${things}${how}. ${cost} ${after}`;
 }
 
 export interface ChooseModalInput {
@@ -200,15 +247,12 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
     });
   }
 
-  const picked = plural(chosen.size, 'chosen thing');
-  const total =
-    chosen.size === 0
-      ? 'Nothing chosen: tick at least one.'
-      : plan.needsTarget
-        ? `${picked}; say whose waybills (below) to see the charge of the waybill lookup.`
-        : `*Total charge for the ${picked}* (${plural(plan.lookups.length, 'lookup')}): ${totalSentence(plan.total)}. Each answer states the actual charge.`;
+  const chosenCandidates = [...chosen]
+    .sort((a, b) => a - b)
+    .map((i) => found.candidates[i])
+    .filter((c): c is Candidate => c !== undefined);
   blocks.push(
-    section(`:money_with_wings: ${total}`),
+    section(`:money_with_wings: ${chosenCostText(chosenCandidates, plan)}`),
     context('Nothing is charged until you press Confirm. This offer expires in 10 minutes.'),
   );
 

@@ -6,6 +6,8 @@
  * surrogate pair, an entity (`&amp;`) or a link (`<url|label>`).
  */
 
+import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
+
 const ELLIPSIS = '…';
 
 /**
@@ -133,6 +135,19 @@ export function formatShanghaiTime(date: Date): string {
   const part: Record<string, string> = {};
   for (const p of SHANGHAI.formatToParts(date)) part[p.type] = p.value;
   return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
+}
+
+/** "2026-11-20 14:03 UTC+8": an order's time with its zone (the marketplaces' China time). */
+export function formatOrderTime(date: Date): string {
+  const text = formatShanghaiTime(date);
+  return text === '—' ? text : `${text} UTC+8`;
+}
+
+/** "2026-11-20 14:03" in `timeZone` (a view that states its zone once); "—" for an invalid date. */
+export function formatTimeIn(date: Date, timeZone: string): string {
+  const ms = date.getTime();
+  if (Number.isNaN(ms)) return '—';
+  return `${localDateOf(ms, timeZone)} ${localTimeOf(ms, timeZone)}`;
 }
 
 /** "under a minute", "5 min", "3 h", "2 days": how old a cached answer is. */

@@ -129,6 +129,7 @@ export function renderUnfurl(decision: UnfurlDecision, options: { now: Date }): 
         : `${decision.used} of ${decision.cap} today · ${chargeNoteText({
             chargedPoints: decision.outcome.chargedPoints,
             quotaCalls: decision.outcome.quotaCalls,
+            ...(decision.outcome.attempts !== undefined ? { attempts: decision.outcome.attempts } : {}),
             ...(decision.outcome.shared ? { shared: true } : {}),
           })}`;
       return [

@@ -2,19 +2,21 @@
  * The one path every entry point takes (slash command, shortcut, unfurl, button): check access,
  * answer from the cache when it can, quote the charge and check the budgets, store the pending
  * lookup, claim it once on Confirm, run it (identical lookups in flight share one call), and
- * write every charge to the ledger. Confirmation is server-side and single-use (DESIGN rule 2).
+ * write every call that reached the service to the ledger. Confirmation is server-side and
+ * single-use (DESIGN rule 2).
  */
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
+import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
-import type { ClaimFailure, LedgerSource, Store } from '../store/store.js';
+import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess } from './access.js';
 import {
   type BudgetCheck,
@@ -25,6 +27,7 @@ import {
 } from './budgets.js';
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
+import { CLAIM_LEASE_MS } from './interrupted.js';
 import { configuredPrice, mergePrices, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
@@ -78,6 +81,8 @@ export type BudgetAlert = { figure: CapFigure; userId: string | null; refused: b
 export interface LookupServiceOptions {
   client: PlatClient;
   store: Store;
+  /** This process in claim records (default: a fresh id with the default lease). */
+  holder?: ClaimHolder;
   prices: PriceTable;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   confirmTtlMs?: number;
@@ -89,6 +94,8 @@ export interface LookupServiceOptions {
 
 export interface LookupService {
   readonly settings: SpendSettings;
+  /** Who this service claims as; its leases are renewed by the claim watch while it runs. */
+  readonly holder: ClaimHolder;
   quote(request: LookupRequest): Quote;
   /** Checks, quotes and stores the request; never calls the plat API. */
   prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
@@ -101,8 +108,8 @@ export interface LookupService {
   claim(pendingId: string, userId: string): Claimed;
   cancel(pendingId: string, userId: string): Claimed;
   /**
-   * Runs a claimed lookup; records every charge; marks it done or failed. Rejects with
-   * PlatError. An identical lookup already in flight is shared: the follower is not charged.
+   * Runs a claimed lookup; records every call that reached the service; marks it done or
+   * failed. Rejects with PlatError. An identical lookup already in flight is shared: the follower is not charged.
    */
   run(pending: Pending, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
   /**
@@ -141,11 +148,39 @@ export function describeCap(figure: CapFigure): string {
   return `${whose} ${CAP_WORDS[figure.period]} cap: ${figure.spent} of ${figure.cap} points used`;
 }
 
+/** "your daily cap (8 of 12 points left)" */
+function describeRemaining(figure: CapFigure): string {
+  const whose = figure.scope === 'user' ? 'your' : 'the workspace';
+  const left = Math.max(0, figure.cap - figure.spent);
+  return `${whose} ${CAP_WORDS[figure.period]} cap (${left} of ${figure.cap} points left)`;
+}
+
+/** "1 call of the item quota", "2 calls of the item quota". */
+function quotaWords(calls: number): string {
+  return `${calls} call${calls === 1 ? '' : 's'} of the item quota`;
+}
+
+/** What a refused quote would have cost, in its own units: never "about 0 points" for quota calls. */
+function wantedWords(q: Quote, points: number): string {
+  const hasPoints = q.lines.some((l) => l.unit === 'points');
+  if (!hasPoints) return `${quotaWords(q.quotaCalls)}, no points`;
+  const quota = q.quotaCalls > 0 ? ` and ${quotaWords(q.quotaCalls)}` : '';
+  return `about ${points} points${quota}`;
+}
+
+/** Lines whose price is not known yet: no PLAT_PRICES entry or App Home price, no charge seen. */
+function unknownPriceLines(q: Quote): Quote['lines'] {
+  return q.lines.filter(
+    (l) => l.unit === 'points' && l.configuredPoints === null && l.lastSeenPoints === null,
+  );
+}
+
 export function createLookupService(options: LookupServiceOptions): LookupService {
   const { client, store, logger } = options;
   const ttlMs = options.confirmTtlMs ?? CONFIRM_TTL_MS;
   const now = options.now ?? (() => new Date());
   const isAdmin = options.isAdmin ?? (() => false);
+  const holder = options.holder ?? { instanceId: currentInstance().id, leaseMs: CLAIM_LEASE_MS };
   const settings = spendSettings(store.settings);
   const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
   const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
@@ -211,12 +246,17 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         const points = pointsPerCall(operation);
         const check = guard.check(userId, points);
         budgetVerdict(check, userId);
-        if (!check.ok)
+        if (!check.ok) {
+          const cost =
+            OPERATIONS[operation].charge === 'quota'
+              ? `${quotaWords(1)}, no points`
+              : `about ${points} points`;
           throw new PlatBudgetError(
             operation,
-            `${describeCap(check.exceeded)}; this call would take about ${points} more`,
-            `This call would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
+            `${describeCap(check.exceeded)}; this call would take ${cost}`,
+            `This call (${cost}) would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
           );
+        }
         const release = guard.reserve(userId, points);
         try {
           return await call(input, o);
@@ -250,6 +290,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
   return {
     settings,
+    holder,
     quote: quoteOf,
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
@@ -272,13 +313,36 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         }
       }
 
+      // Caps are never passed silently (issue 10): under an active cap a price not known yet
+      // cannot be checked, so only an admin may run it (and so learn the price); others are told
+      // what is left and how an admin sets the price.
+      const unknown = unknownPriceLines(q);
+      if (unknown.length > 0 && !isAdmin(actor.userId)) {
+        const caps = guard.figures(actor.userId);
+        if (caps.length > 0) {
+          const names = [...new Set(unknown.map((l) => OPERATIONS[l.operation].title))].join(' and ');
+          return {
+            kind: 'refused',
+            reason: 'budget',
+            message:
+              `The price of ${names} is not known yet, so this lookup cannot be checked against ` +
+              `${caps.map(describeRemaining).join(' and ')}; it was not run and nothing was charged. ` +
+              `Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.`,
+          };
+        }
+      }
+
       const check = guard.check(actor.userId, q.totalPoints ?? 0);
       budgetVerdict(check, actor.userId);
       if (!check.ok)
         return {
           kind: 'refused',
           reason: 'budget',
-          message: `This lookup (about ${check.wanted} points) would exceed ${describeCap(check.exceeded)}.`,
+          message:
+            check.wanted > 0
+              ? `This lookup (${wantedWords(q, check.wanted)}) would exceed ${describeCap(check.exceeded)}.`
+              : // Item lookups cost no points: refused only because the cap is already passed.
+                `This lookup (${wantedWords(q, 0)}) was not run: ${describeCap(check.exceeded)}, the cap is already passed.`,
         };
 
       const pending = createPending(request, actor, summary, q);
@@ -290,14 +354,14 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         q.totalPoints !== null &&
         q.totalPoints < threshold
       ) {
-        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId);
+        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId, holder);
         if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q, warnings: check.warnings };
       }
       return { kind: 'confirm', pending, quote: q, warnings: check.warnings };
     },
 
     prepareFollowUp: (request, actor, summary) => createPending(request, actor, summary, quoteOf(request)),
-    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId),
+    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId, holder),
     cancel: (pendingId, userId) => store.pending.cancel<LookupRequest, Quote>(pendingId, userId),
 
     run(pending, runOptions = {}) {

@@ -133,6 +133,7 @@ export function renderOutcome(
   const charge = {
     chargedPoints: outcome.chargedPoints,
     quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+    ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
     ...(cached ? { cached } : {}),
     ...(outcome.shared ? { shared: true } : {}),
   };

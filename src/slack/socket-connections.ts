@@ -44,6 +44,8 @@ export interface SocketConnections {
   /** The health server Bolt runs beside the first connection. */
   httpServer: Server | undefined;
   health: HealthCheck;
+  /** The socket clients (start-up watches them for a failure before Slack's hello). */
+  clients: SocketModeReceiver['client'][];
   /** Connections open now. */
   open(): number;
 }
@@ -153,6 +155,7 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
   return {
     receiver: new SocketReceivers(parts),
     httpServer: (parts[0] as unknown as { httpServer?: Server } | undefined)?.httpServer,
+    clients: parts.map((part) => part.client),
     open: () => up.size,
     health: {
       name: 'socket',

@@ -12,6 +12,7 @@ import type { SlackDeps } from '../deps.js';
 import { addDigestSubscription, unknownShopProblem } from '../digest/command.js';
 import { checkDigestAdd, DEFAULT_TIME_ZONE, type DigestAdd, type DigestAddField } from '../digest/parse.js';
 import { publishHome } from './publish.js';
+import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
 type Errors = Record<string, string>;
@@ -70,15 +71,10 @@ function checkForm(
 }
 
 export function registerDigestForm(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client, respond }) => {
+  app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client }) => {
     await ack();
     const refusal = !deps.isAdmin(body.user.id) ? ONLY_ADMINS : !deps.digests ? NOT_ENABLED : null;
-    if (refusal) {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: refusal }).catch(
-        () => undefined,
-      );
-      return;
-    }
+    if (refusal) return refuseFromHome(deps, client, body.user.id, refusal);
     await client.views.open({
       trigger_id: body.trigger_id,
       view: renderDigestAddModal({ shops: digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),

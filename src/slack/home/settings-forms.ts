@@ -18,6 +18,7 @@ import type { AccessPolicy } from '../../lookups/settings.js';
 import { autoLookupSettings, MAX_AUTO_CAP } from '../../lookups/unfurls.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
+import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
 const ONLY_ADMINS = 'Only platdesk admins can change this.';
@@ -41,14 +42,9 @@ function readAccess(values: Values): { policy: AccessPolicy } | { error: [string
 
 export function registerSettingsForms(app: App, deps: SlackDeps): void {
   const openForm = (actionId: string, build: () => Parameters<App['client']['views']['open']>[0]['view']) =>
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, client, respond }) => {
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, client }) => {
       await ack();
-      if (!deps.isAdmin(body.user.id)) {
-        await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
-          () => undefined,
-        );
-        return;
-      }
+      if (!deps.isAdmin(body.user.id)) return refuseFromHome(deps, client, body.user.id, ONLY_ADMINS);
       await client.views.open({ trigger_id: body.trigger_id, view: build() });
     });
 
@@ -142,21 +138,13 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     await publishHome(deps, client, userId);
   });
 
-  app.action<BlockButtonAction>(
-    HOME_DIGEST_REMOVE_PATTERN,
-    async ({ ack, action, body, client, respond }) => {
-      await ack();
-      const userId = body.user.id;
-      if (!deps.isAdmin(userId)) {
-        await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
-          () => undefined,
-        );
-        return;
-      }
-      const id = Number(action.value);
-      // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
-      if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
-      await publishHome(deps, client, userId);
-    },
-  );
+  app.action<BlockButtonAction>(HOME_DIGEST_REMOVE_PATTERN, async ({ ack, action, body, client }) => {
+    await ack();
+    const userId = body.user.id;
+    if (!deps.isAdmin(userId)) return refuseFromHome(deps, client, userId, ONLY_ADMINS);
+    const id = Number(action.value);
+    // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
+    if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
+    await publishHome(deps, client, userId);
+  });
 }

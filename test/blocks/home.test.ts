@@ -1,0 +1,50 @@
+/**
+ * The App Home renderer by value (issue 10, point 18): every time on the Home is in the one zone
+ * the Home names (the budget zone), and no heading stands over an empty list.
+ */
+import { describe, expect, it } from 'vitest';
+import { renderHome } from '../../src/blocks/home.js';
+import type { HomeData } from '../../src/lookups/home-data.js';
+import { allText } from './render-fixtures.js';
+
+const ZERO = { points: 0, quotaCalls: 0, calls: 0 };
+
+function home(timeZone: string, recent: HomeData['recent']): HomeData {
+  return {
+    userId: 'U1234',
+    admin: false,
+    timeZone,
+    today: ZERO,
+    month: ZERO,
+    recent,
+    recentMore: 0,
+    adminHome: null,
+  };
+}
+
+const LOOKUP: HomeData['recent'][number] = {
+  at: new Date('2026-11-19T16:30:00Z'),
+  summary: 'item 680001234501',
+  operations: ['platiteminfo'],
+  points: 0,
+  quotaCalls: 1,
+  failed: false,
+  source: 'interactive',
+};
+
+describe('renderHome', () => {
+  it('shows the lookups of the last 7 days at their time in the budget zone, which it names', () => {
+    const now = new Date('2026-11-20T08:00:00Z');
+    const berlin = allText(renderHome(home('Europe/Berlin', [LOOKUP]), now).blocks);
+    expect(berlin).toContain('• 2026-11-19 17:30 item 680001234501: 1 quota call');
+    expect(berlin).toContain('Times, days and months are in Europe/Berlin.');
+    const shanghai = allText(renderHome(home('Asia/Shanghai', [LOOKUP]), now).blocks);
+    expect(shanghai).toContain('• 2026-11-20 00:30 item 680001234501: 1 quota call');
+  });
+
+  it('no "Your lookups" heading over an empty list', () => {
+    const text = allText(renderHome(home('Asia/Shanghai', []), new Date()).blocks);
+    expect(text).not.toContain('Your lookups, last 7 days');
+    expect(text).toContain('No lookups in the last 7 days.');
+  });
+});
