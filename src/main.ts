@@ -294,11 +294,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         claims.stop();
         housekeeping.stop();
-        await limiter.stop();
+        // Queued calls are refused now; the limiter lets go of Redis once its calls have settled.
+        const limiterStopped = limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.
         await http.close({ force: !drained });
         if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
+        await limiterStopped;
         await sandbox?.close();
         store.close();
         logger.info({ drained }, 'platdesk stopped');

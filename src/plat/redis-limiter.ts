@@ -68,6 +68,9 @@ export interface RedisLimiterOptions extends LimiterOptions {
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
+/** How long stop() waits for started calls to settle and release their slots. */
+const STOP_WAIT_MS = 2000;
+
 export const REDIS_LIMITER_DEFAULTS = {
   keyPrefix: 'platdesk:limiter',
   heartbeatMs: 1000,
@@ -271,6 +274,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     }
     const now = clock.now();
     beat(now);
+    // Whatever trouble there was (a dropped connection) lost nothing: the key set is the same.
+    brokenAt = null;
     // Renewed in Redis: the held leases live on (a settle in the meantime made them resting).
     for (const lease of leases.values())
       if (lease.kind === 'h') lease.until = Math.min(lease.capLocal, now + leaseTtlMs) + gapMs;
@@ -606,13 +611,13 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
           }),
         );
       }
-      // Started calls run on; their releases go out before the connections close (a call that
-      // outlives this wait leaves its lease to expire at its deadline).
+      // Started calls run on; their releases go out before the connections close. A call that
+      // outlives this wait (the app cuts its calls off at shutdown) leaves its lease to expire.
       let bound: unknown;
       await Promise.race([
         Promise.allSettled([...inFlight]),
         new Promise((resolve) => {
-          bound = clock.setTimeout(() => resolve(undefined), fenceMs);
+          bound = clock.setTimeout(() => resolve(undefined), STOP_WAIT_MS);
         }),
       ]);
       clock.clearTimeout(bound);
