@@ -7,6 +7,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PlatUnavailableError } from '../../src/plat/errors.js';
 import type { Limiter } from '../../src/plat/limiter.js';
@@ -275,6 +276,35 @@ describe('Redis limiter when Redis fails', () => {
 
     const stats = sandbox.stats();
     expect(stats.calls).toBeGreaterThan(callsWhenDown + 20);
+    expect(stats.maxInWindow).toBeLessThanOrEqual(10);
+    expect(stats.violations).toBe(0);
+  });
+
+  it('keys lost without a restart (FLUSHALL) under load: slots re-registered, never 11 in a second, calls go on', async () => {
+    const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 2000, heartbeatMs: 200 };
+    await primed(options);
+    const two = [0, 1].map(() =>
+      startWorker({ mode: 'calls', limiter: options, baseUrl, count: 0, concurrency: 10 }),
+    );
+    await Promise.all(two.map((w) => w.next('ready')));
+    for (const w of two) w.child.send('go');
+    await sleep(2500);
+    const admin = new Redis(redis.url);
+    try {
+      // Mid-window: ten slots are taken or resting, their calls just arrived at the sandbox.
+      await admin.flushall();
+    } finally {
+      admin.disconnect();
+    }
+    const flushedAt = now();
+    await sleep(3000);
+    for (const w of two) w.child.send('stop');
+    await Promise.all(two.map((w) => w.next('done')));
+
+    const after = two.flatMap((w) => results(w)).filter((r) => r.type === 'result' && r.at > flushedAt);
+    expect(after.some((r) => r.type === 'result' && r.ok && r.at < flushedAt + 2000)).toBe(true);
+    expect(after.every((r) => r.type === 'result' && r.ok)).toBe(true);
+    const stats = sandbox.stats();
     expect(stats.maxInWindow).toBeLessThanOrEqual(10);
     expect(stats.violations).toBe(0);
   });
