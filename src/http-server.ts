@@ -1,8 +1,8 @@
 /**
  * platdesk's HTTP side, on PORT in both modes: `GET /healthz`, `GET /metrics` and, in HTTP mode,
- * Slack's requests at `POST /slack/events` (Bolt's HTTPReceiver); in Socket Mode the receiver is
- * the socket connections' (./slack/socket-connections.ts) and the same routes are served by the
- * health server Bolt runs beside them.
+ * Slack's requests at `POST /slack/events` (Bolt's HTTPReceiver, refusing requests signed in the
+ * future); in Socket Mode the receiver is the socket connections' (./slack/socket-connections.ts)
+ * and the same routes are served by the health server Bolt runs beside them.
  *
  * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
  * Redis (the shared rate limiter), or the Slack socket after it was down past its bound.
@@ -11,8 +11,12 @@ import type { Server } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
+import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
+import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { refuseFutureRequests } from './slack/future-requests.js';
+import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
 
 /** One part of the process /healthz reports on. */
 export interface HealthCheck {
@@ -21,13 +25,13 @@ export interface HealthCheck {
   check(): { ok: boolean; problem?: string; detail?: unknown };
 }
 
-export interface HealthInfo {
+interface HealthInfo {
   mode: 'socket' | 'http';
   sandbox: boolean;
   checks: HealthCheck[];
 }
 
-export function healthBody(info: HealthInfo): { status: number; body: Record<string, unknown> } {
+function healthBody(info: HealthInfo): { status: number; body: Record<string, unknown> } {
   const body: Record<string, unknown> = { ok: true, mode: info.mode, sandbox: info.sandbox };
   const problems: string[] = [];
   for (const { name, check } of info.checks) {
@@ -42,7 +46,7 @@ export function healthBody(info: HealthInfo): { status: number; body: Record<str
   return { status: problems.length > 0 ? 503 : 200, body };
 }
 
-export function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
+function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
   return [
     {
       path: '/healthz',
@@ -72,14 +76,62 @@ export function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
   ];
 }
 
-/** HTTP mode: Slack's requests at POST /slack/events, signatures verified by Bolt. */
-export function httpReceiver(signingSecret: string, routes: CustomRoute[], logger: Logger): Receiver {
-  return new HTTPReceiver({
-    signingSecret,
+export interface HttpFrontOptions {
+  config: Config;
+  limiter: Pick<Limiter, 'health'>;
+  metrics: Metrics;
+  logger: Logger;
+  sandbox: boolean;
+  /** Socket Mode: /healthz fails after this long without a connection. */
+  socketLivenessMs: number;
+}
+
+export interface HttpFront {
+  /** Bolt's receiver: HTTP (POST /slack/events and the routes) or the Socket Mode connections. */
+  receiver: Receiver;
+  /** Socket Mode: the health server Bolt runs for the routes (start-up watches it listen). */
+  healthServer: Server | undefined;
+  /** Socket Mode: the socket clients (start-up watches them for a failure before hello). */
+  socketClients: SocketConnections['clients'];
+}
+
+/** The receiver for the configured mode, serving /healthz (limiter, socket) and /metrics. */
+export function createHttpFront(options: HttpFrontOptions): HttpFront {
+  const { config, limiter, metrics, logger } = options;
+  const engine = config.redisUrl ? 'redis' : 'in-process';
+  const checks: HealthCheck[] = [
+    {
+      name: 'limiter',
+      check: () => {
+        const health = limiter.health();
+        if (health.ok) return { ok: true, detail: engine };
+        return { ok: false, detail: engine, problem: `Redis unreachable: ${health.reason}` };
+      },
+    },
+  ];
+  const routes = httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics);
+  if (config.slack.mode === 'socket') {
+    const sockets = createSocketConnections({
+      appToken: config.slack.appToken ?? '',
+      connections: config.slack.socketConnections,
+      port: config.port,
+      routes,
+      apiUrl: config.slack.apiUrl,
+      logger,
+      metrics,
+      livenessMs: options.socketLivenessMs,
+    });
+    checks.push(sockets.health);
+    return { receiver: sockets.receiver, healthServer: sockets.httpServer, socketClients: sockets.clients };
+  }
+  const receiver = new HTTPReceiver({
+    signingSecret: config.slack.signingSecret ?? '',
     endpoints: '/slack/events',
     customRoutes: routes,
     logger: boltLogger(logger),
   });
+  refuseFutureRequests(receiver, { logger });
+  return { receiver, healthServer: undefined, socketClients: [] };
 }
 
 /** Resolves when the server listens; rejects with its error (e.g. EADDRINUSE). */

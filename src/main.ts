@@ -6,10 +6,10 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { App, HTTPReceiver, type Receiver } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
-import { type HealthCheck, httpReceiver, httpRoutes, listening } from './http-server.js';
+import { createHttpFront, listening } from './http-server.js';
 import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
@@ -26,15 +26,10 @@ import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
-import { refuseFutureRequests } from './slack/future-requests.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
-import {
-  createSocketConnections,
-  SOCKET_LIVENESS_MS,
-  type SocketConnections,
-} from './slack/socket-connections.js';
+import { SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
 import {
   checkBotToken,
   explainSlackStartFailure,
@@ -130,40 +125,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     },
   });
 
-  const checks: HealthCheck[] = [
-    {
-      name: 'limiter',
-      check: () => {
-        const health = limiter.health();
-        const engine = config.redisUrl ? 'redis' : 'in-process';
-        if (health.ok) return { ok: true, detail: engine };
-        return { ok: false, detail: engine, problem: `Redis unreachable: ${health.reason}` };
-      },
-    },
-  ];
-  const routes = httpRoutes({ mode: config.slack.mode, sandbox: sandbox !== null, checks }, metrics);
-  let receiver: Receiver;
-  let healthServer: Server | undefined;
-  let socketClients: SocketConnections['clients'] = [];
-  if (config.slack.mode === 'socket') {
-    const sockets = createSocketConnections({
-      appToken: config.slack.appToken ?? '',
-      connections: config.slack.socketConnections,
-      port: config.port,
-      routes,
-      apiUrl: config.slack.apiUrl,
-      logger,
-      metrics,
-      livenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
-    });
-    checks.push(sockets.health);
-    receiver = sockets.receiver;
-    healthServer = sockets.httpServer;
-    socketClients = sockets.clients;
-  } else {
-    receiver = httpReceiver(config.slack.signingSecret ?? '', routes, logger);
-  }
-  if (receiver instanceof HTTPReceiver) refuseFutureRequests(receiver, { logger });
+  const { receiver, healthServer, socketClients } = createHttpFront({
+    config,
+    limiter,
+    metrics,
+    logger,
+    sandbox: sandbox !== null,
+    socketLivenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
+  });
   const app = new App({
     token: config.slack.botToken,
     // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
