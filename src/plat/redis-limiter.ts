@@ -209,7 +209,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   function noteDown(error: unknown): void {
     const now = clock.now();
     brokenAt ??= now;
-    downReason = error instanceof Error ? error.message : String(error);
+    downReason = reasonOf(error);
     if (downSince === null) {
       downSince = now;
       logger?.warn({ reason: downReason }, 'Redis unreachable: no plat call is made until it answers');
@@ -633,6 +633,18 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       sub.disconnect();
     },
   };
+}
+
+/**
+ * Why Redis failed, short and without addresses (it reaches /healthz, which may be public): the
+ * socket error code (ECONNREFUSED, ETIMEDOUT…) when there is one, else the message's first 80
+ * characters with IP addresses and ports left out.
+ */
+function reasonOf(error: unknown): string {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\[?[0-9a-f:.]*\d[0-9a-f:.]*\]?:\d+/gi, '[address]').slice(0, 80);
 }
 
 function abortedError(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
