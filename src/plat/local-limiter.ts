@@ -45,6 +45,7 @@
 import { type Clock, realClock } from '../clock.js';
 import { PlatAbortedError, PlatBusyError } from './errors.js';
 import {
+  cancelledBeforeSent,
   type Limiter,
   type LimiterOptions,
   type Priority,
@@ -224,7 +225,7 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
         return;
       }
       if (signal?.aborted) {
-        reject(abortedError(operation, signal));
+        reject(cancelledBeforeSent(operation, signal));
         return;
       }
 
@@ -280,7 +281,7 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
         onAbort = () => {
           if (remove(job)) {
             arm(clock.now());
-            job.fail(abortedError(operation, signal));
+            job.fail(cancelledBeforeSent(operation, signal));
           }
         };
         signal.addEventListener('abort', onAbort, { once: true });
@@ -330,11 +331,4 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
       }
     },
   };
-}
-
-function abortedError(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
-  return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
-    operation,
-    cause: signal.reason,
-  });
 }

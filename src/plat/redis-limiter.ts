@@ -31,6 +31,7 @@ import { Redis } from 'ioredis';
 import { type Clock, realClock } from '../clock.js';
 import { PlatAbortedError, PlatBusyError, PlatUnavailableError } from './errors.js';
 import {
+  cancelledBeforeSent,
   type Limiter,
   type LimiterHealth,
   type LimiterOptions,
@@ -478,7 +479,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
         return;
       }
       if (signal?.aborted) {
-        reject(abortedError(operation, signal));
+        reject(cancelledBeforeSent(operation, signal));
         return;
       }
       if (isUnavailable()) {
@@ -533,7 +534,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
           if (index < 0) return;
           queue.splice(index, 1);
           job.detach();
-          job.fail(abortedError(operation, signal));
+          job.fail(cancelledBeforeSent(operation, signal));
         };
         signal.addEventListener('abort', onAbort, { once: true });
       }
@@ -645,11 +646,4 @@ function reasonOf(error: unknown): string {
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/\[?[0-9a-f:.]*\d[0-9a-f:.]*\]?:\d+/gi, '[address]').slice(0, 80);
-}
-
-function abortedError(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
-  return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
-    operation,
-    cause: signal.reason,
-  });
 }

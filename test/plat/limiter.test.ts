@@ -1,5 +1,6 @@
 /**
- * The shared limiter's slot model (src/plat/limiter.ts, header comment): `maxCalls` slots; a call
+ * The in-process engine's slot model (src/plat/local-limiter.ts, header comment; the contract both
+ * engines share is tested in limiter-contract.ts): `maxCalls` slots; a call
  * holds its slot from start until its task settles, and the slot is free again
  * `windowMs + safetyMarginMs` (the gap) after the settle. Bulk jobs start only while more than
  * `interactiveReserve` slots are free.
