@@ -5,8 +5,10 @@
  * - A slot is granted by an atomic script BEFORE the request is sent; it stays taken until the
  *   call settles plus one window + margin, timed by Redis `TIME`, so at most maxCalls calls arrive
  *   at the API in any sliding window whichever replica sends them.
- * - A holder that dies (kill -9) never releases: its lease expires at grant + call deadline +
- *   window + margin (the request, if sent at all, arrived before the deadline).
+ * - A holder renews its leases with every heartbeat; one that dies (kill -9) or stalls stops, and
+ *   its leases expire `leaseTtlMs` + window + margin after the last renewal, never later than the
+ *   call's span (the grant may wait staleGrantMs to start, then the call deadline) + window +
+ *   margin after the grant: its request, if sent at all, arrived before that span ended.
  * - Interactive jobs of every process go ahead of bulk work (a process with an interactive job
  *   waiting registers itself; bulk grants wait while any is registered), and bulk work leaves
  *   `interactiveReserve` slots free across all processes.
@@ -19,12 +21,12 @@
  *   second of its return.
  * - Lost keys: see the scripts' header. A process re-registers the leases it still holds or rests
  *   (known locally), and grants resume as soon as every process that was live has done so, or after
- *   a full call deadline + window when one of them cannot (it may have died with calls in flight).
+ *   a full call span + window when one of them cannot (it may have died with calls in flight).
  *   To keep that membership view complete, a process takes no slot before it has been a visible
- *   member for a few heartbeats (`joinDelayMs`), and trusts its view only if it was fresh when the
- *   loss was noticed.
+ *   member for two heartbeats (`joinDelayMs`), and trusts its view only if it was at most one and
+ *   a half heartbeats old when the loss was noticed.
  * - A grant that reaches its process late (event loop stalled, process paused) is given back
- *   unused: its lease's expiry was computed from the grant, not from when the call would start.
+ *   unused: a lease's cap is counted from its grant, so its call must start soon after it.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -109,13 +111,20 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const gapMs = windowMs + safetyMarginMs;
   const leaseTtlMs = options.leaseTtlMs ?? REDIS_LIMITER_DEFAULTS.leaseTtlMs;
   if (!(leaseTtlMs >= 3 * heartbeatMs)) throw new RangeError('leaseTtlMs must be at least 3 heartbeats');
+  /** A grant older than this when its job would start is given back (see header). */
+  const staleGrantMs = gapMs / 2;
   /**
-   * After lost keys: a lease granted just before may still have its call arrive up to the deadline
+   * The longest a call can take from its grant to reaching the API: it starts at most
+   * staleGrantMs after the grant and is abandoned at its deadline.
+   */
+  const callSpanMs = staleGrantMs + options.deadlineMs;
+  /**
+   * After lost keys: a lease granted just before may still have its call arrive up to callSpanMs
    * after its grant, and its slot rest a window + margin after that.
    */
-  const fenceMs = options.deadlineMs + gapMs;
+  const fenceMs = callSpanMs + gapMs;
   /** A new held lease's life: until renewed, then the rest of a settled call. */
-  const firstHoldMs = Math.min(options.deadlineMs, leaseTtlMs) + gapMs;
+  const firstHoldMs = Math.min(callSpanMs, leaseTtlMs) + gapMs;
   const procTtlMs = 3 * heartbeatMs;
   /**
    * A membership view is trusted if refreshed this shortly before a loss was noticed (a view one
@@ -127,8 +136,6 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
    * lists it (it was visible in `procs` longer than any trusted view is old).
    */
   const joinDelayMs = 2 * heartbeatMs;
-  /** A grant older than this when its job would start is given back (see header). */
-  const staleGrantMs = gapMs / 2;
   const pollMs = Math.max(20, Math.min(250, gapMs / 4));
   const keys = ['meta', 'held', 'resting', 'waiters', 'procs', 'pending', 'registered'].map(
     (k) => `{${prefix}}:${k}`,
@@ -413,8 +420,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       leases.set(leaseId, {
         kind: 'h',
         until: answeredAt + firstHoldMs,
-        capRedis: grantedAt + options.deadlineMs,
-        capLocal: answeredAt + options.deadlineMs,
+        capRedis: grantedAt + callSpanMs,
+        capLocal: answeredAt + callSpanMs,
       });
       const job = queues[priority].shift();
       if (!job || answeredAt - now > staleGrantMs || stopped) {
