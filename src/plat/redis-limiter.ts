@@ -71,6 +71,8 @@ export interface RedisLimiterOptions extends LimiterOptions {
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
+const NOT_CONNECTED = 'not connected';
+
 /** How long stop() waits for started calls to settle and release their slots. */
 const STOP_WAIT_MS = 2000;
 
@@ -217,7 +219,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   function noteDown(error: unknown): void {
     const now = clock.now();
     brokenAt ??= now;
-    downReason = reasonOf(error);
+    const reason = reasonOf(error);
+    // A command refused while disconnected says less than the connection's own error.
+    if (reason !== NOT_CONNECTED || downSince === null) downReason = reason;
     if (downSince === null) {
       downSince = now;
       logger?.warn({ reason: downReason }, 'Redis unreachable: no plat call is made until it answers');
@@ -649,6 +653,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
  * characters with IP addresses and ports left out.
  */
 function reasonOf(error: unknown): string {
+  if (error instanceof Error && error.message.startsWith("Stream isn't writeable")) return NOT_CONNECTED;
   const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   const message = error instanceof Error ? error.message : String(error);

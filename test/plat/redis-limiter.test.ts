@@ -14,7 +14,7 @@ import type { Limiter } from '../../src/plat/limiter.js';
 import { createRedisLimiter, type RedisLimiterOptions } from '../../src/plat/redis-limiter.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { WorkerInput, WorkerMessage } from '../helpers/redis-limiter-worker.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { freePort, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/redis-limiter-worker.ts', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
@@ -219,6 +219,20 @@ describe('Redis limiter across processes', () => {
 });
 
 describe('Redis limiter when Redis fails', () => {
+  it('never reached Redis (nothing listens): refuses within seconds without running the task', async () => {
+    const l = limiter({ url: `redis://127.0.0.1:${await freePort()}`, deadlineMs: 500, heartbeatMs: 100 });
+    let ran = false;
+    const asked = now();
+    await expect(
+      l.schedule(async () => {
+        ran = true;
+      }),
+    ).rejects.toBeInstanceOf(PlatUnavailableError);
+    expect(now() - asked).toBeLessThan(4000);
+    expect(ran).toBe(false);
+    expect(l.health()).toEqual({ ok: false, component: 'redis', reason: 'ECONNREFUSED' });
+  });
+
   it('refuses at once with PlatUnavailableError while Redis is unreachable, and reports it', async () => {
     const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 500, heartbeatMs: 100 };
     const l = limiter(options);
