@@ -145,7 +145,7 @@ describe('Redis limiter across processes', () => {
     const expiry = Math.max(...holding.grantedAt) + 600 + 220;
     expect(asked).toBeLessThan(expiry);
     expect(startedAt).toBeGreaterThanOrEqual(Math.min(...holding.grantedAt) + 600 + 220 - 5);
-    expect(startedAt - expiry).toBeLessThan(1000);
+    expect(startedAt - expiry).toBeLessThan(1500);
   });
 
   it('a holder killed with SIGKILL mid-call under a long deadline: its renewed leases lapse a lease TTL + window after its death', async () => {
@@ -179,7 +179,7 @@ describe('Redis limiter across processes', () => {
     const startedAt = await probe;
     // Its last renewal was at most a heartbeat before the kill: TTL + window + margin after that.
     expect(startedAt - killedAt).toBeGreaterThanOrEqual(1000 + 220 - 100 - 5);
-    expect(startedAt - killedAt).toBeLessThan(1000 + 220 + 700);
+    expect(startedAt - killedAt).toBeLessThan(1000 + 220 + 1500);
   });
 
   it('interactive jobs of one process go ahead of bulk jobs waiting in another', async () => {
@@ -208,7 +208,7 @@ describe('Redis limiter across processes', () => {
 
     const at = (label: string) => starts.find((s) => s.label === label)?.at ?? Number.NaN;
     // i0 takes the reserved slot at once; i1 and i2 wait, and no bulk job starts before them.
-    expect(at('i0') - at('b0')).toBeLessThan(50 + 150);
+    expect(at('i0') - at('b0')).toBeLessThan(50 + 300);
     const lastInteractive = Math.max(at('i1'), at('i2'));
     const bulkBetween = starts.filter(
       (s) => s.label.startsWith('b') && s.at > at('i0') && s.at < lastInteractive,
@@ -246,7 +246,7 @@ describe('Redis limiter when Redis fails', () => {
     const task = async () => 'sent';
     const refusedAt = now();
     await expect(l.schedule(task)).rejects.toMatchObject({ code: 'unavailable' });
-    expect(now() - refusedAt).toBeLessThan(100);
+    expect(now() - refusedAt).toBeLessThan(250);
 
     await redis.start();
     const back = now();
