@@ -76,7 +76,7 @@ const NOT_CONNECTED = 'not connected';
 /** How long stop() waits for started calls to settle and release their slots. */
 const STOP_WAIT_MS = 2000;
 
-export const REDIS_LIMITER_DEFAULTS = {
+const REDIS_LIMITER_DEFAULTS = {
   keyPrefix: 'platdesk:limiter',
   heartbeatMs: 1000,
   unavailableAfterMs: 2000,

@@ -46,8 +46,6 @@ export interface SocketConnections {
   health: HealthCheck;
   /** The socket clients (start-up watches them for a failure before Slack's hello). */
   clients: SocketModeReceiver['client'][];
-  /** Connections open now. */
-  open(): number;
 }
 
 export const SOCKET_LIVENESS_MS = 60_000;
@@ -156,7 +154,6 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
     receiver: new SocketReceivers(parts),
     httpServer: (parts[0] as unknown as { httpServer?: Server } | undefined)?.httpServer,
     clients: parts.map((part) => part.client),
-    open: () => up.size,
     health: {
       name: 'socket',
       check() {
