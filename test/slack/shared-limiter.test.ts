@@ -104,5 +104,9 @@ describe('REDIS_URL: the shared limiter in the app', () => {
     const { calls } = await h.lookup('/orders', ordersRequest());
     expect(calls).toBe(1);
     expect(Date.now() - back).toBeLessThan(5000);
+    // An outage is a warning for operators (and a 503), not an error line per lookup.
+    const levels = h.logs().map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(levels.filter((l) => l.level >= 50)).toEqual([]);
+    expect(levels.some((l) => l.level === 40 && l.msg.startsWith('Redis unreachable'))).toBe(true);
   });
 });
