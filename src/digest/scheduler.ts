@@ -14,19 +14,18 @@
  * longer than `maxSleepMs`, so subscriptions added by another instance and clock changes are seen
  * within that time. The clock is injected (CONVENTIONS 3), so tests move time by hand.
  */
-
 import { randomUUID } from 'node:crypto';
-import { realClock, unrefTimer } from '../clock.js';
+import { type Clock, realClock, unrefTimer } from '../clock.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
-import type { DigestClock, DigestDeps } from './types.js';
+import type { DigestDeps } from './types.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
 
 const MINUTE = 60_000;
 
 export interface DigestSchedulerOptions extends DigestDeps {
-  clock?: DigestClock;
+  clock?: Clock;
   /** This process, in lease records. Default: a random UUID. */
   instanceId?: string;
   /** How long a claim holds without renewal (renewed on every page). Default 10 min. */

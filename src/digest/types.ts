@@ -2,9 +2,7 @@
  * What the digest layer needs from the outside world, as interfaces: the Slack side implements
  * the publisher (slack/digest/publisher.ts), so digest/ imports only plat/ and store/ (DESIGN.md).
  */
-
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Operation } from '../plat/operations.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
@@ -81,9 +79,6 @@ export interface DigestPublisher {
 
 /** Points per call: PLAT_PRICES first, else the last charge seen (wired in main.ts). */
 export type PriceOf = (operation: Operation, edition: number | null) => number | null;
-
-/** The digest scheduler's clock: platdesk's one Clock type. */
-export type DigestClock = Clock;
 
 export interface DigestDeps {
   client: PlatClient;
