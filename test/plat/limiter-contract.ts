@@ -172,6 +172,23 @@ export function limiterContract(engine: string, makeRig: () => EngineRig): void 
       }
     });
 
+    it('estimates a place in line and a wait from the jobs queued ahead', async () => {
+      const { rig, limiter, run } = await setup({ maxCalls: 1 });
+      try {
+        expect(limiter.estimate()).toMatchObject({ position: 1, estimatedWaitMs: 0 });
+        const running = run('running', { latencyMs: 50 });
+        await rig.sleep(20);
+        const queued = [run('q1'), run('q2', { priority: 'bulk' })];
+        expect(limiter.estimate('interactive').position).toBe(2);
+        expect(limiter.estimate('bulk').position).toBe(3);
+        expect(limiter.estimate('interactive').estimatedWaitMs).toBeGreaterThan(0);
+        expect(limiter.estimate('bulk').estimatedWaitMs).toBeGreaterThan(limiter.estimate().estimatedWaitMs);
+        await rig.until(Promise.all([running, ...queued]));
+      } finally {
+        await rig.cleanup();
+      }
+    });
+
     it('rejects with the task’s error; a failed or throwing task holds and frees its slot the same way', async () => {
       const { rig, limiter, calls, run, startOf } = await setup({ maxCalls: 1 });
       try {
