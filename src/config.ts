@@ -4,6 +4,7 @@
  * Every variable is described in README.md, "Settings".
  */
 import { z } from 'zod';
+import { type Locale, toLocale } from './lookups/locale.js';
 import { isOperation, OPERATIONS, type Operation } from './plat/operations.js';
 
 /** Points per call, by operation and edition ('*' = any edition). */
@@ -113,6 +114,10 @@ const envSchema = z.object({
   PLAT_RATE_WINDOW_MS: int(100, 60_000, 1000),
   PLAT_QUEUE_MAX: int(1, 100_000, 100),
   PLATDESK_ADMINS: optionalText,
+  PLATDESK_LOCALE: optionalText.refine(
+    (v) => v === undefined || toLocale(v) !== null,
+    'PLATDESK_LOCALE must be en or zh-CN',
+  ),
   DATABASE_PATH: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_TOKEN: optionalText,
@@ -137,6 +142,8 @@ export interface Config {
     rateLimit: { maxCalls: number; windowMs: number; maxQueued: number };
   };
   admins: string[];
+  /** The workspace's default language until an admin changes it (PLATDESK_LOCALE; default en). */
+  locale: Locale;
   databasePath: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
@@ -203,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     admins,
+    locale: toLocale(e.PLATDESK_LOCALE) ?? 'en',
     databasePath: e.DATABASE_PATH ?? './data/platdesk.sqlite',
     logLevel: e.LOG_LEVEL,
   };

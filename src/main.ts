@@ -10,6 +10,7 @@ import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bol
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
@@ -21,6 +22,7 @@ import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
+import { createLocaleResolver } from './slack/locale-resolver.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { createGroupMembership } from './slack/user-groups.js';
@@ -166,7 +168,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...new Set([...config.admins, ...(store.settings.get<string[]>(SETTING_KEYS.admins) ?? [])]),
   ];
   const isAdmin = (userId: string) => admins().includes(userId);
-  const alerts = createAdminAlerts({ client: app.client, admins, logger });
+  const language = createLocaleResolver({
+    client: app.client,
+    settings: createLocaleSettings(store.settings, config.locale),
+    logger,
+  });
+  const alerts = createAdminAlerts({ client: app.client, admins, language, logger });
   const lookups = createLookupService({
     client,
     store,
@@ -176,11 +183,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     isAdmin,
     isInGroup: createGroupMembership(app.client),
     onBudgetAlert: ({ figure, userId, refused }) => {
-      const whose = figure.scope === 'user' ? `<@${userId}>'s` : 'The workspace';
-      const what = refused ? 'refused a lookup' : 'is at 80 % or more';
-      void alerts.notify(
-        `:money_with_wings: ${whose} ${figure.period} cap ${what}: ${figure.spent} of ${figure.cap} points used.`,
-      );
+      void alerts.notify({ kind: 'budget', figure, userId, refused });
     },
   });
   const digests = createDigests({
@@ -189,6 +192,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     client,
     alerts,
     admins,
+    language,
     logger,
     prices: config.plat.prices,
     now,
@@ -206,6 +210,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     admins,
     configuredAdmins: config.admins,
     metrics,
+    language,
   });
 
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
@@ -228,7 +233,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
-  await reportInterruptedLookups({ store, client: app.client, logger });
+  await reportInterruptedLookups({ store, client: app.client, language, logger });
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
 

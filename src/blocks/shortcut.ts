@@ -5,20 +5,15 @@
  * of the global shortcut and the answer when nothing recognizable was found.
  */
 import type { KnownBlock, ModalView, Option, PlainTextOption } from '@slack/types';
-import {
-  type Candidate,
-  describeCandidate,
-  type Found,
-  LOOKED_FOR,
-  type ShortcutKind,
-} from '../lookups/message-refs.js';
+import type { Candidate, Found, ShortcutKind } from '../lookups/message-refs.js';
 import { CARRIER_CODES } from '../lookups/parse/waybill.js';
-import type { Plan } from '../lookups/shortcut-lookups.js';
+import type { Plan, PlanProblem } from '../lookups/shortcut-lookups.js';
 import type { Quote } from '../lookups/types.js';
 import { quoteShort } from './charge-note.js';
+import { CATALOGS, type Catalog, type Words } from './i18n/words.js';
 import { context, message, type RenderedMessage, section } from './kit.js';
 import { SLACK_LIMITS } from './limits.js';
-import { escapeClip, formatPoints, plural, truncate } from './text.js';
+import { escapeClip, truncate } from './text.js';
 
 export const SHORTCUT_IDS = {
   items: 'platdesk.shortcut.items',
@@ -46,24 +41,68 @@ export const CHECKBOXES_PER_GROUP = 10;
 
 export type AnswerMode = 'me' | 'thread';
 
-const TITLES: Record<ShortcutKind, string> = {
-  items: 'Look up items',
-  waybills: 'Look up waybills',
-  shops: 'Find shop',
-  any: 'platdesk lookup',
-};
-
 const plain = (text: string) => ({ type: 'plain_text' as const, text: truncate(text, 75) || '—' });
 
+const carrierOption = (w: Words, code: string) => ({
+  text: plain(
+    code === carrierName(w, code)
+      ? code
+      : w.t('shortcut.carrierOption', { code, name: carrierName(w, code) }),
+  ),
+  value: code,
+});
+
 /** "about 12 points (¥0.12) and 3 calls of the item quota", stated as the confirmation does. */
-export function totalSentence(quote: Quote): string {
+export function totalSentence(w: Words, quote: Quote): string {
+  const { t } = w;
   const parts: string[] = [];
   if (quote.lines.some((l) => l.unit === 'points'))
     parts.push(
-      quote.totalPoints === null ? 'a price not known yet' : `about ${formatPoints(quote.totalPoints)}`,
+      quote.totalPoints === null
+        ? t('shortcut.priceUnknown')
+        : t('shortcut.total', { points: w.points(quote.totalPoints) }),
     );
-  if (quote.quotaCalls > 0) parts.push(`${plural(quote.quotaCalls, 'call')} of the item quota`);
-  return parts.length > 0 ? parts.join(' and ') : 'no charge';
+  if (quote.quotaCalls > 0)
+    parts.push(t('shortcut.quota', { count: quote.quotaCalls, n: w.count(quote.quotaCalls) }));
+  if (parts.length === 0) return t('charge.noCharge');
+  return parts.length === 1 ? (parts[0] ?? '') : t('shortcut.and', { a: parts[0], b: parts[1] });
+}
+
+/** "item 680001234501 (first marketplace)", "shop id of account beeclothing", "waybill SF… (SF)". */
+export function describeCandidate(w: Words, c: Candidate): string {
+  const { t } = w;
+  switch (c.kind) {
+    case 'item':
+      return c.marketplace
+        ? t('shortcut.candidate.itemOn', {
+            id: c.itemId,
+            marketplace: t(`shortcut.marketplace.${c.marketplace}`),
+          })
+        : t('shortcut.candidate.item', { id: c.itemId });
+    case 'shop-info':
+      return t('shortcut.candidate.shopInfo', {
+        id: c.itemId,
+        marketplace: t(`shortcut.marketplace.${c.shopType}`),
+      });
+    case 'shop-id':
+      return t('shortcut.candidate.shopId', { wwid: c.wwid });
+    case 'waybill':
+      return c.carrier
+        ? t('shortcut.candidate.waybillCarrier', { code: c.waybillCode, carrier: carrierName(w, c.carrier) })
+        : t('shortcut.candidate.waybill', { code: c.waybillCode });
+  }
+}
+
+/** "SF" → "SF Express" / "顺丰"; a code not in the catalog as it is. */
+export function carrierName(w: Words, code: string): string {
+  // Every catalog names the same carriers as the English one.
+  const known = Object.hasOwn(CATALOGS.en.domain.carrier, code);
+  return known ? w.t(`domain.carrier.${code as keyof Catalog['domain']['carrier']}`) : code;
+}
+
+/** A problem with the shortcut's choice, in words. */
+export function describePlanProblem(w: Words, p: PlanProblem): string {
+  return w.t(`shortcut.problem.${p.code}`, { ...p.values });
 }
 
 export interface ChooseModalInput {
@@ -81,44 +120,47 @@ export interface ChooseModalInput {
   each: (Quote | null)[];
   targetOptions: { value: string; label: string }[];
   privateMetadata: string;
-  /** Shown at the top, e.g. "the charge changed: check it and Confirm again". */
-  notice?: string;
+  /** Shown at the top: the choice changed the charge, check it and Confirm again. */
+  notice?: 'changed';
 }
 
-function candidateOption(c: Candidate, index: number, quote: Quote | null): Option {
-  const description =
-    c.kind === 'waybill' ? 'looked up together with the other waybills' : quote ? quoteShort(quote) : '';
-  const option: PlainTextOption = { text: plain(describeCandidate(c)), value: String(index) };
+function candidateOption(w: Words, c: Candidate, index: number, quote: Quote | null): Option {
+  const description = c.kind === 'waybill' ? w.t('shortcut.together') : quote ? quoteShort(w, quote) : '';
+  const option: PlainTextOption = { text: plain(describeCandidate(w, c)), value: String(index) };
   if (description) option.description = plain(description);
   return option;
 }
 
-export function renderChooseModal(input: ChooseModalInput): ModalView {
+export function renderChooseModal(w: Words, input: ChooseModalInput): ModalView {
+  const { t } = w;
   const { found, plan } = input;
   const chosen = new Set(input.chosen);
   const blocks: KnownBlock[] = [];
-  if (input.notice) blocks.push(section(`:warning: ${escapeClip(input.notice, 500)}`));
+  if (input.notice)
+    blocks.push(section(t('shortcut.notice', { text: escapeClip(t('shortcut.changed'), 500) })));
   blocks.push(
-    section(`*Found ${plural(found.candidates.length, 'thing')} to look up.* Untick what you do not need.`),
-    context(`Looked for ${escapeClip(LOOKED_FOR[input.kind], 500)}.`),
+    section(t('shortcut.found', { count: found.candidates.length, n: w.count(found.candidates.length) })),
+    context(t('shortcut.lookedForLine', { what: escapeClip(t(`shortcut.lookedFor.${input.kind}`), 500) })),
   );
   if (found.shortLinks.length > 0)
     blocks.push(
       context(
-        `:link: Short links cannot be resolved without opening them: paste the full item link instead of ${escapeClip(found.shortLinks.slice(0, 3).join(', '), 300)}${found.shortLinks.length > 3 ? ' …' : ''}.`,
+        t('shortcut.shortLinks', {
+          links: `${escapeClip(found.shortLinks.slice(0, 3).join(', '), 300)}${found.shortLinks.length > 3 ? ' …' : ''}`,
+        }),
       ),
     );
   for (let start = 0, n = 0; start < found.candidates.length; start += CHECKBOXES_PER_GROUP, n++) {
     const options = found.candidates
       .slice(start, start + CHECKBOXES_PER_GROUP)
-      .map((c, i) => candidateOption(c, start + i, input.each[start + i] ?? null));
+      .map((c, i) => candidateOption(w, c, start + i, input.each[start + i] ?? null));
     const initial = options.filter((o) => chosen.has(Number(o.value)));
     blocks.push({
       type: 'input',
       block_id: SHORTCUT_FORM.pickBlock(n),
       optional: true,
       dispatch_action: true,
-      label: plain(n === 0 ? 'Look up' : 'Look up (continued)'),
+      label: plain(n === 0 ? t('shortcut.pick') : t('shortcut.pickMore')),
       element: {
         type: 'checkboxes',
         action_id: SHORTCUT_FORM.pickAction(n),
@@ -127,8 +169,7 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
       },
     });
   }
-  if (found.more > 0)
-    blocks.push(context(`…and ${found.more} more not listed: at most 30 lookups at a time.`));
+  if (found.more > 0) blocks.push(context(t('shortcut.notListed', { n: w.count(found.more) })));
 
   if (found.candidates.some((c) => c.kind === 'waybill')) {
     const current = input.targetOptions.find((o) => o.value === input.target);
@@ -138,11 +179,11 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
         block_id: SHORTCUT_FORM.target.block,
         optional: true,
         dispatch_action: true,
-        label: plain('Whose waybills (registered shops)'),
+        label: plain(t('shortcut.whose')),
         element: {
           type: 'static_select',
           action_id: SHORTCUT_FORM.target.action,
-          placeholder: plain('Choose a shop'),
+          placeholder: plain(t('shortcut.chooseShop')),
           options: input.targetOptions.map((o) => ({ text: plain(o.label), value: o.value })),
           ...(current ? { initial_option: { text: plain(current.label), value: current.value } } : {}),
         },
@@ -154,13 +195,13 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
         block_id: SHORTCUT_FORM.targetText.block,
         optional: true,
         dispatch_action: true,
-        label: plain(input.targetOptions.length > 0 ? 'Or type shop:<id> or owner:<id>' : 'Whose waybills'),
-        hint: plain('shop:<shop id> for print data, owner:<owner id> for waybill information'),
+        label: plain(input.targetOptions.length > 0 ? t('shortcut.orType') : t('shortcut.whoseTyped')),
+        hint: plain(t('shortcut.whoseHint')),
         element: {
           type: 'plain_text_input',
           action_id: SHORTCUT_FORM.targetText.action,
           max_length: 80,
-          placeholder: plain('shop:57301234 or owner:2200001001'),
+          placeholder: plain(t('shortcut.whosePlaceholder')),
           dispatch_action_config: { trigger_actions_on: ['on_enter_pressed'] },
           ...(typed ? { initial_value: typed } : {}),
         },
@@ -170,14 +211,14 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
         block_id: SHORTCUT_FORM.carrier.block,
         optional: true,
         dispatch_action: true,
-        label: plain('Carrier, where the number does not tell'),
+        label: plain(t('shortcut.carrier')),
         element: {
           type: 'static_select',
           action_id: SHORTCUT_FORM.carrier.action,
-          placeholder: plain('Carrier'),
-          options: CARRIER_CODES.map((code) => ({ text: plain(code), value: code })),
+          placeholder: plain(t('shortcut.carrierPlaceholder')),
+          options: CARRIER_CODES.map((code) => carrierOption(w, code)),
           ...(input.carrier && (CARRIER_CODES as readonly string[]).includes(input.carrier)
-            ? { initial_option: { text: plain(input.carrier), value: input.carrier } }
+            ? { initial_option: carrierOption(w, input.carrier) }
             : {}),
         },
       },
@@ -185,12 +226,12 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
   }
 
   if (input.allowThread) {
-    const me = { text: plain('Only visible to me'), value: 'me' };
-    const thread = { text: plain('In a thread under the message'), value: 'thread' };
+    const me = { text: plain(t('shortcut.onlyMe')), value: 'me' };
+    const thread = { text: plain(t('shortcut.inThread')), value: 'thread' };
     blocks.push({
       type: 'input',
       block_id: SHORTCUT_FORM.answer.block,
-      label: plain('Answer'),
+      label: plain(t('shortcut.answer')),
       element: {
         type: 'radio_buttons',
         action_id: SHORTCUT_FORM.answer.action,
@@ -200,83 +241,87 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
     });
   }
 
-  const picked = plural(chosen.size, 'chosen thing');
+  const picked = t('shortcut.chosen', { count: chosen.size, n: w.count(chosen.size) });
   const total =
     chosen.size === 0
-      ? 'Nothing chosen: tick at least one.'
+      ? t('shortcut.nothingChosen')
       : plan.needsTarget
-        ? `${picked}; say whose waybills (below) to see the charge of the waybill lookup.`
-        : `*Total charge for the ${picked}* (${plural(plan.lookups.length, 'lookup')}): ${totalSentence(plan.total)}. Each answer states the actual charge.`;
+        ? t('shortcut.needsTarget', { picked })
+        : t('shortcut.totalLine', {
+            picked,
+            lookups: t('shortcut.lookups', { count: plan.lookups.length, n: w.count(plan.lookups.length) }),
+            total: totalSentence(w, plan.total),
+          });
   blocks.push(
-    section(`:money_with_wings: ${total}`),
-    context('Nothing is charged until you press Confirm. This offer expires in 10 minutes.'),
+    section(t('shortcut.totalSection', { text: total })),
+    context(t('shortcut.nothingUntilConfirm')),
   );
 
-  const short = quoteShort(plan.total);
-  const confirm = `Confirm (${short})`;
+  const confirm = t('shortcut.confirm', { short: quoteShort(w, plan.total) });
   return {
     type: 'modal',
     callback_id: SHORTCUT_FORM.chooseCallbackId,
     private_metadata: input.privateMetadata,
-    title: plain(TITLES[input.kind]),
+    title: plain(t(`shortcut.title.${input.kind}`)),
     // Slack: submit and title hold at most 24 characters.
-    submit: plain(!plan.needsTarget && confirm.length <= 24 ? confirm : 'Confirm'),
-    close: plain('Cancel'),
+    submit: plain(!plan.needsTarget && [...confirm].length <= 24 ? confirm : t('shortcut.confirmShort')),
+    close: plain(t('shortcut.cancel')),
     blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks),
   };
 }
 
 /** The global shortcut's first modal: paste anything. */
-export function renderTextModal(): ModalView {
+export function renderTextModal(w: Words): ModalView {
+  const { t } = w;
   return {
     type: 'modal',
     callback_id: SHORTCUT_FORM.textCallbackId,
-    title: plain(TITLES.any),
-    submit: plain('Find'),
-    close: plain('Cancel'),
+    title: plain(t('shortcut.title.any')),
+    submit: plain(t('shortcut.find')),
+    close: plain(t('shortcut.cancel')),
     blocks: [
       {
         type: 'input',
         block_id: SHORTCUT_FORM.text.block,
-        label: plain('Links, ids or waybill numbers'),
+        label: plain(t('shortcut.textLabel')),
         element: {
           type: 'plain_text_input',
           action_id: SHORTCUT_FORM.text.action,
           multiline: true,
           max_length: 3000,
-          placeholder: plain('Paste item links, waybill numbers, ww:<seller account>…'),
+          placeholder: plain(t('shortcut.textPlaceholder')),
         },
-        hint: plain('Nothing is charged yet: the next step lists what was found and its charge.'),
+        hint: plain(t('shortcut.textHint')),
       },
-      context(`platdesk looks for ${escapeClip(LOOKED_FOR.any, 500)}.`),
+      context(t('shortcut.looksFor', { what: escapeClip(t('shortcut.lookedFor.any'), 500) })),
     ],
   };
 }
 
 /** What "nothing recognizable" says: what was looked for, and short links if there were some. */
-export function nothingFoundText(kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): string {
-  const short =
-    found.shortLinks.length > 0
-      ? ` Short links (${found.shortLinks.slice(0, 3).join(', ')}) cannot be resolved: paste the full item link.`
-      : '';
-  return `Nothing to look up there. platdesk looked for ${LOOKED_FOR[kind]}.${short}`;
+export function nothingFoundText(w: Words, kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): string {
+  const what = w.t(`shortcut.lookedFor.${kind}`);
+  return found.shortLinks.length > 0
+    ? w.t('shortcut.nothingFoundShort', { what, links: found.shortLinks.slice(0, 3).join(', ') })
+    : w.t('shortcut.nothingFound', { what });
 }
 
-export function renderNothingFound(kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): RenderedMessage {
-  const text = escapeClip(nothingFoundText(kind, found), SLACK_LIMITS.sectionText - 10);
-  return message(text, [section(`:mag: ${text}`), context('Nothing was sent and nothing was charged.')]);
+export function renderNothingFound(
+  w: Words,
+  kind: ShortcutKind,
+  found: Pick<Found, 'shortLinks'>,
+): RenderedMessage {
+  const text = escapeClip(nothingFoundText(w, kind, found), SLACK_LIMITS.sectionText - 10);
+  return message(text, [
+    section(w.t('shortcut.nothingFoundLine', { text })),
+    context(w.t('common.nothingCharged')),
+  ]);
 }
 
 /** A shortcut offer that cannot be confirmed any more. */
-export function shortcutClosedText(reason: 'expired' | 'already_used' | 'not_yours' | 'not_found'): string {
-  switch (reason) {
-    case 'expired':
-      return 'This offer expired (10 minutes) and nothing was charged: run the shortcut again.';
-    case 'already_used':
-      return 'These lookups were already confirmed; they run only once.';
-    case 'not_yours':
-      return 'This offer belongs to someone else: run the shortcut yourself.';
-    case 'not_found':
-      return 'This offer is no longer known: run the shortcut again. Nothing was charged.';
-  }
+export function shortcutClosedText(
+  w: Words,
+  reason: 'expired' | 'already_used' | 'not_yours' | 'not_found',
+): string {
+  return w.t(`shortcut.closed.${reason}`);
 }

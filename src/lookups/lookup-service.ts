@@ -15,7 +15,7 @@ import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import type { ClaimFailure, LedgerSource, Store } from '../store/store.js';
-import { type AccessDeps, checkAccess } from './access.js';
+import { type AccessDeps, checkAccess, type Refusal } from './access.js';
 import {
   type BudgetCheck,
   type BudgetGuard,
@@ -48,11 +48,7 @@ export type Prepared =
   /** Answered from the cache: no call, no charge. `refresh` is a pending lookup that bypasses it. */
   | { kind: 'cached'; outcome: LookupOutcome; ageMs: number; refresh: Pending; refreshQuote: Quote }
   /** Not allowed, or over a cap: nothing stored, nothing called. */
-  | {
-      kind: 'refused';
-      reason: 'not_allowed' | 'shop_channel' | 'shop_unregistered' | 'budget';
-      message: string;
-    };
+  | { kind: 'refused'; refusal: Refusal };
 
 export type Claimed =
   | { ok: true; pending: Pending }
@@ -114,31 +110,27 @@ export interface LookupService {
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
 }
 
+/**
+ * A short, language-free record of what a pending lookup is of ("item:6543210987+prices"), kept
+ * with it for logs; what a person reads is worded from the request itself in blocks/.
+ */
 export function summarize(request: LookupRequest): string {
   switch (request.kind) {
     case 'item':
-      return `item ${request.itemId}${request.withPrices ? ' with prices' : ''}`;
+      return `item:${request.itemId}${request.withPrices ? '+prices' : ''}`;
     case 'item-prices':
-      return `prices of item ${request.itemId}`;
+      return `item-prices:${request.itemId}`;
     case 'shop-info':
-      return `the shop of ${request.url}`;
+      return `shop-info:${request.url}`;
     case 'shop-id':
-      return `the shop id of account ${request.wwid}`;
+      return `shop-id:${request.wwid}`;
     case 'waybill-print':
-      return `print data of ${request.waybills.length} waybill${request.waybills.length === 1 ? '' : 's'} of shop ${request.shopId}`;
+      return `waybill-print:${request.shopId}:${request.waybills.length}`;
     case 'waybill-info':
-      return `information on ${request.waybills.length} waybill${request.waybills.length === 1 ? '' : 's'} of owner ${request.ownerId}`;
+      return `waybill-info:${request.ownerId}:${request.waybills.length}`;
     case 'orders':
-      return `orders of owner ${request.ownerId}, page ${request.page + 1} (${request.pageSize} per page)`;
+      return `orders:${request.ownerId}:${request.page + 1}:${request.pageSize}`;
   }
-}
-
-const CAP_WORDS = { daily: 'daily', monthly: 'monthly' } as const;
-
-/** "your daily cap: 450 of 500 points used" */
-export function describeCap(figure: CapFigure): string {
-  const whose = figure.scope === 'user' ? 'your' : 'the workspace';
-  return `${whose} ${CAP_WORDS[figure.period]} cap: ${figure.spent} of ${figure.cap} points used`;
 }
 
 export function createLookupService(options: LookupServiceOptions): LookupService {
@@ -211,12 +203,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         const points = pointsPerCall(operation);
         const check = guard.check(userId, points);
         budgetVerdict(check, userId);
-        if (!check.ok)
-          throw new PlatBudgetError(
-            operation,
-            `${describeCap(check.exceeded)}; this call would take about ${points} more`,
-            `This call would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
-          );
+        if (!check.ok) throw new PlatBudgetError(operation, check.exceeded, points);
         const release = guard.reserve(userId, points);
         try {
           return await call(input, o);
@@ -254,7 +241,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
       const access = await checkAccess(accessDeps, rawRequest, actor);
-      if (!access.ok) return { kind: 'refused', reason: access.reason, message: access.message };
+      if (!access.ok) return { kind: 'refused', refusal: access.refusal };
       const request = access.request;
       const q = quoteOf(request);
 
@@ -275,11 +262,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       const check = guard.check(actor.userId, q.totalPoints ?? 0);
       budgetVerdict(check, actor.userId);
       if (!check.ok)
-        return {
-          kind: 'refused',
-          reason: 'budget',
-          message: `This lookup (about ${check.wanted} points) would exceed ${describeCap(check.exceeded)}.`,
-        };
+        return { kind: 'refused', refusal: { reason: 'budget', wanted: check.wanted, cap: check.exceeded } };
 
       const pending = createPending(request, actor, summary, q);
       const threshold = store.prefs.getConfirmThreshold(actor.userId);

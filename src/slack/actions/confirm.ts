@@ -14,10 +14,13 @@ import { privateReply } from '../private-reply.js';
 
 /** Answers a refused claim; a click by someone else never changes the owner's message. */
 export async function answerRefusedClaim(
+  deps: SlackDeps,
+  userId: string,
   claimed: Exclude<Claimed, { ok: true }>,
   reply: Reply,
 ): Promise<void> {
-  const closed = renderConfirmationClosed(claimed.reason === 'not_found' ? 'expired' : claimed.reason);
+  const w = await deps.language.user(userId);
+  const closed = renderConfirmationClosed(w, claimed.reason === 'not_found' ? 'expired' : claimed.reason);
   await reply({ response_type: 'ephemeral', replace_original: claimed.reason !== 'not_yours', ...closed });
 }
 
@@ -28,7 +31,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       await ackFirst(ack);
       const reply = privateReply({ respond, client, body, logger: deps.logger });
       const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
-      if (!claimed.ok) return answerRefusedClaim(claimed, reply);
+      if (!claimed.ok) return answerRefusedClaim(deps, body.user.id, claimed, reply);
       await runAndAnswer(deps, claimed.pending, reply);
     });
   }
@@ -37,11 +40,12 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
     const cancelled = deps.lookups.cancel(action.value ?? '', body.user.id);
-    if (!cancelled.ok) return answerRefusedClaim(cancelled, reply);
+    if (!cancelled.ok) return answerRefusedClaim(deps, body.user.id, cancelled, reply);
+    const w = await deps.language.user(body.user.id);
     await reply({
       response_type: 'ephemeral',
       replace_original: true,
-      ...renderConfirmationClosed('cancelled'),
+      ...renderConfirmationClosed(w, 'cancelled'),
     });
   });
 }

@@ -28,7 +28,7 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
         };
         return offerLookup(deps, p.request, actor, reply, { replaceOriginal: true });
       }
-      return answerRefusedClaim(claimed, reply);
+      return answerRefusedClaim(deps, body.user.id, claimed, reply);
     });
   }
 }

@@ -13,11 +13,12 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     await ack();
     const digests = deps.digests;
     if (!digests) return;
+    const w = await deps.language.user(body.user.id);
     if (!deps.isAdmin(body.user.id)) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        ...renderDigestAnswer(':no_entry: Only platdesk admins can approve a digest over the cost cap.'),
+        ...renderDigestAnswer(w.t('digest.answer.approveOnlyAdmins')),
       });
       return;
     }
@@ -25,11 +26,9 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     if (!Number.isInteger(runId)) return;
     await respond({
       replace_original: true,
-      ...renderDigestAnswer(
-        `:hourglass_flowing_sand: <@${body.user.id}> approved the cost; running the digest…`,
-      ),
+      ...renderDigestAnswer(w.t('digest.answer.approved', { user: `<@${body.user.id}>` })),
     });
     const result = await digests.scheduler.approve(runId, body.user.id);
-    await respond({ replace_original: true, ...answerOf(deps, result) });
+    await respond({ replace_original: true, ...answerOf(deps, w, result) });
   });
 }

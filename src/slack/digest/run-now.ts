@@ -2,28 +2,39 @@
  * "Run now" and "Run anyway": run a digest at an admin's request and tell that admin how it went.
  * The digest itself (and its progress, page k of n) appears in the subscription's channel.
  */
-import { digestFailureReason, renderDigestAnswer, renderDigestApproval } from '../../blocks/digest.js';
+import {
+  digestFailureReason,
+  digestRemedy,
+  renderDigestAnswer,
+  renderDigestApproval,
+} from '../../blocks/digest.js';
+import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { formatPoints, formatYuan, plural } from '../../blocks/text.js';
 import type { DigestScheduler, ManualResult } from '../../digest/scheduler.js';
-import { isPlatError } from '../../plat/errors.js';
 import type { SlackDeps } from '../deps.js';
 
 export type DigestReply = (message: RenderedMessage) => Promise<unknown>;
 
-export function answerOf(deps: SlackDeps, result: ManualResult): RenderedMessage {
+/** The admin's answer, in the admin's language `w`. */
+export function answerOf(deps: SlackDeps, w: Words, result: ManualResult): RenderedMessage {
+  const { t } = w;
   switch (result.kind) {
     case 'posted': {
       const s = result.summary;
       return renderDigestAnswer(
-        `:white_check_mark: Digest posted in <#${channelOf(deps, result.run.subscriptionId)}>: ` +
-          `${plural(s.orders, 'order')}, ${formatYuan(s.amountFen / 100)}; it cost ${formatPoints(result.run.chargedPoints)}.`,
+        t('digest.answer.posted', {
+          channel: `<#${channelOf(deps, result.run.subscriptionId)}>`,
+          count: s.orders,
+          n: w.count(s.orders),
+          amount: w.yuan(s.amountFen / 100),
+          points: w.points(result.run.chargedPoints),
+        }),
       );
     }
     case 'awaiting_approval': {
       const subscription = deps.store.digests.get(result.run.subscriptionId);
-      if (!subscription) return renderDigestAnswer('That digest was removed.');
-      return renderDigestApproval({
+      if (!subscription) return renderDigestAnswer(t('digest.answer.gone'));
+      return renderDigestApproval(w, {
         subscription,
         run: result.run,
         estimatePoints: result.estimatePoints,
@@ -31,17 +42,20 @@ export function answerOf(deps: SlackDeps, result: ManualResult): RenderedMessage
       });
     }
     case 'failed': {
-      const remedy = isPlatError(result.error) ? ` ${result.error.remedy}` : '';
+      const remedy = digestRemedy(w, result.error);
       return renderDigestAnswer(
-        `:warning: The digest could not be prepared: ${digestFailureReason(result.error)}.${remedy}`,
+        t('digest.answer.failed', {
+          reason: digestFailureReason(w, result.error),
+          remedy: remedy ? ` ${remedy}` : '',
+        }),
       );
     }
     case 'not_found':
-      return renderDigestAnswer('There is no such digest (see `/orders digest list`).');
+      return renderDigestAnswer(t('digest.answer.notFound'));
     case 'already_handled':
-      return renderDigestAnswer('That digest was already approved or run; nothing more was charged.');
+      return renderDigestAnswer(t('digest.answer.alreadyHandled'));
     case 'stopped':
-      return renderDigestAnswer('platdesk is restarting; try again in a minute.');
+      return renderDigestAnswer(t('digest.answer.stopped'));
   }
 }
 
@@ -56,15 +70,14 @@ export async function runNowAndAnswer(
   userId: string,
   reply: DigestReply,
 ): Promise<void> {
+  const w = await deps.language.user(userId);
   const sub = deps.store.digests.get(subscriptionId);
   if (!sub) {
-    await reply(answerOf(deps, { kind: 'not_found' }));
+    await reply(answerOf(deps, w, { kind: 'not_found' }));
     return;
   }
   await reply(
-    renderDigestAnswer(
-      `:hourglass_flowing_sand: Running digest #${sub.id} now; progress is shown in <#${sub.channelId}>.`,
-    ),
+    renderDigestAnswer(w.t('digest.answer.running', { id: sub.id, channel: `<#${sub.channelId}>` })),
   );
-  await reply(answerOf(deps, await scheduler.runNow(subscriptionId, userId)));
+  await reply(answerOf(deps, w, await scheduler.runNow(subscriptionId, userId)));
 }

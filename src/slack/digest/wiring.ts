@@ -14,6 +14,7 @@ import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
+import type { LocaleResolver } from '../locale-resolver.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -23,6 +24,7 @@ export interface DigestWiring {
   client: PlatClient;
   alerts: AdminAlerts;
   admins: () => readonly string[];
+  language: Pick<LocaleResolver, 'user' | 'channel'>;
   logger: Logger;
   prices: PriceTable;
   now: () => Date;
@@ -72,6 +74,7 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
         client: w.slackClient,
         alerts: w.alerts,
         admins: w.admins,
+        language: w.language,
         logger: w.logger,
       }),
       w.metrics,
