@@ -2,6 +2,8 @@
  * Slash command text → a validated request or the problems with it (DESIGN rule 3: invalid input
  * costs nothing, so everything here is decided before any call).
  */
+import { describeProblem } from '../../../src/blocks/words-of.js';
+import { en } from '../../helpers/words.js';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_ORDERS_PAGE_SIZE,
@@ -27,7 +29,7 @@ function requestOf(parsed: ParsedCommand): LookupRequest {
 }
 function problemsOf(parsed: ParsedCommand): string {
   if (parsed.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(parsed)}`);
-  return parsed.problems.join('\n');
+  return parsed.problems.map((p) => describeProblem(en, p)).join('\n');
 }
 
 describe('/item', () => {
