@@ -1,4 +1,3 @@
-import { en } from '../helpers/words.js';
 import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
@@ -6,6 +5,7 @@ import { chargeNoteText, quoteShort } from '../../src/blocks/charge-note.js';
 import { renderConfirmation, renderConfirmationClosed } from '../../src/blocks/confirmation.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { makeQuote, makeQuoteLine, PENDING_ID } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 function buttons(blocks: KnownBlock[]): Button[] {
@@ -17,12 +17,18 @@ describe('renderConfirmation', () => {
   it('names the operation, the charge per call and the total, with Confirm and Cancel', () => {
     const { text, blocks } = renderConfirmation(en, {
       pendingId: PENDING_ID,
-      request: { kind: 'waybill-print', shopId: '57301234', waybills: [{ waybillCode: 'SF1234567890123', carrier: 'SF' }] },
+      request: {
+        kind: 'waybill-print',
+        shopId: '57301234',
+        waybills: [{ waybillCode: 'SF1234567890123', carrier: 'SF' }],
+      },
       quote: makeQuote([makeQuoteLine({ configuredPoints: 10, lastSeenPoints: 12 })]),
       expiresInMinutes: 10,
     });
     assertWithinSlackLimits(blocks);
-    expect(text).toBe('Confirm Waybill print data (basic) for print data of 1 waybill of shop 57301234: 10 points');
+    expect(text).toBe(
+      'Confirm Waybill print data (basic) for print data of 1 waybill of shop 57301234: 10 points',
+    );
     const all = allText(blocks);
     expect(all).toContain('*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12');
     expect(all).toContain('*Total:* about 10 points (¥0.10)');
@@ -141,7 +147,8 @@ describe('charge notes', () => {
       '1 point',
     );
     expect(
-      quoteShort(en, 
+      quoteShort(
+        en,
         makeQuote([
           makeQuoteLine(),
           makeQuoteLine({ operation: 'platiteminfo', edition: null, unit: 'quota', calls: 2 }),

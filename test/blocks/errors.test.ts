@@ -1,4 +1,3 @@
-import { en } from '../helpers/words.js';
 import type { ActionsBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
@@ -16,6 +15,7 @@ import {
 } from '../../src/plat/errors.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { allPlatErrors } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 describe('renderPlatError', () => {
@@ -80,7 +80,10 @@ describe('renderPlatError', () => {
 
   it('states a reported charge and says only what is known otherwise', () => {
     expect(
-      errorChargeText(en, new PlatUnknownCodeError(999, 'x', { operation: 'get-shop-info', chargePoints: 5 })),
+      errorChargeText(
+        en,
+        new PlatUnknownCodeError(999, 'x', { operation: 'get-shop-info', chargePoints: 5 }),
+      ),
     ).toBe('Charged 5 points (¥0.05).');
     expect(
       errorChargeText(en, new PlatSystemError(200, 'x', { operation: 'get-shop-id', chargePoints: 0 })),

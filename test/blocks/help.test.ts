@@ -1,7 +1,7 @@
-import { en } from '../helpers/words.js';
 import { describe, expect, it } from 'vitest';
 import { renderHelp, SLASH_COMMANDS, usageLine } from '../../src/blocks/help.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 describe('renderHelp', () => {
@@ -15,7 +15,9 @@ describe('renderHelp', () => {
 
   it('gives the documented examples', () => {
     expect(allText(renderHelp(en, '/item').blocks)).toContain('`/item 6543210987`');
-    expect(allText(renderHelp(en, '/item').blocks)).toContain('https://item.taobao.com/item.htm?id=6543210987');
+    expect(allText(renderHelp(en, '/item').blocks)).toContain(
+      'https://item.taobao.com/item.htm?id=6543210987',
+    );
     expect(allText(renderHelp(en, '/shop').blocks)).toContain('`/shop ww &lt;account id&gt;`');
     const waybill = allText(renderHelp(en, '/waybill').blocks);
     expect(waybill).toContain('`/waybill SF1234567890123 YT1234567890123 shop:&lt;shop id&gt;`');

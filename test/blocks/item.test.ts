@@ -1,10 +1,10 @@
-import { en } from '../helpers/words.js';
 import type { ActionsBlock, HeaderBlock, SectionBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { priceRange, renderItem, renderItemPrices } from '../../src/blocks/item.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { ITEM_ID, makeItem, makeItemPrices, makeSku } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText, HOSTILE, LONG_HOSTILE_TITLE } from './render-fixtures.js';
 
 const charge = { chargedPoints: 0, quotaCalls: 1 };
@@ -56,7 +56,8 @@ describe('renderItem', () => {
   });
 
   it('skips images that are not https and shows the prices answer when given', () => {
-    const { blocks } = renderItem(en, 
+    const { blocks } = renderItem(
+      en,
       makeItem({ images: ['http://img.example.com/a.jpg', '//img.example.com/b.jpg'] }),
       {
         prices: makeItemPrices(),
@@ -115,7 +116,8 @@ describe('renderItem', () => {
 
 describe('renderItemPrices', () => {
   it('shows the three prices, text when a price did not parse', () => {
-    const { text, blocks } = renderItemPrices(en, 
+    const { text, blocks } = renderItemPrices(
+      en,
       makeItemPrices({ referencePrice: { value: null, text: 'n/a <b>' }, originalPrice: null }),
       { chargedPoints: 0, quotaCalls: 1 },
     );

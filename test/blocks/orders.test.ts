@@ -1,4 +1,3 @@
-import { en } from '../helpers/words.js';
 import type { ActionsBlock, Button, HeaderBlock, KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
@@ -21,6 +20,7 @@ import {
   NOW,
   OWNER_ID,
 } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText, HOSTILE } from './render-fixtures.js';
 
 const options = {
@@ -32,10 +32,16 @@ const options = {
 };
 
 /** Renders with the pager the Slack layer would prepare: one pending id per page offered. */
-function render(outcome: OrdersOutcome, o: Omit<typeof options, 'nextQuote'> & { nextQuote: Quote | null } = options) {
+function render(
+  outcome: OrdersOutcome,
+  o: Omit<typeof options, 'nextQuote'> & { nextQuote: Quote | null } = options,
+) {
   const pages = pagerPages(outcome);
   const id = (page: number | null) => (page === null ? null : `pg_1:${page}`);
-  return renderOrdersPage(en, outcome, { ...o, pager: { previous: id(pages.previous), next: id(pages.next) } });
+  return renderOrdersPage(en, outcome, {
+    ...o,
+    pager: { previous: id(pages.previous), next: id(pages.next) },
+  });
 }
 
 function pagers(blocks: KnownBlock[]): Button[] {

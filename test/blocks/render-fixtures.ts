@@ -2,7 +2,7 @@
  * The large rendered messages every limit test runs on (and the external validator checks), plus
  * a helper to read every string a user could see.
  */
-import { en } from '../helpers/words.js';
+
 import { renderConfirmation } from '../../src/blocks/confirmation.js';
 import { renderPlatError } from '../../src/blocks/errors.js';
 import { renderHelp, SLASH_COMMANDS } from '../../src/blocks/help.js';
@@ -29,6 +29,7 @@ import {
   OWNER_ID,
   PENDING_ID,
 } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 
 /** Every string value anywhere in the blocks, one per line. */
 export function allText(value: unknown): string {
@@ -81,7 +82,8 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
     },
     {
       name: 'item-long-sku-names',
-      message: renderItem(en, 
+      message: renderItem(
+        en,
         makeItem({
           skus: Array.from({ length: 300 }, (_, i) =>
             makeSku(i, { propNames: 'n&'.repeat(1000), propValues: '<v>'.repeat(1000) }),
@@ -136,6 +138,9 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
       message: renderPlatError(en, error),
     })),
     { name: 'error-plain', message: renderPlatError(en, new Error(LONG_HOSTILE_TITLE)) },
-    ...SLASH_COMMANDS.map((command) => ({ name: `help-${command.slice(1)}`, message: renderHelp(en, command) })),
+    ...SLASH_COMMANDS.map((command) => ({
+      name: `help-${command.slice(1)}`,
+      message: renderHelp(en, command),
+    })),
   ];
 }

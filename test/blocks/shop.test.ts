@@ -1,9 +1,9 @@
-import { en } from '../helpers/words.js';
 import type { SectionBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { renderShopId, renderShopInfo, shopTypeLabel } from '../../src/blocks/shop.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { makeShopInfo, SHOP_ID } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 const charge = { chargedPoints: 5, quotaCalls: 0 };
@@ -35,7 +35,8 @@ describe('renderShopInfo', () => {
   });
 
   it('shows a name without a link and no icon when the URLs are unusable', () => {
-    const { blocks } = renderShopInfo(en, 
+    const { blocks } = renderShopInfo(
+      en,
       makeShopInfo({
         url: 'javascript:alert(1)',
         firstMarketplaceUrl: null,
@@ -60,7 +61,8 @@ describe('renderShopId', () => {
   });
 
   it('answers "shop does not exist" as a normal, friendly answer with its charge', () => {
-    const { text, blocks } = renderShopId(en, 
+    const { text, blocks } = renderShopId(
+      en,
       { found: false, wwid: 'seller_02', message: '店铺不存在 shop does not exist' },
       charge,
     );

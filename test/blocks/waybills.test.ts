@@ -1,4 +1,3 @@
-import { en } from '../helpers/words.js';
 import type { ActionsBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
@@ -14,6 +13,7 @@ import {
   SHOP_ID,
   SIGNATURE,
 } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 const charge = { chargedPoints: 20, quotaCalls: 0 };
@@ -58,7 +58,9 @@ describe('renderWaybillPrint', () => {
       records: [makeWaybillPrintRecord(0, { success: false, printData: null, printDataRaw: null })],
     };
     expect(
-      renderWaybillPrint(en, failedOnly, { charge, downloadValue: 'x' }).blocks.some((b) => b.type === 'actions'),
+      renderWaybillPrint(en, failedOnly, { charge, downloadValue: 'x' }).blocks.some(
+        (b) => b.type === 'actions',
+      ),
     ).toBe(false);
   });
 

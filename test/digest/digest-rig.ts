@@ -4,7 +4,7 @@
  * a file shared by several instances), the Slack publisher and AdminAlerts on a real WebClient
  * pointed at the fake Slack Web API server. Time moves only through the fake clock.
  */
-import { en } from '../helpers/words.js';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,7 @@ import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { en } from '../helpers/words.js';
 
 export const CHANNEL = SLACK.channelId;
 export const ADMIN = SLACK.adminId;

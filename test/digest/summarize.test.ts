@@ -2,7 +2,7 @@
  * The digest's content by value (counts, sums, urgent order, flags, top goods, comparison, cost)
  * and the rendered message within Slack's limits, lists cut with "…and N more".
  */
-import { en } from '../helpers/words.js';
+
 import { describe, expect, it } from 'vitest';
 import { renderDigest, renderDigestList, renderDigestNotice } from '../../src/blocks/digest.js';
 import { compare, parseSummary, summarize } from '../../src/digest/summarize.js';
@@ -12,6 +12,7 @@ import type { Order } from '../../src/plat/types.js';
 import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { textOf } from '../helpers/platdesk-harness.js';
+import { en } from '../helpers/words.js';
 
 const HOUR = 3_600_000;
 const AT = new Date('2026-11-20T01:00:00Z'); // 09:00 in Shanghai

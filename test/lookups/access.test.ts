@@ -167,7 +167,9 @@ describe('shops: aliases, ids and channels', () => {
 
   it('who may run is checked before the shop', async () => {
     const { deps: d } = deps({ mode: 'listed', users: ['U2'] }, registry);
-    expect(await checkAccess(d, orders('tea'), actor('U1', 'C2'))).toMatchObject({ refusal: { reason: 'not_allowed' } });
+    expect(await checkAccess(d, orders('tea'), actor('U1', 'C2'))).toMatchObject({
+      refusal: { reason: 'not_allowed' },
+    });
   });
 
   it('findShop: alias first, then owner or shop id', () => {

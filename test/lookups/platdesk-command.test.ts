@@ -3,20 +3,20 @@
  * the store (across a restart) and writes an audit row naming who made it.
  */
 
-import { renderLedgerCsv, renderPlatdeskResult } from '../../src/blocks/platdesk.js';
-import { createLocaleSettings } from '../../src/lookups/locale.js';
-import { allText } from '../blocks/render-fixtures.js';
-import { en } from '../helpers/words.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderLedgerCsv, renderPlatdeskResult } from '../../src/blocks/platdesk.js';
 import { digestCap } from '../../src/digest/runner.js';
+import { createLocaleSettings } from '../../src/lookups/locale.js';
 import { type PlatdeskResult, runPlatdeskCommand } from '../../src/lookups/platdesk-command.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
+import { allText } from '../blocks/render-fixtures.js';
+import { en } from '../helpers/words.js';
 
 const ADMIN = 'UADMIN';
 const USER = 'U1234';

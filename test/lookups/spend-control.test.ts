@@ -5,9 +5,9 @@
  * refused before the call and crossed mid-batch, cache hit and refresh, ten identical lookups
  * making one call, nothing run twice, access refusals making none.
  */
-import { describeRefusal } from '../../src/blocks/words-of.js';
-import { en } from '../helpers/words.js';
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeRefusal } from '../../src/blocks/words-of.js';
 import type { PriceTable } from '../../src/config.js';
 import {
   type Actor,
@@ -24,6 +24,7 @@ import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { PendingLookup, Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 const { items, links, shops, owners, wwids, orderCounts } = SANDBOX_FIXTURES;
 const ADMIN = 'UADMIN';

@@ -3,9 +3,9 @@
  * code of spec §7 and notes.md (through sandbox faults and the sandbox's real refusals), and the
  * retry rule (101 and 202 only, at most 2 retries, each a new limiter job).
  */
-import { errorRemedy } from '../../src/blocks/errors.js';
-import { en } from '../helpers/words.js';
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorRemedy } from '../../src/blocks/errors.js';
 import type { PlatClient } from '../../src/plat/client.js';
 import {
   PlatAccountNotFoundError,
@@ -38,6 +38,7 @@ import {
   platErrorOf,
   startPlatHarness,
 } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 const HOUR = 3_600_000;
 

@@ -3,9 +3,9 @@
  * non-JSON or no answer is a transport error), the token kept out of every error, and the shared
  * limiter holding spec §8's 10 calls per second at the sandbox.
  */
-import { errorRemedy } from '../../src/blocks/errors.js';
-import { en } from '../helpers/words.js';
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorRemedy } from '../../src/blocks/errors.js';
 import {
   PlatAbortedError,
   PlatBadResponseError,
@@ -30,6 +30,7 @@ import {
   startCannedRig,
   startPlatHarness,
 } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 /** Distinctive, so that any appearance in an error is a leak and not a coincidence. */
 const TOKEN = 'PLATSECRET-7f3a9c2e1b5d';
