@@ -172,6 +172,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     client: app.client,
     settings: createLocaleSettings(store.settings, config.locale),
     logger,
+    now: () => now().getTime(),
   });
   const alerts = createAdminAlerts({ client: app.client, admins, language, logger });
   const lookups = createLookupService({

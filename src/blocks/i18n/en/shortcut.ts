@@ -84,7 +84,7 @@ export const shortcut = {
   },
   changed: 'Your choice changed the charge: check the total below and Confirm again.',
   problem: {
-    choose_one: 'choose at least one lookup',
+    choose_some: 'choose at least one lookup',
     whose: 'say whose waybills: shop:<shop id> for print data, owner:<owner id> for waybill information',
     too_many: 'at most {{max}} waybill numbers at once',
     carrier_code: 'carrier must be one of {{codes}}',

@@ -82,7 +82,7 @@ export const shortcut: Catalog['shortcut'] = {
   },
   changed: '你的选择改变了费用：请查看下方的合计后再次确认。',
   problem: {
-    choose_one: '请至少选择一项查询',
+    choose_some: '请至少选择一项查询',
     whose: '请说明是谁的面单：打印数据用 shop:<店铺 ID>，电子面单信息用 owner:<商家 ID>',
     too_many: '一次最多 {{max}} 个面单号',
     carrier_code: '快递公司须为以下之一：{{codes}}',
