@@ -64,10 +64,10 @@ describe('fitMessage', () => {
     expect(fitMessage(many.slice(0, 50))).toHaveLength(50);
   });
 
-  it('cuts to 50 keeping the last blocks and one "…and N more" block', () => {
+  it('cuts to 50 keeping the last blocks and one "… +N" block (figures: no words without a reader)', () => {
     const fitted = fitMessage(many, { keepLast: 2 });
     expect(fitted).toHaveLength(50);
-    expect(contextText(fitted[47])).toBe('…and 11 more');
+    expect(contextText(fitted[47])).toBe('… +11');
     expect(sectionText(fitted[48])).toBe('58');
     expect(sectionText(fitted[49])).toBe('59');
   });

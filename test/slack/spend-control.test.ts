@@ -6,12 +6,12 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
-import { formatPoints } from '../../src/blocks/text.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { buttonOf, confirmationOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { en } from '../helpers/words.js';
 
 const { items, links, wwids } = SANDBOX_FIXTURES;
 const DAY = 24 * 3_600_000;
@@ -112,12 +112,12 @@ describe('spend control in Slack', () => {
 
     const sent = await h().command('/platdesk', 'usage');
     const report = textOf(await h().nextResponse(sent.responseUrlId));
-    expect(report).toContain(`Spend of <@${SLACK.userId}> today: *${formatPoints(mine.points)}*`);
+    expect(report).toContain(`Spend of <@${SLACK.userId}> today: *${en.points(mine.points)}*`);
     expect(report).toContain(`${mine.quotaCalls} calls of the item quota`);
     expect(report).toContain('Shop id');
     // Another user's spend is their own.
     const other = await h().command('/platdesk', 'usage', { userId: SLACK.secondUserId });
-    expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${formatPoints(0)}*`);
+    expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${en.points(0)}*`);
   });
 
   it('/platdesk export month (admin) uploads the month of the ledger as CSV to the admin', async () => {
