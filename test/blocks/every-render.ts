@@ -272,6 +272,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     period: 'month' as const,
     from: new Date('2026-10-31T16:00:00Z'),
     to: NOW,
+    timeZone: 'Asia/Shanghai',
     userId: null,
     totals: { points: 1234, calls: 56, quotaCalls: 7 },
     byOperation: [
@@ -525,9 +526,15 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         { reason: 'shop_channel', shop: text.short },
         { reason: 'shop_no_owner', shop: text.short },
         { reason: 'shop_no_shop_id', shop: text.short },
-        { reason: 'budget', wanted: 10, cap },
+        { reason: 'budget', wanted: 10, cap, quotaCalls: 0, points: true },
+        { reason: 'budget', wanted: 0, cap, quotaCalls: 1, points: false },
+        {
+          reason: 'price_unknown',
+          operations: ['platdybw', 'get-shop-info'],
+          caps: [cap, { ...cap, scope: 'workspace' }],
+        },
       ] as const
-    ).map((refusal) => m(`refusal-${refusal.reason}`, renderRefusal(w, refusal, ['UADMIN']))),
+    ).map((refusal, i) => m(`refusal-${i}-${refusal.reason}`, renderRefusal(w, refusal, ['UADMIN']))),
     m('refusal-no-admins', renderRefusal(w, { reason: 'not_allowed' }, [])),
     ...[...allPlatErrors(), unitAlert].map((error, i) =>
       m(`error-${i}-${error.code}`, renderPlatError(w, error)),
@@ -706,7 +713,10 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           url: refOk.url,
           ref: refOk,
           quote: itemQuote,
-          note: { kind: 'refused', refusal: { reason: 'budget', wanted: 1, cap } },
+          note: {
+            kind: 'refused',
+            refusal: { reason: 'budget', wanted: 1, cap, quotaCalls: 0, points: true },
+          },
         },
         { kind: 'offer', url: refOk.url, ref: refOk, quote: itemQuote, note: { kind: 'running' } },
         {

@@ -62,6 +62,7 @@ describe('catalog parity', () => {
     const errorCodes: Record<PlatErrorCode, true> = {
       invalid_input: true,
       parameter_error: true,
+      item_not_found: true,
       upstream_timeout: true,
       account_not_found: true,
       system_error: true,
