@@ -5,7 +5,6 @@
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import {
   type DigestListRow,
-  formatZonedTime,
   renderDigestAnswer,
   renderDigestHelp,
   renderDigestList,
@@ -135,7 +134,7 @@ export async function answerDigestCommand(
             time: escapeText(sub.localTime),
             zone: escapeText(sub.timeZone),
             channel: `<#${sub.channelId}>`,
-            next: formatZonedTime(added.nextRunAt, sub.timeZone),
+            next: w.dateTime(new Date(added.nextRunAt), sub.timeZone),
           }),
         ),
       );
