@@ -7,7 +7,7 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { FetchPlan } from '../digest/fetch-orders.js';
 import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
-import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
+import { localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
 import { ACTIONS, digestRunAgainValue } from './action-ids.js';
