@@ -28,7 +28,6 @@ export const shortcut: Catalog['shortcut'] = {
     '2': '拼多多',
   },
   total: '约 {{points}}',
-  priceUnknown: '价格暂未知',
   quota_one: '商品额度 {{n}} 次',
   quota_other: '商品额度 {{n}} 次',
   and: '{{a}}，另加{{b}}',
