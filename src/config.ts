@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { type Locale, toLocale } from './lookups/locale.js';
 import { isOperation, OPERATIONS, type Operation } from './plat/operations.js';
 
 /** Points per call, by operation and edition ('*' = any edition). */
@@ -116,6 +117,10 @@ const envSchema = z.object({
   PLAT_RATE_WINDOW_MS: int(100, 60_000, 1000),
   PLAT_QUEUE_MAX: int(1, 100_000, 100),
   PLATDESK_ADMINS: optionalText,
+  PLATDESK_LOCALE: optionalText.refine(
+    (v) => v === undefined || toLocale(v) !== null,
+    'PLATDESK_LOCALE must be en or zh-CN',
+  ),
   DATABASE_PATH: optionalText,
   // The message never repeats the value: a Redis URL may carry a password.
   REDIS_URL: z
@@ -148,6 +153,8 @@ export interface Config {
     rateLimit: { maxCalls: number; windowMs: number; maxQueued: number };
   };
   admins: string[];
+  /** The workspace's default language until an admin changes it (PLATDESK_LOCALE; default en). */
+  locale: Locale;
   databasePath: string;
   /** REDIS_URL: the plat rate limiter is shared through Redis by every process with this URL. */
   redisUrl: string | null;
@@ -258,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     admins,
+    locale: toLocale(e.PLATDESK_LOCALE) ?? 'en',
     databasePath: e.DATABASE_PATH ?? './data/platdesk.sqlite',
     redisUrl: e.REDIS_URL ?? null,
     logLevel: e.LOG_LEVEL,

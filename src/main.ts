@@ -14,6 +14,7 @@ import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
+import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
@@ -27,6 +28,7 @@ import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
+import { createLocaleResolver } from './slack/locale-resolver.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
@@ -149,7 +151,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...new Set([...config.admins, ...(store.settings.get<string[]>(SETTING_KEYS.admins) ?? [])]),
   ];
   const isAdmin = (userId: string) => admins().includes(userId);
-  const alerts = createAdminAlerts({ client: app.client, admins, logger });
+  const language = createLocaleResolver({
+    client: app.client,
+    settings: createLocaleSettings(store.settings, config.locale),
+    logger,
+    now: () => now().getTime(),
+  });
+  const alerts = createAdminAlerts({ client: app.client, admins, language, logger });
   // This process in claim records: a lookup it claims is held under a lease it renews, so after a
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
   const instance = currentInstance();
@@ -164,11 +172,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     isAdmin,
     isInGroup: createGroupMembership(app.client),
     onBudgetAlert: ({ figure, userId, refused }) => {
-      const whose = figure.scope === 'user' ? `<@${userId}>'s` : 'The workspace';
-      const what = refused ? 'refused a lookup' : 'is at 80 % or more';
-      void alerts.notify(
-        `:money_with_wings: ${whose} ${figure.period} cap ${what}: ${figure.spent} of ${figure.cap} points used.`,
-      );
+      void alerts.notify({ kind: 'budget', figure, userId, refused });
     },
   });
   const digests = createDigests({
@@ -177,6 +181,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     client,
     alerts,
     admins,
+    language,
     logger,
     prices: config.plat.prices,
     clock,
@@ -194,9 +199,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     admins,
     configuredAdmins: config.admins,
     metrics,
+    language,
   });
 
-  const claims = createClaimWatch({ store, client: app.client, logger, instance, holder, now });
+  const claims = createClaimWatch({ store, client: app.client, language, logger, instance, holder, now });
   const housekeeping = createHousekeeping({
     store,
     now,

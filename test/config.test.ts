@@ -178,6 +178,16 @@ describe('loadConfig', () => {
     expect(config.plat.prices).toEqual({ 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } });
     expect(config.plat.editions).toEqual({ 'get-shop-info': 2 });
   });
+
+  it('reads the workspace language (PLATDESK_LOCALE): English by default, zh-CN or en, nothing else', () => {
+    expect(loadConfig(HTTP_BASE).locale).toBe('en');
+    expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: 'zh-CN' }).locale).toBe('zh-CN');
+    expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: ' zh_CN ' }).locale).toBe('zh-CN');
+    expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: 'en' }).locale).toBe('en');
+    expect(problemsOf({ ...HTTP_BASE, PLATDESK_LOCALE: 'fr' }).join('\n')).toContain(
+      'PLATDESK_LOCALE must be en or zh-CN',
+    );
+  });
 });
 
 describe('.env (loadEnvFile)', () => {

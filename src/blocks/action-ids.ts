@@ -45,6 +45,8 @@ export const ACTIONS = {
   homeDigestRemove: 'platdesk.home.digest_remove',
   /** App Home (admins): open the "Add digest" form. */
   homeDigestAdd: 'platdesk.home.digest_add',
+  /** App Home: the person's language; value = en, zh-CN or auto. Each button: homeLanguageActionId(value). */
+  homeLanguage: 'platdesk.home.language',
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
@@ -71,6 +73,13 @@ export function homeDigestRemoveActionId(id: number): string {
 
 /** Every Remove button of the Home's digest list (the bare id too: Homes published before). */
 export const HOME_DIGEST_REMOVE_PATTERN = /^platdesk\.home\.digest_remove(?:\.\d{1,9})?$/;
+
+/** One action_id per language button (no two elements of a view may share one). */
+export function homeLanguageActionId(value: 'en' | 'zh-CN' | 'auto'): string {
+  return `${ACTIONS.homeLanguage}.${value}`;
+}
+
+export const HOME_LANGUAGE_PATTERN = /^platdesk\.home\.language\.(?:en|zh-CN|auto)$/;
 
 /**
  * Buttons that only open a URL still send a block_actions payload that must be acknowledged;

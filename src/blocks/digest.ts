@@ -7,11 +7,12 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { FetchPlan } from '../digest/fetch-orders.js';
 import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
-import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
+import { localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
 import { ACTIONS, digestRunAgainValue } from './action-ids.js';
-import { errorTitle } from './errors.js';
+import { errorRemedy, errorTitle } from './errors.js';
+import type { TKey, Words } from './i18n/words.js';
 import {
   actions,
   button,
@@ -24,60 +25,68 @@ import {
 } from './kit.js';
 import { moreBlock, packSections, SLACK_LIMITS } from './limits.js';
 import { flagLabel, orderStatusLabel } from './orders.js';
-import { escapeClip, escapeText, formatPoints, formatYuan, plural } from './text.js';
+import { escapeClip, escapeText } from './text.js';
 
 // ---- time in the subscription's zone -------------------------------------------------------
 
-/** "2026-11-20 09:00" in `timeZone`. */
-export function formatZonedTime(ms: number, timeZone: string): string {
-  return `${localDateOf(ms, timeZone)} ${localTimeOf(ms, timeZone)}`;
-}
-
 /** "in 5 h", "in 40 min". */
-function inTime(ms: number): string {
+function inTime(w: Words, ms: number): string {
   const minutes = Math.max(0, Math.round(ms / 60_000));
-  return minutes < 60 ? `in ${minutes} min` : `in ${Math.floor(minutes / 60)} h`;
+  return minutes < 60
+    ? w.t('digest.inMinutes', { n: w.count(minutes) })
+    : w.t('digest.inHours', { n: w.count(Math.floor(minutes / 60)) });
 }
 
-const yuan = (fen: number) => formatYuan(fen / 100);
 const channel = (id: string) => `<#${escapeText(id)}>`;
-const shopOf = (s: DigestSubscription) =>
-  s.shopLabel === s.ownerId
-    ? `owner ${escapeClip(s.ownerId, 64)}`
-    : `${escapeClip(s.shopLabel, 64)} (owner ${escapeClip(s.ownerId, 64)})`;
-const digestName = (s: DigestSubscription) => `digest #${s.id} (${shopOf(s)} → ${channel(s.channelId)})`;
+function shopOf(w: Words, s: DigestSubscription): string {
+  return s.shopLabel === s.ownerId
+    ? w.t('digest.owner', { owner: escapeClip(s.ownerId, 64) })
+    : w.t('digest.shopWithOwner', { shop: escapeClip(s.shopLabel, 64), owner: escapeClip(s.ownerId, 64) });
+}
+const digestName = (w: Words, s: DigestSubscription) =>
+  w.t('digest.name', { id: s.id, shop: shopOf(w, s), channel: channel(s.channelId) });
 
-function delta(n: number, format: (v: number) => string): string {
-  if (n === 0) return '= same as';
-  return n > 0 ? `▲ ${format(n)} vs` : `▼ ${format(-n)} vs`;
+function delta(w: Words, n: number, format: (v: number) => string): string {
+  if (n === 0) return w.t('digest.same');
+  return n > 0 ? w.t('digest.up', { value: format(n) }) : w.t('digest.down', { value: format(-n) });
 }
 
 // ---- the digest ------------------------------------------------------------------------------
 
-function urgentEntry(o: UrgentOrder, at: number, timeZone: string): string {
+function urgentEntry(w: Words, o: UrgentOrder, at: number, timeZone: string): string {
   const sn = `\`${escapeClip(o.orderSn, 64)}\``;
-  const when = formatZonedTime(o.lastShipTime, timeZone);
-  if (o.overdue) return `${sn} — *⚠️ overdue* since ${when}`;
-  return `${sn} — ship by ${when} (${inTime(o.lastShipTime - at)})`;
+  const time = w.dateTime(new Date(o.lastShipTime), timeZone);
+  if (o.overdue) return w.t('digest.overdueSince', { sn, time });
+  return w.t('digest.shipBy', { sn, time, in: inTime(w, o.lastShipTime - at) });
 }
 
-function flagEntry(o: FlagGroup['list'][number]): string {
+function flagEntry(w: Words, o: FlagGroup['list'][number]): string {
   const parts = [`\`${escapeClip(o.orderSn, 64)}\``];
   if (o.tagName) parts.push(escapeClip(o.tagName, 40));
-  const remark = o.remark ? ` — ${escapeClip(o.remark, 200)}` : ' — no remark';
-  return `${parts.join(' · ')}${remark}`;
+  const remark = o.remark
+    ? w.t('digest.remark', { remark: escapeClip(o.remark, 200) })
+    : w.t('digest.noRemark');
+  return `${parts.join(w.t('common.sep'))}${remark}`;
 }
 
-function goodsLines(title: string, rows: readonly GoodsRow[], by: 'count' | 'amount'): string {
-  const lines = rows.map((g, i) => {
-    const name = escapeClip(g.name, 80);
-    const figures =
-      by === 'count'
-        ? `× ${g.count} (${plural(g.orders, 'order')}, ${yuan(g.amountFen)})`
-        : `${yuan(g.amountFen)} (× ${g.count})`;
-    return `${i + 1}. ${name} ${figures}`;
-  });
-  return `*${title}*\n${lines.join('\n')}`;
+function goodsLines(w: Words, title: string, rows: readonly GoodsRow[], by: 'count' | 'amount'): string {
+  const yuan = (fen: number) => w.yuan(fen / 100);
+  const lines = rows.map((g, i) =>
+    w.t('digest.goodsLine', {
+      rank: i + 1,
+      name: escapeClip(g.name, 80),
+      figures:
+        by === 'count'
+          ? w.t('digest.goodsByCount', {
+              qty: w.count(g.count),
+              count: g.orders,
+              n: w.count(g.orders),
+              amount: yuan(g.amountFen),
+            })
+          : w.t('digest.goodsByAmount', { amount: yuan(g.amountFen), qty: w.count(g.count) }),
+    }),
+  );
+  return w.t('digest.goodsTitle', { title, lines: lines.join('\n') });
 }
 
 /**
@@ -101,44 +110,71 @@ function packList(
   return blocks;
 }
 
-export function renderDigest(post: DigestPost): RenderedMessage {
+/** The digest, in the channel's language (everyone there reads it). */
+export function renderDigest(w: Words, post: DigestPost): RenderedMessage {
+  const { t } = w;
+  const yuan = (fen: number) => w.yuan(fen / 100);
   const { subscription: sub, run, summary: s, previous, cost } = post;
   const tz = sub.timeZone;
   const title =
     run.kind === 'manual'
-      ? `Orders of the last 24 h · ${sub.shopLabel}`
-      : `Daily orders · ${sub.shopLabel} · ${run.localDate}`;
+      ? t('digest.titleManual', { shop: sub.shopLabel })
+      : t('digest.titleDaily', { shop: sub.shopLabel, date: run.localDate });
   const head: KnownBlock[] = [
     header(title),
     context(
-      `Owner ${escapeClip(sub.ownerId, 64)} · orders confirmed ${formatZonedTime(s.window.from, tz)} – ${formatZonedTime(s.window.to, tz)} (${escapeText(tz)})`,
+      t('digest.window', {
+        owner: escapeClip(sub.ownerId, 64),
+        from: w.dateTime(new Date(s.window.from), tz),
+        to: w.dateTime(new Date(s.window.to), tz),
+        zone: escapeText(tz),
+      }),
     ),
   ];
 
-  const versus = previous ? ` ${previous.localDate}` : '';
+  const vs = previous ? { date: previous.localDate } : null;
   const fields = [
-    `*Orders*\n${s.orders}${previous ? `  (${delta(s.orders - previous.summary.orders, String)}${versus})` : ''}`,
-    `*Amount*\n${yuan(s.amountFen)}${previous ? `  (${delta(s.amountFen - previous.summary.amountFen, yuan)}${versus})` : ''}`,
-    `*Pre-sale*\n${s.preSale}`,
-    `*To ship within 24 h*\n${s.urgent.total}${s.urgent.overdue > 0 ? ` (${s.urgent.overdue} overdue)` : ''}`,
-    `*Flagged*\n${s.flagged.total}`,
-    `*Goods*\n${plural(s.goodsKinds, 'kind')}`,
+    vs && previous
+      ? t('digest.ordersFieldVs', {
+          n: w.count(s.orders),
+          delta: delta(w, s.orders - previous.summary.orders, w.count),
+          ...vs,
+        })
+      : t('digest.ordersField', { n: w.count(s.orders) }),
+    vs && previous
+      ? t('digest.amountFieldVs', {
+          amount: yuan(s.amountFen),
+          delta: delta(w, s.amountFen - previous.summary.amountFen, yuan),
+          ...vs,
+        })
+      : t('digest.amountField', { amount: yuan(s.amountFen) }),
+    t('digest.preSaleField', { n: w.count(s.preSale) }),
+    s.urgent.overdue > 0
+      ? t('digest.urgentFieldOverdue', { n: w.count(s.urgent.total), overdue: w.count(s.urgent.overdue) })
+      : t('digest.urgentField', { n: w.count(s.urgent.total) }),
+    t('digest.flaggedField', { n: w.count(s.flagged.total) }),
+    t('digest.goodsField', { count: s.goodsKinds, n: w.count(s.goodsKinds) }),
   ];
   const body: KnownBlock[] = [fieldsSection(fields)];
 
   if (s.orders === 0) {
-    body.push(section('No orders were confirmed in this period.'));
+    body.push(section(t('digest.noOrders')));
   } else {
-    const statusLines = s.byStatus.map(
-      (r) => `• ${orderStatusLabel(r.status)}: ${plural(r.orders, 'order')} · ${yuan(r.amountFen)}`,
+    const statusLines = s.byStatus.map((r) =>
+      t('digest.statusLine', {
+        status: orderStatusLabel(w, r.status),
+        count: r.orders,
+        n: w.count(r.orders),
+        amount: yuan(r.amountFen),
+      }),
     );
-    body.push(section(`*By status*\n${statusLines.join('\n')}`));
+    body.push(section(t('digest.byStatus', { lines: statusLines.join('\n') })));
   }
 
   const tail: KnownBlock[] = [
     context(
-      `:receipt: This digest cost ${formatPoints(cost.points)} in ${plural(cost.calls, 'call')}`,
-      'No receiver names, phones or addresses are included.',
+      t('digest.cost', { points: w.points(cost.points), count: cost.calls, n: w.count(cost.calls) }),
+      t('digest.noPersonalData'),
     ),
   ];
 
@@ -146,8 +182,8 @@ export function renderDigest(post: DigestPost): RenderedMessage {
   const goods: KnownBlock[] =
     s.topGoodsByCount.length > 0
       ? [
-          section(goodsLines('Top goods by count', s.topGoodsByCount, 'count')),
-          section(goodsLines('Top goods by amount', s.topGoodsByAmount, 'amount')),
+          section(goodsLines(w, t('digest.topByCount'), s.topGoodsByCount, 'count')),
+          section(goodsLines(w, t('digest.topByAmount'), s.topGoodsByAmount, 'amount')),
         ]
       : [];
   let room = SLACK_LIMITS.messageBlocks - head.length - body.length - tail.length - goods.length;
@@ -155,13 +191,13 @@ export function renderDigest(post: DigestPost): RenderedMessage {
   const lists: KnownBlock[] = [];
   if (s.urgent.total > 0) {
     const blocks = packList(
-      s.urgent.list.map((o) => urgentEntry(o, s.at, tz)),
+      s.urgent.list.map((o) => urgentEntry(w, o, s.at, tz)),
       s.urgent.total,
       {
         maxBlocks: Math.min(room - s.flagged.groups.length, 8),
         maxEntries: 40,
-        title: `*To ship within 24 h (${s.urgent.total}), most urgent first*`,
-        more: (n) => `…and ${n} more to ship within 24 h`,
+        title: t('digest.urgentTitle', { n: w.count(s.urgent.total) }),
+        more: (n) => t('digest.moreUrgent', { n: w.count(n) }),
       },
     );
     lists.push(...blocks);
@@ -170,95 +206,131 @@ export function renderDigest(post: DigestPost): RenderedMessage {
   s.flagged.groups.forEach((g, i) => {
     const budget = Math.min(3, Math.floor(room / (s.flagged.groups.length - i)));
     if (budget < 1) return;
-    const label = flagLabel(g.tag, null) ?? `flag ${g.tag}`;
-    const blocks = packList(g.list.map(flagEntry), g.orders, {
-      maxBlocks: budget,
-      maxEntries: 10,
-      title: `*${label} (${g.orders})*`,
-      more: (n) => `…and ${n} more ${label} orders`,
-    });
+    const label = flagLabel(w, g.tag, null) ?? t('orders.flagRaw', { tag: String(g.tag) });
+    const blocks = packList(
+      g.list.map((o) => flagEntry(w, o)),
+      g.orders,
+      {
+        maxBlocks: budget,
+        maxEntries: 10,
+        title: t('digest.flagTitle', { label, n: w.count(g.orders) }),
+        more: (n) => t('digest.moreFlagged', { n: w.count(n), label }),
+      },
+    );
     lists.push(...blocks);
     room -= blocks.length;
   });
 
   const shop = escapeClip(sub.shopLabel, 64);
-  const text = `Orders digest of ${shop}: ${plural(s.orders, 'order')}, ${yuan(s.amountFen)}`;
+  const text = t('digest.fallback', {
+    shop,
+    count: s.orders,
+    n: w.count(s.orders),
+    amount: yuan(s.amountFen),
+  });
   return message(text, [...head, ...body, ...lists, ...goods, ...tail], tail.length);
 }
 
 // ---- progress, notices, alerts ---------------------------------------------------------------
 
-export function renderDigestProgress(sub: DigestSubscription, plan: FetchPlan | null): RenderedMessage {
+export function renderDigestProgress(
+  w: Words,
+  sub: DigestSubscription,
+  plan: FetchPlan | null,
+): RenderedMessage {
   const where = plan
-    ? `page ${plan.pagesDone} of ${plan.exact ? plan.pagesPlanned : `${plan.pagesPlanned}+`}`
-    : 'starting';
-  const text = `:hourglass_flowing_sand: Preparing the orders digest of ${shopOf(sub)}… ${where}`;
+    ? w.t('digest.progressPage', {
+        done: w.count(plan.pagesDone),
+        planned: plan.exact ? w.count(plan.pagesPlanned) : `${w.count(plan.pagesPlanned)}+`,
+      })
+    : w.t('digest.progressStarting');
+  const text = w.t('digest.progress', { shop: shopOf(w, sub), where });
   return message(text, [section(text)]);
 }
 
 /** Why a digest failed, in a few words: the plat error's title, or Slack's error code. */
-export function digestFailureReason(error: unknown): string {
-  if (isPlatError(error)) return errorTitle(error.code);
+export function digestFailureReason(w: Words, error: unknown): string {
+  if (isPlatError(error)) return errorTitle(w, error.code);
   const slackError = (error as { data?: { error?: unknown } } | null)?.data?.error;
-  if (typeof slackError === 'string') return `Slack refused the message (${escapeClip(slackError, 60)})`;
-  return 'an unexpected error';
+  if (typeof slackError === 'string')
+    return w.t('digest.slackRefused', { error: escapeClip(slackError, 60) });
+  return w.t('digest.unexpected');
 }
 
-export function renderDigestNotice(notice: DigestNotice): RenderedMessage {
+/** The remedy of a failure, when it is a plat error (escaped), else ''. */
+export function digestRemedy(w: Words, error: unknown): string {
+  return isPlatError(error) ? escapeText(errorRemedy(w, error)) : '';
+}
+
+export function renderDigestNotice(w: Words, notice: DigestNotice): RenderedMessage {
+  const { t } = w;
   const sub = notice.subscription;
   const manual = notice.run.kind === 'manual';
-  const what = manual ? `The orders digest of ${shopOf(sub)}` : `Today's orders digest of ${shopOf(sub)}`;
-  if (notice.kind === 'resolved') {
-    const text = `:white_check_mark: ${what} was posted after a retry.`;
-    return message(text, [section(text)]);
-  }
-  if (notice.kind === 'awaiting_approval') {
-    const text = `:moneybag: ${what} waits for an admin: it would cost about ${formatPoints(notice.estimatePoints)}, over the cost cap.`;
-    return message(text, [section(text)]);
-  }
-  if (manual) {
-    const text = `:warning: ${what} could not be prepared: ${digestFailureReason(notice.error)}.`;
-    return message(text, [section(text)]);
-  }
+  const what = t(manual ? 'digest.whatManual' : 'digest.whatDaily', { shop: shopOf(w, sub) });
+  const say = (text: string) => message(text, [section(text)]);
+  if (notice.kind === 'resolved') return say(t('digest.resolved', { what }));
+  if (notice.kind === 'awaiting_approval')
+    return say(t('digest.awaiting', { what, points: w.points(notice.estimatePoints) }));
+  const reason = digestFailureReason(w, notice.error);
+  if (manual) return say(t('digest.failed', { what, reason }));
   const next = notice.nextAttemptAt
-    ? `Trying again at ${formatZonedTime(notice.nextAttemptAt.getTime(), sub.timeZone).slice(11)} (${escapeText(sub.timeZone)}).`
-    : 'No more attempts today; the admins have been told.';
-  const text = `:warning: ${what} could not be prepared: ${digestFailureReason(notice.error)}. ${next}`;
-  return message(text, [section(text)]);
+    ? t('digest.tryAgainAt', {
+        time: localTimeOf(notice.nextAttemptAt.getTime(), sub.timeZone),
+        zone: escapeText(sub.timeZone),
+      })
+    : t('digest.noMoreAttempts');
+  return say(t('digest.failedNext', { what, reason, next }));
 }
 
-export function renderDigestAlert(alert: DigestAlert): RenderedMessage {
+export function renderDigestAlert(w: Words, alert: DigestAlert): RenderedMessage {
+  const { t } = w;
   const sub = alert.subscription;
   if (alert.kind === 'orphaned') {
-    const text =
-      `:warning: platdesk stopped while posting ${digestName(sub)} of ${alert.run.localDate}: ` +
-      `it may or may not have reached the channel. It was not posted again, to avoid a double post; ` +
-      `if it is missing, run \`/orders digest run ${sub.id}\`.`;
+    const text = t('digest.orphaned', { name: digestName(w, sub), date: alert.run.localDate, id: sub.id });
     return message(text, [section(text)]);
   }
   const error = alert.error;
-  const remedy = isPlatError(error) ? ` ${escapeText(error.remedy)}` : '';
+  const remedy = digestRemedy(w, error);
   const next = alert.nextAttemptAt
-    ? ` Next attempt at ${formatZonedTime(alert.nextAttemptAt.getTime(), sub.timeZone)} (${escapeText(sub.timeZone)}).`
-    : ' No more attempts today.';
-  const attempt = `attempt ${alert.run.attempts}`;
-  const text = `:rotating_light: ${digestName(sub)} failed (${attempt}): ${digestFailureReason(error)}.${remedy}${next}`;
+    ? t('digest.nextAttempt', {
+        time: w.dateTime(alert.nextAttemptAt, sub.timeZone),
+        zone: escapeText(sub.timeZone),
+      })
+    : t('digest.noMoreToday');
+  const text = t('digest.alert', {
+    name: digestName(w, sub),
+    attempt: alert.run.attempts,
+    reason: digestFailureReason(w, error),
+    remedy: remedy ? ` ${remedy}` : '',
+    next,
+  });
   return message(text, [section(text)]);
 }
 
-export function renderDigestApproval(request: DigestApprovalRequest): RenderedMessage {
+export function renderDigestApproval(w: Words, request: DigestApprovalRequest): RenderedMessage {
+  const { t } = w;
   const { subscription: sub, run } = request;
-  const which = run.kind === 'manual' ? 'The digest you asked for' : `Today's ${digestName(sub)}`;
-  const text =
-    `:moneybag: ${which} would cost about ${formatPoints(request.estimatePoints)}, over the cap of ` +
-    `${formatPoints(request.capPoints)} (\`/platdesk digest-cap\`). Its orders were not fetched.`;
+  const which =
+    run.kind === 'manual'
+      ? t('digest.approvalManual')
+      : t('digest.approvalDaily', { name: digestName(w, sub) });
+  const text = t('digest.approval', {
+    which,
+    points: w.points(request.estimatePoints),
+    cap: w.points(request.capPoints),
+  });
   return message(
     text,
     [
       section(text),
       actions([
         button({
-          label: `Run anyway (~${plural(request.estimatePoints, 'point')})`,
+          label: t('digest.runAnyway', {
+            points: t('common.pointsShort', {
+              count: request.estimatePoints,
+              n: w.count(request.estimatePoints),
+            }),
+          }),
           actionId: ACTIONS.digestRunAnyway,
           value: String(run.id),
           style: 'primary',
@@ -282,21 +354,30 @@ export interface DigestRerunQuestion {
   estimatePoints: number;
 }
 
-export function renderDigestRerunQuestion(q: DigestRerunQuestion): RenderedMessage {
+export function renderDigestRerunQuestion(w: Words, q: DigestRerunQuestion): RenderedMessage {
+  const { t } = w;
   const { subscription: sub, posted } = q;
-  const when = localTimeOf(posted.updatedAt.getTime(), sub.timeZone);
-  const orders = q.orders === null ? '' : `${plural(q.orders, 'order')}, `;
+  const values = {
+    id: sub.id,
+    channel: `<#${sub.channelId}>`,
+    time: localTimeOf(posted.updatedAt.getTime(), sub.timeZone),
+    zone: escapeText(sub.timeZone),
+    cost: w.points(posted.chargedPoints),
+    estimate: w.points(q.estimatePoints),
+  };
   const text =
-    `:repeat: Today's digest #${sub.id} was already posted in <#${sub.channelId}> at ${when} ${sub.timeZone} ` +
-    `(${orders}it cost ${formatPoints(posted.chargedPoints)}). Running it again fetches the orders again ` +
-    `and costs about ${formatPoints(q.estimatePoints)} more. Nothing is fetched unless you press Run again.`;
+    q.orders === null
+      ? t('digest.rerun', values)
+      : t('digest.rerunOrders', { ...values, count: q.orders, n: w.count(q.orders) });
   return message(
     text,
     [
       section(text),
       actions([
         button({
-          label: `Run again (~${plural(q.estimatePoints, 'point')})`,
+          label: t('digest.runAgain', {
+            points: t('common.pointsShort', { count: q.estimatePoints, n: w.count(q.estimatePoints) }),
+          }),
           actionId: ACTIONS.digestRunAgain,
           value: digestRunAgainValue(sub.id, q.newestRunId),
           style: 'primary',
@@ -315,67 +396,78 @@ export interface DigestListRow {
   lastRun: DigestRun | null;
 }
 
-function lastRunText(run: DigestRun | null, timeZone: string): string {
-  if (!run) return 'not run yet';
+function lastRunText(w: Words, run: DigestRun | null, timeZone: string): string {
+  const { t } = w;
+  if (!run) return t('digest.notRunYet');
   const when =
-    run.kind === 'manual' ? `run now ${formatZonedTime(run.createdAt.getTime(), timeZone)}` : run.localDate;
+    run.kind === 'manual' ? t('digest.runNow', { time: w.dateTime(run.createdAt, timeZone) }) : run.localDate;
   switch (run.state) {
     case 'posted':
-      return `${when}: posted (${formatPoints(run.chargedPoints)})`;
-    case 'failed':
-      return `${when}: failed after ${plural(run.attempts, 'attempt')}${run.nextAttemptAt ? ', retry planned' : ''}`;
+      return t('digest.lastPosted', { when, points: w.points(run.chargedPoints) });
+    case 'failed': {
+      const text = t('digest.lastFailed', { when, count: run.attempts, n: w.count(run.attempts) });
+      return run.nextAttemptAt ? t('digest.retryPlanned', { text }) : text;
+    }
     case 'awaiting_approval':
-      return `${when}: waiting for an admin (over the cost cap)`;
+      return t('digest.lastAwaiting', { when });
     case 'unknown':
-      return `${when}: interrupted while posting`;
+      return t('digest.lastUnknown', { when });
     default:
-      return `${when}: running`;
+      return t('digest.lastRunning', { when });
   }
 }
 
-export function renderDigestList(rows: readonly DigestListRow[]): RenderedMessage {
+export function renderDigestList(w: Words, rows: readonly DigestListRow[]): RenderedMessage {
+  const { t } = w;
   if (rows.length === 0) {
-    const text =
-      'No order digests yet. An admin can add one: `/orders digest add <owner id> #channel 09:00`.';
+    const text = t('digest.listNone');
     return message(text, [section(text)]);
   }
-  const head: KnownBlock[] = [header(`Order digests (${rows.length})`)];
+  const head: KnownBlock[] = [header(t('digest.listTitle', { n: w.count(rows.length) }))];
   const max = SLACK_LIMITS.messageBlocks - head.length - 1;
   const shown = rows.slice(0, max);
-  const blocks: SectionBlock[] = shown.map(({ subscription: sub, nextRunAt, lastRun }) => {
-    const text =
-      `*#${sub.id}* · ${shopOf(sub)} → ${channel(sub.channelId)} · daily ${escapeText(sub.localTime)} ${escapeText(sub.timeZone)}\n` +
-      `Next: ${formatZonedTime(nextRunAt, sub.timeZone)} · Last: ${lastRunText(lastRun, sub.timeZone)}`;
-    return section(text);
-  });
-  const more = rows.length > shown.length ? [context(`…and ${rows.length - shown.length} more`)] : [];
-  return message(`Order digests: ${rows.length}`, [...head, ...blocks, ...more]);
-}
-
-export const DIGEST_USAGE = [
-  ['/orders digest add <owner id or shop alias> #channel 09:00 [time zone]', 'a daily digest (admins)'],
-  ['/orders digest list', 'the digests, their next and last runs'],
-  ['/orders digest remove <id>', 'stop a digest (admins)'],
-  ['/orders digest run <id>', 'post it now, with progress (admins)'],
-] as const;
-
-export function renderDigestHelp(problems: readonly string[] = []): RenderedMessage {
-  const lines = DIGEST_USAGE.map(([usage, what]) => `\`${escapeText(usage)}\` — ${what}`);
-  const intro = problems.length
-    ? `:warning: ${problems.map((p) => escapeClip(p, 300)).join('\n:warning: ')}`
-    : '*Daily order digests*: yesterday’s orders summed up in a channel at a set time, without receiver data.';
-  const notes =
-    'Pick the channel from the autocomplete (or write `here` for this channel). The time zone is an IANA name ' +
-    'such as `Asia/Shanghai` (the default) or `America/New_York`.';
-  const text = `${intro}\n${lines.join('\n')}`;
-  // The problems quote what the user typed: escaped in the fallback text as in the blocks.
-  return message(
-    problems.length ? problems.map((p) => escapeClip(p, 300)).join('; ') : 'Daily order digests',
-    [section(text), context(notes)],
+  const blocks: SectionBlock[] = shown.map(({ subscription: sub, nextRunAt, lastRun }) =>
+    section(
+      t('digest.listRow', {
+        id: sub.id,
+        shop: shopOf(w, sub),
+        channel: channel(sub.channelId),
+        time: escapeText(sub.localTime),
+        zone: escapeText(sub.timeZone),
+        next: w.dateTime(new Date(nextRunAt), sub.timeZone),
+        last: lastRunText(w, lastRun, sub.timeZone),
+      }),
+    ),
   );
+  const hidden = rows.length - shown.length;
+  const more = hidden > 0 ? [context(t('common.more', { count: hidden, n: w.count(hidden) }))] : [];
+  return message(t('digest.listFallback', { n: w.count(rows.length) }), [...head, ...blocks, ...more]);
 }
 
-/** A one-paragraph answer (confirmation or refusal) of a digest command. */
+const DIGEST_USAGE = [
+  ['digest.usage.add', 'digest.usage.addWhat'],
+  ['digest.usage.list', 'digest.usage.listWhat'],
+  ['digest.usage.remove', 'digest.usage.removeWhat'],
+  ['digest.usage.run', 'digest.usage.runWhat'],
+] as const satisfies readonly (readonly [TKey, TKey])[];
+
+/** `problems` are already worded (raw text): the digest grammar's own or a parse problem's. */
+export function renderDigestHelp(w: Words, problems: readonly string[] = []): RenderedMessage {
+  const { t } = w;
+  const lines = DIGEST_USAGE.map(([usage, what]) =>
+    t('digest.usageLine', { usage: escapeText(t(usage)), what: t(what) }),
+  );
+  const intro = problems.length
+    ? problems.map((p) => t('digest.problem', { text: escapeClip(p, 300) })).join('\n')
+    : t('digest.helpIntro');
+  const text = `${intro}\n${lines.join('\n')}`;
+  return message(problems.length ? escapeClip(problems.join('; '), 300) : t('digest.helpFallback'), [
+    section(text),
+    context(t('digest.helpNotes')),
+  ]);
+}
+
+/** A one-paragraph answer (confirmation or refusal) of a digest command, already worded. */
 export function renderDigestAnswer(text: string): RenderedMessage {
   return message(text, [section(text)]);
 }

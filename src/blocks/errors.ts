@@ -1,11 +1,14 @@
 /**
- * One clear message per failure: a title, the error's own remedy, what the service said, and
- * what it cost, stated only as far as it is known.
+ * One clear message per failure: a title and a remedy looked up by the error's stable code (the
+ * remedy table is the catalog's `error.remedy`), what the service said, and what it cost, stated
+ * only as far as it is known.
  */
 import type { KnownBlock } from '@slack/types';
 import {
   isPlatApiError,
   isPlatError,
+  PlatBudgetError,
+  PlatBusyError,
   type PlatError,
   type PlatErrorCode,
   PlatInputError,
@@ -14,38 +17,35 @@ import {
 } from '../plat/errors.js';
 import { OPERATIONS } from '../plat/operations.js';
 import { ACTIONS } from './action-ids.js';
+import type { Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, formatPoints, plural } from './text.js';
+import { escapeClip } from './text.js';
+import { describeCap, operationTitle, wantedWords } from './words-of.js';
 
-const TITLES: Record<PlatErrorCode, string> = {
-  invalid_input: 'That input cannot be looked up',
-  parameter_error: 'The data service rejected the request',
-  item_not_found: 'Item not found',
-  upstream_timeout: 'The data service timed out',
-  account_not_found: 'The messaging account does not exist',
-  system_error: 'The data service reported a system error',
-  retry_later: 'The data service is busy',
-  unsupported: 'This lookup is not supported at present',
-  no_permission: 'The plat account has no permission for this lookup',
-  quota_exhausted: 'The plat account is out of balance',
-  shop_unauthorized: 'The shop has not authorized platdesk',
-  shop_not_subscribed: 'The shop has not subscribed to the app',
-  credential_invalid: 'The plat access token is not valid',
-  wrong_path: 'The plat service address looks wrong',
-  unknown_code: 'The data service answered with an unexpected code',
-  timeout: 'The data service did not answer in time',
-  connection_failed: 'The data service could not be reached',
-  bad_response: 'The data service sent an unreadable answer',
-  schema_mismatch: 'The data service answered in an unexpected shape',
-  busy: 'platdesk is busy',
-  unavailable: 'platdesk is temporarily unavailable',
-  budget_exceeded: 'A spending cap would be exceeded',
-  aborted: 'The lookup was cancelled',
-};
+export function errorTitle(w: Words, code: PlatErrorCode): string {
+  return w.t(`error.title.${code}`);
+}
 
-export function errorTitle(code: PlatErrorCode): string {
-  return TITLES[code];
+/** The one sentence a support agent can act on, for this failure (raw text). */
+export function errorRemedy(w: Words, error: PlatError): string {
+  const { t } = w;
+  if (error instanceof PlatBusyError) {
+    const seconds = Math.max(1, Math.ceil(error.estimatedWaitMs / 1000));
+    return t('error.remedy.busy', { count: seconds, n: w.count(seconds) });
+  }
+  if (error instanceof PlatBudgetError) {
+    const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
+    return t('error.remedy.budget_exceeded', {
+      cost: wantedWords(w, error.wantedPoints, quota ? 1 : 0, !quota),
+      cap: describeCap(w, error.cap),
+    });
+  }
+  if (error instanceof PlatShopUnauthorizedError && error.authUrl)
+    return t('error.remedy.shop_unauthorized_link');
+  if (error.code === 'aborted' && error.reachedService) return t('error.remedy.aborted_sent');
+  const code = error.code as Exclude<PlatErrorCode, 'busy' | 'budget_exceeded'>;
+  return t(`error.remedy.${code}`);
 }
 
 /** Failures that happen before anything is sent (a cancel only while queued): they cannot have cost anything. */
@@ -64,75 +64,86 @@ const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
  * could be read, an item call is counted as one call of the quota (the ledger overstates rather
  * than loses a call): that is said as a count, not as a known cost.
  */
-export function errorChargeText(error: PlatError): string {
-  const over = error.attempts > 1 ? ` over ${error.attempts} attempts` : '';
+export function errorChargeText(w: Words, error: PlatError): string {
+  const { t } = w;
+  const over = (text: string) =>
+    error.attempts > 1 ? t('error.overAttempts', { text, n: w.count(error.attempts) }) : text;
   const points = error.chargePoints !== null && error.chargePoints > 0;
   const knownQuotaCalls = error.answered ? error.quotaCalls : 0;
   if (points || knownQuotaCalls > 0) {
-    const parts: string[] = [];
-    if (points) parts.push(`Charged ${formatPoints(error.chargePoints ?? 0)}`);
-    if (knownQuotaCalls > 0)
-      parts.push(`${points ? 'and' : 'It cost'} ${plural(knownQuotaCalls, 'call')} of the item quota`);
-    return `${parts.join(' ')}${over}.`;
+    const quota = { count: knownQuotaCalls, n: w.count(knownQuotaCalls) };
+    const cost =
+      points && knownQuotaCalls > 0
+        ? t('error.chargedAndQuota', {
+            points: w.points(error.chargePoints ?? 0),
+            quota: t('error.quotaCalls', quota),
+          })
+        : points
+          ? t('error.chargedPoints', { points: w.points(error.chargePoints ?? 0) })
+          : t('error.costQuota', { quota: t('error.quotaCalls', quota) });
+    return t('error.sentence', { text: over(cost) });
   }
   const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
   // An item operation's answer that took no quota call was refused before the query (plat/codes.ts).
   const notSent = NOT_SENT.has(error.code) && !error.reachedService;
   if (notSent || error.chargePoints === 0 || (quota && isPlatApiError(error)))
-    return `Nothing was charged${over}.`;
+    return t('error.sentence', { text: over(t('error.nothingChargedBare')) });
   const counted =
-    error.quotaCalls > 0 ? ` It is counted as ${plural(error.quotaCalls, 'call')} of the item quota.` : '';
-  if (error.code === 'timeout' || error.code === 'aborted')
-    return `No charge was reported; the service may still have counted the call.${counted}`;
-  if (error.code === 'connection_failed') return `No charge was reported.${counted}`;
-  return quota
-    ? `No charge was reported; the item quota may count this call.${counted}`
-    : 'The service reported no charge.';
+    error.quotaCalls > 0
+      ? t('error.countedAs', { count: error.quotaCalls, n: w.count(error.quotaCalls) })
+      : '';
+  if (error.code === 'timeout' || error.code === 'aborted') return t('error.timeoutCharge', { counted });
+  if (error.code === 'connection_failed') return t('error.noChargeReported', { counted });
+  return quota ? t('error.quotaMayCount', { counted }) : t('error.serviceNoCharge');
 }
 
-function detailLines(error: PlatError): string[] {
+function detailLines(w: Words, error: PlatError): string[] {
   if (error instanceof PlatInputError || error instanceof PlatSchemaError) {
-    return error.issues.map((issue) => `• ${escapeClip(issue, 300)}`);
+    return error.issues.map((issue) => w.t('error.issue', { text: escapeClip(issue, 300) }));
   }
   return [];
 }
 
-export function renderPlatError(error: unknown): RenderedMessage {
+export function renderPlatError(w: Words, error: unknown): RenderedMessage {
+  const { t } = w;
   if (!isPlatError(error)) {
     const detail = error instanceof Error ? error.message : String(error);
-    const text = `:warning: The lookup failed: ${escapeClip(detail, 500) || 'no reason given'}`;
+    const text = t('error.failed', { detail: escapeClip(detail, 500) || t('error.noReason') });
     return message(text, [section(text)]);
   }
 
-  const title = errorTitle(error.code);
-  const lines = [`:warning: *${title}*`];
+  const title = errorTitle(w, error.code);
+  const lines = [t('error.heading', { title })];
   if (isPlatApiError(error)) {
-    const said = error.apiMessage ? `, ${escapeClip(error.apiMessage, 300)}` : '';
-    lines.push(`The service said: code ${error.apiCode}${said}`);
+    lines.push(
+      error.apiMessage
+        ? t('error.serviceSaidMessage', { code: error.apiCode, message: escapeClip(error.apiMessage, 300) })
+        : t('error.serviceSaid', { code: error.apiCode }),
+    );
   }
-  // PlatBusyError's remedy states the estimated wait.
-  lines.push(escapeClip(error.remedy, 500));
+  lines.push(escapeClip(errorRemedy(w, error), 500));
 
   const blocks: KnownBlock[] = [section(lines.join('\n'))];
-  const details = detailLines(error);
+  const details = detailLines(w, error);
   if (details.length > 0) {
     blocks.push(
-      ...packSections(details, { maxBlocks: 4, maxEntries: 30, more: (n) => `…and ${n} more issues` }),
+      ...packSections(details, {
+        maxBlocks: 4,
+        maxEntries: 30,
+        more: (n) => t('error.moreIssues', { count: n, n: w.count(n) }),
+      }),
     );
   }
   if (error instanceof PlatShopUnauthorizedError && error.authUrl) {
-    const auth = button({
-      label: 'Open the authorization link',
-      actionId: ACTIONS.errorAuthLink,
-      url: error.authUrl,
-    });
+    const auth = button({ label: t('error.authLink'), actionId: ACTIONS.errorAuthLink, url: error.authUrl });
     if (auth.url) blocks.push(actions([auth]));
   }
 
   const facts: string[] = [];
-  if (error.operation !== null) facts.push(`Lookup: ${OPERATIONS[error.operation].title}`);
-  facts.push(errorChargeText(error));
-  blocks.push(context(facts.join(' · ')));
+  if (error.operation !== null)
+    facts.push(t('error.operation', { operation: operationTitle(w, error.operation) }));
+  facts.push(errorChargeText(w, error));
+  blocks.push(context(facts.join(t('common.sep'))));
 
-  return message(`${title}. ${errorChargeText(error)}`, blocks, 1);
+  return message(t('error.fallback', { title, charge: errorChargeText(w, error) }), blocks, 1);
 }

@@ -1,96 +1,67 @@
 /**
- * Usage of the four slash commands (each answers `help`, DESIGN interface contract).
+ * Usage of the four slash commands (each answers `help` and `帮助`, DESIGN interface contract).
  */
 import type { KnownBlock } from '@slack/types';
+import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { escapeText } from './text.js';
 
 export type SlashCommand = '/item' | '/shop' | '/waybill' | '/orders';
 export const SLASH_COMMANDS: readonly SlashCommand[] = ['/item', '/shop', '/waybill', '/orders'];
 
-interface Usage {
-  /** One line: the command's shape. */
-  usage: string;
-  summary: string;
-  /** Example and what it does. */
-  examples: [string, string][];
-  notes: string[];
-}
-
-const USAGE: Record<SlashCommand, Usage> = {
+/** Examples (example, what it does) and notes per command, as catalog keys. */
+const SHAPE: Record<SlashCommand, { examples: [TKey, TKey][]; notes: TKey[] }> = {
   '/item': {
-    usage: '/item <item link or id> [prices]',
-    summary:
-      'Item details: title, shop, SKUs and prices, attributes. Uses the item quota: 1 call, 1 more with prices.',
     examples: [
-      [
-        '/item https://item.taobao.com/item.htm?id=6543210987 prices',
-        'details and current prices of a linked item',
-      ],
-      ['/item 6543210987', 'details of an item by id'],
+      ['help./item.ex1', 'help./item.ex1What'],
+      ['help./item.ex2', 'help./item.ex2What'],
     ],
-    notes: ['Short links (m.tb.cn, e.tb.cn) cannot be resolved: paste the full item link.'],
+    notes: ['help./item.note1'],
   },
   '/shop': {
-    usage: '/shop <item link> [0|1|2]  or  /shop ww <account id>',
-    summary:
-      'Shop information from an item link, or the shop id of a seller messaging account. Charged in points.',
     examples: [
-      [
-        '/shop https://detail.tmall.com/item.htm?id=6543210987 1',
-        'the shop selling that item (1 = branded store)',
-      ],
-      ['/shop ww <account id>', 'the shop id of a messaging account'],
+      ['help./shop.ex1', 'help./shop.ex1What'],
+      ['help./shop.ex2', 'help./shop.ex2What'],
     ],
-    notes: ['Shop type: 0 first marketplace, 1 branded store, 2 second marketplace.'],
+    notes: ['help./shop.note1'],
   },
   '/waybill': {
-    usage: '/waybill <waybill numbers…> shop:<shop id> | owner:<owner id> [carrier:<code>]',
-    summary: 'Waybill print data (with shop:) or waybill information (with owner:). Charged in points.',
     examples: [
-      ['/waybill SF1234567890123 YT1234567890123 shop:<shop id>', 'print data of two waybills'],
-      ['/waybill SF1234567890123 owner:<owner id>', 'waybill information'],
-      ['/waybill 7312345678901 carrier:ZTO shop:<shop id>', 'give the carrier when the number does not tell'],
+      ['help./waybill.ex1', 'help./waybill.ex1What'],
+      ['help./waybill.ex2', 'help./waybill.ex2What'],
+      ['help./waybill.ex3', 'help./waybill.ex3What'],
     ],
-    notes: ['At most 20 waybills at a time. Carrier codes include YTO, ZTO, STO, YUNDA, SF, EMS, JD.'],
+    notes: ['help./waybill.note1'],
   },
   '/orders': {
-    usage: '/orders <owner id> [page:2] [size:50] [from:2026-11-20 to:2026-11-21] [remark:text] [flag:1-5]',
-    summary:
-      'Sold orders of a shop, one page at a time, without receiver data. Answers are only visible to you.',
     examples: [
-      ['/orders <owner id>', 'the first page'],
-      ['/orders <owner id> page:2 size:50', 'the second page, 50 orders a page (at most 100)'],
-      ['/orders <owner id> from:2026-11-20 to:2026-11-21 flag:1', 'red-flagged orders of one day'],
-      ['/orders', 'opens a form'],
-      [
-        '/orders digest add <owner id or shop alias> #channel 09:00',
-        "admins: yesterday's orders summed up daily",
-      ],
-      ['/orders digest list', 'the daily digests and when they run'],
+      ['help./orders.ex1', 'help./orders.ex1What'],
+      ['help./orders.ex2', 'help./orders.ex2What'],
+      ['help./orders.ex3', 'help./orders.ex3What'],
+      ['help./orders.ex4', 'help./orders.ex4What'],
+      ['help./orders.ex5', 'help./orders.ex5What'],
+      ['help./orders.ex6', 'help./orders.ex6What'],
     ],
-    notes: [
-      'Flags: 1 red, 2 yellow, 3 green, 4 blue, 5 purple. Filters need the enhanced edition.',
-      'Digests: `/orders digest help` for add, list, remove and run.',
-    ],
+    notes: ['help./orders.note1', 'help./orders.note2'],
   },
 };
 
 /** "`/item <item link or id> [prices]`" (mrkdwn, escaped). */
-export function usageLine(command: SlashCommand): string {
-  return `\`${escapeText(USAGE[command].usage)}\``;
+export function usageLine(w: Words, command: SlashCommand): string {
+  return `\`${escapeText(w.t(`help.${command}.usage`))}\``;
 }
 
-export function renderHelp(command: SlashCommand): RenderedMessage {
-  const usage = USAGE[command];
-  const examples = usage.examples.map(
-    ([example, what]) => `• \`${escapeText(example)}\`: ${escapeText(what)}`,
+export function renderHelp(w: Words, command: SlashCommand): RenderedMessage {
+  const { t } = w;
+  const shape = SHAPE[command];
+  const examples = shape.examples.map(([example, what]) =>
+    t('help.example', { example: escapeText(t(example)), what: escapeText(t(what)) }),
   );
   const blocks: KnownBlock[] = [
-    header(`How to use ${command}`),
-    section(`${usageLine(command)}\n${escapeText(usage.summary)}`),
-    section(`*Examples*\n${examples.join('\n')}`),
-    context(...usage.notes.map(escapeText), 'Every charged lookup asks you to confirm its charge first.'),
+    header(t('help.title', { command })),
+    section(`${usageLine(w, command)}\n${escapeText(t(`help.${command}.summary`))}`),
+    section(`${t('help.examplesTitle')}\n${examples.join('\n')}`),
+    context(...shape.notes.map((n) => escapeText(t(n))), t('help.confirmFirst')),
   ];
-  return message(`How to use ${command}: ${usageLine(command)}`, blocks);
+  return message(t('help.fallback', { command, usage: usageLine(w, command) }), blocks);
 }

@@ -6,6 +6,7 @@
  * (at most 100 options; option text 75, value 150 characters).
  */
 import type { ModalView, PlainTextOption } from '@slack/types';
+import type { Words } from './i18n/words.js';
 import { context, section } from './kit.js';
 import { truncate } from './text.js';
 
@@ -17,6 +18,7 @@ export const HOME_DIGEST_FORM = {
   channel: { block: 'channel', action: 'digest.channel' },
   time: { block: 'time', action: 'digest.time' },
   timeZone: { block: 'zone', action: 'digest.zone' },
+  language: { block: 'language', action: 'digest.language' },
 } as const;
 
 /** The time zones offered: where the shops' staff work, first the default. */
@@ -54,7 +56,8 @@ export interface DigestFormOptions {
   defaultTimeZone: string;
 }
 
-export function renderDigestAddModal(opts: DigestFormOptions): ModalView {
+export function renderDigestAddModal(w: Words, opts: DigestFormOptions): ModalView {
+  const { t } = w;
   const f = HOME_DIGEST_FORM;
   const shops = opts.shops.slice(0, MAX_OPTIONS);
   const more = opts.shops.length - shops.length;
@@ -70,12 +73,14 @@ export function renderDigestAddModal(opts: DigestFormOptions): ModalView {
             type: 'input',
             block_id: f.shop.block,
             optional: true,
-            label: plain('Registered shop'),
+            label: plain(t('digestForm.shop')),
             element: {
               type: 'static_select',
               action_id: f.shop.action,
-              placeholder: plain('Choose a shop'),
-              options: shops.map((s) => option(`${s.alias} (owner ${s.ownerId})`, s.alias)),
+              placeholder: plain(t('digestForm.chooseShop')),
+              options: shops.map((s) =>
+                option(t('digestForm.shopOption', { alias: s.alias, owner: s.ownerId }), s.alias),
+              ),
             },
           },
         ]
@@ -83,36 +88,36 @@ export function renderDigestAddModal(opts: DigestFormOptions): ModalView {
   return {
     type: 'modal',
     callback_id: f.callbackId,
-    title: plain('Add digest', 24),
-    submit: plain('Add', 24),
-    close: plain('Cancel', 24),
+    title: plain(t('digestForm.title'), 24),
+    submit: plain(t('digestForm.submit'), 24),
+    close: plain(t('digestForm.close'), 24),
     blocks: [
-      section(
-        "Every day at the time you set, platdesk posts a summary of the shop's orders of the last 24 hours in the channel (no personal data).",
-      ),
+      section(t('digestForm.intro')),
       ...shopBlocks,
       {
         type: 'input',
         block_id: f.owner.block,
         optional: true,
-        label: plain(shops.length > 0 ? '…or an owner id' : 'Owner id or shop alias'),
+        label: plain(shops.length > 0 ? t('digestForm.orOwner') : t('digestForm.ownerOrAlias')),
         hint: plain(
           shops.length > 0
-            ? `Choose a registered shop or type an owner id, not both.${more > 0 ? ` ${more} more shops are not listed: type their alias here.` : ''}`
-            : 'No shop is registered with an owner id: type the owner id.',
+            ? more > 0
+              ? t('digestForm.hintBothMore', { n: w.count(more) })
+              : t('digestForm.hintBoth')
+            : t('digestForm.hintNone'),
           150,
         ),
         element: {
           type: 'plain_text_input',
           action_id: f.owner.action,
           max_length: OWNER_MAX,
-          placeholder: plain('e.g. 2200001002', 150),
+          placeholder: plain(t('digestForm.ownerPlaceholder'), 150),
         },
       },
       {
         type: 'input',
         block_id: f.channel.block,
-        label: plain('Post in channel'),
+        label: plain(t('digestForm.channel')),
         element: {
           type: 'conversations_select',
           action_id: f.channel.action,
@@ -122,13 +127,13 @@ export function renderDigestAddModal(opts: DigestFormOptions): ModalView {
       {
         type: 'input',
         block_id: f.time.block,
-        label: plain('Time of day'),
+        label: plain(t('digestForm.time')),
         element: { type: 'timepicker', action_id: f.time.action, initial_time: DIGEST_DEFAULT_LOCAL_TIME },
       },
       {
         type: 'input',
         block_id: f.timeZone.block,
-        label: plain('Time zone'),
+        label: plain(t('digestForm.timeZone')),
         element: {
           type: 'static_select',
           action_id: f.timeZone.action,
@@ -136,9 +141,22 @@ export function renderDigestAddModal(opts: DigestFormOptions): ModalView {
           ...(initialZone ? { initial_option: initialZone } : {}),
         },
       },
-      context(
-        'Invite platdesk to a private channel first. The digest is recorded with your name; remove it here or with `/orders digest remove`.',
-      ),
+      {
+        type: 'input',
+        block_id: f.language.block,
+        optional: true,
+        label: plain(t('digestForm.language')),
+        element: {
+          type: 'static_select',
+          action_id: f.language.action,
+          options: [
+            option(t('digestForm.languageDefault'), 'default'),
+            option(t('home.languageName.en'), 'en'),
+            option(t('home.languageName.zh-CN'), 'zh-CN'),
+          ],
+        },
+      },
+      context(t('digestForm.footer')),
     ],
   };
 }

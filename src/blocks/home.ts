@@ -5,18 +5,20 @@
  * behind a button opening a form). At most 100 blocks (Slack's limit for a Home view).
  */
 import type { HomeView, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import type { AdminHome, HomeData, HomeLookupLine } from '../lookups/home-data.js';
+import type { AdminAlert, AdminHome, HomeData, HomeLookupLine } from '../lookups/home-data.js';
+import type { Locale } from '../lookups/locale.js';
 import type { AccessPolicy } from '../lookups/settings.js';
 import type { QuoteLine } from '../lookups/types.js';
 import { DEFAULT_AUTO_CAP, MAX_AUTO_CAP } from '../lookups/unfurls.js';
-import { editionName, isOperation, OPERATION_NAMES, OPERATIONS, type Operation } from '../plat/operations.js';
+import { isOperation, OPERATION_NAMES, OPERATIONS, type Operation } from '../plat/operations.js';
 import type { LedgerTotals } from '../store/store.js';
-import { ACTIONS, homeDigestRemoveActionId } from './action-ids.js';
-import { operationLabel } from './confirmation.js';
+import { ACTIONS, homeDigestRemoveActionId, homeLanguageActionId } from './action-ids.js';
 import { SLASH_COMMANDS, usageLine } from './help.js';
-import { button, context, fieldsSection, header, section } from './kit.js';
+import type { Words } from './i18n/words.js';
+import { actions, button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
-import { escapeClip, formatPoints, formatTimeIn, plural, truncate } from './text.js';
+import { escapeClip, truncate } from './text.js';
+import { describeRequest, operationLabel, operationTitle } from './words-of.js';
 
 /** Every action_id is unique across its view, as Block Kit validation requires. */
 export const HOME_FORMS = {
@@ -42,151 +44,233 @@ export const HOME_FORMS = {
 
 const plain = (text: string, max = 75) => ({ type: 'plain_text' as const, text: truncate(text, max) || '—' });
 
-function totalsText(t: LedgerTotals): string {
-  return `${formatPoints(t.points)}, ${plural(t.calls, 'call')}${t.quotaCalls > 0 ? `, ${t.quotaCalls} of the item quota` : ''}`;
+/** The person's language as the Home shows it: their own choice, or null (automatic). */
+export interface HomeLanguage {
+  effective: Locale;
+  own: Locale | null;
 }
 
-function lookupLine(l: HomeLookupLine, timeZone: string): string {
+function totalsText(w: Words, totals: LedgerTotals): string {
+  const values = {
+    points: w.points(totals.points),
+    calls: w.t('common.calls', { count: totals.calls, n: w.count(totals.calls) }),
+    quota: w.count(totals.quotaCalls),
+  };
+  return totals.quotaCalls > 0 ? w.t('home.totalsQuota', values) : w.t('home.totals', values);
+}
+
+function lookupLine(w: Words, l: HomeLookupLine, timeZone: string): string {
+  const { t } = w;
   const what =
-    l.summary !== null
-      ? escapeClip(l.summary, 200)
-      : l.operations.map((op) => OPERATIONS[op].title).join(' + ');
+    l.request !== null
+      ? escapeClip(describeRequest(w, l.request), 200)
+      : l.operations.map((op) => operationTitle(w, op)).join(' + ');
   const cost = [
-    l.points > 0 ? formatPoints(l.points) : null,
-    l.quotaCalls > 0 ? plural(l.quotaCalls, 'quota call') : null,
+    l.points > 0 ? w.points(l.points) : null,
+    l.quotaCalls > 0 ? t('common.quotaCalls', { count: l.quotaCalls, n: w.count(l.quotaCalls) }) : null,
   ]
     .filter(Boolean)
     .join(' + ');
-  const via = l.source === 'interactive' ? '' : ` (${l.source})`;
-  return `• ${formatTimeIn(l.at, timeZone)} ${what}${via}: ${cost || 'no charge'}${l.failed ? ' · failed' : ''}`;
+  return t('home.lookupLine', {
+    time: w.dateTime(l.at, timeZone),
+    what,
+    via: l.source === 'interactive' ? '' : t('home.via', { source: t(`home.source.${l.source}`) }),
+    cost: cost || t('charge.noCharge'),
+    failed: l.failed ? t('home.failedMark') : '',
+  });
 }
 
-const HOW_TO = [
-  ...SLASH_COMMANDS.map((c) => usageLine(c)),
-  '`/platdesk usage [today|month]`, `/platdesk confirm under &lt;points&gt;`: your spend and confirmations',
-];
-
-function everyoneBlocks(data: HomeData): KnownBlock[] {
+function languageBlocks(w: Words, language: HomeLanguage): KnownBlock[] {
+  const { t } = w;
+  const choices = ['en', 'zh-CN', 'auto'] as const;
   return [
-    header('platdesk'),
     section(
-      'Look up waybills, items, shops and orders from the plat data service. Every charged lookup states its charge and waits for your Confirm.',
+      t('home.language', {
+        language: t(`home.languageName.${language.effective}`),
+        source: t(language.own === null ? 'home.languageSource.auto' : 'home.languageSource.own'),
+      }),
     ),
-    section(`*Commands* (each answers \`help\`)\n${HOW_TO.join('\n')}`),
-    section(
-      '*Also*\n• Paste an item link: its preview offers `Look up` with the charge.\n• On any message, *More actions* → *Look up items*, *Look up waybills* or *Find shop*.\n• The shortcut *platdesk lookup* (⚡ menu) takes pasted text.',
+    actions(
+      choices.map((value) => ({
+        ...button({
+          label: t(`home.languageButton.${value}`),
+          actionId: ACTIONS.homeLanguage,
+          value,
+          ...((language.own ?? 'auto') === value ? { style: 'primary' as const } : {}),
+        }),
+        action_id: homeLanguageActionId(value),
+      })),
     ),
-    { type: 'divider' },
-    header('Your spend'),
-    fieldsSection([`*Today*\n${totalsText(data.today)}`, `*This month*\n${totalsText(data.month)}`]),
-    ...(data.recent.length > 0
-      ? packSections(
-          data.recent.map((l) => lookupLine(l, data.timeZone)),
-          { maxBlocks: 4, title: '*Your lookups, last 7 days*', more: (n) => `…and ${n} more` },
-        )
-      : [context('No lookups in the last 7 days.')]),
-    ...(data.recentMore > 0 ? [context(`…and ${data.recentMore} more lookups in the last 7 days.`)] : []),
-    // One zone for the whole Home (admin part included): the budget zone the caps count in.
-    context(`Times, days and months are in ${escapeClip(data.timeZone, 60)}.`),
   ];
 }
 
-function describeAccess(p: AccessPolicy): string {
-  if (p.mode === 'everyone') return 'Everyone in the workspace.';
+function everyoneBlocks(w: Words, data: HomeData, language: HomeLanguage): KnownBlock[] {
+  const { t } = w;
+  const howTo = [...SLASH_COMMANDS.map((c) => usageLine(w, c)), t('home.platdeskLine')];
+  return [
+    header(t('home.title')),
+    section(t('home.intro')),
+    section(t('home.commands', { lines: howTo.join('\n') })),
+    section(t('home.also')),
+    ...languageBlocks(w, language),
+    { type: 'divider' },
+    header(t('home.yourSpend')),
+    fieldsSection([
+      t('home.today', { totals: totalsText(w, data.today) }),
+      t('home.month', { totals: totalsText(w, data.month) }),
+    ]),
+    ...(data.recent.length > 0
+      ? packSections(
+          data.recent.map((l) => lookupLine(w, l, data.timeZone)),
+          {
+            maxBlocks: 4,
+            title: t('home.recentTitle'),
+            more: (n) => t('common.more', { count: n, n: w.count(n) }),
+          },
+        )
+      : [context(t('home.noRecent'))]),
+    ...(data.recentMore > 0
+      ? [context(t('home.moreRecent', { count: data.recentMore, n: w.count(data.recentMore) }))]
+      : []),
+    // One zone for the whole Home (admin part included): the budget zone the caps count in.
+    context(t('home.daysIn', { zone: escapeClip(data.timeZone, 60) })),
+  ];
+}
+
+function describeAccess(w: Words, p: AccessPolicy): string {
+  if (p.mode === 'everyone') return w.t('home.accessEveryone');
   const who = [
     ...p.users.map((u) => `<@${u}>`),
     ...p.groups.map((g) => `<!subteam^${g}>`),
-    ...p.channels.map((c) => `members in <#${c}>`),
+    ...p.channels.map((c) => w.t('home.membersIn', { channel: `<#${c}>` })),
   ];
-  return `Only ${who.join(', ') || 'nobody listed'} (and admins).`;
+  return w.t('home.accessOnly', { who: who.join(', ') || w.t('home.nobodyListed') });
 }
 
-function priceLine(line: QuoteLine, overrides: AdminHome['overrides']): string {
-  const label = operationLabel(line);
-  if (line.unit === 'quota') return `• ${label}: 1 call of the item quota`;
+function priceLine(w: Words, line: QuoteLine, overrides: AdminHome['overrides']): string {
+  const { t } = w;
+  const label = operationLabel(w, line);
+  if (line.unit === 'quota') return t('home.priceQuota', { label });
   const byEdition = overrides[line.operation];
   const override = byEdition ? (byEdition[String(line.edition)] ?? byEdition['*']) : undefined;
   const price =
     line.configuredPoints !== null
-      ? `${formatPoints(line.configuredPoints)}${override !== undefined ? ' (set here)' : ''}`
-      : 'not configured';
-  const last = line.lastSeenPoints !== null ? `, last charged ${line.lastSeenPoints}` : '';
-  return `• ${label}: ${price}${last}`;
+      ? override !== undefined
+        ? t('home.setHere', { points: w.points(line.configuredPoints) })
+        : w.points(line.configuredPoints)
+      : t('home.notConfigured');
+  return line.lastSeenPoints !== null
+    ? t('home.priceLineLast', { label, price, last: w.count(line.lastSeenPoints) })
+    : t('home.priceLine', { label, price });
 }
 
-function adminBlocks(a: AdminHome, now: Date, timeZone: string): KnownBlock[] {
+function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): KnownBlock[] {
+  const { t } = w;
   const r = a.report;
-  const opLines = r.byOperation.map(
-    (g) => `• ${isOperation(g.key) ? OPERATIONS[g.key].title : escapeClip(g.key, 40)}: ${totalsText(g)}`,
+  const opLines = r.byOperation.map((g) =>
+    t('home.userLine', {
+      who: isOperation(g.key) ? operationTitle(w, g.key) : escapeClip(g.key, 40),
+      totals: totalsText(w, g),
+    }),
   );
-  const userLines = r.byUser.map((g) => `• ${g.key ? `<@${g.key}>` : 'scheduled digests'}: ${totalsText(g)}`);
-  const dayLines = [...r.byDay].reverse().map((g) => `• ${escapeClip(g.key, 10)}: ${totalsText(g)}`);
+  const userLines = r.byUser.map((g) =>
+    t('home.userLine', { who: g.key ? `<@${g.key}>` : t('home.scheduledDigests'), totals: totalsText(w, g) }),
+  );
+  const dayLines = [...r.byDay]
+    .reverse()
+    .map((g) => t('home.userLine', { who: escapeClip(g.key, 10), totals: totalsText(w, g) }));
   const alertLines = [
-    ...a.alerts.map(
-      (al) =>
-        `• ${formatTimeIn(al.at, timeZone)} ${escapeClip(al.detail.replace(/<@([UW][A-Z0-9]+)>/g, '@$1'), 400)}`,
+    ...a.alerts.map((al) =>
+      t('home.alertLine', {
+        time: w.dateTime(al.at, timeZone),
+        // Mentions become plain ids: the Home is no place to notify anyone.
+        text: escapeClip(
+          (al.alert ? alertText(w, al.alert) : al.text).replace(/<@([UW][A-Z0-9]+)>/g, '@$1'),
+          400,
+        ),
+      }),
     ),
-    ...a.budgetAlerts.map((b) => `• ${escapeClip(b.day, 10)}: budget cap alert (${escapeClip(b.cap, 80)})`),
+    ...a.budgetAlerts.map((b) =>
+      t('home.budgetAlertLine', { day: escapeClip(b.day, 10), cap: escapeClip(b.cap, 80) }),
+    ),
   ];
   const auto =
     a.autoLookup.length === 0
-      ? 'None: every item link offers a Look up button.'
+      ? t('home.autoNone')
       : a.autoLookup
-          .map((c) => `<#${c.channelId}>: up to ${c.cap} a day, ${c.usedToday} used today`)
+          .map((c) =>
+            t('home.autoLine', {
+              channel: `<#${c.channelId}>`,
+              cap: w.count(c.cap),
+              used: w.count(c.usedToday),
+            }),
+          )
           .join('\n');
   const overrideCount = Object.values(a.overrides).reduce((n, e) => n + Object.keys(e ?? {}).length, 0);
+  const more = (key: 'common.more' | 'home.moreUsers' | 'home.moreDays') => (n: number) =>
+    t(key, { count: n, n: w.count(n) });
 
   const blocks: KnownBlock[] = [
     { type: 'divider' },
-    header('Workspace spend, last 30 days'),
-    section(`*Total:* ${totalsText(r.totals)}`),
+    header(t('home.workspaceSpend')),
+    section(t('home.total', { totals: totalsText(w, r.totals) })),
     ...(userLines.length > 0
       ? packSections(userLines, {
           maxBlocks: 2,
-          title: '*By user*',
+          title: t('home.byUser'),
           maxEntries: 20,
-          more: (n) => `…and ${n} more users`,
+          more: more('home.moreUsers'),
         })
       : []),
     ...(opLines.length > 0
-      ? packSections(opLines, { maxBlocks: 2, title: '*By operation*', more: (n) => `…and ${n} more` })
+      ? packSections(opLines, { maxBlocks: 2, title: t('home.byOperation'), more: more('common.more') })
       : []),
     ...(dayLines.length > 0
       ? packSections(dayLines, {
           maxBlocks: 3,
-          title: `*By day* (${escapeClip(timeZone, 60)}, newest first)`,
-          more: (n) => `…and ${n} more days`,
+          title: t('home.byDay', { zone: escapeClip(timeZone, 60) }),
+          more: more('home.moreDays'),
         })
       : []),
-    header('Alerts'),
+    header(t('home.alerts')),
     ...(alertLines.length > 0
-      ? packSections(alertLines, { maxBlocks: 3, maxEntries: 15, more: (n) => `…and ${n} more` })
-      : [context('No balance, token or budget alerts sent to admins.')]),
-    header('Settings'),
+      ? packSections(alertLines, { maxBlocks: 3, maxEntries: 15, more: more('common.more') })
+      : [context(t('home.noAlerts'))]),
+    header(t('home.settings')),
     section(
-      `*Who may spend*\n${describeAccess(a.access)}`,
-      button({ label: 'Edit', actionId: ACTIONS.homeAccess, value: 'edit' }),
+      t('home.whoMaySpend', { who: describeAccess(w, a.access) }),
+      button({ label: t('home.edit'), actionId: ACTIONS.homeAccess, value: 'edit' }),
     ),
     section(
-      `*Channels that look item links up automatically*\n${auto}`,
-      button({ label: 'Edit', actionId: ACTIONS.homeAutoLookup, value: 'edit' }),
+      t('home.autoTitle', { list: auto }),
+      button({ label: t('home.edit'), actionId: ACTIONS.homeAutoLookup, value: 'edit' }),
     ),
     section(
-      `*Prices per call* (quotes use these; ${plural(overrideCount, 'price')} set here)\n${a.prices.map((l) => priceLine(l, a.overrides)).join('\n')}`,
-      button({ label: 'Edit', actionId: ACTIONS.homePrices, value: 'edit' }),
+      t('home.pricesTitle', {
+        count: overrideCount,
+        n: w.count(overrideCount),
+        lines: a.prices.map((l) => priceLine(w, l, a.overrides)).join('\n'),
+      }),
+      button({ label: t('home.edit'), actionId: ACTIONS.homePrices, value: 'edit' }),
     ),
     section(
-      `*Digest subscriptions* (${a.digests.length})${a.digests.length === 0 ? '\nNone yet. Add one here or with `/orders digest add`.' : ''}`,
-      button({ label: 'Add digest', actionId: ACTIONS.homeDigestAdd, value: 'add', style: 'primary' }),
+      t(a.digests.length === 0 ? 'home.digestsNone' : 'home.digestsTitle', { n: w.count(a.digests.length) }),
+      button({ label: t('home.addDigest'), actionId: ACTIONS.homeDigestAdd, value: 'add', style: 'primary' }),
     ),
   ];
   for (const d of a.digests.slice(0, 10))
     blocks.push(
       section(
-        `• #${d.id} ${escapeClip(d.shopLabel, 64)} → <#${d.channelId}> at ${escapeClip(d.localTime, 5)} ${escapeClip(d.timeZone, 40)}`,
+        t('home.digestLine', {
+          id: d.id,
+          shop: escapeClip(d.shopLabel, 64),
+          channel: `<#${d.channelId}>`,
+          time: escapeClip(d.localTime, 5),
+          zone: escapeClip(d.timeZone, 40),
+        }),
         {
           ...button({
-            label: 'Remove',
+            label: t('home.remove'),
             actionId: ACTIONS.homeDigestRemove,
             value: String(d.id),
             style: 'danger',
@@ -196,40 +280,56 @@ function adminBlocks(a: AdminHome, now: Date, timeZone: string): KnownBlock[] {
       ),
     );
   if (a.digests.length > 10)
-    blocks.push(context(`…and ${a.digests.length - 10} more: \`/orders digest list\`.`));
-  blocks.push(
-    context(
-      `Run digests with \`/orders digest run\`. Every change is recorded with who made it (\`/platdesk audit\`). Updated ${formatTimeIn(now, timeZone)}.`,
-    ),
-  );
+    blocks.push(context(t('home.moreDigests', { n: w.count(a.digests.length - 10) })));
+  blocks.push(context(t('home.footer', { time: w.dateTime(now, timeZone) })));
   return blocks;
 }
 
-export function renderHome(data: HomeData, now: Date): HomeView {
+export function renderHome(w: Words, data: HomeData, now: Date, language: HomeLanguage): HomeView {
   const blocks = [
-    ...everyoneBlocks(data),
-    ...(data.adminHome ? adminBlocks(data.adminHome, now, data.timeZone) : []),
+    ...everyoneBlocks(w, data, language),
+    ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };
 }
 
+/** An alert sent to the admins, in words (raw mrkdwn: mentions intended). */
+export function alertText(w: Words, alert: AdminAlert): string {
+  const { t } = w;
+  if (alert.kind === 'account') {
+    const text = t(`alert.account.${alert.code}`);
+    return alert.userId ? t('alert.seenBy', { text, user: `<@${alert.userId}>` }) : text;
+  }
+  const { figure } = alert;
+  const values = {
+    user: `<@${alert.userId}>`,
+    period: t(`alert.period.${figure.period}`),
+    spent: w.count(figure.spent),
+    cap: w.count(figure.cap),
+  };
+  if (figure.scope === 'user')
+    return t(alert.refused ? 'alert.budget.userRefused' : 'alert.budget.userWarned', values);
+  return t(alert.refused ? 'alert.budget.workspaceRefused' : 'alert.budget.workspaceWarned', values);
+}
+
 // ---- settings forms --------------------------------------------------------------------------
 
-export function renderAccessModal(current: AccessPolicy): ModalView {
+export function renderAccessModal(w: Words, current: AccessPolicy): ModalView {
+  const { t } = w;
   const f = HOME_FORMS.access;
-  const everyone = { text: plain('Everyone in the workspace'), value: 'everyone' };
-  const listed = { text: plain('Only the people, groups and channels below (and admins)'), value: 'listed' };
+  const everyone = { text: plain(t('home.form.accessEveryone')), value: 'everyone' };
+  const listed = { text: plain(t('home.form.accessListed')), value: 'listed' };
   return {
     type: 'modal',
     callback_id: f.callbackId,
-    title: plain('Who may spend', 24),
-    submit: plain('Save', 24),
-    close: plain('Cancel', 24),
+    title: plain(t('home.form.accessTitle'), 24),
+    submit: plain(t('home.form.save'), 24),
+    close: plain(t('home.form.cancel'), 24),
     blocks: [
       {
         type: 'input',
         block_id: f.mode.block,
-        label: plain('Who may run charged lookups'),
+        label: plain(t('home.form.accessMode')),
         element: {
           type: 'radio_buttons',
           action_id: f.mode.action,
@@ -241,7 +341,7 @@ export function renderAccessModal(current: AccessPolicy): ModalView {
         type: 'input',
         block_id: f.users.block,
         optional: true,
-        label: plain('People'),
+        label: plain(t('home.form.people')),
         element: {
           type: 'multi_users_select',
           action_id: f.users.action,
@@ -252,7 +352,7 @@ export function renderAccessModal(current: AccessPolicy): ModalView {
         type: 'input',
         block_id: f.channels.block,
         optional: true,
-        label: plain('Members of these channels'),
+        label: plain(t('home.form.channels')),
         element: {
           type: 'multi_conversations_select',
           action_id: f.channels.action,
@@ -264,7 +364,7 @@ export function renderAccessModal(current: AccessPolicy): ModalView {
         type: 'input',
         block_id: f.groups.block,
         optional: true,
-        label: plain('User group ids (S…), separated by spaces'),
+        label: plain(t('home.form.groups')),
         element: {
           type: 'plain_text_input',
           action_id: f.groups.action,
@@ -272,31 +372,34 @@ export function renderAccessModal(current: AccessPolicy): ModalView {
           ...(current.groups.length > 0 ? { initial_value: current.groups.join(' ') } : {}),
         },
       },
-      context('Admins may always spend. The change is recorded with your name.'),
+      context(t('home.form.accessFooter')),
     ],
   };
 }
 
-export function renderAutoLookupModal(channels: { channelId: string; cap: number }[]): ModalView {
+export function renderAutoLookupModal(w: Words, channels: { channelId: string; cap: number }[]): ModalView {
+  const { t } = w;
   const f = HOME_FORMS.autoLookup;
-  const on = { text: plain('On: look item links up automatically'), value: 'on' };
-  const off = { text: plain('Off: offer a Look up button'), value: 'off' };
+  const on = { text: plain(t('home.form.autoOn')), value: 'on' };
+  const off = { text: plain(t('home.form.autoOff')), value: 'off' };
   const list =
     channels.length > 0
-      ? channels.map((c) => `• <#${c.channelId}>: up to ${c.cap} a day`).join('\n')
-      : 'No channel looks item links up automatically.';
+      ? channels
+          .map((c) => t('home.form.autoModalLine', { channel: `<#${c.channelId}>`, cap: w.count(c.cap) }))
+          .join('\n')
+      : t('home.form.autoModalNone');
   return {
     type: 'modal',
     callback_id: f.callbackId,
-    title: plain('Auto-lookup', 24),
-    submit: plain('Save', 24),
-    close: plain('Cancel', 24),
+    title: plain(t('home.form.autoTitle'), 24),
+    submit: plain(t('home.form.save'), 24),
+    close: plain(t('home.form.cancel'), 24),
     blocks: [
-      section(`*Now*\n${list}`),
+      section(t('home.form.autoNow', { list })),
       {
         type: 'input',
         block_id: f.channel.block,
-        label: plain('Channel'),
+        label: plain(t('home.form.channel')),
         element: {
           type: 'conversations_select',
           action_id: f.channel.action,
@@ -306,14 +409,14 @@ export function renderAutoLookupModal(channels: { channelId: string; cap: number
       {
         type: 'input',
         block_id: f.mode.block,
-        label: plain('Item links posted there'),
+        label: plain(t('home.form.autoMode')),
         element: { type: 'radio_buttons', action_id: f.mode.action, options: [on, off], initial_option: on },
       },
       {
         type: 'input',
         block_id: f.cap.block,
         optional: true,
-        label: plain('Automatic lookups a day, at most'),
+        label: plain(t('home.form.autoCap')),
         element: {
           type: 'number_input',
           action_id: f.cap.action,
@@ -323,9 +426,7 @@ export function renderAutoLookupModal(channels: { channelId: string; cap: number
           initial_value: String(DEFAULT_AUTO_CAP),
         },
       },
-      context(
-        'Each automatic lookup is charged like a confirmed one (to the person who posted the link) and the unfurl says so. The same item in the same channel is looked up at most once in 30 minutes.',
-      ),
+      context(t('home.form.autoFooter')),
     ],
   };
 }
@@ -343,49 +444,54 @@ export function parsePriceOption(
   return { operation: m[1], edition: m[2] };
 }
 
-export function renderPricesModal(lines: QuoteLine[], overrides: AdminHome['overrides']): ModalView {
+export function renderPricesModal(
+  w: Words,
+  lines: QuoteLine[],
+  overrides: AdminHome['overrides'],
+): ModalView {
+  const { t } = w;
   const f = HOME_FORMS.prices;
   const options: PlainTextOption[] = [];
   for (const op of OPERATION_NAMES) {
     if (OPERATIONS[op].charge === 'quota') continue;
     const editions = Object.keys(OPERATIONS[op].editions).map(Number);
     if (editions.length === 0)
-      options.push({ text: plain(OPERATIONS[op].title), value: priceOptionValue(op, null) });
+      options.push({ text: plain(operationTitle(w, op)), value: priceOptionValue(op, null) });
     for (const e of editions)
       options.push({
-        text: plain(`${OPERATIONS[op].title} (${editionName(op, e) ?? e})`),
+        text: plain(operationLabel(w, { operation: op, edition: e })),
         value: priceOptionValue(op, e),
       });
   }
   const set = Object.entries(overrides).flatMap(([op, byEdition]) =>
     Object.entries(byEdition ?? {}).map(([e, points]) => {
       const operation = op as Operation;
-      const name = e === '*' ? null : editionName(operation, Number(e));
-      return `• ${OPERATIONS[operation].title}${name ? ` (${name})` : ''}: ${formatPoints(points)}`;
+      const label = operationLabel(w, { operation, edition: e === '*' ? null : Number(e) });
+      return t('home.form.setLine', { label, points: w.points(points) });
     }),
   );
   return {
     type: 'modal',
     callback_id: f.callbackId,
-    title: plain('Prices', 24),
-    submit: plain('Save', 24),
-    close: plain('Cancel', 24),
+    title: plain(t('home.form.pricesTitle'), 24),
+    submit: plain(t('home.form.save'), 24),
+    close: plain(t('home.form.cancel'), 24),
     blocks: [
-      section(`*Quoted now*\n${lines.map((l) => priceLine(l, overrides)).join('\n')}`),
+      section(t('home.form.quotedNow', { lines: lines.map((l) => priceLine(w, l, overrides)).join('\n') })),
       section(
-        `*Set here*\n${set.length > 0 ? set.join('\n') : 'Nothing: the prices come from PLAT_PRICES and the last charges seen.'}`,
+        t('home.form.setHere', { lines: set.length > 0 ? set.join('\n') : t('home.form.setHereNone') }),
       ),
       {
         type: 'input',
         block_id: f.operation.block,
-        label: plain('Operation and edition'),
+        label: plain(t('home.form.operation')),
         element: { type: 'static_select', action_id: f.operation.action, options },
       },
       {
         type: 'input',
         block_id: f.points.block,
         optional: true,
-        label: plain('Points per call (empty: remove the price set here)'),
+        label: plain(t('home.form.points')),
         element: {
           type: 'number_input',
           action_id: f.points.action,
@@ -394,7 +500,7 @@ export function renderPricesModal(lines: QuoteLine[], overrides: AdminHome['over
           max_value: '100000',
         },
       },
-      context('1 point = ¥0.01. Item details and prices use the item quota and have no price in points.'),
+      context(t('home.form.pricesFooter')),
     ],
   };
 }

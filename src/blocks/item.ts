@@ -6,6 +6,7 @@ import { canonicalItemUrl, marketplaceOfHost } from '../lookups/parse/item-link.
 import type { Item, ItemPrices, PriceValue, Sku } from '../plat/types.js';
 import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, renderChargeNote } from './charge-note.js';
+import type { Words } from './i18n/words.js';
 import {
   actions,
   button,
@@ -17,7 +18,7 @@ import {
   section,
 } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, formatYuan, mrkdwnLink, plural, safeUrl, truncate } from './text.js';
+import { escapeClip, mrkdwnLink, safeUrl, truncate } from './text.js';
 
 /** Shown at most, so a 300-SKU item stays readable; the rest is counted. */
 const MAX_SKUS = 60;
@@ -33,52 +34,58 @@ export interface ItemRenderOptions {
 }
 
 /** "¥59.00" or "¥59.00–¥129.00"; null when no value is known. */
-export function priceRange(values: readonly (number | null)[]): string | null {
+export function priceRange(w: Words, values: readonly (number | null)[]): string | null {
   const known = values.filter((v): v is number => v !== null && Number.isFinite(v));
   if (known.length === 0) return null;
   const min = Math.min(...known);
   const max = Math.max(...known);
-  return min === max ? formatYuan(min) : `${formatYuan(min)}–${formatYuan(max)}`;
+  return min === max ? w.yuan(min) : `${w.yuan(min)}–${w.yuan(max)}`;
 }
 
 /** "¥59.00–¥129.00 ~¥99.00–¥199.00~": selling range, original range struck through when it differs. */
-function skuPriceText(skus: readonly Sku[]): string | null {
-  const selling = priceRange(skus.map((s) => s.price));
+function skuPriceText(w: Words, skus: readonly Sku[]): string | null {
+  const selling = priceRange(
+    w,
+    skus.map((s) => s.price),
+  );
   if (selling === null) return null;
-  const original = priceRange(skus.map((s) => s.originalPrice));
+  const original = priceRange(
+    w,
+    skus.map((s) => s.originalPrice),
+  );
   return original !== null && original !== selling ? `${selling} ~${original}~` : selling;
 }
 
 /** "颜色分类: 红色, 尺码: XL" from the joined names and values (spec §2.4). */
-function skuProps(sku: Sku): string {
+function skuProps(w: Words, sku: Sku): string {
   const names = sku.propNames?.split(',') ?? [];
   const values = sku.propValues?.split(',') ?? [];
   if (names.length > 0 && names.length === values.length) {
     return names.map((n, i) => `${n.trim()}: ${(values[i] ?? '').trim()}`).join(', ');
   }
   if (sku.propNames && sku.propValues) return `${sku.propNames}: ${sku.propValues}`;
-  return sku.propValues ?? sku.propNames ?? `SKU ${sku.id}`;
+  return sku.propValues ?? sku.propNames ?? w.t('item.skuFallback', { id: sku.id });
 }
 
-function skuLine(sku: Sku): string {
-  let price = sku.price === null ? 'no price' : formatYuan(sku.price);
+function skuLine(w: Words, sku: Sku): string {
+  let price = sku.price === null ? w.t('item.noPrice') : w.yuan(sku.price);
   if (sku.originalPrice !== null && sku.originalPrice !== sku.price)
-    price += ` ~${formatYuan(sku.originalPrice)}~`;
-  return `• ${escapeClip(skuProps(sku), 200)} — ${price}`;
+    price += ` ~${w.yuan(sku.originalPrice)}~`;
+  return w.t('item.skuLine', { props: escapeClip(skuProps(w, sku), 200), price });
 }
 
-function priceValueText(value: PriceValue | null): string {
+function priceValueText(w: Words, value: PriceValue | null): string {
   if (value === null) return '—';
-  if (value.value !== null && Number.isFinite(value.value)) return formatYuan(value.value);
+  if (value.value !== null && Number.isFinite(value.value)) return w.yuan(value.value);
   return escapeClip(value.text, 100) || '—';
 }
 
-function pricesFields(prices: ItemPrices): string[] {
-  const original = priceValueText(prices.originalPrice);
+function pricesFields(w: Words, prices: ItemPrices): string[] {
+  const original = priceValueText(w, prices.originalPrice);
   return [
-    `*Price*\n${priceValueText(prices.price)}`,
-    `*Original price*\n${original === '—' ? original : `~${original}~`}`,
-    `*Reference price*\n${priceValueText(prices.referencePrice)}`,
+    w.t('item.priceField', { value: priceValueText(w, prices.price) }),
+    w.t('item.originalPriceField', { value: original === '—' ? original : `~${original}~` }),
+    w.t('item.referencePriceField', { value: priceValueText(w, prices.referencePrice) }),
   ];
 }
 
@@ -96,73 +103,97 @@ export function itemLink(item: Pick<Item, 'itemId' | 'shopUrl'>): string {
   return canonicalItemUrl(item.itemId, marketplaceOfHost(host) ?? '0');
 }
 
-export function renderItem(item: Item, options: ItemRenderOptions): RenderedMessage {
-  const title = item.title.trim() || `Item ${item.itemId}`;
+export function renderItem(w: Words, item: Item, options: ItemRenderOptions): RenderedMessage {
+  const { t } = w;
+  const title = item.title.trim() || t('item.untitled', { id: item.itemId });
   const id = escapeClip(item.itemId, 64);
 
-  const shop = item.shopName ? mrkdwnLink(item.shopUrl, truncate(item.shopName, 200)) : 'not given';
-  const lines = [`*Shop:* ${shop}${item.shopId ? ` (id ${escapeClip(item.shopId, 64)})` : ''}`];
-  lines.push(`*Item id:* ${id}${options.itemUrl ? ` · ${mrkdwnLink(options.itemUrl, 'open item')}` : ''}`);
-  const price = skuPriceText(item.skus) ?? (options.prices ? priceValueText(options.prices.price) : null);
-  lines.push(`*Price:* ${price ?? 'not listed'}`);
+  const shop = item.shopName
+    ? mrkdwnLink(item.shopUrl, truncate(item.shopName, 200))
+    : t('item.shopNotGiven');
+  const lines = [
+    item.shopId ? t('item.shopWithId', { shop, id: escapeClip(item.shopId, 64) }) : t('item.shop', { shop }),
+  ];
+  lines.push(
+    options.itemUrl
+      ? t('item.itemIdWithLink', { id, link: mrkdwnLink(options.itemUrl, t('item.openItemLink')) })
+      : t('item.itemId', { id }),
+  );
+  const price =
+    skuPriceText(w, item.skus) ?? (options.prices ? priceValueText(w, options.prices.price) : null);
+  lines.push(t('item.price', { price: price ?? t('item.notListed') }));
   if (item.categoryIds.length > 0) {
-    const shown = item.categoryIds.slice(0, MAX_CATEGORIES).join(', ');
+    const list = item.categoryIds.slice(0, MAX_CATEGORIES).join(', ');
     const rest = item.categoryIds.length - MAX_CATEGORIES;
-    lines.push(`*Categories:* ${shown}${rest > 0 ? ` and ${rest} more` : ''}`);
+    lines.push(
+      rest > 0 ? t('item.categoriesMore', { list, n: w.count(rest) }) : t('item.categories', { list }),
+    );
   }
   if (safeUrl(item.videoUrl) !== null) {
-    lines.push(`*Video:* ${mrkdwnLink(item.videoUrl, 'watch')}`);
+    lines.push(t('item.video', { link: mrkdwnLink(item.videoUrl, t('item.watch')) }));
   }
-  const mainImage = item.images.map((url) => image(url, 'Item image')).find((img) => img !== undefined);
+  const mainImage = item.images.map((url) => image(url, t('item.imageAlt'))).find((img) => img !== undefined);
 
   const blocks: KnownBlock[] = [header(title), section(lines.join('\n'), mainImage)];
-  if (options.prices) blocks.push(fieldsSection(pricesFields(options.prices)));
+  if (options.prices) blocks.push(fieldsSection(pricesFields(w, options.prices)));
   if (item.skus.length > 0) {
     blocks.push(
-      ...packSections(item.skus.map(skuLine), {
-        title: `*SKUs (${item.skus.length})*`,
-        maxBlocks: 7,
-        maxEntries: MAX_SKUS,
-        more: (n) => `…and ${n} more SKUs`,
-      }),
+      ...packSections(
+        item.skus.map((sku) => skuLine(w, sku)),
+        {
+          title: t('item.skusTitle', { n: w.count(item.skus.length) }),
+          maxBlocks: 7,
+          maxEntries: MAX_SKUS,
+          more: (n) => t('item.moreSkus', { count: n, n: w.count(n) }),
+        },
+      ),
     );
   }
   if (item.attributes.length > 0) {
-    const attributeLines = item.attributes.map(
-      (a) => `• ${escapeClip(a.name, 100)}: ${escapeClip(a.value, 300)}`,
+    const attributeLines = item.attributes.map((a) =>
+      t('item.attribute', { name: escapeClip(a.name, 100), value: escapeClip(a.value, 300) }),
     );
     blocks.push(
       ...packSections(attributeLines, {
-        title: `*Attributes (${item.attributes.length})*`,
+        title: t('item.attributesTitle', { n: w.count(item.attributes.length) }),
         maxBlocks: 4,
         maxEntries: MAX_ATTRIBUTES,
-        more: (n) => `…and ${n} more attributes`,
+        more: (n) => t('item.moreAttributes', { count: n, n: w.count(n) }),
       }),
     );
   }
   const buttons = [
-    button({ label: 'Prices', actionId: ACTIONS.itemPrices, value: item.itemId }),
-    button({ label: 'Shop', actionId: ACTIONS.itemShop, value: itemLink(item) }),
+    button({ label: t('item.pricesButton'), actionId: ACTIONS.itemPrices, value: item.itemId }),
+    button({ label: t('item.shopButton'), actionId: ACTIONS.itemShop, value: itemLink(item) }),
   ];
-  const link = button({ label: 'Open item', actionId: ACTIONS.itemLink, url: options.itemUrl ?? null });
+  const link = button({
+    label: t('item.openButton'),
+    actionId: ACTIONS.itemLink,
+    url: options.itemUrl ?? null,
+  });
   if (link.url) buttons.push(link);
-  blocks.push(actions(buttons), renderChargeNote(options.charge));
+  blocks.push(actions(buttons), renderChargeNote(w, options.charge));
 
-  const skuCount = item.skus.length > 0 ? `, ${plural(item.skus.length, 'SKU')}` : '';
+  const values = { title: escapeClip(title, 150), id, price: price ?? t('item.priceNotListed') };
   return message(
-    `${escapeClip(title, 150)} (item ${id}${skuCount}): ${price ?? 'price not listed'}`,
+    item.skus.length > 0
+      ? t('item.fallbackSkus', {
+          ...values,
+          skus: t('item.skus', { count: item.skus.length, n: w.count(item.skus.length) }),
+        })
+      : t('item.fallback', values),
     blocks,
     2,
   );
 }
 
 /** platiteminfoprice's answer on its own. */
-export function renderItemPrices(prices: ItemPrices, charge: ChargeNote): RenderedMessage {
+export function renderItemPrices(w: Words, prices: ItemPrices, charge: ChargeNote): RenderedMessage {
   const id = escapeClip(prices.itemId, 64);
   const blocks: KnownBlock[] = [
-    section(`*Prices of item ${id}*`),
-    fieldsSection(pricesFields(prices)),
-    renderChargeNote(charge),
+    section(w.t('item.pricesTitle', { id })),
+    fieldsSection(pricesFields(w, prices)),
+    renderChargeNote(w, charge),
   ];
-  return message(`Prices of item ${id}: ${priceValueText(prices.price)}`, blocks, 1);
+  return message(w.t('item.pricesFallback', { id, price: priceValueText(w, prices.price) }), blocks, 1);
 }

@@ -3,6 +3,7 @@
  * are offered only with the enhanced edition (spec §9), and the form says so otherwise.
  */
 import type { KnownBlock, ModalView } from '@slack/types';
+import type { Words } from './i18n/words.js';
 import { context } from './kit.js';
 
 /** Every action_id is unique across the view, as Block Kit validation requires. */
@@ -16,17 +17,18 @@ export const ORDERS_FORM = {
   size: { block: 'size', action: 'orders.size' },
 } as const;
 
-const FLAGS = ['Red', 'Yellow', 'Green', 'Blue', 'Purple'];
+const FLAGS = [1, 2, 3, 4, 5] as const;
 const SIZES = [20, 50, 100];
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
 
-export function renderOrdersForm(input: { privateMetadata: string; edition: number }): ModalView {
+export function renderOrdersForm(w: Words, input: { privateMetadata: string; edition: number }): ModalView {
+  const { t } = w;
   const blocks: KnownBlock[] = [
     {
       type: 'input',
       block_id: ORDERS_FORM.owner.block,
-      label: plain('Shop owner id'),
+      label: plain(t('orders.form.owner')),
       element: { type: 'plain_text_input', action_id: ORDERS_FORM.owner.action, max_length: 64 },
     },
   ];
@@ -36,43 +38,46 @@ export function renderOrdersForm(input: { privateMetadata: string; edition: numb
         type: 'input',
         block_id: ORDERS_FORM.from.block,
         optional: true,
-        label: plain('Confirmed from'),
+        label: plain(t('orders.form.from')),
         element: { type: 'datetimepicker', action_id: ORDERS_FORM.from.action },
-        hint: plain('At most 24 hours between from and to.'),
+        hint: plain(t('orders.form.fromHint')),
       },
       {
         type: 'input',
         block_id: ORDERS_FORM.to.block,
         optional: true,
-        label: plain('Confirmed until'),
+        label: plain(t('orders.form.to')),
         element: { type: 'datetimepicker', action_id: ORDERS_FORM.to.action },
       },
       {
         type: 'input',
         block_id: ORDERS_FORM.remark.block,
         optional: true,
-        label: plain('Remark contains'),
+        label: plain(t('orders.form.remark')),
         element: { type: 'plain_text_input', action_id: ORDERS_FORM.remark.action, max_length: 200 },
       },
       {
         type: 'input',
         block_id: ORDERS_FORM.flag.block,
         optional: true,
-        label: plain('Flag'),
+        label: plain(t('orders.form.flag')),
         element: {
           type: 'static_select',
           action_id: ORDERS_FORM.flag.action,
-          options: FLAGS.map((name, i) => ({ text: plain(`${i + 1} ${name}`), value: String(i + 1) })),
+          options: FLAGS.map((n) => ({
+            text: plain(t('orders.form.flagOption', { n, name: t(`orders.flagName.${n}`) })),
+            value: String(n),
+          })),
         },
       },
     );
   } else {
-    blocks.push(context('Time, remark and flag filters need the enhanced edition of the orders interface.'));
+    blocks.push(context(t('orders.form.needsEnhanced')));
   }
   blocks.push({
     type: 'input',
     block_id: ORDERS_FORM.size.block,
-    label: plain('Orders per page'),
+    label: plain(t('orders.form.size')),
     element: {
       type: 'static_select',
       action_id: ORDERS_FORM.size.action,
@@ -80,14 +85,14 @@ export function renderOrdersForm(input: { privateMetadata: string; edition: numb
       options: SIZES.map((n) => ({ text: plain(String(n)), value: String(n) })),
     },
   });
-  blocks.push(context('Submitting shows the charge first; nothing is charged until you confirm.'));
+  blocks.push(context(t('orders.form.footer')));
   return {
     type: 'modal',
     callback_id: ORDERS_FORM.callbackId,
     private_metadata: input.privateMetadata,
-    title: plain('Orders'),
-    submit: plain('Continue'),
-    close: plain('Cancel'),
+    title: plain(t('orders.form.title')),
+    submit: plain(t('orders.form.submit')),
+    close: plain(t('orders.form.close')),
     blocks,
   };
 }

@@ -7,9 +7,10 @@ import type { LookupOutcome, OrderFilters, Quote } from '../lookups/types.js';
 import type { Order } from '../plat/types.js';
 import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, quoteShort, renderChargeNote } from './charge-note.js';
+import { SHANGHAI, type Words } from './i18n/words.js';
 import { actions, button, context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
-import { escapeClip, formatOrderTime, formatYuan, plural } from './text.js';
+import { escapeClip } from './text.js';
 
 export type OrdersOutcome = Extract<LookupOutcome, { kind: 'orders' }>;
 
@@ -19,126 +20,153 @@ export interface OrdersRenderOptions {
   now: Date;
   /** What the previous or next page costs, shown on the pager buttons; null when not known. */
   nextQuote: Quote | null;
-  /** The pager button value for a 0-based page: a short id, never the filters themselves. */
-  pagerValue: (page: number) => string;
+  /** The pager buttons' values (short ids of pending lookups prepared before rendering); null: no button. */
+  pager: { previous: string | null; next: string | null };
 }
 
-/** order_status (spec/notes.md): 1 awaiting shipment, 2 shipped, 3 received; others shown raw. */
-export function orderStatusLabel(status: number | null): string {
-  switch (status) {
-    case 1:
-      return 'Awaiting shipment';
-    case 2:
-      return 'Shipped';
-    case 3:
-      return 'Received';
-    case null:
-      return 'Status not given';
-    default:
-      return `status ${status}`;
-  }
+/** order_status (spec/notes.md): 1 awaiting shipment (待发货), 2 shipped (已发货待签收), 3 received (已签收). */
+export function orderStatusLabel(w: Words, status: number | null): string {
+  if (status === 1 || status === 2 || status === 3) return w.t(`orders.status.${status}`);
+  if (status === null) return w.t('orders.status.none');
+  return w.t('orders.status.other', { status });
 }
 
-const FLAGS: Record<number, { emoji: string; colour: string }> = {
-  1: { emoji: '🔴', colour: 'red' },
-  2: { emoji: '🟡', colour: 'yellow' },
-  3: { emoji: '🟢', colour: 'green' },
-  4: { emoji: '🔵', colour: 'blue' },
-  5: { emoji: '🟣', colour: 'purple' },
-};
+const FLAG_EMOJI: Record<number, string> = { 1: '🔴', 2: '🟡', 3: '🟢', 4: '🔵', 5: '🟣' };
 
-/** remark_tag (spec/notes.md): "🔴 red flag", with the flag's name when it has one. */
-export function flagLabel(tag: number | null, name: string | null): string | null {
-  const flag = tag === null ? undefined : FLAGS[tag];
-  const label = flag ? `${flag.emoji} ${flag.colour} flag` : tag === null ? null : `flag ${tag}`;
+/** remark_tag (spec/notes.md): "🔴 red flag" / "🔴 红旗", with the flag's name when it has one. */
+export function flagLabel(w: Words, tag: number | null, name: string | null): string | null {
+  const emoji = tag === null ? undefined : FLAG_EMOJI[tag];
+  const label =
+    emoji !== undefined && tag !== null
+      ? w.t('orders.flag', { emoji, colour: w.t(`domain.flag.${tag as 1 | 2 | 3 | 4 | 5}`) })
+      : tag === null
+        ? null
+        : w.t('orders.flagRaw', { tag: String(tag) });
   const tagName = name?.trim() ? escapeClip(name.trim(), 40) : null;
-  if (label === null) return tagName === null ? null : `flag ${tagName}`;
-  return tagName === null ? label : `${label}: ${tagName}`;
+  if (label === null) return tagName === null ? null : w.t('orders.flagRaw', { tag: tagName });
+  return tagName === null ? label : w.t('orders.flagNamed', { label, name: tagName });
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** "⚠️ overdue" for an order still awaiting shipment past its deadline; "⚠️ ship within 24 h" before it. */
-export function shippingFlag(order: Pick<Order, 'status' | 'lastShipTime'>, now: Date): string | null {
+export type ShippingFlag = 'overdue' | 'ship_within_24h';
+
+/** Overdue for an order still awaiting shipment past its deadline; "ship within 24 h" before it. */
+export function shippingFlag(order: Pick<Order, 'status' | 'lastShipTime'>, now: Date): ShippingFlag | null {
   if (order.lastShipTime === null) return null;
   const deadline = order.lastShipTime.getTime();
   const at = now.getTime();
-  if (order.status === 1 && deadline <= at) return '⚠️ overdue';
+  if (order.status === 1 && deadline <= at) return 'overdue';
   // A shipped or received order has nothing left to ship.
   if (order.status !== 2 && order.status !== 3 && deadline > at && deadline <= at + DAY_MS) {
-    return '⚠️ ship within 24 h';
+    return 'ship_within_24h';
   }
   return null;
 }
 
-function orderEntry(order: Order, now: Date): string {
-  const top = [`*Order* \`${escapeClip(order.orderSn, 64)}\``, orderStatusLabel(order.status)];
-  const flag = flagLabel(order.remarkTag, order.remarkTagName);
-  if (flag) top.push(flag);
-  if (order.isPreSale) top.push('Pre-sale');
+export function shippingFlagText(w: Words, flag: ShippingFlag): string {
+  return flag === 'overdue' ? w.t('orders.overdue') : w.t('orders.shipWithin');
+}
 
-  const goods = escapeClip(order.goodsName, 200) || 'goods not named';
+/** "2026-11-20 14:03 UTC+8" / "2026年11月20日 14:03（北京时间）": an order's time with its zone. */
+export function orderTime(w: Words, date: Date): string {
+  const text = w.dateTime(date, SHANGHAI);
+  return text === '—' ? text : w.t('orders.time', { time: text });
+}
+
+function orderEntry(w: Words, order: Order, now: Date): string {
+  const { t } = w;
+  const top = [t('orders.order', { sn: escapeClip(order.orderSn, 64) }), orderStatusLabel(w, order.status)];
+  const flag = flagLabel(w, order.remarkTag, order.remarkTagName);
+  if (flag) top.push(flag);
+  if (order.isPreSale) top.push(t('orders.preSale'));
+
+  const goods = escapeClip(order.goodsName, 200) || t('orders.goodsUnnamed');
   const spec = order.goodsSpec?.trim() ? ` — ${escapeClip(order.goodsSpec.trim(), 150)}` : '';
-  const lines = [top.join(' · '), `${goods}${spec} × ${order.goodsCount} · ${formatYuan(order.payAmount)}`];
+  const lines = [
+    top.join(t('common.sep')),
+    t('orders.goods', { goods, spec, qty: w.count(order.goodsCount), amount: w.yuan(order.payAmount) }),
+  ];
 
   const times: string[] = [];
-  if (order.confirmTime) times.push(`Confirmed ${formatOrderTime(order.confirmTime)}`);
-  if (order.lastShipTime) times.push(`ship by ${formatOrderTime(order.lastShipTime)}`);
+  if (order.confirmTime) times.push(t('orders.confirmed', { time: orderTime(w, order.confirmTime) }));
+  if (order.lastShipTime) times.push(t('orders.shipBy', { time: orderTime(w, order.lastShipTime) }));
   const warning = shippingFlag(order, now);
-  if (warning) times.push(`*${warning}*`);
-  if (times.length > 0) lines.push(times.join(' · '));
+  if (warning) times.push(t('orders.warning', { text: shippingFlagText(w, warning) }));
+  if (times.length > 0) lines.push(times.join(t('common.sep')));
   if (order.remark?.trim())
-    lines.push(`Remark: ${escapeClip(order.remark.trim().replace(/\s+/g, ' '), 300)}`);
+    lines.push(t('orders.remark', { text: escapeClip(order.remark.trim().replace(/\s+/g, ' '), 300) }));
   return lines.join('\n');
 }
 
-function filtersText(filters: OrderFilters): string {
+function filtersText(w: Words, filters: OrderFilters): string {
+  const { t } = w;
   const parts: string[] = [];
-  if (filters.startTime) parts.push(`from ${formatOrderTime(filters.startTime)}`);
-  if (filters.endTime) parts.push(`to ${formatOrderTime(filters.endTime)}`);
-  if (filters.remark) parts.push(`remark “${escapeClip(filters.remark, 100)}”`);
+  if (filters.startTime) parts.push(t('orders.from', { time: orderTime(w, filters.startTime) }));
+  if (filters.endTime) parts.push(t('orders.to', { time: orderTime(w, filters.endTime) }));
+  if (filters.remark) parts.push(t('orders.remarkFilter', { text: escapeClip(filters.remark, 100) }));
   if (filters.remarkTag !== undefined || filters.remarkTagName) {
-    parts.push(flagLabel(filters.remarkTag ?? null, filters.remarkTagName ?? null) ?? '');
+    parts.push(flagLabel(w, filters.remarkTag ?? null, filters.remarkTagName ?? null) ?? '');
   }
-  return parts.length > 0 ? `Filters: ${parts.filter(Boolean).join(', ')}` : '';
+  const shown = parts.filter(Boolean);
+  return shown.length > 0 ? t('orders.filters', { list: shown.join(', ') }) : '';
 }
 
-export function renderOrdersPage(outcome: OrdersOutcome, options: OrdersRenderOptions): RenderedMessage {
+export function renderOrdersPage(
+  w: Words,
+  outcome: OrdersOutcome,
+  options: OrdersRenderOptions,
+): RenderedMessage {
+  const { t } = w;
   const { page } = outcome;
   const totalPages = Math.max(1, page.totalPages);
-  const position = `page ${page.page + 1} of ${totalPages}, ${plural(page.totalElements, 'order')}`;
+  const position = t('orders.position', {
+    count: page.totalElements,
+    n: w.count(page.totalElements),
+    page: w.count(page.page + 1),
+    pages: w.count(totalPages),
+  });
   const owner = escapeClip(outcome.ownerId, 64);
 
   const head: KnownBlock[] = [
-    header(`Orders of ${outcome.ownerId}`),
-    context(position, filtersText(outcome.filters)),
+    header(t('orders.title', { owner: outcome.ownerId })),
+    context(position, filtersText(w, outcome.filters)),
   ];
 
   const tail: KnownBlock[] = [];
-  const cost = options.nextQuote ? ` (${quoteShort(options.nextQuote)})` : '';
+  const cost = options.nextQuote ? quoteShort(w, options.nextQuote) : null;
   const pagers: Button[] = [];
-  if (page.page > 0) {
-    const value = options.pagerValue(page.page - 1);
-    pagers.push(button({ label: `◀ Previous${cost}`, actionId: ACTIONS.ordersPrev, value }));
+  if (options.pager.previous !== null) {
+    const label = cost === null ? t('orders.previous') : t('orders.previousCost', { cost });
+    pagers.push(button({ label, actionId: ACTIONS.ordersPrev, value: options.pager.previous }));
   }
-  if (page.page + 1 < page.totalPages) {
-    const value = options.pagerValue(page.page + 1);
-    pagers.push(button({ label: `Next ▶${cost}`, actionId: ACTIONS.ordersNext, value }));
+  if (options.pager.next !== null) {
+    const label = cost === null ? t('orders.next') : t('orders.nextCost', { cost });
+    pagers.push(button({ label, actionId: ACTIONS.ordersNext, value: options.pager.next }));
   }
   if (pagers.length > 0) tail.push(actions(pagers));
-  tail.push(renderChargeNote(options.charge));
+  tail.push(renderChargeNote(w, options.charge));
 
   const body =
     page.orders.length > 0
       ? packSections(
-          page.orders.map((o) => orderEntry(o, options.now)),
+          page.orders.map((o) => orderEntry(w, o, options.now)),
           {
             maxBlocks: SLACK_LIMITS.messageBlocks - head.length - tail.length,
             separator: '\n\n',
-            more: (n) => `…and ${n} more on this page`,
+            more: (n) => t('orders.moreOnPage', { count: n, n: w.count(n) }),
           },
         )
-      : [section(page.totalElements > 0 ? 'No orders on this page.' : 'No orders found.')];
+      : [section(page.totalElements > 0 ? t('orders.noneOnPage') : t('orders.noneFound'))];
 
-  return message(`Orders of ${owner}: ${position}`, [...head, ...body, ...tail], tail.length);
+  return message(t('orders.fallback', { owner, position }), [...head, ...body, ...tail], tail.length);
+}
+
+/** Which pages the pager offers (0-based): the slack layer prepares a pending lookup for each. */
+export function pagerPages(outcome: OrdersOutcome): { previous: number | null; next: number | null } {
+  const { page } = outcome;
+  return {
+    previous: page.page > 0 ? page.page - 1 : null,
+    next: page.page + 1 < page.totalPages ? page.page + 1 : null,
+  };
 }

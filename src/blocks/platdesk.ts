@@ -1,85 +1,318 @@
 /**
- * Answers of `/platdesk`: help, spend reports and settings. Text lines from
- * lookups/platdesk-command.ts are mrkdwn built from validated ids (mentions are intended).
+ * Answers of `/platdesk`: help, spend reports, settings and the ledger export's CSV, worded from
+ * the data lookups/platdesk-command.ts returns. Mentions of validated ids are intended.
  */
-import type { PlatdeskResult } from '../lookups/platdesk-command.js';
-import type { UsageReport } from '../lookups/reports.js';
-import { isOperation, OPERATIONS } from '../plat/operations.js';
+import type { KnownBlock } from '@slack/types';
+import type { PlatdeskProblem, PlatdeskResult } from '../lookups/platdesk-command.js';
+import { ledgerCsv, type UsageReport } from '../lookups/reports.js';
+import type { Caps } from '../lookups/settings.js';
+import type { AutoLookupView } from '../lookups/unfurls.js';
+import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
+import type { LedgerEntry } from '../store/store.js';
+import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, escapeText, formatPoints, formatTimeIn, plural } from './text.js';
+import { escapeClip, escapeText } from './text.js';
+import { operationTitle } from './words-of.js';
 
-const HELP_ALL = [
-  '`/platdesk usage [today|month]`: your spend',
-  '`/platdesk confirm under <points>` / `/platdesk confirm always`: skip confirmations for cheap lookups, or not',
-];
-const HELP_ADMIN = [
-  '`/platdesk usage [today|month] [all|@user]`: spend of the workspace or a user',
-  '`/platdesk export [month|YYYY-MM|last30]`: the ledger as CSV, sent to you',
-  '`/platdesk access everyone` / `/platdesk access only @user @group #channel`: who may spend',
-  '`/platdesk budget <workspace|user|@user> <daily|monthly> <points|off>`, `/platdesk budget timezone <zone>`',
-  '`/platdesk shop add <alias> owner:<id> shop:<id> [#channel…]`, `shop remove <alias>`, `shops`, `shops registered-only on|off`',
-  '`/platdesk cache <operation> <seconds>`: how long answers are reused (0 = never)',
-  '`/platdesk digest-cap <points>`: a daily digest estimated above this asks an admin first',
-  '`/platdesk autolookup [#channel on [cap N] | #channel off]`: channels whose item links are looked up without asking, up to N a day',
-  '`/platdesk admins [add|remove @user]`, `/platdesk audit`: admins and recent settings changes',
+const HELP_ALL: TKey[] = ['platdesk.help.usage', 'platdesk.help.confirm', 'platdesk.help.language'];
+const HELP_ADMIN: TKey[] = [
+  'platdesk.helpAdmin.usage',
+  'platdesk.helpAdmin.export',
+  'platdesk.helpAdmin.access',
+  'platdesk.helpAdmin.budget',
+  'platdesk.helpAdmin.shop',
+  'platdesk.helpAdmin.cache',
+  'platdesk.helpAdmin.digestCap',
+  'platdesk.helpAdmin.autolookup',
+  'platdesk.helpAdmin.language',
+  'platdesk.helpAdmin.admins',
 ];
 
-function usageBlocks(r: UsageReport) {
-  const whose = r.userId ? `<@${r.userId}>` : 'the workspace';
-  const period = r.period === 'today' ? 'today' : r.period === 'month' ? 'this month' : 'the last 30 days';
-  const lines = r.byOperation.map(
-    (g) =>
-      `• ${isOperation(g.key) ? OPERATIONS[g.key].title : escapeClip(g.key, 40)}: ${formatPoints(g.points)}, ${plural(g.calls, 'call')}${g.quotaCalls > 0 ? `, ${g.quotaCalls} of the quota` : ''}`,
-  );
-  const users = r.byUser.map(
-    (g) =>
-      `• ${g.key ? `<@${g.key}>` : 'scheduled digests'}: ${formatPoints(g.points)}, ${plural(g.calls, 'call')}`,
+/** "2026-11-20 14:03 UTC" (the audit log's own clock). */
+const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
+  const { t } = w;
+  const whose = r.userId ? `<@${r.userId}>` : t('platdesk.workspace');
+  const period = t(`platdesk.period.${r.period}`);
+  const calls = (n: number) => t('common.calls', { count: n, n: w.count(n) });
+  const lines = r.byOperation.map((g) => {
+    const values = {
+      operation: isOperation(g.key) ? operationTitle(w, g.key) : escapeClip(g.key, 40),
+      points: w.points(g.points),
+      calls: calls(g.calls),
+      quota: w.count(g.quotaCalls),
+    };
+    return g.quotaCalls > 0 ? t('platdesk.operationLineQuota', values) : t('platdesk.operationLine', values);
+  });
+  const users = r.byUser.map((g) =>
+    t('platdesk.userLine', {
+      who: g.key ? `<@${g.key}>` : t('platdesk.scheduledDigests'),
+      points: w.points(g.points),
+      calls: calls(g.calls),
+    }),
   );
   return [
-    header(`Spend ${period}`),
+    header(t('platdesk.spendTitle', { period })),
     section(
-      `Spend of ${whose} ${period}: *${formatPoints(r.totals.points)}* in ${plural(r.totals.calls, 'call')} (charged or not), ${plural(r.totals.quotaCalls, 'call')} of the item quota.`,
+      t('platdesk.spendLine', {
+        whose,
+        period,
+        points: w.points(r.totals.points),
+        calls: t('platdesk.chargedCalls', { count: r.totals.calls, n: w.count(r.totals.calls) }),
+        quota: t('platdesk.itemQuota', { count: r.totals.quotaCalls, n: w.count(r.totals.quotaCalls) }),
+      }),
     ),
     // A heading only over entries: a personal report has no "By user", a quiet day no "By operation".
     ...(lines.length > 0
-      ? packSections(lines, { maxBlocks: 3, title: '*By operation*', more: (n) => `…and ${n} more` })
+      ? packSections(lines, {
+          maxBlocks: 3,
+          title: t('platdesk.byOperation'),
+          more: (n) => t('common.more', { count: n, n: w.count(n) }),
+        })
       : []),
     ...(users.length > 0
-      ? packSections(users, { maxBlocks: 3, title: '*By user*', more: (n) => `…and ${n} more users` })
+      ? packSections(users, {
+          maxBlocks: 3,
+          title: t('platdesk.byUser'),
+          more: (n) => t('platdesk.moreUsers', { count: n, n: w.count(n) }),
+        })
       : []),
     // The budget zone, as the caps count days and months (one zone per view).
     context(
-      `From the ledger, ${formatTimeIn(r.from, r.timeZone)} to ${formatTimeIn(r.to, r.timeZone)} (${escapeText(r.timeZone)}).`,
+      t('platdesk.fromLedger', {
+        from: w.dateTime(r.from, r.timeZone),
+        to: w.dateTime(r.to, r.timeZone),
+        zone: escapeText(r.timeZone),
+      }),
     ),
   ];
 }
 
-export function renderPlatdeskResult(result: PlatdeskResult): RenderedMessage {
+function describeProblem(w: Words, p: PlatdeskProblem): string {
+  return w.t(`platdesk.problem.${p.code}`, { ...p.values });
+}
+
+function capText(w: Words, v: number | null): string {
+  return v === null ? w.t('platdesk.noCap') : w.t('platdesk.capPoints', { n: w.count(v) });
+}
+
+function caps(w: Words, c: Caps) {
+  return { daily: capText(w, c.daily), monthly: capText(w, c.monthly) };
+}
+
+function autoLines(w: Words, view: AutoLookupView): string[] {
+  const { t } = w;
+  const changed = view.changed
+    ? [
+        view.changed.cap === null
+          ? t('platdesk.autoOff', { channel: `<#${view.changed.channelId}>` })
+          : t('platdesk.autoOn', { channel: `<#${view.changed.channelId}>`, cap: w.count(view.changed.cap) }),
+      ]
+    : [];
+  const list =
+    view.channels.length === 0
+      ? [t('platdesk.autoNone')]
+      : view.channels.map((c) =>
+          t('platdesk.autoLine', {
+            channel: `<#${c.channelId}>`,
+            cap: w.count(c.cap),
+            used: w.count(c.usedToday),
+          }),
+        );
+  return [...changed, ...list];
+}
+
+/** A settings answer: a title and mrkdwn lines. */
+function settings(w: Words, result: PlatdeskResult): { title: string; lines: string[] } | null {
+  const { t } = w;
+  switch (result.kind) {
+    case 'confirm': {
+      const lines =
+        result.changed && result.threshold === null
+          ? [t('platdesk.confirmAlways')]
+          : result.changed
+            ? [
+                t('platdesk.confirmUnderSet', { points: w.count(result.threshold ?? 0) }),
+                t('platdesk.confirmAgain'),
+              ]
+            : [
+                result.threshold === null
+                  ? t('platdesk.confirmDefault')
+                  : t('platdesk.confirmUnder', { points: w.count(result.threshold) }),
+                t('platdesk.confirmChange'),
+              ];
+      return { title: t('platdesk.confirmTitle'), lines };
+    }
+    case 'access': {
+      const p = result.policy;
+      const who = [
+        ...p.users.map((u) => `<@${u}>`),
+        ...p.groups.map((g) => `<!subteam^${g}>`),
+        ...p.channels.map((c) => t('platdesk.membersIn', { channel: `<#${c}>` })),
+      ];
+      return {
+        title: t('platdesk.accessTitle'),
+        lines: [
+          p.mode === 'everyone'
+            ? t('platdesk.accessEveryone')
+            : t('platdesk.accessOnly', { who: who.join(', ') || t('platdesk.nobodyListed') }),
+        ],
+      };
+    }
+    case 'budgets': {
+      const b = result.budgets;
+      return {
+        title: t('platdesk.budgetsTitle'),
+        lines: [
+          t('platdesk.budgetWorkspace', caps(w, b.workspace)),
+          t('platdesk.budgetEachUser', caps(w, b.perUser)),
+          ...Object.entries(b.users).map(([u, c]) =>
+            t('platdesk.budgetUser', { user: `<@${u}>`, ...caps(w, c) }),
+          ),
+          t('platdesk.budgetZone', { zone: escapeText(b.timezone) }),
+        ],
+      };
+    }
+    case 'shops': {
+      const r = result.registry;
+      const shopLines = r.shops.map((s) => {
+        const ids = [
+          s.ownerId ? t('platdesk.shopOwner', { id: escapeText(s.ownerId) }) : null,
+          s.shopId ? t('platdesk.shopShop', { id: escapeText(s.shopId) }) : null,
+        ].filter((x): x is string => x !== null);
+        const where =
+          s.channels.length > 0 ? s.channels.map((c) => `<#${c}>`).join(' ') : t('platdesk.anyChannel');
+        return t('platdesk.shopLine', {
+          alias: escapeText(s.alias),
+          ids: ids.join(', ') || t('platdesk.noIds'),
+          where,
+        });
+      });
+      return {
+        title: t('platdesk.shopsTitle'),
+        lines: [
+          ...(shopLines.length > 0 ? shopLines : [t('platdesk.noShops')]),
+          r.registeredOnly ? t('platdesk.registeredOnly') : t('platdesk.unregisteredToo'),
+        ],
+      };
+    }
+    case 'cache':
+      return {
+        title: t('platdesk.cacheTitle'),
+        lines: OPERATION_NAMES.map((op) =>
+          t('platdesk.cacheLine', {
+            operation: op,
+            ttl:
+              result.ttl[op] === 0
+                ? t('platdesk.notCached')
+                : t('platdesk.seconds', { n: w.count(result.ttl[op]) }),
+          }),
+        ),
+      };
+    case 'digest-cap':
+      return {
+        title: t('platdesk.digestCapTitle'),
+        lines: [t('platdesk.digestCap', { points: w.count(result.points) }), t('platdesk.digestCapChange')],
+      };
+    case 'admins': {
+      const list = result.admins.map((u) => `<@${u}>`).join(', ');
+      return {
+        title: t('platdesk.adminsTitle'),
+        lines: [
+          t('platdesk.adminsLine', { admins: list || t('platdesk.adminsNone') }),
+          ...(result.kept.length > 0
+            ? [t('platdesk.adminsKept', { admins: result.kept.map((u) => `<@${u}>`).join(', ') })]
+            : []),
+        ],
+      };
+    }
+    case 'audit':
+      return {
+        title: t('platdesk.auditTitle'),
+        // The detail is stored JSON: its & < > are escaped so it cannot mention or link anyone.
+        lines: result.records.map((a) =>
+          t('platdesk.auditLine', {
+            time: utc(a.at),
+            actor: `<@${a.actorId}>`,
+            action: escapeText(a.action),
+            detail: escapeText(a.detail),
+          }),
+        ),
+      };
+    case 'autolookup':
+      return { title: t('platdesk.autoTitle'), lines: autoLines(w, result.view) };
+    case 'language': {
+      const name = (l: 'en' | 'zh-CN') => t(`platdesk.languageName.${l}`);
+      const workspace = name(result.workspace);
+      const channel = `<#${result.channelId ?? ''}>`;
+      const line =
+        result.scope === 'workspace'
+          ? t('platdesk.languageWorkspace', { language: workspace })
+          : result.scope === 'channel'
+            ? result.choice === null
+              ? t('platdesk.languageChannelDefault', { channel, workspace })
+              : t('platdesk.languageChannel', { channel, language: name(result.choice) })
+            : result.choice === null
+              ? t('platdesk.languageUserAuto', { workspace })
+              : t('platdesk.languageUser', { language: name(result.choice) });
+      return { title: t('platdesk.languageTitle'), lines: [line] };
+    }
+    default:
+      return null;
+  }
+}
+
+export function renderPlatdeskResult(w: Words, result: PlatdeskResult): RenderedMessage {
+  const { t } = w;
+  const worded = settings(w, result);
+  if (worded)
+    return message(escapeText(worded.title), [
+      section(t('platdesk.titleLine', { title: escapeClip(worded.title, 100) })),
+      ...packSections(worded.lines, {
+        maxBlocks: 20,
+        more: (n) => t('common.more', { count: n, n: w.count(n) }),
+      }),
+    ]);
   switch (result.kind) {
     case 'help': {
-      const lines = result.admin ? [...HELP_ALL, ...HELP_ADMIN] : HELP_ALL;
-      return message('/platdesk help', [header('platdesk'), section(lines.join('\n'))]);
-    }
-    case 'text':
-      return message(result.title, [
-        section(`*${escapeClip(result.title, 100)}*`),
-        ...packSections(result.lines, { maxBlocks: 20, more: (n) => `…and ${n} more` }),
+      const lines = (result.admin ? [...HELP_ALL, ...HELP_ADMIN] : HELP_ALL).map((k) => t(k));
+      return message(t('platdesk.helpFallback'), [
+        header(t('platdesk.helpTitle')),
+        section(lines.join('\n')),
       ]);
+    }
     case 'usage':
-      return message('Spend report', usageBlocks(result.report));
+      return message(t('platdesk.spendFallback'), usageBlocks(w, result.report));
     case 'export':
-      return message('Ledger export', [
+      return message(t('platdesk.exportFallback'), [
         section(
-          `The ledger export (${plural(result.rows, 'row')}) is in your direct messages with platdesk.`,
+          t('platdesk.exportDone', { count: result.entries.length, n: w.count(result.entries.length) }),
         ),
       ]);
-    case 'denied':
-      return message(result.message, [section(`:lock: ${result.message}`)]);
+    case 'denied': {
+      const text =
+        result.reason === 'admin_only'
+          ? t('platdesk.denied.admin_only', { subcommand: escapeClip(result.subcommand, 40) })
+          : t('platdesk.denied.others_spend');
+      return message(text, [section(t('platdesk.deniedLine', { text }))]);
+    }
     case 'invalid':
-      return message('/platdesk: not understood', [
-        section(`:warning: ${result.problems.map((p) => escapeClip(p, 300)).join('\n')}`),
-        context('Type `/platdesk help` for the subcommands.'),
+      return message(t('platdesk.notUnderstood'), [
+        section(
+          t('platdesk.problemsLine', {
+            text: result.problems.map((p) => escapeClip(describeProblem(w, p), 300)).join('\n'),
+          }),
+        ),
+        context(t('platdesk.helpHint')),
       ]);
+    default:
+      throw new Error(`no words for /platdesk result ${result.kind}`);
   }
+}
+
+/** The ledger export as CSV, its header in the reader's language. */
+export function renderLedgerCsv(w: Words, entries: Iterable<LedgerEntry>): string {
+  return ledgerCsv(entries, (column) => w.t(`platdesk.csv.${column}`));
 }

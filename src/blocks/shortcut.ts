@@ -5,20 +5,15 @@
  * of the global shortcut and the answer when nothing recognizable was found.
  */
 import type { KnownBlock, ModalView, Option, PlainTextOption } from '@slack/types';
-import {
-  type Candidate,
-  describeCandidate,
-  type Found,
-  LOOKED_FOR,
-  type ShortcutKind,
-} from '../lookups/message-refs.js';
+import type { Candidate, Found, ShortcutKind } from '../lookups/message-refs.js';
 import { CARRIER_CODES } from '../lookups/parse/waybill.js';
-import type { Plan } from '../lookups/shortcut-lookups.js';
+import type { Plan, PlanProblem } from '../lookups/shortcut-lookups.js';
 import type { Quote } from '../lookups/types.js';
 import { quoteShort } from './charge-note.js';
+import { CATALOGS, type Catalog, type Words } from './i18n/words.js';
 import { context, message, type RenderedMessage, section } from './kit.js';
 import { SLACK_LIMITS } from './limits.js';
-import { escapeClip, formatPoints, plural, truncate } from './text.js';
+import { escapeClip, truncate } from './text.js';
 
 export const SHORTCUT_IDS = {
   items: 'platdesk.shortcut.items',
@@ -46,71 +41,100 @@ export const CHECKBOXES_PER_GROUP = 10;
 
 export type AnswerMode = 'me' | 'thread';
 
-const TITLES: Record<ShortcutKind, string> = {
-  items: 'Look up items',
-  waybills: 'Look up waybills',
-  shops: 'Find shop',
-  any: 'platdesk lookup',
-};
-
 const plain = (text: string) => ({ type: 'plain_text' as const, text: truncate(text, 75) || '—' });
 
-const NOUNS: Record<Candidate['kind'], [string, string]> = {
-  item: ['item', 'items'],
-  'shop-info': ['shop of an item link', 'shops of item links'],
-  'shop-id': ['seller account', 'seller accounts'],
-  waybill: ['waybill number', 'waybill numbers'],
-};
+const carrierOption = (w: Words, code: string) => ({
+  text: plain(
+    code === carrierName(w, code)
+      ? code
+      : w.t('shortcut.carrierOption', { code, name: carrierName(w, code) }),
+  ),
+  value: code,
+});
 
 /** "1 item and 2 waybill numbers". */
-function chosenThings(chosen: readonly Candidate[]): string {
+function chosenThings(w: Words, chosen: readonly Candidate[]): string {
   const counts = new Map<Candidate['kind'], number>();
   for (const c of chosen) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
-  const parts = [...counts].map(([kind, n]) => plural(n, NOUNS[kind][0], NOUNS[kind][1]));
-  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
+  return w.list([...counts].map(([kind, n]) => w.t(`shortcut.thing.${kind}`, { count: n, n: w.count(n) })));
 }
 
 /**
  * What the chosen things cost, as a person would say it: what was chosen, in how many lookups,
  * what that costs (or why the price is not known yet), and that the answer states the charge.
  */
-export function chosenCostText(chosen: readonly Candidate[], plan: Plan): string {
-  if (chosen.length === 0) return 'Nothing chosen: tick at least one.';
-  const things = chosenThings(chosen);
-  if (plan.needsTarget)
-    return `You chose ${things}: say whose waybills they are (below) to see what looking them up costs.`;
+export function chosenCostText(w: Words, chosen: readonly Candidate[], plan: Plan): string {
+  const { t } = w;
+  if (chosen.length === 0) return t('shortcut.nothingChosen');
+  const things = chosenThings(w, chosen);
+  if (plan.needsTarget) return t('shortcut.needsTarget', { things });
   const n = plan.lookups.length;
   const waybills = chosen.filter((c) => c.kind === 'waybill').length;
   const how =
     n === chosen.length
       ? n === 1
         ? ''
-        : ', one lookup each'
-      : `, looked up ${n === 1 ? 'together in 1 lookup' : `in ${n} lookups`}${n > 1 && waybills > 1 ? ' (the waybill numbers together)' : ''}`;
+        : t('shortcut.how.each')
+      : n === 1
+        ? t('shortcut.how.together')
+        : t(n > 1 && waybills > 1 ? 'shortcut.how.inWaybills' : 'shortcut.how.in', { n: w.count(n) });
   const { totalPoints, quotaCalls, lines } = plan.total;
-  const unknown = lines.some((l) => l.unit === 'points') && totalPoints === null;
+  const hasPoints = lines.some((l) => l.unit === 'points');
+  const unknown = hasPoints && totalPoints === null;
   const known = [
-    lines.some((l) => l.unit === 'points') && totalPoints !== null
-      ? `about ${formatPoints(totalPoints)}`
-      : null,
-    quotaCalls > 0 ? `${plural(quotaCalls, 'call')} of the item quota` : null,
+    hasPoints && totalPoints !== null ? t('shortcut.total', { points: w.points(totalPoints) }) : null,
+    quotaCalls > 0 ? t('shortcut.quota', { count: quotaCalls, n: w.count(quotaCalls) }) : null,
   ].filter((k): k is string => k !== null);
-  const costs = n === 1 ? 'It costs' : 'Together they cost';
-  const why =
-    n === 1
-      ? 'no price is set for it and it has not been charged here before'
-      : 'one of them has no price set and has not been charged here before';
+  const knownText = known.length === 2 ? t('shortcut.and', { a: known[0], b: known[1] }) : (known[0] ?? '');
+  const one = n === 1;
+  const why = t(one ? 'shortcut.cost.whyOne' : 'shortcut.cost.whyMany');
   const cost =
     unknown && known.length === 0
-      ? `${n === 1 ? 'Its price' : 'Their total'} is not known yet: ${why}.`
+      ? t(one ? 'shortcut.cost.unknownOne' : 'shortcut.cost.unknownMany', { why })
       : unknown
-        ? `${costs} ${known.join(' and ')}, plus points not known yet: ${why}.`
+        ? t(one ? 'shortcut.cost.plusUnknownOne' : 'shortcut.cost.plusUnknownMany', { known: knownText, why })
         : known.length > 0
-          ? `${costs} ${known.join(' and ')}.`
-          : `${n === 1 ? 'It costs' : 'They cost'} nothing.`;
-  const after =
-    n === 1 ? 'The answer will say what it actually cost.' : 'Each answer will say what it actually cost.';
-  return `You chose ${things}${how}. ${cost} ${after}`;
+          ? t(one ? 'shortcut.cost.knownOne' : 'shortcut.cost.knownMany', { known: knownText })
+          : t(one ? 'shortcut.cost.nothingOne' : 'shortcut.cost.nothingMany');
+  const after = t(one ? 'shortcut.cost.afterOne' : 'shortcut.cost.afterMany');
+  return t('shortcut.chose', { things, how, cost, after });
+}
+
+/** "item 680001234501 (first marketplace)", "shop id of account beeclothing", "waybill SF… (SF)". */
+export function describeCandidate(w: Words, c: Candidate): string {
+  const { t } = w;
+  switch (c.kind) {
+    case 'item':
+      return c.marketplace
+        ? t('shortcut.candidate.itemOn', {
+            id: c.itemId,
+            marketplace: t(`shortcut.marketplace.${c.marketplace}`),
+          })
+        : t('shortcut.candidate.item', { id: c.itemId });
+    case 'shop-info':
+      return t('shortcut.candidate.shopInfo', {
+        id: c.itemId,
+        marketplace: t(`shortcut.marketplace.${c.shopType}`),
+      });
+    case 'shop-id':
+      return t('shortcut.candidate.shopId', { wwid: c.wwid });
+    case 'waybill':
+      return c.carrier
+        ? t('shortcut.candidate.waybillCarrier', { code: c.waybillCode, carrier: carrierName(w, c.carrier) })
+        : t('shortcut.candidate.waybill', { code: c.waybillCode });
+  }
+}
+
+/** "SF" → "SF Express" / "顺丰"; a code not in the catalog as it is. */
+export function carrierName(w: Words, code: string): string {
+  // Every catalog names the same carriers as the English one.
+  const known = Object.hasOwn(CATALOGS.en.domain.carrier, code);
+  return known ? w.t(`domain.carrier.${code as keyof Catalog['domain']['carrier']}`) : code;
+}
+
+/** A problem with the shortcut's choice, in words. */
+export function describePlanProblem(w: Words, p: PlanProblem): string {
+  return w.t(`shortcut.problem.${p.code}`, { ...p.values });
 }
 
 export interface ChooseModalInput {
@@ -128,44 +152,47 @@ export interface ChooseModalInput {
   each: (Quote | null)[];
   targetOptions: { value: string; label: string }[];
   privateMetadata: string;
-  /** Shown at the top, e.g. "the charge changed: check it and Confirm again". */
-  notice?: string;
+  /** Shown at the top: the choice changed the charge, check it and Confirm again. */
+  notice?: 'changed';
 }
 
-function candidateOption(c: Candidate, index: number, quote: Quote | null): Option {
-  const description =
-    c.kind === 'waybill' ? 'looked up together with the other waybills' : quote ? quoteShort(quote) : '';
-  const option: PlainTextOption = { text: plain(describeCandidate(c)), value: String(index) };
+function candidateOption(w: Words, c: Candidate, index: number, quote: Quote | null): Option {
+  const description = c.kind === 'waybill' ? w.t('shortcut.together') : quote ? quoteShort(w, quote) : '';
+  const option: PlainTextOption = { text: plain(describeCandidate(w, c)), value: String(index) };
   if (description) option.description = plain(description);
   return option;
 }
 
-export function renderChooseModal(input: ChooseModalInput): ModalView {
+export function renderChooseModal(w: Words, input: ChooseModalInput): ModalView {
+  const { t } = w;
   const { found, plan } = input;
   const chosen = new Set(input.chosen);
   const blocks: KnownBlock[] = [];
-  if (input.notice) blocks.push(section(`:warning: ${escapeClip(input.notice, 500)}`));
+  if (input.notice)
+    blocks.push(section(t('shortcut.notice', { text: escapeClip(t('shortcut.changed'), 500) })));
   blocks.push(
-    section(`*Found ${plural(found.candidates.length, 'thing')} to look up.* Untick what you do not need.`),
-    context(`Looked for ${escapeClip(LOOKED_FOR[input.kind], 500)}.`),
+    section(t('shortcut.found', { count: found.candidates.length, n: w.count(found.candidates.length) })),
+    context(t('shortcut.lookedForLine', { what: escapeClip(t(`shortcut.lookedFor.${input.kind}`), 500) })),
   );
   if (found.shortLinks.length > 0)
     blocks.push(
       context(
-        `:link: Short links cannot be resolved without opening them: paste the full item link instead of ${escapeClip(found.shortLinks.slice(0, 3).join(', '), 300)}${found.shortLinks.length > 3 ? ' …' : ''}.`,
+        t('shortcut.shortLinks', {
+          links: `${escapeClip(found.shortLinks.slice(0, 3).join(', '), 300)}${found.shortLinks.length > 3 ? ' …' : ''}`,
+        }),
       ),
     );
   for (let start = 0, n = 0; start < found.candidates.length; start += CHECKBOXES_PER_GROUP, n++) {
     const options = found.candidates
       .slice(start, start + CHECKBOXES_PER_GROUP)
-      .map((c, i) => candidateOption(c, start + i, input.each[start + i] ?? null));
+      .map((c, i) => candidateOption(w, c, start + i, input.each[start + i] ?? null));
     const initial = options.filter((o) => chosen.has(Number(o.value)));
     blocks.push({
       type: 'input',
       block_id: SHORTCUT_FORM.pickBlock(n),
       optional: true,
       dispatch_action: true,
-      label: plain(n === 0 ? 'Look up' : 'Look up (continued)'),
+      label: plain(n === 0 ? t('shortcut.pick') : t('shortcut.pickMore')),
       element: {
         type: 'checkboxes',
         action_id: SHORTCUT_FORM.pickAction(n),
@@ -174,8 +201,7 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
       },
     });
   }
-  if (found.more > 0)
-    blocks.push(context(`…and ${found.more} more not listed: at most 30 lookups at a time.`));
+  if (found.more > 0) blocks.push(context(t('shortcut.notListed', { n: w.count(found.more) })));
 
   if (found.candidates.some((c) => c.kind === 'waybill')) {
     const current = input.targetOptions.find((o) => o.value === input.target);
@@ -185,11 +211,11 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
         block_id: SHORTCUT_FORM.target.block,
         optional: true,
         dispatch_action: true,
-        label: plain('Whose waybills (registered shops)'),
+        label: plain(t('shortcut.whose')),
         element: {
           type: 'static_select',
           action_id: SHORTCUT_FORM.target.action,
-          placeholder: plain('Choose a shop'),
+          placeholder: plain(t('shortcut.chooseShop')),
           options: input.targetOptions.map((o) => ({ text: plain(o.label), value: o.value })),
           ...(current ? { initial_option: { text: plain(current.label), value: current.value } } : {}),
         },
@@ -201,13 +227,13 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
         block_id: SHORTCUT_FORM.targetText.block,
         optional: true,
         dispatch_action: true,
-        label: plain(input.targetOptions.length > 0 ? 'Or type shop:<id> or owner:<id>' : 'Whose waybills'),
-        hint: plain('shop:<shop id> for print data, owner:<owner id> for waybill information'),
+        label: plain(input.targetOptions.length > 0 ? t('shortcut.orType') : t('shortcut.whoseTyped')),
+        hint: plain(t('shortcut.whoseHint')),
         element: {
           type: 'plain_text_input',
           action_id: SHORTCUT_FORM.targetText.action,
           max_length: 80,
-          placeholder: plain('shop:57301234 or owner:2200001001'),
+          placeholder: plain(t('shortcut.whosePlaceholder')),
           dispatch_action_config: { trigger_actions_on: ['on_enter_pressed'] },
           ...(typed ? { initial_value: typed } : {}),
         },
@@ -217,14 +243,14 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
         block_id: SHORTCUT_FORM.carrier.block,
         optional: true,
         dispatch_action: true,
-        label: plain('Carrier, where the number does not tell'),
+        label: plain(t('shortcut.carrier')),
         element: {
           type: 'static_select',
           action_id: SHORTCUT_FORM.carrier.action,
-          placeholder: plain('Carrier'),
-          options: CARRIER_CODES.map((code) => ({ text: plain(code), value: code })),
+          placeholder: plain(t('shortcut.carrierPlaceholder')),
+          options: CARRIER_CODES.map((code) => carrierOption(w, code)),
           ...(input.carrier && (CARRIER_CODES as readonly string[]).includes(input.carrier)
-            ? { initial_option: { text: plain(input.carrier), value: input.carrier } }
+            ? { initial_option: carrierOption(w, input.carrier) }
             : {}),
         },
       },
@@ -232,12 +258,12 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
   }
 
   if (input.allowThread) {
-    const me = { text: plain('Only visible to me'), value: 'me' };
-    const thread = { text: plain('In a thread under the message'), value: 'thread' };
+    const me = { text: plain(t('shortcut.onlyMe')), value: 'me' };
+    const thread = { text: plain(t('shortcut.inThread')), value: 'thread' };
     blocks.push({
       type: 'input',
       block_id: SHORTCUT_FORM.answer.block,
-      label: plain('Answer'),
+      label: plain(t('shortcut.answer')),
       element: {
         type: 'radio_buttons',
         action_id: SHORTCUT_FORM.answer.action,
@@ -252,75 +278,75 @@ export function renderChooseModal(input: ChooseModalInput): ModalView {
     .map((i) => found.candidates[i])
     .filter((c): c is Candidate => c !== undefined);
   blocks.push(
-    section(`:money_with_wings: ${chosenCostText(chosenCandidates, plan)}`),
-    context('Nothing is charged until you press Confirm. This offer expires in 10 minutes.'),
+    section(t('shortcut.totalSection', { text: chosenCostText(w, chosenCandidates, plan) })),
+    context(t('shortcut.nothingUntilConfirm')),
   );
 
-  const short = quoteShort(plan.total);
-  const confirm = `Confirm (${short})`;
+  const confirm = t('shortcut.confirm', { short: quoteShort(w, plan.total) });
   return {
     type: 'modal',
     callback_id: SHORTCUT_FORM.chooseCallbackId,
     private_metadata: input.privateMetadata,
-    title: plain(TITLES[input.kind]),
+    title: plain(t(`shortcut.title.${input.kind}`)),
     // Slack: submit and title hold at most 24 characters.
-    submit: plain(!plan.needsTarget && confirm.length <= 24 ? confirm : 'Confirm'),
-    close: plain('Cancel'),
+    submit: plain(!plan.needsTarget && [...confirm].length <= 24 ? confirm : t('shortcut.confirmShort')),
+    close: plain(t('shortcut.cancel')),
     blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks),
   };
 }
 
 /** The global shortcut's first modal: paste anything. */
-export function renderTextModal(): ModalView {
+export function renderTextModal(w: Words): ModalView {
+  const { t } = w;
   return {
     type: 'modal',
     callback_id: SHORTCUT_FORM.textCallbackId,
-    title: plain(TITLES.any),
-    submit: plain('Find'),
-    close: plain('Cancel'),
+    title: plain(t('shortcut.title.any')),
+    submit: plain(t('shortcut.find')),
+    close: plain(t('shortcut.cancel')),
     blocks: [
       {
         type: 'input',
         block_id: SHORTCUT_FORM.text.block,
-        label: plain('Links, ids or waybill numbers'),
+        label: plain(t('shortcut.textLabel')),
         element: {
           type: 'plain_text_input',
           action_id: SHORTCUT_FORM.text.action,
           multiline: true,
           max_length: 3000,
-          placeholder: plain('Paste item links, waybill numbers, ww:<seller account>…'),
+          placeholder: plain(t('shortcut.textPlaceholder')),
         },
-        hint: plain('Nothing is charged yet: the next step lists what was found and its charge.'),
+        hint: plain(t('shortcut.textHint')),
       },
-      context(`platdesk looks for ${escapeClip(LOOKED_FOR.any, 500)}.`),
+      context(t('shortcut.looksFor', { what: escapeClip(t('shortcut.lookedFor.any'), 500) })),
     ],
   };
 }
 
 /** What "nothing recognizable" says: what was looked for, and short links if there were some. */
-export function nothingFoundText(kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): string {
-  const short =
-    found.shortLinks.length > 0
-      ? ` Short links (${found.shortLinks.slice(0, 3).join(', ')}) cannot be resolved: paste the full item link.`
-      : '';
-  return `Nothing to look up there. platdesk looked for ${LOOKED_FOR[kind]}.${short}`;
+export function nothingFoundText(w: Words, kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): string {
+  const what = w.t(`shortcut.lookedFor.${kind}`);
+  return found.shortLinks.length > 0
+    ? w.t('shortcut.nothingFoundShort', { what, links: found.shortLinks.slice(0, 3).join(', ') })
+    : w.t('shortcut.nothingFound', { what });
 }
 
-export function renderNothingFound(kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): RenderedMessage {
-  const text = escapeClip(nothingFoundText(kind, found), SLACK_LIMITS.sectionText - 10);
-  return message(text, [section(`:mag: ${text}`), context('Nothing was sent and nothing was charged.')]);
+export function renderNothingFound(
+  w: Words,
+  kind: ShortcutKind,
+  found: Pick<Found, 'shortLinks'>,
+): RenderedMessage {
+  const text = escapeClip(nothingFoundText(w, kind, found), SLACK_LIMITS.sectionText - 10);
+  return message(text, [
+    section(w.t('shortcut.nothingFoundLine', { text })),
+    context(w.t('common.nothingCharged')),
+  ]);
 }
 
 /** A shortcut offer that cannot be confirmed any more. */
-export function shortcutClosedText(reason: 'expired' | 'already_used' | 'not_yours' | 'not_found'): string {
-  switch (reason) {
-    case 'expired':
-      return 'This offer expired (10 minutes) and nothing was charged: run the shortcut again.';
-    case 'already_used':
-      return 'These lookups were already confirmed; they run only once.';
-    case 'not_yours':
-      return 'This offer belongs to someone else: run the shortcut yourself.';
-    case 'not_found':
-      return 'This offer is no longer known: run the shortcut again. Nothing was charged.';
-  }
+export function shortcutClosedText(
+  w: Words,
+  reason: 'expired' | 'already_used' | 'not_yours' | 'not_found',
+): string {
+  return w.t(`shortcut.closed.${reason}`);
 }

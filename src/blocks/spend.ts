@@ -2,32 +2,44 @@
  * Answers of spend control: a cached answer's Refresh button, and a refusal that says why and
  * who to ask.
  */
+import type { Refusal } from '../lookups/access.js';
 import type { Quote } from '../lookups/types.js';
 import { ACTIONS } from './action-ids.js';
 import { quoteShort } from './charge-note.js';
+import type { Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { escapeClip } from './text.js';
+import { describeRefusal } from './words-of.js';
 
 /** Appends `Refresh (charge)` to a cached answer; the button claims a pending lookup like Confirm. */
-export function withRefreshButton(answer: RenderedMessage, refreshId: string, quote: Quote): RenderedMessage {
+export function withRefreshButton(
+  w: Words,
+  answer: RenderedMessage,
+  refreshId: string,
+  quote: Quote,
+): RenderedMessage {
   const refresh = actions([
-    button({ label: `Refresh (${quoteShort(quote)})`, actionId: ACTIONS.refresh, value: refreshId }),
+    button({
+      label: w.t('confirm.refresh', { short: quoteShort(w, quote) }),
+      actionId: ACTIONS.refresh,
+      value: refreshId,
+    }),
   ]);
   return message(answer.text, [...answer.blocks.slice(0, 49), refresh], 2);
 }
 
 /** A lookup that was not allowed or would exceed a cap: nothing was sent. */
-export function renderRefusal(reason: string, admins: readonly string[]): RenderedMessage {
+export function renderRefusal(w: Words, refusal: Refusal, admins: readonly string[]): RenderedMessage {
+  const { t } = w;
+  const reason = escapeClip(describeRefusal(w, refusal), 1000);
+  const named = admins
+    .slice(0, 10)
+    .filter((id) => /^[UW][A-Z0-9]+$/.test(id))
+    .map((id) => `<@${id}>`);
   const ask =
-    admins.length > 0
-      ? `Ask an admin: ${admins
-          .slice(0, 10)
-          .filter((id) => /^[UW][A-Z0-9]+$/.test(id))
-          .map((id) => `<@${id}>`)
-          .join(', ')}.`
-      : 'Ask a platdesk admin (PLATDESK_ADMINS).';
-  return message(`Not looked up: ${escapeClip(reason, 1000)}`, [
-    section(`:no_entry: *Not looked up*\n${escapeClip(reason, 1000)}`),
-    context(`${ask} Nothing was sent and nothing was charged.`),
+    named.length > 0 ? t('refusal.askAdmins', { admins: named.join(', ') }) : t('refusal.askAnyAdmin');
+  return message(t('refusal.fallback', { reason }), [
+    section(t('refusal.title', { reason })),
+    context(t('refusal.footer', { ask })),
   ]);
 }

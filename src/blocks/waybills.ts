@@ -10,10 +10,11 @@ import { PlatShopUnauthorizedError } from '../plat/errors.js';
 import type { WaybillInfoRecord, WaybillPrintRecord } from '../plat/types.js';
 import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, renderChargeNote } from './charge-note.js';
-import { errorTitle } from './errors.js';
+import { errorRemedy, errorTitle } from './errors.js';
+import type { Words } from './i18n/words.js';
 import { actions, button, context, header, message, type RenderedMessage } from './kit.js';
 import { packSections } from './limits.js';
-import { escapeClip, mrkdwnLink, plural } from './text.js';
+import { escapeClip, mrkdwnLink } from './text.js';
 
 export type WaybillPrintOutcome = Extract<LookupOutcome, { kind: 'waybill-print' }>;
 export type WaybillInfoOutcome = Extract<LookupOutcome, { kind: 'waybill-info' }>;
@@ -32,71 +33,99 @@ function code(text: string | null, fallback: string): string {
   return text?.trim() ? `\`${escapeClip(text.trim(), 64)}\`` : fallback;
 }
 
-function printLine(record: WaybillPrintRecord): string {
-  const number = code(record.waybillCode, `request ${escapeClip(record.objectId ?? '?', 64)}`);
-  const parent = record.parentWaybillCode?.trim() ? ` (parent ${code(record.parentWaybillCode, '')})` : '';
+function printLine(w: Words, record: WaybillPrintRecord): string {
+  const { t } = w;
+  const number = code(
+    record.waybillCode,
+    t('waybill.request', { id: escapeClip(record.objectId ?? '?', 64) }),
+  );
+  const parent = record.parentWaybillCode?.trim()
+    ? t('waybill.parent', { code: code(record.parentWaybillCode, '') })
+    : '';
   if (!record.success) {
     const reason = [record.errorCode, record.errorMessage].filter((s) => s?.trim()).join(': ');
-    return `:x: ${number}${parent}: ${escapeClip(reason || 'failed without a reason', 300)}`;
+    return t('waybill.failedLine', {
+      number,
+      parent,
+      reason: escapeClip(reason || t('waybill.noReason'), 300),
+    });
   }
-  let print = 'no print template';
+  let print = t('waybill.noTemplate');
   if (record.printData) {
-    const template = mrkdwnLink(record.printData.templateURL, 'print template');
-    print = record.printData.ver ? `${template} (version ${escapeClip(record.printData.ver, 60)})` : template;
+    const template = mrkdwnLink(record.printData.templateURL, t('waybill.template'));
+    print = record.printData.ver
+      ? t('waybill.templateVersion', { template, version: escapeClip(record.printData.ver, 60) })
+      : template;
   } else if (record.printDataRaw) {
-    print = 'print data in the file';
+    print = t('waybill.inFile');
   }
-  return `:white_check_mark: ${number}${parent}: ${print}`;
+  return t('waybill.okLine', { number, parent, print });
 }
 
-function batchLine(batch: FailedBatch): string {
+function batchLine(w: Words, batch: FailedBatch): string {
   const shown = batch.waybillCodes.slice(0, 10).map((c) => escapeClip(c, 64));
   const rest = batch.waybillCodes.length - shown.length;
-  const codes = `${shown.join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
-  return `:x: ${plural(batch.waybillCodes.length, 'waybill')} (${codes}) failed: *${errorTitle(batch.error.code)}.* ${remedyOf(batch.error)}`;
+  const codes =
+    rest > 0 ? w.t('waybill.codesMore', { codes: shown.join(', '), n: w.count(rest) }) : shown.join(', ');
+  return w.t('waybill.batch', {
+    count: batch.waybillCodes.length,
+    n: w.count(batch.waybillCodes.length),
+    codes,
+    title: errorTitle(w, batch.error.code),
+    remedy: remedyOf(w, batch.error),
+  });
 }
 
-function remedyOf(error: PlatError): string {
-  const remedy = escapeClip(error.remedy, 300);
+function remedyOf(w: Words, error: PlatError): string {
+  const remedy = escapeClip(errorRemedy(w, error), 300);
   if (error instanceof PlatShopUnauthorizedError && error.authUrl) {
-    return `${remedy} ${mrkdwnLink(error.authUrl, 'Authorization link')}`;
+    return `${remedy} ${mrkdwnLink(error.authUrl, w.t('waybill.authLink'))}`;
   }
   return remedy;
 }
 
-function failedBlocks(batches: readonly FailedBatch[]): KnownBlock[] {
-  return packSections(batches.map(batchLine), { maxBlocks: 5, more: (n) => `…and ${n} more failed batches` });
+function failedBlocks(w: Words, batches: readonly FailedBatch[]): KnownBlock[] {
+  return packSections(
+    batches.map((b) => batchLine(w, b)),
+    { maxBlocks: 5, more: (n) => w.t('waybill.moreFailed', { count: n, n: w.count(n) }) },
+  );
 }
 
 export function renderWaybillPrint(
+  w: Words,
   outcome: WaybillPrintOutcome,
   options: WaybillPrintRenderOptions,
 ): RenderedMessage {
+  const { t } = w;
   const ok = outcome.records.filter((r) => r.success).length;
   const failed =
     outcome.records.length - ok + outcome.failedBatches.reduce((n, b) => n + b.waybillCodes.length, 0);
-  const summary = `Shop ${escapeClip(outcome.shopId, 64)} · ${ok} found, ${failed} failed`;
+  const summary = t('waybill.printSummary', {
+    shop: escapeClip(outcome.shopId, 64),
+    ok: w.count(ok),
+    failed: w.count(failed),
+  });
 
-  const blocks: KnownBlock[] = [header('Waybill print data'), context(summary)];
+  const blocks: KnownBlock[] = [header(t('waybill.printTitle')), context(summary)];
   blocks.push(
-    ...packSections(outcome.records.map(printLine), {
-      maxBlocks: 34,
-      more: (n) => `…and ${n} more waybills`,
-    }),
+    ...packSections(
+      outcome.records.map((r) => printLine(w, r)),
+      { maxBlocks: 34, more: (n) => t('waybill.moreWaybills', { count: n, n: w.count(n) }) },
+    ),
   );
-  blocks.push(...failedBlocks(outcome.failedBatches));
+  blocks.push(...failedBlocks(w, outcome.failedBatches));
   const tail: KnownBlock[] = [];
   const downloadable = outcome.records.some((r) => r.success && (r.printData || r.printDataRaw));
   if (options.downloadValue !== undefined && downloadable) {
     const download = button({
-      label: 'Download print data (JSON)',
+      label: t('waybill.download'),
       actionId: ACTIONS.waybillDownload,
       value: options.downloadValue,
     });
     tail.push(actions([download]));
   }
-  tail.push(renderChargeNote(options.charge));
-  return message(`Waybill print data: ${summary}`, [...blocks, ...tail], tail.length);
+  tail.push(renderChargeNote(w, options.charge));
+  return message(t('waybill.printFallback', { summary }), [...blocks, ...tail], tail.length);
 }
 
 /**
@@ -122,27 +151,44 @@ function infoFields(extra: Record<string, unknown>, prefix = '', depth = 0): str
   return out;
 }
 
-function infoLine(record: WaybillInfoRecord): string {
-  const number = code(record.waybillCode, `request ${escapeClip(record.objectId ?? '?', 64)}`);
+function infoLine(w: Words, record: WaybillInfoRecord): string {
+  const { t } = w;
+  const number = code(
+    record.waybillCode,
+    t('waybill.request', { id: escapeClip(record.objectId ?? '?', 64) }),
+  );
   const fields = infoFields(record.extra);
   const rest = fields.length - MAX_FIELDS;
-  const shown = fields.slice(0, MAX_FIELDS).join(' · ');
-  return `• ${number}${shown ? `: ${shown}` : ''}${rest > 0 ? ` · and ${rest} more fields` : ''}`;
+  const shown = fields.slice(0, MAX_FIELDS).join(t('common.sep'));
+  const line = shown
+    ? t('waybill.infoLineFields', { number, fields: shown })
+    : t('waybill.infoLine', { number });
+  return rest > 0 ? t('waybill.moreFields', { line, count: rest, n: w.count(rest) }) : line;
 }
 
 export function renderWaybillInfo(
+  w: Words,
   outcome: WaybillInfoOutcome,
   options: { charge: ChargeNote },
 ): RenderedMessage {
+  const { t } = w;
   const failed = outcome.failedBatches.reduce((n, b) => n + b.waybillCodes.length, 0);
-  const summary = `Owner ${escapeClip(outcome.ownerId, 64)} · ${outcome.records.length} found${failed ? `, ${failed} failed` : ''}`;
-  const blocks: KnownBlock[] = [header('Waybill information'), context(summary)];
+  const values = {
+    owner: escapeClip(outcome.ownerId, 64),
+    found: w.count(outcome.records.length),
+    failed: w.count(failed),
+  };
+  const summary = failed ? t('waybill.infoSummaryFailed', values) : t('waybill.infoSummary', values);
+  const blocks: KnownBlock[] = [header(t('waybill.infoTitle')), context(summary)];
   blocks.push(
-    ...packSections(outcome.records.map(infoLine), { maxBlocks: 36, more: (n) => `…and ${n} more waybills` }),
+    ...packSections(
+      outcome.records.map((r) => infoLine(w, r)),
+      { maxBlocks: 36, more: (n) => t('waybill.moreWaybills', { count: n, n: w.count(n) }) },
+    ),
   );
-  blocks.push(...failedBlocks(outcome.failedBatches));
-  blocks.push(renderChargeNote(options.charge));
-  return message(`Waybill information: ${summary}`, blocks, 1);
+  blocks.push(...failedBlocks(w, outcome.failedBatches));
+  blocks.push(renderChargeNote(w, options.charge));
+  return message(t('waybill.infoFallback', { summary }), blocks, 1);
 }
 
 /**

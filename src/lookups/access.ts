@@ -4,14 +4,24 @@
  * does. Refusals name who to ask.
  */
 
+import type { Operation } from '../plat/operations.js';
+import type { CapFigure } from './budgets.js';
 import type { AccessPolicy, RegisteredShop, ShopRegistry } from './settings.js';
 import type { LookupRequest } from './types.js';
 
-export type AccessRefusal = {
-  ok: false;
-  reason: 'not_allowed' | 'shop_channel' | 'shop_unregistered';
-  message: string;
-};
+/** Why a lookup is refused, with what the sentence names (blocks/ words it: `refusal.reason.*`). */
+export type Refusal =
+  | { reason: 'not_allowed' }
+  | { reason: 'shop_unregistered'; shop: string }
+  | { reason: 'shop_channel'; shop: string }
+  | { reason: 'shop_no_owner'; shop: string }
+  | { reason: 'shop_no_shop_id'; shop: string }
+  /** Over a cap; `wanted` points (0: an item lookup refused because the cap is already passed). */
+  | { reason: 'budget'; wanted: number; cap: CapFigure; quotaCalls: number; points: boolean }
+  /** Under an active cap, a price not known yet cannot be checked: only an admin may run it. */
+  | { reason: 'price_unknown'; operations: readonly Operation[]; caps: readonly CapFigure[] };
+
+export type AccessRefusal = { ok: false; refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' }> };
 export type AccessResult = { ok: true; request: LookupRequest } | AccessRefusal;
 
 export interface AccessDeps {
@@ -64,37 +74,26 @@ export async function checkAccess(
   request: LookupRequest,
   actor: AccessActor,
 ): Promise<AccessResult> {
-  if (!(await mayRun(deps, actor)))
-    return {
-      ok: false,
-      reason: 'not_allowed',
-      message: 'You are not on the list of people who may run charged lookups.',
-    };
+  if (!(await mayRun(deps, actor))) return { ok: false, refusal: { reason: 'not_allowed' } };
   const shopKey = shopKeyOf(request);
   if (!shopKey) return { ok: true, request };
   const registry = deps.shops();
   const shop = findShop(registry, shopKey.key);
   if (!shop) {
     if (registry.registeredOnly && !deps.isAdmin(actor.userId))
-      return {
-        ok: false,
-        reason: 'shop_unregistered',
-        message: `${shopKey.key} is not a registered shop; only registered shops may be queried.`,
-      };
+      return { ok: false, refusal: { reason: 'shop_unregistered', shop: shopKey.key } };
     return { ok: true, request };
   }
   if (shop.channels.length > 0 && !(actor.channelId && shop.channels.includes(actor.channelId)))
-    return {
-      ok: false,
-      reason: 'shop_channel',
-      message: `Orders and waybills of shop ${shop.alias} may only be looked up in its own channels.`,
-    };
+    return { ok: false, refusal: { reason: 'shop_channel', shop: shop.alias } };
   const id = shopKey.field === 'ownerId' ? shop.ownerId : shop.shopId;
   if (!id)
     return {
       ok: false,
-      reason: 'shop_unregistered',
-      message: `Shop ${shop.alias} has no ${shopKey.field === 'ownerId' ? 'owner id' : 'shop id'} registered.`,
+      refusal: {
+        reason: shopKey.field === 'ownerId' ? 'shop_no_owner' : 'shop_no_shop_id',
+        shop: shop.alias,
+      },
     };
   return { ok: true, request: { ...request, [shopKey.field]: id } as LookupRequest };
 }

@@ -3,11 +3,12 @@
  * lookups; for admins the workspace's spend of the last 30 days, the alerts sent to admins, and
  * the settings they can change there. Pure reads: blocks/home.ts renders it.
  */
+import { z } from 'zod';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type { DigestSubscription } from '../store/digests.js';
-import type { AuditRecord, LedgerEntry, LedgerTotals, Store } from '../store/store.js';
-import { periodStarts } from './budgets.js';
+import type { LedgerEntry, LedgerTotals, Store } from '../store/store.js';
+import { type CapFigure, periodStarts } from './budgets.js';
 import type { LookupService } from './lookup-service.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, PriceOverrides } from './settings.js';
@@ -22,8 +23,8 @@ export const HOME_RECENT_MAX = 15;
 
 export interface HomeLookupLine {
   at: Date;
-  /** What the confirmation said (from the pending lookup), when it is still kept. */
-  summary: string | null;
+  /** What was looked up (the pending lookup's request), when it is still kept. */
+  request: LookupRequest | null;
   operations: Operation[];
   points: number;
   quotaCalls: number;
@@ -33,7 +34,7 @@ export interface HomeLookupLine {
 
 export interface AdminHome {
   report: UsageReport;
-  alerts: AuditRecord[];
+  alerts: { at: Date; alert: AdminAlert | null; text: string }[];
   /** Budget caps the admins were told about, with the day (settings 'budget.alerted'). */
   budgetAlerts: { cap: string; day: string }[];
   access: AccessPolicy;
@@ -82,7 +83,9 @@ function lookupLines(store: Store, entries: LedgerEntry[]): HomeLookupLine[] {
     if (!line) {
       line = {
         at: e.at,
-        summary: e.pendingId ? (store.pending.get(e.pendingId)?.summary ?? null) : null,
+        request: e.pendingId
+          ? (store.pending.get<LookupRequest, unknown>(e.pendingId)?.request ?? null)
+          : null,
         operations: [],
         points: 0,
         quotaCalls: 0,
@@ -123,7 +126,11 @@ export function homeData(
     const day = autoLookupDay(now, lookups.settings);
     adminHome = {
       report: usageReport(store, { period: 'last30', userId: null, now, timeZone }),
-      alerts: store.audit.list(10, { action: ALERT_ACTION }),
+      alerts: store.audit.list(10, { action: ALERT_ACTION }).map((a) => ({
+        at: a.at,
+        alert: parseAlert(a.detail),
+        text: a.detail,
+      })),
       budgetAlerts: Object.entries(sent)
         // The stored value is the instant the local day began: its date in the zone, not in UTC.
         .map(([cap, at]) => {
@@ -157,7 +164,44 @@ export function homeData(
   };
 }
 
+/**
+ * An alert sent to the admins, as data: each admin reads it in their language, and the App Home
+ * words it again for whoever opens it.
+ */
+export type AdminAlert =
+  | { kind: 'account'; code: 'credential_invalid' | 'quota_exhausted'; userId: string | null }
+  | { kind: 'budget'; figure: CapFigure; userId: string | null; refused: boolean };
+
+const ALERT_SCHEMA = z.union([
+  z.object({
+    kind: z.literal('account'),
+    code: z.enum(['credential_invalid', 'quota_exhausted']),
+    userId: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal('budget'),
+    figure: z.object({
+      scope: z.enum(['user', 'workspace']),
+      period: z.enum(['daily', 'monthly']),
+      cap: z.number(),
+      spent: z.number(),
+    }),
+    userId: z.string().nullable(),
+    refused: z.boolean(),
+  }),
+]);
+
+/** The alert a record holds; null for a record written before alerts were kept as data. */
+export function parseAlert(detail: string): AdminAlert | null {
+  try {
+    const parsed = ALERT_SCHEMA.safeParse(JSON.parse(detail));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Records an alert sent to the admins, so the App Home can show the recent ones. */
-export function recordAlert(store: Store, text: string): void {
-  store.audit.record({ actorId: 'platdesk', action: ALERT_ACTION, detail: text.slice(0, 2000) });
+export function recordAlert(store: Store, alert: AdminAlert): void {
+  store.audit.record({ actorId: 'platdesk', action: ALERT_ACTION, detail: JSON.stringify(alert) });
 }

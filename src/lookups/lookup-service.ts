@@ -17,7 +17,7 @@ import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
-import { type AccessDeps, checkAccess } from './access.js';
+import { type AccessDeps, checkAccess, type Refusal } from './access.js';
 import {
   type BudgetCheck,
   type BudgetGuard,
@@ -51,11 +51,7 @@ export type Prepared =
   /** Answered from the cache: no call, no charge. `refresh` is a pending lookup that bypasses it. */
   | { kind: 'cached'; outcome: LookupOutcome; ageMs: number; refresh: Pending; refreshQuote: Quote }
   /** Not allowed, or over a cap: nothing stored, nothing called. */
-  | {
-      kind: 'refused';
-      reason: 'not_allowed' | 'shop_channel' | 'shop_unregistered' | 'budget';
-      message: string;
-    };
+  | { kind: 'refused'; refusal: Refusal };
 
 export type Claimed =
   | { ok: true; pending: Pending }
@@ -121,51 +117,27 @@ export interface LookupService {
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
 }
 
+/**
+ * A short, language-free record of what a pending lookup is of ("item:6543210987+prices"), kept
+ * with it for logs; what a person reads is worded from the request itself in blocks/.
+ */
 export function summarize(request: LookupRequest): string {
   switch (request.kind) {
     case 'item':
-      return `item ${request.itemId}${request.withPrices ? ' with prices' : ''}`;
+      return `item:${request.itemId}${request.withPrices ? '+prices' : ''}`;
     case 'item-prices':
-      return `prices of item ${request.itemId}`;
+      return `item-prices:${request.itemId}`;
     case 'shop-info':
-      return `the shop of ${request.url}`;
+      return `shop-info:${request.url}`;
     case 'shop-id':
-      return `the shop id of account ${request.wwid}`;
+      return `shop-id:${request.wwid}`;
     case 'waybill-print':
-      return `print data of ${request.waybills.length} waybill${request.waybills.length === 1 ? '' : 's'} of shop ${request.shopId}`;
+      return `waybill-print:${request.shopId}:${request.waybills.length}`;
     case 'waybill-info':
-      return `information on ${request.waybills.length} waybill${request.waybills.length === 1 ? '' : 's'} of owner ${request.ownerId}`;
+      return `waybill-info:${request.ownerId}:${request.waybills.length}`;
     case 'orders':
-      return `orders of owner ${request.ownerId}, page ${request.page + 1} (${request.pageSize} per page)`;
+      return `orders:${request.ownerId}:${request.page + 1}:${request.pageSize}`;
   }
-}
-
-const CAP_WORDS = { daily: 'daily', monthly: 'monthly' } as const;
-
-/** "your daily cap: 450 of 500 points used" */
-export function describeCap(figure: CapFigure): string {
-  const whose = figure.scope === 'user' ? 'your' : 'the workspace';
-  return `${whose} ${CAP_WORDS[figure.period]} cap: ${figure.spent} of ${figure.cap} points used`;
-}
-
-/** "your daily cap (8 of 12 points left)" */
-function describeRemaining(figure: CapFigure): string {
-  const whose = figure.scope === 'user' ? 'your' : 'the workspace';
-  const left = Math.max(0, figure.cap - figure.spent);
-  return `${whose} ${CAP_WORDS[figure.period]} cap (${left} of ${figure.cap} points left)`;
-}
-
-/** "1 call of the item quota", "2 calls of the item quota". */
-function quotaWords(calls: number): string {
-  return `${calls} call${calls === 1 ? '' : 's'} of the item quota`;
-}
-
-/** What a refused quote would have cost, in its own units: never "about 0 points" for quota calls. */
-function wantedWords(q: Quote, points: number): string {
-  const hasPoints = q.lines.some((l) => l.unit === 'points');
-  if (!hasPoints) return `${quotaWords(q.quotaCalls)}, no points`;
-  const quota = q.quotaCalls > 0 ? ` and ${quotaWords(q.quotaCalls)}` : '';
-  return `about ${points} points${quota}`;
 }
 
 /** Lines whose price is not known yet: no PLAT_PRICES entry or App Home price, no charge seen. */
@@ -246,17 +218,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         const points = pointsPerCall(operation);
         const check = guard.check(userId, points);
         budgetVerdict(check, userId);
-        if (!check.ok) {
-          const cost =
-            OPERATIONS[operation].charge === 'quota'
-              ? `${quotaWords(1)}, no points`
-              : `about ${points} points`;
-          throw new PlatBudgetError(
-            operation,
-            `${describeCap(check.exceeded)}; this call would take ${cost}`,
-            `This call (${cost}) would exceed ${describeCap(check.exceeded)}. Ask an admin to raise the cap, or wait for the next period.`,
-          );
-        }
+        if (!check.ok) throw new PlatBudgetError(operation, check.exceeded, points);
         const release = guard.reserve(userId, points);
         try {
           return await call(input, o);
@@ -295,7 +257,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
       const access = await checkAccess(accessDeps, rawRequest, actor);
-      if (!access.ok) return { kind: 'refused', reason: access.reason, message: access.message };
+      if (!access.ok) return { kind: 'refused', refusal: access.refusal };
       const request = access.request;
       const q = quoteOf(request);
 
@@ -320,15 +282,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       if (unknown.length > 0 && !isAdmin(actor.userId)) {
         const caps = guard.figures(actor.userId);
         if (caps.length > 0) {
-          const names = [...new Set(unknown.map((l) => OPERATIONS[l.operation].title))].join(' and ');
-          return {
-            kind: 'refused',
-            reason: 'budget',
-            message:
-              `The price of ${names} is not known yet, so this lookup cannot be checked against ` +
-              `${caps.map(describeRemaining).join(' and ')}; it was not run and nothing was charged. ` +
-              `Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.`,
-          };
+          const operations = [...new Set(unknown.map((l) => l.operation))];
+          return { kind: 'refused', refusal: { reason: 'price_unknown', operations, caps } };
         }
       }
 
@@ -337,12 +292,14 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       if (!check.ok)
         return {
           kind: 'refused',
-          reason: 'budget',
-          message:
-            check.wanted > 0
-              ? `This lookup (${wantedWords(q, check.wanted)}) would exceed ${describeCap(check.exceeded)}.`
-              : // Item lookups cost no points: refused only because the cap is already passed.
-                `This lookup (${wantedWords(q, 0)}) was not run: ${describeCap(check.exceeded)}, the cap is already passed.`,
+          refusal: {
+            reason: 'budget',
+            wanted: check.wanted,
+            cap: check.exceeded,
+            // Item lookups cost quota calls, not points: said in their own units (never "about 0 points").
+            quotaCalls: q.quotaCalls,
+            points: q.lines.some((l) => l.unit === 'points'),
+          },
         };
 
       const pending = createPending(request, actor, summary, q);

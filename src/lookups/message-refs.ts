@@ -4,7 +4,7 @@
  * message text, its blocks (rich_text, section text and fields) and its attachments (text,
  * fallback, title link, fields), or from free text (the global shortcut).
  */
-import { findItemRefs, MARKETPLACE_NAMES, type Marketplace, unwrapSlackLink } from './parse/item-link.js';
+import { findItemRefs, type Marketplace, unwrapSlackLink } from './parse/item-link.js';
 import { findWaybillCodes, guessCarrier } from './parse/waybill.js';
 
 /** Which shortcut: its callback id's last part, or `any` for the global shortcut. */
@@ -31,14 +31,6 @@ export interface Found {
 export const MAX_CANDIDATES = 30;
 
 /** What each shortcut looks for, said in the modal and when nothing is found. */
-export const LOOKED_FOR: Record<ShortcutKind, string> = {
-  items:
-    'item links (item.taobao.com, detail.tmall.com, mobile pages with itemId=, mobile.yangkeduo.com) and item ids (numbers of 9 to 12 digits)',
-  waybills: 'waybill numbers (SF, YT, JT, JD, DPK prefixes and the ZTO, STO, Yunda and EMS number shapes)',
-  shops:
-    'seller messaging account ids written after ww:, wwid:, wangwang: or 旺旺: (and item links, for the shop selling the item)',
-  any: 'item links and ids, waybill numbers, and seller account ids written after ww: or 旺旺:',
-};
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -152,18 +144,4 @@ export function findInTexts(kind: ShortcutKind, texts: readonly string[]): Found
     more: Math.max(0, candidates.length - MAX_CANDIDATES),
     target: target?.[1] && target[2] ? `${target[1].toLowerCase()}:${target[2]}` : null,
   };
-}
-
-/** "item 680001234501 (first marketplace)", "account beeclothing", "waybill SF… (SF)". */
-export function describeCandidate(c: Candidate): string {
-  switch (c.kind) {
-    case 'item':
-      return `item ${c.itemId}${c.marketplace ? ` (${MARKETPLACE_NAMES[c.marketplace]})` : ''}`;
-    case 'shop-info':
-      return `shop of item ${c.itemId} (${MARKETPLACE_NAMES[c.shopType]})`;
-    case 'shop-id':
-      return `shop id of account ${c.wwid}`;
-    case 'waybill':
-      return `waybill ${c.waybillCode}${c.carrier ? ` (${c.carrier})` : ''}`;
-  }
 }

@@ -5,20 +5,79 @@
  */
 import { digestCap, MAX_POINTS_SETTING } from '../digest/runner.js';
 import { canonicalTimeZone, localDateOf } from '../digest/zoned-time.js';
-import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
-import type { Store } from '../store/store.js';
-import { ledgerCsv, type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
-import type { AccessPolicy, Budgets, RegisteredShop, SpendSettings } from './settings.js';
+import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
+import type { AuditRecord, LedgerEntry, Store } from '../store/store.js';
+import { type Locale, type LocaleSettings, toLocale } from './locale.js';
+import { type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
+import type { AccessPolicy, Budgets, RegisteredShop, ShopRegistry, SpendSettings } from './settings.js';
 import { SETTING_KEYS } from './settings.js';
-import { runAutoLookupCommand } from './unfurls.js';
+import { type AutoLookupView, runAutoLookupCommand } from './unfurls.js';
 
+/** Why `/platdesk …` was not understood: a code and the values its sentence names (blocks/ words it). */
+export interface PlatdeskProblem {
+  code:
+    | 'unknown_subcommand'
+    | 'channel_mention'
+    | 'usage_arg'
+    | 'month_format'
+    | 'export_arg'
+    | 'access_only'
+    | 'access_arg'
+    | 'not_zone'
+    | 'budget_usage'
+    | 'budget_amount'
+    | 'budget_who'
+    | 'registered_only'
+    | 'no_shop'
+    | 'shop_usage'
+    | 'alias'
+    | 'not_understood'
+    | 'shop_ids'
+    | 'cache_usage'
+    | 'digest_cap'
+    | 'admins_usage'
+    | 'autolookup_channel'
+    | 'autolookup_usage'
+    | 'autolookup_cap'
+    | 'language_usage';
+  values?: Record<string, string | number>;
+}
+
+/** What `/platdesk` answers, as data; blocks/platdesk.ts words it in the person's language. */
 export type PlatdeskResult =
   | { kind: 'help'; admin: boolean }
-  | { kind: 'text'; title: string; lines: string[] }
   | { kind: 'usage'; report: UsageReport }
-  | { kind: 'export'; filename: string; content: string; rows: number }
-  | { kind: 'denied'; message: string }
-  | { kind: 'invalid'; problems: string[] };
+  | { kind: 'export'; filename: string; entries: LedgerEntry[] }
+  | { kind: 'denied'; reason: 'admin_only'; subcommand: string }
+  | { kind: 'denied'; reason: 'others_spend' }
+  | { kind: 'invalid'; problems: PlatdeskProblem[] }
+  | { kind: 'confirm'; threshold: number | null; changed: boolean }
+  | { kind: 'access'; policy: AccessPolicy }
+  | { kind: 'budgets'; budgets: Budgets }
+  | { kind: 'shops'; registry: ShopRegistry }
+  | { kind: 'cache'; ttl: Record<Operation, number> }
+  | { kind: 'digest-cap'; points: number }
+  | { kind: 'admins'; admins: string[]; kept: string[] }
+  | { kind: 'audit'; records: AuditRecord[] }
+  | { kind: 'autolookup'; view: AutoLookupView }
+  | {
+      kind: 'language';
+      /** Whose language was shown or set: the person's, a channel's or the workspace default. */
+      scope: 'user' | 'channel' | 'workspace';
+      channelId?: string;
+      /** The language chosen there; null: automatic (a person) or the workspace default (a channel). */
+      choice: Locale | null;
+      workspace: Locale;
+      changed: boolean;
+    };
+
+const invalid = (
+  code: PlatdeskProblem['code'],
+  values?: Record<string, string | number>,
+): PlatdeskResult => ({
+  kind: 'invalid',
+  problems: [values === undefined ? { code } : { code, values }],
+});
 
 export interface PlatdeskContext {
   userId: string;
@@ -27,6 +86,8 @@ export interface PlatdeskContext {
   configuredAdmins: readonly string[];
   store: Store;
   settings: SpendSettings;
+  /** Language choices (`/platdesk language`). */
+  locales: LocaleSettings;
   now: Date;
 }
 
@@ -61,13 +122,15 @@ const ADMIN_ONLY = new Set([
   'digest-cap',
 ]);
 
+/** `/platdesk language #channel …` and `language workspace …` change what others read: admins only. */
+const ADMIN_LANGUAGE_SCOPES = /^(workspace|<#|[CG][A-Z0-9]{2,})/;
+
 export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): PlatdeskResult {
   const tokens = text.trim().split(/\s+/).filter(Boolean);
   const [sub = 'help', ...rest] = tokens.map((t, i) => (i === 0 ? t.toLowerCase() : t));
   const admin = ctx.isAdmin(ctx.userId);
-  if (sub === 'help' || sub === '?') return { kind: 'help', admin };
-  if (ADMIN_ONLY.has(sub) && !admin)
-    return { kind: 'denied', message: `\`/platdesk ${sub}\` is for platdesk admins.` };
+  if (sub === 'help' || sub === '?' || sub === '帮助') return { kind: 'help', admin };
+  if (ADMIN_ONLY.has(sub) && !admin) return { kind: 'denied', reason: 'admin_only', subcommand: sub };
   switch (sub) {
     case 'usage':
       return usage(rest, ctx, admin);
@@ -86,11 +149,15 @@ export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Platdesk
       return cache(rest, ctx);
     case 'admins':
       return admins(rest, ctx);
+    case 'language':
+      if (rest[0] && ADMIN_LANGUAGE_SCOPES.test(rest[0]) && !admin)
+        return { kind: 'denied', reason: 'admin_only', subcommand: 'language' };
+      return language(rest, ctx);
     case 'autolookup': {
       // Item links posted in these channels are looked up without asking, within a daily cap (issue 5).
       const [first, ...others] = rest;
       const channel = first ? (mentions([first]).channels[0] ?? null) : null;
-      if (first && !channel) return { kind: 'invalid', problems: ['name the channel as #channel'] };
+      if (first && !channel) return invalid('channel_mention');
       return runAutoLookupCommand(
         { channelId: channel, rest: others },
         { store: ctx.store, spend: ctx.settings, userId: ctx.userId, now: ctx.now },
@@ -99,19 +166,9 @@ export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Platdesk
     case 'digest-cap':
       return digestCapCommand(rest, ctx);
     case 'audit':
-      return {
-        kind: 'text',
-        title: 'Recent settings changes',
-        // The detail is stored JSON: its & < > are escaped so it cannot mention or link anyone.
-        lines: ctx.store.audit
-          .list(20)
-          .map(
-            (a) =>
-              `${a.at.toISOString().slice(0, 16).replace('T', ' ')} <@${a.actorId}> ${a.action}: ${a.detail.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}`,
-          ),
-      };
+      return { kind: 'audit', records: ctx.store.audit.list(20) };
     default:
-      return { kind: 'invalid', problems: [`unknown subcommand ${sub}`] };
+      return invalid('unknown_subcommand', { subcommand: sub });
   }
 }
 
@@ -126,11 +183,10 @@ function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): PlatdeskRe
     else {
       const m = mentions([t]);
       if (m.users[0]) userId = m.users[0];
-      else return { kind: 'invalid', problems: [`usage takes today, month, me, all or a user, not ${t}`] };
+      else return invalid('usage_arg', { arg: t });
     }
   }
-  if (userId !== ctx.userId && !admin)
-    return { kind: 'denied', message: 'Only admins can see the spend of others or of the workspace.' };
+  if (userId !== ctx.userId && !admin) return { kind: 'denied', reason: 'others_spend' };
   const report = usageReport(ctx.store, {
     period,
     userId,
@@ -148,7 +204,7 @@ function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const ym = arg.match(/^(\d{4})-(\d{2})$/);
   if (ym) {
     const [y, m] = [Number(ym[1]), Number(ym[2])];
-    if (m < 1 || m > 12) return { kind: 'invalid', problems: ['month must be YYYY-MM'] };
+    if (m < 1 || m > 12) return invalid('month_format');
     // Mid-month of that month in the zone gives its month range.
     range = reportRange('month', new Date(Date.UTC(y, m - 1, 15)), timeZone);
     label = arg;
@@ -156,14 +212,9 @@ function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     range = reportRange(arg, ctx.now, timeZone);
     // The month as the budget zone counts it (range.from in UTC is the day before east of Greenwich).
     label = arg === 'month' ? localMonth(ctx.now, timeZone) : arg;
-  } else return { kind: 'invalid', problems: ['export takes month, today, last30 or YYYY-MM'] };
+  } else return invalid('export_arg');
   const entries = [...ctx.store.ledger.iterate(range)];
-  return {
-    kind: 'export',
-    filename: `platdesk-ledger-${label}.csv`,
-    content: ledgerCsv(entries),
-    rows: entries.length,
-  };
+  return { kind: 'export', filename: `platdesk-ledger-${label}.csv`, entries };
 }
 
 /** "2026-11": the year and month of `at` in `timeZone`. */
@@ -175,136 +226,72 @@ function confirmPreference(rest: string[], ctx: PlatdeskContext): PlatdeskResult
   const [mode, value] = rest.map((t) => t.toLowerCase());
   if (mode === 'always') {
     ctx.store.prefs.setConfirmThreshold(ctx.userId, null);
-    return {
-      kind: 'text',
-      title: 'Confirmations',
-      lines: ['You will be asked to confirm every charged lookup.'],
-    };
+    return { kind: 'confirm', threshold: null, changed: true };
   }
   if (mode === 'under' && value !== undefined && /^\d{1,6}$/.test(value)) {
     ctx.store.prefs.setConfirmThreshold(ctx.userId, Number(value));
-    return {
-      kind: 'text',
-      title: 'Confirmations',
-      lines: [
-        `Lookups quoted under ${value} points run without asking; others (and lookups of unknown price) still ask.`,
-        'Use `/platdesk confirm always` to be asked every time again.',
-      ],
-    };
+    return { kind: 'confirm', threshold: Number(value), changed: true };
   }
-  const current = ctx.store.prefs.getConfirmThreshold(ctx.userId);
-  return {
-    kind: 'text',
-    title: 'Confirmations',
-    lines: [
-      current === null
-        ? 'You are asked to confirm every charged lookup (the default).'
-        : `Lookups under ${current} points run without asking.`,
-      'Change it with `/platdesk confirm under <points>` or `/platdesk confirm always`.',
-    ],
-  };
-}
-
-function describeAccess(p: AccessPolicy): string[] {
-  if (p.mode === 'everyone') return ['Everyone in the workspace may run charged lookups.'];
-  const who = [
-    ...p.users.map((u) => `<@${u}>`),
-    ...p.groups.map((g) => `<!subteam^${g}>`),
-    ...p.channels.map((c) => `members in <#${c}>`),
-  ];
-  return [`Only these may run charged lookups (and admins): ${who.join(', ') || 'nobody listed'}.`];
+  return { kind: 'confirm', threshold: ctx.store.prefs.getConfirmThreshold(ctx.userId), changed: false };
 }
 
 function access(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const [mode, ...who] = rest;
-  if (!mode) return { kind: 'text', title: 'Who may spend', lines: describeAccess(ctx.settings.access()) };
+  if (!mode) return { kind: 'access', policy: ctx.settings.access() };
   if (mode.toLowerCase() === 'everyone') {
     const policy: AccessPolicy = { mode: 'everyone', users: [], groups: [], channels: [] };
     ctx.settings.setAccess(policy, ctx.userId);
-    return { kind: 'text', title: 'Who may spend', lines: describeAccess(policy) };
+    return { kind: 'access', policy };
   }
   if (mode.toLowerCase() === 'only') {
     const m = mentions(who);
     if (m.unknown.length > 0 || m.users.length + m.groups.length + m.channels.length === 0)
-      return { kind: 'invalid', problems: ['access only takes @users, @user-groups and #channels'] };
+      return invalid('access_only');
     const policy: AccessPolicy = { mode: 'listed', users: m.users, groups: m.groups, channels: m.channels };
     ctx.settings.setAccess(policy, ctx.userId);
-    return { kind: 'text', title: 'Who may spend', lines: describeAccess(policy) };
+    return { kind: 'access', policy };
   }
-  return {
-    kind: 'invalid',
-    problems: ['access takes everyone, or only followed by @users, @groups, #channels'],
-  };
-}
-
-function describeBudgets(b: Budgets): string[] {
-  const cap = (v: number | null) => (v === null ? 'no cap' : `${v} points`);
-  return [
-    `Workspace: daily ${cap(b.workspace.daily)}, monthly ${cap(b.workspace.monthly)}`,
-    `Each user: daily ${cap(b.perUser.daily)}, monthly ${cap(b.perUser.monthly)}`,
-    ...Object.entries(b.users).map(([u, c]) => `<@${u}>: daily ${cap(c.daily)}, monthly ${cap(c.monthly)}`),
-    `Days and months are counted in ${b.timezone}; a warning comes at 80 %.`,
-  ];
+  return invalid('access_arg');
 }
 
 function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const current = ctx.settings.budgets();
-  if (rest.length === 0) return { kind: 'text', title: 'Budgets', lines: describeBudgets(current) };
+  if (rest.length === 0) return { kind: 'budgets', budgets: current };
   if (rest[0]?.toLowerCase() === 'timezone') {
     const zone = rest[1] ?? '';
     if (canonicalTimeZone(zone) === null) {
-      return { kind: 'invalid', problems: [`${zone || 'that'} is not a time zone (e.g. Asia/Shanghai)`] };
+      return invalid('not_zone', { zone });
     }
     const next = { ...current, timezone: canonicalTimeZone(zone) ?? zone };
     ctx.settings.setBudgets(next, ctx.userId);
-    return { kind: 'text', title: 'Budgets', lines: describeBudgets(next) };
+    return { kind: 'budgets', budgets: next };
   }
   const [whoRaw = '', periodRaw = '', amountRaw = ''] = rest;
   const period = periodRaw.toLowerCase();
-  if (period !== 'daily' && period !== 'monthly')
-    return { kind: 'invalid', problems: ['budget <workspace|user|@user> <daily|monthly> <points|off>'] };
+  if (period !== 'daily' && period !== 'monthly') return invalid('budget_usage');
   const amount =
     amountRaw.toLowerCase() === 'off' ? null : /^\d{1,9}$/.test(amountRaw) ? Number(amountRaw) : undefined;
-  if (amount === undefined)
-    return { kind: 'invalid', problems: ['the cap must be a whole number of points, or off'] };
+  if (amount === undefined) return invalid('budget_amount');
   const next: Budgets = structuredClone(current);
   const who = whoRaw.toLowerCase();
   if (who === 'workspace') next.workspace[period] = amount;
   else if (who === 'user' || who === 'users') next.perUser[period] = amount;
   else {
     const user = mentions([whoRaw]).users[0];
-    if (!user) return { kind: 'invalid', problems: ['say workspace, user (every user) or an @user'] };
+    if (!user) return invalid('budget_who');
     next.users[user] = { ...(next.users[user] ?? { daily: null, monthly: null }), [period]: amount };
   }
   ctx.settings.setBudgets(next, ctx.userId);
-  return { kind: 'text', title: 'Budgets', lines: describeBudgets(next) };
-}
-
-function describeShop(s: RegisteredShop): string {
-  const ids = [s.ownerId ? `owner ${s.ownerId}` : null, s.shopId ? `shop ${s.shopId}` : null]
-    .filter(Boolean)
-    .join(', ');
-  const where = s.channels.length > 0 ? s.channels.map((c) => `<#${c}>`).join(' ') : 'any channel';
-  return `*${s.alias}*: ${ids || 'no ids'}; ${where}`;
+  return { kind: 'budgets', budgets: next };
 }
 
 function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const registry = ctx.settings.shops();
-  const list = () => ({
-    kind: 'text' as const,
-    title: 'Shops',
-    lines: [
-      ...(registry.shops.length > 0 ? registry.shops.map(describeShop) : ['No shops registered.']),
-      registry.registeredOnly
-        ? 'Only registered shops may be queried.'
-        : 'Unregistered shops may be queried too.',
-    ],
-  });
+  const list = (): PlatdeskResult => ({ kind: 'shops', registry });
   const [action = 'list', alias = '', ...options] = rest;
   if (sub === 'shops' && action.toLowerCase() === 'registered-only') {
     const on = alias.toLowerCase() === 'on';
-    if (!['on', 'off'].includes(alias.toLowerCase()))
-      return { kind: 'invalid', problems: ['shops registered-only on|off'] };
+    if (!['on', 'off'].includes(alias.toLowerCase())) return invalid('registered_only');
     registry.registeredOnly = on;
     ctx.settings.setShops(registry, ctx.userId);
     return list();
@@ -313,15 +300,14 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
   if (action.toLowerCase() === 'remove') {
     const before = registry.shops.length;
     registry.shops = registry.shops.filter((s) => s.alias.toLowerCase() !== alias.toLowerCase());
-    if (registry.shops.length === before) return { kind: 'invalid', problems: [`no shop ${alias}`] };
+    if (registry.shops.length === before) return invalid('no_shop', { alias });
     ctx.settings.setShops(registry, ctx.userId);
     return list();
   }
-  if (action.toLowerCase() !== 'add') return { kind: 'invalid', problems: ['shop add|remove|list'] };
-  if (!/^[\w.-]{1,40}$/.test(alias))
-    return { kind: 'invalid', problems: ['alias: 1 to 40 letters, digits, . _ -'] };
+  if (action.toLowerCase() !== 'add') return invalid('shop_usage');
+  if (!/^[\w.-]{1,40}$/.test(alias)) return invalid('alias');
   const shop: RegisteredShop = { alias, ownerId: null, shopId: null, channels: [] };
-  const problems: string[] = [];
+  const problems: PlatdeskProblem[] = [];
   for (const o of options) {
     const m = o.match(/^(owner|shop):([\w.:@-]{1,64})$/i);
     if (m?.[1]?.toLowerCase() === 'owner') shop.ownerId = m[2] ?? null;
@@ -329,10 +315,10 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
     else {
       const c = mentions([o.replace(/^channels?:/i, '')]);
       if (c.channels[0]) shop.channels.push(c.channels[0]);
-      else problems.push(`not understood: ${o}`);
+      else problems.push({ code: 'not_understood', values: { text: o } });
     }
   }
-  if (!shop.ownerId && !shop.shopId) problems.push('give owner:<owner id> and/or shop:<shop id>');
+  if (!shop.ownerId && !shop.shopId) problems.push({ code: 'shop_ids' });
   if (problems.length > 0) return { kind: 'invalid', problems };
   registry.shops = [...registry.shops.filter((s) => s.alias.toLowerCase() !== alias.toLowerCase()), shop];
   ctx.settings.setShops(registry, ctx.userId);
@@ -343,37 +329,21 @@ function cache(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const [operation = '', seconds = ''] = rest;
   if (operation) {
     if (!isOperation(operation) || !/^\d{1,7}$/.test(seconds))
-      return {
-        kind: 'invalid',
-        problems: [`cache <operation> <seconds>; operations: ${OPERATION_NAMES.join(', ')}`],
-      };
+      return invalid('cache_usage', { operations: OPERATION_NAMES.join(', ') });
     const stored = ctx.store.settings.get<Record<string, number>>(SETTING_KEYS.cacheTtl) ?? {};
     ctx.settings.setCacheTtl({ ...stored, [operation]: Number(seconds) }, ctx.userId);
   }
-  const ttl = ctx.settings.cacheTtlS();
-  return {
-    kind: 'text',
-    title: 'Cache lifetimes',
-    lines: OPERATION_NAMES.map((op) => `${op}: ${ttl[op] === 0 ? 'not cached' : `${ttl[op]} s`}`),
-  };
+  return { kind: 'cache', ttl: ctx.settings.cacheTtlS() };
 }
 
 /** A digest estimated above this many points asks an admin before fetching (issue 6). */
 function digestCapCommand(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const [value] = rest;
   if (value !== undefined) {
-    if (!/^\d{1,7}$/.test(value))
-      return { kind: 'invalid', problems: ['digest-cap takes a whole number of points'] };
+    if (!/^\d{1,7}$/.test(value)) return invalid('digest_cap');
     ctx.store.settings.set(MAX_POINTS_SETTING, Number(value), ctx.userId);
   }
-  return {
-    kind: 'text',
-    title: 'Digest cost cap',
-    lines: [
-      `A digest estimated above ${digestCap(ctx.store)} points asks an admin before fetching its orders.`,
-      'Change it with `/platdesk digest-cap <points>`.',
-    ],
-  };
+  return { kind: 'digest-cap', points: digestCap(ctx.store) };
 }
 
 function admins(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
@@ -381,27 +351,54 @@ function admins(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
   const [action = '', ...who] = rest;
   const m = mentions(who);
   if (action === 'add' || action === 'remove') {
-    if (m.users.length === 0) return { kind: 'invalid', problems: [`admins ${action} @user…`] };
+    if (m.users.length === 0) return invalid('admins_usage', { action });
     const next =
       action === 'add' ? [...new Set([...stored, ...m.users])] : stored.filter((u) => !m.users.includes(u));
     ctx.store.settings.set(SETTING_KEYS.admins, next, ctx.userId);
     const kept = action === 'remove' ? m.users.filter((u) => ctx.configuredAdmins.includes(u)) : [];
-    return {
-      kind: 'text',
-      title: 'Admins',
-      lines: [
-        `Admins: ${[...new Set([...ctx.configuredAdmins, ...next])].map((u) => `<@${u}>`).join(', ')}`,
-        ...(kept.length > 0
-          ? [`${kept.map((u) => `<@${u}>`).join(', ')} stay admins: they are set in PLATDESK_ADMINS.`]
-          : []),
-      ],
-    };
+    return { kind: 'admins', admins: [...new Set([...ctx.configuredAdmins, ...next])], kept };
   }
-  return {
-    kind: 'text',
-    title: 'Admins',
-    lines: [
-      `Admins: ${[...new Set([...ctx.configuredAdmins, ...stored])].map((u) => `<@${u}>`).join(', ') || 'none'}`,
-    ],
-  };
+  return { kind: 'admins', admins: [...new Set([...ctx.configuredAdmins, ...stored])], kept: [] };
+}
+
+/**
+ * `/platdesk language [zh-CN|en|auto]`: the person's own language (auto: their Slack language,
+ * else the workspace default). Admins: `language #channel zh-CN|en|default` for what a channel
+ * reads (digests, unfurls, public answers), `language workspace zh-CN|en` for the default.
+ */
+function language(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+  const { locales } = ctx;
+  const [first = '', second = ''] = rest;
+  const base = { workspace: locales.workspace() };
+  if (first.toLowerCase() === 'workspace') {
+    if (second === '') return { kind: 'language', scope: 'workspace', choice: null, changed: false, ...base };
+    const locale = toLocale(second);
+    if (!locale) return invalid('language_usage');
+    locales.setWorkspace(locale, ctx.userId);
+    return { kind: 'language', scope: 'workspace', choice: null, changed: true, workspace: locale };
+  }
+  const channelId = first ? (mentions([first]).channels[0] ?? null) : null;
+  if (channelId) {
+    if (second === '')
+      return {
+        kind: 'language',
+        scope: 'channel',
+        channelId,
+        choice: locales.channel(channelId),
+        changed: false,
+        ...base,
+      };
+    const isDefault = /^(default|auto)$/i.test(second);
+    const locale = toLocale(second);
+    if (!isDefault && !locale) return invalid('language_usage');
+    locales.setChannel(channelId, locale, ctx.userId);
+    return { kind: 'language', scope: 'channel', channelId, choice: locale, changed: true, ...base };
+  }
+  if (first === '')
+    return { kind: 'language', scope: 'user', choice: locales.user(ctx.userId), changed: false, ...base };
+  const isAuto = /^(auto|automatic|自动)$/i.test(first);
+  const locale = toLocale(first);
+  if ((!isAuto && !locale) || rest.length > 1) return invalid('language_usage');
+  locales.setUser(ctx.userId, locale);
+  return { kind: 'language', scope: 'user', choice: locale, changed: true, ...base };
 }

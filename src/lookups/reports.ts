@@ -74,7 +74,8 @@ export function usageReport(
   };
 }
 
-const CSV_COLUMNS = [
+/** The ledger export's columns, in order; blocks/ names them in the reader's language. */
+export const CSV_COLUMNS = [
   'at',
   'user_id',
   'channel_id',
@@ -112,8 +113,14 @@ function outcomeOf(e: LedgerEntry): string {
   return e.code === NO_ANSWER_CODE ? 'no_answer' : e.outcome;
 }
 
-export function ledgerCsv(entries: Iterable<LedgerEntry>): string {
-  const lines = [CSV_COLUMNS.join(',')];
+export type CsvColumn = (typeof CSV_COLUMNS)[number];
+
+/** RFC 4180 CSV of the ledger; `header` names the columns (default: their names). */
+export function ledgerCsv(
+  entries: Iterable<LedgerEntry>,
+  header: (column: CsvColumn) => string = (column) => column,
+): string {
+  const lines = [CSV_COLUMNS.map((c) => csvField(header(c))).join(',')];
   for (const e of entries) {
     lines.push(
       [

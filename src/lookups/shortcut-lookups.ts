@@ -61,7 +61,12 @@ export interface PlannedLookup {
   quote: Quote;
 }
 
-export type PlanProblem = { field: 'pick' | 'target' | 'carrier'; message: string };
+/** A problem with the choice, on the modal field it concerns; blocks/ words it (`shortcut.problem.*`). */
+export type PlanProblem = {
+  field: 'pick' | 'target' | 'carrier';
+  code: 'choose_some' | 'whose' | 'too_many' | 'carrier_code' | 'carrier_unknown' | 'carrier_unknown_more';
+  values?: Record<string, string | number>;
+};
 
 export interface Plan {
   lookups: PlannedLookup[];
@@ -115,7 +120,7 @@ export function planSelection(
     .sort((a, b) => a - b)
     .map((i) => found.candidates[i])
     .filter((c): c is Candidate => c !== undefined);
-  if (chosen.length === 0) problems.push({ field: 'pick', message: 'choose at least one lookup' });
+  if (chosen.length === 0) problems.push({ field: 'pick', code: 'choose_some' });
 
   const requests: LookupRequest[] = [];
   for (const c of chosen) if (c.kind !== 'waybill') requests.push(requestOf(c));
@@ -127,16 +132,9 @@ export function planSelection(
     const m = target.match(TARGET_PATTERN);
     if (!m?.[1] || !m[2]) {
       needsTarget = true;
-      problems.push({
-        field: 'target',
-        message:
-          'say whose waybills: shop:<shop id> for print data, owner:<owner id> for waybill information',
-      });
+      problems.push({ field: 'target', code: 'whose' });
     } else if (waybills.length > MAX_WAYBILLS_PER_COMMAND) {
-      problems.push({
-        field: 'pick',
-        message: `at most ${MAX_WAYBILLS_PER_COMMAND} waybill numbers at once`,
-      });
+      problems.push({ field: 'pick', code: 'too_many', values: { max: MAX_WAYBILLS_PER_COMMAND } });
     } else if (m[1].toLowerCase() === 'shop') {
       requests.push({
         kind: 'waybill-print',
@@ -146,14 +144,19 @@ export function planSelection(
     } else {
       const carrier = selection.carrier?.toUpperCase() ?? null;
       if (carrier !== null && !(CARRIER_CODES as readonly string[]).includes(carrier))
-        problems.push({ field: 'carrier', message: `carrier must be one of ${CARRIER_CODES.join(', ')}` });
+        problems.push({
+          field: 'carrier',
+          code: 'carrier_code',
+          values: { codes: CARRIER_CODES.join(', ') },
+        });
       const refs = waybills.map((w) => ({ waybillCode: w.waybillCode, carrier: w.carrier ?? carrier }));
       // platdzmd needs a carrier for every waybill (spec §4.6: wp_code required).
       const unknown = refs.filter((r) => r.carrier === null).map((r) => r.waybillCode);
       if (unknown.length > 0)
         problems.push({
           field: 'carrier',
-          message: `cannot tell the carrier of ${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}: choose one`,
+          code: unknown.length > 3 ? 'carrier_unknown_more' : 'carrier_unknown',
+          values: { numbers: unknown.slice(0, 3).join(', '), n: unknown.length - 3 },
         });
       else requests.push({ kind: 'waybill-info', ownerId: m[2], waybills: refs });
     }

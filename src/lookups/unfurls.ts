@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import type { Store } from '../store/store.js';
 import type { UnfurlRecord } from '../store/unfurls.js';
+import type { Refusal } from './access.js';
 import { periodStarts } from './budgets.js';
 import type { Actor, LookupService } from './lookup-service.js';
 import { summarize } from './lookup-service.js';
@@ -77,7 +78,7 @@ type ItemOk = Extract<ItemRef, { ok: true }>;
 /** Why an unfurl offers the button instead of an automatic answer, in an auto-lookup channel. */
 export type AutoNote =
   | { kind: 'capped'; used: number; cap: number }
-  | { kind: 'refused'; message: string }
+  | { kind: 'refused'; refusal: Refusal }
   | { kind: 'running' }
   | { kind: 'failed_earlier'; at: Date };
 
@@ -215,7 +216,7 @@ export function createUnfurlService(deps: {
       switch (prepared.kind) {
         case 'refused':
           store.unfurls.abandonAuto(record.id, day);
-          return { kind: 'offer', url, ref, quote, note: { kind: 'refused', message: prepared.message } };
+          return { kind: 'offer', url, ref, quote, note: { kind: 'refused', refusal: prepared.refusal } };
         case 'cached': {
           const outcome = prepared.outcome;
           if (outcome.kind !== 'item') throw new Error('cached outcome of an item request is not an item');
@@ -310,20 +311,34 @@ export function createUnfurlService(deps: {
 
 // ---- /platdesk autolookup [#channel on|off [cap N]] -----------------------------------------
 
-export type AutoLookupCommandResult =
-  | { kind: 'text'; title: string; lines: string[] }
-  | { kind: 'invalid'; problems: string[] };
+/** The auto-lookup channels, with today's use; `changed`: the channel just set (cap null: turned off). */
+export interface AutoLookupView {
+  channels: { channelId: string; cap: number; usedToday: number }[];
+  changed: { channelId: string; cap: number | null } | null;
+}
 
-/** The channels and their caps, with today's use, as mrkdwn lines. */
-export function describeAutoLookup(store: Store, spend: SpendSettings, now: Date): string[] {
-  const channels = Object.entries(autoLookupSettings(store.settings).get().channels);
-  if (channels.length === 0)
-    return ['No channel looks item links up automatically: every unfurl offers a Look up button.'];
+export type AutoLookupCommandResult =
+  | { kind: 'autolookup'; view: AutoLookupView }
+  | {
+      kind: 'invalid';
+      problems: {
+        code: 'autolookup_channel' | 'autolookup_usage' | 'autolookup_cap';
+        values?: Record<string, number>;
+      }[];
+    };
+
+/** The channels and their caps, with today's use. */
+export function autoLookupChannels(
+  store: Store,
+  spend: SpendSettings,
+  now: Date,
+): AutoLookupView['channels'] {
   const day = autoLookupDay(now, spend);
-  return channels.map(
-    ([channelId, { cap }]) =>
-      `<#${channelId}>: up to ${cap} a day (${store.unfurls.autoUsed(channelId, day)} used today)`,
-  );
+  return Object.entries(autoLookupSettings(store.settings).get().channels).map(([channelId, { cap }]) => ({
+    channelId,
+    cap,
+    usedToday: store.unfurls.autoUsed(channelId, day),
+  }));
 }
 
 /**
@@ -334,34 +349,27 @@ export function runAutoLookupCommand(
   args: { channelId: string | null; rest: string[] },
   ctx: { store: Store; spend: SpendSettings; userId: string; now: Date },
 ): AutoLookupCommandResult {
-  const title = 'Auto-lookup channels';
   const { channelId, rest } = args;
-  if (channelId === null && rest.length === 0)
-    return { kind: 'text', title, lines: describeAutoLookup(ctx.store, ctx.spend, ctx.now) };
-  const usage = 'autolookup #channel on [cap N] | autolookup #channel off';
-  if (channelId === null) return { kind: 'invalid', problems: [`name a channel: ${usage}`] };
+  const view = (changed: AutoLookupView['changed']): AutoLookupCommandResult => ({
+    kind: 'autolookup',
+    view: { channels: autoLookupChannels(ctx.store, ctx.spend, ctx.now), changed },
+  });
+  if (channelId === null && rest.length === 0) return view(null);
+  const usage: AutoLookupCommandResult = { kind: 'invalid', problems: [{ code: 'autolookup_usage' }] };
+  if (channelId === null) return { kind: 'invalid', problems: [{ code: 'autolookup_channel' }] };
   const [mode = '', capWord, capValue] = rest.map((t) => t.toLowerCase());
   let cap: number | null;
   if (mode === 'off') {
-    if (rest.length > 1) return { kind: 'invalid', problems: [usage] };
+    if (rest.length > 1) return usage;
     cap = null;
   } else if (mode === 'on') {
     if (capWord === undefined) cap = DEFAULT_AUTO_CAP;
     else if (capWord === 'cap' && capValue !== undefined && /^\d{1,4}$/.test(capValue))
       cap = Number(capValue);
-    else return { kind: 'invalid', problems: [usage] };
+    else return usage;
     if (cap < 1 || cap > MAX_AUTO_CAP)
-      return { kind: 'invalid', problems: [`the cap must be 1 to ${MAX_AUTO_CAP} lookups a day`] };
-  } else return { kind: 'invalid', problems: [usage] };
+      return { kind: 'invalid', problems: [{ code: 'autolookup_cap', values: { max: MAX_AUTO_CAP } }] };
+  } else return usage;
   autoLookupSettings(ctx.store.settings).set(channelId, cap, ctx.userId);
-  return {
-    kind: 'text',
-    title,
-    lines: [
-      cap === null
-        ? `<#${channelId}> no longer looks item links up automatically.`
-        : `Item links posted in <#${channelId}> are looked up automatically, up to ${cap} a day; each unfurl says so.`,
-      ...describeAutoLookup(ctx.store, ctx.spend, ctx.now),
-    ],
-  };
+  return view({ channelId, cap });
 }

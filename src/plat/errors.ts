@@ -1,7 +1,7 @@
 /**
  * Every way a plat call can fail, one class per outcome, each with a stable `code`, the
- * operation, a short user-facing remedy and whether a retry may help. Messages never hold
- * the access token (see `redact`).
+ * operation and whether a retry may help. What a person reads (title and remedy) is looked up
+ * by `code` in blocks/ (the catalog's `error.*`). Messages never hold the access token (see `redact`).
  */
 import type { Operation } from './operations.js';
 
@@ -63,8 +63,6 @@ export abstract class PlatError extends Error {
   abstract readonly code: PlatErrorCode;
   /** A retry of the same call may succeed (codes 101 and 202 only; spec §7). */
   readonly retryable: boolean = false;
-  /** One sentence a support agent can act on. */
-  abstract readonly remedy: string;
   readonly operation: Operation | null;
   /**
    * What the call cost over all its attempts: first the failing response's own charge, then the
@@ -99,7 +97,6 @@ export abstract class PlatError extends Error {
 /** Input rejected before anything was sent: it cost nothing. */
 export class PlatInputError extends PlatError {
   readonly code = 'invalid_input';
-  readonly remedy = 'Correct the input and try again; nothing was charged.';
   readonly issues: string[];
   constructor(operation: Operation | null, issues: string[]) {
     super(`Invalid input for ${operation ?? 'plat call'}: ${issues.join('; ')}`, { operation });
@@ -126,7 +123,6 @@ export abstract class PlatApiError extends PlatError {
 
 export class PlatParameterError extends PlatApiError {
   readonly code = 'parameter_error';
-  readonly remedy = 'The service rejected the request parameters; check the values sent.';
 }
 /**
  * Code 100 with the service's "item does not exist" on an item operation: an answer, not a
@@ -134,40 +130,29 @@ export class PlatParameterError extends PlatApiError {
  */
 export class PlatItemNotFoundError extends PlatApiError {
   readonly code = 'item_not_found';
-  readonly remedy =
-    'No item has this id; check the link or id. The query still used one call of the item quota.';
 }
 export class PlatUpstreamTimeoutError extends PlatApiError {
   readonly code = 'upstream_timeout';
   override readonly retryable = true;
-  readonly remedy = 'The service timed out; try again in a moment.';
 }
 export class PlatAccountNotFoundError extends PlatApiError {
   readonly code = 'account_not_found';
-  readonly remedy = 'The messaging account id does not exist; check the id that was sent.';
 }
 export class PlatSystemError extends PlatApiError {
   readonly code = 'system_error';
-  readonly remedy = 'The service reported a system error; if it persists, contact the data service support.';
 }
 export class PlatRetryLaterError extends PlatApiError {
   readonly code = 'retry_later';
   override readonly retryable = true;
-  readonly remedy = 'The service is busy; try again later.';
 }
 export class PlatUnsupportedError extends PlatApiError {
   readonly code = 'unsupported';
-  readonly remedy = 'This interface is not supported by the service at present.';
 }
 export class PlatNoPermissionError extends PlatApiError {
   readonly code = 'no_permission';
-  readonly remedy =
-    'The account has no permission on this interface; an admin must open it on the official site.';
 }
 export class PlatQuotaExhaustedError extends PlatApiError {
   readonly code = 'quota_exhausted';
-  readonly remedy =
-    'The account has run out of calls or balance; an admin must recharge it on the official site.';
 }
 export class PlatShopUnauthorizedError extends PlatApiError {
   readonly code = 'shop_unauthorized';
@@ -177,34 +162,24 @@ export class PlatShopUnauthorizedError extends PlatApiError {
     super(apiCode, apiMessage, options);
     this.authUrl = authUrl;
   }
-  get remedy(): string {
-    return this.authUrl
-      ? 'The shop has not authorized platdesk; the shop owner must open the authorization link and scan the code.'
-      : 'The shop has not authorized platdesk; the shop owner must authorize it on the official site.';
-  }
 }
 export class PlatShopNotSubscribedError extends PlatApiError {
   readonly code = 'shop_not_subscribed';
-  readonly remedy = 'The shop has not subscribed to the app; the shop owner must subscribe first.';
 }
 export class PlatCredentialError extends PlatApiError {
   readonly code = 'credential_invalid';
-  readonly remedy = 'The plat access token is missing or invalid; an admin must refresh PLAT_TOKEN.';
 }
 export class PlatWrongPathError extends PlatApiError {
   readonly code = 'wrong_path';
-  readonly remedy = 'The service did not recognise the path or method; check PLAT_BASE_URL.';
 }
 export class PlatUnknownCodeError extends PlatApiError {
   readonly code = 'unknown_code';
-  readonly remedy = 'The service answered with an unexpected code; the message above is what it said.';
 }
 
 // ---- transport and local failures ---------------------------------------------------------
 
 export class PlatTimeoutError extends PlatError {
   readonly code = 'timeout';
-  readonly remedy = 'The data service did not answer in time; try again in a moment.';
   readonly timeoutMs: number;
   constructor(operation: Operation, timeoutMs: number, cause?: unknown, reachedService = true) {
     super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause, reachedService });
@@ -213,12 +188,10 @@ export class PlatTimeoutError extends PlatError {
 }
 export class PlatConnectionError extends PlatError {
   readonly code = 'connection_failed';
-  readonly remedy = 'The data service could not be reached; try again later or check PLAT_BASE_URL.';
 }
 /** HTTP answered, but not with JSON. */
 export class PlatBadResponseError extends PlatError {
   readonly code = 'bad_response';
-  readonly remedy = 'The data service sent an unreadable answer; try again later.';
   readonly status: number;
   constructor(operation: Operation, status: number, detail: string, cause?: unknown) {
     super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, {
@@ -232,7 +205,6 @@ export class PlatBadResponseError extends PlatError {
 /** JSON that does not match what the operation returns (beyond the documented quirks). */
 export class PlatSchemaError extends PlatError {
   readonly code = 'schema_mismatch';
-  readonly remedy = 'The data service answered in an unexpected shape; the answer was not used.';
   readonly issues: string[];
   /** `answered`: false when the body was not even an envelope (see PlatErrorOptions.answered). */
   constructor(
@@ -262,9 +234,6 @@ export class PlatBusyError extends PlatError {
     });
     this.estimatedWaitMs = estimatedWaitMs;
   }
-  get remedy(): string {
-    return `platdesk is busy; try again in about ${Math.max(1, Math.ceil(this.estimatedWaitMs / 1000))} s.`;
-  }
 }
 /**
  * The shared rate limiter (Redis) cannot be reached, so no slot can be granted: nothing was sent.
@@ -272,9 +241,6 @@ export class PlatBusyError extends PlatError {
  */
 export class PlatUnavailableError extends PlatError {
   readonly code = 'unavailable';
-  override readonly retryable = false;
-  readonly remedy =
-    'platdesk cannot reach its shared rate limiter; nothing was sent. Try again in a few seconds.';
 }
 /**
  * A spending cap would be exceeded: refused before sending (raised by lookups/ through the
@@ -282,22 +248,30 @@ export class PlatUnavailableError extends PlatError {
  */
 export class PlatBudgetError extends PlatError {
   readonly code = 'budget_exceeded';
-  readonly remedy: string;
-  constructor(operation: Operation | null, detail: string, remedy: string) {
-    super(detail, { operation });
-    this.remedy = remedy;
+  /** The cap that would be exceeded, for the remedy's words. */
+  readonly cap: BudgetCapFigure;
+  /** Points the call would have taken (0 for an item call: it takes a quota call). */
+  readonly wantedPoints: number;
+  constructor(operation: Operation | null, cap: BudgetCapFigure, wantedPoints: number) {
+    super(
+      `${cap.scope} ${cap.period} cap: ${cap.spent} of ${cap.cap} points used; this call would take about ${wantedPoints} more`,
+      { operation },
+    );
+    this.cap = cap;
+    this.wantedPoints = wantedPoints;
   }
+}
+
+/** A cap as lookups/budgets.ts reports it (kept structural: plat/ knows nothing of lookups/). */
+export interface BudgetCapFigure {
+  scope: 'user' | 'workspace';
+  period: 'daily' | 'monthly';
+  cap: number;
+  spent: number;
 }
 
 export class PlatAbortedError extends PlatError {
   readonly code = 'aborted';
-  readonly remedy: string;
-  constructor(message: string, options: PlatErrorOptions) {
-    super(message, options);
-    this.remedy = this.reachedService
-      ? 'The lookup was cancelled after it was sent; the service may still have counted the call.'
-      : 'The lookup was cancelled before it was sent; nothing was charged.';
-  }
 }
 
 export function isPlatError(value: unknown): value is PlatError {

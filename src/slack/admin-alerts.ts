@@ -1,82 +1,70 @@
 /**
  * Alerts to admins by direct message when the plat account itself fails: credential invalid
- * (401) or out of balance (204 "not enough calls"). At most one alert per kind per hour, so a
- * burst of failing lookups does not flood the admins.
+ * (401) or out of balance (204 "not enough calls"), and when a spending cap warns or refuses.
+ * At most one account alert per kind per hour, so a burst of failing lookups does not flood the
+ * admins. Alerts are data; each admin reads them in their own language.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { alertText } from '../blocks/home.js';
+import type { AdminAlert } from '../lookups/home-data.js';
 import { isPlatError } from '../plat/errors.js';
+import type { LocaleResolver } from './locale-resolver.js';
 
 export interface AdminAlerts {
   /** Alerts the admins if the error is about the account; returns whether it was such an error. */
   notifyIfAccountError(error: unknown, context: { userId: string | null }): Promise<boolean>;
-  /** Sends a text to every admin (callers decide how often). */
-  notify(text: string): Promise<void>;
+  /** Sends an alert to every admin (callers decide how often). */
+  notify(alert: AdminAlert): Promise<void>;
   /** Called with every alert sent (the App Home keeps them for admins to read). */
-  onAlert?(listener: (text: string) => void): void;
+  onAlert?(listener: (alert: AdminAlert) => void): void;
 }
 
-const ACCOUNT_ERRORS: Record<string, string> = {
-  credential_invalid:
-    ':rotating_light: The plat access token was refused (code 401). Lookups fail until PLAT_TOKEN is refreshed.',
-  quota_exhausted:
-    ':rotating_light: The plat account is out of calls or balance (code 204). Lookups fail until it is recharged on the official site.',
-};
+const ACCOUNT_CODES = new Set(['credential_invalid', 'quota_exhausted'] as const);
+type AccountCode = 'credential_invalid' | 'quota_exhausted';
+const isAccountCode = (code: string): code is AccountCode => ACCOUNT_CODES.has(code as AccountCode);
 
 export const ALERT_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createAdminAlerts(deps: {
   client: WebClient;
   admins: () => readonly string[];
+  language: Pick<LocaleResolver, 'user'>;
   logger: Pick<Logger, 'warn' | 'error'>;
   now?: () => number;
 }): AdminAlerts {
   const lastSent = new Map<string, number>();
   const now = deps.now ?? Date.now;
-  const listeners: ((text: string) => void)[] = [];
-  const told = (text: string) => {
+  const listeners: ((alert: AdminAlert) => void)[] = [];
+  const notify = async (alert: AdminAlert) => {
     for (const listener of listeners) {
       try {
-        listener(text);
+        listener(alert);
       } catch (err) {
         deps.logger.error({ err }, 'alert listener failed');
       }
     }
-  };
-  const notify = async (text: string) => {
-    told(text);
     await Promise.all(
-      deps
-        .admins()
-        .map((admin) =>
-          deps.client.chat
-            .postMessage({ channel: admin, text })
-            .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
-        ),
+      deps.admins().map(async (admin) => {
+        try {
+          const text = alertText(await deps.language.user(admin), alert);
+          await deps.client.chat.postMessage({ channel: admin, text });
+        } catch (err) {
+          deps.logger.error({ err, admin }, 'admin alert not delivered');
+        }
+      }),
     );
   };
   return {
     notify,
     onAlert: (listener) => void listeners.push(listener),
     async notifyIfAccountError(error, context) {
-      if (!isPlatError(error)) return false;
-      const text = ACCOUNT_ERRORS[error.code];
-      if (!text) return false;
+      if (!isPlatError(error) || !isAccountCode(error.code)) return false;
       const last = lastSent.get(error.code);
       if (last !== undefined && now() - last < ALERT_INTERVAL_MS) return true;
       lastSent.set(error.code, now());
       deps.logger.warn({ code: error.code, operation: error.operation }, 'plat account alert');
-      const by = context.userId ? ` (seen on a lookup by <@${context.userId}>)` : '';
-      told(`${text}${by}`);
-      await Promise.all(
-        deps
-          .admins()
-          .map((admin) =>
-            deps.client.chat
-              .postMessage({ channel: admin, text: `${text}${by}` })
-              .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
-          ),
-      );
+      await notify({ kind: 'account', code: error.code, userId: context.userId });
       return true;
     },
   };

@@ -3,22 +3,15 @@
  * rendered answer or the error with its remedy. Every entry point ends here.
  */
 import type { RespondArguments } from '@slack/bolt';
-import { renderConfirmation } from '../blocks/confirmation.js';
+import { lookingUpText, renderConfirmation } from '../blocks/confirmation.js';
 import { renderPlatError } from '../blocks/errors.js';
-import { renderItem, renderItemPrices } from '../blocks/item.js';
+import type { Words } from '../blocks/i18n/words.js';
 import type { RenderedMessage } from '../blocks/kit.js';
-import { renderOrdersPage } from '../blocks/orders.js';
-import { renderShopId, renderShopInfo } from '../blocks/shop.js';
+import { pagerPages } from '../blocks/orders.js';
+import { renderOutcome } from '../blocks/outcome.js';
 import { renderRefusal, withRefreshButton } from '../blocks/spend.js';
-import { escapeClip } from '../blocks/text.js';
-import { printDataFile, renderWaybillInfo, renderWaybillPrint } from '../blocks/waybills.js';
-import {
-  type Actor,
-  CONFIRM_TTL_MS,
-  describeCap,
-  type Prepared,
-  summarize,
-} from '../lookups/lookup-service.js';
+import { printDataFile } from '../blocks/waybills.js';
+import { type Actor, CONFIRM_TTL_MS, type Prepared, summarize } from '../lookups/lookup-service.js';
 import type { LookupOutcome, LookupRequest, Pending } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
 import type { SlackDeps } from './deps.js';
@@ -51,32 +44,34 @@ export async function offerLookup(
   const replace = options.replaceOriginal ?? false;
   const prepared = await deps.lookups.prepare(request, actor, summarize(request));
   options.onPrepared?.(prepared);
+  // Every answer here is ephemeral: the person's own language.
+  const w = await deps.language.user(actor.userId);
   switch (prepared.kind) {
     case 'refused':
       await reply({
         response_type: 'ephemeral',
         replace_original: replace,
-        ...renderRefusal(prepared.message, deps.admins()),
+        ...renderRefusal(w, prepared.refusal, deps.admins()),
       });
       return;
     case 'cached': {
-      const answer = renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
+      const answer = answerOf(deps, w, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
       await reply({
         response_type: 'ephemeral',
         replace_original: replace,
-        ...withRefreshButton(answer, prepared.refresh.id, prepared.refreshQuote),
+        ...withRefreshButton(w, answer, prepared.refresh.id, prepared.refreshQuote),
       });
       return;
     }
     case 'auto':
       return runAndAnswer(deps, prepared.pending, reply);
     case 'confirm': {
-      const confirmation = renderConfirmation({
+      const confirmation = renderConfirmation(w, {
         pendingId: prepared.pending.id,
-        summary: prepared.pending.summary,
+        request: prepared.pending.request,
         quote: prepared.quote,
         expiresInMinutes: CONFIRM_TTL_MS / 60_000,
-        warnings: prepared.warnings.map((w) => `This lookup brings ${describeCap(w)}.`),
+        warnings: prepared.warnings,
       });
       await reply({ response_type: 'ephemeral', replace_original: replace, ...confirmation });
     }
@@ -87,21 +82,28 @@ export async function offerLookup(
  * Runs a claimed lookup and replaces the confirmation with the answer. Shutdown waits for the
  * whole of it (lookups.hold), so a confirmed call's answer is delivered, not only recorded.
  */
-export function runAndAnswer(deps: SlackDeps, pending: Pending, reply: Reply): Promise<void> {
-  return deps.lookups.hold(answerLookup(deps, pending, reply));
+export function runAndAnswer(
+  deps: SlackDeps,
+  pending: Pending,
+  reply: Reply,
+  /** The language of the answer when it is not the person's own (an answer in a channel's thread). */
+  words?: Words,
+): Promise<void> {
+  return deps.lookups.hold(answerLookup(deps, pending, reply, words));
 }
 
-async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply): Promise<void> {
+async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply, words?: Words): Promise<void> {
+  const w = words ?? (await deps.language.user(pending.userId));
+  // What is looked up holds what the user typed (a shop id, an account id): escaped like any text.
   await reply({
     response_type: 'ephemeral',
     replace_original: true,
-    // The summary holds what the user typed (a shop id, an account id): escaped like any text.
-    text: `:hourglass_flowing_sand: Looking up ${escapeClip(pending.summary, 500)}…`,
+    text: lookingUpText(w, pending.request),
   });
   let answer: RenderedMessage;
   try {
     const outcome = await deps.lookups.run(pending, { resultJson: keptResult });
-    answer = renderOutcome(deps, outcome, pending);
+    answer = answerOf(deps, w, outcome, pending);
     // A batch refused for the account itself (401, balance gone mid-batch) alerts the admins too.
     if ('failedBatches' in outcome)
       for (const failed of outcome.failedBatches)
@@ -109,7 +111,7 @@ async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply): Pr
   } catch (error) {
     if (!isPlatError(error)) deps.logger.error({ err: error, pendingId: pending.id }, 'lookup crashed');
     await deps.alerts.notifyIfAccountError(error, { userId: pending.userId });
-    answer = renderPlatError(error);
+    answer = renderPlatError(w, error);
   }
   await reply({ response_type: 'ephemeral', replace_original: true, ...answer });
 }
@@ -124,48 +126,34 @@ function keptResult(outcome: LookupOutcome): string | null {
   return null;
 }
 
-export function renderOutcome(
+/**
+ * The answer to a finished lookup in `w`'s language. The orders pager's buttons are pending
+ * lookups of their own (each stated and charged like any other): prepared here, before the pure
+ * renderer runs.
+ */
+export function answerOf(
   deps: SlackDeps,
+  w: Words,
   outcome: LookupOutcome & { shared?: boolean },
   pending: Pending,
   cached?: { ageMs: number },
 ): RenderedMessage {
-  const charge = {
-    chargedPoints: outcome.chargedPoints,
-    quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
-    ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
-    ...(cached ? { cached } : {}),
-    ...(outcome.shared ? { shared: true } : {}),
+  const base = { now: deps.now(), downloadValue: pending.id, ...(cached ? { cached } : {}) };
+  if (outcome.kind !== 'orders') return renderOutcome(w, outcome, base);
+  const request = pending.request;
+  if (request.kind !== 'orders') throw new Error('orders outcome for a non-orders request');
+  const pageRequest = (page: number): LookupRequest => ({ ...request, page });
+  const prepare = (page: number | null) => {
+    if (page === null) return null;
+    const next = pageRequest(page);
+    return deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next)).id;
   };
-  switch (outcome.kind) {
-    case 'item':
-      return renderItem(outcome.item, { prices: outcome.prices, charge });
-    case 'item-prices':
-      return renderItemPrices(outcome.prices, charge);
-    case 'shop-info':
-      return renderShopInfo(outcome.shop, charge);
-    case 'shop-id':
-      return renderShopId(outcome.result, charge);
-    case 'waybill-print': {
-      const hasFile = outcome.records.some((r) => r.success && (r.printData ?? r.printDataRaw) !== null);
-      return renderWaybillPrint(outcome, { charge, ...(hasFile ? { downloadValue: pending.id } : {}) });
-    }
-    case 'waybill-info':
-      return renderWaybillInfo(outcome, { charge });
-    case 'orders': {
-      const request = pending.request;
-      if (request.kind !== 'orders') throw new Error('orders outcome for a non-orders request');
-      const pageRequest = (page: number): LookupRequest => ({ ...request, page });
-      return renderOrdersPage(outcome, {
-        charge,
-        now: deps.now(),
-        nextQuote: deps.lookups.quote(pageRequest(request.page + 1)),
-        // Each pager button is its own single-use pending lookup, stated and charged like any other.
-        pagerValue: (page) => {
-          const next = pageRequest(page);
-          return deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next)).id;
-        },
-      });
-    }
-  }
+  const pages = pagerPages(outcome);
+  return renderOutcome(w, outcome, {
+    ...base,
+    pager: {
+      nextQuote: deps.lookups.quote(pageRequest(request.page + 1)),
+      pager: { previous: prepare(pages.previous), next: prepare(pages.next) },
+    },
+  });
 }

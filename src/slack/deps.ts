@@ -8,6 +8,7 @@ import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
 import type { AdminAlerts } from './admin-alerts.js';
 import type { DigestSlackDeps } from './digest/types.js';
+import type { LocaleResolver } from './locale-resolver.js';
 
 export interface SlackDeps {
   lookups: LookupService;
@@ -23,6 +24,8 @@ export interface SlackDeps {
   configuredAdmins: readonly string[];
   /** Clock for rendering (shipping deadlines) and expiries. */
   now: () => Date;
+  /** Which language a person or a channel reads (slack/locale-resolver.ts). */
+  language: LocaleResolver;
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;
 }

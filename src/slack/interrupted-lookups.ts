@@ -10,11 +10,14 @@ import type { Instance } from '../instance.js';
 import { CLAIM_RENEW_MS, interruptGoneClaims } from '../lookups/interrupted.js';
 import type { Pending } from '../lookups/types.js';
 import type { ClaimHolder, Store } from '../store/store.js';
+import type { LocaleResolver } from './locale-resolver.js';
 import { sendPrivately } from './private-reply.js';
 
 export interface ClaimWatchDeps {
   store: Store;
   client: WebClient;
+  /** Each user is told in their own language. */
+  language: Pick<LocaleResolver, 'user'>;
   logger: Pick<Logger, 'warn' | 'error'>;
   instance: Instance;
   holder: ClaimHolder;
@@ -48,7 +51,7 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
         await sendPrivately(
           deps.client,
           { userId: p.userId, channelId: null },
-          renderInterrupted(p.summary, { offerAgain: false }),
+          renderInterrupted(await deps.language.user(p.userId), p.request, { offerAgain: false }),
           deps.logger,
         );
     },

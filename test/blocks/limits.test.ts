@@ -11,6 +11,7 @@ import { fitMessage, packSections } from '../../src/blocks/limits.js';
 import { renderOrdersForm } from '../../src/blocks/orders-form.js';
 import { assertWithinSlackLimits, slackLimitProblems } from '../helpers/block-limits.js';
 import { makeQuoteLine } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText, largeMessages } from './render-fixtures.js';
 
 /** The project's Block Kit validator, in shared/ beside the repository (wherever the tests run from). */
@@ -19,22 +20,26 @@ const CHECK_BLOCKS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../
 /** Every modal form the app opens, at its fullest. */
 function forms(): { name: string; view: unknown }[] {
   return [
-    { name: 'orders-form-enhanced', view: renderOrdersForm({ privateMetadata: '{}', edition: 1 }) },
-    { name: 'orders-form-basic', view: renderOrdersForm({ privateMetadata: '{}', edition: 0 }) },
+    { name: 'orders-form-enhanced', view: renderOrdersForm(en, { privateMetadata: '{}', edition: 1 }) },
+    { name: 'orders-form-basic', view: renderOrdersForm(en, { privateMetadata: '{}', edition: 0 }) },
     {
       name: 'home-access-form',
-      view: renderAccessModal({ mode: 'listed', users: ['U1'], groups: ['S1'], channels: ['C1'] }),
+      view: renderAccessModal(en, { mode: 'listed', users: ['U1'], groups: ['S1'], channels: ['C1'] }),
     },
-    { name: 'home-autolookup-form', view: renderAutoLookupModal([{ channelId: 'C1', cap: 5 }]) },
+    { name: 'home-autolookup-form', view: renderAutoLookupModal(en, [{ channelId: 'C1', cap: 5 }]) },
     {
       name: 'home-prices-form',
-      view: renderPricesModal([makeQuoteLine(), makeQuoteLine({ operation: 'get-shop-id', edition: null })], {
-        platdybw: { '1': 3 },
-      }),
+      view: renderPricesModal(
+        en,
+        [makeQuoteLine(), makeQuoteLine({ operation: 'get-shop-id', edition: null })],
+        {
+          platdybw: { '1': 3 },
+        },
+      ),
     },
     {
       name: 'home-digest-form',
-      view: renderDigestAddModal({
+      view: renderDigestAddModal(en, {
         shops: [{ alias: 'clothing', ownerId: '1001' }],
         defaultTimeZone: 'Asia/Shanghai',
       }),
@@ -98,10 +103,10 @@ describe('fitMessage', () => {
     expect(fitMessage(many.slice(0, 50))).toHaveLength(50);
   });
 
-  it('cuts to 50 keeping the last blocks and one "…and N more" block', () => {
+  it('cuts to 50 keeping the last blocks and one "… +N" block (figures: no words without a reader)', () => {
     const fitted = fitMessage(many, { keepLast: 2 });
     expect(fitted).toHaveLength(50);
-    expect(contextText(fitted[47])).toBe('…and 11 more');
+    expect(contextText(fitted[47])).toBe('… +11');
     expect(sectionText(fitted[48])).toBe('58');
     expect(sectionText(fitted[49])).toBe('59');
   });

@@ -3,7 +3,9 @@
  * code of spec §7 and notes.md (through sandbox faults and the sandbox's real refusals), and the
  * retry rule (101 and 202 only, at most 2 retries, each a new limiter job).
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorRemedy } from '../../src/blocks/errors.js';
 import type { PlatClient } from '../../src/plat/client.js';
 import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import {
@@ -38,6 +40,7 @@ import {
   platErrorOf,
   startPlatHarness,
 } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 const HOUR = 3_600_000;
 
@@ -155,7 +158,7 @@ describe('invalid input makes no call and throws PlatInputError', () => {
     expect(error).toBeInstanceOf(PlatInputError);
     expect(error).toMatchObject({ code: 'invalid_input', operation });
     expect((error as PlatInputError).issues.join('; ')).toMatch(issue);
-    expect(error.remedy).toMatch(/nothing was charged/);
+    expect(errorRemedy(en, error)).toMatch(/nothing was charged/);
     expect(sandbox.stats().calls).toBe(0);
     expect(limiter.stats().started).toBe(0);
     expect(charges).toEqual([]);
@@ -228,7 +231,7 @@ describe('envelope codes become typed errors', () => {
     expect(error).toMatchObject({ code: expected, operation, apiCode: code });
     expect((error as PlatApiError).apiMessage).toBe(msg ?? CODE_MESSAGES[code]);
     expect(error.message).toContain(String(code));
-    expect(error.remedy.trim().length).toBeGreaterThan(10);
+    expect(errorRemedy(en, error).trim().length).toBeGreaterThan(10);
     // Injected codes withhold nothing at the sandbox, and none of these takes an item quota call
     // (the item cases are refusals before any query), but the call reached the service: one
     // ledger event of 0 points per attempt (101 and 202 are tried 3 times), with the code answered.
@@ -265,7 +268,7 @@ describe('envelope codes become typed errors', () => {
     );
     expect(dybw).toBeInstanceOf(PlatShopUnauthorizedError);
     expect((dybw as PlatShopUnauthorizedError).authUrl).toBe(F.authUrlFor(F.shops.unauthorized));
-    expect(dybw.remedy).toMatch(/authorization link/);
+    expect(errorRemedy(en, dybw)).toMatch(/authorization link/);
 
     const dzmd = await platErrorOf(
       client.waybillInfo({
@@ -283,7 +286,7 @@ describe('envelope codes become typed errors', () => {
     sandbox.setFaults([{ kind: 'code', code: 302, data: {} }]);
     const bare = await platErrorOf(client.orders({ ownerId: F.owners.busy }));
     expect((bare as PlatShopUnauthorizedError).authUrl).toBeNull();
-    expect(bare.remedy).toMatch(/official site/);
+    expect(errorRemedy(en, bare)).toMatch(/official site/);
     expect(sandbox.stats().charges.count).toBe(0);
   });
 
@@ -293,7 +296,7 @@ describe('envelope codes become typed errors', () => {
     const balance = await platErrorOf(client.shopInfo({ url: F.links.firstMarketplace }));
     expect(balance).toBeInstanceOf(PlatQuotaExhaustedError);
     expect(balance).toMatchObject({ apiCode: 204, apiMessage: NOT_ENOUGH_CALLS, operation: 'get-shop-info' });
-    expect(balance.remedy).toMatch(/recharge/);
+    expect(errorRemedy(en, balance)).toMatch(/recharge/);
 
     sandbox.setBalance(1_000);
     sandbox.setItemQuota(0);
@@ -312,7 +315,7 @@ describe('envelope codes become typed errors', () => {
     const error = await platErrorOf(client.shopId({ wwid: F.wwids.known }));
     expect(error).toBeInstanceOf(PlatCredentialError);
     expect(error).toMatchObject({ code: 'credential_invalid', operation: 'get-shop-id', apiCode: 401 });
-    expect(error.remedy).toMatch(/PLAT_TOKEN/);
+    expect(errorRemedy(en, error)).toMatch(/PLAT_TOKEN/);
     expect(sandbox.stats()).toMatchObject({ calls: 1, unauthorized: 1 });
   });
 
@@ -321,7 +324,7 @@ describe('envelope codes become typed errors', () => {
     const error = await platErrorOf(client.itemInfo({ itemId: F.items.basic }));
     expect(error).toBeInstanceOf(PlatWrongPathError);
     expect(error).toMatchObject({ operation: 'platiteminfo', apiCode: 404 });
-    expect(error.remedy).toMatch(/PLAT_BASE_URL/);
+    expect(errorRemedy(en, error)).toMatch(/PLAT_BASE_URL/);
     expect(sandbox.stats().calls).toBe(1);
   });
 

@@ -3,7 +3,9 @@
  * non-JSON or no answer is a transport error), the token kept out of every error, and the shared
  * limiter holding spec §8's 10 calls per second at the sandbox.
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorRemedy } from '../../src/blocks/errors.js';
 import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import {
   PlatAbortedError,
@@ -29,6 +31,7 @@ import {
   startCannedRig,
   startPlatHarness,
 } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 /** Distinctive, so that any appearance in an error is a leak and not a coincidence. */
 const TOKEN = 'PLATSECRET-7f3a9c2e1b5d';
@@ -67,7 +70,7 @@ describe('transport failures', () => {
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(PlatTimeoutError);
     expect(error).toMatchObject({ code: 'timeout', operation: 'get-shop-info', timeoutMs: 300 });
-    expect(error.remedy).toBeTruthy();
+    expect(errorRemedy(en, error)).toBeTruthy();
     expect(elapsed).toBeGreaterThanOrEqual(280);
     expect(elapsed).toBeLessThan(2_000);
     expect(h.sandbox.stats().calls).toBe(1);
@@ -103,7 +106,7 @@ describe('transport failures', () => {
     // It had reached the service: recorded as a call whose answer never came, and told so.
     expect(h.sandbox.stats().calls).toBe(1);
     expect(error.reachedService).toBe(true);
-    expect(error.remedy).toMatch(/may still have counted the call/);
+    expect(errorRemedy(en, error)).toMatch(/may still have counted the call/);
     expect(h.charges).toEqual([
       expect.objectContaining({ operation: 'get-shop-id', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
     ]);
@@ -118,7 +121,7 @@ describe('transport failures', () => {
     const error = await pending;
     expect(error).toBeInstanceOf(PlatAbortedError);
     expect(error.reachedService).toBe(false);
-    expect(error.remedy).toMatch(/nothing was charged/);
+    expect(errorRemedy(en, error)).toMatch(/nothing was charged/);
     expect(h.sandbox.stats().calls).toBe(1);
     expect(h.charges).toEqual([expect.objectContaining({ operation: 'get-shop-id', code: 0 })]);
   });
@@ -130,7 +133,7 @@ describe('transport failures', () => {
     expect(error).toBeInstanceOf(PlatConnectionError);
     expect(error).toMatchObject({ code: 'connection_failed', operation: 'get-shop-id' });
     expect(error.message).toMatch(/ECONNREFUSED/);
-    expect(error.remedy).toMatch(/PLAT_BASE_URL/);
+    expect(errorRemedy(en, error)).toMatch(/PLAT_BASE_URL/);
     // Nothing was sent, so nothing is recorded.
     expect(error.reachedService).toBe(false);
     expect(rig.charges).toEqual([]);
@@ -177,7 +180,7 @@ describe('transport failures', () => {
     expect(error).toMatchObject({ code: 'schema_mismatch', operation: 'get-shop-info' });
     expect(error.message).toContain('get-shop-info');
     expect((error as PlatSchemaError).issues.join('\n')).toMatch(/shopName/);
-    expect(error.remedy).toBeTruthy();
+    expect(errorRemedy(en, error)).toBeTruthy();
     expectNoToken(error);
   });
 

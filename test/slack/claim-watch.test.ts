@@ -4,6 +4,7 @@
  * (no pid check is possible there): that lookup is marked interrupted once and its user told once,
  * however many processes watch. A claim whose holder renews is never touched.
  */
+
 import { WebClient } from '@slack/web-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentInstance } from '../../src/instance.js';
@@ -13,6 +14,7 @@ import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { textOf } from '../helpers/platdesk-harness.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { en } from '../helpers/words.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -35,7 +37,11 @@ describe('claim watch across processes sharing a database', () => {
         userId,
         channelId: null,
         teamId: null,
-        request: { kind: 'item', itemId: '1', withPrices: false },
+        request: {
+          kind: 'item',
+          itemId: userId === 'UCUT' ? '680000000001' : '680000000002',
+          withPrices: false,
+        },
         quote: {},
         summary: `item of ${userId}`,
         responseUrl: null,
@@ -51,6 +57,8 @@ describe('claim watch across processes sharing a database', () => {
       const watch = createClaimWatch({
         store,
         client,
+        // The users are told in English here (the harness tests cover the languages).
+        language: { user: async () => en },
         logger,
         instance,
         holder,
@@ -72,7 +80,8 @@ describe('claim watch across processes sharing a database', () => {
     for (const w of watchers) w.watch.start();
     try {
       const told = await fake.waitFor('chat.postMessage', (c) => c.body.channel === 'UCUT', 5000);
-      expect(textOf(told.body)).toContain('item of UCUT');
+      // What was cut is worded from its request (the stored summary is only for logs).
+      expect(textOf(told.body)).toContain('Your lookup of item 680000000001');
       expect(textOf(told.body)).toContain('was not run again');
       expect(store.pending.get(cut.id)?.state).toBe('interrupted');
       // Several beats later: told once in all, and the renewed claim is still held and running.

@@ -6,7 +6,6 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
-import { formatPoints } from '../../src/blocks/text.js';
 import { localDateOf } from '../../src/digest/zoned-time.js';
 import { periodStarts } from '../../src/lookups/budgets.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
@@ -14,6 +13,7 @@ import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { buttonOf, confirmationOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { en } from '../helpers/words.js';
 
 const { items, links, wwids } = SANDBOX_FIXTURES;
 const DAY = 24 * 3_600_000;
@@ -131,7 +131,7 @@ describe('spend control in Slack', () => {
     const sent = await h().command('/platdesk', 'usage');
     const report = textOf(await h().nextResponse(sent.responseUrlId));
     expect(report).toContain(
-      `Spend of <@${SLACK.userId}> today: *${formatPoints(mine.points)}* in ${mine.calls} calls (charged or not),`,
+      `Spend of <@${SLACK.userId}> today: *${en.points(mine.points)}* in ${mine.calls} calls (charged or not),`,
     );
     expect(report).toContain(`${mine.quotaCalls} calls of the item quota`);
     expect(report).toContain('Shop id');
@@ -146,7 +146,7 @@ describe('spend control in Slack', () => {
     expect(report).not.toContain('UTC');
     // Another user's spend is their own.
     const other = await h().command('/platdesk', 'usage', { userId: SLACK.secondUserId });
-    expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${formatPoints(0)}*`);
+    expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${en.points(0)}*`);
   });
 
   it('/platdesk export month (admin) uploads the month of the ledger as CSV to the admin', async () => {

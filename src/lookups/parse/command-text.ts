@@ -5,6 +5,7 @@
 import { MAX_ORDER_WINDOW_MS, MAX_PAGE_SIZE } from '../../plat/inputs.js';
 import type { LookupRequest, OrderFilters, WaybillRef } from '../types.js';
 import { parseItemRef, unwrapSlackLink } from './item-link.js';
+import { type Problem, type ProblemCode, problem } from './problems.js';
 import { CARRIER_CODES, carriersByShape, guessCarrier } from './waybill.js';
 
 export type ParsedCommand =
@@ -12,7 +13,7 @@ export type ParsedCommand =
   | { kind: 'request'; request: LookupRequest }
   /** /orders without arguments: open the filter form. */
   | { kind: 'form' }
-  | { kind: 'invalid'; problems: string[] };
+  | { kind: 'invalid'; problems: Problem[] };
 
 /** Upper bound for one /waybill command; beyond it the user splits the list (it is sent in batches of 20). */
 export const MAX_WAYBILLS_PER_COMMAND = 200;
@@ -24,17 +25,37 @@ function tokens(text: string): string[] {
   return text.trim().split(/\s+/).filter(Boolean);
 }
 
-const isHelp = (text: string) => /^(help|\?|-h|--help)$/i.test(text.trim());
-const invalid = (...problems: string[]): ParsedCommand => ({ kind: 'invalid', problems });
+/** `help`, or `帮助` as Chinese staff type it. */
+export const isHelp = (text: string) => /^(help|\?|？|-h|--help|帮助)$/i.test(text.trim());
+const invalid = (code: ProblemCode): ParsedCommand => ({ kind: 'invalid', problems: [problem(code)] });
 
-/** `key:value` options, case-insensitive keys; the rest are positional. */
+/** Option keys as Chinese staff type them, mapped to their English names. */
+const CHINESE_KEYS: Readonly<Record<string, string>> = {
+  页: 'page',
+  每页: 'size',
+  日期: 'date',
+  从: 'from',
+  到: 'to',
+  备注: 'remark',
+  旗: 'flag',
+  旗帜: 'flag',
+  店铺: 'shop',
+  商家: 'owner',
+  快递: 'carrier',
+};
+
+/**
+ * `key:value` options, case-insensitive keys, English or Chinese (`页:2`), with the ASCII or the
+ * full-width colon a Chinese input method types (`页：2`); the rest are positional.
+ */
 function splitOptions(parts: string[], keys: readonly string[]) {
   const options = new Map<string, string>();
   const positional: string[] = [];
   const unknown: string[] = [];
   for (const part of parts) {
-    const m = part.match(/^([a-z]+):(.*)$/i);
-    const key = m?.[1]?.toLowerCase();
+    const m = part.match(/^([a-z]+|\p{Script=Han}{1,4})[:：](.*)$/iu);
+    const raw = m?.[1]?.toLowerCase();
+    const key = raw === undefined ? undefined : (CHINESE_KEYS[raw] ?? raw);
     if (m && key && keys.includes(key)) options.set(key, m[2] ?? '');
     else if (m && key && !/^https?$/.test(key) && !part.startsWith('<')) unknown.push(part);
     else positional.push(part);
@@ -46,18 +67,14 @@ function splitOptions(parts: string[], keys: readonly string[]) {
 
 export function parseItemCommand(text: string): ParsedCommand {
   if (isHelp(text) || text.trim() === '')
-    return text.trim() === '' ? invalid('an item link or id is required') : { kind: 'help' };
+    return text.trim() === '' ? invalid('item_required') : { kind: 'help' };
   const parts = tokens(text);
-  const withPrices = parts.some((p) => /^prices?$/i.test(p));
-  const rest = parts.filter((p) => !/^prices?$/i.test(p));
-  if (rest.length !== 1) return invalid('give exactly one item link or id');
+  const isPrices = (p: string) => /^(prices?|价格)$/i.test(p);
+  const withPrices = parts.some(isPrices);
+  const rest = parts.filter((p) => !isPrices(p));
+  if (rest.length !== 1) return invalid('item_count');
   const ref = parseItemRef(rest[0] ?? '');
-  if (!ref.ok)
-    return invalid(
-      ref.reason === 'short_link'
-        ? 'short links cannot be resolved without a call: paste the full item link'
-        : 'that is not an item link or id (expected e.g. https://item.taobao.com/item.htm?id=6543210987 or 6543210987)',
-    );
+  if (!ref.ok) return invalid(ref.reason === 'short_link' ? 'item_short_link' : 'item_not_an_item');
   return { kind: 'request', request: { kind: 'item', itemId: ref.itemId, withPrices } };
 }
 
@@ -66,25 +83,20 @@ export function parseItemCommand(text: string): ParsedCommand {
 export function parseShopCommand(text: string): ParsedCommand {
   if (isHelp(text)) return { kind: 'help' };
   const parts = tokens(text);
-  if (parts.length === 0) return invalid('an item link, or ww and a seller account id, is required');
+  if (parts.length === 0) return invalid('shop_required');
   if (parts[0]?.toLowerCase() === 'ww') {
     const wwid = parts.slice(1).join(' ');
-    if (!wwid) return invalid('give the seller messaging account id after ww');
+    if (!wwid) return invalid('shop_ww_id_required');
     // Control, zero-width and direction-override characters are never part of an account id.
-    if (wwid.length > 64 || /[<>\p{Cc}\p{Cf}]/u.test(wwid))
-      return invalid('that is not a messaging account id');
+    if (wwid.length > 64 || /[<>\p{Cc}\p{Cf}]/u.test(wwid)) return invalid('shop_ww_bad_id');
     return { kind: 'request', request: { kind: 'shop-id', wwid } };
   }
-  if (parts.length > 2) return invalid('give one item link and, optionally, its type 0, 1 or 2');
+  if (parts.length > 2) return invalid('shop_too_many');
   const ref = parseItemRef(parts[0] ?? '');
   if (!ref.ok || ref.url === null)
-    return invalid(
-      ref.ok || ref.reason !== 'short_link'
-        ? 'give a full item link (an id alone does not say which marketplace it is on)'
-        : 'short links cannot be resolved without a call: paste the full item link',
-    );
+    return invalid(ref.ok || ref.reason !== 'short_link' ? 'shop_full_link' : 'item_short_link');
   const type = parts[1];
-  if (type !== undefined && !/^[012]$/.test(type)) return invalid('type must be 0, 1 or 2');
+  if (type !== undefined && !/^[012]$/.test(type)) return invalid('shop_type');
   const shopType = (type ?? ref.marketplace ?? '0') as '0' | '1' | '2';
   return { kind: 'request', request: { kind: 'shop-info', url: ref.url, shopType } };
 }
@@ -94,30 +106,31 @@ export function parseShopCommand(text: string): ParsedCommand {
 export function parseWaybillCommand(text: string): ParsedCommand {
   if (isHelp(text)) return { kind: 'help' };
   const { options, positional, unknown } = splitOptions(tokens(text), ['shop', 'owner', 'carrier']);
-  const problems: string[] = unknown.map((u) => `unknown option ${u} (use shop:, owner: or carrier:)`);
+  const problems: Problem[] = unknown.map((u) => problem('waybill_unknown_option', { option: u }));
   const shop = options.get('shop');
   const owner = options.get('owner');
-  if (!shop && !owner)
-    problems.push(
-      'say whose waybills: shop:<shop id> for print data, owner:<owner id> for waybill information',
-    );
-  if (shop && owner) problems.push('give either shop: or owner:, not both');
+  if (!shop && !owner) problems.push(problem('waybill_whose'));
+  if (shop && owner) problems.push(problem('waybill_both'));
   // The id is sent to the API and shown back in the answer: one id, as for /orders.
   for (const [key, id] of [
     ['shop', shop],
     ['owner', owner],
   ] as const)
-    if (id && !ID_PATTERN.test(id)) problems.push(`${key}: takes one id (letters, digits, . : @ _ -)`);
+    if (id && !ID_PATTERN.test(id)) problems.push(problem('waybill_bad_id', { key }));
   const carrier = options.get('carrier')?.toUpperCase();
   if (carrier !== undefined && !/^[A-Z0-9_]{2,20}$/.test(carrier))
-    problems.push('carrier must be a code such as ZTO');
+    problems.push(problem('waybill_carrier_code'));
   const codes = [...new Set(positional.map((p) => unwrapSlackLink(p).toUpperCase()))];
-  if (codes.length === 0) problems.push('give at least one waybill number');
+  if (codes.length === 0) problems.push(problem('waybill_none'));
   if (codes.length > MAX_WAYBILLS_PER_COMMAND)
-    problems.push(`at most ${MAX_WAYBILLS_PER_COMMAND} waybill numbers at once (${codes.length} given)`);
+    problems.push(problem('waybill_too_many', { max: MAX_WAYBILLS_PER_COMMAND, given: codes.length }));
   const bad = codes.filter((c) => !/^[A-Z0-9-]{6,40}$/.test(c));
   if (bad.length > 0)
-    problems.push(`not waybill numbers: ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}`);
+    problems.push(
+      problem('waybill_bad_numbers', {
+        numbers: `${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}`,
+      }),
+    );
   const waybills: WaybillRef[] = codes.map((code) => ({
     waybillCode: code,
     carrier: carrier ?? guessCarrier(code),
@@ -126,16 +139,11 @@ export function parseWaybillCommand(text: string): ParsedCommand {
   if (owner) {
     const unknownCarrier = waybills.filter((w) => w.carrier === null).map((w) => w.waybillCode);
     if (unknownCarrier.length > 0) {
-      const hint = unknownCarrier
-        .slice(0, 3)
-        .map((c) => {
-          const candidates = carriersByShape(c);
-          return candidates.length > 1 ? `${c} (could be ${candidates.join(' or ')})` : c;
-        })
-        .join(', ');
-      problems.push(
-        `cannot tell the carrier of ${hint}${unknownCarrier.length > 3 ? ` and ${unknownCarrier.length - 3} more` : ''}: add carrier:<code>, one of ${CARRIER_CODES.join(', ')}`,
-      );
+      problems.push({
+        code: 'waybill_unknown_carrier',
+        values: { more: Math.max(0, unknownCarrier.length - 3), codes: CARRIER_CODES.join(', ') },
+        carriers: unknownCarrier.slice(0, 3).map((c) => ({ number: c, candidates: carriersByShape(c) })),
+      });
     }
   }
   if (problems.length > 0) return { kind: 'invalid', problems };
@@ -149,7 +157,24 @@ export function parseWaybillCommand(text: string): ParsedCommand {
 
 // ---- /orders <owner id> [page:N] [size:N] [from:… to:…] [remark:…] [flag:1-5] --------------
 
-const FLAG_NAMES: Record<string, number> = { red: 1, yellow: 2, green: 3, blue: 4, purple: 5 };
+/** Flag colours in English and as Chinese staff say them (红旗 or just 红). */
+const FLAG_NAMES: Record<string, number> = {
+  red: 1,
+  yellow: 2,
+  green: 3,
+  blue: 4,
+  purple: 5,
+  红: 1,
+  黄: 2,
+  绿: 3,
+  蓝: 4,
+  紫: 5,
+  红旗: 1,
+  黄旗: 2,
+  绿旗: 3,
+  蓝旗: 4,
+  紫旗: 5,
+};
 
 /**
  * "2026-11-20", "2026-11-20T08:00" or "2026-11-20 08:00" in China Standard Time (UTC+8, the
@@ -188,44 +213,42 @@ export interface OrdersFields {
   remarkTagName?: string | undefined;
 }
 
-/** Validates the fields (shared by the command and the form); problems are user-facing. */
+/** Validates the fields (shared by the command and the form). */
 export function ordersRequestFrom(fields: OrdersFields, edition: number): ParsedCommand {
-  const problems: string[] = [];
-  if (!ID_PATTERN.test(fields.ownerId)) problems.push('give one owner id (letters, digits, . : @ _ -)');
-  if (!Number.isInteger(fields.page) || fields.page < 1) problems.push('page must be 1 or more');
+  const problems: Problem[] = [];
+  if (!ID_PATTERN.test(fields.ownerId)) problems.push(problem('orders_owner'));
+  if (!Number.isInteger(fields.page) || fields.page < 1) problems.push(problem('orders_page'));
   if (!Number.isInteger(fields.pageSize) || fields.pageSize < 1 || fields.pageSize > MAX_PAGE_SIZE)
-    problems.push(`size must be 1 to ${MAX_PAGE_SIZE}`);
+    problems.push(problem('orders_size', { max: MAX_PAGE_SIZE }));
   const filters: OrderFilters = {};
   let { startTime, endTime } = fields;
   if (startTime && !endTime) endTime = new Date(startTime.getTime() + MAX_ORDER_WINDOW_MS - 1000);
   if (endTime && !startTime) startTime = new Date(endTime.getTime() - MAX_ORDER_WINDOW_MS + 1000);
   if (startTime && endTime) {
     const span = endTime.getTime() - startTime.getTime();
-    if (span < 0) problems.push('the end of the time window is before its start');
+    if (span < 0) problems.push(problem('orders_window_reversed'));
     // notes.md: the platform allows at most a 24-hour window.
-    else if (span > MAX_ORDER_WINDOW_MS) problems.push('the time window can be at most 24 hours');
+    else if (span > MAX_ORDER_WINDOW_MS) problems.push(problem('orders_window_long'));
     filters.startTime = startTime;
     filters.endTime = endTime;
   }
   if (fields.remark !== undefined) {
     const remark = fields.remark.trim();
-    if (!remark || remark.length > 200) problems.push('remark must be 1 to 200 characters');
+    if (!remark || remark.length > 200) problems.push(problem('orders_remark'));
     else filters.remark = remark;
   }
   if (fields.remarkTag !== undefined) {
     if (!Number.isInteger(fields.remarkTag) || fields.remarkTag < 1 || fields.remarkTag > 5)
-      problems.push('flag must be 1 to 5 (or red, yellow, green, blue, purple)');
+      problems.push(problem('orders_flag'));
     else filters.remarkTag = fields.remarkTag;
   }
   if (fields.remarkTagName !== undefined) {
     const name = fields.remarkTagName.trim();
-    if (!name || name.length > 50) problems.push('flagname must be 1 to 50 characters');
+    if (!name || name.length > 50) problems.push(problem('orders_flagname'));
     else filters.remarkTagName = name;
   }
   if (edition !== 1 && Object.keys(filters).length > 0)
-    problems.push(
-      'time, remark and flag filters need the enhanced edition of the orders interface; platdesk is set to the basic edition (PLAT_EDITIONS)',
-    );
+    problems.push(problem('orders_filters_need_enhanced'));
   if (problems.length > 0) return { kind: 'invalid', problems };
   return {
     kind: 'request',
@@ -243,8 +266,9 @@ export function parseOrdersCommand(text: string, { edition }: OrdersCommandOptio
   if (isHelp(text)) return { kind: 'help' };
   if (text.trim() === '') return { kind: 'form' };
   // remark: may hold spaces when quoted: remark:"not shipped"
-  const quoted = [...text.matchAll(/remark:"([^"]*)"/gi)].map((m) => m[1] ?? '');
-  const { options, positional, unknown } = splitOptions(tokens(text.replace(/remark:"[^"]*"/gi, ' ')), [
+  const quotedRemark = /(?:remark|备注)[:：]["“]([^"”]*)["”]/gi;
+  const quoted = [...text.matchAll(quotedRemark)].map((m) => m[1] ?? '');
+  const { options, positional, unknown } = splitOptions(tokens(text.replace(quotedRemark, ' ')), [
     'page',
     'size',
     'from',
@@ -255,8 +279,8 @@ export function parseOrdersCommand(text: string, { edition }: OrdersCommandOptio
     'flagname',
   ]);
   if (quoted.length > 0) options.set('remark', quoted[0] ?? '');
-  const problems: string[] = unknown.map((u) => `unknown option ${u}`);
-  if (positional.length !== 1) problems.push('give exactly one owner id (or shop alias)');
+  const problems: Problem[] = unknown.map((u) => problem('unknown_option', { option: u }));
+  if (positional.length !== 1) problems.push(problem('orders_one_owner'));
   const fields: OrdersFields = {
     ownerId: positional[0] ?? '',
     page: options.has('page') ? Number(options.get('page')) : 1,
@@ -267,7 +291,7 @@ export function parseOrdersCommand(text: string, { edition }: OrdersCommandOptio
   const day = options.get('date');
   if (day !== undefined) {
     const start = parseShanghaiTime(day);
-    if (!start || day.length !== 10) problems.push('date must be YYYY-MM-DD');
+    if (!start || day.length !== 10) problems.push(problem('orders_date'));
     else {
       fields.startTime = start;
       fields.endTime = new Date(start.getTime() + MAX_ORDER_WINDOW_MS - 1000);
@@ -277,7 +301,7 @@ export function parseOrdersCommand(text: string, { edition }: OrdersCommandOptio
     const value = options.get(key);
     if (value === undefined) continue;
     const date = parseShanghaiTime(value);
-    if (!date) problems.push(`${key} must be YYYY-MM-DD or YYYY-MM-DDTHH:MM (China time)`);
+    if (!date) problems.push(problem(key === 'from' ? 'orders_from' : 'orders_to'));
     else if (key === 'from') fields.startTime = date;
     else fields.endTime = date;
   }

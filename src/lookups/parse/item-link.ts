@@ -7,12 +7,6 @@
 /** get-shop-info `type` (spec §4.4): 0 first marketplace, 1 its branded-store site, 2 second marketplace. */
 export type Marketplace = '0' | '1' | '2';
 
-export const MARKETPLACE_NAMES: Record<Marketplace, string> = {
-  '0': 'first marketplace',
-  '1': 'branded store',
-  '2': 'second marketplace',
-};
-
 export type ItemRef =
   | { ok: true; itemId: string; marketplace: Marketplace | null; url: string | null }
   | { ok: false; reason: 'short_link' | 'not_an_item'; input: string };

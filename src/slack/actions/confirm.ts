@@ -20,10 +20,13 @@ import { privateReply } from '../private-reply.js';
  * someone else never changes the owner's message; a row no longer found may have been a done one.
  */
 export async function answerRefusedClaim(
+  deps: SlackDeps,
+  userId: string,
   claimed: Exclude<Claimed, { ok: true }>,
   reply: Reply,
 ): Promise<void> {
-  const closed = renderConfirmationClosed(claimed.reason);
+  const w = await deps.language.user(userId);
+  const closed = renderConfirmationClosed(w, claimed.reason);
   const replace = claimed.reason === 'expired' || claimed.reason === 'cancelled';
   await reply({ response_type: 'ephemeral', replace_original: replace, ...closed });
 }
@@ -39,10 +42,11 @@ export async function answerInterrupted(
   reply: Reply,
   responseUrl: string | null,
 ): Promise<void> {
+  const w = await deps.language.user(pending.userId);
   await reply({
     response_type: 'ephemeral',
     replace_original: true,
-    ...renderInterrupted(pending.summary, { offerAgain: true }),
+    ...renderInterrupted(w, pending.request, { offerAgain: true }),
   });
   const actor = { userId: pending.userId, channelId: pending.channelId, teamId: pending.teamId, responseUrl };
   await offerLookup(deps, pending.request, actor, reply);
@@ -57,7 +61,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
       if (!claimed.ok && claimed.reason === 'interrupted' && claimed.pending)
         return answerInterrupted(deps, claimed.pending, reply, body.response_url ?? null);
-      if (!claimed.ok) return answerRefusedClaim(claimed, reply);
+      if (!claimed.ok) return answerRefusedClaim(deps, body.user.id, claimed, reply);
       await runAndAnswer(deps, claimed.pending, reply);
     });
   }
@@ -66,11 +70,12 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
     const cancelled = deps.lookups.cancel(action.value ?? '', body.user.id);
-    if (!cancelled.ok) return answerRefusedClaim(cancelled, reply);
+    if (!cancelled.ok) return answerRefusedClaim(deps, body.user.id, cancelled, reply);
+    const w = await deps.language.user(body.user.id);
     await reply({
       response_type: 'ephemeral',
       replace_original: true,
-      ...renderConfirmationClosed('cancelled'),
+      ...renderConfirmationClosed(w, 'cancelled'),
     });
   });
 }

@@ -6,6 +6,7 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderInvalidInput } from '../../blocks/invalid-input.js';
 import { canonicalItemUrl, type ItemRef, parseItemRef } from '../../lookups/parse/item-link.js';
+import { problem } from '../../lookups/parse/problems.js';
 import type { LookupRequest } from '../../lookups/types.js';
 import { ackFirst } from '../ack.js';
 import { offerLookup } from '../answer.js';
@@ -29,7 +30,9 @@ export function registerItemButtons(app: App, deps: SlackDeps): void {
         await reply({
           response_type: 'ephemeral',
           replace_original: false,
-          ...renderInvalidInput(command, ['that item id is not valid']),
+          ...renderInvalidInput(await deps.language.user(body.user.id), command, [
+            problem('item_not_an_item'),
+          ]),
         });
         return;
       }

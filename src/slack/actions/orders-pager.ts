@@ -31,7 +31,7 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
         // The button sits on a page the user paid for: the new confirmation comes beside it.
         return offerLookup(deps, p.request, actor, reply);
       }
-      return answerRefusedClaim(claimed, reply);
+      return answerRefusedClaim(deps, body.user.id, claimed, reply);
     });
   }
 }

@@ -5,6 +5,9 @@
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
+import { escapeText } from '../../blocks/text.js';
+import { describeRequest } from '../../blocks/words-of.js';
+import type { LookupRequest } from '../../lookups/types.js';
 import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
@@ -13,13 +16,10 @@ export function registerWaybillDownload(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.waybillDownload, async ({ ack, action, body, respond, client }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
-    const pending = deps.store.pending.get(action.value ?? '');
+    const pending = deps.store.pending.get<LookupRequest, unknown>(action.value ?? '');
+    const w = await deps.language.user(body.user.id);
     if (!pending || pending.userId !== body.user.id || !pending.resultJson) {
-      await reply({
-        response_type: 'ephemeral',
-        replace_original: false,
-        text: 'That print data is no longer available to you; run the waybill lookup again.',
-      });
+      await reply({ response_type: 'ephemeral', replace_original: false, text: w.t('notice.printDataGone') });
       return;
     }
     const file = JSON.parse(pending.resultJson) as { filename: string; content: string };
@@ -31,22 +31,24 @@ export function registerWaybillDownload(app: App, deps: SlackDeps): void {
         channel_id: channel,
         filename: file.filename,
         content: file.content,
-        title: 'Waybill print data',
-        initial_comment: `Print data for ${pending.summary}, for your printing tool.`,
+        title: w.t('notice.printDataTitle'),
+        initial_comment: w.t('notice.printDataComment', {
+          summary: escapeText(describeRequest(w, pending.request)),
+        }),
       });
     } catch (error) {
       deps.logger.error({ err: error, pendingId: pending.id }, 'print data file not delivered');
       await reply({
         response_type: 'ephemeral',
         replace_original: false,
-        text: 'The print data file could not be sent to you; try the button again in a moment (no new charge).',
+        text: w.t('notice.printDataFailed'),
       });
       return;
     }
     await reply({
       response_type: 'ephemeral',
       replace_original: false,
-      text: 'The print data file is in your direct messages with platdesk.',
+      text: w.t('notice.printDataSent'),
     });
   });
 }

@@ -30,10 +30,16 @@ export async function answerCommand(
   switch (parsed.kind) {
     case 'help':
     case 'form': // only /orders opens a form; it handles that case before calling here
-      await respond({ response_type: 'ephemeral', ...renderHelp(name) });
+      await respond({
+        response_type: 'ephemeral',
+        ...renderHelp(await deps.language.user(command.user_id), name),
+      });
       return;
     case 'invalid':
-      await respond({ response_type: 'ephemeral', ...renderInvalidInput(name, parsed.problems) });
+      await respond({
+        response_type: 'ephemeral',
+        ...renderInvalidInput(await deps.language.user(command.user_id), name, parsed.problems),
+      });
       return;
     case 'request':
       await offerLookup(deps, parsed.request, actorOfCommand(command), respond);

@@ -18,7 +18,10 @@ export function registerOrdersCommand(app: App, deps: SlackDeps): void {
     if (parsed.kind === 'form') {
       await client.views.open({
         trigger_id: command.trigger_id,
-        view: ordersFormView({ channelId: command.channel_id, edition }),
+        view: ordersFormView(await deps.language.user(command.user_id), {
+          channelId: command.channel_id,
+          edition,
+        }),
       });
       return;
     }

@@ -1,6 +1,6 @@
 /** `/platdesk`: spend reports, the user's confirmation preference, admin settings (README "Spend control"). */
 import type { App } from '@slack/bolt';
-import { renderPlatdeskResult } from '../../blocks/platdesk.js';
+import { renderLedgerCsv, renderPlatdeskResult } from '../../blocks/platdesk.js';
 import { runPlatdeskCommand } from '../../lookups/platdesk-command.js';
 import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
@@ -11,6 +11,7 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
     const result = runPlatdeskCommand(command.text, {
+      locales: deps.language.settings,
       userId: command.user_id,
       isAdmin: deps.isAdmin,
       configuredAdmins: deps.configuredAdmins,
@@ -18,6 +19,8 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
       settings: deps.lookups.settings,
       now: deps.now(),
     });
+    // After the command ran: `/platdesk language en` answers in the language just chosen.
+    const w = await deps.language.user(command.user_id);
     if (result.kind === 'export') {
       // The ledger holds who spent what: it goes to the admin's direct messages, not the channel.
       try {
@@ -26,18 +29,18 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
         await client.files.uploadV2({
           channel_id: dm.channel.id,
           filename: result.filename,
-          content: result.content,
-          title: 'platdesk ledger',
+          content: renderLedgerCsv(w, result.entries),
+          title: w.t('notice.exportTitle'),
         });
       } catch (error) {
         deps.logger.error({ err: error }, 'ledger export not delivered');
         await reply({
           response_type: 'ephemeral',
-          text: 'The ledger export could not be sent to your direct messages; try again in a moment.',
+          text: w.t('notice.exportFailed'),
         });
         return;
       }
     }
-    await reply({ response_type: 'ephemeral', ...renderPlatdeskResult(result) });
+    await reply({ response_type: 'ephemeral', ...renderPlatdeskResult(w, result) });
   });
 }

@@ -14,11 +14,12 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     await ack();
     const digests = deps.digests;
     if (!digests) return;
+    const w = await deps.language.user(body.user.id);
     if (!deps.isAdmin(body.user.id)) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        ...renderDigestAnswer(':no_entry: Only platdesk admins can approve a digest over the cost cap.'),
+        ...renderDigestAnswer(w.t('digest.answer.approveOnlyAdmins')),
       });
       return;
     }
@@ -26,12 +27,10 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     if (!Number.isInteger(runId)) return;
     await respond({
       replace_original: true,
-      ...renderDigestAnswer(
-        `:hourglass_flowing_sand: <@${body.user.id}> approved the cost; running the digest…`,
-      ),
+      ...renderDigestAnswer(w.t('digest.answer.approved', { user: `<@${body.user.id}>` })),
     });
     const result = await digests.scheduler.approve(runId, body.user.id);
-    await respond({ replace_original: true, ...answerOf(deps, result) });
+    await respond({ replace_original: true, ...answerOf(deps, w, result) });
   });
 
   app.action<BlockButtonAction>(ACTIONS.digestRunAgain, async ({ ack, action, body, respond }) => {
@@ -42,7 +41,7 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        ...renderDigestAnswer(':no_entry: Only platdesk admins can add, remove or run digests.'),
+        ...renderDigestAnswer((await deps.language.user(body.user.id)).t('digest.answer.onlyAdmins')),
       });
       return;
     }

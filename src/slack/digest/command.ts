@@ -5,13 +5,13 @@
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import {
   type DigestListRow,
-  formatZonedTime,
   renderDigestAnswer,
   renderDigestHelp,
   renderDigestList,
 } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { escapeClip } from '../../blocks/text.js';
+import { escapeClip, escapeText } from '../../blocks/text.js';
+import { describeDigestProblem } from '../../blocks/words-of.js';
 import type { DigestSubscription } from '../../store/digests.js';
 import type { SlackDeps } from '../deps.js';
 import { type DigestAdd, parseDigestCommand } from './parse.js';
@@ -23,19 +23,12 @@ export function isDigestCommand(text: string): boolean {
   return /^\s*digests?(\s|$)/i.test(text);
 }
 
-const ONLY_ADMINS = ':no_entry: Only platdesk admins can add, remove or run digests.';
-
 export type DigestAddResult =
   | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number }
   /** The shop alias names no owner id. */
   | { kind: 'unknown_shop' }
   /** The same owner, channel, time and zone is already subscribed. */
   | { kind: 'exists'; subscription: DigestSubscription };
-
-/** Why a shop alias cannot be subscribed (plain text: the shop passed checkDigestAdd). */
-export function unknownShopProblem(shop: string): string {
-  return `No shop is known as "${shop.slice(0, 64)}"; give its owner id.`;
-}
 
 /**
  * Adds a digest the one way `/orders digest add` and the App Home's form both use: the shop alias
@@ -80,9 +73,12 @@ export async function answerDigestCommand(
   respond: RespondFn,
 ): Promise<void> {
   const reply = (m: RenderedMessage) => respond({ response_type: 'ephemeral', ...m });
+  const w = await deps.language.user(command.user_id);
+  const { t } = w;
+  const onlyAdmins = () => reply(renderDigestAnswer(t('digest.answer.onlyAdmins')));
   const digests = deps.digests;
   if (!digests) {
-    await reply(renderDigestAnswer('Order digests are not enabled on this platdesk.'));
+    await reply(renderDigestAnswer(t('digest.answer.notEnabled')));
     return;
   }
   const text = command.text.replace(/^\s*digests?/i, '');
@@ -95,10 +91,15 @@ export async function answerDigestCommand(
 
   switch (parsed.kind) {
     case 'help':
-      await reply(renderDigestHelp());
+      await reply(renderDigestHelp(w));
       return;
     case 'invalid':
-      await reply(renderDigestHelp(parsed.problems));
+      await reply(
+        renderDigestHelp(
+          w,
+          parsed.problems.map((p) => describeDigestProblem(w, p)),
+        ),
+      );
       return;
     case 'list': {
       const rows: DigestListRow[] = store.list().map((subscription) => ({
@@ -106,46 +107,54 @@ export async function answerDigestCommand(
         nextRunAt: digests.scheduler.nextRunAt(subscription),
         lastRun: store.lastRun(subscription.id),
       }));
-      await reply(renderDigestList(rows));
+      await reply(renderDigestList(w, rows));
       return;
     }
     case 'add': {
-      if (!admin) return void (await reply(renderDigestAnswer(ONLY_ADMINS)));
+      if (!admin) return void (await onlyAdmins());
       const added = addDigestSubscription(deps, digests, parsed, command.user_id);
       if (added.kind === 'unknown_shop') {
-        await reply(renderDigestAnswer(`:warning: ${escapeClip(unknownShopProblem(parsed.shop), 200)}`));
+        await reply(
+          renderDigestAnswer(t('digest.answer.unknownShop', { shop: escapeClip(parsed.shop, 64) })),
+        );
         return;
       }
       if (added.kind === 'exists') {
-        await reply(renderDigestAnswer(`That digest already exists: #${added.subscription.id}.`));
+        await reply(renderDigestAnswer(t('digest.answer.exists', { id: added.subscription.id })));
         return;
       }
       const sub = added.subscription;
-      const next = formatZonedTime(added.nextRunAt, sub.timeZone);
+      // The digest speaks the channel's language: the one chosen here, else the workspace default.
+      if (parsed.locale) deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
       await reply(
         renderDigestAnswer(
-          `:white_check_mark: Digest #${sub.id} added: orders of owner ${escapeClip(sub.ownerId, 64)} every day at ` +
-            `${sub.localTime} ${sub.timeZone} in <#${sub.channelId}>. First run: ${next}. ` +
-            'Invite platdesk to that channel if it is not a member.',
+          t('digest.answer.added', {
+            id: sub.id,
+            owner: escapeClip(sub.ownerId, 64),
+            time: escapeText(sub.localTime),
+            zone: escapeText(sub.timeZone),
+            channel: `<#${sub.channelId}>`,
+            next: w.dateTime(new Date(added.nextRunAt), sub.timeZone),
+          }),
         ),
       );
       return;
     }
     case 'remove': {
-      if (!admin) return void (await reply(renderDigestAnswer(ONLY_ADMINS)));
+      if (!admin) return void (await onlyAdmins());
       const removed = store.remove(parsed.id, command.user_id);
       if (removed) digests.scheduler.reschedule();
       await reply(
         renderDigestAnswer(
           removed
-            ? `:wastebasket: Digest #${parsed.id} removed.`
-            : `There is no digest #${parsed.id} (see \`/orders digest list\`).`,
+            ? t('digest.answer.removed', { id: parsed.id })
+            : t('digest.answer.noSuchId', { id: parsed.id }),
         ),
       );
       return;
     }
     case 'run':
-      if (!admin) return void (await reply(renderDigestAnswer(ONLY_ADMINS)));
+      if (!admin) return void (await onlyAdmins());
       await runNowAndAnswer(deps, digests.scheduler, parsed.id, command.user_id, reply);
       return;
   }

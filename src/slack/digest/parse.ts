@@ -9,6 +9,29 @@
  * otherwise the answer says to pick the channel from the autocomplete or to use `here`.
  */
 import { canonicalTimeZone, normalizeLocalTime } from '../../digest/zoned-time.js';
+import { type Locale, toLocale } from '../../lookups/locale.js';
+
+/** Why a digest command or form cannot be taken, as a code and the values its sentence names. */
+export type DigestProblem = {
+  code:
+    | 'here_in_dm'
+    | 'channel_plain_text'
+    | 'not_channel'
+    | 'shop_bad'
+    | 'time_bad'
+    | 'zone_bad'
+    | 'id_missing_run'
+    | 'id_missing_remove'
+    | 'one_number'
+    | 'add_usage'
+    | 'unexpected'
+    | 'unknown_verb'
+    | 'language_bad'
+    | 'unknown_shop';
+  values?: Record<string, string>;
+};
+const problem = (code: DigestProblem['code'], values?: Record<string, string>): DigestProblem =>
+  values === undefined ? { code } : { code, values };
 
 export const DEFAULT_TIME_ZONE = 'Asia/Shanghai';
 
@@ -18,7 +41,7 @@ export type DigestCommand =
   | ({ kind: 'add' } & DigestAdd)
   | { kind: 'remove'; id: number }
   | { kind: 'run'; id: number }
-  | { kind: 'invalid'; problems: string[] };
+  | { kind: 'invalid'; problems: DigestProblem[] };
 
 export interface CommandPlace {
   channelId: string;
@@ -29,7 +52,7 @@ const SHOP = /^[\w.:@\-\u4e00-\u9fff]{1,64}$/u;
 const CHANNEL_LINK = /^<#([CG][A-Z0-9]{2,})(?:\|[^>]*)?>$/;
 const CHANNEL_ID = /^[CG][A-Z0-9]{6,}$/;
 
-type ChannelParse = { ok: true; channelId: string } | { ok: false; problem: string };
+type ChannelParse = { ok: true; channelId: string } | { ok: false; problem: DigestProblem };
 
 export function parseChannel(token: string, place: CommandPlace): ChannelParse {
   const link = CHANNEL_LINK.exec(token);
@@ -39,24 +62,15 @@ export function parseChannel(token: string, place: CommandPlace): ChannelParse {
   if (token.toLowerCase() === 'here') {
     return inChannel
       ? { ok: true, channelId: place.channelId }
-      : { ok: false, problem: '`here` works only in a channel; this is a direct message' };
+      : { ok: false, problem: problem('here_in_dm') };
   }
   if (token.startsWith('#')) {
     const name = token.slice(1).toLowerCase();
     if (inChannel && name !== '' && name === place.channelName.toLowerCase())
       return { ok: true, channelId: place.channelId };
-    return {
-      ok: false,
-      problem:
-        `Slack sent "${token.slice(0, 80)}" as plain text, so platdesk cannot tell which channel it is. ` +
-        'Pick the channel from the autocomplete list that opens when you type # (it then arrives as a ' +
-        'channel link), or run the command in that channel with `here` instead of the channel',
-    };
+    return { ok: false, problem: problem('channel_plain_text', { token: token.slice(0, 80) }) };
   }
-  return {
-    ok: false,
-    problem: `"${token.slice(0, 80)}" is not a channel: pick one with # from the autocomplete`,
-  };
+  return { ok: false, problem: problem('not_channel', { token: token.slice(0, 80) }) };
 }
 
 /** What a new digest is made of, checked: the shop as given, a channel id, 'HH:MM', a canonical zone. */
@@ -65,6 +79,8 @@ export interface DigestAdd {
   channelId: string;
   localTime: string;
   timeZone: string;
+  /** The channel's language, when the admin set it with the subscription (`lang:zh-CN`). */
+  locale?: Locale;
 }
 
 export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
@@ -77,27 +93,29 @@ export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
 export function checkDigestAdd(
   input: { shop: string; channel: string; time: string; timeZone?: string | undefined },
   place: CommandPlace,
-): { ok: true; add: DigestAdd } | { ok: false; problems: Partial<Record<DigestAddField, string>> } {
+): { ok: true; add: DigestAdd } | { ok: false; problems: Partial<Record<DigestAddField, DigestProblem>> } {
   const { shop, time, timeZone: zone } = input;
-  const problems: Partial<Record<DigestAddField, string>> = {};
-  if (!SHOP.test(shop)) problems.shop = `"${shop.slice(0, 80)}" is not an owner id or shop alias`;
+  const problems: Partial<Record<DigestAddField, DigestProblem>> = {};
+  if (!SHOP.test(shop)) problems.shop = problem('shop_bad', { shop: shop.slice(0, 80) });
   const channel = parseChannel(input.channel, place);
   if (!channel.ok) problems.channel = channel.problem;
   const localTime = normalizeLocalTime(time);
-  if (!localTime) problems.time = `"${time.slice(0, 20)}" is not a time of day: write it as 09:00 (24-hour)`;
+  if (!localTime) problems.time = problem('time_bad', { time: time.slice(0, 20) });
   const timeZone = canonicalTimeZone(zone ?? DEFAULT_TIME_ZONE);
-  if (!timeZone)
-    problems.timeZone = `"${(zone ?? '').slice(0, 64)}" is not a time zone: use an IANA name such as Asia/Shanghai`;
+  if (!timeZone) problems.timeZone = problem('zone_bad', { zone: (zone ?? '').slice(0, 64) });
   if (!channel.ok || !localTime || !timeZone || Object.keys(problems).length > 0)
     return { ok: false, problems };
   return { ok: true, add: { shop, channelId: channel.channelId, localTime, timeZone } };
 }
 
-function parseId(token: string | undefined, what: string): number | string {
+function parseId(token: string | undefined, run: boolean): number | DigestProblem {
   const id = token?.replace(/^#/, '');
-  if (!id || !/^\d{1,9}$/.test(id)) return `give the ${what} digest's number (see \`/orders digest list\`)`;
+  if (!id || !/^\d{1,9}$/.test(id)) return problem(run ? 'id_missing_run' : 'id_missing_remove');
   return Number(id);
 }
+
+/** `lang:zh-CN`, `language:en`, `语言:中文`: the channel's language, set with the subscription. */
+const LANGUAGE_OPTION = /^(?:lang|language|语言)[:：](.*)$/iu;
 
 /** `text` is what follows `digest`. */
 export function parseDigestCommand(text: string, place: CommandPlace): DigestCommand {
@@ -110,25 +128,28 @@ export function parseDigestCommand(text: string, place: CommandPlace): DigestCom
       return { kind: 'list' };
     case 'remove':
     case 'run': {
-      const id = parseId(args[0], verb.toLowerCase() === 'run' ? 'run' : 'removed');
-      if (typeof id === 'string') return { kind: 'invalid', problems: [id] };
-      if (args.length > 1) return { kind: 'invalid', problems: [`${verb} takes one digest number`] };
+      const id = parseId(args[0], verb.toLowerCase() === 'run');
+      if (typeof id !== 'number') return { kind: 'invalid', problems: [id] };
+      if (args.length > 1)
+        return { kind: 'invalid', problems: [problem('one_number', { verb: verb.toLowerCase() })] };
       return verb.toLowerCase() === 'run' ? { kind: 'run', id } : { kind: 'remove', id };
     }
     case 'add': {
-      const [shop, channelToken, time, zone, ...extra] = args;
-      if (!shop || !channelToken || !time)
-        return {
-          kind: 'invalid',
-          problems: ['usage: /orders digest add <owner id or shop alias> #channel 09:00 [time zone]'],
-        };
+      const languageArg = args.find((a) => LANGUAGE_OPTION.test(a));
+      const [shop, channelToken, time, zone, ...extra] = args.filter((a) => a !== languageArg);
+      if (!shop || !channelToken || !time) return { kind: 'invalid', problems: [problem('add_usage')] };
       const checked = checkDigestAdd({ shop, channel: channelToken, time, timeZone: zone }, place);
       const problems = checked.ok ? [] : Object.values(checked.problems);
-      if (extra.length > 0) problems.push(`unexpected "${extra.join(' ').slice(0, 80)}"`);
+      const languageText =
+        languageArg === undefined ? undefined : (LANGUAGE_OPTION.exec(languageArg)?.[1] ?? '');
+      const locale = languageText === undefined ? null : toLocale(languageText);
+      if (languageText !== undefined && locale === null)
+        problems.push(problem('language_bad', { language: languageText.slice(0, 20) }));
+      if (extra.length > 0) problems.push(problem('unexpected', { text: extra.join(' ').slice(0, 80) }));
       if (!checked.ok || problems.length > 0) return { kind: 'invalid', problems };
-      return { kind: 'add', ...checked.add };
+      return { kind: 'add', ...checked.add, ...(locale ? { locale } : {}) };
     }
     default:
-      return { kind: 'invalid', problems: [`unknown digest command "${verb.slice(0, 40)}"`] };
+      return { kind: 'invalid', problems: [problem('unknown_verb', { verb: verb.slice(0, 40) })] };
   }
 }

@@ -14,13 +14,17 @@ import {
   renderDigestNotice,
   renderDigestProgress,
 } from '../../blocks/digest.js';
+import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import type { DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
+import type { LocaleResolver } from '../locale-resolver.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
   alerts: AdminAlerts;
+  /** Channel posts in the channel's language; each admin's messages in theirs. */
+  language: Pick<LocaleResolver, 'user' | 'channel'>;
   admins: () => readonly string[];
   logger: Pick<Logger, 'warn' | 'error'>;
 }
@@ -44,31 +48,36 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     return posted.ts;
   }
 
-  async function toAdmins(m: RenderedMessage): Promise<void> {
+  async function toAdmins(render: (w: Words) => RenderedMessage): Promise<void> {
     await Promise.all(
-      deps
-        .admins()
-        .map((admin) =>
-          client.chat
-            .postMessage({ channel: admin, text: m.text, blocks: m.blocks })
-            .catch((err: unknown) =>
-              logger.error({ err, admin }, 'digest message to an admin not delivered'),
-            ),
-        ),
+      deps.admins().map(async (admin) => {
+        try {
+          const m = render(await deps.language.user(admin));
+          await client.chat.postMessage({ channel: admin, text: m.text, blocks: m.blocks });
+        } catch (err) {
+          logger.error({ err, admin }, 'digest message to an admin not delivered');
+        }
+      }),
     );
   }
+  const words = (channelId: string) => deps.language.channel(channelId);
 
   return {
-    postDigest: (post, replaceTs) => put(post.subscription.channelId, renderDigest(post), replaceTs),
+    postDigest: (post, replaceTs) =>
+      put(post.subscription.channelId, renderDigest(words(post.subscription.channelId), post), replaceTs),
     postProgress: (sub, _run, plan, replaceTs) =>
-      put(sub.channelId, renderDigestProgress(sub, plan), replaceTs),
+      put(sub.channelId, renderDigestProgress(words(sub.channelId), sub, plan), replaceTs),
     postNotice: (notice, replaceTs) =>
-      put(notice.subscription.channelId, renderDigestNotice(notice), replaceTs),
+      put(
+        notice.subscription.channelId,
+        renderDigestNotice(words(notice.subscription.channelId), notice),
+        replaceTs,
+      ),
     async alertAdmins(alert) {
       if (alert.kind === 'failed' && (await deps.alerts.notifyIfAccountError(alert.error, { userId: null })))
         return;
-      await toAdmins(renderDigestAlert(alert));
+      await toAdmins((w) => renderDigestAlert(w, alert));
     },
-    askApproval: (request) => toAdmins(renderDigestApproval(request)),
+    askApproval: (request) => toAdmins((w) => renderDigestApproval(w, request)),
   };
 }

@@ -1,36 +1,44 @@
 /**
- * "Run now" and "Run anyway": run a digest at an admin's request and tell that admin how it went.
- * The digest itself (and its progress, page k of n) appears in the subscription's channel.
+ * "Run now" and "Run anyway": run a digest at an admin's request and tell that admin how it went,
+ * in the admin's language. The digest itself (and its progress, page k of n) appears in the
+ * subscription's channel, in the channel's language.
  */
 import {
   digestFailureReason,
+  digestRemedy,
   renderDigestAnswer,
   renderDigestApproval,
   renderDigestRerunQuestion,
 } from '../../blocks/digest.js';
+import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { formatPoints, formatYuan, plural } from '../../blocks/text.js';
 import type { DigestScheduler, ManualResult } from '../../digest/scheduler.js';
 import { parseSummary } from '../../digest/summarize.js';
-import { isPlatError } from '../../plat/errors.js';
 import type { DigestSubscription } from '../../store/digests.js';
 import type { SlackDeps } from '../deps.js';
 
 export type DigestReply = (message: RenderedMessage) => Promise<unknown>;
 
-export function answerOf(deps: SlackDeps, result: ManualResult): RenderedMessage {
+/** The admin's answer, in the admin's language `w`. */
+export function answerOf(deps: SlackDeps, w: Words, result: ManualResult): RenderedMessage {
+  const { t } = w;
   switch (result.kind) {
     case 'posted': {
       const s = result.summary;
       return renderDigestAnswer(
-        `:white_check_mark: Digest posted in <#${channelOf(deps, result.run.subscriptionId)}>: ` +
-          `${plural(s.orders, 'order')}, ${formatYuan(s.amountFen / 100)}; it cost ${formatPoints(result.run.chargedPoints)}.`,
+        t('digest.answer.posted', {
+          channel: `<#${channelOf(deps, result.run.subscriptionId)}>`,
+          count: s.orders,
+          n: w.count(s.orders),
+          amount: w.yuan(s.amountFen / 100),
+          points: w.points(result.run.chargedPoints),
+        }),
       );
     }
     case 'awaiting_approval': {
       const subscription = deps.store.digests.get(result.run.subscriptionId);
-      if (!subscription) return renderDigestAnswer('That digest was removed.');
-      return renderDigestApproval({
+      if (!subscription) return renderDigestAnswer(t('digest.answer.gone'));
+      return renderDigestApproval(w, {
         subscription,
         run: result.run,
         estimatePoints: result.estimatePoints,
@@ -38,17 +46,20 @@ export function answerOf(deps: SlackDeps, result: ManualResult): RenderedMessage
       });
     }
     case 'failed': {
-      const remedy = isPlatError(result.error) ? ` ${result.error.remedy}` : '';
+      const remedy = digestRemedy(w, result.error);
       return renderDigestAnswer(
-        `:warning: The digest could not be prepared: ${digestFailureReason(result.error)}.${remedy}`,
+        t('digest.answer.failed', {
+          reason: digestFailureReason(w, result.error),
+          remedy: remedy ? ` ${remedy}` : '',
+        }),
       );
     }
     case 'not_found':
-      return renderDigestAnswer('There is no such digest (see `/orders digest list`).');
+      return renderDigestAnswer(t('digest.answer.notFound'));
     case 'already_handled':
-      return renderDigestAnswer('That digest was already approved or run; nothing more was charged.');
+      return renderDigestAnswer(t('digest.answer.alreadyHandled'));
     case 'stopped':
-      return renderDigestAnswer('platdesk is restarting; try again in a minute.');
+      return renderDigestAnswer(t('digest.answer.stopped'));
   }
 }
 
@@ -67,16 +78,18 @@ export async function runNowAndAnswer(
   userId: string,
   reply: DigestReply,
 ): Promise<void> {
+  // The language first: nothing is awaited between the checks below and starting the run.
+  const w = await deps.language.user(userId);
   const sub = deps.store.digests.get(subscriptionId);
   if (!sub) {
-    await reply(answerOf(deps, { kind: 'not_found' }));
+    await reply(answerOf(deps, w, { kind: 'not_found' }));
     return;
   }
   const posted = scheduler.postedToday(subscriptionId);
   const newest = deps.store.digests.lastRun(subscriptionId);
   if (posted && newest) {
     await reply(
-      renderDigestRerunQuestion({
+      renderDigestRerunQuestion(w, {
         subscription: sub,
         posted,
         orders: parseSummary(posted.summaryJson)?.orders ?? null,
@@ -86,7 +99,7 @@ export async function runNowAndAnswer(
     );
     return;
   }
-  await runAndAnswer(deps, scheduler, sub, userId, reply);
+  await runAndAnswer(deps, w, scheduler, sub, userId, reply);
 }
 
 /**
@@ -100,25 +113,22 @@ export async function runAgainAndAnswer(
   userId: string,
   reply: DigestReply,
 ): Promise<void> {
+  const w = await deps.language.user(userId);
   const sub = deps.store.digests.get(value.subscriptionId);
   if (!sub) {
-    await reply(answerOf(deps, { kind: 'not_found' }));
+    await reply(answerOf(deps, w, { kind: 'not_found' }));
     return;
   }
   if (deps.store.digests.lastRun(sub.id)?.id !== value.newestRunId) {
-    await reply(
-      renderDigestAnswer(
-        `Digest #${sub.id} has run since this question; nothing more was charged. ` +
-          `Use \`/orders digest run ${sub.id}\` to ask again.`,
-      ),
-    );
+    await reply(renderDigestAnswer(w.t('digest.answer.ranSince', { id: sub.id })));
     return;
   }
-  await runAndAnswer(deps, scheduler, sub, userId, reply);
+  await runAndAnswer(deps, w, scheduler, sub, userId, reply);
 }
 
 async function runAndAnswer(
   deps: SlackDeps,
+  w: Words,
   scheduler: DigestScheduler,
   sub: DigestSubscription,
   userId: string,
@@ -127,9 +137,7 @@ async function runAndAnswer(
   // Started before the first await: the manual run exists at once, so a second click sees it.
   const result = scheduler.runNow(sub.id, userId);
   await reply(
-    renderDigestAnswer(
-      `:hourglass_flowing_sand: Running digest #${sub.id} now; progress is shown in <#${sub.channelId}>.`,
-    ),
+    renderDigestAnswer(w.t('digest.answer.running', { id: sub.id, channel: `<#${sub.channelId}>` })),
   );
-  await reply(answerOf(deps, await result));
+  await reply(answerOf(deps, w, await result));
 }

@@ -15,6 +15,7 @@ import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
+import type { LocaleResolver } from '../locale-resolver.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -24,6 +25,7 @@ export interface DigestWiring {
   client: PlatClient;
   alerts: AdminAlerts;
   admins: () => readonly string[];
+  language: Pick<LocaleResolver, 'user' | 'channel'>;
   logger: Logger;
   prices: PriceTable;
   clock: Clock;
@@ -73,6 +75,7 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
         client: w.slackClient,
         alerts: w.alerts,
         admins: w.admins,
+        language: w.language,
         logger: w.logger,
       }),
       w.metrics,

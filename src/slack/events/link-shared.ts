@@ -43,6 +43,10 @@ export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlSer
       userId: event.user,
       teamId: body.team_id ?? null,
     };
+    // Everyone in the channel reads the unfurl: the channel's language (the composer: the poster's).
+    const words = place.channelId
+      ? deps.language.channel(place.channelId)
+      : await deps.language.user(event.user);
     const found: Unfurls = {};
     for (const link of event.links.slice(0, MAX_LINKS_PER_EVENT)) {
       if (found[link.url]) continue;
@@ -51,7 +55,7 @@ export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlSer
         if (!decision) continue;
         if (decision.kind === 'auto_failed')
           await deps.alerts.notifyIfAccountError(decision.error, { userId: event.user });
-        found[link.url] = { blocks: renderUnfurl(decision, { now: deps.now() }) };
+        found[link.url] = { blocks: renderUnfurl(words, decision, { now: deps.now() }) };
       } catch (err) {
         deps.logger.error({ err, url: link.url }, 'unfurl failed');
       }

@@ -19,7 +19,7 @@ export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlS
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        text: 'That link is not an item link platdesk can look up. Nothing was charged.',
+        text: (await deps.language.user(body.user.id)).t('notice.notItemLink'),
       });
       return;
     }
@@ -31,7 +31,7 @@ export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlS
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        ...renderEarlierAnswer(earlier, url, deps.now()),
+        ...renderEarlierAnswer(await deps.language.user(userId), earlier, url, deps.now()),
       });
       return;
     }

@@ -8,8 +8,11 @@
 import type { App, BlockButtonAction, ViewOutput } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { HOME_DIGEST_FORM, renderDigestAddModal } from '../../blocks/home-digest-form.js';
+import type { Words } from '../../blocks/i18n/words.js';
+import { describeDigestProblem } from '../../blocks/words-of.js';
+import { toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
-import { addDigestSubscription, unknownShopProblem } from '../digest/command.js';
+import { addDigestSubscription } from '../digest/command.js';
 import { checkDigestAdd, DEFAULT_TIME_ZONE, type DigestAdd, type DigestAddField } from '../digest/parse.js';
 import { publishHome } from './publish.js';
 import { refuseFromHome } from './refuse.js';
@@ -17,8 +20,6 @@ import { refuseFromHome } from './refuse.js';
 type Values = ViewOutput['state']['values'];
 type Errors = Record<string, string>;
 
-const ONLY_ADMINS = 'Only platdesk admins can add digests.';
-const NOT_ENABLED = 'Order digests are not enabled on this platdesk.';
 const f = HOME_DIGEST_FORM;
 
 /** Where each problem of checkDigestAdd is shown. */
@@ -40,8 +41,10 @@ function digestShops(deps: SlackDeps): { alias: string; ownerId: string }[] {
  * on the field it concerns; a missing answer says what to choose.
  */
 function checkForm(
+  w: Words,
   values: Values,
 ): { ok: true; add: DigestAdd; shopBlock: string } | { ok: false; errors: Errors } {
+  const { t } = w;
   const alias = values[f.shop.block]?.[f.shop.action]?.selected_option?.value?.trim() ?? '';
   const owner = values[f.owner.block]?.[f.owner.action]?.value?.trim() ?? '';
   const channel = values[f.channel.block]?.[f.channel.action]?.selected_conversation ?? '';
@@ -58,38 +61,49 @@ function checkForm(
   const errors: Errors = {};
   if (!checked.ok)
     for (const [field, problem] of Object.entries(checked.problems))
-      errors[field === 'shop' ? shopBlock : BLOCK_OF[field as keyof typeof BLOCK_OF]] = problem;
-  if (alias === '' && owner === '') errors[f.owner.block] = 'choose a registered shop or type an owner id';
-  if (alias !== '' && owner !== '')
-    errors[f.owner.block] = 'choose a registered shop or type an owner id, not both';
-  if (channel === '') errors[f.channel.block] = 'choose a channel';
-  if (time === '') errors[f.time.block] = 'choose a time of day';
-  if (timeZone === '') errors[f.timeZone.block] = 'choose a time zone';
+      errors[field === 'shop' ? shopBlock : BLOCK_OF[field as keyof typeof BLOCK_OF]] = describeDigestProblem(
+        w,
+        problem,
+      );
+  if (alias === '' && owner === '') errors[f.owner.block] = t('digestForm.chooseShopOrOwner');
+  if (alias !== '' && owner !== '') errors[f.owner.block] = t('digestForm.notBoth');
+  if (channel === '') errors[f.channel.block] = t('digestForm.chooseChannel');
+  if (time === '') errors[f.time.block] = t('digestForm.chooseTime');
+  if (timeZone === '') errors[f.timeZone.block] = t('digestForm.chooseZone');
+  // The channel's language, when chosen here ('default' or nothing: the workspace default).
+  const locale = toLocale(values[f.language.block]?.[f.language.action]?.selected_option?.value);
   return checked.ok && Object.keys(errors).length === 0
-    ? { ok: true, add: checked.add, shopBlock }
+    ? { ok: true, add: { ...checked.add, ...(locale ? { locale } : {}) }, shopBlock }
     : { ok: false, errors };
 }
 
 export function registerDigestForm(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client }) => {
     await ack();
-    const refusal = !deps.isAdmin(body.user.id) ? ONLY_ADMINS : !deps.digests ? NOT_ENABLED : null;
+    const w = await deps.language.user(body.user.id);
+    const refusal = !deps.isAdmin(body.user.id)
+      ? w.t('digestForm.onlyAdmins')
+      : !deps.digests
+        ? w.t('digest.answer.notEnabled')
+        : null;
     if (refusal) return refuseFromHome(deps, client, body.user.id, refusal);
     await client.views.open({
       trigger_id: body.trigger_id,
-      view: renderDigestAddModal({ shops: digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
+      view: renderDigestAddModal(w, { shops: digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
     });
   });
 
   app.view(f.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
     const digests = deps.digests;
-    const refusal = !deps.isAdmin(userId) ? ONLY_ADMINS : !digests ? NOT_ENABLED : null;
+    const w = await deps.language.user(userId);
+    const notEnabled = w.t('digest.answer.notEnabled');
+    const refusal = !deps.isAdmin(userId) ? w.t('digestForm.onlyAdmins') : !digests ? notEnabled : null;
     if (refusal || !digests) {
-      await ack({ response_action: 'errors', errors: { [f.owner.block]: refusal ?? NOT_ENABLED } });
+      await ack({ response_action: 'errors', errors: { [f.owner.block]: refusal ?? notEnabled } });
       return;
     }
-    const checked = checkForm(view.state.values);
+    const checked = checkForm(w, view.state.values);
     if (!checked.ok) {
       await ack({ response_action: 'errors', errors: checked.errors });
       return;
@@ -100,12 +114,18 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
         response_action: 'errors',
         errors:
           added.kind === 'unknown_shop'
-            ? { [checked.shopBlock]: unknownShopProblem(checked.add.shop) }
-            : { [f.channel.block]: `that digest already exists: #${added.subscription.id}` },
+            ? {
+                [checked.shopBlock]: w.t('digestProblem.unknown_shop', {
+                  shop: checked.add.shop.slice(0, 64),
+                }),
+              }
+            : { [f.channel.block]: w.t('digestForm.exists', { id: added.subscription.id }) },
       });
       return;
     }
     await ack();
+    if (checked.add.locale)
+      deps.language.settings.setChannel(added.subscription.channelId, checked.add.locale, userId);
     await publishHome(deps, client, userId);
   });
 }

@@ -1,11 +1,14 @@
 /** Renders and publishes a user's App Home (views.publish), admins seeing their part too. */
 import type { WebClient } from '@slack/web-api';
 import { renderHome } from '../../blocks/home.js';
+import { wordsFor } from '../../blocks/i18n/words.js';
 import { homeData } from '../../lookups/home-data.js';
 import type { SlackDeps } from '../deps.js';
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
   const now = deps.now();
   const data = homeData({ store: deps.store, lookups: deps.lookups, isAdmin: deps.isAdmin }, userId, now);
-  await client.views.publish({ user_id: userId, view: renderHome(data, now) });
+  const effective = await deps.language.forUser(userId);
+  const language = { effective, own: deps.language.settings.user(userId) };
+  await client.views.publish({ user_id: userId, view: renderHome(wordsFor(effective), data, now, language) });
 }

@@ -13,6 +13,7 @@ import {
   renderAutoLookupModal,
   renderPricesModal,
 } from '../../blocks/home.js';
+import type { Words } from '../../blocks/i18n/words.js';
 import { currentPrices } from '../../lookups/home-data.js';
 import type { AccessPolicy } from '../../lookups/settings.js';
 import { autoLookupSettings, MAX_AUTO_CAP } from '../../lookups/unfurls.js';
@@ -21,9 +22,7 @@ import { publishHome } from './publish.js';
 import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
-const ONLY_ADMINS = 'Only platdesk admins can change this.';
-
-function readAccess(values: Values): { policy: AccessPolicy } | { error: [string, string] } {
+function readAccess(w: Words, values: Values): { policy: AccessPolicy } | { error: [string, string] } {
   const f = HOME_FORMS.access;
   const mode =
     values[f.mode.block]?.[f.mode.action]?.selected_option?.value === 'listed' ? 'listed' : 'everyone';
@@ -32,42 +31,56 @@ function readAccess(values: Values): { policy: AccessPolicy } | { error: [string
   const groupText = values[f.groups.block]?.[f.groups.action]?.value ?? '';
   const groups = groupText.split(/[\s,]+/).filter(Boolean);
   const bad = groups.filter((g) => !/^S[A-Z0-9]{2,}$/.test(g));
-  if (bad.length > 0) return { error: [f.groups.block, `not user group ids: ${bad.slice(0, 3).join(', ')}`] };
+  if (bad.length > 0)
+    return { error: [f.groups.block, w.t('home.form.notGroups', { ids: bad.slice(0, 3).join(', ') })] };
   if (mode === 'listed' && users.length + channels.length + groups.length === 0)
-    return { error: [f.users.block, 'name at least one person, channel or group (or choose everyone)'] };
+    return { error: [f.users.block, w.t('home.form.nameSomeone')] };
   return mode === 'everyone'
     ? { policy: { mode, users: [], groups: [], channels: [] } }
     : { policy: { mode, users, groups, channels } };
 }
 
 export function registerSettingsForms(app: App, deps: SlackDeps): void {
-  const openForm = (actionId: string, build: () => Parameters<App['client']['views']['open']>[0]['view']) =>
+  const onlyAdmins = async (userId: string) => (await deps.language.user(userId)).t('home.form.onlyAdmins');
+  const openForm = (
+    actionId: string,
+    build: (w: Words) => Parameters<App['client']['views']['open']>[0]['view'],
+  ) =>
     app.action<BlockButtonAction>(actionId, async ({ ack, body, client }) => {
       await ack();
-      if (!deps.isAdmin(body.user.id)) return refuseFromHome(deps, client, body.user.id, ONLY_ADMINS);
-      await client.views.open({ trigger_id: body.trigger_id, view: build() });
+      if (!deps.isAdmin(body.user.id))
+        return refuseFromHome(deps, client, body.user.id, await onlyAdmins(body.user.id));
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: build(await deps.language.user(body.user.id)),
+      });
     });
 
-  openForm(ACTIONS.homeAccess, () => renderAccessModal(deps.lookups.settings.access()));
-  openForm(ACTIONS.homeAutoLookup, () =>
+  openForm(ACTIONS.homeAccess, (w) => renderAccessModal(w, deps.lookups.settings.access()));
+  openForm(ACTIONS.homeAutoLookup, (w) =>
     renderAutoLookupModal(
+      w,
       Object.entries(autoLookupSettings(deps.store.settings).get().channels).map(([channelId, { cap }]) => ({
         channelId,
         cap,
       })),
     ),
   );
-  openForm(ACTIONS.homePrices, () =>
-    renderPricesModal(currentPrices(deps.lookups), deps.lookups.settings.priceOverrides()),
+  openForm(ACTIONS.homePrices, (w) =>
+    renderPricesModal(w, currentPrices(deps.lookups), deps.lookups.settings.priceOverrides()),
   );
 
   app.view(HOME_FORMS.access.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
+    const w = await deps.language.user(userId);
     if (!deps.isAdmin(userId)) {
-      await ack({ response_action: 'errors', errors: { [HOME_FORMS.access.mode.block]: ONLY_ADMINS } });
+      await ack({
+        response_action: 'errors',
+        errors: { [HOME_FORMS.access.mode.block]: w.t('home.form.onlyAdmins') },
+      });
       return;
     }
-    const read = readAccess(view.state.values);
+    const read = readAccess(w, view.state.values);
     if ('error' in read) {
       await ack({ response_action: 'errors', errors: { [read.error[0]]: read.error[1] } });
       return;
@@ -81,8 +94,9 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const f = HOME_FORMS.autoLookup;
     const userId = body.user.id;
     const values = view.state.values;
+    const w = await deps.language.user(userId);
     if (!deps.isAdmin(userId)) {
-      await ack({ response_action: 'errors', errors: { [f.channel.block]: ONLY_ADMINS } });
+      await ack({ response_action: 'errors', errors: { [f.channel.block]: w.t('home.form.onlyAdmins') } });
       return;
     }
     const channelId = values[f.channel.block]?.[f.channel.action]?.selected_conversation ?? null;
@@ -90,13 +104,13 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const capText = values[f.cap.block]?.[f.cap.action]?.value?.trim() ?? '';
     const cap = capText === '' ? 20 : Number(capText);
     if (!channelId) {
-      await ack({ response_action: 'errors', errors: { [f.channel.block]: 'choose a channel' } });
+      await ack({ response_action: 'errors', errors: { [f.channel.block]: w.t('home.form.chooseChannel') } });
       return;
     }
     if (on && !(Number.isInteger(cap) && cap >= 1 && cap <= MAX_AUTO_CAP)) {
       await ack({
         response_action: 'errors',
-        errors: { [f.cap.block]: `a whole number from 1 to ${MAX_AUTO_CAP}` },
+        errors: { [f.cap.block]: w.t('home.form.capRange', { max: MAX_AUTO_CAP }) },
       });
       return;
     }
@@ -109,21 +123,25 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const f = HOME_FORMS.prices;
     const userId = body.user.id;
     const values = view.state.values;
+    const w = await deps.language.user(userId);
     if (!deps.isAdmin(userId)) {
-      await ack({ response_action: 'errors', errors: { [f.operation.block]: ONLY_ADMINS } });
+      await ack({ response_action: 'errors', errors: { [f.operation.block]: w.t('home.form.onlyAdmins') } });
       return;
     }
     const option = parsePriceOption(values[f.operation.block]?.[f.operation.action]?.selected_option?.value);
     const pointsText = values[f.points.block]?.[f.points.action]?.value?.trim() ?? '';
     const points = pointsText === '' ? null : Number(pointsText);
     if (!option) {
-      await ack({ response_action: 'errors', errors: { [f.operation.block]: 'choose an operation' } });
+      await ack({
+        response_action: 'errors',
+        errors: { [f.operation.block]: w.t('home.form.chooseOperation') },
+      });
       return;
     }
     if (points !== null && !(Number.isFinite(points) && points >= 0 && points <= 100_000)) {
       await ack({
         response_action: 'errors',
-        errors: { [f.points.block]: 'a number of points from 0 to 100000' },
+        errors: { [f.points.block]: w.t('home.form.pointsRange') },
       });
       return;
     }
@@ -141,7 +159,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(HOME_DIGEST_REMOVE_PATTERN, async ({ ack, action, body, client }) => {
     await ack();
     const userId = body.user.id;
-    if (!deps.isAdmin(userId)) return refuseFromHome(deps, client, userId, ONLY_ADMINS);
+    if (!deps.isAdmin(userId)) return refuseFromHome(deps, client, userId, await onlyAdmins(userId));
     const id = Number(action.value);
     // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
     if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();

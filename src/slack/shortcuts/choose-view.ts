@@ -6,6 +6,7 @@
  */
 import type { ViewOutput } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import type { Words } from '../../blocks/i18n/words.js';
 import {
   type AnswerMode,
   CHECKBOXES_PER_GROUP,
@@ -77,13 +78,15 @@ export function readChoice(values: Values, found: Found): Choice {
 
 export function chooseView(
   deps: SlackDeps,
+  w: Words,
   batch: ShortcutBatch,
   payload: ShortcutPayload,
   choice: Choice,
-  notice?: string,
+  /** Say at the top that the choice changed the charge. */
+  changed = false,
 ): { view: ModalView; plan: Plan } {
   const plan = planSelection(deps.lookups, payload.found, choice);
-  const view = renderChooseModal({
+  const view = renderChooseModal(w, {
     kind: payload.kind,
     found: payload.found,
     chosen: choice.chosen,
@@ -95,7 +98,7 @@ export function chooseView(
     each: payload.found.candidates.map((c) => candidateQuote(deps.lookups, c)),
     targetOptions: targetOptions(deps.lookups.settings.shops().shops),
     privateMetadata: JSON.stringify({ b: batch.id, s: fingerprint(choice) } satisfies Metadata),
-    ...(notice ? { notice } : {}),
+    ...(changed ? { notice: 'changed' as const } : {}),
   });
   return { view, plan };
 }

@@ -5,7 +5,7 @@
  * stated total is shown the new total first.
  */
 import type { App, BlockAction } from '@slack/bolt';
-import { SHORTCUT_FORM, shortcutClosedText } from '../../blocks/shortcut.js';
+import { describePlanProblem, SHORTCUT_FORM, shortcutClosedText } from '../../blocks/shortcut.js';
 import { claimBatch, readPayload } from '../../lookups/shortcut-lookups.js';
 import type { SlackDeps } from '../deps.js';
 import { blockOfProblem, chooseView, fingerprint, readChoice, readMetadata } from './choose-view.js';
@@ -27,34 +27,32 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       const batch = meta ? deps.store.shortcutBatches.get(meta.b) : null;
       const payload = batch ? readPayload(batch) : null;
       if (!view || !batch || !payload || batch.userId !== body.user.id || batch.state !== 'open') return;
-      const next = chooseView(deps, batch, payload, readChoice(view.state.values, payload.found)).view;
+      const w = await deps.language.user(body.user.id);
+      const next = chooseView(deps, w, batch, payload, readChoice(view.state.values, payload.found)).view;
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     });
   }
 
   app.view(SHORTCUT_FORM.chooseCallbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
+    // Slack wants the answer within 3 s: the language is cached from opening the modal.
+    const w = await deps.language.user(userId);
     const meta = readMetadata(view.private_metadata);
     const batch = meta ? deps.store.shortcutBatches.get(meta.b) : null;
     const payload = batch ? readPayload(batch) : null;
     const firstPick = SHORTCUT_FORM.pickBlock(0);
     if (!meta || !batch || !payload) {
-      await ack({ response_action: 'errors', errors: { [firstPick]: shortcutClosedText('not_found') } });
+      await ack({ response_action: 'errors', errors: { [firstPick]: shortcutClosedText(w, 'not_found') } });
       return;
     }
     const choice = readChoice(view.state.values, payload.found);
-    const { view: restated, plan } = chooseView(
-      deps,
-      batch,
-      payload,
-      choice,
-      'Your choice changed the charge: check the total below and Confirm again.',
-    );
+    const { view: restated, plan } = chooseView(deps, w, batch, payload, choice, true);
     if (plan.problems.length > 0) {
       const errors: Record<string, string> = {};
       for (const p of plan.problems) {
         const block = blockOfProblem(p.field);
-        errors[block] = errors[block] ? `${errors[block]}; ${p.message}` : p.message;
+        const text = describePlanProblem(w, p);
+        errors[block] = errors[block] ? `${errors[block]}; ${text}` : text;
       }
       await ack({ response_action: 'errors', errors });
       return;
@@ -68,7 +66,10 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       // Already confirmed: a double submit or a retry. The first one is running; do nothing twice.
       if (claimed.reason === 'already_used') await ack();
       else
-        await ack({ response_action: 'errors', errors: { [firstPick]: shortcutClosedText(claimed.reason) } });
+        await ack({
+          response_action: 'errors',
+          errors: { [firstPick]: shortcutClosedText(w, claimed.reason) },
+        });
       return;
     }
     await ack();

@@ -13,16 +13,18 @@ import { chooseView, initialChoice } from './choose-view.js';
 export function registerGlobalShortcut(app: App, deps: SlackDeps): void {
   app.shortcut<GlobalShortcut>(SHORTCUT_IDS.global, async ({ ack, shortcut, client }) => {
     await ack();
-    await client.views.open({ trigger_id: shortcut.trigger_id, view: renderTextModal() });
+    const w = await deps.language.user(shortcut.user.id);
+    await client.views.open({ trigger_id: shortcut.trigger_id, view: renderTextModal(w) });
   });
 
   app.view(SHORTCUT_FORM.textCallbackId, async ({ ack, view, body }) => {
     const text = view.state.values[SHORTCUT_FORM.text.block]?.[SHORTCUT_FORM.text.action]?.value ?? '';
     const found = findInTexts('any', [text]);
+    const w = await deps.language.user(body.user.id);
     if (found.candidates.length === 0) {
       await ack({
         response_action: 'errors',
-        errors: { [SHORTCUT_FORM.text.block]: nothingFoundText('any', found).slice(0, 1900) },
+        errors: { [SHORTCUT_FORM.text.block]: nothingFoundText(w, 'any', found).slice(0, 1900) },
       });
       return;
     }
@@ -33,7 +35,7 @@ export function registerGlobalShortcut(app: App, deps: SlackDeps): void {
       threadTs: null,
       found,
     });
-    const { view: next } = chooseView(deps, batch, { kind: 'any', found }, initialChoice(found));
+    const { view: next } = chooseView(deps, w, batch, { kind: 'any', found }, initialChoice(found));
     await ack({ response_action: 'update', view: next });
   });
 }

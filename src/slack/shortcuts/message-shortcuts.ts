@@ -21,11 +21,12 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
     app.shortcut<MessageShortcut>(callbackId, async ({ ack, shortcut, respond, client }) => {
       await ack();
       const found = findInTexts(kind, messageTexts(shortcut.message));
+      const w = await deps.language.user(shortcut.user.id);
       if (found.candidates.length === 0) {
         await respond({
           response_type: 'ephemeral',
           replace_original: false,
-          ...renderNothingFound(kind, found),
+          ...renderNothingFound(w, kind, found),
         });
         return;
       }
@@ -38,7 +39,7 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
         found,
       });
       const payload: ShortcutPayload = { kind, found };
-      const { view } = chooseView(deps, batch, payload, initialChoice(found));
+      const { view } = chooseView(deps, w, batch, payload, initialChoice(found));
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     });
   }

@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import { renderRefusal } from '../../blocks/spend.js';
 import type { Actor } from '../../lookups/lookup-service.js';
 import type { PlannedLookup } from '../../lookups/shortcut-lookups.js';
-import { type Reply, renderOutcome, runAndAnswer } from '../answer.js';
+import { answerOf, type Reply, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 
 export type Destination =
@@ -78,6 +78,9 @@ export async function runBatch(
   input: { lookups: PlannedLookup[]; actor: Actor; to: Destination },
 ): Promise<void> {
   const { actor, to } = input;
+  // A thread is read by the channel: its language; anything only the user sees, theirs.
+  const w =
+    to.kind === 'thread' ? deps.language.channel(to.channelId) : await deps.language.user(actor.userId);
   for (const planned of input.lookups) {
     try {
       const prepared = await deps.lookups.prepare(planned.request, actor, planned.summary, {
@@ -92,7 +95,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...renderRefusal(prepared.message, deps.admins()),
+            ...renderRefusal(w, prepared.refusal, deps.admins()),
           });
           break;
         case 'cached':
@@ -103,7 +106,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs }),
+            ...answerOf(deps, w, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs }),
           });
           break;
         case 'auto':
@@ -114,7 +117,7 @@ export async function runBatch(
               ? { ok: true as const, pending: prepared.pending }
               : deps.lookups.claim(prepared.pending.id, actor.userId);
           if (!claimed.ok) break;
-          await runAndAnswer(deps, claimed.pending, replyTo(deps, client, actor.userId, to, true));
+          await runAndAnswer(deps, claimed.pending, replyTo(deps, client, actor.userId, to, true), w);
           break;
         }
       }

@@ -3,14 +3,17 @@
  * shown on the form's fields; a valid request gets the usual confirmation in the channel.
  */
 import type { App, ViewOutput } from '@slack/bolt';
+import type { Words } from '../../blocks/i18n/words.js';
 import { ORDERS_FORM, renderOrdersForm } from '../../blocks/orders-form.js';
+import { describeProblem } from '../../blocks/words-of.js';
 import { ordersRequestFrom } from '../../lookups/parse/command-text.js';
+import { type Problem, problem } from '../../lookups/parse/problems.js';
 import { offerLookup } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 import { sendPrivately } from '../private-reply.js';
 
-export function ordersFormView(input: { channelId: string; edition: number }) {
-  return renderOrdersForm({
+export function ordersFormView(w: Words, input: { channelId: string; edition: number }) {
+  return renderOrdersForm(w, {
     privateMetadata: JSON.stringify({ channelId: input.channelId }),
     edition: input.edition,
   });
@@ -37,12 +40,23 @@ function readForm(values: Values) {
 }
 
 /** Which form block a problem belongs to, so Slack shows it under that field. */
-function blockOf(problem: string): string {
-  if (/owner/i.test(problem)) return ORDERS_FORM.owner.block;
-  if (/window|time|end/i.test(problem)) return ORDERS_FORM.to.block;
-  if (/remark/i.test(problem)) return ORDERS_FORM.remark.block;
-  if (/flag/i.test(problem)) return ORDERS_FORM.flag.block;
-  return ORDERS_FORM.size.block;
+function blockOf(problem: Problem): string {
+  switch (problem.code) {
+    case 'orders_owner':
+    case 'orders_one_owner':
+      return ORDERS_FORM.owner.block;
+    case 'orders_window_reversed':
+    case 'orders_window_long':
+    case 'orders_filters_need_enhanced':
+      return ORDERS_FORM.to.block;
+    case 'orders_remark':
+      return ORDERS_FORM.remark.block;
+    case 'orders_flag':
+    case 'orders_flagname':
+      return ORDERS_FORM.flag.block;
+    default:
+      return ORDERS_FORM.size.block;
+  }
 }
 
 export function registerOrdersForm(app: App, deps: SlackDeps): void {
@@ -50,9 +64,16 @@ export function registerOrdersForm(app: App, deps: SlackDeps): void {
     const edition = deps.client.editionFor('paging-orders') ?? 1;
     const parsed = ordersRequestFrom(readForm(view.state.values), edition);
     if (parsed.kind !== 'request') {
-      const problems = parsed.kind === 'invalid' ? parsed.problems : ['invalid form'];
+      const problems = parsed.kind === 'invalid' ? parsed.problems : [problem('orders_owner')];
+      // Slack must have the errors within 3 s: the language already resolved is cached; a slow
+      // users.info falls back to the default after 2 s.
+      const w = await deps.language.user(body.user.id);
       const errors: Record<string, string> = {};
-      for (const p of problems) errors[blockOf(p)] = errors[blockOf(p)] ? `${errors[blockOf(p)]}; ${p}` : p;
+      for (const p of problems) {
+        const block = blockOf(p);
+        const text = describeProblem(w, p);
+        errors[block] = errors[block] ? `${errors[block]}; ${text}` : text;
+      }
       await ack({ response_action: 'errors', errors });
       return;
     }

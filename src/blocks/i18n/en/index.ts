@@ -1,0 +1,41 @@
+/** The English catalog: the reference every other language matches key for key. */
+import { item, shop, waybill } from './answers.js';
+import { common, domain } from './common.js';
+import { digest, digestForm, digestProblem } from './digest.js';
+import { error } from './errors.js';
+import { help, invalid } from './help.js';
+import { alert, home } from './home.js';
+import { cap, charge, confirm, refusal, summary } from './lookup.js';
+import { notice } from './notices.js';
+import { orders } from './orders.js';
+import { platdesk } from './platdesk.js';
+import { problem } from './problems.js';
+import { shortcut } from './shortcut.js';
+import { unfurl } from './unfurl.js';
+
+export const en = {
+  common,
+  domain,
+  help,
+  invalid,
+  problem,
+  charge,
+  confirm,
+  summary,
+  cap,
+  refusal,
+  error,
+  item,
+  shop,
+  orders,
+  waybill,
+  unfurl,
+  home,
+  alert,
+  digest,
+  digestProblem,
+  digestForm,
+  shortcut,
+  notice,
+  platdesk,
+} as const;

@@ -1,0 +1,42 @@
+/** The Chinese (zh-CN) catalog, typed by the English one: a missing or extra key does not compile. */
+import type { Catalog } from '../words.js';
+import { item, shop, waybill } from './answers.js';
+import { common, domain } from './common.js';
+import { digest, digestForm, digestProblem } from './digest.js';
+import { error } from './errors.js';
+import { help, invalid } from './help.js';
+import { alert, home } from './home.js';
+import { cap, charge, confirm, refusal, summary } from './lookup.js';
+import { notice } from './notices.js';
+import { orders } from './orders.js';
+import { platdesk } from './platdesk.js';
+import { problem } from './problems.js';
+import { shortcut } from './shortcut.js';
+import { unfurl } from './unfurl.js';
+
+export const zhCN: Catalog = {
+  common,
+  domain,
+  help,
+  invalid,
+  problem,
+  charge,
+  confirm,
+  summary,
+  cap,
+  refusal,
+  error,
+  item,
+  shop,
+  orders,
+  waybill,
+  unfurl,
+  home,
+  alert,
+  digest,
+  digestProblem,
+  digestForm,
+  shortcut,
+  notice,
+  platdesk,
+};

@@ -1,0 +1,138 @@
+/**
+ * Data from the layers below, worded: what a lookup is of, a spending cap, a refusal's reason,
+ * and why input cannot be looked up. Raw text out; callers escape it where it goes into mrkdwn.
+ */
+import type { Refusal } from '../lookups/access.js';
+import type { CapFigure } from '../lookups/budgets.js';
+import type { Problem } from '../lookups/parse/problems.js';
+import type { LookupRequest, QuoteLine } from '../lookups/types.js';
+import { editionName, type Operation } from '../plat/operations.js';
+import type { Catalog, Words } from './i18n/words.js';
+
+/** "item 6543210987", "商品 6543210987". */
+export function describeRequest(w: Words, request: LookupRequest): string {
+  const { t } = w;
+  switch (request.kind) {
+    case 'item':
+      return t(request.withPrices ? 'summary.itemWithPrices' : 'summary.item', { id: request.itemId });
+    case 'item-prices':
+      return t('summary.itemPrices', { id: request.itemId });
+    case 'shop-info':
+      return t('summary.shopInfo', { url: request.url });
+    case 'shop-id':
+      return t('summary.shopId', { wwid: request.wwid });
+    case 'waybill-print':
+      return t('summary.waybillPrint', {
+        count: request.waybills.length,
+        n: w.count(request.waybills.length),
+        shop: request.shopId,
+      });
+    case 'waybill-info':
+      return t('summary.waybillInfo', {
+        count: request.waybills.length,
+        n: w.count(request.waybills.length),
+        owner: request.ownerId,
+      });
+    case 'orders':
+      return t('summary.orders', {
+        owner: request.ownerId,
+        page: w.count(request.page + 1),
+        size: w.count(request.pageSize),
+      });
+  }
+}
+
+/** "your daily cap: 450 of 500 points used". */
+export function describeCap(w: Words, figure: CapFigure): string {
+  const values = { spent: w.count(figure.spent), cap: w.count(figure.cap) };
+  return figure.scope === 'user'
+    ? w.t(figure.period === 'daily' ? 'cap.user.daily' : 'cap.user.monthly', values)
+    : w.t(figure.period === 'daily' ? 'cap.workspace.daily' : 'cap.workspace.monthly', values);
+}
+
+/** "your daily cap (8 of 12 points left)". */
+export function describeRemaining(w: Words, figure: CapFigure): string {
+  const values = { left: w.count(Math.max(0, figure.cap - figure.spent)), cap: w.count(figure.cap) };
+  return figure.scope === 'user'
+    ? w.t(figure.period === 'daily' ? 'cap.left.user.daily' : 'cap.left.user.monthly', values)
+    : w.t(figure.period === 'daily' ? 'cap.left.workspace.daily' : 'cap.left.workspace.monthly', values);
+}
+
+/** What a refused lookup would have cost, in its own units: never "about 0 points" for quota calls. */
+export function wantedWords(w: Words, points: number, quotaCalls: number, hasPoints: boolean): string {
+  const quota = w.t('cap.quotaCalls', { count: quotaCalls, n: w.count(quotaCalls) });
+  if (!hasPoints) return w.t('cap.quotaNoPoints', { quota });
+  const about = w.t('cap.aboutPoints', { n: w.count(points) });
+  return quotaCalls > 0 ? w.t('cap.pointsAndQuota', { points: about, quota }) : about;
+}
+
+export function describeRefusal(w: Words, refusal: Refusal): string {
+  switch (refusal.reason) {
+    case 'not_allowed':
+      return w.t('refusal.reason.not_allowed');
+    case 'budget': {
+      const values = {
+        wanted: wantedWords(w, refusal.wanted, refusal.quotaCalls, refusal.points),
+        cap: describeCap(w, refusal.cap),
+      };
+      // Item lookups cost no points: refused only because the cap is already passed.
+      return refusal.wanted > 0
+        ? w.t('refusal.reason.budget', values)
+        : w.t('refusal.reason.budget_passed', values);
+    }
+    case 'price_unknown':
+      return w.t('refusal.reason.price_unknown', {
+        operations: w.list(refusal.operations.map((op) => operationTitle(w, op))),
+        caps: w.list(refusal.caps.map((c) => describeRemaining(w, c))),
+      });
+    default:
+      return w.t(`refusal.reason.${refusal.reason}`, { shop: refusal.shop });
+  }
+}
+
+/** "Item details", "商品详情". */
+export function operationTitle(w: Words, operation: Operation): string {
+  return w.t(`domain.operation.${operation}`);
+}
+
+/** "Waybill print data (basic)", "面单打印数据（基础版）". */
+export function operationLabel(w: Words, line: Pick<QuoteLine, 'operation' | 'edition'>): string {
+  const edition = editionName(line.operation, line.edition);
+  const operation = operationTitle(w, line.operation);
+  return edition
+    ? w.t('domain.operationWithEdition', {
+        operation,
+        edition: w.t(`domain.edition.${edition as keyof Catalog['domain']['edition']}`),
+      })
+    : operation;
+}
+
+/** Why input cannot be looked up, in words (raw text). */
+export function describeProblem(w: Words, p: Problem): string {
+  if (p.code === 'waybill_unknown_carrier') {
+    const shown = (p.carriers ?? []).map((c) =>
+      c.candidates.length > 1
+        ? w.t('problem.waybill_could_be', { number: c.number, candidates: orList(w, c.candidates) })
+        : c.number,
+    );
+    const more = Number(p.values?.more ?? 0);
+    const list = shown.join(', ');
+    return w.t('problem.waybill_unknown_carrier', {
+      numbers: more > 0 ? w.t('problem.waybill_and_more', { list, n: w.count(more) }) : list,
+      codes: String(p.values?.codes ?? ''),
+    });
+  }
+  return w.t(`problem.${p.code}`, { ...p.values });
+}
+
+function orList(w: Words, items: readonly string[]): string {
+  return new Intl.ListFormat(w.locale, { type: 'disjunction' }).format(items);
+}
+
+/** A digest command's or form's problem (slack/digest/parse.ts), in words (raw text). */
+export function describeDigestProblem(
+  w: Words,
+  p: { code: keyof Catalog['digestProblem']; values?: Record<string, string> },
+): string {
+  return w.t(`digestProblem.${p.code}`, { ...p.values });
+}

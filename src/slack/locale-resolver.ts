@@ -1,0 +1,72 @@
+/**
+ * The one place that decides which language someone reads (CONVENTIONS 14):
+ * a person — their own choice (`/platdesk language`) → their Slack locale (users.info with
+ * include_locale, cached) → the workspace default → English;
+ * a channel (digests, unfurls, auto-lookups, public answers) — the channel's language → the
+ * workspace default.
+ * Slack not answering never fails a request: the next rule applies.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { type Words, wordsFor } from '../blocks/i18n/words.js';
+import { type Locale, type LocaleSettings, toLocale } from '../lookups/locale.js';
+
+export interface LocaleResolver {
+  /** The locale a person reads. */
+  forUser(userId: string): Promise<Locale>;
+  /** The Words a person reads. */
+  user(userId: string): Promise<Words>;
+  /** The Words of a channel's messages (null: no channel, the workspace default). */
+  channel(channelId: string | null): Words;
+  /** The stored choices, for `/platdesk language` and the App Home. */
+  readonly settings: LocaleSettings;
+}
+
+/** Slack locales change rarely; an hour keeps users.info off the hot path. */
+export const SLACK_LOCALE_TTL_MS = 60 * 60 * 1000;
+/** After users.info failed, ask again only after this long (the request itself falls back). */
+const FAILED_TTL_MS = 60 * 1000;
+/** The Web API client retries 5xx for seconds; the answer should not wait for that. */
+const USERS_INFO_WAIT_MS = 1_500;
+
+export function createLocaleResolver(deps: {
+  client: WebClient;
+  settings: LocaleSettings;
+  logger: Pick<Logger, 'warn'>;
+  now?: () => number;
+}): LocaleResolver {
+  const now = deps.now ?? Date.now;
+  const cache = new Map<string, { locale: Locale | null; until: number }>();
+
+  async function slackLocale(userId: string): Promise<Locale | null> {
+    const hit = cache.get(userId);
+    if (hit && hit.until > now()) return hit.locale;
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const answer = await Promise.race([
+        deps.client.users.info({ user: userId, include_locale: true }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('users.info took too long')), USERS_INFO_WAIT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      const locale = toLocale(answer.user?.locale);
+      cache.set(userId, { locale, until: now() + SLACK_LOCALE_TTL_MS });
+      return locale;
+    } catch (err) {
+      deps.logger.warn({ err, user: userId }, 'users.info failed; using the default language');
+      cache.set(userId, { locale: null, until: now() + FAILED_TTL_MS });
+      return null;
+    }
+  }
+
+  const forUser = async (userId: string): Promise<Locale> =>
+    deps.settings.user(userId) ?? (await slackLocale(userId)) ?? deps.settings.workspace();
+
+  return {
+    settings: deps.settings,
+    forUser,
+    user: async (userId) => wordsFor(await forUser(userId)),
+    channel: (channelId) =>
+      wordsFor((channelId ? deps.settings.channel(channelId) : null) ?? deps.settings.workspace()),
+  };
+}
