@@ -64,7 +64,7 @@ export function shopResolver(store: Store): (aliasOrOwner: string) => string | n
   };
 }
 
-export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
+export function createDigests(w: DigestWiring): DigestSlackDeps {
   const scheduler = createDigestScheduler({
     client: w.client,
     store: w.store,

@@ -122,7 +122,7 @@ export const digest = {
   },
 } as const;
 
-/** Why a digest command or the digest form cannot be taken (slack/digest/parse.ts codes). */
+/** Why a digest command or the digest form cannot be taken (digest/grammar.ts codes). */
 export const digestProblem = {
   here_in_dm: '`here` works only in a channel; this is a direct message',
   channel_plain_text:

@@ -32,6 +32,7 @@ export const home = {
   source: {
     interactive: 'interactive',
     digest: 'digest',
+    alert: 'ship-by alert',
     unfurl: 'unfurl',
     shortcut: 'shortcut',
   },

@@ -31,6 +31,7 @@ export const home: Catalog['home'] = {
   source: {
     interactive: '手动',
     digest: '每日汇总',
+    alert: '发货预警',
     unfurl: '链接预览',
     shortcut: '快捷方式',
   },

@@ -1,6 +1,8 @@
 /**
- * `/orders digest …` text → a digest command. Slack-specific (channel mentions), so it lives
- * here and not in digest/.
+ * `/orders digest …` text → a digest command, and the checks of a new digest shared by the
+ * command and the App Home's form. The channel forms are Slack's (mentions), but what they mean
+ * for a subscription is a digest rule, so the grammar lives with the digests (issue 15); the
+ * languages platdesk speaks belong to lookups/, so the caller hands in `readLocale`.
  *
  * Channels: with escaping on, Slack sends a channel picked from the autocomplete as
  * `<#C123|name>` (or `<#C123>` / `<#C123|>`; our manifest turns escaping on for /orders); with
@@ -8,8 +10,7 @@
  * accepted only when it is the channel the command was typed in (the payload names that one);
  * otherwise the answer says to pick the channel from the autocomplete or to use `here`.
  */
-import { canonicalTimeZone, normalizeLocalTime } from '../../digest/zoned-time.js';
-import { type Locale, toLocale } from '../../lookups/locale.js';
+import { canonicalTimeZone, normalizeLocalTime } from './zoned-time.js';
 
 /** Why a digest command or form cannot be taken, as a code and the values its sentence names. */
 export type DigestProblem = {
@@ -35,10 +36,13 @@ const problem = (code: DigestProblem['code'], values?: Record<string, string>): 
 
 export const DEFAULT_TIME_ZONE = 'Asia/Shanghai';
 
-export type DigestCommand =
+/** A language name → the locale platdesk speaks, or null (lookups/locale.ts toLocale). */
+export type ReadLocale<L extends string> = (text: string) => L | null;
+
+export type DigestCommand<L extends string = string> =
   | { kind: 'help' }
   | { kind: 'list' }
-  | ({ kind: 'add' } & DigestAdd)
+  | ({ kind: 'add' } & DigestAdd<L>)
   | { kind: 'remove'; id: number }
   | { kind: 'run'; id: number }
   | { kind: 'invalid'; problems: DigestProblem[] };
@@ -74,13 +78,13 @@ export function parseChannel(token: string, place: CommandPlace): ChannelParse {
 }
 
 /** What a new digest is made of, checked: the shop as given, a channel id, 'HH:MM', a canonical zone. */
-export interface DigestAdd {
+export interface DigestAdd<L extends string = string> {
   shop: string;
   channelId: string;
   localTime: string;
   timeZone: string;
   /** The channel's language, when the admin set it with the subscription (`lang:zh-CN`). */
-  locale?: Locale;
+  locale?: L;
 }
 
 export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
@@ -93,7 +97,7 @@ export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
 export function checkDigestAdd(
   input: { shop: string; channel: string; time: string; timeZone?: string | undefined },
   place: CommandPlace,
-): { ok: true; add: DigestAdd } | { ok: false; problems: Partial<Record<DigestAddField, DigestProblem>> } {
+): { ok: true; add: DigestAdd<never> } | { ok: false; problems: Partial<Record<DigestAddField, DigestProblem>> } {
   const { shop, time, timeZone: zone } = input;
   const problems: Partial<Record<DigestAddField, DigestProblem>> = {};
   if (!SHOP.test(shop)) problems.shop = problem('shop_bad', { shop: shop.slice(0, 80) });
@@ -118,7 +122,11 @@ function parseId(token: string | undefined, run: boolean): number | DigestProble
 const LANGUAGE_OPTION = /^(?:lang|language|语言)[:：](.*)$/iu;
 
 /** `text` is what follows `digest`. */
-export function parseDigestCommand(text: string, place: CommandPlace): DigestCommand {
+export function parseDigestCommand<L extends string>(
+  text: string,
+  place: CommandPlace,
+  readLocale: ReadLocale<L>,
+): DigestCommand<L> {
   const tokens = text.trim().split(/\s+/).filter(Boolean);
   const [verb = 'help', ...args] = tokens;
   switch (verb.toLowerCase()) {
@@ -142,12 +150,13 @@ export function parseDigestCommand(text: string, place: CommandPlace): DigestCom
       const problems = checked.ok ? [] : Object.values(checked.problems);
       const languageText =
         languageArg === undefined ? undefined : (LANGUAGE_OPTION.exec(languageArg)?.[1] ?? '');
-      const locale = languageText === undefined ? null : toLocale(languageText);
+      const locale = languageText === undefined ? null : readLocale(languageText);
       if (languageText !== undefined && locale === null)
         problems.push(problem('language_bad', { language: languageText.slice(0, 20) }));
       if (extra.length > 0) problems.push(problem('unexpected', { text: extra.join(' ').slice(0, 80) }));
       if (!checked.ok || problems.length > 0) return { kind: 'invalid', problems };
-      return { kind: 'add', ...checked.add, ...(locale ? { locale } : {}) };
+      const { shop: s, channelId, localTime, timeZone } = checked.add;
+      return { kind: 'add', shop: s, channelId, localTime, timeZone, ...(locale ? { locale } : {}) };
     }
     default:
       return { kind: 'invalid', problems: [problem('unknown_verb', { verb: verb.slice(0, 40) })] };

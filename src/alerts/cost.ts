@@ -1,0 +1,30 @@
+/**
+ * What an alert costs: every check reads the orders confirmed in the lookback (the 48 h within
+ * which the platforms' standard ship-by time falls) in 24 h windows, pages of 100. paging-orders
+ * cannot filter by status or ship time (spec §4.7), so every order confirmed in the lookback is
+ * read: ceil(n / 100) pages per 24 h window of n orders (at least one).
+ */
+import { MAX_ORDER_WINDOW_MS, MAX_PAGE_SIZE } from '../plat/inputs.js';
+import type { AlertSubscription } from '../store/alerts.js';
+import { checksPerDay } from './schedule.js';
+
+const HOUR = 3_600_000;
+/** Orders confirmed this long ago can still be due: the standard 48 h ship-by limit. */
+export const ALERT_LOOKBACK_MS = 48 * HOUR;
+export const ALERT_WINDOWS = Math.ceil(ALERT_LOOKBACK_MS / MAX_ORDER_WINDOW_MS);
+
+/** Pages one check reads when each 24 h window holds `ordersPerWindow` orders. */
+export function pagesPerCheck(ordersPerWindow: readonly number[]): number {
+  return ordersPerWindow.reduce((sum, n) => sum + Math.max(1, Math.ceil(n / MAX_PAGE_SIZE)), 0);
+}
+
+/** Points a day for a shop with `ordersPerDay` orders at `pricePerPage` points a page. */
+export function dailyCost(
+  sub: Pick<AlertSubscription, 'everyMinutes' | 'hoursFrom' | 'hoursTo'>,
+  ordersPerDay: number,
+  pricePerPage: number,
+): { checks: number; pagesPerCheck: number; points: number } {
+  const checks = checksPerDay(sub);
+  const pages = pagesPerCheck(Array.from({ length: ALERT_WINDOWS }, () => ordersPerDay));
+  return { checks, pagesPerCheck: pages, points: checks * pages * pricePerPage };
+}

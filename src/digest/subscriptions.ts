@@ -1,0 +1,50 @@
+/**
+ * Adding a digest: the one use case `/orders digest add` and the App Home's form share. The shop
+ * alias is resolved to its owner id, a duplicate is refused, the subscription is stored (audited
+ * with `userId`) and the scheduler plans again at once. The caller has checked the fields
+ * (grammar.ts checkDigestAdd) and that `userId` is an admin.
+ */
+import type { DigestSubscription } from '../store/digests.js';
+import type { Store } from '../store/store.js';
+import type { DigestAdd } from './grammar.js';
+import type { DigestScheduler } from './scheduler.js';
+
+/** A shop alias or owner id → the owner id, or null when the alias names no shop. */
+export type ResolveShop = (aliasOrOwner: string) => string | null;
+
+export type DigestAddResult =
+  | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number }
+  /** The shop alias names no owner id. */
+  | { kind: 'unknown_shop' }
+  /** The same owner, channel, time and zone is already subscribed. */
+  | { kind: 'exists'; subscription: DigestSubscription };
+
+export function addDigestSubscription(
+  deps: { store: Store; scheduler: DigestScheduler; resolveShop: ResolveShop },
+  add: DigestAdd,
+  userId: string,
+): DigestAddResult {
+  const store = deps.store.digests;
+  const ownerId = deps.resolveShop(add.shop);
+  if (ownerId === null) return { kind: 'unknown_shop' };
+  const same = store
+    .list()
+    .find(
+      (s) =>
+        s.ownerId === ownerId &&
+        s.channelId === add.channelId &&
+        s.localTime === add.localTime &&
+        s.timeZone === add.timeZone,
+    );
+  if (same) return { kind: 'exists', subscription: same };
+  const subscription = store.add({
+    ownerId,
+    shopLabel: add.shop,
+    channelId: add.channelId,
+    localTime: add.localTime,
+    timeZone: add.timeZone,
+    createdBy: userId,
+  });
+  deps.scheduler.reschedule();
+  return { kind: 'added', subscription, nextRunAt: deps.scheduler.nextRunAt(subscription) };
+}
