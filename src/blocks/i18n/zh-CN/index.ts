@@ -1,4 +1,5 @@
 /** The Chinese (zh-CN) catalog, typed by the English one: a missing or extra key does not compile. */
+import { shipAlert, shipAlertProblem } from './alerts.js';
 import type { Catalog } from '../words.js';
 import { item, shop, waybill } from './answers.js';
 import { common, domain } from './common.js';
@@ -36,6 +37,8 @@ export const zhCN: Catalog = {
   digest,
   digestProblem,
   digestForm,
+  shipAlert,
+  shipAlertProblem,
   shortcut,
   notice,
   platdesk,
