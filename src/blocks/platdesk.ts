@@ -60,9 +60,8 @@ function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
         whose,
         period,
         points: w.points(r.totals.points),
-        count: r.totals.calls,
-        n: w.count(r.totals.calls),
-        quota: w.count(r.totals.quotaCalls),
+        calls: t('platdesk.chargedCalls', { count: r.totals.calls, n: w.count(r.totals.calls) }),
+        quota: t('platdesk.itemQuota', { count: r.totals.quotaCalls, n: w.count(r.totals.quotaCalls) }),
       }),
     ),
     ...packSections(lines, {

@@ -5,6 +5,7 @@ import { chargeNoteText, quoteShort } from '../../src/blocks/charge-note.js';
 import { renderConfirmation, renderConfirmationClosed } from '../../src/blocks/confirmation.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { makeQuote, makeQuoteLine, PENDING_ID } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 function buttons(blocks: KnownBlock[]): Button[] {
@@ -14,14 +15,20 @@ function buttons(blocks: KnownBlock[]): Button[] {
 
 describe('renderConfirmation', () => {
   it('names the operation, the charge per call and the total, with Confirm and Cancel', () => {
-    const { text, blocks } = renderConfirmation({
+    const { text, blocks } = renderConfirmation(en, {
       pendingId: PENDING_ID,
-      summary: 'waybill SF1234567890123',
+      request: {
+        kind: 'waybill-print',
+        shopId: '57301234',
+        waybills: [{ waybillCode: 'SF1234567890123', carrier: 'SF' }],
+      },
       quote: makeQuote([makeQuoteLine({ configuredPoints: 10, lastSeenPoints: 12 })]),
       expiresInMinutes: 10,
     });
     assertWithinSlackLimits(blocks);
-    expect(text).toBe('Confirm Waybill print data (basic) for waybill SF1234567890123: 10 points');
+    expect(text).toBe(
+      'Confirm Waybill print data (basic) for print data of 1 waybill of shop 57301234: 10 points',
+    );
     const all = allText(blocks);
     expect(all).toContain('*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12');
     expect(all).toContain('*Total:* about 10 points (¥0.10)');
@@ -37,9 +44,9 @@ describe('renderConfirmation', () => {
   });
 
   it('states the item quota for the item operations', () => {
-    const { blocks } = renderConfirmation({
+    const { blocks } = renderConfirmation(en, {
       pendingId: PENDING_ID,
-      summary: 'item 6543210987',
+      request: { kind: 'item', itemId: '6543210987', withPrices: false },
       quote: makeQuote([
         makeQuoteLine({
           operation: 'platiteminfo',
@@ -56,9 +63,9 @@ describe('renderConfirmation', () => {
   });
 
   it('says when the price is not known yet, and uses the last charge alone', () => {
-    const { blocks } = renderConfirmation({
+    const { blocks } = renderConfirmation(en, {
       pendingId: PENDING_ID,
-      summary: 'shop of a link',
+      request: { kind: 'shop-id', wwid: 'beeclothing' },
       quote: makeQuote([
         makeQuoteLine({
           operation: 'get-shop-info',
@@ -84,10 +91,10 @@ describe('renderConfirmation', () => {
     expect(buttons(blocks)[0]?.text.text).toBe('Confirm (price not known yet)');
   });
 
-  it('escapes the summary', () => {
-    const { text, blocks } = renderConfirmation({
+  it('escapes what is looked up (it holds what the user typed)', () => {
+    const { text, blocks } = renderConfirmation(en, {
       pendingId: PENDING_ID,
-      summary: '<!channel> & <@U1>',
+      request: { kind: 'shop-id', wwid: '<!channel> & <@U1>' },
       quote: makeQuote(),
       expiresInMinutes: 10,
     });
@@ -97,9 +104,9 @@ describe('renderConfirmation', () => {
 
   it('refuses a pending id that cannot be a button value', () => {
     expect(() =>
-      renderConfirmation({
+      renderConfirmation(en, {
         pendingId: 'x'.repeat(2001),
-        summary: 's',
+        request: { kind: 'item', itemId: '1', withPrices: false },
         quote: makeQuote(),
         expiresInMinutes: 10,
       }),
@@ -115,7 +122,7 @@ describe('renderConfirmationClosed', () => {
     ['not_yours', 'belongs to someone else'],
     ['running', 'Looking it up'],
   ] as const)('%s', (reason, expected) => {
-    const { text, blocks } = renderConfirmationClosed(reason);
+    const { text, blocks } = renderConfirmationClosed(en, reason);
     assertWithinSlackLimits(blocks);
     expect(text).toContain(expected);
     expect(buttons(blocks)).toEqual([]);
@@ -124,29 +131,30 @@ describe('renderConfirmationClosed', () => {
 
 describe('charge notes', () => {
   it('states the actual charge, the quota used, or the cache', () => {
-    expect(chargeNoteText({ chargedPoints: 10, quotaCalls: 0 })).toBe('Charged 10 points (¥0.10)');
-    expect(chargeNoteText({ chargedPoints: 0, quotaCalls: 1 })).toBe('Used 1 call of the item quota');
-    expect(chargeNoteText({ chargedPoints: 3, quotaCalls: 2 })).toBe(
+    expect(chargeNoteText(en, { chargedPoints: 10, quotaCalls: 0 })).toBe('Charged 10 points (¥0.10)');
+    expect(chargeNoteText(en, { chargedPoints: 0, quotaCalls: 1 })).toBe('Used 1 call of the item quota');
+    expect(chargeNoteText(en, { chargedPoints: 3, quotaCalls: 2 })).toBe(
       'Charged 3 points (¥0.03) · Used 2 calls of the item quota',
     );
-    expect(chargeNoteText({ chargedPoints: 10, quotaCalls: 0, cached: { ageMs: 5 * 60_000 } })).toBe(
+    expect(chargeNoteText(en, { chargedPoints: 10, quotaCalls: 0, cached: { ageMs: 5 * 60_000 } })).toBe(
       'From cache, 5 min old: no charge',
     );
-    expect(chargeNoteText({ chargedPoints: 0, quotaCalls: 0 })).toBe('No charge reported (0 points)');
+    expect(chargeNoteText(en, { chargedPoints: 0, quotaCalls: 0 })).toBe('No charge reported (0 points)');
   });
 
   it('shortens a quote for a button', () => {
-    expect(quoteShort(makeQuote([makeQuoteLine({ configuredPoints: 1, lastSeenPoints: null })]))).toBe(
+    expect(quoteShort(en, makeQuote([makeQuoteLine({ configuredPoints: 1, lastSeenPoints: null })]))).toBe(
       '1 point',
     );
     expect(
       quoteShort(
+        en,
         makeQuote([
           makeQuoteLine(),
           makeQuoteLine({ operation: 'platiteminfo', edition: null, unit: 'quota', calls: 2 }),
         ]),
       ),
     ).toBe('10 points + 2 quota calls');
-    expect(quoteShort(makeQuote([]))).toBe('no charge');
+    expect(quoteShort(en, makeQuote([]))).toBe('no charge');
   });
 });

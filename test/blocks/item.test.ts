@@ -4,6 +4,7 @@ import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { priceRange, renderItem, renderItemPrices } from '../../src/blocks/item.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { ITEM_ID, makeItem, makeItemPrices, makeSku } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText, HOSTILE, LONG_HOSTILE_TITLE } from './render-fixtures.js';
 
 const charge = { chargedPoints: 0, quotaCalls: 1 };
@@ -17,7 +18,7 @@ describe('renderItem', () => {
       ],
       videoUrl: 'https://video.example.com/v.mp4',
     });
-    const { text, blocks } = renderItem(item, {
+    const { text, blocks } = renderItem(en, item, {
       prices: null,
       charge,
       itemUrl: `https://item.taobao.com/item.htm?id=${ITEM_ID}`,
@@ -56,6 +57,7 @@ describe('renderItem', () => {
 
   it('skips images that are not https and shows the prices answer when given', () => {
     const { blocks } = renderItem(
+      en,
       makeItem({ images: ['http://img.example.com/a.jpg', '//img.example.com/b.jpg'] }),
       {
         prices: makeItemPrices(),
@@ -70,7 +72,7 @@ describe('renderItem', () => {
   });
 
   it('escapes a 5000-character hostile title and cuts it to a 150-character header', () => {
-    const { text, blocks } = renderItem(makeItem({ title: LONG_HOSTILE_TITLE, shopName: HOSTILE }), {
+    const { text, blocks } = renderItem(en, makeItem({ title: LONG_HOSTILE_TITLE, shopName: HOSTILE }), {
       prices: null,
       charge,
     });
@@ -85,7 +87,7 @@ describe('renderItem', () => {
   });
 
   it('cuts 300 SKUs and 200 attributes with exact counts', () => {
-    const { blocks } = renderItem(makeItem({}, { skus: 300, attributes: 200 }), { prices: null, charge });
+    const { blocks } = renderItem(en, makeItem({}, { skus: 300, attributes: 200 }), { prices: null, charge });
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).toContain('*SKUs (300)*');
@@ -96,7 +98,7 @@ describe('renderItem', () => {
   });
 
   it('handles an item without SKUs or prices', () => {
-    const { blocks } = renderItem(makeItem({ skus: [], attributes: [], categoryIds: [], title: '' }), {
+    const { blocks } = renderItem(en, makeItem({ skus: [], attributes: [], categoryIds: [], title: '' }), {
       prices: null,
       charge,
     });
@@ -106,15 +108,16 @@ describe('renderItem', () => {
   });
 
   it('computes price ranges', () => {
-    expect(priceRange([59, null, 129, 99])).toBe('¥59.00–¥129.00');
-    expect(priceRange([59, 59])).toBe('¥59.00');
-    expect(priceRange([null])).toBeNull();
+    expect(priceRange(en, [59, null, 129, 99])).toBe('¥59.00–¥129.00');
+    expect(priceRange(en, [59, 59])).toBe('¥59.00');
+    expect(priceRange(en, [null])).toBeNull();
   });
 });
 
 describe('renderItemPrices', () => {
   it('shows the three prices, text when a price did not parse', () => {
     const { text, blocks } = renderItemPrices(
+      en,
       makeItemPrices({ referencePrice: { value: null, text: 'n/a <b>' }, originalPrice: null }),
       { chargedPoints: 0, quotaCalls: 1 },
     );

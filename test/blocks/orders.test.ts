@@ -1,7 +1,15 @@
 import type { ActionsBlock, Button, HeaderBlock, KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
-import { flagLabel, orderStatusLabel, renderOrdersPage, shippingFlag } from '../../src/blocks/orders.js';
+import {
+  flagLabel,
+  type OrdersOutcome,
+  orderStatusLabel,
+  pagerPages,
+  renderOrdersPage,
+  shippingFlag,
+} from '../../src/blocks/orders.js';
+import type { Quote } from '../../src/lookups/types.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import {
   HOUR,
@@ -12,6 +20,7 @@ import {
   NOW,
   OWNER_ID,
 } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText, HOSTILE } from './render-fixtures.js';
 
 const options = {
@@ -20,8 +29,20 @@ const options = {
   nextQuote: makeQuote([
     makeQuoteLine({ operation: 'paging-orders', configuredPoints: 2, lastSeenPoints: null }),
   ]),
-  pagerValue: (page: number) => `pg_1:${page}`,
 };
+
+/** Renders with the pager the Slack layer would prepare: one pending id per page offered. */
+function render(
+  outcome: OrdersOutcome,
+  o: Omit<typeof options, 'nextQuote'> & { nextQuote: Quote | null } = options,
+) {
+  const pages = pagerPages(outcome);
+  const id = (page: number | null) => (page === null ? null : `pg_1:${page}`);
+  return renderOrdersPage(en, outcome, {
+    ...o,
+    pager: { previous: id(pages.previous), next: id(pages.next) },
+  });
+}
 
 function pagers(blocks: KnownBlock[]): Button[] {
   return (blocks.find((b): b is ActionsBlock => b.type === 'actions')?.elements ?? []) as Button[];
@@ -44,7 +65,7 @@ describe('renderOrdersPage', () => {
       remarkTagName: 'VIP',
     });
     const outcome = makeOrdersOutcome([order], { page: 1, pageSize: 100, totalElements: 350 });
-    const { text, blocks } = renderOrdersPage(outcome, options);
+    const { text, blocks } = render(outcome);
     assertWithinSlackLimits(blocks);
     expect((blocks[0] as HeaderBlock).text.text).toBe(`Orders of ${OWNER_ID}`);
     expect(text).toBe(`Orders of ${OWNER_ID}: page 2 of 4, 350 orders`);
@@ -62,7 +83,7 @@ describe('renderOrdersPage', () => {
 
   it('has Previous and Next buttons stating the charge of that page', () => {
     const outcome = makeOrdersOutcome([makeOrder(0)], { page: 1, totalElements: 350 });
-    const [prev, next] = pagers(renderOrdersPage(outcome, options).blocks);
+    const [prev, next] = pagers(render(outcome).blocks);
     expect(prev).toMatchObject({
       action_id: ACTIONS.ordersPrev,
       value: 'pg_1:0',
@@ -76,17 +97,14 @@ describe('renderOrdersPage', () => {
   });
 
   it('has no Previous on the first page, no Next on the last, no charge when the quote is unknown', () => {
-    const first = renderOrdersPage(makeOrdersOutcome([makeOrder(0)], { page: 0, totalElements: 150 }), {
+    const first = render(makeOrdersOutcome([makeOrder(0)], { page: 0, totalElements: 150 }), {
       ...options,
       nextQuote: null,
     });
     expect(pagers(first.blocks).map((b) => b.text.text)).toEqual(['Next ▶']);
-    const last = renderOrdersPage(
-      makeOrdersOutcome([makeOrder(0)], { page: 1, totalElements: 150 }),
-      options,
-    );
+    const last = render(makeOrdersOutcome([makeOrder(0)], { page: 1, totalElements: 150 }));
     expect(pagers(last.blocks).map((b) => b.action_id)).toEqual([ACTIONS.ordersPrev]);
-    const only = renderOrdersPage(makeOrdersOutcome([], { totalElements: 0, totalPages: 0 }), options);
+    const only = render(makeOrdersOutcome([], { totalElements: 0, totalPages: 0 }));
     expect(pagers(only.blocks)).toEqual([]);
     expect(allText(only.blocks)).toContain('page 1 of 1, 0 orders');
     expect(allText(only.blocks)).toContain('No orders found.');
@@ -102,7 +120,7 @@ describe('renderOrdersPage', () => {
         remarkTag: 4,
       },
     };
-    expect(allText(renderOrdersPage(outcome, options).blocks)).toContain(
+    expect(allText(render(outcome).blocks)).toContain(
       'Filters: from 2026-11-20 00:00, to 2026-11-21 00:00, remark “gift &lt;b&gt;”, 🔵 blue flag',
     );
   });
@@ -117,7 +135,7 @@ describe('renderOrdersPage', () => {
         remarkTagName: 'tag'.repeat(50),
       }),
     );
-    const { blocks } = renderOrdersPage(makeOrdersOutcome(orders, { page: 0, totalElements: 1000 }), options);
+    const { blocks } = render(makeOrdersOutcome(orders, { page: 0, totalElements: 1000 }));
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).not.toMatch(/<[!@]/);
@@ -133,37 +151,37 @@ describe('renderOrdersPage', () => {
       receiver_phone: '13800000000',
       address: 'Example Road',
     };
-    const all = allText(renderOrdersPage(makeOrdersOutcome([leaky]), options));
+    const all = allText(render(makeOrdersOutcome([leaky])));
     for (const secret of ['Zhang San', '13800000000', 'Example Road']) expect(all).not.toContain(secret);
   });
 });
 
 describe('order labels', () => {
   it('labels statuses and keeps unknown codes raw', () => {
-    expect(orderStatusLabel(1)).toBe('Awaiting shipment');
-    expect(orderStatusLabel(2)).toBe('Shipped');
-    expect(orderStatusLabel(3)).toBe('Received');
-    expect(orderStatusLabel(7)).toBe('status 7');
-    expect(orderStatusLabel(null)).toBe('Status not given');
+    expect(orderStatusLabel(en, 1)).toBe('Awaiting shipment');
+    expect(orderStatusLabel(en, 2)).toBe('Shipped');
+    expect(orderStatusLabel(en, 3)).toBe('Received');
+    expect(orderStatusLabel(en, 7)).toBe('status 7');
+    expect(orderStatusLabel(en, null)).toBe('Status not given');
   });
 
   it('labels flags with their colour and name', () => {
-    expect(flagLabel(1, null)).toBe('🔴 red flag');
-    expect(flagLabel(2, 'check')).toBe('🟡 yellow flag: check');
-    expect(flagLabel(3, null)).toBe('🟢 green flag');
-    expect(flagLabel(4, null)).toBe('🔵 blue flag');
-    expect(flagLabel(5, '<b>')).toBe('🟣 purple flag: &lt;b&gt;');
-    expect(flagLabel(9, null)).toBe('flag 9');
-    expect(flagLabel(null, null)).toBeNull();
+    expect(flagLabel(en, 1, null)).toBe('🔴 red flag');
+    expect(flagLabel(en, 2, 'check')).toBe('🟡 yellow flag: check');
+    expect(flagLabel(en, 3, null)).toBe('🟢 green flag');
+    expect(flagLabel(en, 4, null)).toBe('🔵 blue flag');
+    expect(flagLabel(en, 5, '<b>')).toBe('🟣 purple flag: &lt;b&gt;');
+    expect(flagLabel(en, 9, null)).toBe('flag 9');
+    expect(flagLabel(en, null, null)).toBeNull();
   });
 
   it('flags the shipping deadline', () => {
     const at = (hours: number) => new Date(NOW.getTime() + hours * HOUR);
-    expect(shippingFlag({ status: 1, lastShipTime: at(5) }, NOW)).toBe('⚠️ ship within 24 h');
-    expect(shippingFlag({ status: 1, lastShipTime: at(24) }, NOW)).toBe('⚠️ ship within 24 h');
+    expect(shippingFlag({ status: 1, lastShipTime: at(5) }, NOW)).toBe('ship_within_24h');
+    expect(shippingFlag({ status: 1, lastShipTime: at(24) }, NOW)).toBe('ship_within_24h');
     expect(shippingFlag({ status: 1, lastShipTime: at(25) }, NOW)).toBeNull();
-    expect(shippingFlag({ status: 1, lastShipTime: at(-1) }, NOW)).toBe('⚠️ overdue');
-    expect(shippingFlag({ status: 1, lastShipTime: at(0) }, NOW)).toBe('⚠️ overdue');
+    expect(shippingFlag({ status: 1, lastShipTime: at(-1) }, NOW)).toBe('overdue');
+    expect(shippingFlag({ status: 1, lastShipTime: at(0) }, NOW)).toBe('overdue');
     expect(shippingFlag({ status: 2, lastShipTime: at(-1) }, NOW)).toBeNull();
     expect(shippingFlag({ status: 2, lastShipTime: at(5) }, NOW)).toBeNull();
     expect(shippingFlag({ status: 1, lastShipTime: null }, NOW)).toBeNull();

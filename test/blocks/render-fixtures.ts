@@ -2,6 +2,7 @@
  * The large rendered messages every limit test runs on (and the external validator checks), plus
  * a helper to read every string a user could see.
  */
+
 import { renderConfirmation } from '../../src/blocks/confirmation.js';
 import { renderPlatError } from '../../src/blocks/errors.js';
 import { renderHelp, SLASH_COMMANDS } from '../../src/blocks/help.js';
@@ -28,6 +29,7 @@ import {
   OWNER_ID,
   PENDING_ID,
 } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 
 /** Every string value anywhere in the blocks, one per line. */
 export function allText(value: unknown): string {
@@ -72,7 +74,7 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
   return [
     {
       name: 'item-300-skus-200-attributes',
-      message: renderItem(makeItem({ title: LONG_HOSTILE_TITLE }, { skus: 300, attributes: 200 }), {
+      message: renderItem(en, makeItem({ title: LONG_HOSTILE_TITLE }, { skus: 300, attributes: 200 }), {
         prices: makeItemPrices(),
         charge: { chargedPoints: 0, quotaCalls: 2 },
         itemUrl: `https://item.taobao.com/item.htm?id=${ITEM_ID}`,
@@ -81,6 +83,7 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
     {
       name: 'item-long-sku-names',
       message: renderItem(
+        en,
         makeItem({
           skus: Array.from({ length: 300 }, (_, i) =>
             makeSku(i, { propNames: 'n&'.repeat(1000), propValues: '<v>'.repeat(1000) }),
@@ -94,47 +97,50 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
         { prices: null, charge: { chargedPoints: 0, quotaCalls: 1 } },
       ),
     },
-    { name: 'item-prices', message: renderItemPrices(makeItemPrices(), charge) },
+    { name: 'item-prices', message: renderItemPrices(en, makeItemPrices(), charge) },
     {
       name: 'orders-100-long',
-      message: renderOrdersPage(makeOrdersOutcome(longOrders, { page: 1, totalElements: 350 }), {
+      message: renderOrdersPage(en, makeOrdersOutcome(longOrders, { page: 1, totalElements: 350 }), {
         charge,
         now: NOW,
         nextQuote: makeQuote([
           makeQuoteLine({ operation: 'paging-orders', configuredPoints: 2, lastSeenPoints: 2 }),
         ]),
-        pagerValue: (page) => `orders:${page}`,
+        pager: { previous: 'orders:0', next: 'orders:2' },
       }),
     },
     {
       name: 'waybill-print-20',
-      message: renderWaybillPrint(makeWaybillPrintOutcome(20), { charge, downloadValue: 'wp_1' }),
+      message: renderWaybillPrint(en, makeWaybillPrintOutcome(20), { charge, downloadValue: 'wp_1' }),
     },
     {
       name: 'waybill-print-200',
-      message: renderWaybillPrint(makeWaybillPrintOutcome(200), { charge, downloadValue: 'wp_2' }),
+      message: renderWaybillPrint(en, makeWaybillPrintOutcome(200), { charge, downloadValue: 'wp_2' }),
     },
-    { name: 'waybill-info-20', message: renderWaybillInfo(waybillInfo(20), { charge }) },
-    { name: 'waybill-info-200', message: renderWaybillInfo(waybillInfo(200), { charge }) },
-    { name: 'shop-info', message: renderShopInfo(makeShopInfo({ name: LONG_HOSTILE_TITLE }), charge) },
+    { name: 'waybill-info-20', message: renderWaybillInfo(en, waybillInfo(20), { charge }) },
+    { name: 'waybill-info-200', message: renderWaybillInfo(en, waybillInfo(200), { charge }) },
+    { name: 'shop-info', message: renderShopInfo(en, makeShopInfo({ name: LONG_HOSTILE_TITLE }), charge) },
     {
       name: 'shop-id-missing',
-      message: renderShopId({ found: false, wwid: HOSTILE, message: 'shop does not exist' }, charge),
+      message: renderShopId(en, { found: false, wwid: HOSTILE, message: 'shop does not exist' }, charge),
     },
     {
       name: 'confirmation',
-      message: renderConfirmation({
+      message: renderConfirmation(en, {
         pendingId: PENDING_ID,
-        summary: LONG_HOSTILE_TITLE,
+        request: { kind: 'shop-id', wwid: LONG_HOSTILE_TITLE },
         quote: makeQuote(Array.from({ length: 40 }, (_, i) => makeQuoteLine({ calls: i + 1 }))),
         expiresInMinutes: 10,
       }),
     },
     ...allPlatErrors().map((error, i) => ({
       name: `error-${i}-${error.code}`,
-      message: renderPlatError(error),
+      message: renderPlatError(en, error),
     })),
-    { name: 'error-plain', message: renderPlatError(new Error(LONG_HOSTILE_TITLE)) },
-    ...SLASH_COMMANDS.map((command) => ({ name: `help-${command.slice(1)}`, message: renderHelp(command) })),
+    { name: 'error-plain', message: renderPlatError(en, new Error(LONG_HOSTILE_TITLE)) },
+    ...SLASH_COMMANDS.map((command) => ({
+      name: `help-${command.slice(1)}`,
+      message: renderHelp(en, command),
+    })),
   ];
 }

@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { renderShopId, renderShopInfo, shopTypeLabel } from '../../src/blocks/shop.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { makeShopInfo, SHOP_ID } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 const charge = { chargedPoints: 5, quotaCalls: 0 };
 
 describe('renderShopInfo', () => {
   it('shows name with link, type label, status, version, links and the icon', () => {
-    const { text, blocks } = renderShopInfo(makeShopInfo(), charge);
+    const { text, blocks } = renderShopInfo(en, makeShopInfo(), charge);
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).toContain('*<https://harbourlinen.tmall.com/|Harbour Linen Store>*');
@@ -25,16 +26,17 @@ describe('renderShopInfo', () => {
   });
 
   it('labels every shop type and keeps unknown ones raw', () => {
-    expect(shopTypeLabel('0')).toBe('First marketplace shop');
-    expect(shopTypeLabel('1')).toBe('Branded store');
-    expect(shopTypeLabel('2')).toBe('Second marketplace shop');
-    expect(shopTypeLabel('7')).toBe('Type 7');
-    expect(shopTypeLabel('<b>')).toBe('Type &lt;b&gt;');
-    expect(shopTypeLabel(null)).toBe('Type not given');
+    expect(shopTypeLabel(en, '0')).toBe('First marketplace shop');
+    expect(shopTypeLabel(en, '1')).toBe('Branded store');
+    expect(shopTypeLabel(en, '2')).toBe('Second marketplace shop');
+    expect(shopTypeLabel(en, '7')).toBe('Type 7');
+    expect(shopTypeLabel(en, '<b>')).toBe('Type &lt;b&gt;');
+    expect(shopTypeLabel(en, null)).toBe('Type not given');
   });
 
   it('shows a name without a link and no icon when the URLs are unusable', () => {
     const { blocks } = renderShopInfo(
+      en,
       makeShopInfo({
         url: 'javascript:alert(1)',
         firstMarketplaceUrl: null,
@@ -53,13 +55,14 @@ describe('renderShopInfo', () => {
 
 describe('renderShopId', () => {
   it('gives the shop id of an account', () => {
-    const { text, blocks } = renderShopId({ found: true, wwid: 'seller_01', shopId: SHOP_ID }, charge);
+    const { text, blocks } = renderShopId(en, { found: true, wwid: 'seller_01', shopId: SHOP_ID }, charge);
     assertWithinSlackLimits(blocks);
     expect(text).toBe(`Messaging account *seller_01* belongs to shop id *${SHOP_ID}*.`);
   });
 
   it('answers "shop does not exist" as a normal, friendly answer with its charge', () => {
     const { text, blocks } = renderShopId(
+      en,
       { found: false, wwid: 'seller_02', message: '店铺不存在 shop does not exist' },
       charge,
     );

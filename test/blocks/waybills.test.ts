@@ -13,6 +13,7 @@ import {
   SHOP_ID,
   SIGNATURE,
 } from '../helpers/domain-factories.js';
+import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 const charge = { chargedPoints: 20, quotaCalls: 0 };
@@ -20,7 +21,7 @@ const charge = { chargedPoints: 20, quotaCalls: 0 };
 describe('renderWaybillPrint', () => {
   it('gives one line per waybill with template and version, or the record error, and the failed batches', () => {
     const outcome = makeWaybillPrintOutcome(4);
-    const { text, blocks } = renderWaybillPrint(outcome, { charge, downloadValue: 'wp_1' });
+    const { text, blocks } = renderWaybillPrint(en, outcome, { charge, downloadValue: 'wp_1' });
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).toContain(
@@ -38,7 +39,7 @@ describe('renderWaybillPrint', () => {
 
   it.each([20, 200])('never shows encryptedData or signature, and fits, with %i waybills', (count) => {
     const outcome = makeWaybillPrintOutcome(count);
-    const message = renderWaybillPrint(outcome, { charge, downloadValue: 'wp_1' });
+    const message = renderWaybillPrint(en, outcome, { charge, downloadValue: 'wp_1' });
     assertWithinSlackLimits(message.blocks);
     const all = allText(message);
     expect(all).not.toContain(ENCRYPTED_DATA);
@@ -51,13 +52,15 @@ describe('renderWaybillPrint', () => {
 
   it('offers no download without a value or without print data', () => {
     const outcome = makeWaybillPrintOutcome(2);
-    expect(renderWaybillPrint(outcome, { charge }).blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(renderWaybillPrint(en, outcome, { charge }).blocks.some((b) => b.type === 'actions')).toBe(false);
     const failedOnly = {
       ...outcome,
       records: [makeWaybillPrintRecord(0, { success: false, printData: null, printDataRaw: null })],
     };
     expect(
-      renderWaybillPrint(failedOnly, { charge, downloadValue: 'x' }).blocks.some((b) => b.type === 'actions'),
+      renderWaybillPrint(en, failedOnly, { charge, downloadValue: 'x' }).blocks.some(
+        (b) => b.type === 'actions',
+      ),
     ).toBe(false);
   });
 
@@ -67,7 +70,7 @@ describe('renderWaybillPrint', () => {
       records: [makeWaybillPrintRecord(0, { printData: null, printDataRaw: 'opaque-encrypted-blob' })],
       failedBatches: [],
     };
-    const all = allText(renderWaybillPrint(outcome, { charge }));
+    const all = allText(renderWaybillPrint(en, outcome, { charge }));
     expect(all).toContain('print data in the file');
     expect(all).not.toContain('opaque-encrypted-blob');
   });
@@ -108,7 +111,7 @@ describe('renderWaybillInfo', () => {
       failedBatches: [],
       chargedPoints: 1,
     };
-    const { text, blocks } = renderWaybillInfo(outcome, { charge });
+    const { text, blocks } = renderWaybillInfo(en, outcome, { charge });
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).toContain(
@@ -128,6 +131,6 @@ describe('renderWaybillInfo', () => {
       failedBatches: [],
       chargedPoints: count,
     };
-    assertWithinSlackLimits(renderWaybillInfo(outcome, { charge }).blocks);
+    assertWithinSlackLimits(renderWaybillInfo(en, outcome, { charge }).blocks);
   });
 });

@@ -4,6 +4,7 @@
  * a file shared by several instances), the Slack publisher and AdminAlerts on a real WebClient
  * pointed at the fake Slack Web API server. Time moves only through the fake clock.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { en } from '../helpers/words.js';
 
 export const CHANNEL = SLACK.channelId;
 export const ADMIN = SLACK.adminId;
@@ -77,8 +79,10 @@ export async function startDigestRig(
   const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   const logger = quietLogger();
   const admins = () => [ADMIN];
-  const alerts = createAdminAlerts({ client: slack, admins, logger, now: () => clock.now() });
-  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, logger });
+  // Every admin and channel reads English here; test/slack/i18n.test.ts covers the languages.
+  const language = { user: async () => en, channel: () => en };
+  const alerts = createAdminAlerts({ client: slack, admins, language, logger, now: () => clock.now() });
+  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, language, logger });
   const dir = options.shared ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
   const path = dir ? join(dir, 'platdesk.sqlite') : ':memory:';
   const stores: Store[] = [];

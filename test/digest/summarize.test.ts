@@ -2,6 +2,7 @@
  * The digest's content by value (counts, sums, urgent order, flags, top goods, comparison, cost)
  * and the rendered message within Slack's limits, lists cut with "…and N more".
  */
+
 import { describe, expect, it } from 'vitest';
 import { renderDigest, renderDigestList, renderDigestNotice } from '../../src/blocks/digest.js';
 import { compare, parseSummary, summarize } from '../../src/digest/summarize.js';
@@ -11,6 +12,7 @@ import type { Order } from '../../src/plat/types.js';
 import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { textOf } from '../helpers/platdesk-harness.js';
+import { en } from '../helpers/words.js';
 
 const HOUR = 3_600_000;
 const AT = new Date('2026-11-20T01:00:00Z'); // 09:00 in Shanghai
@@ -163,7 +165,7 @@ describe('renderDigest', () => {
       previous: { localDate: '2026-11-19', summary: previous },
       cost: { points: 4, calls: 2 },
     };
-    const m = renderDigest(post);
+    const m = renderDigest(en, post);
     assertWithinSlackLimits(m.blocks);
     const text = textOf(m);
     expect(text).toContain('Daily orders · bee · 2026-11-20');
@@ -205,7 +207,7 @@ describe('renderDigest', () => {
     const summary = summarize(many, { window: WINDOW, at: AT });
     expect(summary.urgent.total).toBe(600);
     expect(summary.urgent.list).toHaveLength(100);
-    const m = renderDigest({
+    const m = renderDigest(en, {
       subscription: SUB,
       run: runOf(),
       summary,
@@ -224,7 +226,7 @@ describe('renderDigest', () => {
 
   it('an empty day says so', () => {
     const summary = summarize([], { window: WINDOW, at: AT });
-    const m = renderDigest({
+    const m = renderDigest(en, {
       subscription: SUB,
       run: runOf(),
       summary,
@@ -239,7 +241,7 @@ describe('renderDigest', () => {
 describe('notices and the list', () => {
   it('a failure notice names the reason and the next attempt in the zone; a final one says no more today', () => {
     const error = new PlatShopUnauthorizedError(302, 'not authorized', null, { operation: 'paging-orders' });
-    const retrying = renderDigestNotice({
+    const retrying = renderDigestNotice(en, {
       kind: 'failed',
       subscription: SUB,
       run: runOf(),
@@ -249,7 +251,7 @@ describe('notices and the list', () => {
     expect(textOf(retrying)).toContain(
       'could not be prepared: The shop has not authorized platdesk. Trying again at 09:05',
     );
-    const final = renderDigestNotice({
+    const final = renderDigestNotice(en, {
       kind: 'failed',
       subscription: SUB,
       run: runOf(),
@@ -265,7 +267,7 @@ describe('notices and the list', () => {
       nextRunAt: AT.getTime(),
       lastRun: i % 2 ? runOf({ state: 'posted' }) : null,
     }));
-    const m = renderDigestList(rows);
+    const m = renderDigestList(en, rows);
     assertWithinSlackLimits(m.blocks);
     expect(textOf(m)).toContain('…and 32 more');
   });

@@ -7,12 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderLedgerCsv, renderPlatdeskResult } from '../../src/blocks/platdesk.js';
 import { digestCap } from '../../src/digest/runner.js';
+import { createLocaleSettings } from '../../src/lookups/locale.js';
 import { type PlatdeskResult, runPlatdeskCommand } from '../../src/lookups/platdesk-command.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
+import { allText } from '../blocks/render-fixtures.js';
+import { en } from '../helpers/words.js';
 
 const ADMIN = 'UADMIN';
 const USER = 'U1234';
@@ -29,13 +33,20 @@ function run(text: string, userId = ADMIN, s: Store = store): PlatdeskResult {
     configuredAdmins: [ADMIN],
     store: s,
     settings: spendSettings(s.settings),
+    locales: createLocaleSettings(s.settings),
     now: NOW,
   });
 }
+/** The answer's lines as an English reader sees them (mrkdwn, one block per line). */
 const linesOf = (r: PlatdeskResult) =>
-  r.kind === 'text' ? r.lines.join('\n') : `not text: ${JSON.stringify(r)}`;
+  r.kind === 'invalid' || r.kind === 'denied'
+    ? `not settings: ${JSON.stringify(r)}`
+    : renderPlatdeskResult(en, r)
+        .blocks.slice(1)
+        .map((b) => (b.type === 'section' ? (b.text?.text ?? '') : ''))
+        .join('\n');
 const problemsOf = (r: PlatdeskResult) =>
-  r.kind === 'invalid' ? r.problems.join('\n') : `not invalid: ${r.kind}`;
+  r.kind === 'invalid' ? allText(renderPlatdeskResult(en, r).blocks) : `not invalid: ${r.kind}`;
 const settings = () => spendSettings(store.settings);
 const audits = () => store.audit.list(100);
 
@@ -78,7 +89,8 @@ describe('admin subcommands', () => {
     'export month',
   ])('"%s" is denied to a non-admin and changes nothing', (text) => {
     const result = run(text, USER);
-    expect(result).toEqual({ kind: 'denied', message: expect.stringContaining('is for platdesk admins') });
+    expect(result).toMatchObject({ kind: 'denied', reason: 'admin_only' });
+    expect(allText(renderPlatdeskResult(en, result).blocks)).toContain('is for platdesk admins');
     expect(audits()).toEqual([]);
   });
 
@@ -170,7 +182,7 @@ describe('settings changes persist and are audited with the actor', () => {
     expect(audits().every((a) => a.actorId === ADMIN)).toBe(true);
     expect(problemsOf(run('shop remove nope'))).toContain('no shop nope');
     expect(problemsOf(run('shop add bad/alias owner:1'))).toContain('alias');
-    expect(problemsOf(run('shop add x'))).toContain('owner:<owner id>');
+    expect(problemsOf(run('shop add x'))).toContain('owner:&lt;owner id&gt;');
     expect(problemsOf(run('shop add x owner:1 what'))).toContain('not understood: what');
     expect(problemsOf(run('shops registered-only maybe'))).toContain('on|off');
     expect(audits()).toHaveLength(5);
@@ -203,7 +215,7 @@ describe('settings changes persist and are audited with the actor', () => {
     expect(linesOf(added)).toContain(`<@${USER}>`);
     expect(store.settings.get(SETTING_KEYS.admins)).toEqual([USER]);
     // The new admin can use admin subcommands at once.
-    expect(run('budget workspace daily 5', USER).kind).toBe('text');
+    expect(run('budget workspace daily 5', USER).kind).toBe('budgets');
     const removed = run(`admins remove <@${ADMIN}> <@${USER}>`);
     expect(linesOf(removed)).toContain('stay admins: they are set in PLATDESK_ADMINS');
     expect(store.settings.get(SETTING_KEYS.admins)).toEqual([]);
@@ -278,12 +290,12 @@ describe('reports', () => {
     if (result.kind !== 'export') throw new Error(result.kind);
     expect(result.filename).toBe('platdesk-ledger-2026-11.csv');
     const range = reportRange('month', NOW, 'Asia/Shanghai');
-    expect(result.content).toBe(ledgerCsv([...store.ledger.iterate(range)]));
-    expect(result.rows).toBe(1);
+    expect(renderLedgerCsv(en, result.entries)).toBe(ledgerCsv([...store.ledger.iterate(range)]));
+    expect(result.entries).toHaveLength(1);
     const october = run('export 2026-10');
     if (october.kind !== 'export') throw new Error(october.kind);
-    expect(october).toMatchObject({ filename: 'platdesk-ledger-2026-10.csv', rows: 1 });
-    expect(october.content).toContain(OTHER);
+    expect(october).toMatchObject({ filename: 'platdesk-ledger-2026-10.csv' });
+    expect(october.entries.map((e) => e.userId)).toEqual([OTHER]);
     expect(problemsOf(run('export 2026-13'))).toContain('YYYY-MM');
     expect(problemsOf(run('export forever'))).toContain('export takes');
   });

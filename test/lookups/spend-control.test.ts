@@ -5,7 +5,9 @@
  * refused before the call and crossed mid-batch, cache hit and refresh, ten identical lookups
  * making one call, nothing run twice, access refusals making none.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeRefusal } from '../../src/blocks/words-of.js';
 import type { PriceTable } from '../../src/config.js';
 import {
   type Actor,
@@ -22,6 +24,7 @@ import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { PendingLookup, Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 const { items, links, shops, owners, wwids, orderCounts } = SANDBOX_FIXTURES;
 const ADMIN = 'UADMIN';
@@ -203,8 +206,12 @@ describe('budgets', () => {
     const r = rig();
     r.lookups.settings.setBudgets(budgetsSchema.parse({ perUser: { daily: 5 } }), ADMIN);
     const refused = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'refused');
-    expect(refused.reason).toBe('budget');
-    expect(refused.message).toBe(
+    expect(refused.refusal).toEqual({
+      reason: 'budget',
+      wanted: 10,
+      cap: { scope: 'user', period: 'daily', cap: 5, spent: 0 },
+    });
+    expect(describeRefusal(en, refused.refusal)).toBe(
       'This lookup (about 10 points) would exceed your daily cap: 0 of 5 points used.',
     );
     expect(r.created).toEqual([]);
@@ -246,9 +253,8 @@ describe('budgets', () => {
     await r.lookups.run(claimed.pending);
     expect(calls()).toBe(1);
     const otherShop: LookupRequest = { kind: 'shop-info', url: links.brandedStore, shopType: '0' };
-    expect(expectKind(await r.lookups.prepare(otherShop, actor('U1'), 'x'), 'refused').message).toContain(
-      '10 of 12 points used',
-    );
+    const refused = expectKind(await r.lookups.prepare(otherShop, actor('U1'), 'x'), 'refused');
+    expect(describeRefusal(en, refused.refusal)).toContain('10 of 12 points used');
     expect(calls()).toBe(1);
   });
 
@@ -276,7 +282,7 @@ describe('budgets', () => {
     expect(outcome.failedBatches).toHaveLength(1);
     expect(outcome.failedBatches[0]?.waybillCodes).toEqual(codes.slice(40));
     expect(outcome.failedBatches[0]?.error.code).toBe('budget_exceeded');
-    expect(outcome.failedBatches[0]?.error.message).toContain('the workspace daily cap');
+    expect(outcome.failedBatches[0]?.error).toMatchObject({ cap: { scope: 'workspace', period: 'daily' } });
     expect(outcome.chargedPoints).toBe(10);
 
     const mine = r.store.ledger.list({ ...allTime(), userId: 'U1' });
@@ -438,7 +444,7 @@ describe('access', () => {
     const r = rig();
     r.lookups.settings.setAccess({ mode: 'listed', users: ['U2'], groups: [], channels: [] }, ADMIN);
     const refused = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'refused');
-    expect(refused.reason).toBe('not_allowed');
+    expect(refused.refusal.reason).toBe('not_allowed');
     expect(r.created).toEqual([]);
     expectKind(await r.lookups.prepare(shopInfo, actor('U2'), 'x'), 'confirm');
     expectKind(await r.lookups.prepare(shopInfo, actor(ADMIN), 'x'), 'confirm');
@@ -465,7 +471,7 @@ describe('access', () => {
     );
     for (const request of [orders('tea'), orders(owners.small)]) {
       const refused = expectKind(await r.lookups.prepare(request, actor('U1', 'C2'), 'x'), 'refused');
-      expect(refused.reason).toBe('shop_channel');
+      expect(refused.refusal.reason).toBe('shop_channel');
     }
     expect(r.created).toEqual([]);
     expect(calls()).toBe(0);

@@ -3,7 +3,9 @@
  * code of spec §7 and notes.md (through sandbox faults and the sandbox's real refusals), and the
  * retry rule (101 and 202 only, at most 2 retries, each a new limiter job).
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorRemedy } from '../../src/blocks/errors.js';
 import type { PlatClient } from '../../src/plat/client.js';
 import {
   PlatAccountNotFoundError,
@@ -36,6 +38,7 @@ import {
   platErrorOf,
   startPlatHarness,
 } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 const HOUR = 3_600_000;
 
@@ -153,7 +156,7 @@ describe('invalid input makes no call and throws PlatInputError', () => {
     expect(error).toBeInstanceOf(PlatInputError);
     expect(error).toMatchObject({ code: 'invalid_input', operation });
     expect((error as PlatInputError).issues.join('; ')).toMatch(issue);
-    expect(error.remedy).toMatch(/nothing was charged/);
+    expect(errorRemedy(en, error)).toMatch(/nothing was charged/);
     expect(sandbox.stats().calls).toBe(0);
     expect(limiter.stats().started).toBe(0);
     expect(charges).toEqual([]);
@@ -226,7 +229,7 @@ describe('envelope codes become typed errors', () => {
     expect(error).toMatchObject({ code: expected, operation, apiCode: code });
     expect((error as PlatApiError).apiMessage).toBe(msg ?? CODE_MESSAGES[code]);
     expect(error.message).toContain(String(code));
-    expect(error.remedy.trim().length).toBeGreaterThan(10);
+    expect(errorRemedy(en, error).trim().length).toBeGreaterThan(10);
     // Injected codes are not charged by the sandbox, and the client reports no charge for them.
     expect(charges).toEqual([]);
     expect(error.chargePoints).toBeNull();
@@ -251,7 +254,7 @@ describe('envelope codes become typed errors', () => {
     );
     expect(dybw).toBeInstanceOf(PlatShopUnauthorizedError);
     expect((dybw as PlatShopUnauthorizedError).authUrl).toBe(F.authUrlFor(F.shops.unauthorized));
-    expect(dybw.remedy).toMatch(/authorization link/);
+    expect(errorRemedy(en, dybw)).toMatch(/authorization link/);
 
     const dzmd = await platErrorOf(
       client.waybillInfo({
@@ -269,7 +272,7 @@ describe('envelope codes become typed errors', () => {
     sandbox.setFaults([{ kind: 'code', code: 302, data: {} }]);
     const bare = await platErrorOf(client.orders({ ownerId: F.owners.busy }));
     expect((bare as PlatShopUnauthorizedError).authUrl).toBeNull();
-    expect(bare.remedy).toMatch(/official site/);
+    expect(errorRemedy(en, bare)).toMatch(/official site/);
     expect(sandbox.stats().charges.count).toBe(0);
   });
 
@@ -279,7 +282,7 @@ describe('envelope codes become typed errors', () => {
     const balance = await platErrorOf(client.shopInfo({ url: F.links.firstMarketplace }));
     expect(balance).toBeInstanceOf(PlatQuotaExhaustedError);
     expect(balance).toMatchObject({ apiCode: 204, apiMessage: NOT_ENOUGH_CALLS, operation: 'get-shop-info' });
-    expect(balance.remedy).toMatch(/recharge/);
+    expect(errorRemedy(en, balance)).toMatch(/recharge/);
 
     sandbox.setBalance(1_000);
     sandbox.setItemQuota(0);
@@ -294,7 +297,7 @@ describe('envelope codes become typed errors', () => {
     const error = await platErrorOf(client.shopId({ wwid: F.wwids.known }));
     expect(error).toBeInstanceOf(PlatCredentialError);
     expect(error).toMatchObject({ code: 'credential_invalid', operation: 'get-shop-id', apiCode: 401 });
-    expect(error.remedy).toMatch(/PLAT_TOKEN/);
+    expect(errorRemedy(en, error)).toMatch(/PLAT_TOKEN/);
     expect(sandbox.stats()).toMatchObject({ calls: 1, unauthorized: 1 });
   });
 
@@ -303,7 +306,7 @@ describe('envelope codes become typed errors', () => {
     const error = await platErrorOf(client.itemInfo({ itemId: F.items.basic }));
     expect(error).toBeInstanceOf(PlatWrongPathError);
     expect(error).toMatchObject({ operation: 'platiteminfo', apiCode: 404 });
-    expect(error.remedy).toMatch(/PLAT_BASE_URL/);
+    expect(errorRemedy(en, error)).toMatch(/PLAT_BASE_URL/);
     expect(sandbox.stats().calls).toBe(1);
   });
 

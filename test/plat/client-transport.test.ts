@@ -3,7 +3,9 @@
  * non-JSON or no answer is a transport error), the token kept out of every error, and the shared
  * limiter holding spec §8's 10 calls per second at the sandbox.
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorRemedy } from '../../src/blocks/errors.js';
 import {
   PlatAbortedError,
   PlatBadResponseError,
@@ -28,6 +30,7 @@ import {
   startCannedRig,
   startPlatHarness,
 } from '../helpers/plat-harness.js';
+import { en } from '../helpers/words.js';
 
 /** Distinctive, so that any appearance in an error is a leak and not a coincidence. */
 const TOKEN = 'PLATSECRET-7f3a9c2e1b5d';
@@ -66,7 +69,7 @@ describe('transport failures', () => {
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(PlatTimeoutError);
     expect(error).toMatchObject({ code: 'timeout', operation: 'get-shop-info', timeoutMs: 300 });
-    expect(error.remedy).toBeTruthy();
+    expect(errorRemedy(en, error)).toBeTruthy();
     expect(elapsed).toBeGreaterThanOrEqual(280);
     expect(elapsed).toBeLessThan(2_000);
     expect(h.sandbox.stats().calls).toBe(1);
@@ -99,7 +102,7 @@ describe('transport failures', () => {
     expect(error).toBeInstanceOf(PlatConnectionError);
     expect(error).toMatchObject({ code: 'connection_failed', operation: 'get-shop-id' });
     expect(error.message).toMatch(/ECONNREFUSED/);
-    expect(error.remedy).toMatch(/PLAT_BASE_URL/);
+    expect(errorRemedy(en, error)).toMatch(/PLAT_BASE_URL/);
     expectNoToken(error);
   });
 
@@ -135,7 +138,7 @@ describe('transport failures', () => {
     expect(error).toMatchObject({ code: 'schema_mismatch', operation: 'get-shop-info' });
     expect(error.message).toContain('get-shop-info');
     expect((error as PlatSchemaError).issues.join('\n')).toMatch(/shopName/);
-    expect(error.remedy).toBeTruthy();
+    expect(errorRemedy(en, error)).toBeTruthy();
     expectNoToken(error);
   });
 

@@ -149,10 +149,12 @@ describe('App Home: Add digest', () => {
       'America/Los_Angeles',
       'UTC',
     ]);
-    // Shop and owner id are optional to Slack (one of them is required, checked on submit).
+    // Shop and owner id are optional to Slack (one of them is required, checked on submit); the
+    // channel's language is optional (the workspace default).
     expect(view.blocks.filter((b) => b.type === 'input' && b.optional).map((b) => b.block_id)).toEqual([
       'shop',
       'owner',
+      'language',
     ]);
 
     // A non-admin's click (a forged one: they have no button) opens nothing.

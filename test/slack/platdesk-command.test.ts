@@ -52,7 +52,7 @@ describe('/platdesk', () => {
 
   it("an admin's budget change is stored and audited with the admin's id", async () => {
     expect(await admin('budget workspace monthly 5000')).toContain(
-      'Workspace: daily no cap, monthly 5000 points',
+      'Workspace: daily no cap, monthly 5,000 points',
     );
     expect(settings().budgets().workspace.monthly).toBe(5000);
     expect(audit()[0]).toMatchObject({ actorId: SLACK.adminId, action: 'settings.set' });

@@ -2,7 +2,9 @@
  * Slash command text → a validated request or the problems with it (DESIGN rule 3: invalid input
  * costs nothing, so everything here is decided before any call).
  */
+
 import { describe, expect, it } from 'vitest';
+import { describeProblem } from '../../../src/blocks/words-of.js';
 import {
   DEFAULT_ORDERS_PAGE_SIZE,
   MAX_WAYBILLS_PER_COMMAND,
@@ -15,6 +17,7 @@ import {
 } from '../../../src/lookups/parse/command-text.js';
 import type { LookupRequest } from '../../../src/lookups/types.js';
 import { SANDBOX_FIXTURES } from '../../../src/sandbox/index.js';
+import { en } from '../../helpers/words.js';
 
 const { items, links, shops, owners, wwids } = SANDBOX_FIXTURES;
 const HOUR = 3_600_000;
@@ -27,7 +30,7 @@ function requestOf(parsed: ParsedCommand): LookupRequest {
 }
 function problemsOf(parsed: ParsedCommand): string {
   if (parsed.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(parsed)}`);
-  return parsed.problems.join('\n');
+  return parsed.problems.map((p) => describeProblem(en, p)).join('\n');
 }
 
 describe('/item', () => {

@@ -31,10 +31,11 @@ export const platdesk = {
   },
   spendTitle: 'Spend {{period}}',
   workspace: 'the workspace',
-  spendLine_one:
-    'Spend of {{whose}} {{period}}: *{{points}}* in {{n}} charged call, {{quota}} of the item quota.',
-  spendLine_other:
-    'Spend of {{whose}} {{period}}: *{{points}}* in {{n}} charged calls, {{quota}} of the item quota.',
+  spendLine: 'Spend of {{whose}} {{period}}: *{{points}}* in {{calls}}, {{quota}}.',
+  chargedCalls_one: '{{n}} charged call',
+  chargedCalls_other: '{{n}} charged calls',
+  itemQuota_one: '{{n}} call of the item quota',
+  itemQuota_other: '{{n}} calls of the item quota',
   operationLine: '• {{operation}}: {{points}}, {{calls}}',
   operationLineQuota: '• {{operation}}: {{points}}, {{calls}}, {{quota}} of the quota',
   userLine: '• {{who}}: {{points}}, {{calls}}',
