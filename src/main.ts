@@ -20,6 +20,7 @@ import { createLimiter } from './plat/limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import type { DigestClock } from './digest/types.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
@@ -44,6 +45,8 @@ export interface StartOptions {
   /** Tests: a short plat deadline and fast retries, so timeouts and 101 storms run in milliseconds. */
   platTimeouts?: Partial<HttpTimeouts>;
   platRetry?: Partial<RetryPolicy>;
+  /** Tests: the schedulers' timers (digests, alerts) on a clock they move by hand. */
+  schedulerClock?: DigestClock;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
 }
@@ -197,6 +200,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     prices: config.plat.prices,
     now,
     metrics,
+    ...(options.schedulerClock ? { clock: options.schedulerClock } : {}),
   });
   registerListeners(app, {
     digests,
@@ -236,6 +240,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   await reportInterruptedLookups({ store, client: app.client, language, logger });
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
+  digests.alerts?.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -252,6 +257,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await healthClosed;
         // A digest in flight gives its run up (released lease) so the next start takes it over.
         await digests.scheduler.stop();
+        await digests.alerts?.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         limiter.stop();

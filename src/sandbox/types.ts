@@ -98,4 +98,9 @@ export interface Sandbox {
   setFaults(faults: FaultRule[]): void;
   setBalance(points: number): void;
   setItemQuota(calls: number): void;
+  /**
+   * Changes an order's order_status (1 awaiting shipment, 2 shipped, 3 received), as the
+   * platform does when the shop ships it; false when no authorized owner has that order.
+   */
+  setOrderStatus(orderSn: string, status: number): boolean;
 }

@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
+import { registerAlertActions } from './alerts/actions.js';
 import { registerDigestActions } from './digest/actions.js';
 import { registerEvents } from './events/index.js';
 import { registerHome } from './home/index.js';
@@ -19,6 +20,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerActions(app, deps);
   registerViews(app, deps);
   registerDigestActions(app, deps);
+  registerAlertActions(app, deps);
   registerEvents(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps);

@@ -6,8 +6,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../../config.js';
+import { createAlertScheduler } from '../../alerts/scheduler.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
-import type { DigestPublisher } from '../../digest/types.js';
+import type { DigestClock, DigestPublisher, PriceOf } from '../../digest/types.js';
 import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
 import type { Metrics } from '../../metrics.js';
@@ -15,6 +16,7 @@ import type { PlatClient } from '../../plat/client.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
+import { createSlackAlertPublisher } from '../alerts/publisher.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -29,6 +31,8 @@ export interface DigestWiring {
   prices: PriceTable;
   now: () => Date;
   metrics: Metrics;
+  /** Timers of the digest and alert schedulers (tests move time by hand); default: real timers on `now`. */
+  clock?: DigestClock;
 }
 
 /** Counts what the digests post, for /metrics: digests posted, failure notices, approvals asked. */
@@ -65,6 +69,19 @@ export function shopResolver(store: Store): (aliasOrOwner: string) => string | n
 }
 
 export function createDigests(w: DigestWiring): DigestSlackDeps {
+  // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
+  const priceOf: PriceOf = (operation, edition) =>
+    configuredPrice(mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()), operation, edition) ??
+    w.store.ledger.lastCharge(operation, edition);
+  const clock: DigestClock = w.clock ?? {
+    now: () => w.now().getTime(),
+    setTimeout: (fn, ms) => {
+      const t = setTimeout(fn, ms);
+      t.unref();
+      return t;
+    },
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
   const scheduler = createDigestScheduler({
     client: w.client,
     store: w.store,
@@ -79,22 +96,22 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
       }),
       w.metrics,
     ),
-    // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
-    priceOf: (operation, edition) =>
-      configuredPrice(
-        mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
-        operation,
-        edition,
-      ) ?? w.store.ledger.lastCharge(operation, edition),
-    clock: {
-      now: () => w.now().getTime(),
-      setTimeout: (fn, ms) => {
-        const t = setTimeout(fn, ms);
-        t.unref();
-        return t;
-      },
-      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-    },
+    priceOf,
+    clock,
   });
-  return { scheduler, resolveShop: shopResolver(w.store) };
+  const alerts = createAlertScheduler({
+    client: w.client,
+    store: w.store,
+    logger: w.logger,
+    publisher: createSlackAlertPublisher({
+      client: w.slackClient,
+      alerts: w.alerts,
+      admins: w.admins,
+      language: w.language,
+      logger: w.logger,
+    }),
+    priceOf,
+    clock,
+  });
+  return { scheduler, resolveShop: shopResolver(w.store), alerts };
 }

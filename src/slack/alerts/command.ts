@@ -1,0 +1,87 @@
+/**
+ * `/orders alert add|list|remove|help` (issue 15), routed here by commands/orders.ts after its
+ * ack. Adding and removing are for admins; anyone may list.
+ */
+import type { RespondFn, SlashCommand } from '@slack/bolt';
+import { ALERT_WINDOWS } from '../../alerts/cost.js';
+import { parseAlertCommand } from '../../alerts/grammar.js';
+import { addAlert, listAlerts, removeAlert } from '../../alerts/subscriptions.js';
+import { renderAlertHelp, renderAlertList } from '../../blocks/alerts.js';
+import { formatZonedTime, renderDigestAnswer } from '../../blocks/digest.js';
+import type { RenderedMessage } from '../../blocks/kit.js';
+import { escapeClip, escapeText } from '../../blocks/text.js';
+import type { SlackDeps } from '../deps.js';
+
+export function isAlertCommand(text: string): boolean {
+  return /^\s*alerts?(\s|$)/i.test(text);
+}
+
+export async function answerAlertCommand(deps: SlackDeps, command: SlashCommand, respond: RespondFn): Promise<void> {
+  const reply = (m: RenderedMessage) => respond({ response_type: 'ephemeral', ...m });
+  const w = await deps.language.user(command.user_id);
+  const { t } = w;
+  const scheduler = deps.digests?.alerts;
+  if (!deps.digests || !scheduler) return void (await reply(renderDigestAnswer(t('shipAlert.answer.notEnabled'))));
+  const useCase = {
+    store: deps.store,
+    scheduler,
+    resolveShop: deps.digests.resolveShop,
+    now: () => deps.now().getTime(),
+  };
+  const parsed = parseAlertCommand(command.text.replace(/^\s*alerts?/i, ''), {
+    channelId: command.channel_id,
+    channelName: command.channel_name,
+  });
+  const admin = deps.isAdmin(command.user_id);
+  const onlyAdmins = () => reply(renderDigestAnswer(t('shipAlert.answer.onlyAdmins')));
+  switch (parsed.kind) {
+    case 'help':
+      return void (await reply(renderAlertHelp(w)));
+    case 'invalid':
+      return void (await reply(renderAlertHelp(w, parsed.problems)));
+    case 'list':
+      return void (await reply(renderAlertList(w, listAlerts(useCase))));
+    case 'remove': {
+      if (!admin) return void (await onlyAdmins());
+      const removed = removeAlert(useCase, parsed.id, command.user_id);
+      await reply(
+        renderDigestAnswer(
+          t(removed ? 'shipAlert.answer.removed' : 'shipAlert.answer.noSuchId', { id: parsed.id }),
+        ),
+      );
+      return;
+    }
+    case 'add': {
+      if (!admin) return void (await onlyAdmins());
+      const added = addAlert(useCase, parsed, command.user_id);
+      if (added.kind === 'unknown_shop')
+        return void (await reply(
+          renderDigestAnswer(t('shipAlert.answer.unknownShop', { shop: escapeClip(parsed.shop, 64) })),
+        ));
+      if (added.kind === 'exists')
+        return void (await reply(renderDigestAnswer(t('shipAlert.answer.exists', { id: added.subscription.id }))));
+      const sub = added.subscription;
+      // The least a check costs (one page a 24 h window) at the last price seen.
+      const price = deps.store.ledger.lastCharge('paging-orders', 1);
+      const perCheck = price === null ? null : ALERT_WINDOWS * price;
+      await reply(
+        renderDigestAnswer(
+          t('shipAlert.answer.added', {
+            id: sub.id,
+            owner: escapeClip(sub.ownerId, 64),
+            within: w.count(sub.withinHours),
+            every: w.count(sub.everyMinutes),
+            from: sub.hoursFrom,
+            to: sub.hoursTo,
+            zone: escapeText(sub.timeZone),
+            channel: `<#${sub.channelId}>`,
+            cap: w.points(sub.capPoints),
+            perCheck: perCheck === null ? '—' : w.points(perCheck),
+            next: formatZonedTime(added.nextCheckAt, sub.timeZone),
+          }),
+        ),
+      );
+      return;
+    }
+  }
+}
