@@ -8,8 +8,9 @@
  *
  * The caller (scheduler.ts) holds the check's lease and handles failures.
  */
-import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
+
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
+import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import type { AlertCheck, AlertOrderFacts, AlertSubscription } from '../store/alerts.js';
@@ -34,7 +35,13 @@ export interface CheckContext extends AlertDeps {
 
 export type CheckResult =
   | { kind: 'posted'; check: AlertCheck; alerted: number; shipped: number; reminded: number }
-  | { kind: 'awaiting_approval'; check: AlertCheck; estimatePoints: number; spentPoints: number; capPoints: number };
+  | {
+      kind: 'awaiting_approval';
+      check: AlertCheck;
+      estimatePoints: number;
+      spentPoints: number;
+      capPoints: number;
+    };
 
 const facts = (o: Order & { lastShipTime: Date }): AlertOrderFacts => ({
   orderSn: o.orderSn,
@@ -123,7 +130,9 @@ export async function executeAlertCheck(
         o.lastShipTime.getTime() <= at + sub.withinHours * HOUR &&
         !known.has(o.orderSn),
     )
-    .sort((a, b) => a.lastShipTime.getTime() - b.lastShipTime.getTime() || a.orderSn.localeCompare(b.orderSn));
+    .sort(
+      (a, b) => a.lastShipTime.getTime() - b.lastShipTime.getTime() || a.orderSn.localeCompare(b.orderSn),
+    );
   const batch = due.slice(0, MAX_ORDERS_PER_ALERT);
 
   // Recorded before posting: a restart from here on posts these, and no later check lists them.
@@ -168,5 +177,11 @@ export async function executeAlertCheck(
     { checkId: check.id, subscriptionId: sub.id, alerted: pending.length, shipped, reminded },
     'alert check done',
   );
-  return { kind: 'posted', check: alerts.check(check.id) ?? check, alerted: pending.length, shipped, reminded };
+  return {
+    kind: 'posted',
+    check: alerts.check(check.id) ?? check,
+    alerted: pending.length,
+    shipped,
+    reminded,
+  };
 }

@@ -7,13 +7,25 @@
 import { type CommandPlace, DEFAULT_TIME_ZONE, type DigestProblem, parseChannel } from '../digest/grammar.js';
 import { canonicalTimeZone, normalizeLocalTime, parseLocalTime } from '../digest/zoned-time.js';
 
-export const ALERT_DEFAULTS = { withinHours: 6, everyMinutes: 60, hoursFrom: '09:00', hoursTo: '21:00' } as const;
+export const ALERT_DEFAULTS = {
+  withinHours: 6,
+  everyMinutes: 60,
+  hoursFrom: '09:00',
+  hoursTo: '21:00',
+} as const;
 export const ALERT_LIMITS = { withinHours: [1, 72], everyMinutes: [15, 720], capPoints: 1_000_000 } as const;
 
 export type AlertProblem =
   | DigestProblem
   | {
-      code: 'alert_usage' | 'within_bad' | 'every_bad' | 'hours_bad' | 'cap_bad' | 'alert_id_missing' | 'alert_verb';
+      code:
+        | 'alert_usage'
+        | 'within_bad'
+        | 'every_bad'
+        | 'hours_bad'
+        | 'cap_bad'
+        | 'alert_id_missing'
+        | 'alert_verb';
       values?: Record<string, string>;
     };
 
@@ -82,11 +94,15 @@ function parseAdd(args: readonly string[], place: CommandPlace): AlertCommand {
 
   const withinText = options.get('within');
   const withinHours =
-    withinText === undefined ? ALERT_DEFAULTS.withinHours : integerIn(withinText, ALERT_LIMITS.withinHours, /h$/i);
+    withinText === undefined
+      ? ALERT_DEFAULTS.withinHours
+      : integerIn(withinText, ALERT_LIMITS.withinHours, /h$/i);
   if (withinHours === null) problems.push({ code: 'within_bad', values: { text: clip(withinText ?? '') } });
   const everyText = options.get('every');
   const everyMinutes =
-    everyText === undefined ? ALERT_DEFAULTS.everyMinutes : integerIn(everyText, ALERT_LIMITS.everyMinutes, /m(in)?$/i);
+    everyText === undefined
+      ? ALERT_DEFAULTS.everyMinutes
+      : integerIn(everyText, ALERT_LIMITS.everyMinutes, /m(in)?$/i);
   if (everyMinutes === null) problems.push({ code: 'every_bad', values: { text: clip(everyText ?? '') } });
 
   const hoursText = options.get('hours');
@@ -106,7 +122,10 @@ function parseAdd(args: readonly string[], place: CommandPlace): AlertCommand {
 
   const capText = options.get('cap');
   const capPoints = capText === undefined ? null : Number(capText);
-  if (capPoints !== null && !(Number.isFinite(capPoints) && capPoints >= 0 && capPoints <= ALERT_LIMITS.capPoints))
+  if (
+    capPoints !== null &&
+    !(Number.isFinite(capPoints) && capPoints >= 0 && capPoints <= ALERT_LIMITS.capPoints)
+  )
     problems.push({ code: 'cap_bad', values: { text: clip(capText ?? '') } });
 
   const timeZone = canonicalTimeZone(zone ?? DEFAULT_TIME_ZONE);

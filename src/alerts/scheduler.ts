@@ -134,7 +134,10 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       lease(),
     );
     if (claimed.claimed) {
-      logger?.info({ checkId: claimed.check.id, subscriptionId: sub.id, how: claimed.how }, 'alert check claimed');
+      logger?.info(
+        { checkId: claimed.check.id, subscriptionId: sub.id, how: claimed.how },
+        'alert check claimed',
+      );
       void run(sub, claimed.check, false);
     } else if (claimed.orphaned) {
       logger?.warn({ checkId: claimed.check.id }, 'alert post interrupted by a stop');
@@ -221,8 +224,12 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     const nextSlot = nextSlotAfter(sub, check.slotAt.getTime());
     const nextAttemptAt = delay !== undefined && now + delay < nextSlot ? new Date(now + delay) : null;
     const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
-    logger?.warn({ checkId: check.id, attempts: check.attempts, nextAttemptAt, reason }, 'alert check failed');
-    if (!alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })) return;
+    logger?.warn(
+      { checkId: check.id, attempts: check.attempts, nextAttemptAt, reason },
+      'alert check failed',
+    );
+    if (!alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) }))
+      return;
     const noticeTs = alerts.noticeTs(sub.id);
     try {
       const ts = await publisher.postFailure(sub, { error, nextAttemptAt, resolved: false }, noticeTs);

@@ -74,13 +74,23 @@ export function readOrderRef(value: string | undefined): { subscriptionId: numbe
   return m?.[1] && m[2] ? { subscriptionId: Number(m[1]), orderSn: m[2] } : null;
 }
 
-export function claimOrder(store: Store, value: string | undefined, userId: string, now: Date): ClaimOrderResult {
+export function claimOrder(
+  store: Store,
+  value: string | undefined,
+  userId: string,
+  now: Date,
+): ClaimOrderResult {
   const ref = readOrderRef(value);
   if (!ref) return { ok: false, reason: 'not_found', order: null };
   return store.alerts.claimOrder(ref.subscriptionId, ref.orderSn, userId, now);
 }
 
-export function handleOrder(store: Store, value: string | undefined, userId: string, now: Date): ClaimOrderResult {
+export function handleOrder(
+  store: Store,
+  value: string | undefined,
+  userId: string,
+  now: Date,
+): ClaimOrderResult {
   const ref = readOrderRef(value);
   if (!ref) return { ok: false, reason: 'not_found', order: null };
   return store.alerts.handleOrder(ref.subscriptionId, ref.orderSn, userId, now);

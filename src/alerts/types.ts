@@ -10,9 +10,19 @@ import type { Store } from '../store/store.js';
 
 export interface AlertPublisher {
   /** One compact message per check in the subscription's channel; returns its ts. */
-  postAlert(sub: AlertSubscription, orders: readonly AlertOrder[], at: number, deferred: number): Promise<string>;
+  postAlert(
+    sub: AlertSubscription,
+    orders: readonly AlertOrder[],
+    at: number,
+    deferred: number,
+  ): Promise<string>;
   /** Re-renders an alert message from its orders' current state (claimed, handled, shipped). */
-  updateAlert(sub: AlertSubscription, messageTs: string, orders: readonly AlertOrder[], at: number): Promise<void>;
+  updateAlert(
+    sub: AlertSubscription,
+    messageTs: string,
+    orders: readonly AlertOrder[],
+    at: number,
+  ): Promise<void>;
   /** One hour before the deadline: a DM to the claimer, else the channel. */
   remind(sub: AlertSubscription, order: AlertOrder, at: number): Promise<void>;
   /** The failure notice (posted once per streak of failures, then updated); returns its ts. */

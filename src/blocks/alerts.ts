@@ -49,7 +49,9 @@ function orderStatus(w: Words, sub: AlertSubscription, o: AlertOrder): string {
   if (o.state === 'handled' && o.doneBy && o.doneAt)
     lines.push(w.t('shipAlert.handledBy', { user: user(o.doneBy), time: clock(o.doneAt.getTime(), sub) }));
   else if (o.claimedBy && o.claimedAt)
-    lines.push(w.t('shipAlert.claimedBy', { user: user(o.claimedBy), time: clock(o.claimedAt.getTime(), sub) }));
+    lines.push(
+      w.t('shipAlert.claimedBy', { user: user(o.claimedBy), time: clock(o.claimedAt.getTime(), sub) }),
+    );
   return lines.join('\n');
 }
 
@@ -72,7 +74,8 @@ export function renderAlert(
   orders.forEach((o, i) => {
     const status = orderStatus(w, sub, o);
     blocks.push(section(status ? `${orderText(w, sub, o, at)}\n${status}` : orderText(w, sub, o, at)));
-    if (o.state !== 'alerted') return;
+    // 'pending': the message being posted now.
+    if (o.state !== 'alerted' && o.state !== 'pending') return;
     const value = `${sub.id}:${o.orderSn}`;
     const buttons = [];
     if (!o.claimedBy)
@@ -207,7 +210,11 @@ export function renderAlertList(w: Words, rows: readonly AlertRow[]): RenderedMe
     ),
   ];
   if (rows.length > shown.length)
-    blocks.push(context(t('common.more', { count: rows.length - shown.length, n: w.count(rows.length - shown.length) })));
+    blocks.push(
+      context(
+        t('common.more', { count: rows.length - shown.length, n: w.count(rows.length - shown.length) }),
+      ),
+    );
   return message(t('shipAlert.listFallback', { n: w.count(rows.length) }), blocks);
 }
 

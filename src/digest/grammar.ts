@@ -97,7 +97,9 @@ export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
 export function checkDigestAdd(
   input: { shop: string; channel: string; time: string; timeZone?: string | undefined },
   place: CommandPlace,
-): { ok: true; add: DigestAdd<never> } | { ok: false; problems: Partial<Record<DigestAddField, DigestProblem>> } {
+):
+  | { ok: true; add: DigestAdd<never> }
+  | { ok: false; problems: Partial<Record<DigestAddField, DigestProblem>> } {
   const { shop, time, timeZone: zone } = input;
   const problems: Partial<Record<DigestAddField, DigestProblem>> = {};
   if (!SHOP.test(shop)) problems.shop = problem('shop_bad', { shop: shop.slice(0, 80) });

@@ -4,9 +4,9 @@
  */
 import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
+import { registerAlertActions } from './alerts/actions.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
-import { registerAlertActions } from './alerts/actions.js';
 import { registerDigestActions } from './digest/actions.js';
 import { registerEvents } from './events/index.js';
 import { registerHome } from './home/index.js';

@@ -105,7 +105,10 @@ export interface AlertStore {
    * marked 'unknown' (orphaned: exactly one claimer sees it). Creating a check gives up the
    * retries of the subscription's older failed checks (the new check reads everything anew).
    */
-  claimCheck(input: { subscriptionId: number; slotAt: Date; localDate: string }, lease: Lease): AlertCheckClaim;
+  claimCheck(
+    input: { subscriptionId: number; slotAt: Date; localDate: string },
+    lease: Lease,
+  ): AlertCheckClaim;
   check(id: number): AlertCheck | null;
   checkAt(subscriptionId: number, slotAt: Date): AlertCheck | null;
   /** The newest check that fetched (posted), for the next estimate. */
@@ -127,7 +130,11 @@ export interface AlertStore {
   markPosting(checkId: number, lease: Lease): boolean;
   /** posting → posted; the pending rows become 'alerted' with the message (null: nothing was new). */
   markPosted(checkId: number, owner: string, messageTs: string | null, now: Date): boolean;
-  markFailed(checkId: number, owner: string, failure: { error: string; nextAttemptAt: Date | null; now: Date }): boolean;
+  markFailed(
+    checkId: number,
+    owner: string,
+    failure: { error: string; nextAttemptAt: Date | null; now: Date },
+  ): boolean;
   awaitApproval(checkId: number, owner: string, estimatePoints: number, now: Date): boolean;
   /** awaiting_approval → running for the caller (single-use). */
   claimApproved(checkId: number, lease: Lease): AlertCheck | null;

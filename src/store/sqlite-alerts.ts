@@ -391,8 +391,10 @@ export function createSqliteAlerts(
           return { claimed: true, check: mustCheck(id), how: 'new' };
         }
         const params = leaseParams(row.id, lease);
-        if (takeOver.run(params).changes === 1) return { claimed: true, check: mustCheck(row.id), how: 'takeover' };
-        if (takeRetry.run(params).changes === 1) return { claimed: true, check: mustCheck(row.id), how: 'retry' };
+        if (takeOver.run(params).changes === 1)
+          return { claimed: true, check: mustCheck(row.id), how: 'takeover' };
+        if (takeRetry.run(params).changes === 1)
+          return { claimed: true, check: mustCheck(row.id), how: 'retry' };
         const orphaned = orphan.run({ id: row.id, now }).changes === 1;
         if (orphaned) orphanOrders.run(row.id);
         return { claimed: false, check: orphaned ? mustCheck(row.id) : toCheck(row), orphaned };

@@ -13,17 +13,32 @@ import type { SlackDeps } from '../deps.js';
 export function registerAlertActions(app: App, deps: SlackDeps): void {
   const onOrder =
     (kind: 'claim' | 'handled') =>
-    async ({ ack, action, body, respond, client }: Parameters<Parameters<typeof app.action<BlockAction<ButtonAction>>>[1]>[0]) => {
+    async ({
+      ack,
+      action,
+      body,
+      respond,
+      client,
+    }: Parameters<Parameters<typeof app.action<BlockAction<ButtonAction>>>[1]>[0]) => {
       await ack();
       const w = await deps.language.user(body.user.id);
       const ref = readOrderRef(action.value);
       const sub = ref ? deps.store.alerts.get(ref.subscriptionId) : null;
       if (!ref || !sub) {
-        await respond({ response_type: 'ephemeral', replace_original: false, ...renderDigestAnswer(w.t('shipAlert.gone')) });
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...renderDigestAnswer(w.t('shipAlert.gone')),
+        });
         return;
       }
       const now = deps.now();
-      const result = (kind === 'claim' ? claimOrder : handleOrder)(deps.store, action.value, body.user.id, now);
+      const result = (kind === 'claim' ? claimOrder : handleOrder)(
+        deps.store,
+        action.value,
+        body.user.id,
+        now,
+      );
       if (!result.ok) {
         if (result.order)
           await respond({

@@ -16,12 +16,17 @@ export function isAlertCommand(text: string): boolean {
   return /^\s*alerts?(\s|$)/i.test(text);
 }
 
-export async function answerAlertCommand(deps: SlackDeps, command: SlashCommand, respond: RespondFn): Promise<void> {
+export async function answerAlertCommand(
+  deps: SlackDeps,
+  command: SlashCommand,
+  respond: RespondFn,
+): Promise<void> {
   const reply = (m: RenderedMessage) => respond({ response_type: 'ephemeral', ...m });
   const w = await deps.language.user(command.user_id);
   const { t } = w;
   const scheduler = deps.digests?.alerts;
-  if (!deps.digests || !scheduler) return void (await reply(renderDigestAnswer(t('shipAlert.answer.notEnabled'))));
+  if (!deps.digests || !scheduler)
+    return void (await reply(renderDigestAnswer(t('shipAlert.answer.notEnabled'))));
   const useCase = {
     store: deps.store,
     scheduler,
@@ -59,7 +64,9 @@ export async function answerAlertCommand(deps: SlackDeps, command: SlashCommand,
           renderDigestAnswer(t('shipAlert.answer.unknownShop', { shop: escapeClip(parsed.shop, 64) })),
         ));
       if (added.kind === 'exists')
-        return void (await reply(renderDigestAnswer(t('shipAlert.answer.exists', { id: added.subscription.id }))));
+        return void (await reply(
+          renderDigestAnswer(t('shipAlert.answer.exists', { id: added.subscription.id })),
+        ));
       const sub = added.subscription;
       // The least a check costs (one page a 24 h window) at the last price seen.
       const price = deps.store.ledger.lastCharge('paging-orders', 1);

@@ -5,6 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { AlertPublisher } from '../../alerts/types.js';
 import {
   renderAlert,
   renderAlertApproval,
@@ -15,7 +16,6 @@ import {
 import { digestFailureReason, digestRemedy } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import type { AlertPublisher } from '../../alerts/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
 

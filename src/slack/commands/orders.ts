@@ -2,8 +2,8 @@
 import type { App } from '@slack/bolt';
 import { parseOrdersCommand } from '../../lookups/parse/command-text.js';
 import { ackFirst } from '../ack.js';
-import type { SlackDeps } from '../deps.js';
 import { answerAlertCommand, isAlertCommand } from '../alerts/command.js';
+import type { SlackDeps } from '../deps.js';
 import { answerDigestCommand, isDigestCommand } from '../digest/command.js';
 import { privateReply } from '../private-reply.js';
 import { ordersFormView } from '../views/orders-form.js';

@@ -13,10 +13,10 @@ import {
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip, escapeText } from '../../blocks/text.js';
 import { describeDigestProblem } from '../../blocks/words-of.js';
-import type { SlackDeps } from '../deps.js';
 import { parseDigestCommand } from '../../digest/grammar.js';
 import { addDigestSubscription } from '../../digest/subscriptions.js';
 import { toLocale } from '../../lookups/locale.js';
+import type { SlackDeps } from '../deps.js';
 import { runNowAndAnswer } from './run-now.js';
 import type { DigestSlackDeps } from './types.js';
 

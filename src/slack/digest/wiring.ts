@@ -5,8 +5,8 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { PriceTable } from '../../config.js';
 import { createAlertScheduler } from '../../alerts/scheduler.js';
+import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
 import type { DigestClock, DigestPublisher, PriceOf } from '../../digest/types.js';
 import { configuredPrice, mergePrices } from '../../lookups/quote.js';
@@ -15,8 +15,8 @@ import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
-import type { LocaleResolver } from '../locale-resolver.js';
 import { createSlackAlertPublisher } from '../alerts/publisher.js';
+import type { LocaleResolver } from '../locale-resolver.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -71,8 +71,11 @@ export function shopResolver(store: Store): (aliasOrOwner: string) => string | n
 export function createDigests(w: DigestWiring): DigestSlackDeps {
   // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
   const priceOf: PriceOf = (operation, edition) =>
-    configuredPrice(mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()), operation, edition) ??
-    w.store.ledger.lastCharge(operation, edition);
+    configuredPrice(
+      mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
+      operation,
+      edition,
+    ) ?? w.store.ledger.lastCharge(operation, edition);
   const clock: DigestClock = w.clock ?? {
     now: () => w.now().getTime(),
     setTimeout: (fn, ms) => {

@@ -10,10 +10,15 @@ import { ACTIONS } from '../../blocks/action-ids.js';
 import { HOME_DIGEST_FORM, renderDigestAddModal } from '../../blocks/home-digest-form.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import { describeDigestProblem } from '../../blocks/words-of.js';
+import {
+  checkDigestAdd,
+  DEFAULT_TIME_ZONE,
+  type DigestAdd,
+  type DigestAddField,
+} from '../../digest/grammar.js';
+import { addDigestSubscription } from '../../digest/subscriptions.js';
 import { type Locale, toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
-import { addDigestSubscription } from '../../digest/subscriptions.js';
-import { checkDigestAdd, DEFAULT_TIME_ZONE, type DigestAdd, type DigestAddField } from '../../digest/grammar.js';
 import { publishHome } from './publish.js';
 
 type Values = ViewOutput['state']['values'];

@@ -20,7 +20,8 @@ export const shipAlert = {
     ':rotating_light: Reminder: order `{{sn}}` of {{shop}} ({{goods}}) you claimed must ship by *{{time}}* ({{left}}) and is not shipped yet.',
   reminderChannel:
     ':rotating_light: Reminder: order `{{sn}}` of {{shop}} ({{goods}}) must ship by *{{time}}* ({{left}}); nobody has claimed it.',
-  failed: ':warning: Ship-by alert #{{id}} ({{shop}}) could not check the orders: {{reason}}.{{remedy}} {{next}}',
+  failed:
+    ':warning: Ship-by alert #{{id}} ({{shop}}) could not check the orders: {{reason}}.{{remedy}} {{next}}',
   retryAt: 'Trying again at {{time}}.',
   nextSlot: 'The next check runs at its usual time.',
   resolved: ':white_check_mark: Ship-by alert #{{id}} ({{shop}}) works again.',
