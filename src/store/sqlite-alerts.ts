@@ -9,7 +9,6 @@ import type {
   AlertCheckClaim,
   AlertCheckState,
   AlertOrder,
-  AlertOrderFacts,
   AlertOrderState,
   AlertStore,
   AlertSubscription,

@@ -18,7 +18,6 @@ import { addDigestSubscription } from '../../digest/subscriptions.js';
 import { toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
 import { runNowAndAnswer } from './run-now.js';
-import type { DigestSlackDeps } from './types.js';
 
 /** Whether the text is a digest command (`digest` first), for the /orders router. */
 export function isDigestCommand(text: string): boolean {
