@@ -231,6 +231,33 @@ describe('ship-by alerts', () => {
     expect(h.calls() - before).toBe(2);
   });
 
+  it('a failing check posts one notice with the reason, retries with backoff, and says when it works again', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const clock = createFakeClock(Date.now());
+    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    // Two checks' first calls fail (code 303: the shop has not subscribed).
+    h.sandbox.setFaults([
+      { kind: 'code', code: 303, msg: 'shop not subscribed', operations: ['paging-orders'], count: 2 },
+    ]);
+    await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
+    await advance(clock, 1000);
+    const notice = await h.fake.waitFor('chat.postMessage', (c) =>
+      /could not check the orders/.test(textOf(c.body)),
+    );
+    expect(textOf(notice.body)).toContain('Trying again at');
+    expect(alertPosts(h)).toHaveLength(0);
+    // The retry 2 min later fails too: the same notice is updated, not a second one.
+    await advance(clock, 2 * 60_000);
+    await h.fake.waitFor('chat.update', (c) => /could not check the orders/.test(textOf(c.body)));
+    // The next retry (5 min later) works: the alert is posted and the notice says so.
+    await advance(clock, 5 * 60_000);
+    await h.fake.waitFor('chat.update', (c) => /works again/.test(textOf(c.body)));
+    expect(alertPosts(h)).toHaveLength(1);
+    expect(
+      h.fake.callsTo('chat.postMessage').filter((c) => /could not check the orders/.test(textOf(c.body))),
+    ).toHaveLength(1);
+  });
+
   it('list shows spend today; remove; bad input costs nothing', async () => {
     const clock = createFakeClock(Date.now());
     h = await startPlatdeskHarness({ clock });
@@ -240,13 +267,16 @@ describe('ship-by alerts', () => {
     expect(bad).toContain('minutes from 15 to 720');
     expect(bad).toContain('working hours such as 09:00-21:00');
     expect(bad).toContain('"cap:-1"');
-    expect(await say(`alert add ${OWNER} here`)).toContain('Ship-by alert #1 added');
+    // The default daily cap is the digest cap (`/platdesk digest-cap`).
+    const cap = await h.command('/platdesk', 'digest-cap 50', { userId: ADMIN });
+    await h.nextResponse(cap.responseUrlId);
+    expect(await say(`alert add ${OWNER} here`)).toContain('daily cap 50 points');
     expect(await say(`alert add ${OWNER} here`)).toContain('already has an alert in that channel: #1');
     const list = await say('alert list', AGENT);
     expect(list).toContain(
       '*#1* · 2200001004 → <#C1234> · due within 6 h · every 60 min 09:00–21:00 Asia/Shanghai',
     );
-    expect(list).toContain('Spent today: 0 points');
+    expect(list).toContain('Spent today: 0 points (¥0.00) of 50 points');
     expect(await say('alert remove 1', AGENT)).toContain('Only platdesk admins');
     expect(await say('alert remove 1')).toContain('Ship-by alert #1 removed');
     expect(await say('alert list')).toContain('No ship-by alerts yet');
