@@ -46,7 +46,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let requestSeq = 0;
   const context: HandlerContext = {
     account,
-    orders: buildOrderBook(anchorMs),
+    orders: buildOrderBook(anchorMs, options.orderCounts),
     anchorMs,
     nextRequestId: () => `sbx-${anchorMs.toString(36)}-${(++requestSeq).toString().padStart(6, '0')}`,
   };

@@ -36,6 +36,11 @@ export interface SandboxOptions {
    * (the real service's behaviour over the limit is not documented).
    */
   enforceRateLimit?: boolean;
+  /**
+   * Orders per owner over the 72 h before the anchor, replacing the seeded counts (benchmarks:
+   * a shop of a given size). Only authorized owners of the fixtures.
+   */
+  orderCounts?: Readonly<Record<string, number>>;
   /** Seed of the PRNG behind fault `rate`s. Default 1. */
   seed?: number;
 }
