@@ -85,16 +85,58 @@ const realClock: DigestClock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-/** The instant a subscription's digest of `date` is due (DST handled in zonedInstant). */
+/** The instant a subscription's (first) digest of `date` is due (DST handled in zonedInstant). */
 export function scheduledInstant(subscription: DigestSubscription, date: string): number {
   return zonedInstant(date, subscription.localTime, subscription.timeZone);
 }
 
-/** The first scheduled instant at or after `atMs` (today's if it has not passed, else tomorrow's). */
-export function nextRunAfter(subscription: DigestSubscription, atMs: number): number {
+/** A scheduled digest: its run key (UNIQUE per subscription) and its instant. */
+export interface Slot {
+  /** The local date, or 'YYYY-MM-DD HH:MM' when the subscription posts several times a day. */
+  key: string;
+  date: string;
+  at: number;
+}
+
+/** Day of the week of a local date: 0 Sunday … 6 Saturday (no time zone involved). */
+export function weekdayOf(date: string): number {
+  return new Date(`${date}T00:00:00Z`).getUTCDay();
+}
+
+/** The slots of a local date, ascending; none on a day the subscription skips (`days`). */
+export function slotsOn(subscription: DigestSubscription, date: string): Slot[] {
+  if (subscription.days && !subscription.days.includes(weekdayOf(date))) return [];
+  const several = subscription.times.length > 1;
+  return subscription.times.map((time) => ({
+    key: several ? `${date} ${time}` : date,
+    date,
+    at: zonedInstant(date, time, subscription.timeZone),
+  }));
+}
+
+/** The first slot at or after `atMs` (a week ahead at most: every subscription posts some day). */
+export function nextSlotAfter(subscription: DigestSubscription, atMs: number): Slot {
   const today = localDateOf(atMs, subscription.timeZone);
-  const due = scheduledInstant(subscription, today);
-  return due >= atMs ? due : scheduledInstant(subscription, addDays(today, 1));
+  for (let d = 0; d <= 8; d++) {
+    const slot = slotsOn(subscription, addDays(today, d)).find((s) => s.at >= atMs);
+    if (slot) return slot;
+  }
+  throw new RangeError(`digest #${subscription.id} has no day to post on`);
+}
+
+/** The slot before `slot` (yesterday's, or last Friday's for a weekday digest on Monday). */
+export function previousSlot(subscription: DigestSubscription, slot: Slot): Slot {
+  for (let d = 0; d <= 8; d++) {
+    const before = slotsOn(subscription, addDays(slot.date, -d)).filter((s) => s.at < slot.at);
+    const last = before.at(-1);
+    if (last) return last;
+  }
+  throw new RangeError(`digest #${subscription.id} has no day to post on`);
+}
+
+/** The first scheduled instant at or after `atMs`. */
+export function nextRunAfter(subscription: DigestSubscription, atMs: number): number {
+  return nextSlotAfter(subscription, atMs).at;
 }
 
 export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
@@ -156,12 +198,10 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   function plan(now: number): number {
     let next = Number.POSITIVE_INFINITY;
     for (const sub of digests.list()) {
-      const today = localDateOf(now, sub.timeZone);
-      const due = scheduledInstant(sub, today);
-      next = Math.min(next, scheduledInstant(sub, addDays(today, 1)));
-      if (due > now) next = Math.min(next, due);
-      else if (due >= sub.createdAt.getTime()) {
-        const run = digests.scheduledRun(sub.id, today);
+      next = Math.min(next, nextSlotAfter(sub, now + 1).at);
+      for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
+        if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
+        const run = digests.scheduledRun(sub.id, slot.key);
         if (run === null) next = Math.min(next, now);
         else if (run.state === 'failed' && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
@@ -192,32 +232,35 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Claims and starts every run that is due now. Synchronous: the store is. */
   function claimDue(now: number): void {
-    for (const sub of digests.list()) {
-      const today = localDateOf(now, sub.timeZone);
-      const due = scheduledInstant(sub, today);
-      // A subscription added after today's time starts tomorrow: it has nothing to catch up.
-      if (due > now || due < sub.createdAt.getTime()) continue;
-      const existing = digests.scheduledRun(sub.id, today);
-      if (existing && !mayClaim(existing, now)) continue;
-      const claim = digests.claimScheduled(
-        {
-          subscriptionId: sub.id,
-          localDate: today,
-          // Yesterday's due time to today's: consecutive digests tile time with no gap and no
-          // overlap, also across a DST change (then the window is 23 or 25 h).
-          windowStart: new Date(scheduledInstant(sub, addDays(today, -1))),
-          windowEnd: new Date(due),
-          requestedBy: null,
-        },
-        lease(),
-      );
-      if (claim.claimed) {
-        logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
-        start(sub, claim.run, false);
-      } else if (claim.orphaned) {
-        logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
-        track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
+    for (const sub of digests.list())
+      for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
+        // A subscription added after a slot's time starts with the next one: nothing to catch up.
+        if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
+        claimSlot(sub, slot, now);
       }
+  }
+
+  function claimSlot(sub: DigestSubscription, slot: Slot, now: number): void {
+    const existing = digests.scheduledRun(sub.id, slot.key);
+    if (existing && !mayClaim(existing, now)) return;
+    const claim = digests.claimScheduled(
+      {
+        subscriptionId: sub.id,
+        localDate: slot.key,
+        // The previous slot's time to this one's: consecutive digests tile time with no gap and
+        // no overlap, across a DST change (a 23 or 25 h window) and skipped days (Friday to Monday).
+        windowStart: new Date(previousSlot(sub, slot).at),
+        windowEnd: new Date(slot.at),
+        requestedBy: null,
+      },
+      lease(),
+    );
+    if (claim.claimed) {
+      logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
+      start(sub, claim.run, false);
+    } else if (claim.orphaned) {
+      logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
+      track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
     }
   }
 
@@ -308,7 +351,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
    */
   async function failed(sub: DigestSubscription, run: DigestRun, error: unknown): Promise<void> {
     const now = clock.now();
-    const dayEnd = startOfLocalDay(addDays(run.localDate, 1), sub.timeZone);
+    const dayEnd = startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone);
     const delay = run.kind === 'scheduled' ? retryDelays[run.attempts - 1] : undefined;
     const nextAttemptAt = delay !== undefined && now + delay < dayEnd ? new Date(now + delay) : null;
     const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);

@@ -238,6 +238,14 @@ export const MIGRATIONS: readonly string[] = [
     approved_at     INTEGER,
     PRIMARY KEY (subscription_id, local_date)
   ) STRICT;
+
+  -- Digests people keep enabled (issue 15): several times a day, chosen weekdays, a thread or one
+  -- message, filters. Lists are comma-separated text (NULL: every day / no filter).
+  ALTER TABLE digest_subscriptions ADD COLUMN times TEXT;
+  ALTER TABLE digest_subscriptions ADD COLUMN days TEXT;
+  ALTER TABLE digest_subscriptions ADD COLUMN layout TEXT NOT NULL DEFAULT 'single';
+  ALTER TABLE digest_subscriptions ADD COLUMN flags TEXT;
+  ALTER TABLE digest_subscriptions ADD COLUMN statuses TEXT;
   `,
 ];
 
