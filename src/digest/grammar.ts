@@ -10,6 +10,7 @@
  * accepted only when it is the channel the command was typed in (the payload names that one);
  * otherwise the answer says to pick the channel from the autocomplete or to use `here`.
  */
+import type { DigestLayout } from '../store/digests.js';
 import { canonicalTimeZone, normalizeLocalTime } from './zoned-time.js';
 
 /** Why a digest command or form cannot be taken, as a code and the values its sentence names. */
@@ -28,7 +29,11 @@ export type DigestProblem = {
     | 'unexpected'
     | 'unknown_verb'
     | 'language_bad'
-    | 'unknown_shop';
+    | 'unknown_shop'
+    | 'me_in_form'
+    | 'days_bad'
+    | 'flag_bad'
+    | 'status_bad';
   values?: Record<string, string>;
 };
 const problem = (code: DigestProblem['code'], values?: Record<string, string>): DigestProblem =>
@@ -50,6 +55,8 @@ export type DigestCommand<L extends string = string> =
 export interface CommandPlace {
   channelId: string;
   channelName: string;
+  /** Who typed the command: `me` sends the digest to them by DM. */
+  userId?: string;
 }
 
 const SHOP = /^[\w.:@\-\u4e00-\u9fff]{1,64}$/u;
@@ -63,6 +70,11 @@ export function parseChannel(token: string, place: CommandPlace): ChannelParse {
   if (link?.[1]) return { ok: true, channelId: link[1] };
   if (CHANNEL_ID.test(token)) return { ok: true, channelId: token };
   const inChannel = /^[CG]/.test(place.channelId);
+  if (token.toLowerCase() === 'me' || token === '我') {
+    return place.userId
+      ? { ok: true, channelId: place.userId }
+      : { ok: false, problem: problem('me_in_form') };
+  }
   if (token.toLowerCase() === 'here') {
     return inChannel
       ? { ok: true, channelId: place.channelId }
@@ -85,6 +97,12 @@ export interface DigestAdd<L extends string = string> {
   timeZone: string;
   /** The channel's language, when the admin set it with the subscription (`lang:zh-CN`). */
   locale?: L;
+  /** Options of `/orders digest add` (store/digests.ts); absent: today's digest. */
+  times?: string[];
+  days?: number[] | null;
+  layout?: DigestLayout;
+  flags?: number[] | null;
+  statuses?: number[] | null;
 }
 
 export type DigestAddField = 'shop' | 'channel' | 'time' | 'timeZone';
@@ -123,6 +141,105 @@ function parseId(token: string | undefined, run: boolean): number | DigestProble
 /** `lang:zh-CN`, `language:en`, `语言:中文`: the channel's language, set with the subscription. */
 const LANGUAGE_OPTION = /^(?:lang|language|语言)[:：](.*)$/iu;
 
+const DAY_NAMES: Record<string, number> = {
+  sun: 0,
+  mon: 1,
+  tue: 2,
+  wed: 3,
+  thu: 4,
+  fri: 5,
+  sat: 6,
+  周日: 0,
+  周一: 1,
+  周二: 2,
+  周三: 3,
+  周四: 4,
+  周五: 5,
+  周六: 6,
+};
+const FLAG_NAMES: Record<string, number> = {
+  red: 1,
+  yellow: 2,
+  green: 3,
+  blue: 4,
+  purple: 5,
+  红: 1,
+  黄: 2,
+  绿: 3,
+  蓝: 4,
+  紫: 5,
+};
+const STATUS_NAMES: Record<string, number> = {
+  awaiting: 1,
+  shipped: 2,
+  received: 3,
+  待发货: 1,
+  已发货: 2,
+  已签收: 3,
+};
+const OPTION = /^(days|flags?|status(?:es)?|旗|状态)[:：](.*)$/iu;
+
+/** `mon-fri`, `weekdays`, `mon,wed,fri`, `fri-mon`: the days (0 Sunday … 6 Saturday), or null. */
+export function parseDays(text: string): number[] | null {
+  const t = text.trim().toLowerCase();
+  if (t === 'weekdays' || t === '工作日') return [1, 2, 3, 4, 5];
+  if (t === 'weekends' || t === '周末') return [0, 6];
+  const days = new Set<number>();
+  for (const part of t.split(',')) {
+    const [a, b] = part.split('-').map((p) => DAY_NAMES[p.trim().slice(0, 3)] ?? DAY_NAMES[p.trim()]);
+    if (a === undefined || (part.includes('-') && b === undefined)) return null;
+    for (let d = a; ; d = (d + 1) % 7) {
+      days.add(d);
+      if (b === undefined || d === b) break;
+    }
+  }
+  return days.size > 0 ? [...days].sort() : null;
+}
+
+function parseList(text: string, names: Record<string, number>, max: number): number[] | null {
+  const values = new Set<number>();
+  for (const part of text.split(',')) {
+    const p = part.trim().toLowerCase();
+    const n = names[p] ?? (/^\d$/.test(p) ? Number(p) : Number.NaN);
+    if (!(n >= 1 && n <= max)) return null;
+    values.add(n);
+  }
+  return values.size > 0 ? [...values].sort() : null;
+}
+
+/** The options of `digest add`: days, filters, layout; what is left, and the problems. */
+function parseAddOptions(args: readonly string[]): {
+  rest: string[];
+  options: Pick<DigestAdd, 'days' | 'layout' | 'flags' | 'statuses'>;
+  problems: DigestProblem[];
+} {
+  const options: Pick<DigestAdd, 'days' | 'layout' | 'flags' | 'statuses'> = { layout: 'thread' };
+  const problems: DigestProblem[] = [];
+  const rest: string[] = [];
+  for (const arg of args) {
+    const lower = arg.toLowerCase();
+    if (lower === 'single' || lower === 'thread') options.layout = lower;
+    else if (lower === 'weekdays' || lower === '工作日') options.days = [1, 2, 3, 4, 5];
+    else {
+      const m = OPTION.exec(arg);
+      const key = m?.[1]?.toLowerCase() ?? '';
+      const value = m?.[2] ?? '';
+      if (!m) rest.push(arg);
+      else if (key === 'days') {
+        options.days = parseDays(value);
+        if (!options.days) problems.push(problem('days_bad', { text: value.slice(0, 40) }));
+      } else if (key.startsWith('flag') || key === '旗') {
+        options.flags = parseList(value, FLAG_NAMES, 5);
+        if (!options.flags) problems.push(problem('flag_bad', { text: value.slice(0, 40) }));
+      } else {
+        options.statuses = parseList(value, STATUS_NAMES, 3);
+        if (!options.statuses) problems.push(problem('status_bad', { text: value.slice(0, 40) }));
+      }
+    }
+  }
+  return { rest, options, problems };
+}
+
 /** `text` is what follows `digest`. */
 export function parseDigestCommand<L extends string>(
   text: string,
@@ -146,10 +263,18 @@ export function parseDigestCommand<L extends string>(
     }
     case 'add': {
       const languageArg = args.find((a) => LANGUAGE_OPTION.test(a));
-      const [shop, channelToken, time, zone, ...extra] = args.filter((a) => a !== languageArg);
-      if (!shop || !channelToken || !time) return { kind: 'invalid', problems: [problem('add_usage')] };
-      const checked = checkDigestAdd({ shop, channel: channelToken, time, timeZone: zone }, place);
-      const problems = checked.ok ? [] : Object.values(checked.problems);
+      const parsedOptions = parseAddOptions(args.filter((a) => a !== languageArg));
+      const [shop, channelToken, timeList, zone, ...extra] = parsedOptions.rest;
+      if (!shop || !channelToken || !timeList) return { kind: 'invalid', problems: [problem('add_usage')] };
+      // `09:00,17:30`: several times a day; each checked like one.
+      const times = timeList.split(',').map((t) => normalizeLocalTime(t));
+      const badTime = timeList.split(',').find((_, i) => times[i] === null);
+      const sorted = [...new Set(times.filter((t): t is string => t !== null))].sort();
+      const checked = checkDigestAdd(
+        { shop, channel: channelToken, time: badTime ?? sorted[0] ?? timeList, timeZone: zone },
+        place,
+      );
+      const problems = [...(checked.ok ? [] : Object.values(checked.problems)), ...parsedOptions.problems];
       const languageText =
         languageArg === undefined ? undefined : (LANGUAGE_OPTION.exec(languageArg)?.[1] ?? '');
       const locale = languageText === undefined ? null : readLocale(languageText);
@@ -158,7 +283,16 @@ export function parseDigestCommand<L extends string>(
       if (extra.length > 0) problems.push(problem('unexpected', { text: extra.join(' ').slice(0, 80) }));
       if (!checked.ok || problems.length > 0) return { kind: 'invalid', problems };
       const { shop: s, channelId, localTime, timeZone } = checked.add;
-      return { kind: 'add', shop: s, channelId, localTime, timeZone, ...(locale ? { locale } : {}) };
+      return {
+        kind: 'add',
+        shop: s,
+        channelId,
+        localTime,
+        timeZone,
+        times: sorted,
+        ...parsedOptions.options,
+        ...(locale ? { locale } : {}),
+      };
     }
     default:
       return { kind: 'invalid', problems: [problem('unknown_verb', { verb: verb.slice(0, 40) })] };

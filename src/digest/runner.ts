@@ -171,7 +171,13 @@ export async function executeDigestRun(
       throw error;
     }
     await progressChain;
-    summary = summarize(fetched.orders, {
+    // The subscription's filters (flag colours, statuses), stated in the digest's header.
+    const kept = fetched.orders.filter(
+      (o) =>
+        (!subscription.flags || (o.remarkTag !== null && subscription.flags.includes(o.remarkTag))) &&
+        (!subscription.statuses || (o.status !== null && subscription.statuses.includes(o.status))),
+    );
+    summary = summarize(kept, {
       window: { from: run.windowStart, to: run.windowEnd },
       at: new Date(Math.max(ctx.now(), run.windowEnd.getTime())),
     });

@@ -33,7 +33,7 @@ export function addDigestSubscription(
       (s) =>
         s.ownerId === ownerId &&
         s.channelId === add.channelId &&
-        s.localTime === add.localTime &&
+        s.times.join(',') === (add.times ?? [add.localTime]).join(',') &&
         s.timeZone === add.timeZone,
     );
   if (same) return { kind: 'exists', subscription: same };
@@ -44,6 +44,11 @@ export function addDigestSubscription(
     localTime: add.localTime,
     timeZone: add.timeZone,
     createdBy: userId,
+    ...(add.times ? { times: add.times } : {}),
+    ...(add.days ? { days: add.days } : {}),
+    ...(add.layout ? { layout: add.layout } : {}),
+    ...(add.flags ? { flags: add.flags } : {}),
+    ...(add.statuses ? { statuses: add.statuses } : {}),
   });
   deps.scheduler.reschedule();
   return { kind: 'added', subscription, nextRunAt: deps.scheduler.nextRunAt(subscription) };

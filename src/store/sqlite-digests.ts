@@ -5,9 +5,9 @@
  */
 import type Database from 'better-sqlite3';
 import type {
+  DigestLayout,
   DigestRun,
   DigestRunKind,
-  DigestLayout,
   DigestRunState,
   DigestStore,
   DigestSubscription,

@@ -99,7 +99,8 @@ describe('/orders digest', () => {
 
   it('run: admins only; posts in the channel with "page 1 of 2" progress, then the digest; the ledger has it', async () => {
     h = await startPlatdeskHarness();
-    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())}`);
+    // `single`: today's one message (a new digest is threaded by default, tested in threads.test.ts).
+    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())} single`);
     expect(await say('digest run 1', AGENT)).toContain('Only platdesk admins');
     expect(h.calls()).toBe(0);
 

@@ -5,6 +5,8 @@
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import {
   type DigestListRow,
+  digestDays,
+  digestTimes,
   formatZonedTime,
   renderDigestAnswer,
   renderDigestHelp,
@@ -41,7 +43,7 @@ export async function answerDigestCommand(
   const text = command.text.replace(/^\s*digests?/i, '');
   const parsed = parseDigestCommand(
     text,
-    { channelId: command.channel_id, channelName: command.channel_name },
+    { channelId: command.channel_id, channelName: command.channel_name, userId: command.user_id },
     toLocale,
   );
   const store = deps.store.digests;
@@ -89,7 +91,8 @@ export async function answerDigestCommand(
           t('digest.answer.added', {
             id: sub.id,
             owner: escapeClip(sub.ownerId, 64),
-            time: escapeText(sub.localTime),
+            days: digestDays(w, sub, 'digest.everyDay'),
+            time: digestTimes(sub),
             zone: escapeText(sub.timeZone),
             channel: `<#${sub.channelId}>`,
             next: formatZonedTime(added.nextRunAt, sub.timeZone),
