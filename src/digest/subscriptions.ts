@@ -27,14 +27,22 @@ export function addDigestSubscription(
   const store = deps.store.digests;
   const ownerId = deps.resolveShop(add.shop);
   if (ownerId === null) return { kind: 'unknown_shop' };
+  // The same shop, place and schedule with the same filters: a digest that already exists.
+  const key = (
+    times: readonly string[],
+    days?: readonly number[] | null,
+    flags?: readonly number[] | null,
+    statuses?: readonly number[] | null,
+  ) => JSON.stringify([times, days ?? null, flags ?? null, statuses ?? null]);
+  const wanted = key(add.times ?? [add.localTime], add.days, add.flags, add.statuses);
   const same = store
     .list()
     .find(
       (s) =>
         s.ownerId === ownerId &&
         s.channelId === add.channelId &&
-        s.times.join(',') === (add.times ?? [add.localTime]).join(',') &&
-        s.timeZone === add.timeZone,
+        s.timeZone === add.timeZone &&
+        key(s.times, s.days, s.flags, s.statuses) === wanted,
     );
   if (same) return { kind: 'exists', subscription: same };
   const subscription = store.add({
