@@ -31,6 +31,8 @@ export const ACTIONS = {
   alertHandled: 'platdesk.alert.handled',
   /** Ship-by alert over its daily cap: run it anyway; value = check id. */
   alertRunAnyway: 'platdesk.alert.run_anyway',
+  /** App Home (admins): open the "Add alert" form. */
+  homeAlertAdd: 'platdesk.home.alert_add',
   /** App Home (admins): remove an alert; homeAlertRemoveActionId(id), value = alert id. */
   homeAlertRemove: 'platdesk.home.alert_remove',
   /** Item-link unfurl: offer the lookup (or show the earlier result); value = unfurlButtonValue(). */

@@ -72,6 +72,25 @@ export const shipAlert = {
   },
 } as const;
 
+/** The App Home's "Add alert" form. */
+export const alertForm = {
+  title: 'Add ship-by alert',
+  submit: 'Add',
+  close: 'Cancel',
+  intro:
+    'platdesk checks the shop’s orders awaiting shipment during working hours and posts, once each, those due to ship soon, with Claim and Handled buttons. No personal data.',
+  shop: 'Owner id or shop alias',
+  channel: 'Post in channel',
+  within: 'Due within (hours)',
+  every: 'Check every (minutes)',
+  hours: 'Working hours',
+  timeZone: 'Time zone',
+  cap: 'Daily cost cap (points)',
+  capHint: 'Empty: the digest cost cap. Over it, the admins are asked before any call.',
+  onlyAdmins: 'Only platdesk admins can add ship-by alerts.',
+  chooseChannel: 'choose a channel',
+} as const;
+
 /** Why an alert command cannot be taken (alerts/grammar.ts codes beyond the digest's). */
 export const shipAlertProblem = {
   alert_usage:

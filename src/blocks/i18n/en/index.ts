@@ -1,5 +1,5 @@
 /** The English catalog: the reference every other language matches key for key. */
-import { shipAlert, shipAlertProblem } from './alerts.js';
+import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { common, domain } from './common.js';
 import { digest, digestForm, digestProblem } from './digest.js';
@@ -38,6 +38,7 @@ export const en = {
   digestForm,
   shipAlert,
   shipAlertProblem,
+  alertForm,
   shortcut,
   notice,
   platdesk,

@@ -72,6 +72,24 @@ export const shipAlert: Catalog['shipAlert'] = {
   },
 };
 
+export const alertForm: Catalog['alertForm'] = {
+  title: '添加发货预警',
+  submit: '添加',
+  close: '取消',
+  intro:
+    'platdesk 在工作时间检查店铺的待发货订单，把快到最晚发货时间的订单各提醒一次，带“认领”和“已处理”按钮。不含个人信息。',
+  shop: '商家ID或店铺别名',
+  channel: '发到频道',
+  within: '多少小时内需发货',
+  every: '每隔多少分钟检查',
+  hours: '工作时间',
+  timeZone: '时区',
+  cap: '每日费用上限（点）',
+  capHint: '留空：使用汇总的费用上限。超过上限时，先问管理员，再调用。',
+  onlyAdmins: '只有 platdesk 管理员可以添加发货预警。',
+  chooseChannel: '请选择频道',
+};
+
 export const shipAlertProblem: Catalog['shipAlertProblem'] = {
   alert_usage:
     '用法：/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>]',

@@ -1,7 +1,7 @@
 /** The Chinese (zh-CN) catalog, typed by the English one: a missing or extra key does not compile. */
 
 import type { Catalog } from '../words.js';
-import { shipAlert, shipAlertProblem } from './alerts.js';
+import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { common, domain } from './common.js';
 import { digest, digestForm, digestProblem } from './digest.js';
@@ -40,6 +40,7 @@ export const zhCN: Catalog = {
   digestForm,
   shipAlert,
   shipAlertProblem,
+  alertForm,
   shortcut,
   notice,
   platdesk,
