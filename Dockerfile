@@ -21,7 +21,9 @@ WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json manifest.yml ./
-RUN mkdir -p /data && chown node:node /data
+# ./data (the default DATABASE_PATH's directory, relative to /app) is the volume too, so a .env
+# passed with --env-file that sets DATABASE_PATH=./data/... still keeps the database on /data.
+RUN mkdir -p /data && chown node:node /data && ln -s /data /app/data
 VOLUME ["/data"]
 USER node
 EXPOSE 3000

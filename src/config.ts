@@ -3,6 +3,7 @@
  * missing or bad variable stops start-up with one message listing every problem.
  * Every variable is described in README.md, "Settings".
  */
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { type Locale, toLocale } from './lookups/locale.js';
 import { isOperation, OPERATIONS, type Operation } from './plat/operations.js';
@@ -148,18 +149,48 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
+/**
+ * A token travels in an HTTP Authorization header, which takes printable ASCII only: a pasted
+ * "…" (U+2026) or a space made fetch throw "Cannot convert argument to a ByteString" mid-start.
+ * The problem names the character and its position, never the token itself (a secret).
+ */
+interface TokenShape {
+  prefix: string;
+  kind: string;
+  placeholder: string;
+}
+
+function tokenProblem(name: string, value: string, shape: TokenShape | null): string | null {
+  if (shape && !value.startsWith(shape.prefix))
+    return `${name} must be ${shape.kind} starting with ${shape.prefix} (README's placeholder is ${shape.placeholder})`;
+  const chars = [...value];
+  const bad = chars.findIndex((ch) => !/^[\x21-\x7e]$/.test(ch));
+  if (bad === -1) return null;
+  const code = (chars[bad]?.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+  return `${name} may hold printable ASCII only (no spaces, no "…"): character ${bad + 1} is U+${code}`;
+}
+
 /** Rules between variables, checked on the raw values so every problem is listed at once. */
 function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
   const set = (name: string) => (env[name] ?? '').trim() !== '';
   const problems: string[] = [];
+  const token = (name: string, shape: TokenShape | null) => {
+    const problem = set(name) ? tokenProblem(name, (env[name] ?? '').trim(), shape) : null;
+    if (problem) problems.push(problem);
+  };
+  token('SLACK_BOT_TOKEN', { prefix: 'xoxb-', kind: 'a bot token', placeholder: 'xoxb-your-bot-token' });
   if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET'))
     problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
-  if (set('SLACK_APP_TOKEN') && !env.SLACK_APP_TOKEN?.trim().startsWith('xapp-'))
-    problems.push('SLACK_APP_TOKEN must be an app-level token (xapp-…)');
+  token('SLACK_APP_TOKEN', {
+    prefix: 'xapp-',
+    kind: 'an app-level token',
+    placeholder: 'xapp-your-app-token',
+  });
   if (!/^(1|true|yes|on)$/i.test((env.PLAT_SANDBOX ?? '').trim())) {
     if (!set('PLAT_BASE_URL'))
       problems.push('PLAT_BASE_URL is required (or set PLAT_SANDBOX=1 to try platdesk)');
     if (!set('PLAT_TOKEN')) problems.push('PLAT_TOKEN is required (or set PLAT_SANDBOX=1 to try platdesk)');
+    token('PLAT_TOKEN', null);
   }
   for (const admin of (env.PLATDESK_ADMINS ?? '')
     .split(',')
@@ -169,6 +200,17 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
       problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
   problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
   return problems;
+}
+
+/**
+ * Reads `.env` from the working directory into process.env when the file exists (as
+ * `.env.sample` suggests). Node's own parser; a variable already set in the real environment
+ * keeps its value (process.loadEnvFile never overwrites one). Returns whether a file was read.
+ */
+export function loadEnvFile(path = '.env'): boolean {
+  if (!existsSync(path)) return false;
+  process.loadEnvFile(path);
+  return true;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

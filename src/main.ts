@@ -8,9 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import type { DigestClock } from './digest/types.js';
+import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
+import { createHousekeeping } from './lookups/housekeeping.js';
+import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { SETTING_KEYS } from './lookups/settings.js';
@@ -22,10 +25,17 @@ import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
-import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
+import { refuseFutureRequests } from './slack/future-requests.js';
+import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
+import {
+  checkBotToken,
+  explainSlackStartFailure,
+  isSlackApiError,
+  socketModeFailure,
+} from './slack/start-check.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -49,6 +59,8 @@ export interface StartOptions {
   schedulerClock?: DigestClock;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
+  /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
+  housekeepingEveryMs?: number;
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -60,6 +72,8 @@ const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
+  // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
+  const botIds = await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   const store = openSqliteStore(config.databasePath, { now });
   const metrics = new Metrics();
 
@@ -139,7 +153,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       },
     },
   ];
-  const receiver: Receiver =
+  const socketReceiver =
     config.slack.mode === 'socket'
       ? new SocketModeReceiver({
           appToken: config.slack.appToken ?? '',
@@ -151,14 +165,20 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
           },
           logger: boltLogger(logger),
         })
-      : new HTTPReceiver({
-          signingSecret: config.slack.signingSecret ?? '',
-          endpoints: '/slack/events',
-          customRoutes: routes,
-          logger: boltLogger(logger),
-        });
+      : null;
+  const receiver: Receiver =
+    socketReceiver ??
+    new HTTPReceiver({
+      signingSecret: config.slack.signingSecret ?? '',
+      endpoints: '/slack/events',
+      customRoutes: routes,
+      logger: boltLogger(logger),
+    });
+  if (receiver instanceof HTTPReceiver) refuseFutureRequests(receiver, { logger });
   const app = new App({
     token: config.slack.botToken,
+    // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
+    ...botIds,
     receiver,
     logger: boltLogger(logger),
     clientOptions: {
@@ -175,11 +195,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     client: app.client,
     settings: createLocaleSettings(store.settings, config.locale),
     logger,
+    now: () => now().getTime(),
   });
   const alerts = createAdminAlerts({ client: app.client, admins, language, logger });
+  // This process in claim records: a lookup it claims is held under a lease it renews, so after a
+  // crash the next start (or another process) sees the claim is orphaned and tells its user.
+  const instance = currentInstance();
+  const holder = { instanceId: instance.id, leaseMs: CLAIM_LEASE_MS };
   const lookups = createLookupService({
     client,
     store,
+    holder,
     prices: config.plat.prices,
     logger,
     now,
@@ -217,27 +243,51 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     language,
   });
 
+  const claims = createClaimWatch({ store, client: app.client, language, logger, instance, holder, now });
+  const housekeeping = createHousekeeping({
+    store,
+    now,
+    logger,
+    ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
+  });
+
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
   const healthServer =
     config.slack.mode === 'socket' ? (receiver as unknown as { httpServer?: Server }).httpServer : undefined;
   const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
+  // Socket Mode: a WebSocket that fails before Slack's hello would be retried forever by the
+  // socket client; at start it is a reason to stop, said once.
+  let onSocketError: ((error: unknown) => void) | undefined;
+  const socketFailed = new Promise<never>((_, reject) => {
+    onSocketError = (error) => reject(socketModeFailure(error));
+    socketReceiver?.client.once('error', onSocketError);
+  });
   let started: unknown;
   try {
-    [started] = await Promise.all([app.start(config.port), healthListening]);
+    [started] = await Promise.race([Promise.all([app.start(config.port), healthListening]), socketFailed]);
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
     await sandbox?.close();
     store.close();
-    throw error;
+    // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
+    throw isSlackApiError(error)
+      ? explainSlackStartFailure(error, { token: 'SLACK_APP_TOKEN', apiUrl: config.slack.apiUrl })
+      : error;
+  } finally {
+    if (onSocketError) socketReceiver?.client.removeListener('error', onSocketError);
   }
   const server = config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
   if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
-  await reportInterruptedLookups({ store, client: app.client, language, logger });
+  // Synchronously on start, before a request can be read: a click on a cut lookup's button is
+  // answered as interrupted, and its user is told within seconds of the restart.
+  await claims.tell(claims.sweep());
+  claims.start();
+  housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
   digests.alerts?.start();
@@ -260,6 +310,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await digests.alerts?.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
+        claims.stop();
+        housekeeping.stop();
         limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.
@@ -285,6 +337,7 @@ function listening(server: Server): Promise<void> {
 async function main(): Promise<void> {
   let config: Config;
   try {
+    loadEnvFile('.env');
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -293,7 +346,18 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const platdesk = await startPlatdesk(config);
+  const logger = createLogger(config.logLevel);
+  let platdesk: Platdesk;
+  try {
+    platdesk = await startPlatdesk(config, { logger });
+  } catch (error) {
+    // One line for the operator; the stack only at debug level (LOG_LEVEL=debug).
+    logger.debug({ err: error }, 'start-up failed');
+    process.stderr.write(
+      `platdesk cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       platdesk.stop().then(

@@ -2,8 +2,11 @@
  * loadConfig (CONVENTIONS 8): every problem listed at once, PLAT_PRICES / PLAT_EDITIONS parsing,
  * Socket Mode vs HTTP mode, and the sandbox needing no plat settings.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseEditions, parsePrices } from '../src/config.js';
+import { ConfigError, loadConfig, loadEnvFile, parseEditions, parsePrices } from '../src/config.js';
 
 const HTTP_BASE = {
   SLACK_BOT_TOKEN: 'xoxb-1',
@@ -95,8 +98,38 @@ describe('loadConfig', () => {
 
   it('refuses an app token that is not an xapp- token', () => {
     expect(problemsOf({ ...HTTP_BASE, SLACK_APP_TOKEN: 'xoxb-wrong' }).join('\n')).toContain(
-      'SLACK_APP_TOKEN must be an app-level token (xapp-…)',
+      'SLACK_APP_TOKEN must be an app-level token starting with xapp-',
     );
+  });
+
+  it('refuses token shapes that cannot be sent to Slack, listed with the other problems, without echoing the token', () => {
+    // The old README placeholder: "xoxb-…" with U+2026, which crashed start-up with a ByteString error.
+    const problems = problemsOf({
+      SLACK_BOT_TOKEN: 'xoxb-…',
+      SLACK_APP_TOKEN: 'xapp-1 secret-part',
+      PLAT_BASE_URL: 'https://plat.example.invalid',
+      PLAT_TOKEN: 'plat\u00a0token',
+      PORT: 'x',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'SLACK_BOT_TOKEN may hold printable ASCII only (no spaces, no "…"): character 6 is U+2026',
+        'SLACK_APP_TOKEN may hold printable ASCII only (no spaces, no "…"): character 7 is U+0020',
+        'PLAT_TOKEN may hold printable ASCII only (no spaces, no "…"): character 5 is U+00A0',
+        'PORT: must be a whole number from 0 to 65535',
+      ]),
+    );
+    expect(problems.join('\n')).not.toContain('secret-part');
+    expect(problemsOf({ ...HTTP_BASE, SLACK_BOT_TOKEN: 'xoxp-user-token' })).toEqual([
+      "SLACK_BOT_TOKEN must be a bot token starting with xoxb- (README's placeholder is xoxb-your-bot-token)",
+    ]);
+    // README's Quick start placeholders pass (Slack itself then refuses them, see start-up.test.ts).
+    const quickStart = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-your-bot-token',
+      SLACK_APP_TOKEN: 'xapp-your-app-token',
+      PLAT_SANDBOX: '1',
+    });
+    expect(quickStart.slack).toMatchObject({ botToken: 'xoxb-your-bot-token', mode: 'socket' });
   });
 
   it('PLAT_SANDBOX=1 needs no PLAT_* settings and uses the sandbox token', () => {
@@ -130,6 +163,38 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('silent');
     expect(config.plat.prices).toEqual({ 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } });
     expect(config.plat.editions).toEqual({ 'get-shop-info': 2 });
+  });
+
+  it('reads the workspace language (PLATDESK_LOCALE): English by default, zh-CN or en, nothing else', () => {
+    expect(loadConfig(HTTP_BASE).locale).toBe('en');
+    expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: 'zh-CN' }).locale).toBe('zh-CN');
+    expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: ' zh_CN ' }).locale).toBe('zh-CN');
+    expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: 'en' }).locale).toBe('en');
+    expect(problemsOf({ ...HTTP_BASE, PLATDESK_LOCALE: 'fr' }).join('\n')).toContain(
+      'PLATDESK_LOCALE must be en or zh-CN',
+    );
+  });
+});
+
+describe('.env (loadEnvFile)', () => {
+  it('reads .env into the environment when present, the real environment winning, and does nothing without one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-env-'));
+    const names = ['PLATDESK_T_FROM_FILE', 'PLATDESK_T_BOTH', 'PLATDESK_T_QUOTED'] as const;
+    try {
+      writeFileSync(
+        join(dir, '.env'),
+        '# comment\nPLATDESK_T_FROM_FILE=file\nPLATDESK_T_BOTH=file\nPLATDESK_T_QUOTED="a b"\n',
+      );
+      process.env.PLATDESK_T_BOTH = 'real';
+      expect(loadEnvFile(join(dir, '.env'))).toBe(true);
+      expect(process.env.PLATDESK_T_FROM_FILE).toBe('file');
+      expect(process.env.PLATDESK_T_BOTH).toBe('real');
+      expect(process.env.PLATDESK_T_QUOTED).toBe('a b');
+      expect(loadEnvFile(join(dir, 'missing.env'))).toBe(false);
+    } finally {
+      for (const name of names) delete process.env[name];
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

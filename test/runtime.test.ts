@@ -5,6 +5,7 @@
  * Node (20 on the CI machine) and this test fails.
  */
 import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -19,8 +20,7 @@ describe('runtime', () => {
     expect(process.version).toBe(`v${pinned}`);
   });
 
-  it('loads better-sqlite3 on it without a native abort', async () => {
-    const { default: Database } = await import('better-sqlite3');
+  it('loads better-sqlite3 on it without a native abort', () => {
     const db = new Database(':memory:');
     const stmt = db.prepare('select sqlite_version() as v');
     expect(String((stmt.get() as { v: string }).v)).toMatch(/^3\./);

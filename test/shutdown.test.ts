@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { NO_ANSWER_CODE } from '../src/plat/codes.js';
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from './helpers/platdesk-harness.js';
@@ -39,6 +40,7 @@ function reopened(path: string, pendingId: string) {
     const rows = store.ledger.list(allTime());
     return {
       ledger: { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) },
+      rows: rows.map(({ operation, code, points, quotaCalls }) => ({ operation, code, points, quotaCalls })),
       state: store.pending.get(pendingId)?.state ?? null,
     };
   } finally {
@@ -101,10 +103,13 @@ describe('graceful shutdown', () => {
     expect(textOf(answer)).toContain('Charged 2 points');
     expect(textOf(answer)).toContain('Orders of');
 
-    const { charges } = harness.sandbox.stats();
+    const { calls, charges } = harness.sandbox.stats();
     expect(charges.count).toBe(1);
+    expect(calls).toBe(1);
     const left = reopened(db, pendingId);
-    expect(left.ledger).toEqual({ count: charges.count, points: charges.points });
+    // One row per call that reached the service, with the points it withheld.
+    expect(left.ledger).toEqual({ count: calls, points: charges.points });
+    expect(left.rows).toEqual([{ operation: 'paging-orders', code: 0, points: 2, quotaCalls: 0 }]);
     expect(left.state).toBe('done');
     expect(msgs(harness, 'lookups still running at shutdown')).toEqual([]);
     expect(await refuses(`${harness.eventsUrl}`)).toBe(true);
@@ -134,9 +139,15 @@ describe('graceful shutdown', () => {
     expect(answer).toContain('The data service did not answer in time');
     expect(answer).toContain('the service may still have counted the call');
 
-    const { charges } = harness.sandbox.stats();
+    const { calls, charges } = harness.sandbox.stats();
+    expect(calls).toBe(1);
+    expect(charges.count).toBe(0);
     const left = reopened(db, pendingId);
-    expect(left.ledger).toEqual({ count: charges.count, points: charges.points });
+    // The cut-off call reached the service: recorded before the store closed, as an unread answer.
+    expect(left.ledger).toEqual({ count: calls, points: charges.points });
+    expect(left.rows).toEqual([
+      { operation: 'paging-orders', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 },
+    ]);
     expect(left.state).toBe('failed');
     expect(await refuses(`${harness.platdesk.url}/healthz`)).toBe(true);
   });

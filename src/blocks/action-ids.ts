@@ -35,6 +35,11 @@ export const ACTIONS = {
   homeAlertAdd: 'platdesk.home.alert_add',
   /** App Home (admins): remove an alert; homeAlertRemoveActionId(id), value = alert id. */
   homeAlertRemove: 'platdesk.home.alert_remove',
+  /**
+   * A digest already posted today: run it again, charged; value = digestRunAgainValue() (the
+   * subscription and its newest run, so the button is single-use).
+   */
+  digestRunAgain: 'platdesk.digest.run_again',
   /** Item-link unfurl: offer the lookup (or show the earlier result); value = unfurlButtonValue(). */
   unfurlLookup: 'platdesk.unfurl.lookup',
   /** App Home (admins): open the "who may spend" form. */
@@ -55,6 +60,18 @@ export const ACTIONS = {
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
+
+/** "3:17": subscription 3, asked while its newest run was 17. */
+export function digestRunAgainValue(subscriptionId: number, newestRunId: number): string {
+  return `${subscriptionId}:${newestRunId}`;
+}
+
+export function parseDigestRunAgainValue(
+  value: string | undefined,
+): { subscriptionId: number; newestRunId: number } | null {
+  const match = /^(\d{1,9}):(\d{1,12})$/.exec(value ?? '');
+  return match ? { subscriptionId: Number(match[1]), newestRunId: Number(match[2]) } : null;
+}
 
 /**
  * The Home lists one Remove button per digest, and no two elements of a view may share an

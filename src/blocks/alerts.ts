@@ -10,7 +10,7 @@ import type { AlertRow } from '../alerts/subscriptions.js';
 import type { AlertApprovalRequest } from '../alerts/types.js';
 import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/alerts.js';
 import { ACTIONS, alertActionId } from './action-ids.js';
-import { formatZonedTime, renderDigestAnswer } from './digest.js';
+import { digestFailureReason, digestRemedy, formatZonedTime, renderDigestAnswer } from './digest.js';
 import type { TKey, Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { escapeClip, escapeText } from './text.js';
@@ -114,15 +114,16 @@ export function renderAlertReminder(
 export function renderAlertFailure(
   w: Words,
   sub: AlertSubscription,
-  failure: { reason: string; remedy: string; nextAttemptAt: Date | null; resolved: boolean },
+  failure: { error: unknown; nextAttemptAt: Date | null; resolved: boolean },
 ): RenderedMessage {
+  const remedy = failure.resolved ? '' : digestRemedy(w, failure.error);
   const text = failure.resolved
     ? w.t('shipAlert.resolved', { id: sub.id, shop: shopOf(sub) })
     : w.t('shipAlert.failed', {
         id: sub.id,
         shop: shopOf(sub),
-        reason: failure.reason,
-        remedy: failure.remedy ? ` ${failure.remedy}` : '',
+        reason: digestFailureReason(w, failure.error),
+        remedy: remedy ? ` ${remedy}` : '',
         next: failure.nextAttemptAt
           ? w.t('shipAlert.retryAt', { time: clock(failure.nextAttemptAt.getTime(), sub) })
           : w.t('shipAlert.nextSlot'),

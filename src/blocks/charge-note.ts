@@ -16,9 +16,14 @@ export interface ChargeNote {
   cached?: { ageMs: number };
   /** Set when an identical lookup was already running and its answer was shared: nothing was called. */
   shared?: boolean;
+  /** Attempts sent, when a call was retried: the charge above is their sum. */
+  attempts?: number;
 }
 
-/** "Charged 10 points (¥0.10)", "Used 1 call of the item quota", "From cache, 5 min old: no charge". */
+/**
+ * "Charged 10 points (¥0.10)", "Used 1 call of the item quota", "Charged 9 points (¥0.09) over
+ * 3 attempts", "From cache, 5 min old: no charge".
+ */
 export function chargeNoteText(w: Words, note: ChargeNote): string {
   const { t } = w;
   if (note.cached) return t('charge.fromCache', { age: w.age(note.cached.ageMs) });
@@ -27,7 +32,10 @@ export function chargeNoteText(w: Words, note: ChargeNote): string {
   if (note.chargedPoints > 0) parts.push(t('charge.charged', { points: w.points(note.chargedPoints) }));
   if (note.quotaCalls > 0)
     parts.push(t('charge.quotaUsed', { count: note.quotaCalls, n: w.count(note.quotaCalls) }));
-  return parts.length > 0 ? parts.join(t('common.sep')) : t('charge.noneReported');
+  const text = parts.length > 0 ? parts.join(t('common.sep')) : t('charge.noneReported');
+  return note.attempts !== undefined && note.attempts > 1
+    ? t('charge.overAttempts', { text, n: w.count(note.attempts) })
+    : text;
 }
 
 export function renderChargeNote(w: Words, note: ChargeNote): ContextBlock {

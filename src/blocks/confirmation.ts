@@ -109,11 +109,34 @@ export function renderConfirmation(w: Words, input: ConfirmationInput): Rendered
   );
 }
 
-export type ConfirmationClosedReason = 'cancelled' | 'expired' | 'already_used' | 'not_yours' | 'running';
+export type ConfirmationClosedReason =
+  | 'cancelled'
+  | 'expired'
+  | 'already_used'
+  | 'not_yours'
+  | 'running'
+  | 'interrupted'
+  // Unknown id: forged, or pruned (CONFIRMATION_KEEP_MS) after it expired or ran.
+  | 'not_found';
 
 /** What replaces (or answers) a confirmation that can no longer be used. */
 export function renderConfirmationClosed(w: Words, reason: ConfirmationClosedReason): RenderedMessage {
   const text = w.t(`confirm.closed.${reason}`);
+  return message(text, [section(text)]);
+}
+
+/**
+ * A confirmed lookup cut by a crash or restart: what happened (not run again), that it may have
+ * been charged, and how to run it again. `offerAgain`: a fresh confirmation follows this message.
+ */
+export function renderInterrupted(
+  w: Words,
+  request: LookupRequest,
+  options: { offerAgain: boolean },
+): RenderedMessage {
+  const text = w.t(options.offerAgain ? 'confirm.interruptedOffer' : 'confirm.interruptedAgain', {
+    summary: escapeClip(describeRequest(w, request), 500),
+  });
   return message(text, [section(text)]);
 }
 

@@ -10,7 +10,7 @@ import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } fro
 import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
-import { ACTIONS } from './action-ids.js';
+import { ACTIONS, digestRunAgainValue } from './action-ids.js';
 import { errorRemedy, errorTitle } from './errors.js';
 import type { TKey, Words } from './i18n/words.js';
 import {
@@ -383,6 +383,53 @@ export function renderDigestApproval(w: Words, request: DigestApprovalRequest): 
           }),
           actionId: ACTIONS.digestRunAnyway,
           value: String(run.id),
+          style: 'primary',
+        }),
+      ]),
+    ],
+    1,
+  );
+}
+
+/** What `/orders digest run` asks when today's digest was already posted (issue 10 point 5). */
+export interface DigestRerunQuestion {
+  subscription: DigestSubscription;
+  /** Today's posted run. */
+  posted: DigestRun;
+  /** Its order count, when its summary is kept. */
+  orders: number | null;
+  /** The newest run of the subscription (single-use of the button). */
+  newestRunId: number;
+  /** What running again is expected to cost: what today's run cost. */
+  estimatePoints: number;
+}
+
+export function renderDigestRerunQuestion(w: Words, q: DigestRerunQuestion): RenderedMessage {
+  const { t } = w;
+  const { subscription: sub, posted } = q;
+  const values = {
+    id: sub.id,
+    channel: `<#${sub.channelId}>`,
+    time: localTimeOf(posted.updatedAt.getTime(), sub.timeZone),
+    zone: escapeText(sub.timeZone),
+    cost: w.points(posted.chargedPoints),
+    estimate: w.points(q.estimatePoints),
+  };
+  const text =
+    q.orders === null
+      ? t('digest.rerun', values)
+      : t('digest.rerunOrders', { ...values, count: q.orders, n: w.count(q.orders) });
+  return message(
+    text,
+    [
+      section(text),
+      actions([
+        button({
+          label: t('digest.runAgain', {
+            points: t('common.pointsShort', { count: q.estimatePoints, n: w.count(q.estimatePoints) }),
+          }),
+          actionId: ACTIONS.digestRunAgain,
+          value: digestRunAgainValue(sub.id, q.newestRunId),
           style: 'primary',
         }),
       ]),

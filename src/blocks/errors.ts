@@ -21,7 +21,7 @@ import type { Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
 import { escapeClip } from './text.js';
-import { describeCap, operationTitle } from './words-of.js';
+import { describeCap, operationTitle, wantedWords } from './words-of.js';
 
 export function errorTitle(w: Words, code: PlatErrorCode): string {
   return w.t(`error.title.${code}`);
@@ -34,32 +34,61 @@ export function errorRemedy(w: Words, error: PlatError): string {
     const seconds = Math.max(1, Math.ceil(error.estimatedWaitMs / 1000));
     return t('error.remedy.busy', { count: seconds, n: w.count(seconds) });
   }
-  if (error instanceof PlatBudgetError)
-    return t('error.remedy.budget_exceeded', { cap: describeCap(w, error.cap) });
+  if (error instanceof PlatBudgetError) {
+    const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
+    return t('error.remedy.budget_exceeded', {
+      cost: wantedWords(w, error.wantedPoints, quota ? 1 : 0, !quota),
+      cap: describeCap(w, error.cap),
+    });
+  }
   if (error instanceof PlatShopUnauthorizedError && error.authUrl)
     return t('error.remedy.shop_unauthorized_link');
+  if (error.code === 'aborted' && error.reachedService) return t('error.remedy.aborted_sent');
   const code = error.code as Exclude<PlatErrorCode, 'busy' | 'budget_exceeded'>;
   return t(`error.remedy.${code}`);
 }
 
-/** Failures that happen before anything is sent: they cannot have cost anything. */
+/** Failures that happen before anything is sent (a cancel only while queued): they cannot have cost anything. */
 const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set(['invalid_input', 'busy', 'budget_exceeded', 'aborted']);
 
 /**
- * What the failure cost, saying no more than is known: a reported charge is stated; "nothing was
- * charged" only when nothing was sent or the service reported 0.
+ * What the failure cost over all its attempts (a retried 101/202 may be charged each time),
+ * saying no more than is known: reported charges and item-quota calls are stated; "nothing was
+ * charged" only when nothing was sent or the service's answer charged nothing. When no answer
+ * could be read, an item call is counted as one call of the quota (the ledger overstates rather
+ * than loses a call): that is said as a count, not as a known cost.
  */
 export function errorChargeText(w: Words, error: PlatError): string {
   const { t } = w;
-  if (error.chargePoints !== null && error.chargePoints > 0)
-    return t('error.charged', { points: w.points(error.chargePoints) });
+  const over = (text: string) =>
+    error.attempts > 1 ? t('error.overAttempts', { text, n: w.count(error.attempts) }) : text;
+  const points = error.chargePoints !== null && error.chargePoints > 0;
+  const knownQuotaCalls = error.answered ? error.quotaCalls : 0;
+  if (points || knownQuotaCalls > 0) {
+    const quota = { count: knownQuotaCalls, n: w.count(knownQuotaCalls) };
+    const cost =
+      points && knownQuotaCalls > 0
+        ? t('error.chargedAndQuota', {
+            points: w.points(error.chargePoints ?? 0),
+            quota: t('error.quotaCalls', quota),
+          })
+        : points
+          ? t('error.chargedPoints', { points: w.points(error.chargePoints ?? 0) })
+          : t('error.costQuota', { quota: t('error.quotaCalls', quota) });
+    return t('error.sentence', { text: over(cost) });
+  }
   const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
-  // Item operations always report 0 points: their charge is a call of the quota (spec §8), which
-  // an error answer (e.g. the item does not exist) may still have taken.
-  if (NOT_SENT.has(error.code) || (error.chargePoints === 0 && !quota)) return t('error.nothingCharged');
-  if (error.code === 'timeout') return t('error.timeoutCharge');
-  if (error.code === 'connection_failed') return t('error.noChargeReported');
-  return quota ? t('error.quotaMayCount') : t('error.serviceNoCharge');
+  // An item operation's answer that took no quota call was refused before the query (plat/codes.ts).
+  const notSent = NOT_SENT.has(error.code) && !error.reachedService;
+  if (notSent || error.chargePoints === 0 || (quota && isPlatApiError(error)))
+    return t('error.sentence', { text: over(t('error.nothingChargedBare')) });
+  const counted =
+    error.quotaCalls > 0
+      ? t('error.countedAs', { count: error.quotaCalls, n: w.count(error.quotaCalls) })
+      : '';
+  if (error.code === 'timeout' || error.code === 'aborted') return t('error.timeoutCharge', { counted });
+  if (error.code === 'connection_failed') return t('error.noChargeReported', { counted });
+  return quota ? t('error.quotaMayCount', { counted }) : t('error.serviceNoCharge');
 }
 
 function detailLines(w: Words, error: PlatError): string[] {

@@ -10,14 +10,15 @@ import type { Words } from './i18n/words.js';
 import { context, section } from './kit.js';
 import { truncate } from './text.js';
 
+/** Every action_id is unique across the view, as Block Kit validation requires. */
 export const HOME_DIGEST_FORM = {
   callbackId: 'platdesk.home.digest.form',
-  shop: { block: 'shop', action: 'value' },
-  owner: { block: 'owner', action: 'value' },
-  channel: { block: 'channel', action: 'value' },
-  time: { block: 'time', action: 'value' },
-  timeZone: { block: 'zone', action: 'value' },
-  language: { block: 'language', action: 'value' },
+  shop: { block: 'shop', action: 'digest.shop' },
+  owner: { block: 'owner', action: 'digest.owner' },
+  channel: { block: 'channel', action: 'digest.channel' },
+  time: { block: 'time', action: 'digest.time' },
+  timeZone: { block: 'zone', action: 'digest.zone' },
+  language: { block: 'language', action: 'digest.language' },
 } as const;
 
 /** The time zones offered: where the shops' staff work, first the default. */

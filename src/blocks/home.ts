@@ -25,24 +25,25 @@ import { packSections, SLACK_LIMITS } from './limits.js';
 import { escapeClip, truncate } from './text.js';
 import { describeRequest, operationLabel, operationTitle } from './words-of.js';
 
+/** Every action_id is unique across its view, as Block Kit validation requires. */
 export const HOME_FORMS = {
   access: {
     callbackId: 'platdesk.home.access.form',
-    mode: { block: 'mode', action: 'value' },
-    users: { block: 'users', action: 'value' },
-    channels: { block: 'channels', action: 'value' },
-    groups: { block: 'groups', action: 'value' },
+    mode: { block: 'mode', action: 'access.mode' },
+    users: { block: 'users', action: 'access.users' },
+    channels: { block: 'channels', action: 'access.channels' },
+    groups: { block: 'groups', action: 'access.groups' },
   },
   autoLookup: {
     callbackId: 'platdesk.home.autolookup.form',
-    channel: { block: 'channel', action: 'value' },
-    mode: { block: 'mode', action: 'value' },
-    cap: { block: 'cap', action: 'value' },
+    channel: { block: 'channel', action: 'autolookup.channel' },
+    mode: { block: 'mode', action: 'autolookup.mode' },
+    cap: { block: 'cap', action: 'autolookup.cap' },
   },
   prices: {
     callbackId: 'platdesk.home.prices.form',
-    operation: { block: 'operation', action: 'value' },
-    points: { block: 'points', action: 'value' },
+    operation: { block: 'operation', action: 'prices.operation' },
+    points: { block: 'points', action: 'prices.points' },
   },
 } as const;
 
@@ -63,7 +64,7 @@ function totalsText(w: Words, totals: LedgerTotals): string {
   return totals.quotaCalls > 0 ? w.t('home.totalsQuota', values) : w.t('home.totals', values);
 }
 
-function lookupLine(w: Words, l: HomeLookupLine): string {
+function lookupLine(w: Words, l: HomeLookupLine, timeZone: string): string {
   const { t } = w;
   const what =
     l.request !== null
@@ -76,7 +77,7 @@ function lookupLine(w: Words, l: HomeLookupLine): string {
     .filter(Boolean)
     .join(' + ');
   return t('home.lookupLine', {
-    time: w.dateTime(l.at),
+    time: w.dateTime(l.at, timeZone),
     what,
     via: l.source === 'interactive' ? '' : t('home.via', { source: t(`home.source.${l.source}`) }),
     cost: cost || t('charge.noCharge'),
@@ -123,18 +124,20 @@ function everyoneBlocks(w: Words, data: HomeData, language: HomeLanguage): Known
       t('home.today', { totals: totalsText(w, data.today) }),
       t('home.month', { totals: totalsText(w, data.month) }),
     ]),
-    ...packSections(
-      data.recent.map((l) => lookupLine(w, l)),
-      {
-        maxBlocks: 4,
-        title: t('home.recentTitle'),
-        more: (n) => t('common.more', { count: n, n: w.count(n) }),
-      },
-    ),
-    ...(data.recent.length === 0 ? [context(t('home.noRecent'))] : []),
+    ...(data.recent.length > 0
+      ? packSections(
+          data.recent.map((l) => lookupLine(w, l, data.timeZone)),
+          {
+            maxBlocks: 4,
+            title: t('home.recentTitle'),
+            more: (n) => t('common.more', { count: n, n: w.count(n) }),
+          },
+        )
+      : [context(t('home.noRecent'))]),
     ...(data.recentMore > 0
       ? [context(t('home.moreRecent', { count: data.recentMore, n: w.count(data.recentMore) }))]
       : []),
+    // One zone for the whole Home (admin part included): the budget zone the caps count in.
     context(t('home.daysIn', { zone: escapeClip(data.timeZone, 60) })),
   ];
 }
@@ -166,7 +169,7 @@ function priceLine(w: Words, line: QuoteLine, overrides: AdminHome['overrides'])
     : t('home.priceLine', { label, price });
 }
 
-function adminBlocks(w: Words, a: AdminHome, now: Date): KnownBlock[] {
+function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): KnownBlock[] {
   const { t } = w;
   const r = a.report;
   const opLines = r.byOperation.map((g) =>
@@ -184,7 +187,7 @@ function adminBlocks(w: Words, a: AdminHome, now: Date): KnownBlock[] {
   const alertLines = [
     ...a.alerts.map((al) =>
       t('home.alertLine', {
-        time: w.dateTime(al.at),
+        time: w.dateTime(al.at, timeZone),
         // Mentions become plain ids: the Home is no place to notify anyone.
         text: escapeClip(
           (al.alert ? alertText(w, al.alert) : al.text).replace(/<@([UW][A-Z0-9]+)>/g, '@$1'),
@@ -216,14 +219,24 @@ function adminBlocks(w: Words, a: AdminHome, now: Date): KnownBlock[] {
     { type: 'divider' },
     header(t('home.workspaceSpend')),
     section(t('home.total', { totals: totalsText(w, r.totals) })),
-    ...packSections(userLines, {
-      maxBlocks: 2,
-      title: t('home.byUser'),
-      maxEntries: 20,
-      more: more('home.moreUsers'),
-    }),
-    ...packSections(opLines, { maxBlocks: 2, title: t('home.byOperation'), more: more('common.more') }),
-    ...packSections(dayLines, { maxBlocks: 3, title: t('home.byDay'), more: more('home.moreDays') }),
+    ...(userLines.length > 0
+      ? packSections(userLines, {
+          maxBlocks: 2,
+          title: t('home.byUser'),
+          maxEntries: 20,
+          more: more('home.moreUsers'),
+        })
+      : []),
+    ...(opLines.length > 0
+      ? packSections(opLines, { maxBlocks: 2, title: t('home.byOperation'), more: more('common.more') })
+      : []),
+    ...(dayLines.length > 0
+      ? packSections(dayLines, {
+          maxBlocks: 3,
+          title: t('home.byDay', { zone: escapeClip(timeZone, 60) }),
+          more: more('home.moreDays'),
+        })
+      : []),
     header(t('home.alerts')),
     ...(alertLines.length > 0
       ? packSections(alertLines, { maxBlocks: 3, maxEntries: 15, more: more('common.more') })
@@ -308,14 +321,14 @@ function adminBlocks(w: Words, a: AdminHome, now: Date): KnownBlock[] {
     );
   if (a.shipAlerts.length > 10)
     blocks.push(context(t('home.moreAlerts', { n: w.count(a.shipAlerts.length - 10) })));
-  blocks.push(context(t('home.footer', { time: w.dateTime(now) })));
+  blocks.push(context(t('home.footer', { time: w.dateTime(now, timeZone) })));
   return blocks;
 }
 
 export function renderHome(w: Words, data: HomeData, now: Date, language: HomeLanguage): HomeView {
   const blocks = [
     ...everyoneBlocks(w, data, language),
-    ...(data.adminHome ? adminBlocks(w, data.adminHome, now) : []),
+    ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };
 }

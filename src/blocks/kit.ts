@@ -105,7 +105,7 @@ export function actions(buttons: Button[]): ActionsBlock {
 export function image(url: string | null | undefined, alt: string): ImageElement | undefined {
   const href = safeUrl(url, { httpsOnly: true });
   if (href === null) return undefined;
-  return { type: 'image', image_url: href, alt_text: truncate(alt.trim() || 'image', 200) };
+  return { type: 'image', image_url: href, alt_text: truncate(alt.trim() || '🖼', 200) };
 }
 
 /**

@@ -58,7 +58,8 @@ export function fitMessage(blocks: KnownBlock[], options: FitOptions = {}): Know
   const keepLast = Math.min(options.keepLast ?? 0, Math.max(0, max - 1));
   const headCount = max - keepLast - 1;
   const hidden = blocks.length - headCount - keepLast;
-  const more = options.more ?? ((n: number) => `…and ${n} more`);
+  // Without words from the caller the closing block says it in figures, in any language.
+  const more = options.more ?? ((n: number) => `… +${n}`);
   return [...blocks.slice(0, headCount), moreBlock(more(hidden)), ...blocks.slice(blocks.length - keepLast)];
 }
 

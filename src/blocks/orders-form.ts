@@ -6,14 +6,15 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { Words } from './i18n/words.js';
 import { context } from './kit.js';
 
+/** Every action_id is unique across the view, as Block Kit validation requires. */
 export const ORDERS_FORM = {
   callbackId: 'platdesk.orders.form',
-  owner: { block: 'owner', action: 'value' },
-  from: { block: 'from', action: 'value' },
-  to: { block: 'to', action: 'value' },
-  remark: { block: 'remark', action: 'value' },
-  flag: { block: 'flag', action: 'value' },
-  size: { block: 'size', action: 'value' },
+  owner: { block: 'owner', action: 'orders.owner' },
+  from: { block: 'from', action: 'orders.from' },
+  to: { block: 'to', action: 'orders.to' },
+  remark: { block: 'remark', action: 'orders.remark' },
+  flag: { block: 'flag', action: 'orders.flag' },
+  size: { block: 'size', action: 'orders.size' },
 } as const;
 
 const FLAGS = [1, 2, 3, 4, 5] as const;

@@ -68,6 +68,12 @@ export function shippingFlagText(w: Words, flag: ShippingFlag): string {
   return flag === 'overdue' ? w.t('orders.overdue') : w.t('orders.shipWithin');
 }
 
+/** "2026-11-20 14:03 UTC+8" / "2026年11月20日 14:03（北京时间）": an order's time with its zone. */
+export function orderTime(w: Words, date: Date): string {
+  const text = w.dateTime(date, SHANGHAI);
+  return text === '—' ? text : w.t('orders.time', { time: text });
+}
+
 function orderEntry(w: Words, order: Order, now: Date): string {
   const { t } = w;
   const top = [t('orders.order', { sn: escapeClip(order.orderSn, 64) }), orderStatusLabel(w, order.status)];
@@ -83,8 +89,8 @@ function orderEntry(w: Words, order: Order, now: Date): string {
   ];
 
   const times: string[] = [];
-  if (order.confirmTime) times.push(t('orders.confirmed', { time: w.dateTime(order.confirmTime) }));
-  if (order.lastShipTime) times.push(t('orders.shipBy', { time: w.dateTime(order.lastShipTime) }));
+  if (order.confirmTime) times.push(t('orders.confirmed', { time: orderTime(w, order.confirmTime) }));
+  if (order.lastShipTime) times.push(t('orders.shipBy', { time: orderTime(w, order.lastShipTime) }));
   const warning = shippingFlag(order, now);
   if (warning) times.push(t('orders.warning', { text: shippingFlagText(w, warning) }));
   if (times.length > 0) lines.push(times.join(t('common.sep')));
@@ -96,8 +102,8 @@ function orderEntry(w: Words, order: Order, now: Date): string {
 function filtersText(w: Words, filters: OrderFilters): string {
   const { t } = w;
   const parts: string[] = [];
-  if (filters.startTime) parts.push(t('orders.from', { time: w.dateTime(filters.startTime) }));
-  if (filters.endTime) parts.push(t('orders.to', { time: w.dateTime(filters.endTime) }));
+  if (filters.startTime) parts.push(t('orders.from', { time: orderTime(w, filters.startTime) }));
+  if (filters.endTime) parts.push(t('orders.to', { time: orderTime(w, filters.endTime) }));
   if (filters.remark) parts.push(t('orders.remarkFilter', { text: escapeClip(filters.remark, 100) }));
   if (filters.remarkTag !== undefined || filters.remarkTagName) {
     parts.push(flagLabel(w, filters.remarkTag ?? null, filters.remarkTagName ?? null) ?? '');
@@ -124,11 +130,7 @@ export function renderOrdersPage(
 
   const head: KnownBlock[] = [
     header(t('orders.title', { owner: outcome.ownerId })),
-    context(
-      position,
-      filtersText(w, outcome.filters),
-      t('orders.times', { zone: w.zone(SHANGHAI, options.now) }),
-    ),
+    context(position, filtersText(w, outcome.filters)),
   ];
 
   const tail: KnownBlock[] = [];

@@ -30,6 +30,7 @@ export function renderOutcome(
   const charge: ChargeNote = {
     chargedPoints: outcome.chargedPoints,
     quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+    ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
     ...(options.cached ? { cached: options.cached } : {}),
     ...(outcome.shared ? { shared: true } : {}),
   };

@@ -29,7 +29,7 @@ const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.admins',
 ];
 
-/** "2026-11-20 14:03" in UTC (the ledger's own clock), as the report's range says. */
+/** "2026-11-20 14:03 UTC" (the audit log's own clock). */
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
@@ -64,17 +64,29 @@ function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
         quota: t('platdesk.itemQuota', { count: r.totals.quotaCalls, n: w.count(r.totals.quotaCalls) }),
       }),
     ),
-    ...packSections(lines, {
-      maxBlocks: 3,
-      title: t('platdesk.byOperation'),
-      more: (n) => t('common.more', { count: n, n: w.count(n) }),
-    }),
-    ...packSections(users, {
-      maxBlocks: 3,
-      title: t('platdesk.byUser'),
-      more: (n) => t('platdesk.moreUsers', { count: n, n: w.count(n) }),
-    }),
-    context(t('platdesk.fromLedger', { from: utc(r.from), to: utc(r.to) })),
+    // A heading only over entries: a personal report has no "By user", a quiet day no "By operation".
+    ...(lines.length > 0
+      ? packSections(lines, {
+          maxBlocks: 3,
+          title: t('platdesk.byOperation'),
+          more: (n) => t('common.more', { count: n, n: w.count(n) }),
+        })
+      : []),
+    ...(users.length > 0
+      ? packSections(users, {
+          maxBlocks: 3,
+          title: t('platdesk.byUser'),
+          more: (n) => t('platdesk.moreUsers', { count: n, n: w.count(n) }),
+        })
+      : []),
+    // The budget zone, as the caps count days and months (one zone per view).
+    context(
+      t('platdesk.fromLedger', {
+        from: w.dateTime(r.from, r.timeZone),
+        to: w.dateTime(r.to, r.timeZone),
+        zone: escapeText(r.timeZone),
+      }),
+    ),
   ];
 }
 

@@ -52,20 +52,52 @@ const carrierOption = (w: Words, code: string) => ({
   value: code,
 });
 
-/** "about 12 points (¥0.12) and 3 calls of the item quota", stated as the confirmation does. */
-export function totalSentence(w: Words, quote: Quote): string {
+/** "1 item and 2 waybill numbers". */
+function chosenThings(w: Words, chosen: readonly Candidate[]): string {
+  const counts = new Map<Candidate['kind'], number>();
+  for (const c of chosen) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  return w.list([...counts].map(([kind, n]) => w.t(`shortcut.thing.${kind}`, { count: n, n: w.count(n) })));
+}
+
+/**
+ * What the chosen things cost, as a person would say it: what was chosen, in how many lookups,
+ * what that costs (or why the price is not known yet), and that the answer states the charge.
+ */
+export function chosenCostText(w: Words, chosen: readonly Candidate[], plan: Plan): string {
   const { t } = w;
-  const parts: string[] = [];
-  if (quote.lines.some((l) => l.unit === 'points'))
-    parts.push(
-      quote.totalPoints === null
-        ? t('shortcut.priceUnknown')
-        : t('shortcut.total', { points: w.points(quote.totalPoints) }),
-    );
-  if (quote.quotaCalls > 0)
-    parts.push(t('shortcut.quota', { count: quote.quotaCalls, n: w.count(quote.quotaCalls) }));
-  if (parts.length === 0) return t('charge.noCharge');
-  return parts.length === 1 ? (parts[0] ?? '') : t('shortcut.and', { a: parts[0], b: parts[1] });
+  if (chosen.length === 0) return t('shortcut.nothingChosen');
+  const things = chosenThings(w, chosen);
+  if (plan.needsTarget) return t('shortcut.needsTarget', { things });
+  const n = plan.lookups.length;
+  const waybills = chosen.filter((c) => c.kind === 'waybill').length;
+  const how =
+    n === chosen.length
+      ? n === 1
+        ? ''
+        : t('shortcut.how.each')
+      : n === 1
+        ? t('shortcut.how.together')
+        : t(n > 1 && waybills > 1 ? 'shortcut.how.inWaybills' : 'shortcut.how.in', { n: w.count(n) });
+  const { totalPoints, quotaCalls, lines } = plan.total;
+  const hasPoints = lines.some((l) => l.unit === 'points');
+  const unknown = hasPoints && totalPoints === null;
+  const known = [
+    hasPoints && totalPoints !== null ? t('shortcut.total', { points: w.points(totalPoints) }) : null,
+    quotaCalls > 0 ? t('shortcut.quota', { count: quotaCalls, n: w.count(quotaCalls) }) : null,
+  ].filter((k): k is string => k !== null);
+  const knownText = known.length === 2 ? t('shortcut.and', { a: known[0], b: known[1] }) : (known[0] ?? '');
+  const one = n === 1;
+  const why = t(one ? 'shortcut.cost.whyOne' : 'shortcut.cost.whyMany');
+  const cost =
+    unknown && known.length === 0
+      ? t(one ? 'shortcut.cost.unknownOne' : 'shortcut.cost.unknownMany', { why })
+      : unknown
+        ? t(one ? 'shortcut.cost.plusUnknownOne' : 'shortcut.cost.plusUnknownMany', { known: knownText, why })
+        : known.length > 0
+          ? t(one ? 'shortcut.cost.knownOne' : 'shortcut.cost.knownMany', { known: knownText })
+          : t(one ? 'shortcut.cost.nothingOne' : 'shortcut.cost.nothingMany');
+  const after = t(one ? 'shortcut.cost.afterOne' : 'shortcut.cost.afterMany');
+  return t('shortcut.chose', { things, how, cost, after });
 }
 
 /** "item 680001234501 (first marketplace)", "shop id of account beeclothing", "waybill SF… (SF)". */
@@ -241,19 +273,12 @@ export function renderChooseModal(w: Words, input: ChooseModalInput): ModalView 
     });
   }
 
-  const picked = t('shortcut.chosen', { count: chosen.size, n: w.count(chosen.size) });
-  const total =
-    chosen.size === 0
-      ? t('shortcut.nothingChosen')
-      : plan.needsTarget
-        ? t('shortcut.needsTarget', { picked })
-        : t('shortcut.totalLine', {
-            picked,
-            lookups: t('shortcut.lookups', { count: plan.lookups.length, n: w.count(plan.lookups.length) }),
-            total: totalSentence(w, plan.total),
-          });
+  const chosenCandidates = [...chosen]
+    .sort((a, b) => a - b)
+    .map((i) => found.candidates[i])
+    .filter((c): c is Candidate => c !== undefined);
   blocks.push(
-    section(t('shortcut.totalSection', { text: total })),
+    section(t('shortcut.totalSection', { text: chosenCostText(w, chosenCandidates, plan) })),
     context(t('shortcut.nothingUntilConfirm')),
   );
 

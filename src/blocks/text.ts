@@ -1,5 +1,6 @@
 /**
- * Text helpers for Block Kit: escaping, length-safe cutting, links and money.
+ * Text helpers for Block Kit: escaping, length-safe cutting and links (numbers, money and dates
+ * are formatted by the reader's Words, i18n/words.ts).
  *
  * Lengths are counted in UTF-16 code units (`string.length`), never fewer than the code points
  * Slack may count, so a text cut here fits whichever way Slack counts; cuts never split a
@@ -92,55 +93,4 @@ export function mrkdwnLink(url: string | null | undefined, label: string): strin
   const text = escapeText(label.replace(/[\r\n]+/g, ' '));
   if (href === null) return text;
   return `<${escapeText(href)}|${text || escapeText(href)}>`;
-}
-
-const YUAN = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/** "¥59.00", "¥12,345.00", "-¥1.50"; "¥—" for a value that is not a finite number. */
-export function formatYuan(yuan: number): string {
-  if (!Number.isFinite(yuan)) return '¥—';
-  const text = YUAN.format(Math.abs(yuan));
-  return yuan < 0 && text !== '0.00' ? `-¥${text}` : `¥${text}`;
-}
-
-function formatCount(n: number): string {
-  return Number.isInteger(n) ? String(n) : String(Number(n.toFixed(2)));
-}
-
-/** "12 points (¥0.12)", "1 point (¥0.01)": 1 point = 1 fen = 0.01 yuan (spec/notes.md). */
-export function formatPoints(points: number): string {
-  return `${formatCount(points)} ${points === 1 ? 'point' : 'points'} (${formatYuan(points / 100)})`;
-}
-
-/** "1 call", "3 calls". */
-export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${formatCount(n)} ${n === 1 ? singular : pluralForm}`;
-}
-
-const SHANGHAI = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'Asia/Shanghai',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
-
-/** "2026-11-20 14:03" in Asia/Shanghai, the marketplaces' time zone; "—" for an invalid date. */
-export function formatShanghaiTime(date: Date): string {
-  if (Number.isNaN(date.getTime())) return '—';
-  const part: Record<string, string> = {};
-  for (const p of SHANGHAI.formatToParts(date)) part[p.type] = p.value;
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
-}
-
-/** "under a minute", "5 min", "3 h", "2 days": how old a cached answer is. */
-export function formatAge(ms: number): string {
-  const minutes = Math.floor(Math.max(0, ms) / 60_000);
-  if (minutes < 1) return 'under a minute';
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h`;
-  return `${Math.floor(hours / 24)} days`;
 }

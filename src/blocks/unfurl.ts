@@ -133,6 +133,7 @@ export function renderUnfurl(w: Words, decision: UnfurlDecision, options: { now:
             charge: chargeNoteText(w, {
               chargedPoints: decision.outcome.chargedPoints,
               quotaCalls: decision.outcome.quotaCalls,
+              ...(decision.outcome.attempts !== undefined ? { attempts: decision.outcome.attempts } : {}),
               ...(decision.outcome.shared ? { shared: true } : {}),
             }),
           });

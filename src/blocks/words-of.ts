@@ -50,14 +50,40 @@ export function describeCap(w: Words, figure: CapFigure): string {
     : w.t(figure.period === 'daily' ? 'cap.workspace.daily' : 'cap.workspace.monthly', values);
 }
 
+/** "your daily cap (8 of 12 points left)". */
+export function describeRemaining(w: Words, figure: CapFigure): string {
+  const values = { left: w.count(Math.max(0, figure.cap - figure.spent)), cap: w.count(figure.cap) };
+  return figure.scope === 'user'
+    ? w.t(figure.period === 'daily' ? 'cap.left.user.daily' : 'cap.left.user.monthly', values)
+    : w.t(figure.period === 'daily' ? 'cap.left.workspace.daily' : 'cap.left.workspace.monthly', values);
+}
+
+/** What a refused lookup would have cost, in its own units: never "about 0 points" for quota calls. */
+export function wantedWords(w: Words, points: number, quotaCalls: number, hasPoints: boolean): string {
+  const quota = w.t('cap.quotaCalls', { count: quotaCalls, n: w.count(quotaCalls) });
+  if (!hasPoints) return w.t('cap.quotaNoPoints', { quota });
+  const about = w.t('cap.aboutPoints', { n: w.count(points) });
+  return quotaCalls > 0 ? w.t('cap.pointsAndQuota', { points: about, quota }) : about;
+}
+
 export function describeRefusal(w: Words, refusal: Refusal): string {
   switch (refusal.reason) {
     case 'not_allowed':
       return w.t('refusal.reason.not_allowed');
-    case 'budget':
-      return w.t('refusal.reason.budget', {
-        wanted: w.count(refusal.wanted),
+    case 'budget': {
+      const values = {
+        wanted: wantedWords(w, refusal.wanted, refusal.quotaCalls, refusal.points),
         cap: describeCap(w, refusal.cap),
+      };
+      // Item lookups cost no points: refused only because the cap is already passed.
+      return refusal.wanted > 0
+        ? w.t('refusal.reason.budget', values)
+        : w.t('refusal.reason.budget_passed', values);
+    }
+    case 'price_unknown':
+      return w.t('refusal.reason.price_unknown', {
+        operations: w.list(refusal.operations.map((op) => operationTitle(w, op))),
+        caps: w.list(refusal.caps.map((c) => describeRemaining(w, c))),
       });
     default:
       return w.t(`refusal.reason.${refusal.reason}`, { shop: refusal.shop });

@@ -56,7 +56,7 @@ export interface FetchOrdersOptions {
   /** Default 'bulk': digests never delay a person's lookup. */
   priority?: CallOptions['priority'];
   correlationId?: string;
-  /** Every charge (the ledger). */
+  /** Every call that reached the service, charged or not (the ledger). */
   onCharge?: ChargeListener;
   /** After every page: "page k of n". */
   onProgress?: (plan: FetchPlan) => void;
@@ -68,7 +68,7 @@ export interface FetchOrdersOptions {
 export interface FetchedOrders {
   /** De-duplicated by order number, in the order the pages listed them. */
   orders: Order[];
-  /** Charged calls made. */
+  /** Pages answered (every call, retries and failures included, is counted through onCharge). */
   calls: number;
   /** Sum of withholding_money reported, in points. */
   chargedPoints: number;
@@ -118,7 +118,8 @@ export async function fetchOrders(client: PlatClient, options: FetchOrdersOption
       );
       calls += 1;
       chargedPoints += result.chargePoints ?? 0;
-      lastPagePoints = result.chargePoints;
+      // One attempt's charge: the estimate of each page still to fetch (retries aside).
+      lastPagePoints = result.pricePoints;
       for (const order of result.data.orders)
         if (!byNumber.has(order.orderSn)) byNumber.set(order.orderSn, order);
       if (page === 0) {

@@ -64,6 +64,11 @@ export interface DigestScheduler {
   reschedule(): void;
   /** "Run now": a manual run with progress in the channel, under the cost cap. */
   runNow(subscriptionId: number, userId: string): Promise<ManualResult>;
+  /**
+   * Today's posted digest (the subscription's local date: the newest run, else the scheduled
+   * one), if any: a "Run now" would fetch and charge the same orders again, so the caller asks first.
+   */
+  postedToday(subscriptionId: number): DigestRun | null;
   /** "Run anyway": runs a run that waited for approval, without the cap. Single-use. */
   approve(runId: number, userId: string): Promise<ManualResult>;
   /** The next scheduled instant of a subscription, for `list` (ms). */
@@ -423,6 +428,15 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         lease(),
       );
       return start(sub, run, false);
+    },
+    postedToday(subscriptionId) {
+      const sub = digests.get(subscriptionId);
+      if (!sub) return null;
+      const today = localDateOf(clock.now(), sub.timeZone);
+      const last = digests.lastRun(subscriptionId);
+      if (last && last.state === 'posted' && last.localDate === today) return last;
+      const scheduled = digests.scheduledRun(subscriptionId, today);
+      return scheduled?.state === 'posted' ? scheduled : null;
     },
     async approve(runId, userId) {
       const waiting = digests.run(runId);

@@ -4,6 +4,7 @@
  * does. Refusals name who to ask.
  */
 
+import type { Operation } from '../plat/operations.js';
 import type { CapFigure } from './budgets.js';
 import type { AccessPolicy, RegisteredShop, ShopRegistry } from './settings.js';
 import type { LookupRequest } from './types.js';
@@ -15,9 +16,12 @@ export type Refusal =
   | { reason: 'shop_channel'; shop: string }
   | { reason: 'shop_no_owner'; shop: string }
   | { reason: 'shop_no_shop_id'; shop: string }
-  | { reason: 'budget'; wanted: number; cap: CapFigure };
+  /** Over a cap; `wanted` points (0: an item lookup refused because the cap is already passed). */
+  | { reason: 'budget'; wanted: number; cap: CapFigure; quotaCalls: number; points: boolean }
+  /** Under an active cap, a price not known yet cannot be checked: only an admin may run it. */
+  | { reason: 'price_unknown'; operations: readonly Operation[]; caps: readonly CapFigure[] };
 
-export type AccessRefusal = { ok: false; refusal: Exclude<Refusal, { reason: 'budget' }> };
+export type AccessRefusal = { ok: false; refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' }> };
 export type AccessResult = { ok: true; request: LookupRequest } | AccessRefusal;
 
 export interface AccessDeps {

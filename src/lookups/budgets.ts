@@ -50,6 +50,8 @@ export function periodStarts(
 export interface BudgetGuard {
   /** Checks `points` more against every cap that applies to this user now. */
   check(userId: string | null, points: number): BudgetCheck;
+  /** Every cap that applies to this user now, with what is spent of it (empty: no cap is set). */
+  figures(userId: string | null): CapFigure[];
   /** Reserves points for a call about to start; the returned function releases them. */
   reserve(userId: string | null, points: number): () => void;
 }
@@ -70,32 +72,40 @@ export function createBudgetGuard(deps: {
     return out;
   }
 
+  function figures(userId: string | null): CapFigure[] {
+    const budgets = deps.budgets();
+    const applicable = capsFor(budgets, userId);
+    // No caps set (the default): nothing to read from the ledger.
+    if (applicable.every(({ caps }) => caps.daily === null && caps.monthly === null)) return [];
+    const periods = periodStarts(deps.now(), budgets.timezone);
+    const out: CapFigure[] = [];
+    for (const { scope, caps } of applicable) {
+      for (const period of ['daily', 'monthly'] as const) {
+        const cap = caps[period];
+        if (cap === null) continue;
+        const from = period === 'daily' ? periods.day : periods.month;
+        const to = period === 'daily' ? periods.nextDay : periods.nextMonth;
+        const spentInLedger = deps.ledger.totals({
+          from,
+          to,
+          ...(scope === 'user' && userId ? { userId } : {}),
+        }).points;
+        const spent = spentInLedger + reservedFor(scope === 'user' && userId ? userId : WORKSPACE);
+        out.push({ scope, period, cap, spent });
+      }
+    }
+    return out;
+  }
+
   return {
+    figures,
+
     check(userId, points) {
-      const budgets = deps.budgets();
-      const applicable = capsFor(budgets, userId);
-      // No caps set (the default): nothing to read from the ledger.
-      if (applicable.every(({ caps }) => caps.daily === null && caps.monthly === null))
-        return { ok: true, warnings: [] };
-      const periods = periodStarts(deps.now(), budgets.timezone);
       const warnings: CapFigure[] = [];
       let exceeded: CapFigure | null = null;
-      for (const { scope, caps } of applicable) {
-        for (const period of ['daily', 'monthly'] as const) {
-          const cap = caps[period];
-          if (cap === null) continue;
-          const from = period === 'daily' ? periods.day : periods.month;
-          const to = period === 'daily' ? periods.nextDay : periods.nextMonth;
-          const spentInLedger = deps.ledger.totals({
-            from,
-            to,
-            ...(scope === 'user' && userId ? { userId } : {}),
-          }).points;
-          const spent = spentInLedger + reservedFor(scope === 'user' && userId ? userId : WORKSPACE);
-          const figure = { scope, period, cap, spent };
-          if (spent + points > cap) exceeded ??= figure;
-          else if (spent + points >= cap * WARN_AT) warnings.push(figure);
-        }
+      for (const figure of figures(userId)) {
+        if (figure.spent + points > figure.cap) exceeded ??= figure;
+        else if (figure.spent + points >= figure.cap * WARN_AT) warnings.push(figure);
       }
       return exceeded ? { ok: false, exceeded, wanted: points, warnings } : { ok: true, warnings };
     },

@@ -14,8 +14,24 @@ function batches<T>(list: readonly T[], size: number): T[][] {
   return out;
 }
 
-const sumCharges = (results: { chargePoints: number | null }[]) =>
-  results.reduce((total, r) => total + (r.chargePoints ?? 0), 0);
+/** What the calls of one lookup cost together (each call's own sum over its attempts). */
+interface Charged {
+  chargePoints: number | null;
+  quotaCalls: number;
+  attempts: number;
+}
+
+const sumCharges = (results: Charged[]) => results.reduce((total, r) => total + (r.chargePoints ?? 0), 0);
+const sumQuota = (results: Charged[]) => results.reduce((total, r) => total + r.quotaCalls, 0);
+
+/**
+ * Attempts sent over the lookup's calls, stated with the charge when a call was retried (issue 10:
+ * "Charged 9 points over 3 attempts"); nothing when each call took one attempt.
+ */
+function attemptsOf(results: Charged[]): { attempts?: number } {
+  const sent = results.reduce((total, r) => total + r.attempts, 0);
+  return results.some((r) => r.attempts > 1) ? { attempts: sent } : {};
+}
 
 /**
  * Batches of one waybill request. A batch that fails as a whole (302, timeout…) is reported with
@@ -23,7 +39,7 @@ const sumCharges = (results: { chargePoints: number | null }[]) =>
  */
 async function runBatches<R>(
   waybills: readonly WaybillRef[],
-  send: (batch: WaybillRef[]) => Promise<{ data: R[]; chargePoints: number | null }>,
+  send: (batch: WaybillRef[]) => Promise<{ data: R[] } & Charged>,
 ) {
   const settled = await Promise.all(
     batches(waybills, MAX_WAYBILLS_PER_CALL).map(async (batch) => {
@@ -37,21 +53,22 @@ async function runBatches<R>(
   );
   const records: R[] = [];
   const failedBatches: { waybillCodes: string[]; error: PlatError }[] = [];
-  let chargedPoints = 0;
+  const charged: Charged[] = [];
   for (const s of settled) {
     if ('result' in s && s.result) {
       records.push(...s.result.data);
-      chargedPoints += s.result.chargePoints ?? 0;
+      charged.push(s.result);
     } else if ('error' in s && s.error) {
       failedBatches.push({ waybillCodes: s.batch.map((w) => w.waybillCode), error: s.error });
-      chargedPoints += s.error.chargePoints ?? 0;
+      charged.push(s.error);
     }
   }
+  const chargedPoints = sumCharges(charged);
   // Every batch failed the same way: that is the answer (e.g. the shop is not authorized).
   const first = failedBatches[0];
   if (first && records.length === 0 && failedBatches.every((f) => f.error.code === first.error.code))
     throw first.error;
-  return { records, failedBatches, chargedPoints };
+  return { records, failedBatches, chargedPoints, ...attemptsOf(charged) };
 }
 
 export async function executeLookup(
@@ -65,12 +82,14 @@ export async function executeLookup(
         client.itemInfo({ itemId: request.itemId }, options),
         request.withPrices ? client.itemPrices({ itemId: request.itemId }, options) : null,
       ]);
+      const calls = prices ? [item, prices] : [item];
       return {
         kind: 'item',
         item: item.data,
         prices: prices?.data ?? null,
-        chargedPoints: sumCharges(prices ? [item, prices] : [item]),
-        quotaCalls: prices ? 2 : 1,
+        chargedPoints: sumCharges(calls),
+        quotaCalls: sumQuota(calls),
+        ...attemptsOf(calls),
       };
     }
     case 'item-prices': {
@@ -79,16 +98,28 @@ export async function executeLookup(
         kind: 'item-prices',
         prices: prices.data,
         chargedPoints: prices.chargePoints ?? 0,
-        quotaCalls: 1,
+        quotaCalls: prices.quotaCalls,
+        ...attemptsOf([prices]),
       };
     }
     case 'shop-info': {
       const shop = await client.shopInfo({ url: request.url, type: request.shopType }, options);
-      return { kind: 'shop-info', shop: shop.data, url: request.url, chargedPoints: shop.chargePoints ?? 0 };
+      return {
+        kind: 'shop-info',
+        shop: shop.data,
+        url: request.url,
+        chargedPoints: shop.chargePoints ?? 0,
+        ...attemptsOf([shop]),
+      };
     }
     case 'shop-id': {
       const shop = await client.shopId({ wwid: request.wwid }, options);
-      return { kind: 'shop-id', result: shop.data, chargedPoints: shop.chargePoints ?? 0 };
+      return {
+        kind: 'shop-id',
+        result: shop.data,
+        chargedPoints: shop.chargePoints ?? 0,
+        ...attemptsOf([shop]),
+      };
     }
     case 'waybill-print': {
       const out = await runBatches(request.waybills, async (batch) => {
@@ -134,6 +165,7 @@ export async function executeLookup(
         page: page.data,
         filters: request.filters,
         chargedPoints: page.chargePoints ?? 0,
+        ...attemptsOf([page]),
       };
     }
   }

@@ -3,7 +3,6 @@
  * lookups; for admins the workspace's spend of the last 30 days, the alerts sent to admins, and
  * the settings they can change there. Pure reads: blocks/home.ts renders it.
  */
-
 import { z } from 'zod';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
@@ -136,7 +135,11 @@ export function homeData(
         text: a.detail,
       })),
       budgetAlerts: Object.entries(sent)
-        .map(([cap, at]) => ({ cap, day: at.slice(0, 10) }))
+        // The stored value is the instant the local day began: its date in the zone, not in UTC.
+        .map(([cap, at]) => {
+          const ms = Date.parse(at);
+          return { cap, day: Number.isNaN(ms) ? at.slice(0, 10) : localDateOf(ms, timeZone) };
+        })
         .sort((a, b) => b.day.localeCompare(a.day))
         .slice(0, 10),
       access: lookups.settings.access(),

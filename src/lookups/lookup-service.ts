@@ -2,19 +2,21 @@
  * The one path every entry point takes (slash command, shortcut, unfurl, button): check access,
  * answer from the cache when it can, quote the charge and check the budgets, store the pending
  * lookup, claim it once on Confirm, run it (identical lookups in flight share one call), and
- * write every charge to the ledger. Confirmation is server-side and single-use (DESIGN rule 2).
+ * write every call that reached the service to the ledger. Confirmation is server-side and
+ * single-use (DESIGN rule 2).
  */
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
+import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
-import type { ClaimFailure, LedgerSource, Store } from '../store/store.js';
+import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess, type Refusal } from './access.js';
 import {
   type BudgetCheck,
@@ -25,6 +27,7 @@ import {
 } from './budgets.js';
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
+import { CLAIM_LEASE_MS } from './interrupted.js';
 import { configuredPrice, mergePrices, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
@@ -74,6 +77,8 @@ export type BudgetAlert = { figure: CapFigure; userId: string | null; refused: b
 export interface LookupServiceOptions {
   client: PlatClient;
   store: Store;
+  /** This process in claim records (default: a fresh id with the default lease). */
+  holder?: ClaimHolder;
   prices: PriceTable;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   confirmTtlMs?: number;
@@ -85,6 +90,8 @@ export interface LookupServiceOptions {
 
 export interface LookupService {
   readonly settings: SpendSettings;
+  /** Who this service claims as; its leases are renewed by the claim watch while it runs. */
+  readonly holder: ClaimHolder;
   quote(request: LookupRequest): Quote;
   /** Checks, quotes and stores the request; never calls the plat API. */
   prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
@@ -97,8 +104,8 @@ export interface LookupService {
   claim(pendingId: string, userId: string): Claimed;
   cancel(pendingId: string, userId: string): Claimed;
   /**
-   * Runs a claimed lookup; records every charge; marks it done or failed. Rejects with
-   * PlatError. An identical lookup already in flight is shared: the follower is not charged.
+   * Runs a claimed lookup; records every call that reached the service; marks it done or
+   * failed. Rejects with PlatError. An identical lookup already in flight is shared: the follower is not charged.
    */
   run(pending: Pending, options?: RunOptions): Promise<LookupOutcome & { shared?: boolean }>;
   /**
@@ -133,11 +140,19 @@ export function summarize(request: LookupRequest): string {
   }
 }
 
+/** Lines whose price is not known yet: no PLAT_PRICES entry or App Home price, no charge seen. */
+function unknownPriceLines(q: Quote): Quote['lines'] {
+  return q.lines.filter(
+    (l) => l.unit === 'points' && l.configuredPoints === null && l.lastSeenPoints === null,
+  );
+}
+
 export function createLookupService(options: LookupServiceOptions): LookupService {
   const { client, store, logger } = options;
   const ttlMs = options.confirmTtlMs ?? CONFIRM_TTL_MS;
   const now = options.now ?? (() => new Date());
   const isAdmin = options.isAdmin ?? (() => false);
+  const holder = options.holder ?? { instanceId: currentInstance().id, leaseMs: CLAIM_LEASE_MS };
   const settings = spendSettings(store.settings);
   const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
   const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
@@ -237,6 +252,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
   return {
     settings,
+    holder,
     quote: quoteOf,
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
@@ -259,10 +275,32 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         }
       }
 
+      // Caps are never passed silently (issue 10): under an active cap a price not known yet
+      // cannot be checked, so only an admin may run it (and so learn the price); others are told
+      // what is left and how an admin sets the price.
+      const unknown = unknownPriceLines(q);
+      if (unknown.length > 0 && !isAdmin(actor.userId)) {
+        const caps = guard.figures(actor.userId);
+        if (caps.length > 0) {
+          const operations = [...new Set(unknown.map((l) => l.operation))];
+          return { kind: 'refused', refusal: { reason: 'price_unknown', operations, caps } };
+        }
+      }
+
       const check = guard.check(actor.userId, q.totalPoints ?? 0);
       budgetVerdict(check, actor.userId);
       if (!check.ok)
-        return { kind: 'refused', refusal: { reason: 'budget', wanted: check.wanted, cap: check.exceeded } };
+        return {
+          kind: 'refused',
+          refusal: {
+            reason: 'budget',
+            wanted: check.wanted,
+            cap: check.exceeded,
+            // Item lookups cost quota calls, not points: said in their own units (never "about 0 points").
+            quotaCalls: q.quotaCalls,
+            points: q.lines.some((l) => l.unit === 'points'),
+          },
+        };
 
       const pending = createPending(request, actor, summary, q);
       const threshold = store.prefs.getConfirmThreshold(actor.userId);
@@ -273,14 +311,14 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         q.totalPoints !== null &&
         q.totalPoints < threshold
       ) {
-        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId);
+        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId, holder);
         if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q, warnings: check.warnings };
       }
       return { kind: 'confirm', pending, quote: q, warnings: check.warnings };
     },
 
     prepareFollowUp: (request, actor, summary) => createPending(request, actor, summary, quoteOf(request)),
-    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId),
+    claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId, holder),
     cancel: (pendingId, userId) => store.pending.cancel<LookupRequest, Quote>(pendingId, userId),
 
     run(pending, runOptions = {}) {

@@ -2,6 +2,8 @@
  * Spend reports read from the ledger: totals by period, by operation, by user and by day, and
  * the CSV export for accounting.
  */
+import { localDateOf } from '../digest/zoned-time.js';
+import { NO_ANSWER_CODE } from '../plat/codes.js';
 import type { LedgerEntry, LedgerGroupRow, LedgerTotals, Store } from '../store/store.js';
 import { periodStarts } from './budgets.js';
 
@@ -11,12 +13,35 @@ export interface UsageReport {
   period: ReportPeriod;
   from: Date;
   to: Date;
+  /** The budget zone: days and the period are counted in it, and shown in it. */
+  timeZone: string;
   userId: string | null;
   totals: LedgerTotals;
   byOperation: LedgerGroupRow[];
   /** Only for workspace reports (no user). */
   byUser: LedgerGroupRow<string | null>[];
+  /** Days with spend, keyed 'YYYY-MM-DD' in the budget zone, oldest first. */
   byDay: LedgerGroupRow[];
+}
+
+/**
+ * Totals per local day of `timeZone` over [from, to), days with no ledger rows left out. One
+ * query per day (at most 31, on the indexed time column) rather than a UTC day in SQL, so the
+ * days the report lists are the days the budgets count.
+ */
+function totalsByLocalDay(
+  store: Store,
+  q: { from: Date; to: Date; userId: string | null; timeZone: string },
+): LedgerGroupRow[] {
+  const rows: LedgerGroupRow[] = [];
+  for (let day = q.from; day < q.to; ) {
+    const next = periodStarts(day, q.timeZone).nextDay;
+    const to = next < q.to ? next : q.to;
+    const totals = store.ledger.totals({ from: day, to, ...(q.userId ? { userId: q.userId } : {}) });
+    if (totals.calls > 0) rows.push({ key: localDateOf(day.getTime(), q.timeZone), ...totals });
+    day = next;
+  }
+  return rows;
 }
 
 export function reportRange(period: ReportPeriod, now: Date, timeZone: string): { from: Date; to: Date } {
@@ -40,11 +65,12 @@ export function usageReport(
   return {
     period: q.period,
     ...range,
+    timeZone: q.timeZone,
     userId: q.userId,
     totals: store.ledger.totals(scope),
     byOperation: store.ledger.groupTotals('operation', scope),
     byUser: q.userId ? [] : store.ledger.groupTotals('user', scope),
-    byDay: store.ledger.groupTotals('day', scope),
+    byDay: totalsByLocalDay(store, { ...range, userId: q.userId, timeZone: q.timeZone }),
   };
 }
 
@@ -79,6 +105,14 @@ function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * The outcome column: 'ok', 'error' (the service answered another code), or 'no_answer' for a
+ * call that reached the service but whose answer could not be read (code -1, NO_ANSWER_CODE).
+ */
+function outcomeOf(e: LedgerEntry): string {
+  return e.code === NO_ANSWER_CODE ? 'no_answer' : e.outcome;
+}
+
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
 
 /** RFC 4180 CSV of the ledger; `header` names the columns (default: their names). */
@@ -99,7 +133,7 @@ export function ledgerCsv(
         (e.points / 100).toFixed(2),
         e.quotaCalls,
         e.code,
-        e.outcome,
+        outcomeOf(e),
         e.requestId,
         e.correlationId,
         e.pendingId,

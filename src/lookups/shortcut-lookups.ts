@@ -64,7 +64,7 @@ export interface PlannedLookup {
 /** A problem with the choice, on the modal field it concerns; blocks/ words it (`shortcut.problem.*`). */
 export type PlanProblem = {
   field: 'pick' | 'target' | 'carrier';
-  code: 'choose_one' | 'whose' | 'too_many' | 'carrier_code' | 'carrier_unknown' | 'carrier_unknown_more';
+  code: 'choose_some' | 'whose' | 'too_many' | 'carrier_code' | 'carrier_unknown' | 'carrier_unknown_more';
   values?: Record<string, string | number>;
 };
 
@@ -120,7 +120,7 @@ export function planSelection(
     .sort((a, b) => a - b)
     .map((i) => found.candidates[i])
     .filter((c): c is Candidate => c !== undefined);
-  if (chosen.length === 0) problems.push({ field: 'pick', code: 'choose_one' });
+  if (chosen.length === 0) problems.push({ field: 'pick', code: 'choose_some' });
 
   const requests: LookupRequest[] = [];
   for (const c of chosen) if (c.kind !== 'waybill') requests.push(requestOf(c));

@@ -63,8 +63,12 @@ export interface Quote {
   quotaCalls: number;
 }
 
-/** What came back, ready for a renderer. `chargedPoints` is the sum of withholding_money reported. */
-export type LookupOutcome =
+/**
+ * What came back, ready for a renderer. `chargedPoints` is the sum of withholding_money reported
+ * over every attempt of every call (retries included); `attempts`, present only when a call was
+ * retried, is the number of attempts sent.
+ */
+export type LookupOutcome = (
   | { kind: 'item'; item: Item; prices: ItemPrices | null; chargedPoints: number; quotaCalls: number }
   | { kind: 'item-prices'; prices: ItemPrices; chargedPoints: number; quotaCalls: number }
   | { kind: 'shop-info'; shop: ShopInfo; url: string; chargedPoints: number }
@@ -84,7 +88,8 @@ export type LookupOutcome =
       failedBatches: { waybillCodes: string[]; error: PlatError }[];
       chargedPoints: number;
     }
-  | { kind: 'orders'; ownerId: string; page: OrdersPage; filters: OrderFilters; chargedPoints: number };
+  | { kind: 'orders'; ownerId: string; page: OrdersPage; filters: OrderFilters; chargedPoints: number }
+) & { attempts?: number };
 
 /** A stored pending lookup with its request and quote typed (the store keeps them as JSON). */
 export type Pending = PendingLookup<LookupRequest, Quote>;

@@ -1,10 +1,11 @@
 /**
  * The plat client: one typed function per operation (spec §1). Each call validates its input
  * (invalid input costs nothing), waits for the shared limiter, sends through the one HTTP path,
- * reports every charge, maps error codes to typed errors, and retries 101/202 as new limiter jobs.
+ * reports every call that reached the service (the ledger), maps error codes to typed errors,
+ * and retries 101/202 as new limiter jobs.
  */
 import type { Logger } from 'pino';
-import { errorForCode } from './codes.js';
+import { errorForCode, NO_ANSWER_CODE, takesQuotaCall } from './codes.js';
 import {
   isPlatApiError,
   isPlatError,
@@ -44,6 +45,7 @@ import {
   waybillPrintDataSchema,
 } from './schemas.js';
 import type {
+  ChargeEvent,
   ChargeListener,
   Item,
   ItemPrices,
@@ -76,7 +78,11 @@ export interface PlatClientOptions {
   limiter: Limiter;
   /** Edition (vvtype) per operation; the spec's default where not set. */
   editions?: Partial<Record<Operation, number>>;
-  /** Called for every response that reports withholding_money, error responses included. */
+  /**
+   * Called for every call that reached the service, charged or not (a ledger row each): every
+   * answer, with its withholding_money and item quota call, and every call sent whose answer never
+   * came (NO_ANSWER_CODE).
+   */
   onCharge?: ChargeListener;
   retry?: Partial<RetryPolicy>;
   logger?: Pick<Logger, 'debug' | 'warn'>;
@@ -127,6 +133,14 @@ export interface PlatClient {
 
 type Decoded<T> = { data: T; requestId?: string | null };
 
+/** Failures raised before a request went out: they are no attempt. */
+const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
+  'invalid_input',
+  'busy',
+  'aborted',
+  'budget_exceeded',
+]);
+
 export function createPlatClient(options: PlatClientOptions): PlatClient {
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const { http, limiter, logger } = options;
@@ -154,6 +168,21 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     call: CallOptions,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
+    /** Every call that reached the service is reported, charged or not: one ledger row each. */
+    const report = (code: number, points: number, quotaCalls: number, requestId: string | null) => {
+      const event: ChargeEvent = {
+        operation,
+        edition,
+        points,
+        quotaCalls,
+        code,
+        requestId,
+        correlationId: call.correlationId ?? null,
+        at: new Date(),
+      };
+      options.onCharge?.(event);
+      call.onCharge?.(event);
+    };
     let body: unknown;
     try {
       ({ body } = await http.send({ operation, params, signal: call.signal }));
@@ -169,14 +198,27 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         },
         'plat call',
       );
+      if (isPlatError(error) && error.reachedService) {
+        // Sent, but what it cost is unknown: a row with no points, and the item quota call it may
+        // have taken (overstate the quota rather than lose a call).
+        const quotaCalls = takesQuotaCall(operation, NO_ANSWER_CODE, '') ? 1 : 0;
+        report(NO_ANSWER_CODE, 0, quotaCalls, null);
+        error.quotaCalls = quotaCalls;
+      }
       throw error;
     }
     const envelope = envelopeSchema.safeParse(body);
-    if (!envelope.success) throw new PlatSchemaError(operation, issueLines(envelope.error), null);
+    if (!envelope.success) {
+      const quotaCalls = takesQuotaCall(operation, NO_ANSWER_CODE, '') ? 1 : 0;
+      report(NO_ANSWER_CODE, 0, quotaCalls, null);
+      throw new PlatSchemaError(operation, issueLines(envelope.error), null, quotaCalls, false);
+    }
     const { code, msg, msec, time } = envelope.data;
     // spec §4.2 sample: platiteminfo puts the item at the top level instead of in data.
     const data = envelope.data.data ?? (operation === 'platiteminfo' ? body : undefined);
     const chargePoints = chargeIn(data) ?? chargeIn(body) ?? firstOrderCharge(operation, data);
+    // spec §8: item answers report no withholding_money; the charge is one call of the quota.
+    const quotaCalls = takesQuotaCall(operation, code, msg) ? 1 : 0;
     logger?.debug(
       {
         operation,
@@ -184,37 +226,29 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         code,
         ms: Math.round(performance.now() - started),
         chargePoints,
+        quotaCalls,
         correlationId: call.correlationId,
       },
       'plat call',
     );
-    if (chargePoints !== null) {
-      const event = {
-        operation,
-        edition,
-        points: chargePoints,
-        code,
-        requestId: requestIdIn(data),
-        correlationId: call.correlationId ?? null,
-        at: new Date(),
-      };
-      options.onCharge?.(event);
-      call.onCharge?.(event);
-    }
-    if (code !== 0) throw errorForCode(operation, code, msg, data, chargePoints);
+    report(code, chargePoints ?? 0, quotaCalls, requestIdIn(data));
+    if (code !== 0) throw errorForCode(operation, code, msg, data, chargePoints, quotaCalls);
     let decoded: Decoded<T>;
     try {
       decoded = decode(data, msg);
     } catch (error) {
       const issues =
         error instanceof Error && 'issues' in error ? issueLines(error as never) : [String(error)];
-      throw new PlatSchemaError(operation, issues, chargePoints);
+      throw new PlatSchemaError(operation, issues, chargePoints, quotaCalls);
     }
     return {
       operation,
       edition,
       data: decoded.data,
       chargePoints,
+      pricePoints: chargePoints,
+      quotaCalls,
+      attempts: 1,
       message: msg,
       requestId: decoded.requestId ?? requestIdIn(data),
       serverMs: msec,
@@ -238,7 +272,10 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     }
   }
 
-  /** Through the limiter; 101/202 are retried with backoff as new limiter jobs (notes.md). */
+  /**
+   * Through the limiter; 101/202 are retried with backoff as new limiter jobs (notes.md). The
+   * result (or the error) carries what every attempt cost together, so the answer states it all.
+   */
   async function call<T>(
     operation: Operation,
     edition: number | null,
@@ -246,9 +283,15 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     decode: (data: unknown, message: string) => Decoded<T>,
     call: CallOptions = {},
   ): Promise<PlatResult<T>> {
+    let points: number | null = null;
+    let quotaCalls = 0;
+    const add = (charged: { chargePoints: number | null; quotaCalls: number }) => {
+      if (charged.chargePoints !== null) points = (points ?? 0) + charged.chargePoints;
+      quotaCalls += charged.quotaCalls;
+    };
     for (let n = 0; ; n++) {
       try {
-        return await limiter.schedule(
+        const result = await limiter.schedule(
           () => observed(operation, () => attempt(operation, edition, params, decode, call)),
           {
             priority: call.priority ?? 'interactive',
@@ -257,9 +300,17 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
             ...(call.onQueued ? { onQueued: call.onQueued } : {}),
           },
         );
+        add(result);
+        return { ...result, chargePoints: points, quotaCalls, attempts: n + 1 };
       } catch (error) {
-        if (!isPlatError(error) || !error.retryable || n >= retry.maxRetries || call.signal?.aborted)
+        if (!isPlatError(error)) throw error;
+        // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
+        const sent = n + (NOT_SENT_CODES.has(error.code) ? 0 : 1);
+        add(error);
+        if (!error.retryable || n >= retry.maxRetries || call.signal?.aborted) {
+          error.setAttemptTotals({ chargePoints: points, quotaCalls, attempts: sent });
           throw error;
+        }
         const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n) * (0.75 + Math.random() * 0.5);
         logger?.warn(
           { operation, code: error.code, retry: n + 1, delayMs: Math.round(delay) },

@@ -5,6 +5,7 @@ import {
   PlatAccountNotFoundError,
   type PlatApiError,
   PlatCredentialError,
+  PlatItemNotFoundError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -17,7 +18,7 @@ import {
   PlatUpstreamTimeoutError,
   PlatWrongPathError,
 } from './errors.js';
-import type { Operation } from './operations.js';
+import { OPERATIONS, type Operation } from './operations.js';
 
 /**
  * spec §7 lists 204 twice: "no permission on this interface" and "not enough calls left".
@@ -41,17 +42,51 @@ export function findAuthUrl(data: unknown, msg: string): string | null {
   return walk(data, 0) ?? msg.match(/https?:\/\/[^\s"'<>]+/i)?.[0] ?? null;
 }
 
+/**
+ * The ledger code of a call that reached the service but whose answer could not be read (a
+ * timeout after sending, a cut connection, an HTTP error page): the service may have charged it,
+ * so it is recorded, with no points (none were reported) and, for item operations, one quota call.
+ */
+export const NO_ANSWER_CODE = -1;
+
+/** The service's msg for an item that does not exist (spec §4.2, §4.3 do not show it; seen in Chinese or English). */
+const ITEM_NOT_FOUND_MSG = /不存在|does not exist|doesn't exist|not exist|not found|no such item/i;
+
+/**
+ * Codes by which the service refuses a call before querying anything, so no call of the item quota
+ * is taken: no permission or no calls left (204), credential (401), path (404), interface not
+ * supported (203). A parameter error (100) is one too, unless it says the item does not exist.
+ */
+const REFUSED_BEFORE_QUERY: ReadonlySet<number> = new Set([203, 204, 401, 404]);
+
+/**
+ * Whether an answer of an item operation took one call of the item quota. Item answers carry no
+ * withholding_money (spec §2.4, §4.2, §4.3 samples); each query is one call "also when the item
+ * does not exist" (§8), and every call is charged (§1 rule 3). The error table of the item
+ * endpoints is not shown (§7), so any other code the service answered counts as a call: the
+ * ledger may then overstate the quota, never understate it.
+ */
+export function takesQuotaCall(operation: Operation, code: number, msg: string): boolean {
+  if (OPERATIONS[operation].charge !== 'quota') return false;
+  if (code === 0) return true;
+  if (code === 100) return ITEM_NOT_FOUND_MSG.test(msg);
+  return !REFUSED_BEFORE_QUERY.has(code);
+}
+
 export function errorForCode(
   operation: Operation,
   code: number,
   msg: string,
   data: unknown,
   chargePoints: number | null,
+  quotaCalls = 0,
 ): PlatApiError {
-  const o = { operation, chargePoints };
+  const o = { operation, chargePoints, quotaCalls };
   switch (code) {
     case 100:
-      return new PlatParameterError(code, msg, o);
+      return OPERATIONS[operation].charge === 'quota' && ITEM_NOT_FOUND_MSG.test(msg)
+        ? new PlatItemNotFoundError(code, msg, o)
+        : new PlatParameterError(code, msg, o);
     case 101:
       return new PlatUpstreamTimeoutError(code, msg, o);
     case 103:

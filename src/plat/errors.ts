@@ -8,6 +8,7 @@ import type { Operation } from './operations.js';
 export type PlatErrorCode =
   | 'invalid_input'
   | 'parameter_error'
+  | 'item_not_found'
   | 'upstream_timeout'
   | 'account_not_found'
   | 'system_error'
@@ -33,6 +34,28 @@ export interface PlatErrorOptions {
   cause?: unknown;
   /** withholding_money reported on the error response, if any. */
   chargePoints?: number | null;
+  /** Calls of the item quota the response took (0 or 1). */
+  quotaCalls?: number;
+  /**
+   * The request reached the service (an answer came back, or it was sent and the answer never
+   * came), so the service may have counted and charged it: the ledger gets a row for it.
+   */
+  reachedService?: boolean;
+  /**
+   * An envelope was read, so chargePoints and quotaCalls are what the service answered; when not
+   * (a transport failure, a body that is not an envelope), quotaCalls is the call the item quota
+   * may have taken, counted so the ledger overstates rather than loses it.
+   */
+  answered?: boolean;
+}
+
+/** What every attempt of one call cost together (retries included, DESIGN rule 2). */
+export interface AttemptTotals {
+  /** Sum of withholding_money over the attempts; null when none reported any. */
+  chargePoints: number | null;
+  quotaCalls: number;
+  /** Attempts sent (1 + retries). */
+  attempts: number;
 }
 
 export abstract class PlatError extends Error {
@@ -40,13 +63,33 @@ export abstract class PlatError extends Error {
   /** A retry of the same call may succeed (codes 101 and 202 only; spec §7). */
   readonly retryable: boolean = false;
   readonly operation: Operation | null;
-  readonly chargePoints: number | null;
+  /**
+   * What the call cost over all its attempts: first the failing response's own charge, then the
+   * client's totals once it stops retrying (addAttemptTotals), so an answer states every charge.
+   */
+  chargePoints: number | null;
+  quotaCalls: number;
+  attempts = 1;
+  /** See PlatErrorOptions.reachedService. */
+  readonly reachedService: boolean;
+  /** See PlatErrorOptions.answered. */
+  readonly answered: boolean;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.operation = options.operation;
     this.chargePoints = options.chargePoints ?? null;
+    this.quotaCalls = options.quotaCalls ?? 0;
+    this.reachedService = options.reachedService ?? false;
+    this.answered = options.answered ?? false;
+  }
+
+  /** Called by the client once, when the last attempt failed: the totals over every attempt. */
+  setAttemptTotals(totals: AttemptTotals): void {
+    this.chargePoints = totals.chargePoints;
+    this.quotaCalls = totals.quotaCalls;
+    this.attempts = totals.attempts;
   }
 }
 
@@ -67,7 +110,11 @@ export abstract class PlatApiError extends PlatError {
   readonly apiCode: number;
   readonly apiMessage: string;
   constructor(apiCode: number, apiMessage: string, options: PlatErrorOptions) {
-    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, options);
+    super(`${options.operation ?? 'plat'} answered code ${apiCode}: ${apiMessage}`, {
+      ...options,
+      reachedService: true,
+      answered: true,
+    });
     this.apiCode = apiCode;
     this.apiMessage = apiMessage;
   }
@@ -75,6 +122,13 @@ export abstract class PlatApiError extends PlatError {
 
 export class PlatParameterError extends PlatApiError {
   readonly code = 'parameter_error';
+}
+/**
+ * Code 100 with the service's "item does not exist" on an item operation: an answer, not a
+ * parameter error, and it took one call of the item quota (spec §4.2, §4.3, §8).
+ */
+export class PlatItemNotFoundError extends PlatApiError {
+  readonly code = 'item_not_found';
 }
 export class PlatUpstreamTimeoutError extends PlatApiError {
   readonly code = 'upstream_timeout';
@@ -126,8 +180,8 @@ export class PlatUnknownCodeError extends PlatApiError {
 export class PlatTimeoutError extends PlatError {
   readonly code = 'timeout';
   readonly timeoutMs: number;
-  constructor(operation: Operation, timeoutMs: number, cause?: unknown) {
-    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause });
+  constructor(operation: Operation, timeoutMs: number, cause?: unknown, reachedService = true) {
+    super(`${operation} did not answer within ${timeoutMs} ms`, { operation, cause, reachedService });
     this.timeoutMs = timeoutMs;
   }
 }
@@ -142,6 +196,7 @@ export class PlatBadResponseError extends PlatError {
     super(`${operation} answered HTTP ${status} with a body that is not JSON: ${detail}`, {
       operation,
       cause,
+      reachedService: true,
     });
     this.status = status;
   }
@@ -150,8 +205,21 @@ export class PlatBadResponseError extends PlatError {
 export class PlatSchemaError extends PlatError {
   readonly code = 'schema_mismatch';
   readonly issues: string[];
-  constructor(operation: Operation, issues: string[], chargePoints: number | null) {
-    super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, { operation, chargePoints });
+  /** `answered`: false when the body was not even an envelope (see PlatErrorOptions.answered). */
+  constructor(
+    operation: Operation,
+    issues: string[],
+    chargePoints: number | null,
+    quotaCalls = 0,
+    answered = true,
+  ) {
+    super(`${operation} answered in an unexpected shape: ${issues.join('; ')}`, {
+      operation,
+      chargePoints,
+      quotaCalls,
+      reachedService: true,
+      answered,
+    });
     this.issues = issues;
   }
 }
@@ -174,12 +242,15 @@ export class PlatBudgetError extends PlatError {
   readonly code = 'budget_exceeded';
   /** The cap that would be exceeded, for the remedy's words. */
   readonly cap: BudgetCapFigure;
+  /** Points the call would have taken (0 for an item call: it takes a quota call). */
+  readonly wantedPoints: number;
   constructor(operation: Operation | null, cap: BudgetCapFigure, wantedPoints: number) {
     super(
       `${cap.scope} ${cap.period} cap: ${cap.spent} of ${cap.cap} points used; this call would take about ${wantedPoints} more`,
       { operation },
     );
     this.cap = cap;
+    this.wantedPoints = wantedPoints;
   }
 }
 

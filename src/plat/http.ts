@@ -162,12 +162,19 @@ function transportError(
     secrets: string[];
   },
 ) {
+  // Cancelled while in flight: the request may have been delivered (overstate rather than lose a
+  // ledger row). A job cancelled while queued never gets here (the limiter refuses it).
   if (ctx.signal?.aborted)
-    return new PlatAbortedError(`${operation} was cancelled`, { operation, cause: error });
+    return new PlatAbortedError(`${operation} was cancelled`, {
+      operation,
+      cause: error,
+      reachedService: true,
+    });
   if (ctx.deadline.aborted) return new PlatTimeoutError(operation, ctx.timeouts.deadlineMs, error);
   if (ctx.cutOff !== null) return new PlatTimeoutError(operation, Math.round(ctx.cutOff), error);
+  // Never connected: the request cannot have reached the service.
   if (error instanceof undiciErrors.ConnectTimeoutError)
-    return new PlatTimeoutError(operation, ctx.timeouts.connectMs, error);
+    return new PlatTimeoutError(operation, ctx.timeouts.connectMs, error, false);
   if (error instanceof undiciErrors.HeadersTimeoutError)
     return new PlatTimeoutError(operation, ctx.timeouts.headersMs, error);
   if (error instanceof undiciErrors.BodyTimeoutError)
@@ -179,6 +186,19 @@ function transportError(
     {
       operation,
       cause: error,
+      // A refused or unresolvable connection sent nothing; a socket closed mid-call may have
+      // delivered the request, so it is counted as having reached the service.
+      reachedService: !NOT_CONNECTED.has(errnoOf(error) ?? ''),
     },
   );
+}
+
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function errnoOf(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_CONNECTED.has(code)) return code;
+  }
+  return undefined;
 }

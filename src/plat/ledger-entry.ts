@@ -3,7 +3,6 @@
  * unfurls, digests), so the ledger always matches what the service withheld.
  */
 import type { LedgerSource, NewLedgerEntry } from '../store/store.js';
-import { OPERATIONS } from './operations.js';
 import type { ChargeEvent } from './types.js';
 
 export interface ChargeContext {
@@ -22,8 +21,8 @@ export function ledgerEntryFor(event: ChargeEvent, context: ChargeContext): NewL
     operation: event.operation,
     edition: event.edition,
     points: event.points,
-    // The item operations are charged one call of the quota (spec §8), reported as 0 points.
-    quotaCalls: OPERATIONS[event.operation].charge === 'quota' ? 1 : 0,
+    // The item operations are charged one call of the quota (spec §8), with no points reported.
+    quotaCalls: event.quotaCalls,
     code: event.code,
     outcome: event.code === 0 ? 'ok' : 'error',
     requestId: event.requestId,

@@ -10,8 +10,17 @@ export interface PlatResult<T> {
   /** vvtype sent, or null for operations without editions. */
   edition: number | null;
   data: T;
-  /** withholding_money in points, when the response reported it. */
+  /**
+   * withholding_money in points summed over every attempt of this call (a retried 101/202 may be
+   * charged too), null when no attempt reported any.
+   */
   chargePoints: number | null;
+  /** The successful attempt's own withholding_money: the price of one call, for estimates. */
+  pricePoints: number | null;
+  /** Calls of the item quota taken over every attempt (item operations, spec §8). */
+  quotaCalls: number;
+  /** Attempts sent: 1, or more when 101/202 were retried. */
+  attempts: number;
   /** The envelope's msg (e.g. get-shop-id's "shop does not exist"). */
   message: string;
   /** platdybw's data.request_id, when present. */
@@ -21,12 +30,21 @@ export interface PlatResult<T> {
   serverTime: Date | null;
 }
 
-/** Called for every response that reports a charge, error responses included. */
+/**
+ * One call that reached the service, charged or not (a ledger row each): the plat API charges per
+ * call (spec §1), so every answer, and every call sent whose answer never came, is reported.
+ */
 export interface ChargeEvent {
   operation: Operation;
   edition: number | null;
+  /** withholding_money, 0 when the response reported none (item operations, refusals, no answer). */
   points: number;
-  /** The envelope code: 0 for success. */
+  /**
+   * Calls of the item quota taken: 1 for an item operation's answer that ran a query (takesQuotaCall)
+   * and for an item call whose answer never came (it may have taken one), else 0.
+   */
+  quotaCalls: number;
+  /** The envelope code: 0 for success; NO_ANSWER_CODE (-1) when no answer could be read. */
   code: number;
   requestId: string | null;
   correlationId: string | null;

@@ -4,7 +4,7 @@
  * as withholding_money; item operations take one call of the quota and report 0 points.
  */
 
-import { fail, NOT_ENOUGH_CALLS, type Reply } from './envelope.js';
+import { fail, ITEM_NOT_FOUND, NOT_ENOUGH_CALLS, type Reply } from './envelope.js';
 import type { PriceOf } from './prices.js';
 import { OPERATION_NAMES, type Operation, SANDBOX_OPERATIONS } from './spec-table.js';
 import type { SandboxStats } from './types.js';
@@ -53,6 +53,30 @@ export class Account {
     return build(points);
   }
 
+  /**
+   * An injected error answer (a fault) charges what a real one would: the withholding_money its
+   * data reports, and for an item operation one call of the quota unless the code refuses the
+   * call before any query (itemQueryAnswered). Returns whether anything was charged.
+   */
+  chargeFault(operation: Operation, code: number, msg: string, data: unknown): boolean {
+    const reported = reportedPoints(data);
+    const quotaCall =
+      SANDBOX_OPERATIONS[operation].quota && itemQueryAnswered(code, msg) && this.#itemQuota > 0;
+    if (reported === null && !quotaCall) return false;
+    const points = reported ?? 0;
+    this.#balancePoints -= points;
+    if (quotaCall) {
+      this.#itemQuota -= 1;
+      this.#itemCallsCharged += 1;
+    }
+    this.#charges.count += 1;
+    this.#charges.points += points;
+    const byOperation = this.#charges.byOperation[operation];
+    byOperation.count += 1;
+    byOperation.points += points;
+    return true;
+  }
+
   setBalance(points: number): void {
     this.#balancePoints = points;
   }
@@ -80,6 +104,24 @@ export class Account {
     this.#itemCallsCharged = 0;
     this.#charges = emptyCharges();
   }
+}
+
+/**
+ * Whether an item operation's error answer stands for a query that ran (and so took one call of
+ * the quota, spec §1 rule 3, §8): every code but those that refuse a call before querying — no
+ * permission or calls left (204), credential (401), path (404), not supported (203), and a
+ * parameter error (100) other than "item does not exist". The sandbox's own reading, kept apart
+ * from the client's (src/plat/codes.ts) like spec-table.ts.
+ */
+export function itemQueryAnswered(code: number, msg: string): boolean {
+  if (code === 100) return msg === ITEM_NOT_FOUND;
+  return ![203, 204, 401, 404].includes(code);
+}
+
+function reportedPoints(data: unknown): number | null {
+  if (!data || typeof data !== 'object' || !('withholding_money' in data)) return null;
+  const points = Number((data as { withholding_money: unknown }).withholding_money);
+  return Number.isFinite(points) ? points : null;
 }
 
 function emptyCharges(): ChargeStats['charges'] {

@@ -80,7 +80,7 @@ export function createDispatcher(deps: DispatchDeps) {
 
     const decision = deps.faults.decide(operation);
     if (decision.delayMs > 0 && !(await wait(decision.delayMs, deps.closing()))) return;
-    if (decision.fault !== null) return applyFault(decision.fault, response, deps, answer);
+    if (decision.fault !== null) return applyFault(operation, decision.fault, response, deps, answer);
     if (body === null) return answer(paramError('the body is too large'));
 
     let reply: Reply;
@@ -101,6 +101,7 @@ export function createDispatcher(deps: DispatchDeps) {
 }
 
 async function applyFault(
+  operation: Operation,
   fault: NonNullable<FaultDecision['fault']>,
   response: ServerResponse,
   deps: DispatchDeps,
@@ -115,11 +116,14 @@ async function applyFault(
       return send(response, 500, 'text/html; charset=utf-8', HTML_500);
     case 'malformed':
       return send(response, 200, 'application/json; charset=utf-8', TRUNCATED_JSON);
-    case 'code':
-      // Not charged: an injected error stands for a call the service refused.
-      return answer(
-        fail(fault.code, fault.msg ?? messageFor(fault.code), fault.data ?? defaultFaultData(fault.code)),
-      );
+    case 'code': {
+      // Charged as the answer says (a withholding_money in its data) and, on the item operations,
+      // as a query that ran (spec §8); otherwise it stands for a call the service refused.
+      const msg = fault.msg ?? messageFor(fault.code);
+      const data = fault.data ?? defaultFaultData(fault.code);
+      deps.context.account.chargeFault(operation, fault.code, msg, data);
+      return answer(fail(fault.code, msg, data));
+    }
   }
 }
 

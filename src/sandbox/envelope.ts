@@ -29,6 +29,8 @@ export const CODE_MESSAGES: Readonly<Record<number, string>> = {
 };
 
 export const NOT_ENOUGH_CALLS = 'Not enough calls left';
+/** The item operations' not-found answer (code 100; spec §4.2 does not show it). */
+export const ITEM_NOT_FOUND = '商品不存在 (item does not exist)';
 
 export function messageFor(code: number): string {
   return CODE_MESSAGES[code] ?? `Error ${code}`;

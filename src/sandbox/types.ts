@@ -86,7 +86,11 @@ export type FaultKind =
   | { kind: 'http500' }
   /** HTTP 200 with a truncated JSON body. */
   | { kind: 'malformed' }
-  /** HTTP 200 with this envelope code, no charge; msg and data default per code (spec §7). */
+  /**
+   * HTTP 200 with this envelope code; msg and data default per code (spec §7). Charged only as a
+   * real answer would be: the withholding_money its data reports, and on the item operations one
+   * call of the quota unless the code refuses before querying (203, 204, 401, 404, 100 but not-found).
+   */
   | { kind: 'code'; code: number; msg?: string; data?: unknown };
 
 export type FaultRule = FaultKind & FaultScope;

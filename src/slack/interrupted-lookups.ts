@@ -1,37 +1,76 @@
 /**
- * Lookups left running by a crash or restart between Confirm and answer are never run again
- * (the call may already have been charged): they are marked failed and their users told.
+ * Tells the users of confirmed lookups that a crash cut (lookups/interrupted.ts), and keeps this
+ * process's own claims held: every CLAIM_RENEW_MS it renews their leases and looks for claims of
+ * holders that are gone since (another process that died while this one runs).
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { escapeClip } from '../blocks/text.js';
-import { describeRequest } from '../blocks/words-of.js';
-import type { LookupRequest, Quote } from '../lookups/types.js';
-import type { Store } from '../store/store.js';
+import { renderInterrupted } from '../blocks/confirmation.js';
+import type { Instance } from '../instance.js';
+import { CLAIM_RENEW_MS, interruptGoneClaims } from '../lookups/interrupted.js';
+import type { Pending } from '../lookups/types.js';
+import type { ClaimHolder, Store } from '../store/store.js';
 import type { LocaleResolver } from './locale-resolver.js';
+import { sendPrivately } from './private-reply.js';
 
-/** Longer than any lookup can run (deadline × retries + queue), so a live one is never touched. */
-export const INTERRUPTED_AFTER_MS = 5 * 60 * 1000;
-
-export async function reportInterruptedLookups(deps: {
+export interface ClaimWatchDeps {
   store: Store;
   client: WebClient;
+  /** Each user is told in their own language. */
   language: Pick<LocaleResolver, 'user'>;
   logger: Pick<Logger, 'warn' | 'error'>;
-}): Promise<number> {
-  const stale = deps.store.pending.staleRunning<LookupRequest, Quote>(INTERRUPTED_AFTER_MS);
-  for (const pending of stale) {
-    if (!deps.store.pending.finish(pending.id, 'failed', null)) continue;
-    deps.logger.warn(
-      { pendingId: pending.id, kind: pending.request.kind },
-      'lookup interrupted by a restart',
-    );
-    const w = await deps.language.user(pending.userId);
-    // What was looked up holds what the user typed: escaped like any text.
-    const summary = escapeClip(describeRequest(w, pending.request), 500);
-    await deps.client.chat
-      .postMessage({ channel: pending.userId, text: w.t('notice.interrupted', { summary }) })
-      .catch((err: unknown) => deps.logger.error({ err, pendingId: pending.id }, 'could not tell the user'));
-  }
-  return stale.length;
+  instance: Instance;
+  holder: ClaimHolder;
+  now: () => Date;
+  everyMs?: number;
+}
+
+export interface ClaimWatch {
+  /** Marks interrupted the claims of holders that are gone (at start: before taking requests). */
+  sweep(): Pending[];
+  /** Tells each user by direct message; resolves when every message was tried. */
+  tell(interrupted: readonly Pending[]): Promise<void>;
+  start(): void;
+  stop(): void;
+}
+
+export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
+  let timer: NodeJS.Timeout | undefined;
+  const watch: ClaimWatch = {
+    sweep() {
+      const interrupted = interruptGoneClaims(deps.store, deps.instance, deps.now());
+      for (const p of interrupted)
+        deps.logger.warn(
+          { pendingId: p.id, kind: p.request.kind, holder: p.claimedBy },
+          'lookup interrupted: its process is gone',
+        );
+      return interrupted;
+    },
+    async tell(interrupted) {
+      for (const p of interrupted)
+        await sendPrivately(
+          deps.client,
+          { userId: p.userId, channelId: null },
+          renderInterrupted(await deps.language.user(p.userId), p.request, { offerAgain: false }),
+          deps.logger,
+        );
+    },
+    start() {
+      timer ??= setInterval(() => {
+        try {
+          deps.store.pending.renewClaims(deps.holder);
+          void watch.tell(watch.sweep());
+        } catch (err) {
+          // The store failing now is reported by /healthz; the next beat tries again.
+          deps.logger.error({ err }, 'could not renew lookup claims');
+        }
+      }, deps.everyMs ?? CLAIM_RENEW_MS);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+  return watch;
 }

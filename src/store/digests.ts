@@ -75,6 +75,7 @@ export interface DigestRun {
   summaryJson: string | null;
   /** Points withheld by every call of every attempt. */
   chargedPoints: number;
+  /** Calls that reached the service, charged or not (one ledger row each). */
   calls: number;
   /** The cost estimate that needed an admin's approval. */
   estimatePoints: number | null;
@@ -137,7 +138,7 @@ export interface DigestStore {
   renew(runId: number, lease: Lease): boolean;
   /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
   release(runId: number, owner: string, now: Date): boolean;
-  /** Adds charges; unconditional, since a charge happened whoever holds the run. */
+  /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
   addCharge(runId: number, points: number, calls: number): void;
   /** running → posting, storing the summary, if the caller still holds it. */
   markPosting(runId: number, lease: Lease, summaryJson: string): boolean;

@@ -166,7 +166,41 @@ export const MIGRATIONS: readonly string[] = [
   -- AuditLog.list(limit, { action }): the admin alerts shown in the App Home.
   CREATE INDEX audit_log_action ON audit_log (action, id);
   `,
-  // 4: ship-by alerts (issue 15; store/alerts.ts). Plain SQL, so the PostgreSQL store can take it.
+  // 4: claims carry their holder and a lease, and a claim whose holder is gone is 'interrupted'
+  // (issue 10; store.ts PendingLookups). A CHECK cannot be altered in SQLite: the table is rebuilt
+  // (https://www.sqlite.org/lang_altertable.html#otheralter). Rows left running by an older build
+  // have no holder: the first start after this migration reports them as interrupted.
+  `
+  CREATE TABLE pending_lookups_v4 (
+    id               TEXT PRIMARY KEY,
+    user_id          TEXT NOT NULL,
+    channel_id       TEXT,
+    team_id          TEXT,
+    request_json     TEXT NOT NULL,
+    quote_json       TEXT NOT NULL,
+    summary          TEXT NOT NULL,
+    response_url     TEXT,
+    created_at       INTEGER NOT NULL,
+    expires_at       INTEGER NOT NULL,
+    state            TEXT NOT NULL
+                     CHECK (state IN ('pending', 'running', 'done', 'failed', 'cancelled', 'interrupted')),
+    state_changed_at INTEGER NOT NULL,
+    result_json      TEXT,
+    claimed_by       TEXT,
+    lease_expires_at INTEGER
+  ) STRICT;
+  INSERT INTO pending_lookups_v4 (id, user_id, channel_id, team_id, request_json, quote_json, summary,
+      response_url, created_at, expires_at, state, state_changed_at, result_json)
+    SELECT id, user_id, channel_id, team_id, request_json, quote_json, summary,
+      response_url, created_at, expires_at, state, state_changed_at, result_json
+    FROM pending_lookups;
+  DROP TABLE pending_lookups;
+  ALTER TABLE pending_lookups_v4 RENAME TO pending_lookups;
+  -- runningClaims() and prune()
+  CREATE INDEX pending_lookups_state_changed ON pending_lookups (state, state_changed_at);
+  CREATE INDEX pending_lookups_changed ON pending_lookups (state_changed_at);
+  `,
+  // 5: ship-by alerts (issue 15; store/alerts.ts). Plain SQL, so the PostgreSQL store can take it.
   `
   CREATE TABLE alert_subscriptions (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,

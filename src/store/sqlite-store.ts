@@ -15,6 +15,7 @@ import { createSqliteShortcutBatches, createSqliteUnfurls } from './sqlite-unfur
 import type {
   AuditLog,
   AuditRecord,
+  ClaimHolder,
   ClaimResult,
   Ledger,
   LedgerEntry,
@@ -135,6 +136,8 @@ interface PendingRow {
   state: PendingState;
   state_changed_at: number;
   result_json: string | null;
+  claimed_by: string | null;
+  lease_expires_at: number | null;
 }
 
 /** The row with its JSON read back as the caller's types (the store does not check them). */
@@ -153,15 +156,19 @@ function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
     state: row.state,
     stateChangedAt: new Date(row.state_changed_at),
     resultJson: row.result_json,
+    claimedBy: row.claimed_by,
+    leaseExpiresAt: row.lease_expires_at === null ? null : new Date(row.lease_expires_at),
   };
 }
 
 function createPendingLookups(db: Database.Database, nowMs: () => number): PendingLookups {
   const insert = db.prepare<[PendingRow]>(
     `INSERT INTO pending_lookups (id, user_id, channel_id, team_id, request_json, quote_json, summary,
-       response_url, created_at, expires_at, state, state_changed_at, result_json)
+       response_url, created_at, expires_at, state, state_changed_at, result_json, claimed_by,
+       lease_expires_at)
      VALUES (@id, @user_id, @channel_id, @team_id, @request_json, @quote_json, @summary,
-       @response_url, @created_at, @expires_at, @state, @state_changed_at, @result_json)`,
+       @response_url, @created_at, @expires_at, @state, @state_changed_at, @result_json, @claimed_by,
+       @lease_expires_at)`,
   );
   const select = db.prepare<[string], PendingRow>('SELECT * FROM pending_lookups WHERE id = ?');
   // The whole single-use guarantee (DESIGN rule 2) is this one statement: SQLite runs it under
@@ -172,25 +179,43 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
     userId: string;
     to: PendingState;
     now: number;
+    holder: string | null;
+    lease: number | null;
   }>(
-    `UPDATE pending_lookups SET state = @to, state_changed_at = @now
+    `UPDATE pending_lookups SET state = @to, state_changed_at = @now, claimed_by = @holder,
+       lease_expires_at = @lease
      WHERE id = @id AND state = 'pending' AND user_id = @userId AND expires_at > @now`,
+  );
+  const renew = db.prepare<{ holder: string; lease: number }>(
+    `UPDATE pending_lookups SET lease_expires_at = @lease
+     WHERE state = 'running' AND claimed_by = @holder`,
+  );
+  const selectRunning = db.prepare<[], PendingRow>(
+    `SELECT * FROM pending_lookups WHERE state = 'running' ORDER BY state_changed_at, id`,
+  );
+  // `IS` matches a NULL holder (a claim of an older build) to NULL.
+  const interruptRunning = db.prepare<{ id: string; holder: string | null; now: number }>(
+    `UPDATE pending_lookups SET state = 'interrupted', state_changed_at = @now
+     WHERE id = @id AND state = 'running' AND claimed_by IS @holder`,
   );
   const finishRunning = db.prepare<{ id: string; to: PendingState; now: number; result: string | null }>(
     `UPDATE pending_lookups SET state = @to, state_changed_at = @now, result_json = @result
      WHERE id = @id AND state = 'running'`,
   );
-  const selectStale = db.prepare<[number], PendingRow>(
-    `SELECT * FROM pending_lookups WHERE state = 'running' AND state_changed_at < ?
-     ORDER BY state_changed_at, id`,
-  );
   const deleteOld = db.prepare<{ before: number }>(
-    'DELETE FROM pending_lookups WHERE state_changed_at < @before AND expires_at < @before',
+    `DELETE FROM pending_lookups WHERE state_changed_at < @before AND expires_at < @before
+       AND state <> 'running'`,
   );
 
-  function move<R, Q>(id: string, userId: string, to: 'running' | 'cancelled'): ClaimResult<R, Q> {
+  function move<R, Q>(
+    id: string,
+    userId: string,
+    to: 'running' | 'cancelled',
+    holder: ClaimHolder | null,
+  ): ClaimResult<R, Q> {
     const now = nowMs();
-    if (moveFromPending.run({ id, userId, to, now }).changes === 1) {
+    const claim = { holder: holder?.instanceId ?? null, lease: holder ? now + holder.leaseMs : null };
+    if (moveFromPending.run({ id, userId, to, now, ...claim }).changes === 1) {
       const row = select.get(id);
       // Rows are never deleted while live (prune keeps unexpired ones), so this is present.
       if (row) return { ok: true, pending: toPending<R, Q>(row) };
@@ -201,6 +226,7 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
     // Owner first, so another user learns nothing about the state of someone else's request.
     if (row.user_id !== userId) return { ok: false, reason: 'not_yours', pending };
     if (row.state === 'cancelled') return { ok: false, reason: 'cancelled', pending };
+    if (row.state === 'interrupted') return { ok: false, reason: 'interrupted', pending };
     if (row.state !== 'pending') return { ok: false, reason: 'already_used', pending };
     return { ok: false, reason: 'expired', pending };
   }
@@ -222,6 +248,8 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
         state: 'pending',
         state_changed_at: now,
         result_json: null,
+        claimed_by: null,
+        lease_expires_at: null,
       };
       insert.run(row);
       return toPending<R, Q>(row);
@@ -230,12 +258,19 @@ function createPendingLookups(db: Database.Database, nowMs: () => number): Pendi
       const row = select.get(id);
       return row ? toPending<R, Q>(row) : null;
     },
-    claim: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'running'),
-    cancel: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'cancelled'),
+    claim: <R, Q>(id: string, userId: string, holder: ClaimHolder) =>
+      move<R, Q>(id, userId, 'running', holder),
+    cancel: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'cancelled', null),
     finish: (id, state, resultJson) =>
       finishRunning.run({ id, to: state, now: nowMs(), result: resultJson }).changes === 1,
-    staleRunning: <R, Q>(olderThanMs: number) =>
-      selectStale.all(nowMs() - olderThanMs).map((row) => toPending<R, Q>(row)),
+    renewClaims: (holder) =>
+      renew.run({ holder: holder.instanceId, lease: nowMs() + holder.leaseMs }).changes,
+    runningClaims: <R, Q>() => selectRunning.all().map((row) => toPending<R, Q>(row)),
+    interrupt<R, Q>(id: string, claimedBy: string | null) {
+      if (interruptRunning.run({ id, holder: claimedBy, now: nowMs() }).changes !== 1) return null;
+      const row = select.get(id);
+      return row ? toPending<R, Q>(row) : null;
+    },
     prune: (olderThan) => deleteOld.run({ before: olderThan.getTime() }).changes,
   };
 }
@@ -304,8 +339,6 @@ const SUMS =
 const GROUP_KEYS: Record<LedgerGroupBy, { key: string; order: string }> = {
   user: { key: 'user_id', order: 'points DESC, key' },
   operation: { key: 'operation', order: 'points DESC, key' },
-  // at / 1000: whole seconds (integer division), then the UTC calendar day.
-  day: { key: "strftime('%Y-%m-%d', at / 1000, 'unixepoch')", order: 'key' },
 };
 
 function createLedger(db: Database.Database): Ledger {
@@ -318,7 +351,7 @@ function createLedger(db: Database.Database): Ledger {
   // `edition IS ?` matches NULL to NULL and still uses ledger_operation_edition; the scan walks
   // that index backwards from the newest id and stops at the first successful row.
   const lastChargeStmt = db.prepare<[string, number | null], { points: number }>(
-    `SELECT points FROM ledger WHERE operation = ? AND edition IS ? AND code = 0
+    `SELECT points FROM ledger WHERE operation = ? AND edition IS ? AND code = 0 AND points > 0
      ORDER BY id DESC LIMIT 1`,
   );
 

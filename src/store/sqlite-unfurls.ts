@@ -145,6 +145,7 @@ export function createSqliteUnfurls(
       return toRecord({ id, ...row });
     },
     autoUsed: used,
+    forgetEvents: (olderThan) => forgetEvents.run(olderThan.getTime()).changes,
     prune(olderThan) {
       const before = olderThan.getTime();
       return transaction(

@@ -41,10 +41,21 @@ export interface Store {
 // ---- pending lookups (confirmations) -------------------------------------------------------
 
 /**
- * pending → running (claimed by Confirm) → done | failed; pending → cancelled (Cancel).
- * An expired row stays 'pending': expiry is decided at claim time against `expiresAt`.
+ * pending → running (claimed by Confirm) → done | failed; pending → cancelled (Cancel);
+ * running → interrupted (its holder died before it finished: never run again, the call may have
+ * been charged). An expired row stays 'pending': expiry is decided at claim time against `expiresAt`.
  */
-export type PendingState = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+export type PendingState = 'pending' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/**
+ * Who claims: a process, by an id of its own, holding its claims under a lease it renews while it
+ * runs. Works the same whether one process or several share the database: a claim whose lease
+ * ran out, or whose holder is known to be gone, belongs to nobody.
+ */
+export interface ClaimHolder {
+  instanceId: string;
+  leaseMs: number;
+}
 
 /**
  * A charged lookup awaiting its user's Confirm (DESIGN rule 2). Stored server-side; the button
@@ -73,9 +84,19 @@ export interface PendingLookup<R = unknown, Q = unknown> {
    * answered from it without a call.
    */
   resultJson: string | null;
+  /** The instance that claimed it (null before a claim, and for claims of builds before leases). */
+  claimedBy: string | null;
+  /** Until when the claim is held, renewed while it runs; null before a claim. */
+  leaseExpiresAt: Date | null;
 }
 
-export type ClaimFailure = 'not_found' | 'expired' | 'not_yours' | 'already_used' | 'cancelled';
+export type ClaimFailure =
+  | 'not_found'
+  | 'expired'
+  | 'not_yours'
+  | 'already_used'
+  | 'cancelled'
+  | 'interrupted';
 
 /**
  * `pending` is the row as read after the failed claim (null only for not_found), so the caller
@@ -102,12 +123,12 @@ export interface PendingLookups {
   create<R, Q>(input: NewPendingLookup<R, Q>): PendingLookup<R, Q>;
   get<R = unknown, Q = unknown>(id: string): PendingLookup<R, Q> | null;
   /**
-   * Atomically moves pending → running for this user, if not expired: one conditional UPDATE,
-   * then a read-back to tell why it failed. Of any number of concurrent claims (on any number of
-   * connections) exactly one wins. Failure reasons, first match: not_found, not_yours, cancelled,
-   * already_used (running/done/failed), expired.
+   * Atomically moves pending → running for this user, if not expired, marked with the holder and
+   * its lease: one conditional UPDATE, then a read-back to tell why it failed. Of any number of
+   * concurrent claims (on any number of connections) exactly one wins. Failure reasons, first
+   * match: not_found, not_yours, cancelled, interrupted, already_used (running/done/failed), expired.
    */
-  claim<R = unknown, Q = unknown>(id: string, userId: string): ClaimResult<R, Q>;
+  claim<R = unknown, Q = unknown>(id: string, userId: string, holder: ClaimHolder): ClaimResult<R, Q>;
   /** pending → cancelled, by the same rules and reasons as claim. */
   cancel<R = unknown, Q = unknown>(id: string, userId: string): ClaimResult<R, Q>;
   /**
@@ -115,15 +136,22 @@ export interface PendingLookups {
    * when the row is missing or not running.
    */
   finish(id: string, state: 'done' | 'failed', resultJson: string | null): boolean;
+  /** Extends the lease of every running claim of this holder; returns how many. */
+  renewClaims(holder: ClaimHolder): number;
   /**
-   * Lookups left 'running' by a crash or restart (state running, stateChangedAt more than
-   * olderThanMs ago), oldest first, so start-up can tell their users. Never re-run automatically:
-   * the call may already have been charged.
+   * Every running claim, oldest first, with its holder and lease, so a process can tell which
+   * ones belong to a holder that is gone.
    */
-  staleRunning<R = unknown, Q = unknown>(olderThanMs: number): PendingLookup<R, Q>[];
+  runningClaims<R = unknown, Q = unknown>(): PendingLookup<R, Q>[];
+  /**
+   * running → interrupted, only while the claim is still running under `claimedBy` (a holder that
+   * renewed or finished it meanwhile keeps it): of several processes deciding at once, exactly one
+   * gets the row back, and only that one tells the user. Never re-run: the call may have been charged.
+   */
+  interrupt<R = unknown, Q = unknown>(id: string, claimedBy: string | null): PendingLookup<R, Q> | null;
   /**
    * Housekeeping: deletes rows whose state changed before `olderThan` and that expired before it
-   * (a live confirmation is never removed). Returns the number deleted.
+   * (a live confirmation is never removed, nor a running claim). Returns the number deleted.
    */
   prune(olderThan: Date): number;
 }
@@ -168,7 +196,7 @@ export interface LedgerRange {
   to: Date;
 }
 
-export type LedgerGroupBy = 'user' | 'operation' | 'day';
+export type LedgerGroupBy = 'user' | 'operation';
 
 export interface LedgerGroupRow<K extends string | null = string> extends LedgerTotals {
   key: K;
@@ -179,18 +207,20 @@ export interface Ledger {
   /**
    * The points of the newest successful (code 0) entry for this operation and edition (null
    * edition for operations without editions), or null if none: the "last charge seen" of a quote.
-   * Error responses are left out because what they withhold says nothing about a normal call.
+   * Error responses are left out because what they withhold says nothing about a normal call, and
+   * so are rows of 0 points: every call that reached the service is a row, and a 0 there is an
+   * answer that reported no charge, not a price.
    */
   lastCharge(operation: string, edition: number | null): number | null;
   /** Sums over [from, to), optionally for one user and/or one channel. */
   totals(q: LedgerRange & { userId?: string; channelId?: string }): LedgerTotals;
   /**
    * Grouped sums over [from, to) for reports. 'user': key is the user id, null for scheduled
-   * work; 'operation': the operation; these two are ordered by points, highest first.
-   * 'day': the UTC day 'YYYY-MM-DD', oldest first.
+   * work; 'operation': the operation; ordered by points, highest first. (Days are counted in the
+   * budget zone by lookups/reports.ts, from totals per local day: SQLite knows no IANA zones.)
    */
   groupTotals(by: 'user', q: LedgerRange & { userId?: string }): LedgerGroupRow<string | null>[];
-  groupTotals(by: 'operation' | 'day', q: LedgerRange & { userId?: string }): LedgerGroupRow[];
+  groupTotals(by: 'operation', q: LedgerRange & { userId?: string }): LedgerGroupRow[];
   /** Entries in [from, to), newest first, for one user or all; at most `limit` (default: all). */
   list(q: LedgerRange & { userId?: string; limit?: number }): LedgerEntry[];
   /**

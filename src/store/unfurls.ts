@@ -81,6 +81,8 @@ export interface UnfurlStore {
   autoUsed(channelId: string, day: string): number;
   /** Housekeeping: unfurl records, day counts and expired shortcut batches older than `olderThan`. */
   prune(olderThan: Date): number;
+  /** Housekeeping: forgets event ids handled before `olderThan`; returns how many. */
+  forgetEvents(olderThan: Date): number;
 }
 
 export type BatchState = 'open' | 'used';

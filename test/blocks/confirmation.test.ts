@@ -30,6 +30,11 @@ describe('renderConfirmation', () => {
       'Confirm Waybill print data (basic) for print data of 1 waybill of shop 57301234: 10 points',
     );
     const all = allText(blocks);
+    // Issue 10, point 18: what the lookup costs, not that it "is charged".
+    expect(all).toContain(
+      ':money_with_wings: *Waybill print data (basic)* for waybill SF1234567890123 costs:',
+    );
+    expect(all).not.toContain('SF1234567890123 is charged');
     expect(all).toContain('*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12');
     expect(all).toContain('*Total:* about 10 points (¥0.10)');
     expect(all).toContain('Expires in 10 minutes');
@@ -121,6 +126,8 @@ describe('renderConfirmationClosed', () => {
     ['already_used', 'already used'],
     ['not_yours', 'belongs to someone else'],
     ['running', 'Looking it up'],
+    ['interrupted', 'was not run again'],
+    ['not_found', 'This click charged nothing'],
   ] as const)('%s', (reason, expected) => {
     const { text, blocks } = renderConfirmationClosed(en, reason);
     assertWithinSlackLimits(blocks);

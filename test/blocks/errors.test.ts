@@ -4,14 +4,19 @@ import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { errorChargeText, errorRemedy, renderPlatError } from '../../src/blocks/errors.js';
 import { escapeText } from '../../src/blocks/text.js';
 import {
+  PlatAbortedError,
+  PlatBadResponseError,
   PlatBusyError,
   PlatConnectionError,
   PlatInputError,
+  PlatNoPermissionError,
   PlatQuotaExhaustedError,
+  PlatSchemaError,
   PlatShopUnauthorizedError,
   PlatSystemError,
   PlatTimeoutError,
   PlatUnknownCodeError,
+  PlatUpstreamTimeoutError,
 } from '../../src/plat/errors.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { allPlatErrors } from '../helpers/domain-factories.js';
@@ -88,9 +93,46 @@ describe('renderPlatError', () => {
     expect(
       errorChargeText(en, new PlatSystemError(200, 'x', { operation: 'get-shop-id', chargePoints: 0 })),
     ).toBe('Nothing was charged.');
-    expect(errorChargeText(en, new PlatSystemError(200, 'x', { operation: 'platiteminfo' }))).toBe(
-      'No points were charged; the item quota may count this call.',
+    // Item operations: the client counts the quota call an answer took (plat/codes.ts takesQuotaCall).
+    expect(
+      errorChargeText(en, new PlatSystemError(200, 'x', { operation: 'platiteminfo', quotaCalls: 1 })),
+    ).toBe('It cost 1 call of the item quota.');
+    expect(errorChargeText(en, new PlatNoPermissionError(204, 'x', { operation: 'platiteminfo' }))).toBe(
+      'Nothing was charged.',
     );
+    expect(errorChargeText(en, new PlatTimeoutError('platiteminfo', 10_000))).toContain(
+      'may still have counted',
+    );
+    // An item call whose answer never came: the client counts the quota call it may have taken
+    // (the ledger overstates rather than loses one); said as a count, never as a known cost.
+    const unanswered = new PlatTimeoutError('platiteminfo', 10_000);
+    unanswered.quotaCalls = 1;
+    expect(errorChargeText(en, unanswered)).toBe(
+      'No charge was reported; the service may still have counted the call. It is counted as 1 call of the item quota.',
+    );
+    const unreadable = new PlatBadResponseError('platiteminfoprice', 500, '<html>');
+    unreadable.quotaCalls = 1;
+    expect(errorChargeText(en, unreadable)).toBe(
+      'No charge was reported; the item quota may count this call. It is counted as 1 call of the item quota.',
+    );
+    // A cancel: while queued nothing was sent; in flight the service may have counted it.
+    expect(errorChargeText(en, new PlatAbortedError('queued', { operation: 'paging-orders' }))).toBe(
+      'Nothing was charged.',
+    );
+    expect(
+      errorChargeText(
+        en,
+        new PlatAbortedError('in flight', { operation: 'paging-orders', reachedService: true }),
+      ),
+    ).toBe('No charge was reported; the service may still have counted the call.');
+    // A wrong shape inside an envelope is an answer: its quota call is known.
+    expect(errorChargeText(en, new PlatSchemaError('platiteminfo', ['name'], null, 1))).toBe(
+      'It cost 1 call of the item quota.',
+    );
+    // Totals over retried attempts (issue 10 point 3).
+    const retried = new PlatUpstreamTimeoutError(101, 'x', { operation: 'get-shop-info', chargePoints: 3 });
+    retried.setAttemptTotals({ chargePoints: 9, quotaCalls: 0, attempts: 3 });
+    expect(errorChargeText(en, retried)).toBe('Charged 9 points (¥0.09) over 3 attempts.');
     expect(errorChargeText(en, new PlatTimeoutError('platdybw', 10_000))).toContain('may still have counted');
     expect(errorChargeText(en, new PlatConnectionError('refused', { operation: 'platdybw' }))).toBe(
       'No charge was reported.',

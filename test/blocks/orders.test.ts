@@ -75,7 +75,7 @@ describe('renderOrdersPage', () => {
       [
         '*Order* `261121-555` · Awaiting shipment · 🔴 red flag: VIP · Pre-sale',
         'Linen shirt — White, XL × 2 · ¥118.00',
-        'Confirmed 2026-11-20 14:03 · ship by 2026-11-21 17:00 · *⚠️ ship within 24 h*',
+        'Confirmed 2026-11-20 14:03 UTC+8 · ship by 2026-11-21 17:00 UTC+8 · *⚠️ ship within 24 h*',
         'Remark: gift wrap please',
       ].join('\n'),
     );
@@ -121,7 +121,7 @@ describe('renderOrdersPage', () => {
       },
     };
     expect(allText(render(outcome).blocks)).toContain(
-      'Filters: from 2026-11-20 00:00, to 2026-11-21 00:00, remark “gift &lt;b&gt;”, 🔵 blue flag',
+      'Filters: from 2026-11-20 00:00 UTC+8, to 2026-11-21 00:00 UTC+8, remark “gift &lt;b&gt;”, 🔵 blue flag',
     );
   });
 

@@ -2,15 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   escapeClip,
   escapeText,
-  formatAge,
-  formatPoints,
-  formatShanghaiTime,
-  formatYuan,
   mrkdwnLink,
   safeUrl,
   truncate,
   truncateMrkdwn,
 } from '../../src/blocks/text.js';
+import { en } from '../helpers/words.js';
 
 describe('escapeText', () => {
   it('escapes &, < and > so text cannot mention or link anyone', () => {
@@ -72,28 +69,28 @@ describe('links', () => {
   });
 });
 
-describe('money and time', () => {
+describe("money and time (by the reader's Words)", () => {
   it('formats points with yuan at 1 point = 0.01 yuan', () => {
-    expect(formatPoints(12)).toBe('12 points (¥0.12)');
-    expect(formatPoints(1)).toBe('1 point (¥0.01)');
-    expect(formatPoints(0)).toBe('0 points (¥0.00)');
-    expect(formatPoints(12345)).toBe('12345 points (¥123.45)');
+    expect(en.points(12)).toBe('12 points (¥0.12)');
+    expect(en.points(1)).toBe('1 point (¥0.01)');
+    expect(en.points(0)).toBe('0 points (¥0.00)');
+    expect(en.points(12345)).toBe('12,345 points (¥123.45)');
   });
   it('formats yuan with two decimals', () => {
-    expect(formatYuan(59)).toBe('¥59.00');
-    expect(formatYuan(12345.5)).toBe('¥12,345.50');
-    expect(formatYuan(-1.5)).toBe('-¥1.50');
-    expect(formatYuan(Number.NaN)).toBe('¥—');
+    expect(en.yuan(59)).toBe('¥59.00');
+    expect(en.yuan(12345.5)).toBe('¥12,345.50');
+    expect(en.yuan(-1.5)).toBe('-¥1.50');
+    expect(en.yuan(Number.NaN)).toBe('¥—');
   });
   it('formats times in Asia/Shanghai whatever the local zone', () => {
-    expect(formatShanghaiTime(new Date('2026-11-20T16:30:00Z'))).toBe('2026-11-21 00:30');
-    expect(formatShanghaiTime(new Date('2026-11-21T04:05:00Z'))).toBe('2026-11-21 12:05');
-    expect(formatShanghaiTime(new Date(Number.NaN))).toBe('—');
+    expect(en.dateTime(new Date('2026-11-20T16:30:00Z'))).toBe('2026-11-21 00:30');
+    expect(en.dateTime(new Date('2026-11-21T04:05:00Z'))).toBe('2026-11-21 12:05');
+    expect(en.dateTime(new Date(Number.NaN))).toBe('—');
   });
   it('formats ages', () => {
-    expect(formatAge(20_000)).toBe('under a minute');
-    expect(formatAge(5 * 60_000)).toBe('5 min');
-    expect(formatAge(3 * 3_600_000)).toBe('3 h');
-    expect(formatAge(72 * 3_600_000)).toBe('3 days');
+    expect(en.age(20_000)).toBe('under a minute');
+    expect(en.age(5 * 60_000)).toBe('5 min');
+    expect(en.age(3 * 3_600_000)).toBe('3 h');
+    expect(en.age(72 * 3_600_000)).toBe('3 days');
   });
 });

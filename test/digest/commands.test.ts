@@ -162,4 +162,55 @@ describe('/orders digest', () => {
     expect(h.sandbox.stats().callsByOperation['paging-orders']).toBe(1);
     h.assertAllWithinLimits();
   });
+
+  it('run again the same day after the digest was posted: asks first stating the charge; Run again is for admins and single-use', async () => {
+    h = await startPlatdeskHarness();
+    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())}`);
+    const first = await h.command('/orders', 'digest run 1', { userId: ADMIN });
+    await h.nextResponse(first.responseUrlId);
+    expect(textOf(await h.nextResponse(first.responseUrlId, 10_000))).toContain('it cost 4 points');
+    const channelPosts = () =>
+      h?.fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'C1234') ?? [];
+    expect(channelPosts()).toHaveLength(1);
+    const callsAfterFirst = h.calls();
+
+    // The same day: a question with the charge, no call, no second digest.
+    const sent = await h.command('/orders', 'digest run 1', { userId: ADMIN });
+    const ask = await h.nextResponse(sent.responseUrlId);
+    const asked = textOf(ask);
+    expect(asked).toContain("Today's digest #1 was already posted in <#C1234>");
+    expect(asked).toContain('it cost 4 points (¥0.04)');
+    expect(asked).toContain('costs about 4 points (¥0.04) more');
+    expect(ask.text).toContain('costs about 4 points (¥0.04) more');
+    const button = (ask.blocks ?? [])
+      .flatMap((b) =>
+        'elements' in b
+          ? (b.elements as { action_id?: string; value?: string; text?: { text: string } }[])
+          : [],
+      )
+      .find((e) => e.action_id === 'platdesk.digest.run_again');
+    expect(button?.text?.text).toBe('Run again (~4 points)');
+    await h.settle(100);
+    expect(h.calls()).toBe(callsAfterFirst);
+    expect(channelPosts()).toHaveLength(1);
+
+    const refused = await h.click('platdesk.digest.run_again', button?.value, { userId: AGENT });
+    expect(textOf(await h.nextResponse(refused.responseUrlId))).toContain('Only platdesk admins');
+    await h.settle(100);
+    expect(h.calls()).toBe(callsAfterFirst);
+
+    const click = await h.click('platdesk.digest.run_again', button?.value, { userId: ADMIN });
+    expect(textOf(await h.nextResponse(click.responseUrlId))).toContain('Running digest #1 now');
+    expect(textOf(await h.nextResponse(click.responseUrlId, 10_000))).toContain('Digest posted in <#C1234>');
+    expect(h.calls()).toBe(callsAfterFirst + 2);
+    expect(channelPosts()).toHaveLength(2);
+
+    // The same button again (a double click, a Slack retry): nothing more.
+    const again = await h.click('platdesk.digest.run_again', button?.value, { userId: ADMIN });
+    expect(textOf(await h.nextResponse(again.responseUrlId))).toContain('has run since this question');
+    await h.settle(100);
+    expect(h.calls()).toBe(callsAfterFirst + 2);
+    expect(channelPosts()).toHaveLength(2);
+    h.assertAllWithinLimits();
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * What every fault case ends with (issue 7, "Fault suite"): a clear message to the user, a ledger
- * that matches the sandbox's charges exactly, and no unhandled rejection nor an error left to
- * Bolt's error handler.
+ * with one row per call that arrived at the sandbox and exactly the points it withheld, and no
+ * unhandled rejection nor an error left to Bolt's error handler.
  */
 import { expect } from 'vitest';
 import {
@@ -13,16 +13,35 @@ import {
 
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
 
-/** Every ledger row against every charge the sandbox made: same count, same points. */
+/**
+ * The ledger against the sandbox: one row per call that arrived there (charged or not, answered
+ * or not), and the same points as it withheld.
+ */
 export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number; points: number } {
   const rows = h.platdesk.store.ledger.list(allTime());
-  const { charges } = h.sandbox.stats();
+  const { calls, charges } = h.sandbox.stats();
   const ledger = { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) };
-  expect(ledger, 'ledger against the sandbox charges').toEqual({
-    count: charges.count,
+  expect(ledger, 'ledger against the calls and charges counted at the sandbox').toEqual({
+    count: calls,
     points: charges.points,
   });
   return ledger;
+}
+
+/**
+ * The ledger rows written after the first `since` rows, oldest first, as what the money rule is
+ * about: operation, envelope code (NO_ANSWER_CODE when no answer could be read), points and item
+ * quota calls.
+ */
+export function ledgerRowsAfter(
+  h: PlatdeskHarness,
+  since: number,
+): { operation: string; code: number; points: number; quotaCalls: number }[] {
+  return h.platdesk.store.ledger
+    .list(allTime())
+    .reverse()
+    .slice(since)
+    .map(({ operation, code, points, quotaCalls }) => ({ operation, code, points, quotaCalls }));
 }
 
 /** A failure told the way DESIGN asks: the title and the remedy, no stack trace, privately. */

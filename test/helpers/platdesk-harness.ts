@@ -21,6 +21,7 @@ import {
   SLACK,
   slashCommand,
   type ViewSubmissionInput,
+  viewBlockAction,
   viewSubmission,
 } from './slack-payloads.js';
 
@@ -38,6 +39,7 @@ export interface HarnessOptions {
   platTimeouts?: StartOptions['platTimeouts'];
   platRetry?: StartOptions['platRetry'];
   drainTimeoutMs?: StartOptions['drainTimeoutMs'];
+  housekeepingEveryMs?: StartOptions['housekeepingEveryMs'];
   /** Level of the captured log (default 'warn'); `logs()` returns every line captured. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
@@ -175,6 +177,15 @@ export interface PlatdeskHarness {
     value: string | undefined,
     options?: { userId?: string; responseUrlId?: string; label?: string },
   ): Promise<Sent>;
+  /**
+   * A button clicked in the App Home or a modal: as from Slack, no response_url and no channel,
+   * so an answer must come another way (a direct message, an updated view).
+   */
+  clickInView(
+    actionId: string,
+    value: string | undefined,
+    options: { surface: 'home' | 'modal'; userId?: string },
+  ): Promise<SlackHttpResult>;
   /** A signed view_submission. */
   submitView(input: ViewSubmissionInput): Promise<SlackHttpResult>;
   /** The command, then its confirmation (asserted to be one). */
@@ -241,6 +252,8 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
+  if (options.housekeepingEveryMs !== undefined)
+    startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
   let platdesk: Platdesk;
   try {
     platdesk = await startPlatdesk(config, startOptions);
@@ -301,6 +314,17 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
       });
       const res = await postAction(eventsUrl, signingSecret, payload);
       return { status: res.status, ms: res.ms, responseUrlId, body: res.body };
+    },
+    clickInView(actionId, value, opts) {
+      actionSeq += 1;
+      const payload = viewBlockAction({
+        actionId,
+        ...(value !== undefined ? { value } : {}),
+        surface: opts.surface,
+        actionTs: `1700000001.${String(actionSeq).padStart(6, '0')}`,
+        ...(opts.userId ? { userId: opts.userId } : {}),
+      });
+      return postAction(eventsUrl, signingSecret, payload);
     },
     submitView: (input) => postAction(eventsUrl, signingSecret, viewSubmission(input)),
     async ask(name, text, opts = {}) {
@@ -370,6 +394,11 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
           expect(String(label.text ?? '').length).toBeLessThanOrEqual(2000);
           expect(isObject(input.element) && typeof input.element.action_id === 'string').toBe(true);
         }
+        // Block Kit validation refuses two elements with one action_id in a view.
+        const actionIds = inputs.map((input) => (isObject(input.element) ? input.element.action_id : null));
+        expect(new Set(actionIds).size, `duplicate action_id among ${actionIds.join(', ')}`).toBe(
+          actionIds.length,
+        );
         const display = blocks.filter((b) => !inputs.includes(b as Json));
         if (display.length > 0) assertWithinSlackLimits(display, 'modal');
       }

@@ -133,6 +133,11 @@ export interface FakeSlack {
   setResponse(method: string, answer: SlackAnswer): void;
   /** Delays the answers of `method` by `ms` until `reset()` (a slow Slack). */
   setDelay(method: string, ms: number): void;
+  /**
+   * A user's Slack language, as users.info answers it with `include_locale` (default `en-US`,
+   * as Slack answers for an English workspace) until `reset()`.
+   */
+  setLocale(userId: string, locale: string): void;
   /** Forgets calls, pending failures, answers and delays. */
   reset(): void;
   /** The Socket Mode WebSocket endpoint (see the file comment). */
@@ -258,6 +263,7 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
   const failures = new Map<string, SlackFailure[]>();
   const answers = new Map<string, SlackAnswer>();
   const delays = new Map<string, number>();
+  const locales = new Map<string, string>();
   const waiters = new Set<Waiter>();
   let seq = 0;
   let responseSeq = 0;
@@ -328,6 +334,8 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
     },
     'users.info': (call) => {
       const id = str(call.body.user, SLACK.userId);
+      // Slack adds `locale` only when asked (https://docs.slack.dev/reference/methods/users.info).
+      const withLocale = String(call.body.include_locale) === 'true';
       const name =
         id === SLACK.adminId ? SLACK.adminName : id === SLACK.secondUserId ? SLACK.secondUserName : 'agent';
       return {
@@ -342,6 +350,7 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
           is_bot: id === SLACK.botUserId,
           tz: 'Asia/Shanghai',
           tz_offset: 28_800,
+          ...(withLocale ? { locale: locales.get(id) ?? 'en-US' } : {}),
           profile: { display_name: name, real_name: name },
         },
       };
@@ -517,7 +526,9 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
     },
     setResponse: (method, answer) => void answers.set(method, answer),
     setDelay: (method, ms) => void delays.set(method, ms),
+    setLocale: (userId, locale) => void locales.set(userId, locale),
     reset() {
+      locales.clear();
       calls.length = 0;
       failures.clear();
       answers.clear();

@@ -115,6 +115,42 @@ export interface BlockActionInput {
   triggerId?: string;
 }
 
+/**
+ * A button clicked in a view (the App Home or a modal): Slack sends the view and a `view`
+ * container, but no channel and no response_url, which exist only for messages
+ * (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload).
+ */
+export function viewBlockAction(input: {
+  actionId: string;
+  value?: string;
+  surface: 'home' | 'modal';
+  userId?: string;
+  actionTs?: string;
+  triggerId?: string;
+}): BlockAction<ButtonAction> {
+  const userId = input.userId ?? SLACK.userId;
+  const viewId = input.surface === 'home' ? 'VHOME0001' : 'V0001';
+  const {
+    response_url: _noResponseUrl,
+    channel: _noChannel,
+    ...payload
+  } = blockAction({
+    actionId: input.actionId,
+    ...(input.value !== undefined ? { value: input.value } : {}),
+    userId,
+    responseUrl: '',
+    container: { type: 'view', view_id: viewId },
+    ...(input.actionTs ? { actionTs: input.actionTs } : {}),
+    ...(input.triggerId ? { triggerId: input.triggerId } : {}),
+  });
+  const view = {
+    ...viewSubmission({ callbackId: '', userId, viewId }).view,
+    type: input.surface,
+  };
+  // Bolt's type declares response_url always present; Slack leaves it out for views.
+  return { ...payload, view } as unknown as BlockAction<ButtonAction>;
+}
+
 export function blockAction(input: BlockActionInput): BlockAction<ButtonAction> {
   const userId = input.userId ?? SLACK.userId;
   const channelId = input.channelId ?? SLACK.channelId;

@@ -72,6 +72,24 @@ describe('ledgerCsv', () => {
     );
   });
 
+  it('every call that reached the service is a line: uncharged answers and unread ones (code -1, no_answer)', () => {
+    const csv = ledgerCsv([
+      entry({ points: 0, code: 204, outcome: 'error', requestId: null }),
+      entry({
+        operation: 'platiteminfo',
+        points: 0,
+        quotaCalls: 1,
+        code: -1,
+        outcome: 'error',
+        requestId: null,
+      }),
+    ]);
+    expect(csv.split('\r\n').slice(1, 3)).toEqual([
+      '2026-11-20T04:00:00.000Z,U1234,C1234,get-shop-info,1,0,0.00,0,204,error,,corr-1,p-1,interactive',
+      '2026-11-20T04:00:00.000Z,U1234,C1234,platiteminfo,1,0,0.00,1,-1,no_answer,,corr-1,p-1,interactive',
+    ]);
+  });
+
   it('null fields are empty', () => {
     const csv = ledgerCsv([
       entry({
@@ -138,6 +156,29 @@ describe('usageReport', () => {
     expect(mine.totals.points).toBe(17);
     expect(mine.byUser).toEqual([]);
     expect(mine.byOperation).toEqual([{ key: 'get-shop-info', points: 17, quotaCalls: 0, calls: 2 }]);
+  });
+
+  it('counts days in the budget zone, as the caps do (issue 10, point 18), not in UTC', () => {
+    const now = new Date('2026-11-20T04:00:00Z');
+    store = openSqliteStore(':memory:', { now: () => now });
+    const row = (at: string, points: number): NewLedgerEntry => {
+      const { id: _id, ...rest } = entry({ at: new Date(at), points });
+      return rest;
+    };
+    // All three fall on 2026-11-19 in UTC; in Shanghai they are on two days.
+    store.ledger.record(row('2026-11-19T15:59:59Z', 7)); // 23:59:59 on 11-19 in Shanghai
+    store.ledger.record(row('2026-11-19T16:00:00Z', 5)); // 00:00 on 11-20 in Shanghai
+    store.ledger.record(row('2026-11-19T23:00:00Z', 3)); // 07:00 on 11-20 in Shanghai
+    const shanghai = usageReport(store, { period: 'last30', userId: null, now, timeZone: 'Asia/Shanghai' });
+    expect(shanghai.timeZone).toBe('Asia/Shanghai');
+    expect(shanghai.byDay).toEqual([
+      { key: '2026-11-19', points: 7, quotaCalls: 0, calls: 1 },
+      { key: '2026-11-20', points: 8, quotaCalls: 0, calls: 2 },
+    ]);
+    const mine = usageReport(store, { period: 'month', userId: 'U1234', now, timeZone: 'America/New_York' });
+    expect(mine.byDay).toEqual([{ key: '2026-11-19', points: 15, quotaCalls: 0, calls: 3 }]);
+    // Every day listed sums to the report's total.
+    expect(shanghai.byDay.reduce((n, d) => n + d.points, 0)).toBe(shanghai.totals.points);
   });
 
   it('reportRange: last30 ends with today', () => {

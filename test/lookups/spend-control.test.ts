@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeRefusal } from '../../src/blocks/words-of.js';
 import type { PriceTable } from '../../src/config.js';
+import { interruptGoneClaims } from '../../src/lookups/interrupted.js';
 import {
   type Actor,
   type BudgetAlert,
@@ -79,6 +80,7 @@ interface Rig {
   created: PendingLookup[];
   /** Moves the clock of the service and the store. */
   advance(ms: number): void;
+  now(): Date;
 }
 
 const opened: Store[] = [];
@@ -121,6 +123,7 @@ function rig(): Rig {
     advance: (ms) => {
       offset += ms;
     },
+    now,
   };
 }
 
@@ -185,12 +188,15 @@ describe('who pays what', () => {
     ).toBe(true);
     expect(rows2.every((row) => row.channelId === 'C2')).toBe(true);
 
-    // The whole ledger is the sandbox's charge record.
+    // The whole ledger is the sandbox's record: a row per call that arrived, the points withheld
+    // (all four calls were answered and charged here).
     const stats = h.sandbox.stats();
+    expect(stats.calls).toBe(4);
     expect(r.store.ledger.totals(allTime())).toMatchObject({
       points: stats.charges.points,
-      calls: stats.charges.count,
+      calls: stats.calls,
     });
+    expect(stats.charges.count).toBe(stats.calls);
   });
 
   it("one user cannot confirm another's lookup: no call", async () => {
@@ -412,20 +418,21 @@ describe('nothing twice', () => {
     expect(calls()).toBe(1);
   });
 
-  it('a lookup left running by a crash is reported by staleRunning after the threshold and never re-run', async () => {
+  it('a lookup left running by a crash is interrupted once its holder is gone and never re-run', async () => {
     const r = rig();
     const { pending } = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
     expect(r.lookups.claim(pending.id, 'U1').ok).toBe(true);
-    // The process dies here: claimed, never run.
-    expect(r.store.pending.staleRunning(2 * MINUTE)).toEqual([]);
-    r.advance(2 * MINUTE + 1);
-    const stale = r.store.pending.staleRunning(2 * MINUTE);
-    expect(stale.map((p) => [p.id, p.state, p.userId])).toEqual([[pending.id, 'running', 'U1']]);
+    // The process dies here: claimed, never run. Its claim names it and holds a lease.
+    const me = { id: 'other-host/1/restarted', host: 'other-host', pid: 1 };
+    expect(interruptGoneClaims(r.store, me, r.now())).toEqual([]);
+    r.advance(r.lookups.holder.leaseMs + 1);
+    const interrupted = interruptGoneClaims(r.store, me, r.now());
+    expect(interrupted.map((p) => [p.id, p.state, p.userId])).toEqual([[pending.id, 'interrupted', 'U1']]);
+    expect(interruptGoneClaims(r.store, me, r.now())).toEqual([]);
 
     // After a restart (a new service over the same store) the Confirm button cannot run it again.
     const restarted = createLookupService({ client: h.client, store: r.store, prices: PRICES });
-    expect(restarted.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'already_used' });
-    expect(r.store.pending.get(pending.id)?.state).toBe('running');
+    expect(restarted.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'interrupted' });
     expect(calls()).toBe(0);
     expect(r.store.ledger.list(allTime())).toEqual([]);
   });

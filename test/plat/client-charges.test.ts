@@ -1,7 +1,7 @@
 /**
- * Every charged response reaches the charge listeners (spec §1 rule 3-4: every call is charged and
- * reports withholding_money), error responses included, and the listeners' total equals what the
- * sandbox actually deducted.
+ * Every answer reaches the charge listeners (spec §1 rule 3-4: every call is charged and reports
+ * withholding_money), error responses and uncharged refusals included: one event per call that
+ * reached the service. The events' points equal what the sandbox actually deducted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlatParameterError } from '../../src/plat/errors.js';
@@ -69,6 +69,7 @@ describe('charge events', () => {
         operation: 'get-shop-info',
         edition: 3,
         points: DEFAULT_PRICES['get-shop-info'][3],
+        quotaCalls: 0,
         code: 0,
         requestId: null,
         correlationId: 'req-42',
@@ -115,7 +116,7 @@ describe('charge events', () => {
     expect(h.sandbox.stats().charges).toMatchObject({ count: 1, points: DEFAULT_PRICES['get-shop-id'] });
   });
 
-  it('the listeners sum to exactly what the sandbox deducted, over every operation and outcome', async () => {
+  it('one event per call that arrived, summing to exactly what the sandbox deducted, over every operation and outcome', async () => {
     const h = await harness();
     const { rig: proxied } = await blankingProxy(h.sandboxUrl);
     const c = h.client;
@@ -144,7 +145,15 @@ describe('charge events', () => {
     const events = [...h.charges, ...proxied.charges];
     const stats = h.sandbox.stats();
     expect(events.reduce((sum, e) => sum + e.points, 0)).toBe(stats.charges.points);
-    expect(events).toHaveLength(stats.charges.count);
+    // Every call arrived and is an event; all but the 302 were charged (points or a quota call).
+    expect(stats.calls).toBe(calls.length);
+    expect(events).toHaveLength(stats.calls);
+    expect(events.filter((e) => e.points > 0 || e.quotaCalls > 0)).toHaveLength(stats.charges.count);
+    expect(stats.charges.count).toBe(calls.length - 1);
+    expect(events.filter((e) => e.points === 0 && e.quotaCalls === 0)).toEqual([
+      expect.objectContaining({ operation: 'paging-orders', code: 302, points: 0, quotaCalls: 0 }),
+    ]);
+    expect(events.reduce((sum, e) => sum + e.quotaCalls, 0)).toBe(stats.itemCallsCharged);
     expect(stats.charges.points).toBe(
       DEFAULT_PRICES.platdybw[3] +
         DEFAULT_PRICES['get-shop-info'][2] +
@@ -156,7 +165,8 @@ describe('charge events', () => {
       const mine = events.filter((e) => e.operation === operation);
       expect({ operation, count: mine.length, points: mine.reduce((s, e) => s + e.points, 0) }).toEqual({
         operation,
-        ...stats.charges.byOperation[operation],
+        count: stats.callsByOperation[operation],
+        points: stats.charges.byOperation[operation].points,
       });
     }
   });

@@ -7,12 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorRemedy } from '../../src/blocks/errors.js';
 import type { PlatClient } from '../../src/plat/client.js';
+import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import {
   PlatAccountNotFoundError,
   type PlatApiError,
   PlatCredentialError,
   type PlatErrorCode,
   PlatInputError,
+  PlatItemNotFoundError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -230,8 +232,20 @@ describe('envelope codes become typed errors', () => {
     expect((error as PlatApiError).apiMessage).toBe(msg ?? CODE_MESSAGES[code]);
     expect(error.message).toContain(String(code));
     expect(errorRemedy(en, error).trim().length).toBeGreaterThan(10);
-    // Injected codes are not charged by the sandbox, and the client reports no charge for them.
-    expect(charges).toEqual([]);
+    // Injected codes withhold nothing at the sandbox, and none of these takes an item quota call
+    // (the item cases are refusals before any query), but the call reached the service: one
+    // ledger event of 0 points per attempt (101 and 202 are tried 3 times), with the code answered.
+    const attempts = code === 101 || code === 202 ? 3 : 1;
+    expect(charges).toEqual(
+      Array.from({ length: attempts }, () =>
+        expect.objectContaining({ operation, code, points: 0, quotaCalls: 0, correlationId: null }),
+      ),
+    );
+    expect(sandbox.stats()).toMatchObject({
+      calls: attempts,
+      charges: { count: 0, points: 0 },
+      itemCallsCharged: 0,
+    });
     expect(error.chargePoints).toBeNull();
   });
 
@@ -287,9 +301,13 @@ describe('envelope codes become typed errors', () => {
     sandbox.setBalance(1_000);
     sandbox.setItemQuota(0);
     const quota = await platErrorOf(client.itemInfo({ itemId: F.items.basic }));
-    expect(quota).toMatchObject({ code: 'quota_exhausted', operation: 'platiteminfo' });
-    expect(charges).toEqual([]);
-    expect(sandbox.stats().calls).toBe(2);
+    expect(quota).toMatchObject({ code: 'quota_exhausted', operation: 'platiteminfo', quotaCalls: 0 });
+    // Both calls reached the service and are recorded, neither charged anything.
+    expect(charges).toEqual([
+      expect.objectContaining({ operation: 'get-shop-info', code: 204, points: 0, quotaCalls: 0 }),
+      expect.objectContaining({ operation: 'platiteminfo', code: 204, points: 0, quotaCalls: 0 }),
+    ]);
+    expect(sandbox.stats()).toMatchObject({ calls: 2, charges: { count: 0 }, itemCallsCharged: 0 });
   });
 
   it('401 with a wrong token', async () => {
@@ -310,13 +328,32 @@ describe('envelope codes become typed errors', () => {
     expect(sandbox.stats().calls).toBe(1);
   });
 
-  it('a missing item is a charged code 100 (one call of the quota)', async () => {
+  it('a missing item is item_not_found, not a parameter error, and costs one call of the quota', async () => {
     const { client, sandbox, charges } = await harness();
-    const error = await platErrorOf(client.itemInfo({ itemId: F.items.missing }));
+    for (const lookUp of [client.itemInfo, client.itemPrices]) {
+      const error = await platErrorOf(lookUp({ itemId: F.items.missing }));
+      expect(error).toBeInstanceOf(PlatItemNotFoundError);
+      expect(error).not.toBeInstanceOf(PlatParameterError);
+      expect(error).toMatchObject({ code: 'item_not_found', apiMessage: ITEM_NOT_FOUND, quotaCalls: 1 });
+    }
+    expect(charges).toEqual([
+      expect.objectContaining({ operation: 'platiteminfo', code: 100, points: 0, quotaCalls: 1 }),
+      expect.objectContaining({ operation: 'platiteminfoprice', code: 100, points: 0, quotaCalls: 1 }),
+    ]);
+    expect(sandbox.stats().itemCallsCharged).toBe(2);
+  });
+
+  it('code 100 without "does not exist" on an item operation stays a parameter error, no quota call', async () => {
+    const { client, sandbox, charges } = await harness();
+    sandbox.setFaults([{ kind: 'code', code: 100, msg: 'Request parameter error: itemId', count: 1 }]);
+    const error = await platErrorOf(client.itemInfo({ itemId: F.items.basic }));
     expect(error).toBeInstanceOf(PlatParameterError);
-    expect(error).toMatchObject({ apiMessage: ITEM_NOT_FOUND, chargePoints: 0 });
-    expect(charges).toEqual([expect.objectContaining({ operation: 'platiteminfo', code: 100, points: 0 })]);
-    expect(sandbox.stats().itemCallsCharged).toBe(1);
+    expect(error.quotaCalls).toBe(0);
+    // Recorded as a call that reached the service, with no quota call and no points.
+    expect(charges).toEqual([
+      expect.objectContaining({ operation: 'platiteminfo', code: 100, points: 0, quotaCalls: 0 }),
+    ]);
+    expect(sandbox.stats()).toMatchObject({ calls: 1, itemCallsCharged: 0 });
   });
 });
 
@@ -334,7 +371,17 @@ describe('retries', () => {
       expect(sandbox.stats().calls).toBe(2);
       expect(limiter.stats().started).toBe(2);
       expect(delays).toHaveLength(1);
-      expect(charges).toHaveLength(1);
+      // Both attempts reached the service: the refused one (0 points) and the charged answer.
+      expect(charges).toEqual([
+        expect.objectContaining({ operation: 'get-shop-info', code, points: 0 }),
+        expect.objectContaining({
+          operation: 'get-shop-info',
+          code: 0,
+          points: sandbox.stats().charges.points,
+        }),
+      ]);
+      expect(sandbox.stats().charges.count).toBe(1);
+      expect(sandbox.stats().charges.points).toBeGreaterThan(0);
     },
   );
 
@@ -342,7 +389,7 @@ describe('retries', () => {
     'code %i that persists: fails after exactly 3 calls, with growing backoff',
     async (code) => {
       const delays: number[] = [];
-      const { client, sandbox, limiter } = await harness({
+      const { client, sandbox, limiter, charges } = await harness({
         retry: { sleep: async (ms) => void delays.push(ms), baseDelayMs: 100, maxDelayMs: 10_000 },
       });
       sandbox.setFaults([{ kind: 'code', code, count: 5 }]);
@@ -350,6 +397,9 @@ describe('retries', () => {
       expect(error).toMatchObject({ apiCode: code, retryable: true, operation: 'paging-orders' });
       expect(sandbox.stats().calls).toBe(3);
       expect(limiter.stats().started).toBe(3);
+      // Every attempt reached the service: three events, none charged.
+      const attempt = expect.objectContaining({ operation: 'paging-orders', code, points: 0, quotaCalls: 0 });
+      expect(charges).toEqual([attempt, attempt, attempt]);
       expect(delays).toHaveLength(2);
       // base × 2^n with ±25 % jitter: 75–125 ms, then 150–250 ms.
       expect(delays[0]).toBeGreaterThanOrEqual(75);
@@ -367,17 +417,22 @@ describe('retries', () => {
     [302, undefined],
     [614, undefined],
   ])('code %i (%s) is never retried: exactly 1 call', async (code, msg) => {
-    const { client, sandbox } = await harness();
+    const { client, sandbox, charges } = await harness();
     sandbox.setFaults([{ kind: 'code', code, ...(msg === undefined ? {} : { msg }) }]);
     const error = await platErrorOf(client.shopInfo({ url: F.links.firstMarketplace }));
     expect(error).toMatchObject({ apiCode: code, retryable: false });
     expect(sandbox.stats().calls).toBe(1);
+    expect(charges).toEqual([expect.objectContaining({ operation: 'get-shop-info', code, points: 0 })]);
   });
 
   it('a transport failure is not retried (the call may have been charged)', async () => {
-    const { client, sandbox } = await harness();
+    const { client, sandbox, charges } = await harness();
     sandbox.setFaults([{ kind: 'http500' }]);
     await platErrorOf(client.shopId({ wwid: F.wwids.known }));
     expect(sandbox.stats().calls).toBe(1);
+    // Recorded once, as a call whose answer could not be read.
+    expect(charges).toEqual([
+      expect.objectContaining({ operation: 'get-shop-id', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
   });
 });

@@ -80,7 +80,13 @@ describe('platiteminfo: itemInfo', () => {
   it('reads the item from the top level: SKUs, https images, attributes, categories, no video', async () => {
     const result = await h.client.itemInfo({ itemId: F.items.basic });
     const item = result.data;
-    expect(result).toMatchObject({ operation: 'platiteminfo', edition: null, chargePoints: 0 });
+    // No withholding_money in item answers (spec §4.2): no points reported, one call of the quota.
+    expect(result).toMatchObject({
+      operation: 'platiteminfo',
+      edition: null,
+      chargePoints: null,
+      quotaCalls: 1,
+    });
     expect(item).toMatchObject({
       itemId: F.items.basic,
       title: '纯棉短袖T恤男夏季宽松圆领半袖上衣',
@@ -144,7 +150,7 @@ describe('platiteminfoprice: itemPrices', () => {
       originalPrice: { value: 99, text: '99.00' },
       referencePrice: { value: 89, text: '89.00' },
     });
-    expect(result.chargePoints).toBe(0);
+    expect(result).toMatchObject({ chargePoints: null, quotaCalls: 1, attempts: 1 });
     expect(h.sandbox.stats().itemCallsCharged).toBe(1);
   });
 });

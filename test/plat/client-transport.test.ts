@@ -6,6 +6,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorRemedy } from '../../src/blocks/errors.js';
+import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import {
   PlatAbortedError,
   PlatBadResponseError,
@@ -73,6 +74,10 @@ describe('transport failures', () => {
     expect(elapsed).toBeGreaterThanOrEqual(280);
     expect(elapsed).toBeLessThan(2_000);
     expect(h.sandbox.stats().calls).toBe(1);
+    expect(error.reachedService).toBe(true);
+    expect(h.charges).toEqual([
+      expect.objectContaining({ operation: 'get-shop-info', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
     expectNoToken(error);
   });
 
@@ -81,7 +86,12 @@ describe('transport failures', () => {
     h.sandbox.setFaults([{ kind: 'hang' }]);
     const error = await platErrorOf(h.client.itemInfo({ itemId: F.items.basic }));
     expect(error).toBeInstanceOf(PlatTimeoutError);
-    expect(error).toMatchObject({ operation: 'platiteminfo', timeoutMs: 200 });
+    expect(error).toMatchObject({ operation: 'platiteminfo', timeoutMs: 200, reachedService: true });
+    // An item call whose answer never came may have taken a quota call: recorded as one.
+    expect(error.quotaCalls).toBe(1);
+    expect(h.charges).toEqual([
+      expect.objectContaining({ operation: 'platiteminfo', code: NO_ANSWER_CODE, points: 0, quotaCalls: 1 }),
+    ]);
   });
 
   it('cancelling a call in flight rejects with PlatAbortedError', async () => {
@@ -93,6 +103,27 @@ describe('transport failures', () => {
     const error = await pending;
     expect(error).toBeInstanceOf(PlatAbortedError);
     expect(error.operation).toBe('get-shop-id');
+    // It had reached the service: recorded as a call whose answer never came, and told so.
+    expect(h.sandbox.stats().calls).toBe(1);
+    expect(error.reachedService).toBe(true);
+    expect(errorRemedy(en, error)).toMatch(/may still have counted the call/);
+    expect(h.charges).toEqual([
+      expect.objectContaining({ operation: 'get-shop-id', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
+  });
+
+  it('cancelling a call still queued in the limiter sends nothing and records nothing', async () => {
+    const h = await harness({ limiter: { maxCalls: 1, windowMs: 60_000, interactiveReserve: 0 } });
+    await h.client.shopId({ wwid: F.wwids.known });
+    const controller = new AbortController();
+    const pending = platErrorOf(h.client.shopId({ wwid: F.wwids.known }, { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 50);
+    const error = await pending;
+    expect(error).toBeInstanceOf(PlatAbortedError);
+    expect(error.reachedService).toBe(false);
+    expect(errorRemedy(en, error)).toMatch(/nothing was charged/);
+    expect(h.sandbox.stats().calls).toBe(1);
+    expect(h.charges).toEqual([expect.objectContaining({ operation: 'get-shop-id', code: 0 })]);
   });
 
   it('connection refused is a PlatConnectionError', async () => {
@@ -103,6 +134,9 @@ describe('transport failures', () => {
     expect(error).toMatchObject({ code: 'connection_failed', operation: 'get-shop-id' });
     expect(error.message).toMatch(/ECONNREFUSED/);
     expect(errorRemedy(en, error)).toMatch(/PLAT_BASE_URL/);
+    // Nothing was sent, so nothing is recorded.
+    expect(error.reachedService).toBe(false);
+    expect(rig.charges).toEqual([]);
     expectNoToken(error);
   });
 
@@ -118,6 +152,10 @@ describe('transport failures', () => {
     expect(error).toBeInstanceOf(PlatBadResponseError);
     expect(error).toMatchObject({ code: 'bad_response', operation: 'platdzmd', status: 500 });
     expect(error.message).toContain('500 Internal Server Error');
+    expect(h.charges).toEqual([
+      expect.objectContaining({ operation: 'platdzmd', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
+    expect(h.sandbox.stats()).toMatchObject({ calls: 1, charges: { count: 0 } });
     expectNoToken(error);
   });
 
@@ -127,7 +165,11 @@ describe('transport failures', () => {
     const error = await platErrorOf(h.client.orders({ ownerId: F.owners.busy }));
     expect(error).toBeInstanceOf(PlatBadResponseError);
     expect(error).toMatchObject({ operation: 'paging-orders', status: 200 });
-    expect(h.charges).toEqual([]);
+    // The call reached the service and its answer could not be read: one event, code -1, 0 points.
+    expect(h.charges).toEqual([
+      expect.objectContaining({ operation: 'paging-orders', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
+    expect(h.sandbox.stats()).toMatchObject({ calls: 1, charges: { count: 0 } });
     expectNoToken(error);
   });
 
@@ -146,6 +188,10 @@ describe('transport failures', () => {
     const noCode = await canned({ msg: 'hello', data: {} });
     const first = await platErrorOf(noCode.client.shopId({ wwid: 'x' }));
     expect(first).toMatchObject({ code: 'schema_mismatch', operation: 'get-shop-id' });
+    // Not an envelope: an answer that could not be read, recorded as such.
+    expect(noCode.charges).toEqual([
+      expect.objectContaining({ operation: 'get-shop-id', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 }),
+    ]);
 
     const charged = await canned(envelope({ modules: 'nope', withholding_money: 5 }));
     const second = await platErrorOf(

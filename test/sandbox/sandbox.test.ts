@@ -111,8 +111,9 @@ describe('plat API sandbox', () => {
         shopId: F.shops.clothing,
         storeName: '小蜜蜂服饰',
         videoUrl: '',
-        withholding_money: 0,
       });
+      // spec §2.4 / §4.2 sample: no withholding_money; the charge is one call of the quota (§8).
+      expect(body).not.toHaveProperty('withholding_money');
       expect(body.product.cat.every((c: unknown) => typeof c === 'number')).toBe(true);
       expect(body.product.imageList[0]).toMatch(/^\/\//);
       expect(body.product.skus).toHaveLength(9);
@@ -136,7 +137,8 @@ describe('plat API sandbox', () => {
 
     it('a missing item answers code 100 and still takes one call of the quota (spec §4.2)', async () => {
       const body = await call('platiteminfo', { query: { itemId: F.items.missing } });
-      expect(body).toMatchObject({ code: 100, msg: ITEM_NOT_FOUND, withholding_money: 0 });
+      expect(body).toMatchObject({ code: 100, msg: ITEM_NOT_FOUND, data: {} });
+      expect(JSON.stringify(body)).not.toContain('withholding_money');
       expect(sandbox.stats().itemQuota).toBe(99_999);
       const noId = await call('platiteminfo');
       expect(noId.code).toBe(100);
@@ -145,7 +147,8 @@ describe('plat API sandbox', () => {
 
     it('platiteminfoprice answers decimal text with two decimals', async () => {
       const body = await call('platiteminfoprice', { query: { itemId: F.items.basic } });
-      expect(body.data).toEqual({ jprice: '59.00', oprice: '99.00', mprice: '89.00', withholding_money: 0 });
+      // spec §4.3 / §2.5 sample: the three prices and nothing else (no withholding_money).
+      expect(body.data).toEqual({ jprice: '59.00', oprice: '99.00', mprice: '89.00' });
     });
 
     it('answers 204 "Not enough calls left" when the item quota is used up', async () => {

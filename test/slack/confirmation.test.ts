@@ -112,6 +112,24 @@ describe('confirmation', () => {
     expect(h().calls()).toBe(before);
   });
 
+  it('a second click on a used Confirm never replaces the delivered answer', async () => {
+    const { confirmation } = await h().ask('/orders', ordersRequest());
+    const { sent, answer } = await h().confirm(confirmation);
+    expect(answer.replace_original).toBe(true);
+    await h().settle();
+    // The same button clicked again on the message that now holds the answer (same response_url).
+    await h().click('platdesk.confirm', confirmation.confirm.value, { responseUrlId: sent.responseUrlId });
+    const refusal = await h().nextResponse(sent.responseUrlId);
+    expect(textOf(refusal)).toContain('already used');
+    expect(refusal.response_type).toBe('ephemeral');
+    expect(refusal.replace_original).toBe(false);
+    // The last message that replaced the original is still the answer.
+    const replacing = h()
+      .responses(sent.responseUrlId)
+      .filter((m) => m.replace_original === true);
+    expect(replacing.at(-1)).toEqual(answer);
+  });
+
   it('writes a ledger row per charge and states the actual charge in the answer', async () => {
     const sandboxBefore = h().sandbox.stats().charges.byOperation['get-shop-info'];
     const { confirmation } = await h().ask('/shop', links.firstMarketplace);
@@ -138,10 +156,10 @@ describe('confirmation', () => {
       source: 'interactive',
     });
 
-    // Every charge the sandbox made is a ledger row with the same points.
+    // Every call that reached the sandbox is a ledger row, with the points it withheld.
     const all = h().platdesk.store.ledger.list(allTime());
     const stats = h().sandbox.stats();
-    expect(all.length).toBe(stats.charges.count);
+    expect(all.length).toBe(stats.calls);
     expect(all.reduce((sum, r) => sum + r.points, 0)).toBe(stats.charges.points);
     expect(all.every((r) => r.userId === SLACK.userId && r.channelId === SLACK.channelId)).toBe(true);
   });

@@ -32,7 +32,7 @@ interface FormInput {
 function formValues(input: FormInput): Values {
   const values: Values = {};
   const put = (block: string, value: Json) => {
-    values[block] = { value: value as unknown as ViewStateValue };
+    values[block] = { [`digest.${block}`]: value as unknown as ViewStateValue };
   };
   if (input.alias !== undefined)
     put('shop', { type: 'static_select', selected_option: { value: input.alias } });
@@ -114,7 +114,7 @@ describe('App Home: Add digest', () => {
 
   it('the button opens the form (admins only): registered shops, owner id, channel, 09:00, Asia/Shanghai', async () => {
     const opened = h().fake.callsTo('views.open').length;
-    await h().click(ADD, 'add', { userId: SLACK.adminId });
+    await h().clickInView(ADD, 'add', { surface: 'home', userId: SLACK.adminId });
     const call = await h().fake.waitFor(
       'views.open',
       () => h().fake.callsTo('views.open').length > opened,
@@ -158,8 +158,23 @@ describe('App Home: Add digest', () => {
     ]);
 
     // A non-admin's click (a forged one: they have no button) opens nothing.
-    const click = await h().click(ADD, 'add', { userId: SLACK.userId });
-    expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
+    // A click in the Home carries no response_url: the refusal comes by direct message, and
+    // their Home is published again.
+    const published = h().fake.callsTo('views.publish').length;
+    const click = await h().clickInView(ADD, 'add', { surface: 'home', userId: SLACK.userId });
+    expect(click.status).toBe(200);
+    const dm = await h().fake.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === SLACK.userId && textOf(c.body).includes('Only platdesk admins'),
+      5000,
+    );
+    expect(dm.body.channel).toBe(SLACK.userId);
+    const republished = await h().fake.waitFor(
+      'views.publish',
+      (c) => h().fake.callsTo('views.publish').indexOf(c) >= published,
+      5000,
+    );
+    expect(republished.body.user_id).toBe(SLACK.userId);
     expect(h().fake.callsTo('views.open')).toHaveLength(opened + 1);
   });
 

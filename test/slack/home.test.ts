@@ -6,6 +6,7 @@
  */
 import type { ViewStateValue } from '@slack/bolt';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { localDateOf } from '../../src/digest/zoned-time.js';
 import { autoLookupSettings } from '../../src/lookups/unfurls.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
@@ -48,6 +49,16 @@ describe('App Home', () => {
     await h().fake.waitFor('views.publish', () => h().fake.callsTo('views.publish').length > before, 5000);
     const call = h().fake.callsTo('views.publish')[before] as SlackCall;
     return { call, blocks: (call.body.view as { blocks: Json[] }).blocks };
+  }
+
+  /** The refusal of an admin button, sent by direct message (chat.postMessage to the user id). */
+  async function refusedByDm(userId: string): Promise<void> {
+    const dm = await h().fake.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === userId && textOf(c.body).includes('Only platdesk admins'),
+      5000,
+    );
+    expect(dm.body.channel).toBe(userId);
   }
 
   const submitForm = (callbackId: string, values: Values, userId: string = SLACK.adminId) =>
@@ -111,22 +122,50 @@ describe('App Home', () => {
     assertWithinSlackLimits(blocks, 'home');
   });
 
+  it('one zone on the whole Home: days, times and budget alerts in the budget zone, labelled so (issue 10, point 18)', async () => {
+    // The budget alert store keeps the instant the local day began: 2026-11-23 00:00 in Shanghai.
+    h().platdesk.store.settings.set(
+      'budget.alerted',
+      { 'workspace:*:daily:warned': '2026-11-22T16:00:00.000Z' },
+      'platdesk',
+    );
+    const { blocks } = await openHome(SLACK.adminId);
+    const said = textOf({ blocks });
+    const today = localDateOf(h().now().getTime(), 'Asia/Shanghai');
+    expect(said).toContain(`*By day* (Asia/Shanghai, newest first)\n• ${today}: `);
+    expect(said).toContain('• 2026-11-23: budget cap alert (workspace:*:daily:warned)');
+    expect(said).toContain('Times, days and months are in Asia/Shanghai.');
+    expect(said).toContain(`Updated ${localDateOf(h().now().getTime(), 'Asia/Shanghai')} `);
+    expect(said).not.toContain('UTC');
+  });
+
   it('Edit opens a form (admins only); an auto-lookup change persists, is audited and shows on the Home', async () => {
     const opened = h().fake.callsTo('views.open').length;
-    await h().click('platdesk.home.autolookup', 'edit', { userId: SLACK.adminId });
+    await h().clickInView('platdesk.home.autolookup', 'edit', { surface: 'home', userId: SLACK.adminId });
     await h().fake.waitFor('views.open', () => h().fake.callsTo('views.open').length > opened, 5000);
     const form = h().fake.callsTo('views.open')[opened]?.body.view as { callback_id: string; blocks: Json[] };
     expect(form.callback_id).toBe('platdesk.home.autolookup.form');
 
-    // A non-admin's click opens nothing.
-    const click = await h().click('platdesk.home.autolookup', 'edit', { userId: SLACK.userId });
-    expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('Only platdesk admins');
+    // A non-admin's click opens nothing; a click in the Home has no response_url, so the
+    // refusal comes by direct message and their Home is published again (without admin controls).
+    const published = h().fake.callsTo('views.publish').length;
+    const click = await h().clickInView('platdesk.home.autolookup', 'edit', {
+      surface: 'home',
+      userId: SLACK.userId,
+    });
+    expect(click.status).toBe(200);
+    await refusedByDm(SLACK.userId);
+    const republished = await waitPublish(published);
+    expect(republished.call.body.user_id).toBe(SLACK.userId);
+    expect(textOf({ blocks: republished.blocks })).not.toContain('Who may spend');
     expect(h().fake.callsTo('views.open')).toHaveLength(opened + 1);
 
     const values: Values = {
-      channel: { value: { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never },
-      mode: { value: { type: 'radio_buttons', selected_option: { value: 'on' } } as never },
-      cap: { value: { type: 'number_input', value: '7' } as never },
+      channel: {
+        'autolookup.channel': { type: 'conversations_select', selected_conversation: 'CHOME0001' } as never,
+      },
+      mode: { 'autolookup.mode': { type: 'radio_buttons', selected_option: { value: 'on' } } as never },
+      cap: { 'autolookup.cap': { type: 'number_input', value: '7' } as never },
     };
     // A non-admin's submit is refused.
     const refused = await submitForm('platdesk.home.autolookup.form', values, SLACK.userId);
@@ -146,10 +185,14 @@ describe('App Home', () => {
 
   it('who may spend and prices set from the Home persist, are audited and apply', async () => {
     const access = await submitForm('platdesk.home.access.form', {
-      mode: { value: { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
-      users: { value: { type: 'multi_users_select', selected_users: [SLACK.secondUserId] } as never },
-      channels: { value: { type: 'multi_conversations_select', selected_conversations: [] } as never },
-      groups: { value: { type: 'plain_text_input', value: '' } as never },
+      mode: { 'access.mode': { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
+      users: {
+        'access.users': { type: 'multi_users_select', selected_users: [SLACK.secondUserId] } as never,
+      },
+      channels: {
+        'access.channels': { type: 'multi_conversations_select', selected_conversations: [] } as never,
+      },
+      groups: { 'access.groups': { type: 'plain_text_input', value: '' } as never },
     });
     expect(access.body).toBe('');
     await h().settle(50);
@@ -161,13 +204,15 @@ describe('App Home', () => {
     expect(textOf(await h().nextResponse(refusedLookup.responseUrlId))).toContain('not on the list');
 
     const bad = await submitForm('platdesk.home.access.form', {
-      mode: { value: { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
+      mode: { 'access.mode': { type: 'radio_buttons', selected_option: { value: 'listed' } } as never },
     });
     expect(bad.body).toContain('name at least one');
 
     const prices = await submitForm('platdesk.home.prices.form', {
-      operation: { value: { type: 'static_select', selected_option: { value: 'get-shop-id:*' } } as never },
-      points: { value: { type: 'number_input', value: '3' } as never },
+      operation: {
+        'prices.operation': { type: 'static_select', selected_option: { value: 'get-shop-id:*' } } as never,
+      },
+      points: { 'prices.points': { type: 'number_input', value: '3' } as never },
     });
     expect(prices.body).toBe('');
     await h().settle(50);
@@ -198,7 +243,11 @@ describe('App Home', () => {
     const remove = buttonOf({ blocks }, `platdesk.home.digest_remove.${sub.id}`);
     expect(remove.value).toBe(String(sub.id));
     const before = h().fake.callsTo('views.publish').length;
-    await h().click(remove.actionId, remove.value, { userId: SLACK.adminId });
+    // Someone who is not (or no longer) an admin is refused by direct message; nothing is removed.
+    await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.secondUserId });
+    await refusedByDm(SLACK.secondUserId);
+    expect(h().platdesk.store.digests.list()).toHaveLength(1);
+    await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.adminId });
     const after = await waitPublish(before);
     expect(textOf({ blocks: after.blocks })).not.toContain('<#CDIGEST01>');
     expect(h().platdesk.store.digests.list()).toHaveLength(0);

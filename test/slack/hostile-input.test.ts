@@ -103,6 +103,10 @@ const VALID = [
   'usage',
   'shop:',
   'owner:',
+  'digest',
+  'digest add',
+  'digest remove',
+  'digest run',
 ];
 
 const HUGE = [
@@ -197,6 +201,12 @@ describe('hostile and random command text', () => {
         .map((m) => JSON.stringify(m))
         .filter((json) => LIVE.test(json))
         .map((json) => json.slice(0, 300)),
+      // The top-level text of every message (notifications; the message itself where blocks are
+      // not shown) on its own, so a leak there is named as such.
+      ...messages
+        .map((m) => `text: ${String(m.text ?? '')}`)
+        .filter((text) => LIVE.test(text))
+        .map((text) => text.slice(0, 300)),
       ...autoLinked(messages.map((m) => m.blocks)),
     ];
   }
@@ -204,6 +214,30 @@ describe('hostile and random command text', () => {
   it('the fixed hostile strings, to every command: 200, no call, nothing live, within limits', async () => {
     const before = h.calls();
     await sendAll(COMMANDS.flatMap((command) => FIXED.map((text) => ({ command, text }))));
+    await h.settle(50);
+    expect(h.calls()).toBe(before);
+    expect(liveMessages()).toEqual([]);
+    h.assertAllWithinLimits();
+  });
+
+  it('the fixed hostile strings in /orders digest commands, by an admin and by anyone: nothing live', async () => {
+    const before = h.calls();
+    const subcommands = [
+      'digest',
+      'digest add',
+      'digest add clothing',
+      'digest remove',
+      'digest run',
+      'digest list',
+    ];
+    await sendAll(
+      subcommands.flatMap((sub) =>
+        [...MENTIONS, ...LINKS, ...MRKDWN, ...CONTROL].flatMap((text) => [
+          { command: '/orders', text: `${sub} ${text}` },
+          { command: '/orders', text: `${sub} ${text}`, userId: SLACK.adminId },
+        ]),
+      ),
+    );
     await h.settle(50);
     expect(h.calls()).toBe(before);
     expect(liveMessages()).toEqual([]);

@@ -79,13 +79,29 @@ describe('/item', () => {
     expect(after.platiteminfoprice - before.platiteminfoprice).toBe(1);
   });
 
-  it('an item that does not exist is an error answer that says the quota may count it', async () => {
+  it('code 100 "item does not exist" answers "Item not found", costing one call of the quota (not a parameter error)', async () => {
+    const allTime = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
+    const rowsBefore = h().platdesk.store.ledger.list(allTime).length;
     const { answer, calls } = await h().lookup('/item', items.missing, { settle: true });
     const said = textOf(answer);
-    expect(said).toContain('The data service rejected the request');
-    expect(said).toContain('the item quota may count this call');
+    expect(said).toContain('Item not found');
+    expect(said).toContain('No item has this id');
+    expect(said).toContain('It cost 1 call of the item quota.');
+    expect(answer.text).toContain('Item not found. It cost 1 call of the item quota.');
+    expect(said).not.toContain('rejected the request');
+    expect(said).not.toContain('check the values sent');
     expect(looksLikeStackTrace(said)).toBe(false);
     expect(calls).toBe(1);
+    // …and that call of the quota is in the ledger (issue 10 point 1).
+    const rows = h().platdesk.store.ledger.list(allTime);
+    expect(rows.length - rowsBefore).toBe(1);
+    expect(rows[0]).toMatchObject({
+      operation: 'platiteminfo',
+      code: 100,
+      points: 0,
+      quotaCalls: 1,
+      outcome: 'error',
+    });
   });
 
   it("the answer's Prices button offers a new confirmation and calls nothing by itself", async () => {

@@ -115,7 +115,22 @@ describe('/orders', () => {
       const before = h().calls();
       const next = buttonOf(page1, 'platdesk.orders.next');
       const click = await h().click(next.actionId, next.value);
-      expect(textOf(await h().nextResponse(click.responseUrlId))).toContain('already used');
+      const refusal = await h().nextResponse(click.responseUrlId);
+      expect(textOf(refusal)).toContain('already used');
+      // The page the button sits on is a delivered answer: a refusal never replaces it.
+      expect(refusal.replace_original).toBe(false);
+      await h().settle(100);
+      expect(h().calls()).toBe(before);
+    });
+
+    it('an expired pager button offers a fresh confirmation beside the page, not in its place', async () => {
+      const before = h().calls();
+      const next = buttonOf(page2, 'platdesk.orders.next');
+      h().advance(11 * 60_000);
+      const click = await h().click(next.actionId, next.value);
+      const offer = await h().nextResponse(click.responseUrlId);
+      expect(confirmationOf(offer).text).toContain('page 3');
+      expect(offer.replace_original).toBe(false);
       await h().settle(100);
       expect(h().calls()).toBe(before);
     });

@@ -107,7 +107,9 @@ describe('shortcuts', () => {
     ]);
     expect(group?.initial).toHaveLength(3);
     const said = textOf({ blocks: view.blocks });
-    expect(said).toContain('Total charge for the 3 chosen things* (3 lookups)');
+    expect(said).toContain(
+      'You chose 3 items, one lookup each. Together they cost 3 calls of the item quota.',
+    );
     expect(said).toContain('3 calls of the item quota');
     expect(said).toContain('Looked for item links');
     expect(view.submit?.text).toBe('Confirm (3 quota calls)');

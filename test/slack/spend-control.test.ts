@@ -6,12 +6,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
-import { formatPoints } from '../../src/blocks/text.js';
+import { localDateOf } from '../../src/digest/zoned-time.js';
+import { periodStarts } from '../../src/lookups/budgets.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { buttonOf, confirmationOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { en } from '../helpers/words.js';
 
 const { items, links, wwids } = SANDBOX_FIXTURES;
 const DAY = 24 * 3_600_000;
@@ -105,19 +107,46 @@ describe('spend control in Slack', () => {
   });
 
   it("/platdesk usage shows the user's own spend from the ledger", async () => {
+    const before = ledger().totals({ ...allTime(), userId: SLACK.userId });
     const { confirmation } = await h().ask('/shop', `ww ${wwids.known}`);
     await h().confirm(confirmation);
+    // A call the service answered without charging (a system error, code 200) is still a call
+    // that reached it: a ledger row of 0 points, counted among the calls.
+    h().sandbox.setFaults([{ kind: 'code', code: 200, count: 1 }]);
+    try {
+      const refused = await h().ask('/shop', `ww ${wwids.unknown}`);
+      await h().confirm(refused.confirmation);
+    } finally {
+      h().sandbox.setFaults([]);
+    }
     const mine = ledger().totals({ ...allTime(), userId: SLACK.userId });
     expect(mine.points).toBe(2);
+    expect(mine.calls).toBe(before.calls + 2);
+    const rows = ledger().list({ ...allTime(), userId: SLACK.userId, limit: 2 });
+    expect(rows.map((r) => [r.operation, r.code, r.points])).toEqual([
+      ['get-shop-id', 200, 0],
+      ['get-shop-id', 0, 2],
+    ]);
 
     const sent = await h().command('/platdesk', 'usage');
     const report = textOf(await h().nextResponse(sent.responseUrlId));
-    expect(report).toContain(`Spend of <@${SLACK.userId}> today: *${formatPoints(mine.points)}*`);
+    expect(report).toContain(
+      `Spend of <@${SLACK.userId}> today: *${en.points(mine.points)}* in ${mine.calls} calls (charged or not),`,
+    );
     expect(report).toContain(`${mine.quotaCalls} calls of the item quota`);
     expect(report).toContain('Shop id');
+    // Issue 10, point 18: a personal report has no "By user" heading, and its period is stated in
+    // the budget zone the caps count in (Asia/Shanghai by default), not in UTC.
+    expect(report).not.toContain('By user');
+    const { day, nextDay } = periodStarts(h().now(), 'Asia/Shanghai');
+    const date = (d: Date) => localDateOf(d.getTime(), 'Asia/Shanghai');
+    expect(report).toContain(
+      `From the ledger, ${date(day)} 00:00 to ${date(nextDay)} 00:00 (Asia/Shanghai).`,
+    );
+    expect(report).not.toContain('UTC');
     // Another user's spend is their own.
     const other = await h().command('/platdesk', 'usage', { userId: SLACK.secondUserId });
-    expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${formatPoints(0)}*`);
+    expect(textOf(await h().nextResponse(other.responseUrlId))).toContain(`*${en.points(0)}*`);
   });
 
   it('/platdesk export month (admin) uploads the month of the ledger as CSV to the admin', async () => {

@@ -28,7 +28,7 @@ export function runContender(store: Store, input: ClaimRaceInput): ClaimRaceResu
       // A spin, not Atomics.wait: the point is to release every contender in the same microsecond.
       if (Date.now() > deadline) throw new Error(`claim race: contenders never met at round ${round}`);
     }
-    return store.pending.claim(id, input.userId);
+    return store.pending.claim(id, input.userId, { instanceId: `contender-${process.pid}`, leaseMs: 30_000 });
   });
   return { wins: results.map((r) => r.ok), reasons: results.map((r) => (r.ok ? null : r.reason)) };
 }

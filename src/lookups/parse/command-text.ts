@@ -72,7 +72,7 @@ export function parseItemCommand(text: string): ParsedCommand {
   const isPrices = (p: string) => /^(prices?|价格)$/i.test(p);
   const withPrices = parts.some(isPrices);
   const rest = parts.filter((p) => !isPrices(p));
-  if (rest.length !== 1) return invalid('item_one');
+  if (rest.length !== 1) return invalid('item_count');
   const ref = parseItemRef(rest[0] ?? '');
   if (!ref.ok) return invalid(ref.reason === 'short_link' ? 'item_short_link' : 'item_not_an_item');
   return { kind: 'request', request: { kind: 'item', itemId: ref.itemId, withPrices } };

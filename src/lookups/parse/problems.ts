@@ -4,7 +4,7 @@
  */
 export type ProblemCode =
   | 'item_required'
-  | 'item_one'
+  | 'item_count'
   | 'item_short_link'
   | 'item_not_an_item'
   | 'shop_required'

@@ -5,14 +5,20 @@
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
-import { renderConfirmationClosed } from '../../blocks/confirmation.js';
+import { renderConfirmationClosed, renderInterrupted } from '../../blocks/confirmation.js';
 import type { Claimed } from '../../lookups/lookup-service.js';
+import type { Pending } from '../../lookups/types.js';
 import { ackFirst } from '../ack.js';
-import { type Reply, runAndAnswer } from '../answer.js';
+import { offerLookup, type Reply, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
 
-/** Answers a refused claim; a click by someone else never changes the owner's message. */
+/**
+ * Answers a refused claim. The message holding the button is replaced only when it can still be
+ * the unused confirmation (expired, cancelled): after a run it holds the answer the user paid
+ * for, which a double click or a Slack retry must never overwrite with a refusal; a click by
+ * someone else never changes the owner's message; a row no longer found may have been a done one.
+ */
 export async function answerRefusedClaim(
   deps: SlackDeps,
   userId: string,
@@ -20,8 +26,30 @@ export async function answerRefusedClaim(
   reply: Reply,
 ): Promise<void> {
   const w = await deps.language.user(userId);
-  const closed = renderConfirmationClosed(w, claimed.reason === 'not_found' ? 'expired' : claimed.reason);
-  await reply({ response_type: 'ephemeral', replace_original: claimed.reason !== 'not_yours', ...closed });
+  const closed = renderConfirmationClosed(w, claimed.reason);
+  const replace = claimed.reason === 'expired' || claimed.reason === 'cancelled';
+  await reply({ response_type: 'ephemeral', replace_original: replace, ...closed });
+}
+
+/**
+ * A click on a lookup a crash cut (its claim was interrupted): what happened, and a fresh
+ * confirmation to run it again. The message it came from holds no answer (it was never
+ * delivered), so the notice replaces it.
+ */
+export async function answerInterrupted(
+  deps: SlackDeps,
+  pending: Pending,
+  reply: Reply,
+  responseUrl: string | null,
+): Promise<void> {
+  const w = await deps.language.user(pending.userId);
+  await reply({
+    response_type: 'ephemeral',
+    replace_original: true,
+    ...renderInterrupted(w, pending.request, { offerAgain: true }),
+  });
+  const actor = { userId: pending.userId, channelId: pending.channelId, teamId: pending.teamId, responseUrl };
+  await offerLookup(deps, pending.request, actor, reply);
 }
 
 export function registerConfirmActions(app: App, deps: SlackDeps): void {
@@ -31,6 +59,8 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       await ackFirst(ack);
       const reply = privateReply({ respond, client, body, logger: deps.logger });
       const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+      if (!claimed.ok && claimed.reason === 'interrupted' && claimed.pending)
+        return answerInterrupted(deps, claimed.pending, reply, body.response_url ?? null);
       if (!claimed.ok) return answerRefusedClaim(deps, body.user.id, claimed, reply);
       await runAndAnswer(deps, claimed.pending, reply);
     });

@@ -13,7 +13,6 @@ import {
   renderAlertOrphaned,
   renderAlertReminder,
 } from '../../blocks/alerts.js';
-import { digestFailureReason, digestRemedy } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import type { AdminAlerts } from '../admin-alerts.js';
@@ -71,12 +70,7 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
     },
     async postFailure(sub, failure, replaceTs) {
       const w = words(sub.channelId);
-      const m = renderAlertFailure(w, sub, {
-        reason: failure.resolved ? '' : digestFailureReason(w, failure.error),
-        remedy: failure.resolved ? '' : digestRemedy(w, failure.error),
-        nextAttemptAt: failure.nextAttemptAt,
-        resolved: failure.resolved,
-      });
+      const m = renderAlertFailure(w, sub, failure);
       if (replaceTs !== null) {
         await client.chat.update({ channel: sub.channelId, ts: replaceTs, text: m.text, blocks: m.blocks });
         return replaceTs;

@@ -1,12 +1,13 @@
 /**
  * "Run anyway" on a digest over the cost cap: admins only, single-use (the run record's
- * conditional claim), and the button's message is replaced so it reads as done.
+ * conditional claim), and the button's message is replaced so it reads as done. "Run again" on a
+ * digest already posted today: admins only, single-use (run-now.ts).
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
-import { ACTIONS } from '../../blocks/action-ids.js';
+import { ACTIONS, parseDigestRunAgainValue } from '../../blocks/action-ids.js';
 import { renderDigestAnswer } from '../../blocks/digest.js';
 import type { SlackDeps } from '../deps.js';
-import { answerOf } from './run-now.js';
+import { answerOf, runAgainAndAnswer } from './run-now.js';
 
 export function registerDigestActions(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.digestRunAnyway, async ({ ack, action, body, respond }) => {
@@ -30,5 +31,24 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     });
     const result = await digests.scheduler.approve(runId, body.user.id);
     await respond({ replace_original: true, ...answerOf(deps, w, result) });
+  });
+
+  app.action<BlockButtonAction>(ACTIONS.digestRunAgain, async ({ ack, action, body, respond }) => {
+    await ack();
+    const digests = deps.digests;
+    if (!digests) return;
+    if (!deps.isAdmin(body.user.id)) {
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...renderDigestAnswer((await deps.language.user(body.user.id)).t('digest.answer.onlyAdmins')),
+      });
+      return;
+    }
+    const value = parseDigestRunAgainValue(action.value);
+    if (!value) return;
+    await runAgainAndAnswer(deps, digests.scheduler, value, body.user.id, (message) =>
+      respond({ response_type: 'ephemeral', replace_original: true, ...message }),
+    );
   });
 }

@@ -1,16 +1,20 @@
 /**
- * "Run now" and "Run anyway": run a digest at an admin's request and tell that admin how it went.
- * The digest itself (and its progress, page k of n) appears in the subscription's channel.
+ * "Run now" and "Run anyway": run a digest at an admin's request and tell that admin how it went,
+ * in the admin's language. The digest itself (and its progress, page k of n) appears in the
+ * subscription's channel, in the channel's language.
  */
 import {
   digestFailureReason,
   digestRemedy,
   renderDigestAnswer,
   renderDigestApproval,
+  renderDigestRerunQuestion,
 } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import type { DigestScheduler, ManualResult } from '../../digest/scheduler.js';
+import { parseSummary } from '../../digest/summarize.js';
+import type { DigestSubscription } from '../../store/digests.js';
 import type { SlackDeps } from '../deps.js';
 
 export type DigestReply = (message: RenderedMessage) => Promise<unknown>;
@@ -63,6 +67,10 @@ function channelOf(deps: SlackDeps, subscriptionId: number): string {
   return deps.store.digests.get(subscriptionId)?.channelId ?? 'unknown';
 }
 
+/**
+ * `/orders digest run <id>`. When today's digest was already posted, running again would fetch
+ * and charge the same orders again: ask first, stating the charge (the Run again button).
+ */
 export async function runNowAndAnswer(
   deps: SlackDeps,
   scheduler: DigestScheduler,
@@ -70,14 +78,66 @@ export async function runNowAndAnswer(
   userId: string,
   reply: DigestReply,
 ): Promise<void> {
+  // The language first: nothing is awaited between the checks below and starting the run.
   const w = await deps.language.user(userId);
   const sub = deps.store.digests.get(subscriptionId);
   if (!sub) {
     await reply(answerOf(deps, w, { kind: 'not_found' }));
     return;
   }
+  const posted = scheduler.postedToday(subscriptionId);
+  const newest = deps.store.digests.lastRun(subscriptionId);
+  if (posted && newest) {
+    await reply(
+      renderDigestRerunQuestion(w, {
+        subscription: sub,
+        posted,
+        orders: parseSummary(posted.summaryJson)?.orders ?? null,
+        newestRunId: newest.id,
+        estimatePoints: posted.chargedPoints,
+      }),
+    );
+    return;
+  }
+  await runAndAnswer(deps, w, scheduler, sub, userId, reply);
+}
+
+/**
+ * "Run again" after the question: admins only, single-use (it runs only while the run it was
+ * asked about is still the newest one; the new run is created before anything is awaited).
+ */
+export async function runAgainAndAnswer(
+  deps: SlackDeps,
+  scheduler: DigestScheduler,
+  value: { subscriptionId: number; newestRunId: number },
+  userId: string,
+  reply: DigestReply,
+): Promise<void> {
+  const w = await deps.language.user(userId);
+  const sub = deps.store.digests.get(value.subscriptionId);
+  if (!sub) {
+    await reply(answerOf(deps, w, { kind: 'not_found' }));
+    return;
+  }
+  if (deps.store.digests.lastRun(sub.id)?.id !== value.newestRunId) {
+    await reply(renderDigestAnswer(w.t('digest.answer.ranSince', { id: sub.id })));
+    return;
+  }
+  await runAndAnswer(deps, w, scheduler, sub, userId, reply);
+}
+
+async function runAndAnswer(
+  deps: SlackDeps,
+  w: Words,
+  scheduler: DigestScheduler,
+  sub: DigestSubscription,
+  userId: string,
+  reply: DigestReply,
+): Promise<void> {
+  // Started before the first await: the manual run exists at once, so a second click sees it.
+  const result = scheduler.runNow(sub.id, userId);
   await reply(
     renderDigestAnswer(w.t('digest.answer.running', { id: sub.id, channel: `<#${sub.channelId}>` })),
   );
-  await reply(answerOf(deps, w, await scheduler.runNow(subscriptionId, userId)));
+  await reply(answerOf(deps, w, await result));
 }

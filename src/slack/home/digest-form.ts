@@ -20,6 +20,7 @@ import { addDigestSubscription } from '../../digest/subscriptions.js';
 import { type Locale, toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
+import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
 type Errors = Record<string, string>;
@@ -82,7 +83,7 @@ function checkForm(
 }
 
 export function registerDigestForm(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client, respond }) => {
+  app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client }) => {
     await ack();
     const w = await deps.language.user(body.user.id);
     const refusal = !deps.isAdmin(body.user.id)
@@ -90,12 +91,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
       : !deps.digests
         ? w.t('digest.answer.notEnabled')
         : null;
-    if (refusal) {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: refusal }).catch(
-        () => undefined,
-      );
-      return;
-    }
+    if (refusal) return refuseFromHome(deps, client, body.user.id, refusal);
     await client.views.open({
       trigger_id: body.trigger_id,
       view: renderDigestAddModal(w, { shops: digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),

@@ -19,6 +19,7 @@ import type { AccessPolicy } from '../../lookups/settings.js';
 import { autoLookupSettings, MAX_AUTO_CAP } from '../../lookups/unfurls.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
+import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
 function readAccess(w: Words, values: Values): { policy: AccessPolicy } | { error: [string, string] } {
@@ -45,13 +46,10 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     actionId: string,
     build: (w: Words) => Parameters<App['client']['views']['open']>[0]['view'],
   ) =>
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, client, respond }) => {
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, client }) => {
       await ack();
-      if (!deps.isAdmin(body.user.id)) {
-        const text = await onlyAdmins(body.user.id);
-        await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(() => undefined);
-        return;
-      }
+      if (!deps.isAdmin(body.user.id))
+        return refuseFromHome(deps, client, body.user.id, await onlyAdmins(body.user.id));
       await client.views.open({
         trigger_id: body.trigger_id,
         view: build(await deps.language.user(body.user.id)),
@@ -158,20 +156,13 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     await publishHome(deps, client, userId);
   });
 
-  app.action<BlockButtonAction>(
-    HOME_DIGEST_REMOVE_PATTERN,
-    async ({ ack, action, body, client, respond }) => {
-      await ack();
-      const userId = body.user.id;
-      if (!deps.isAdmin(userId)) {
-        const text = await onlyAdmins(userId);
-        await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(() => undefined);
-        return;
-      }
-      const id = Number(action.value);
-      // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
-      if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
-      await publishHome(deps, client, userId);
-    },
-  );
+  app.action<BlockButtonAction>(HOME_DIGEST_REMOVE_PATTERN, async ({ ack, action, body, client }) => {
+    await ack();
+    const userId = body.user.id;
+    if (!deps.isAdmin(userId)) return refuseFromHome(deps, client, userId, await onlyAdmins(userId));
+    const id = Number(action.value);
+    // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
+    if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
+    await publishHome(deps, client, userId);
+  });
 }

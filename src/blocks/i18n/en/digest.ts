@@ -73,6 +73,13 @@ export const digest = {
   approval:
     ':moneybag: {{which}} would cost about {{points}}, over the cap of {{cap}} (`/platdesk digest-cap`). Its orders were not fetched.',
   runAnyway: 'Run anyway (~{{points}})',
+  rerun:
+    ":repeat: Today's digest #{{id}} was already posted in {{channel}} at {{time}} {{zone}} (it cost {{cost}}). Running it again fetches the orders again and costs about {{estimate}} more. Nothing is fetched unless you press Run again.",
+  rerunOrders_one:
+    ":repeat: Today's digest #{{id}} was already posted in {{channel}} at {{time}} {{zone}} ({{n}} order, it cost {{cost}}). Running it again fetches the orders again and costs about {{estimate}} more. Nothing is fetched unless you press Run again.",
+  rerunOrders_other:
+    ":repeat: Today's digest #{{id}} was already posted in {{channel}} at {{time}} {{zone}} ({{n}} orders, it cost {{cost}}). Running it again fetches the orders again and costs about {{estimate}} more. Nothing is fetched unless you press Run again.",
+  runAgain: 'Run again (~{{points}})',
   notRunYet: 'not run yet',
   runNow: 'run now {{time}}',
   lastPosted: '{{when}}: posted ({{points}})',
@@ -127,6 +134,8 @@ export const digest = {
     notFound: 'There is no such digest (see `/orders digest list`).',
     alreadyHandled: 'That digest was already approved or run; nothing more was charged.',
     stopped: 'platdesk is restarting; try again in a minute.',
+    ranSince:
+      'Digest #{{id}} has run since this question; nothing more was charged. Use `/orders digest run {{id}}` to ask again.',
     running: ':hourglass_flowing_sand: Running digest #{{id}} now; progress is shown in {{channel}}.',
     approveOnlyAdmins: ':no_entry: Only platdesk admins can approve a digest over the cost cap.',
     approved: ':hourglass_flowing_sand: {{user}} approved the cost; running the digest…',

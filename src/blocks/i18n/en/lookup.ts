@@ -6,6 +6,7 @@ export const charge = {
   quotaUsed_one: 'Used {{n}} call of the item quota',
   quotaUsed_other: 'Used {{n}} calls of the item quota',
   noneReported: 'No charge reported (0 points)',
+  overAttempts: '{{text}} over {{n}} attempts',
   note: ':receipt: {{text}}',
   priceUnknown: 'price not known yet',
   noCharge: 'no charge',
@@ -13,7 +14,7 @@ export const charge = {
 } as const;
 
 export const confirm = {
-  title: ':money_with_wings: *{{operations}}* for {{summary}} is charged.',
+  title: ':money_with_wings: *{{operations}}* for {{summary}} costs:',
   quotaPerCall_one: '{{n}} call of the quota',
   quotaPerCall_other: '{{n}} calls of the quota',
   about: 'about {{points}} per call',
@@ -39,7 +40,15 @@ export const confirm = {
     already_used: ':white_check_mark: This confirmation was already used; the lookup runs only once.',
     not_yours: ':lock: This confirmation belongs to someone else. Run the command yourself to look it up.',
     running: ':hourglass_flowing_sand: Looking it up…',
+    not_found:
+      ':hourglass: This button is no longer valid (it expired, or is older than platdesk keeps). This click charged nothing. Run the command again if you still need it.',
+    interrupted:
+      ':warning: This lookup was interrupted by a platdesk restart before its answer arrived and was not run again. It may have been charged: `/platdesk usage` shows your spend. Run the command again if you still need it.',
   },
+  interruptedOffer:
+    ':warning: Your lookup of {{summary}} was interrupted by a platdesk restart before its answer arrived, and it was not run again. It may have been charged: `/platdesk usage` shows your spend. To run it again, confirm the new request below.',
+  interruptedAgain:
+    ':warning: Your lookup of {{summary}} was interrupted by a platdesk restart before its answer arrived, and it was not run again. It may have been charged: `/platdesk usage` shows your spend. To run it again, use the same command again: it asks you to confirm the charge first.',
   lookingUp: ':hourglass_flowing_sand: Looking up {{summary}}…',
   refresh: 'Refresh ({{short}})',
 } as const;
@@ -67,6 +76,21 @@ export const cap = {
     daily: 'the workspace daily cap: {{spent}} of {{cap}} points used',
     monthly: 'the workspace monthly cap: {{spent}} of {{cap}} points used',
   },
+  left: {
+    user: {
+      daily: 'your daily cap ({{left}} of {{cap}} points left)',
+      monthly: 'your monthly cap ({{left}} of {{cap}} points left)',
+    },
+    workspace: {
+      daily: 'the workspace daily cap ({{left}} of {{cap}} points left)',
+      monthly: 'the workspace monthly cap ({{left}} of {{cap}} points left)',
+    },
+  },
+  quotaCalls_one: '{{n}} call of the item quota',
+  quotaCalls_other: '{{n}} calls of the item quota',
+  quotaNoPoints: '{{quota}}, no points',
+  aboutPoints: 'about {{n}} points',
+  pointsAndQuota: '{{points}} and {{quota}}',
 } as const;
 
 export const refusal = {
@@ -81,6 +105,9 @@ export const refusal = {
     shop_channel: 'Orders and waybills of shop {{shop}} may only be looked up in its own channels.',
     shop_no_owner: 'Shop {{shop}} has no owner id registered.',
     shop_no_shop_id: 'Shop {{shop}} has no shop id registered.',
-    budget: 'This lookup (about {{wanted}} points) would exceed {{cap}}.',
+    budget: 'This lookup ({{wanted}}) would exceed {{cap}}.',
+    budget_passed: 'This lookup ({{wanted}}) was not run: {{cap}}, the cap is already passed.',
+    price_unknown:
+      'The price of {{operations}} is not known yet, so this lookup cannot be checked against {{caps}}; it was not run and nothing was charged. Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.',
   },
 } as const;

@@ -7,8 +7,6 @@ export const notice = {
     'The print data file could not be sent to you; try the button again in a moment (no new charge).',
   printDataSent: 'The print data file is in your direct messages with platdesk.',
   notItemLink: 'That link is not an item link platdesk can look up. Nothing was charged.',
-  interrupted:
-    'Your lookup of {{summary}} was interrupted by a platdesk restart and was not repeated. It may have been charged: `/platdesk usage` shows your spend. Run it again if you still need it.',
   exportFailed: 'The ledger export could not be sent to your direct messages; try again in a moment.',
   exportTitle: 'platdesk ledger',
 } as const;

@@ -24,7 +24,7 @@ export const orders = {
   to: 'to {{time}}',
   remarkFilter: 'remark “{{text}}”',
   filters: 'Filters: {{list}}',
-  times: 'Times in {{zone}}.',
+  time: '{{time}} UTC+8',
   position_one: 'page {{page}} of {{pages}}, {{n}} order',
   position_other: 'page {{page}} of {{pages}}, {{n}} orders',
   title: 'Orders of {{owner}}',

@@ -1,7 +1,7 @@
 /** Why input cannot be looked up (lookups/parse/problems.ts codes). */
 export const problem = {
   item_required: 'an item link or id is required',
-  item_one: 'give exactly one item link or id',
+  item_count: 'give exactly one item link or id',
   item_short_link: 'short links cannot be resolved without a call: paste the full item link',
   item_not_an_item:
     'that is not an item link or id (expected e.g. https://item.taobao.com/item.htm?id=6543210987 or 6543210987)',

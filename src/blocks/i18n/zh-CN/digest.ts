@@ -74,6 +74,13 @@ export const digest: Catalog['digest'] = {
   approval:
     ':moneybag: {{which}}预计花费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。尚未拉取订单。',
   runAnyway: '仍然运行（约 {{points}}）',
+  rerun:
+    ':repeat: 今天的汇总 #{{id}} 已于 {{time}} {{zone}} 发布到 {{channel}}（花费 {{cost}}）。再次运行会重新拉取订单，约再花费 {{estimate}}。只有按下“再次运行”才会拉取。',
+  rerunOrders_one:
+    ':repeat: 今天的汇总 #{{id}} 已于 {{time}} {{zone}} 发布到 {{channel}}（{{n}} 单，花费 {{cost}}）。再次运行会重新拉取订单，约再花费 {{estimate}}。只有按下“再次运行”才会拉取。',
+  rerunOrders_other:
+    ':repeat: 今天的汇总 #{{id}} 已于 {{time}} {{zone}} 发布到 {{channel}}（{{n}} 单，花费 {{cost}}）。再次运行会重新拉取订单，约再花费 {{estimate}}。只有按下“再次运行”才会拉取。',
+  runAgain: '再次运行（约 {{points}}）',
   notRunYet: '尚未运行',
   runNow: '{{time}} 手动运行',
   lastPosted: '{{when}}：已发布（{{points}}）',
@@ -125,6 +132,8 @@ export const digest: Catalog['digest'] = {
     notFound: '没有这个汇总（见 `/orders digest list`）。',
     alreadyHandled: '该汇总已被批准或运行过；没有再产生费用。',
     stopped: 'platdesk 正在重启；请一分钟后再试。',
+    ranSince:
+      '汇总 #{{id}} 在此提问之后已经运行过；没有再产生费用。如需再次询问，请使用 `/orders digest run {{id}}`。',
     running: ':hourglass_flowing_sand: 正在运行汇总 #{{id}}；进度显示在 {{channel}}。',
     approveOnlyAdmins: ':no_entry: 只有 platdesk 管理员可以批准超过费用上限的汇总。',
     approved: ':hourglass_flowing_sand: {{user}} 已批准费用；正在运行汇总…',

@@ -7,6 +7,7 @@ export const charge: Catalog['charge'] = {
   quotaUsed_one: '已使用商品额度 {{n}} 次',
   quotaUsed_other: '已使用商品额度 {{n}} 次',
   noneReported: '未报告扣费（0 点）',
+  overAttempts: '{{text}}（共尝试 {{n}} 次）',
   note: ':receipt: {{text}}',
   priceUnknown: '价格暂未知',
   noCharge: '不收费',
@@ -14,7 +15,7 @@ export const charge: Catalog['charge'] = {
 };
 
 export const confirm: Catalog['confirm'] = {
-  title: ':money_with_wings: 查询{{summary}}需使用*{{operations}}*，会产生费用。',
+  title: ':money_with_wings: 查询{{summary}}需使用*{{operations}}*，费用如下：',
   quotaPerCall_one: '额度 {{n}} 次',
   quotaPerCall_other: '额度 {{n}} 次',
   about: '每次约 {{points}}',
@@ -40,7 +41,15 @@ export const confirm: Catalog['confirm'] = {
     already_used: ':white_check_mark: 此确认已使用过，同一查询只会执行一次。',
     not_yours: ':lock: 这是别人的确认。如需查询，请自己输入命令。',
     running: ':hourglass_flowing_sand: 正在查询…',
+    not_found:
+      ':hourglass: 此按钮已失效（已过期，或超过 platdesk 的保存期限）。这次点击没有产生任何费用。如仍需要，请重新输入命令。',
+    interrupted:
+      ':warning: 此查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如仍需要，请重新输入命令。',
   },
+  interruptedOffer:
+    ':warning: 你对{{summary}}的查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如需重新查询，请确认下面的新请求。',
+  interruptedAgain:
+    ':warning: 你对{{summary}}的查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如需重新查询，请再次输入同一命令：它会先请你确认费用。',
   lookingUp: ':hourglass_flowing_sand: 正在查询{{summary}}…',
   refresh: '刷新（{{short}}）',
 };
@@ -67,6 +76,21 @@ export const cap: Catalog['cap'] = {
     daily: '工作区每日上限：已用 {{spent}} / {{cap}} 点',
     monthly: '工作区每月上限：已用 {{spent}} / {{cap}} 点',
   },
+  left: {
+    user: {
+      daily: '你的每日上限（{{cap}} 点中还剩 {{left}} 点）',
+      monthly: '你的每月上限（{{cap}} 点中还剩 {{left}} 点）',
+    },
+    workspace: {
+      daily: '工作区每日上限（{{cap}} 点中还剩 {{left}} 点）',
+      monthly: '工作区每月上限（{{cap}} 点中还剩 {{left}} 点）',
+    },
+  },
+  quotaCalls_one: '商品额度 {{n}} 次',
+  quotaCalls_other: '商品额度 {{n}} 次',
+  quotaNoPoints: '{{quota}}，不扣点数',
+  aboutPoints: '约 {{n}} 点',
+  pointsAndQuota: '{{points}}，另加{{quota}}',
 };
 
 export const refusal: Catalog['refusal'] = {
@@ -81,6 +105,9 @@ export const refusal: Catalog['refusal'] = {
     shop_channel: '店铺 {{shop}} 的订单和面单只能在它自己的频道里查询。',
     shop_no_owner: '店铺 {{shop}} 没有登记商家 ID。',
     shop_no_shop_id: '店铺 {{shop}} 没有登记店铺 ID。',
-    budget: '本次查询（约 {{wanted}} 点）将超出{{cap}}。',
+    budget: '本次查询（{{wanted}}）将超出{{cap}}。',
+    budget_passed: '本次查询（{{wanted}}）未执行：{{cap}}，已超过上限。',
+    price_unknown:
+      '{{operations}}的价格暂未知，无法按{{caps}}核对这次查询；查询未执行，未产生任何费用。请管理员在 PLAT_PRICES 或 App Home（价格）中设置价格，或由管理员先运行一次。',
   },
 };

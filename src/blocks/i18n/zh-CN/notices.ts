@@ -7,8 +7,6 @@ export const notice: Catalog['notice'] = {
   printDataFailed: '打印数据文件未能发送给你；请稍后再点一次按钮（不会重复收费）。',
   printDataSent: '打印数据文件已发到你与 platdesk 的私信中。',
   notItemLink: '该链接不是 platdesk 能查询的商品链接。未产生任何费用。',
-  interrupted:
-    '你对{{summary}}的查询因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如仍需要，请重新查询。',
   exportFailed: '账单导出未能发到你的私信；请稍后重试。',
   exportTitle: 'platdesk 账单',
 };

@@ -25,7 +25,7 @@ export const orders: Catalog['orders'] = {
   to: '到 {{time}}',
   remarkFilter: '备注含“{{text}}”',
   filters: '筛选：{{list}}',
-  times: '时间为 {{zone}}。',
+  time: '{{time}}（北京时间）',
   position_one: '第 {{page}} / {{pages}} 页，共 {{n}} 单',
   position_other: '第 {{page}} / {{pages}} 页，共 {{n}} 单',
   title: '{{owner}} 的订单',

@@ -2,7 +2,7 @@ import type { Catalog } from '../words.js';
 
 export const problem: Catalog['problem'] = {
   item_required: '请提供商品链接或商品 ID',
-  item_one: '请只提供一个商品链接或商品 ID',
+  item_count: '请只提供一个商品链接或商品 ID',
   item_short_link: '短链接不调用接口就无法解析：请粘贴完整的商品链接',
   item_not_an_item:
     '这不是商品链接或商品 ID（例如 https://item.taobao.com/item.htm?id=6543210987 或 6543210987）',

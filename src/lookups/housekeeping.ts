@@ -1,0 +1,71 @@
+/**
+ * Rows that only grow are pruned on a schedule (issue 10): confirmations (pager buttons'
+ * included) that expired or finished long ago, Events API ids past the window in which Slack
+ * retries, and unfurl records, day counts and shortcut offers past their use. A live
+ * confirmation and a running claim are never removed (store.ts prune).
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.js';
+import { EVENT_MEMORY_MS, UNFURL_KEEP_MS } from './unfurls.js';
+
+/**
+ * A finished confirmation answers a repeated click and keeps a print data file for its Download
+ * button; a week covers any click on a message still in view.
+ */
+export const CONFIRMATION_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+export const HOUSEKEEPING_EVERY_MS = 60 * 60 * 1000;
+
+export interface Pruned {
+  confirmations: number;
+  events: number;
+  unfurls: number;
+}
+
+export function pruneOldRows(store: Store, now: Date): Pruned {
+  const before = (ms: number) => new Date(now.getTime() - ms);
+  return {
+    confirmations: store.pending.prune(before(CONFIRMATION_KEEP_MS)),
+    events: store.unfurls.forgetEvents(before(EVENT_MEMORY_MS)),
+    unfurls: store.unfurls.prune(before(UNFURL_KEEP_MS)),
+  };
+}
+
+export interface Housekeeping {
+  /** Prunes now (also done at start). */
+  run(): Pruned | null;
+  start(): void;
+  stop(): void;
+}
+
+export function createHousekeeping(deps: {
+  store: Store;
+  now: () => Date;
+  logger: Pick<Logger, 'info' | 'error'>;
+  everyMs?: number;
+}): Housekeeping {
+  let timer: NodeJS.Timeout | undefined;
+  const housekeeping: Housekeeping = {
+    run() {
+      try {
+        const pruned = pruneOldRows(deps.store, deps.now());
+        if (pruned.confirmations + pruned.events + pruned.unfurls > 0)
+          deps.logger.info(pruned, 'old rows pruned');
+        return pruned;
+      } catch (err) {
+        // A store fault now is reported by /healthz; the next run tries again.
+        deps.logger.error({ err }, 'pruning old rows failed');
+        return null;
+      }
+    },
+    start() {
+      housekeeping.run();
+      timer ??= setInterval(() => housekeeping.run(), deps.everyMs ?? HOUSEKEEPING_EVERY_MS);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+  return housekeeping;
+}

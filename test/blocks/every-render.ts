@@ -1,0 +1,1040 @@
+/**
+ * Every renderer of src/blocks, each with realistic and with extreme data, for any language:
+ * test/blocks/i18n.test.ts renders the set in English, Chinese and a pseudo-locale and checks it
+ * against Slack's limits, the Block Kit schema and the catalog.
+ *
+ * `texts` is the foreign text put into the messages (titles, names, remarks): hostile and long for
+ * the limit checks, plain Chinese for the pseudo-locale (whose check must tell data from words).
+ */
+import type { HomeView, KnownBlock, ModalView } from '@slack/types';
+import {
+  renderAlert,
+  renderAlertApproval,
+  renderAlertFailure,
+  renderAlertHelp,
+  renderAlertList,
+  renderAlertOrphaned,
+  renderAlertReminder,
+  renderClaimRefusal,
+} from '../../src/blocks/alerts.js';
+import { renderConfirmation, renderConfirmationClosed } from '../../src/blocks/confirmation.js';
+import {
+  renderDigest,
+  renderDigestAlert,
+  renderDigestApproval,
+  renderDigestHelp,
+  renderDigestList,
+  renderDigestNotice,
+  renderDigestProgress,
+  renderDigestThread,
+} from '../../src/blocks/digest.js';
+import { renderPlatError } from '../../src/blocks/errors.js';
+import { renderHelp, SLASH_COMMANDS } from '../../src/blocks/help.js';
+import {
+  alertText,
+  renderAccessModal,
+  renderAutoLookupModal,
+  renderHome,
+  renderPricesModal,
+} from '../../src/blocks/home.js';
+import { renderAlertAddModal } from '../../src/blocks/home-alert-form.js';
+import { renderDigestAddModal } from '../../src/blocks/home-digest-form.js';
+import type { Words } from '../../src/blocks/i18n/words.js';
+import { renderInvalidInput } from '../../src/blocks/invalid-input.js';
+import { type RenderedMessage, section } from '../../src/blocks/kit.js';
+import { renderOrdersForm } from '../../src/blocks/orders-form.js';
+import { renderOutcome } from '../../src/blocks/outcome.js';
+import { renderPlatdeskResult } from '../../src/blocks/platdesk.js';
+import {
+  nothingFoundText,
+  renderChooseModal,
+  renderNothingFound,
+  renderTextModal,
+  shortcutClosedText,
+} from '../../src/blocks/shortcut.js';
+import { renderRefusal, withRefreshButton } from '../../src/blocks/spend.js';
+import { renderEarlierAnswer, renderUnfurl } from '../../src/blocks/unfurl.js';
+import { describeDigestProblem } from '../../src/blocks/words-of.js';
+import { summarize } from '../../src/digest/summarize.js';
+import type { AdminHome, HomeData } from '../../src/lookups/home-data.js';
+import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse/command-text.js';
+import type { Problem } from '../../src/lookups/parse/problems.js';
+import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
+import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
+import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
+import type { Order } from '../../src/plat/types.js';
+import type { AlertCheck, AlertOrder, AlertSubscription } from '../../src/store/alerts.js';
+import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
+import type { LedgerEntry } from '../../src/store/store.js';
+import {
+  allPlatErrors,
+  HOUR,
+  ITEM_ID,
+  makeItem,
+  makeItemPrices,
+  makeOrder,
+  makeOrdersOutcome,
+  makeQuote,
+  makeQuoteLine,
+  makeShopInfo,
+  makeSku,
+  makeWaybillInfoRecord,
+  makeWaybillPrintOutcome,
+  NOW,
+  OWNER_ID,
+  PENDING_ID,
+} from '../helpers/domain-factories.js';
+
+export type Rendered = RenderedMessage | ModalView | HomeView;
+
+export interface Render {
+  name: string;
+  payload: Rendered;
+  surface: 'message' | 'modal' | 'home';
+}
+
+/** The foreign text a render set carries. */
+export interface ForeignText {
+  /** An item or shop title. */
+  title: string;
+  /** A person-written remark or note. */
+  remark: string;
+  /** An account id, alias or other short value a user typed. */
+  short: string;
+  /** Long lists (300 SKUs, 100 orders…) instead of a few entries. */
+  extreme: boolean;
+}
+
+export const HOSTILE = '<!channel> <@U1> & <https://evil.example|click>';
+
+export const EXTREME_TEXT: ForeignText = {
+  title: `${HOSTILE} ${'亚麻 Linen & <cotton> 长标题'.repeat(200)}`.slice(0, 5000),
+  remark: `${HOSTILE} ${'remark 备注 '.repeat(200)}`,
+  short: `${HOSTILE}${'x'.repeat(100)}`,
+  extreme: true,
+};
+
+export const REALISTIC_TEXT: ForeignText = {
+  title: '夏季新款亚麻衬衫 男士宽松短袖',
+  remark: '请尽快发货，送人用，包装好一点',
+  short: '蜂蜜服饰旗舰店',
+  extreme: false,
+};
+
+const message = (text: string): RenderedMessage => ({ text, blocks: [section(text)] });
+const m = (name: string, payload: RenderedMessage): Render => ({ name, payload, surface: 'message' });
+const modal = (name: string, payload: ModalView): Render => ({ name, payload, surface: 'modal' });
+
+const SUB: DigestSubscription = {
+  id: 7,
+  ownerId: '2200001002',
+  shopLabel: '蜂蜜',
+  channelId: 'C1234',
+  localTime: '09:00',
+  timeZone: 'Asia/Shanghai',
+  createdBy: 'UADMIN',
+  createdAt: NOW,
+  times: ['09:00'],
+  days: null,
+  layout: 'single',
+  flags: null,
+  statuses: null,
+};
+
+/** A threaded digest twice a day on weekdays, with both filters. */
+const THREAD_SUB: DigestSubscription = {
+  ...SUB,
+  times: ['09:00', '17:30'],
+  days: [1, 2, 3, 4, 5],
+  layout: 'thread',
+  flags: [1, 2],
+  statuses: [1],
+};
+
+const ALERT_SUB: AlertSubscription = {
+  id: 4,
+  ownerId: '2200001004',
+  shopLabel: '蜂蜜',
+  channelId: 'C1234',
+  withinHours: 6,
+  everyMinutes: 60,
+  hoursFrom: '09:00',
+  hoursTo: '21:00',
+  timeZone: 'Asia/Shanghai',
+  capPoints: 200,
+  createdBy: 'UADMIN',
+  createdAt: NOW,
+};
+
+function alertOrder(i: number, text: ForeignText, o: Partial<AlertOrder> = {}): AlertOrder {
+  return {
+    subscriptionId: 4,
+    orderSn: `261120-4004${String(i).padStart(11, '0')}`,
+    checkId: 1,
+    state: 'alerted',
+    messageTs: '1.1',
+    goodsName: text.title,
+    goodsCount: 2,
+    amountFen: 25_600,
+    lastShipTime: new Date(NOW.getTime() + (i - 1) * HOUR),
+    claimedBy: null,
+    claimedAt: null,
+    doneBy: null,
+    doneAt: null,
+    remindedAt: null,
+    ...o,
+  };
+}
+
+const ALERT_CHECK: AlertCheck = {
+  id: 9,
+  subscriptionId: 4,
+  slotAt: NOW,
+  localDate: '2026-11-20',
+  state: 'awaiting_approval',
+  attempts: 1,
+  leaseOwner: null,
+  leaseExpiresAt: null,
+  nextAttemptAt: null,
+  lastError: null,
+  messageTs: null,
+  chargedPoints: 0,
+  calls: 0,
+  estimatePoints: 14,
+  createdAt: NOW,
+};
+
+function run(o: Partial<DigestRun> = {}): DigestRun {
+  return {
+    id: 3,
+    subscriptionId: 7,
+    kind: 'scheduled',
+    localDate: '2026-11-20',
+    windowStart: new Date(NOW.getTime() - 24 * HOUR),
+    windowEnd: NOW,
+    state: 'posted',
+    attempts: 1,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    nextAttemptAt: null,
+    lastError: null,
+    noticeTs: null,
+    messageTs: null,
+    summaryJson: null,
+    chargedPoints: 4,
+    calls: 2,
+    estimatePoints: null,
+    requestedBy: null,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...o,
+  };
+}
+
+function orders(text: ForeignText): Order[] {
+  const n = text.extreme ? 100 : 4;
+  return Array.from({ length: n }, (_, i) =>
+    makeOrder(i, {
+      goodsName: text.title,
+      goodsSpec: text.extreme ? text.remark : '白色, XL',
+      remark: text.remark,
+      remarkTag: (i % 6) + 1,
+      remarkTagName: text.extreme ? text.short : '加急',
+      status: (i % 4) + 1,
+      isPreSale: i % 3 === 0,
+      lastShipTime: new Date(NOW.getTime() + ((i % 5) - 2) * 12 * HOUR),
+    }),
+  );
+}
+
+function problemsOf(parsed: { kind: string; problems?: Problem[] }): Problem[] {
+  if (parsed.kind !== 'invalid' || !parsed.problems) throw new Error(`expected problems, got ${parsed.kind}`);
+  return parsed.problems;
+}
+
+export function everyRender(w: Words, text: ForeignText): Render[] {
+  const quote = makeQuote([makeQuoteLine({ configuredPoints: 10, lastSeenPoints: 12 })]);
+  const itemQuote = makeQuote([
+    makeQuoteLine({
+      operation: 'platiteminfo',
+      edition: null,
+      unit: 'quota',
+      configuredPoints: null,
+      lastSeenPoints: null,
+    }),
+  ]);
+  const item = makeItem(
+    {
+      title: text.title,
+      shopName: text.short,
+      attributes: [{ name: '材质', value: text.remark }],
+      categoryIds: text.extreme ? Array.from({ length: 500 }, (_, i) => i) : [50010850],
+      videoUrl: 'https://video.example.com/v.mp4',
+    },
+    text.extreme ? { skus: 300, attributes: 200 } : { skus: 3, attributes: 2 },
+  );
+  if (text.extreme)
+    item.skus.push(makeSku(999, { propNames: '颜色&'.repeat(500), propValues: '<红>'.repeat(500) }));
+  const itemOutcome: Extract<LookupOutcome, { kind: 'item' }> = {
+    kind: 'item',
+    item,
+    prices: makeItemPrices(),
+    chargedPoints: 0,
+    quotaCalls: 2,
+  };
+  const ordersOutcome = {
+    ...makeOrdersOutcome(orders(text), { page: 1, totalElements: 350 }),
+    filters: {
+      startTime: new Date('2026-11-19T16:00:00Z'),
+      endTime: new Date('2026-11-20T16:00:00Z'),
+      remark: text.remark,
+      remarkTag: 1,
+    },
+  };
+  const waybillPrint = makeWaybillPrintOutcome(text.extreme ? 200 : 3);
+  waybillPrint.failedBatches.push({
+    waybillCodes: Array.from({ length: 25 }, (_, i) => `SF${String(1234567890100 + i)}`),
+    error: new PlatShopUnauthorizedError(302, text.remark, 'https://auth.example.com/scan', {
+      operation: 'platdybw',
+    }),
+  });
+  const waybillInfo = {
+    kind: 'waybill-info' as const,
+    ownerId: OWNER_ID,
+    records: Array.from({ length: text.extreme ? 200 : 3 }, (_, i) =>
+      makeWaybillInfoRecord(i, { 物流状态: text.remark, 网点: text.short }),
+    ),
+    failedBatches: [],
+    chargedPoints: 3,
+  };
+  const outcomes: [string, LookupOutcome & { shared?: boolean }][] = [
+    ['item', itemOutcome],
+    ['item-prices', { kind: 'item-prices', prices: makeItemPrices(), chargedPoints: 0, quotaCalls: 1 }],
+    [
+      'shop-info',
+      { kind: 'shop-info', shop: makeShopInfo({ name: text.title }), url: 'https://x', chargedPoints: 20 },
+    ],
+    [
+      'shop-id-found',
+      { kind: 'shop-id', result: { found: true, wwid: text.short, shopId: '57301234' }, chargedPoints: 2 },
+    ],
+    [
+      'shop-id-missing',
+      {
+        kind: 'shop-id',
+        result: { found: false, wwid: text.short, message: text.remark },
+        chargedPoints: 2,
+        shared: true,
+      },
+    ],
+    ['waybill-print', waybillPrint],
+    ['waybill-info', waybillInfo],
+    ['orders', ordersOutcome],
+  ];
+  const requests: LookupRequest[] = [
+    { kind: 'item', itemId: ITEM_ID, withPrices: true },
+    { kind: 'item-prices', itemId: ITEM_ID },
+    { kind: 'shop-info', url: `https://item.taobao.com/item.htm?id=${ITEM_ID}`, shopType: '0' },
+    { kind: 'shop-id', wwid: text.short },
+    {
+      kind: 'waybill-print',
+      shopId: '57301234',
+      waybills: [{ waybillCode: 'SF1234567890123', carrier: 'SF' }],
+    },
+    { kind: 'waybill-info', ownerId: OWNER_ID, waybills: [] },
+    { kind: 'orders', ownerId: OWNER_ID, page: 1, pageSize: 50, filters: {} },
+  ];
+  const cap = { scope: 'user' as const, period: 'daily' as const, cap: 500, spent: 450 };
+  const summary = summarize(orders(text), {
+    window: { from: new Date(NOW.getTime() - 24 * HOUR), to: NOW },
+    at: NOW,
+  });
+  const report = {
+    period: 'month' as const,
+    from: new Date('2026-10-31T16:00:00Z'),
+    to: NOW,
+    timeZone: 'Asia/Shanghai',
+    userId: null,
+    totals: { points: 1234, calls: 56, quotaCalls: 7 },
+    byOperation: [
+      { key: 'platdybw', points: 1000, calls: 50, quotaCalls: 0 },
+      { key: 'platiteminfo', points: 0, calls: 7, quotaCalls: 7 },
+    ],
+    byUser: [
+      { key: 'U1234', points: 1000, calls: 40, quotaCalls: 7 },
+      { key: null, points: 234, calls: 16, quotaCalls: 0 },
+    ],
+    byDay: Array.from({ length: text.extreme ? 30 : 3 }, (_, i) => ({
+      key: `2026-11-${String(i + 1).padStart(2, '0')}`,
+      points: i,
+      calls: i,
+      quotaCalls: 0,
+    })),
+  };
+  const admin: AdminHome = {
+    report,
+    alerts: [
+      { at: NOW, alert: { kind: 'account', code: 'quota_exhausted', userId: 'U1234' }, text: '' },
+      { at: NOW, alert: { kind: 'budget', figure: cap, userId: 'U1234', refused: true }, text: '' },
+      { at: NOW, alert: null, text: text.remark },
+    ],
+    budgetAlerts: [{ cap: 'user:U1234:daily:refused', day: '2026-11-20' }],
+    access: { mode: 'listed', users: ['U1234'], groups: ['S0001'], channels: ['C1234'] },
+    autoLookup: [{ channelId: 'C1234', cap: 20, usedToday: 3 }],
+    prices: [quote.lines[0] ?? makeQuoteLine(), itemQuote.lines[0] ?? makeQuoteLine()],
+    overrides: { platdybw: { '1': 10 } },
+    digests: Array.from({ length: text.extreme ? 12 : 1 }, (_, i) => ({
+      ...SUB,
+      id: i + 1,
+      shopLabel: text.short,
+    })),
+    shipAlerts: Array.from({ length: text.extreme ? 12 : 1 }, (_, i) => ({
+      subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
+      spentToday: 182,
+    })),
+  };
+  const home: HomeData = {
+    userId: 'U1234',
+    admin: true,
+    timeZone: 'Asia/Shanghai',
+    today: { points: 12, calls: 3, quotaCalls: 1 },
+    month: { points: 1234, calls: 56, quotaCalls: 7 },
+    recent: [
+      {
+        at: NOW,
+        request: { kind: 'orders', ownerId: OWNER_ID, page: 0, pageSize: 20, filters: {} },
+        operations: ['paging-orders'],
+        points: 2,
+        quotaCalls: 0,
+        failed: false,
+        source: 'interactive',
+      },
+      {
+        at: NOW,
+        request: null,
+        operations: ['platiteminfo'],
+        points: 0,
+        quotaCalls: 1,
+        failed: true,
+        source: 'shortcut',
+      },
+    ],
+    recentMore: text.extreme ? 40 : 0,
+    adminHome: admin,
+  };
+  const entry: LedgerEntry = {
+    id: 1,
+    at: NOW,
+    userId: 'U1234',
+    channelId: 'C1234',
+    operation: 'platdybw',
+    edition: 1,
+    points: 10,
+    quotaCalls: 0,
+    code: 0,
+    outcome: 'ok',
+    requestId: 'r1',
+    correlationId: 'c1',
+    pendingId: PENDING_ID,
+    source: 'interactive',
+  };
+  const platdeskResults: [string, PlatdeskResult][] = [
+    ['help', { kind: 'help', admin: true }],
+    ['usage', { kind: 'usage', report }],
+    ['export', { kind: 'export', filename: 'x.csv', entries: [entry] }],
+    ['denied-admin', { kind: 'denied', reason: 'admin_only', subcommand: 'budget' }],
+    ['denied-spend', { kind: 'denied', reason: 'others_spend' }],
+    [
+      'invalid',
+      {
+        kind: 'invalid',
+        problems: [
+          { code: 'unknown_subcommand', values: { subcommand: text.short } },
+          { code: 'not_understood', values: { text: text.remark } },
+        ],
+      },
+    ],
+    ['confirm-default', { kind: 'confirm', threshold: null, changed: false }],
+    ['confirm-under', { kind: 'confirm', threshold: 20, changed: true }],
+    ['access', { kind: 'access', policy: admin.access }],
+    [
+      'budgets',
+      {
+        kind: 'budgets',
+        budgets: {
+          workspace: { daily: 5000, monthly: null },
+          perUser: { daily: 500, monthly: null },
+          users: { U1234: { daily: 10, monthly: 100 } },
+          timezone: 'Asia/Shanghai',
+        },
+      },
+    ],
+    [
+      'shops',
+      {
+        kind: 'shops',
+        registry: {
+          registeredOnly: true,
+          shops: [{ alias: 'tea', ownerId: '2200001002', shopId: null, channels: ['C1234'] }],
+        },
+      },
+    ],
+    [
+      'cache',
+      {
+        kind: 'cache',
+        ttl: {
+          platdybw: 0,
+          platiteminfo: 3600,
+          platiteminfoprice: 600,
+          'get-shop-info': 86400,
+          'get-shop-id': 86400,
+          platdzmd: 0,
+          'paging-orders': 0,
+        },
+      },
+    ],
+    ['digest-cap', { kind: 'digest-cap', points: 200 }],
+    ['admins', { kind: 'admins', admins: ['UADMIN', 'U1234'], kept: ['UADMIN'] }],
+    [
+      'audit',
+      { kind: 'audit', records: [{ at: NOW, actorId: 'UADMIN', action: 'budgets', detail: text.remark }] },
+    ],
+    [
+      'autolookup',
+      { kind: 'autolookup', view: { channels: admin.autoLookup, changed: { channelId: 'C1234', cap: 20 } } },
+    ],
+    ['language-user', { kind: 'language', scope: 'user', choice: 'zh-CN', workspace: 'en', changed: true }],
+    ['language-auto', { kind: 'language', scope: 'user', choice: null, workspace: 'en', changed: false }],
+    [
+      'language-channel',
+      {
+        kind: 'language',
+        scope: 'channel',
+        channelId: 'C1234',
+        choice: null,
+        workspace: 'zh-CN',
+        changed: false,
+      },
+    ],
+    [
+      'language-workspace',
+      { kind: 'language', scope: 'workspace', choice: null, workspace: 'zh-CN', changed: true },
+    ],
+  ];
+  const refOk = {
+    ok: true as const,
+    itemId: ITEM_ID,
+    marketplace: '1' as const,
+    url: 'https://detail.tmall.com/item.htm?id=1',
+  };
+  const earlier = {
+    outcome: itemOutcome,
+    at: new Date(NOW.getTime() - 10 * 60_000),
+    userId: 'U1234',
+    auto: false,
+  };
+  const found = {
+    candidates: [
+      { kind: 'item' as const, itemId: ITEM_ID, marketplace: '0' as const },
+      {
+        kind: 'shop-info' as const,
+        url: 'https://item.taobao.com/item.htm?id=1',
+        shopType: '2' as const,
+        itemId: '1',
+      },
+      { kind: 'shop-id' as const, wwid: text.short },
+      { kind: 'waybill' as const, waybillCode: 'SF1234567890123', carrier: 'SF' },
+      { kind: 'waybill' as const, waybillCode: '773012345678901', carrier: null },
+    ],
+    shortLinks: ['https://m.tb.cn/h.abc'],
+    more: 4,
+    target: null,
+  };
+  const plan = {
+    lookups: [{ request: requests[0] as LookupRequest, summary: 'x', quote: itemQuote }],
+    total: makeQuote([...quote.lines, ...itemQuote.lines]),
+    problems: [],
+    needsTarget: false,
+  };
+  const unitAlert = new PlatBudgetError('platdybw', cap, 10);
+
+  return [
+    ...SLASH_COMMANDS.map((c) => m(`help-${c.slice(1)}`, renderHelp(w, c))),
+    m(
+      'invalid-orders',
+      renderInvalidInput(
+        w,
+        '/orders',
+        problemsOf(
+          parseOrdersCommand(`a b size:0 flag:9 ${text.short}:1 date:x from:y to:z remark:`, { edition: 2 }),
+        ),
+      ),
+    ),
+    m(
+      'invalid-waybill',
+      renderInvalidInput(
+        w,
+        '/waybill',
+        problemsOf(
+          parseWaybillCommand(
+            `773012345678901 ${'x'.repeat(3)} owner:a shop:b carrier:${'Z'.repeat(30)} bogus:1`,
+          ),
+        ),
+      ),
+    ),
+    m(
+      'confirmation',
+      renderConfirmation(w, {
+        pendingId: PENDING_ID,
+        request: { kind: 'shop-id', wwid: text.title },
+        quote: makeQuote(
+          Array.from({ length: text.extreme ? 40 : 2 }, (_, i) => makeQuoteLine({ calls: i + 1 })),
+        ),
+        expiresInMinutes: 10,
+        warnings: [cap, { ...cap, scope: 'workspace', period: 'monthly' }],
+      }),
+    ),
+    ...requests.map((request, i) =>
+      m(
+        `confirmation-${i}-${request.kind}`,
+        renderConfirmation(w, { pendingId: PENDING_ID, request, quote: itemQuote, expiresInMinutes: 1 }),
+      ),
+    ),
+    ...(['cancelled', 'expired', 'already_used', 'not_yours', 'running'] as const).map((r) =>
+      m(`closed-${r}`, renderConfirmationClosed(w, r)),
+    ),
+    ...(
+      [
+        { reason: 'not_allowed' },
+        { reason: 'shop_unregistered', shop: text.short },
+        { reason: 'shop_channel', shop: text.short },
+        { reason: 'shop_no_owner', shop: text.short },
+        { reason: 'shop_no_shop_id', shop: text.short },
+        { reason: 'budget', wanted: 10, cap, quotaCalls: 0, points: true },
+        { reason: 'budget', wanted: 0, cap, quotaCalls: 1, points: false },
+        {
+          reason: 'price_unknown',
+          operations: ['platdybw', 'get-shop-info'],
+          caps: [cap, { ...cap, scope: 'workspace' }],
+        },
+      ] as const
+    ).map((refusal, i) => m(`refusal-${i}-${refusal.reason}`, renderRefusal(w, refusal, ['UADMIN']))),
+    m('refusal-no-admins', renderRefusal(w, { reason: 'not_allowed' }, [])),
+    ...[...allPlatErrors(), unitAlert].map((error, i) =>
+      m(`error-${i}-${error.code}`, renderPlatError(w, error)),
+    ),
+    m('error-plain', renderPlatError(w, new Error(text.remark))),
+    ...outcomes.map(([name, outcome]) =>
+      m(
+        `answer-${name}`,
+        renderOutcome(w, outcome, {
+          now: NOW,
+          downloadValue: PENDING_ID,
+          pager: { nextQuote: quote, pager: { previous: 'pl_prev', next: 'pl_next' } },
+        }),
+      ),
+    ),
+    m(
+      'answer-cached-refresh',
+      withRefreshButton(
+        w,
+        renderOutcome(w, itemOutcome, { now: NOW, cached: { ageMs: 5 * 60_000 } }),
+        PENDING_ID,
+        itemQuote,
+      ),
+    ),
+    modal('orders-form-enhanced', renderOrdersForm(w, { privateMetadata: '{}', edition: 1 })),
+    modal('orders-form-basic', renderOrdersForm(w, { privateMetadata: '{}', edition: 2 })),
+    ...platdeskResults.map(([name, result]) => m(`platdesk-${name}`, renderPlatdeskResult(w, result))),
+    {
+      name: 'home-admin',
+      surface: 'home',
+      payload: renderHome(w, home, NOW, { effective: w.locale, own: null }),
+    },
+    {
+      name: 'home-user',
+      surface: 'home',
+      payload: renderHome(w, { ...home, admin: false, adminHome: null, recent: [] }, NOW, {
+        effective: w.locale,
+        own: w.locale,
+      }),
+    },
+    modal('home-access', renderAccessModal(w, admin.access)),
+    modal('home-autolookup', renderAutoLookupModal(w, admin.autoLookup)),
+    modal('home-autolookup-none', renderAutoLookupModal(w, [])),
+    modal('home-prices', renderPricesModal(w, admin.prices, admin.overrides)),
+    modal('home-prices-none', renderPricesModal(w, admin.prices, {})),
+    modal(
+      'home-digest-add',
+      renderDigestAddModal(w, {
+        shops: [{ alias: text.short, ownerId: '2200001002' }],
+        defaultTimeZone: 'Asia/Shanghai',
+      }),
+    ),
+    modal('home-digest-add-empty', renderDigestAddModal(w, { shops: [], defaultTimeZone: 'Europe/Paris' })),
+    m('alert-account', message(alertText(w, { kind: 'account', code: 'credential_invalid', userId: null }))),
+    m(
+      'alert-budget',
+      message(
+        alertText(w, {
+          kind: 'budget',
+          figure: { ...cap, scope: 'workspace' },
+          userId: null,
+          refused: false,
+        }),
+      ),
+    ),
+    m(
+      'digest',
+      renderDigest(w, {
+        subscription: { ...SUB, shopLabel: text.short },
+        run: run(),
+        summary,
+        previous: {
+          localDate: '2026-11-19',
+          summary: summarize([], { window: { from: NOW, to: NOW }, at: NOW }),
+        },
+        cost: { points: 4, calls: 2 },
+      }),
+    ),
+    m(
+      'digest-empty-manual',
+      renderDigest(w, {
+        subscription: SUB,
+        run: run({ kind: 'manual' }),
+        summary: summarize([], { window: { from: NOW, to: NOW }, at: NOW }),
+        previous: null,
+        cost: { points: 0, calls: 1 },
+      }),
+    ),
+    m(
+      'digest-progress',
+      renderDigestProgress(w, SUB, { pagesDone: 2, pagesPlanned: 5, exact: false } as never),
+    ),
+    m('digest-progress-start', renderDigestProgress(w, SUB, null)),
+    m(
+      'digest-notice-failed',
+      renderDigestNotice(w, {
+        kind: 'failed',
+        subscription: SUB,
+        run: run(),
+        error: unitAlert,
+        nextAttemptAt: NOW,
+      }),
+    ),
+    m(
+      'digest-notice-manual',
+      renderDigestNotice(w, {
+        kind: 'failed',
+        subscription: SUB,
+        run: run({ kind: 'manual' }),
+        error: { data: { error: 'not_in_channel' } },
+        nextAttemptAt: null,
+      }),
+    ),
+    m('digest-notice-resolved', renderDigestNotice(w, { kind: 'resolved', subscription: SUB, run: run() })),
+    m(
+      'digest-notice-approval',
+      renderDigestNotice(w, {
+        kind: 'awaiting_approval',
+        subscription: SUB,
+        run: run(),
+        estimatePoints: 300,
+      }),
+    ),
+    m(
+      'digest-alert-failed',
+      renderDigestAlert(w, {
+        kind: 'failed',
+        subscription: SUB,
+        run: run(),
+        error: new Error('x'),
+        nextAttemptAt: null,
+      }),
+    ),
+    m('digest-alert-orphaned', renderDigestAlert(w, { kind: 'orphaned', subscription: SUB, run: run() })),
+    m(
+      'digest-approval',
+      renderDigestApproval(w, { subscription: SUB, run: run(), estimatePoints: 300, capPoints: 200 }),
+    ),
+    m(
+      'digest-list',
+      renderDigestList(
+        w,
+        (['posted', 'failed', 'awaiting_approval', 'unknown', 'running'] as const).map((state, i) => ({
+          subscription: { ...SUB, id: i + 1 },
+          nextRunAt: NOW.getTime(),
+          lastRun: run({
+            state,
+            kind: i === 0 ? 'manual' : 'scheduled',
+            nextAttemptAt: state === 'failed' ? NOW : null,
+          }),
+        })),
+      ),
+    ),
+    m('digest-list-empty', renderDigestList(w, [])),
+    m(
+      'digest-list-options',
+      renderDigestList(w, [{ subscription: THREAD_SUB, nextRunAt: NOW.getTime(), lastRun: null }]),
+    ),
+    ...(() => {
+      const { parent, replies } = renderDigestThread(w, {
+        subscription: { ...THREAD_SUB, shopLabel: text.short },
+        run: run({ localDate: '2026-11-20 17:30' }),
+        summary,
+        previous: null,
+        cost: { points: 4, calls: 2 },
+      });
+      return [m('digest-thread-parent', parent), ...replies.map((r, i) => m(`digest-thread-reply-${i}`, r))];
+    })(),
+    m(
+      'alert',
+      renderAlert(
+        w,
+        { ...ALERT_SUB, shopLabel: text.short },
+        [
+          alertOrder(0, text),
+          alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }),
+          alertOrder(2, text, { state: 'handled', doneBy: 'U1234', doneAt: NOW }),
+          alertOrder(3, text, { state: 'shipped', doneAt: NOW }),
+          alertOrder(4, text, { state: 'pending', messageTs: null }),
+        ],
+        NOW.getTime(),
+        text.extreme ? 40 : 1,
+      ),
+    ),
+    m(
+      'alert-20',
+      renderAlert(
+        w,
+        ALERT_SUB,
+        Array.from({ length: 20 }, (_, i) => alertOrder(i, text)),
+        NOW.getTime(),
+      ),
+    ),
+    m(
+      'alert-reminder-claimer',
+      renderAlertReminder(w, ALERT_SUB, alertOrder(2, text, { claimedBy: 'U1234' }), NOW.getTime()),
+    ),
+    m('alert-reminder-channel', renderAlertReminder(w, ALERT_SUB, alertOrder(2, text), NOW.getTime())),
+    m(
+      'alert-failed',
+      renderAlertFailure(w, ALERT_SUB, {
+        error: new Error(text.remark),
+        nextAttemptAt: NOW,
+        resolved: false,
+      }),
+    ),
+    m(
+      'alert-failed-next-slot',
+      renderAlertFailure(w, ALERT_SUB, {
+        error: { data: { error: text.short } },
+        nextAttemptAt: null,
+        resolved: false,
+      }),
+    ),
+    m(
+      'alert-resolved',
+      renderAlertFailure(w, ALERT_SUB, { error: null, nextAttemptAt: null, resolved: true }),
+    ),
+    m(
+      'alert-approval',
+      renderAlertApproval(w, {
+        subscription: ALERT_SUB,
+        check: ALERT_CHECK,
+        estimatePoints: 14,
+        spentPoints: 190,
+        capPoints: 200,
+      }),
+    ),
+    m('alert-orphaned', renderAlertOrphaned(w, ALERT_SUB, ALERT_CHECK)),
+    m(
+      'alert-refused-claim',
+      renderClaimRefusal(w, ALERT_SUB, alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }), 'claim'),
+    ),
+    m(
+      'alert-refused-handled',
+      renderClaimRefusal(
+        w,
+        ALERT_SUB,
+        alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }),
+        'handled',
+      ),
+    ),
+    m(
+      'alert-refused-done',
+      renderClaimRefusal(w, ALERT_SUB, alertOrder(1, text, { state: 'shipped' }), 'claim'),
+    ),
+    m(
+      'alert-list',
+      renderAlertList(
+        w,
+        Array.from({ length: text.extreme ? 60 : 2 }, (_, i) => ({
+          subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
+          spentToday: 182,
+          nextCheckAt: NOW.getTime(),
+        })),
+      ),
+    ),
+    m('alert-list-empty', renderAlertList(w, [])),
+    m('alert-help', renderAlertHelp(w)),
+    m(
+      'alert-help-problems',
+      renderAlertHelp(w, [
+        { code: 'within_bad', values: { text: text.short } },
+        { code: 'every_bad', values: { text: '5' } },
+        { code: 'hours_bad', values: { text: '21-9' } },
+        { code: 'cap_bad', values: { text: '-1' } },
+        { code: 'alert_usage' },
+        { code: 'alert_id_missing' },
+        { code: 'alert_verb', values: { verb: text.short } },
+        { code: 'not_channel', values: { token: text.short } },
+        { code: 'days_bad', values: { text: text.short } },
+        { code: 'flag_bad', values: { text: 'pink' } },
+        { code: 'status_bad', values: { text: '9' } },
+        { code: 'me_in_form' },
+      ]),
+    ),
+    modal('home-alert-add', renderAlertAddModal(w)),
+    m('digest-help', renderDigestHelp(w)),
+    m(
+      'digest-help-problems',
+      renderDigestHelp(w, [
+        describeDigestProblem(w, { code: 'channel_plain_text', values: { token: text.short } }),
+        describeDigestProblem(w, { code: 'language_bad', values: { language: 'fr' } }),
+      ]),
+    ),
+    ...(
+      [
+        { kind: 'short_link', url: 'https://m.tb.cn/h.abc' },
+        { kind: 'offer', url: refOk.url, ref: refOk, quote: itemQuote, note: null },
+        {
+          kind: 'offer',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          note: { kind: 'capped', used: 20, cap: 20 },
+        },
+        {
+          kind: 'offer',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          note: {
+            kind: 'refused',
+            refusal: { reason: 'budget', wanted: 1, cap, quotaCalls: 0, points: true },
+          },
+        },
+        { kind: 'offer', url: refOk.url, ref: refOk, quote: itemQuote, note: { kind: 'running' } },
+        {
+          kind: 'offer',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          note: { kind: 'failed_earlier', at: NOW },
+        },
+        { kind: 'earlier', url: refOk.url, ref: refOk, quote: itemQuote, earlier },
+        {
+          kind: 'earlier',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          earlier: { ...earlier, auto: true },
+        },
+        {
+          kind: 'auto',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          outcome: itemOutcome,
+          used: 3,
+          cap: 20,
+          cached: null,
+        },
+        {
+          kind: 'auto',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          outcome: itemOutcome,
+          used: 3,
+          cap: 20,
+          cached: { ageMs: 60_000 },
+        },
+        {
+          kind: 'auto_failed',
+          url: refOk.url,
+          ref: refOk,
+          quote: itemQuote,
+          error: unitAlert,
+          used: 3,
+          cap: 20,
+        },
+      ] as const
+    ).map((decision, i) => ({
+      name: `unfurl-${i}-${decision.kind}`,
+      surface: 'message' as const,
+      // An unfurl is blocks only (chat.unfurl takes no fallback text).
+      payload: {
+        blocks: renderUnfurl(w, decision, { now: NOW }) as KnownBlock[],
+      } as unknown as RenderedMessage,
+    })),
+    m('unfurl-earlier-answer', renderEarlierAnswer(w, earlier, refOk.url, NOW)),
+    modal(
+      'shortcut-choose',
+      renderChooseModal(w, {
+        kind: 'any',
+        found,
+        chosen: [0, 1, 2],
+        target: null,
+        carrier: null,
+        answer: 'thread',
+        allowThread: true,
+        plan,
+        each: found.candidates.map(() => itemQuote),
+        targetOptions: [{ value: 'shop:57301234', label: text.short }],
+        privateMetadata: '{}',
+        notice: 'changed',
+      }),
+    ),
+    modal(
+      'shortcut-choose-waybills',
+      renderChooseModal(w, {
+        kind: 'waybills',
+        found,
+        chosen: [3, 4],
+        target: 'owner:1',
+        carrier: 'SF',
+        answer: 'me',
+        allowThread: false,
+        plan: { ...plan, needsTarget: true },
+        each: found.candidates.map(() => null),
+        targetOptions: [],
+        privateMetadata: '{}',
+      }),
+    ),
+    modal(
+      'shortcut-choose-none',
+      renderChooseModal(w, {
+        kind: 'shops',
+        found,
+        chosen: [],
+        target: null,
+        carrier: null,
+        answer: 'me',
+        allowThread: true,
+        plan,
+        each: [],
+        targetOptions: [],
+        privateMetadata: '{}',
+      }),
+    ),
+    modal('shortcut-text', renderTextModal(w)),
+    m('shortcut-nothing', renderNothingFound(w, 'items', found)),
+    m('shortcut-nothing-text', message(nothingFoundText(w, 'shops', { shortLinks: [] }))),
+    ...(['expired', 'already_used', 'not_yours', 'not_found'] as const).map((r) =>
+      m(`shortcut-closed-${r}`, message(shortcutClosedText(w, r))),
+    ),
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * Several processes on one database (issue 10): each keeps its own claims held by renewing their
+ * leases, and finds on its schedule the claims of a process on another host that stopped renewing
+ * (no pid check is possible there): that lookup is marked interrupted once and its user told once,
+ * however many processes watch. A claim whose holder renews is never touched.
+ */
+
+import { WebClient } from '@slack/web-api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { currentInstance } from '../../src/instance.js';
+import { createLogger } from '../../src/logger.js';
+import { createClaimWatch } from '../../src/slack/interrupted-lookups.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { textOf } from '../helpers/platdesk-harness.js';
+import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { en } from '../helpers/words.js';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+describe('claim watch across processes sharing a database', () => {
+  let fake: FakeSlack | undefined;
+  const stores: Store[] = [];
+  afterAll(async () => {
+    for (const s of stores) s.close();
+    await fake?.close();
+  });
+
+  it('tells the user of a claim whose holder stopped renewing, once; a renewing holder keeps its claim', async () => {
+    fake = await startSlackApiServer();
+    const client = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const logger = createLogger('silent');
+    const store = openSqliteStore(':memory:');
+    stores.push(store);
+    const newPending = (userId: string) =>
+      store.pending.create({
+        userId,
+        channelId: null,
+        teamId: null,
+        request: { kind: 'item', itemId: '1', withPrices: false },
+        quote: {},
+        summary: `item of ${userId}`,
+        responseUrl: null,
+        ttlMs: 60_000,
+      });
+
+    // Two live processes on this host (the watchers: this one, and one standing for its parent,
+    // which is alive) and one on a host that then went silent.
+    const me = currentInstance();
+    const sibling = { id: `${me.host}/${process.ppid}/sibling`, host: me.host, pid: process.ppid };
+    const watchers = [me, sibling].map((instance) => {
+      const holder = { instanceId: instance.id, leaseMs: 1000 };
+      const watch = createClaimWatch({
+        store,
+        client,
+        // The users are told in English here (the harness tests cover the languages).
+        language: { user: async () => en },
+        logger,
+        instance,
+        holder,
+        now: () => new Date(),
+        everyMs: 20,
+      });
+      return { holder, watch };
+    });
+    const [a, b] = watchers;
+    if (!a || !b) throw new Error('two watchers');
+    const silent = { instanceId: 'another-host/4242/gone', leaseMs: 1000 };
+    const cut = newPending('UCUT');
+    const held = newPending('UHELD');
+    expect(store.pending.claim(cut.id, 'UCUT', silent).ok).toBe(true);
+    expect(store.pending.claim(held.id, 'UHELD', a.holder).ok).toBe(true);
+
+    // Within its lease the silent holder's claim is left alone (it may be alive).
+    expect(a.watch.sweep()).toEqual([]);
+    for (const w of watchers) w.watch.start();
+    try {
+      const told = await fake.waitFor('chat.postMessage', (c) => c.body.channel === 'UCUT', 5000);
+      expect(textOf(told.body)).toContain('item of UCUT');
+      expect(textOf(told.body)).toContain('was not run again');
+      expect(store.pending.get(cut.id)?.state).toBe('interrupted');
+      // Several beats later: told once in all, and the renewed claim is still held and running.
+      await sleep(400);
+    } finally {
+      for (const w of watchers) w.watch.stop();
+    }
+    expect(fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'UCUT')).toHaveLength(1);
+    expect(fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'UHELD')).toEqual([]);
+    const kept = store.pending.get(held.id);
+    expect(kept?.state).toBe('running');
+    expect(kept?.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
+  });
+});
