@@ -32,7 +32,7 @@ describe('renderConfirmation', () => {
     const all = allText(blocks);
     // Issue 10, point 18: what the lookup costs, not that it "is charged".
     expect(all).toContain(
-      ':money_with_wings: *Waybill print data (basic)* for waybill SF1234567890123 costs:',
+      ':money_with_wings: *Waybill print data (basic)* for print data of 1 waybill of shop 57301234 costs:',
     );
     expect(all).not.toContain('SF1234567890123 is charged');
     expect(all).toContain('*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12');

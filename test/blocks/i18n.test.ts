@@ -369,15 +369,7 @@ describe('Block Kit schema, both languages (../shared/tools/check-blocks)', () =
           throw new Error(`check-blocks failed (exit ${e.status}):\n${e.stderr ?? ''}`);
         output = e.stdout;
       }
-      // The settings forms give every input the action_id `value` (Slack asks action_ids to be
-      // unique within their block, https://docs.slack.dev/reference/block-kit/block-elements);
-      // the validator wants them unique in the whole view. That is all it may find.
-      const problems = output
-        .split('\n')
-        .filter((l) => /^\s+block \d+/.test(l))
-        .filter((l) => !/\(input\): duplicate action_id value$/.test(l));
-      expect(problems).toEqual([]);
-      expect(output).toContain(`${renders.length} payload(s) checked`);
+      expect(output).toContain(`${renders.length} payload(s) checked, 0 with problems`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

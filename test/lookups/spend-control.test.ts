@@ -216,6 +216,8 @@ describe('budgets', () => {
       reason: 'budget',
       wanted: 10,
       cap: { scope: 'user', period: 'daily', cap: 5, spent: 0 },
+      quotaCalls: 0,
+      points: true,
     });
     expect(describeRefusal(en, refused.refusal)).toBe(
       'This lookup (about 10 points) would exceed your daily cap: 0 of 5 points used.',

@@ -37,7 +37,11 @@ describe('claim watch across processes sharing a database', () => {
         userId,
         channelId: null,
         teamId: null,
-        request: { kind: 'item', itemId: '1', withPrices: false },
+        request: {
+          kind: 'item',
+          itemId: userId === 'UCUT' ? '680000000001' : '680000000002',
+          withPrices: false,
+        },
         quote: {},
         summary: `item of ${userId}`,
         responseUrl: null,
@@ -76,7 +80,8 @@ describe('claim watch across processes sharing a database', () => {
     for (const w of watchers) w.watch.start();
     try {
       const told = await fake.waitFor('chat.postMessage', (c) => c.body.channel === 'UCUT', 5000);
-      expect(textOf(told.body)).toContain('item of UCUT');
+      // What was cut is worded from its request (the stored summary is only for logs).
+      expect(textOf(told.body)).toContain('Your lookup of item 680000000001');
       expect(textOf(told.body)).toContain('was not run again');
       expect(store.pending.get(cut.id)?.state).toBe('interrupted');
       // Several beats later: told once in all, and the renewed claim is still held and running.

@@ -91,7 +91,7 @@ describe('a zh-CN user', () => {
     expect(said).toMatch(/第 2 \/ \d+ 页，共 [\d,]+ 单/);
     expect(said).toContain('已扣费 2 点（¥0.02）');
     expect(said).toMatch(/待发货|已发货待签收|已签收/);
-    expect(said).toContain('时间为 Asia/Shanghai (GMT+8)');
+    expect(said).toMatch(/\d{4}年\d{1,2}月\d{1,2}日 \d\d:\d\d（北京时间） 成交/);
     expect(buttonOf(answer, 'platdesk.orders.next').label).toBe('下一页 ▶（2 点）');
     expect(buttonOf(answer, 'platdesk.orders.prev').label).toBe('◀ 上一页（2 点）');
     await h().settle();

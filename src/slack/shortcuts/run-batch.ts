@@ -95,7 +95,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...renderRefusal(await deps.language.user(actor.userId), prepared.refusal, deps.admins()),
+            ...renderRefusal(w, prepared.refusal, deps.admins()),
           });
           break;
         case 'cached':

@@ -17,7 +17,7 @@ import {
 } from '../../../src/lookups/parse/command-text.js';
 import type { LookupRequest } from '../../../src/lookups/types.js';
 import { SANDBOX_FIXTURES } from '../../../src/sandbox/index.js';
-import { en } from '../../helpers/words.js';
+import { en, zh } from '../../helpers/words.js';
 
 const { items, links, shops, owners, wwids } = SANDBOX_FIXTURES;
 const HOUR = 3_600_000;
@@ -340,5 +340,61 @@ describe('parseShanghaiTime', () => {
     '',
   ])('%s → null', (text) => {
     expect(parseShanghaiTime(text)).toBeNull();
+  });
+});
+
+describe('Chinese input (issue 14)', () => {
+  it('帮助 is help, 价格 asks for the prices', () => {
+    for (const parse of [parseItemCommand, parseShopCommand, parseWaybillCommand])
+      expect(parse('帮助')).toEqual({ kind: 'help' });
+    expect(parseOrdersCommand(' 帮助 ', ENHANCED)).toEqual({ kind: 'help' });
+    expect(requestOf(parseItemCommand(`${items.basic} 价格`))).toEqual({
+      kind: 'item',
+      itemId: items.basic,
+      withPrices: true,
+    });
+  });
+
+  it('the /orders keywords in Chinese, with the ASCII or the full-width colon', () => {
+    const parsed = requestOf(
+      parseOrdersCommand(
+        `${owners.busy} 页：2 每页:50 从:2026-11-20T08:00 到：2026-11-20T20:00 备注:"加急 发货" 旗:红`,
+        ENHANCED,
+      ),
+    );
+    expect(parsed).toEqual({
+      kind: 'orders',
+      ownerId: owners.busy,
+      page: 1,
+      pageSize: 50,
+      filters: {
+        startTime: new Date('2026-11-20T00:00:00Z'),
+        endTime: new Date('2026-11-20T12:00:00Z'),
+        remark: '加急 发货',
+        remarkTag: 1,
+      },
+    });
+    expect(requestOf(parseOrdersCommand(`${owners.busy} 日期:2026-11-20 旗:紫旗`, ENHANCED))).toMatchObject({
+      filters: { startTime: new Date('2026-11-19T16:00:00Z'), remarkTag: 5 },
+    });
+    for (const [colour, tag] of [
+      ['黄', 2],
+      ['绿', 3],
+      ['蓝', 4],
+    ] as const)
+      expect(requestOf(parseOrdersCommand(`${owners.busy} 旗:${colour}`, ENHANCED))).toMatchObject({
+        filters: { remarkTag: tag },
+      });
+  });
+
+  it('bad Chinese input gets its problems as codes, worded in either language', () => {
+    const parsed = parseOrdersCommand(`${owners.busy} 每页:101 旗:黑 颜色:红`, ENHANCED);
+    if (parsed.kind !== 'invalid') throw new Error(parsed.kind);
+    expect(parsed.problems.map((p) => p.code)).toEqual(['unknown_option', 'orders_size', 'orders_flag']);
+    expect(parsed.problems.map((p) => describeProblem(zh, p))).toEqual([
+      '无法识别的选项 颜色:红',
+      '每页数量须为 1 到 100',
+      '旗帜须为 1 到 5（或 红、黄、绿、蓝、紫）',
+    ]);
   });
 });
