@@ -82,7 +82,7 @@ export function previousDigest(
     run.kind === 'manual'
       ? store.digests.previousPosted(run.subscriptionId, addDays(date, 1))
       : store.digests.scheduledRun(run.subscriptionId, `${addDays(date, -1)}${run.localDate.slice(10)}`);
-  if (!previous || previous.state !== 'posted') return null;
+  if (previous?.state !== 'posted') return null;
   const summary = parseSummary(previous.summaryJson);
   return summary ? { localDate: previous.localDate, summary } : null;
 }

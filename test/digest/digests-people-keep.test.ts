@@ -88,7 +88,7 @@ describe('threaded digests', () => {
     ].filter((x): x is string => x !== null);
     expect(expected.length).toBeGreaterThanOrEqual(2);
     expect(replies.map((c) => c.body.thread_ts)).toEqual(expected.map(() => parentTs));
-    expected.forEach((text, i) => expect(textOf(replies[i]?.body)).toContain(text));
+    for (const [i, text] of expected.entries()) expect(textOf(replies[i]?.body)).toContain(text);
     for (const call of h.fake.calls) {
       expect(call.body.reply_broadcast, call.method).toBeUndefined();
       expect(JSON.stringify(call.body)).not.toMatch(RECEIVER);
