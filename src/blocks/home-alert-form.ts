@@ -11,28 +11,35 @@ import { truncate } from './text.js';
 
 export const HOME_ALERT_FORM = {
   callbackId: 'platdesk.home.alert.form',
-  shop: { block: 'shop', action: 'value' },
-  channel: { block: 'channel', action: 'value' },
-  within: { block: 'within', action: 'value' },
-  every: { block: 'every', action: 'value' },
-  hours: { block: 'hours', action: 'value' },
-  timeZone: { block: 'zone', action: 'value' },
-  cap: { block: 'cap', action: 'value' },
+  // One action_id per input: the validator wants them unique in the whole view.
+  shop: { block: 'shop', action: 'alert.shop' },
+  channel: { block: 'channel', action: 'alert.channel' },
+  within: { block: 'within', action: 'alert.within' },
+  every: { block: 'every', action: 'alert.every' },
+  hours: { block: 'hours', action: 'alert.hours' },
+  timeZone: { block: 'zone', action: 'alert.zone' },
+  cap: { block: 'cap', action: 'alert.cap' },
 } as const;
 
 const plain = (text: string, max = 75) => ({ type: 'plain_text' as const, text: truncate(text, max) || '—' });
 const option = (text: string): PlainTextOption => ({ text: plain(text), value: text });
 
-function textInput(block: string, label: string, initial: string | null, max: number, hint?: string) {
+function textInput(
+  field: { block: string; action: string },
+  label: string,
+  initial: string | null,
+  max: number,
+  hint?: string,
+) {
   return {
     type: 'input' as const,
-    block_id: block,
+    block_id: field.block,
     label: plain(label),
     optional: initial === null,
     ...(hint ? { hint: plain(hint, 150) } : {}),
     element: {
       type: 'plain_text_input' as const,
-      action_id: 'value',
+      action_id: field.action,
       max_length: max,
       ...(initial !== null ? { initial_value: initial } : {}),
     },
@@ -51,7 +58,7 @@ export function renderAlertAddModal(w: Words): ModalView {
     close: plain(t('alertForm.close'), 24),
     blocks: [
       section(t('alertForm.intro')),
-      { ...textInput(f.shop.block, t('alertForm.shop'), '', 64), optional: false },
+      { ...textInput(f.shop, t('alertForm.shop'), '', 64), optional: false },
       {
         type: 'input',
         block_id: f.channel.block,
@@ -62,10 +69,10 @@ export function renderAlertAddModal(w: Words): ModalView {
           filter: { include: ['public', 'private'], exclude_bot_users: true },
         },
       },
-      textInput(f.within.block, t('alertForm.within'), String(ALERT_DEFAULTS.withinHours), 3),
-      textInput(f.every.block, t('alertForm.every'), String(ALERT_DEFAULTS.everyMinutes), 4),
+      textInput(f.within, t('alertForm.within'), String(ALERT_DEFAULTS.withinHours), 3),
+      textInput(f.every, t('alertForm.every'), String(ALERT_DEFAULTS.everyMinutes), 4),
       textInput(
-        f.hours.block,
+        f.hours,
         t('alertForm.hours'),
         `${ALERT_DEFAULTS.hoursFrom}-${ALERT_DEFAULTS.hoursTo}`,
         11,
@@ -81,7 +88,7 @@ export function renderAlertAddModal(w: Words): ModalView {
           ...(zones[0] ? { initial_option: zones[0] } : {}),
         },
       },
-      textInput(f.cap.block, t('alertForm.cap'), null, 8, t('alertForm.capHint')),
+      textInput(f.cap, t('alertForm.cap'), null, 8, t('alertForm.capHint')),
     ],
   };
 }

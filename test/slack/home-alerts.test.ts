@@ -18,10 +18,11 @@ const FORM = 'platdesk.home.alert.form';
 type Json = Record<string, unknown>;
 type Values = Record<string, Record<string, ViewStateValue>>;
 
+/** view.state.values as Slack sends them: each input's action_id is `alert.<block>` (blocks/home-alert-form.ts). */
 function formValues(input: Record<string, string>, channel: string | null): Values {
   const values: Values = {};
   const put = (block: string, value: Json) => {
-    values[block] = { value: value as unknown as ViewStateValue };
+    values[block] = { [`alert.${block}`]: value as unknown as ViewStateValue };
   };
   for (const [block, value] of Object.entries(input)) put(block, { type: 'plain_text_input', value });
   if (channel !== null) put('channel', { type: 'conversations_select', selected_conversation: channel });
