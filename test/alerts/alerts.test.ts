@@ -136,6 +136,59 @@ describe('ship-by alerts', () => {
     for (const m of h.messages()) expect(textOf(m)).not.toMatch(RECEIVER);
   });
 
+  it('a restart in the middle of a check neither skips nor repeats: the restarted instance takes the check over and posts once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const path = join(dir, 'platdesk.sqlite');
+    const clock = createFakeClock(Date.now());
+    h = await start(clock, path);
+    // Slow pages: the stop comes while the check is fetching.
+    h.sandbox.setFaults([{ kind: 'latency', ms: 3000, operations: ['paging-orders'] }]);
+    await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
+    await clock.advanceAsync(1000);
+    const first = h;
+    await expect
+      .poll(() => first.sandbox.stats().callsByOperation['paging-orders'], { timeout: 3000 })
+      .toBeGreaterThanOrEqual(1);
+    await h.close();
+    expect(alertPosts(first)).toHaveLength(0);
+
+    h = await start(clock, path);
+    await advance(clock, 1000);
+    await h.fake.waitFor('chat.postMessage', (c) => c.body.channel === CHANNEL);
+    await h.settle(100);
+    expect(alertPosts(h)).toHaveLength(1);
+    expect(String(alertPosts(h)[0]?.body.text)).toContain('7 orders');
+    const checks = h.platdesk.store.alerts.lastPosted(1);
+    expect(checks).toMatchObject({ state: 'posted', attempts: 2 });
+    await advance(clock, HOUR);
+    expect(alertPosts(h)).toHaveLength(1);
+  });
+
+  it('Slack refusing the post after the orders were recorded: the retry posts exactly those, once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const clock = createFakeClock(Date.now());
+    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    h.fake.failNext('chat.postMessage', { error: 'channel_not_found' }, 1);
+    await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
+    await advance(clock, 1000);
+    await h.fake.waitFor('chat.postMessage', (c) => /could not check the orders/.test(textOf(c.body)));
+    expect(h.platdesk.store.alerts.orders(1, ['pending'])).toHaveLength(7);
+    await advance(clock, 2 * 60_000);
+    await h.fake.waitFor('chat.postMessage', (c) => /to ship within/.test(String(c.body.text)));
+    // The fake records the refused call too: two attempts, the same seven orders, one accepted.
+    const sns = (c: SlackCall | undefined) =>
+      textOf(c?.body ?? {})
+        .match(/\d{6}-4004\d{11}/g)
+        ?.sort();
+    const attempts = alertPosts(h);
+    expect(attempts).toHaveLength(2);
+    expect(sns(attempts[1])).toEqual(sns(attempts[0]));
+    expect(new Set(sns(attempts[1])).size).toBe(7);
+    expect(h.platdesk.store.alerts.orders(1, ['alerted'])).toHaveLength(7);
+    await advance(clock, HOUR);
+    expect(alertPosts(h)).toHaveLength(2);
+  });
+
   it('Claim updates the message for everyone; a second Claim is refused naming the holder; Handled; Shipped ✓; one reminder', async () => {
     dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
     const clock = createFakeClock(Date.now());
