@@ -61,9 +61,18 @@ const updates = (harness: PlatdeskHarness): SlackCall[] => harness.fake.callsTo(
 
 /** Moves the fake clock and lets the checks it starts finish (real HTTP to the sandbox and Slack). */
 async function advance(clock: FakeClock, ms: number): Promise<void> {
+  const from = clock.now();
   await clock.advanceAsync(ms);
-  if (!h) return;
-  await h.settle(100);
+  const harness = h;
+  if (!harness) return;
+  // An hour holds one slot of alert #1 (checks on the hour): wait until that check is recorded.
+  if (ms >= HOUR)
+    await expect
+      .poll(() => (harness.platdesk.store.alerts.lastPosted(1)?.slotAt.getTime() ?? 0) > from, {
+        timeout: 10_000,
+      })
+      .toBe(true);
+  await harness.settle(100);
   await new Promise((r) => setTimeout(r, 100));
 }
 

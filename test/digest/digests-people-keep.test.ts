@@ -165,7 +165,10 @@ describe('schedules', () => {
       'on Mon, Tue, Wed, Thu, and Fri at 09:00 America/New_York',
     );
     await advanceTo(clock, Date.parse('2026-03-10T12:00:00Z'));
-    await h.settle(100);
+    const harness = h;
+    await expect
+      .poll(() => harness.platdesk.store.digests.scheduledRun(1, '2026-03-09')?.state)
+      .toBe('posted');
     const runs = ['2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09']
       .map((d) => h?.platdesk.store.digests.scheduledRun(1, d))
       .filter((r) => r !== null && r !== undefined);
@@ -190,7 +193,10 @@ describe('schedules', () => {
       'every day at 09:00, 17:30 Asia/Shanghai',
     );
     await advanceTo(clock, Date.parse('2026-11-20T10:00:00Z'));
-    await h.settle(100);
+    const harness = h;
+    await expect
+      .poll(() => harness.platdesk.store.digests.scheduledRun(1, '2026-11-20 17:30')?.state)
+      .toBe('posted');
     const morning = h.platdesk.store.digests.scheduledRun(1, '2026-11-20 09:00');
     const evening = h.platdesk.store.digests.scheduledRun(1, '2026-11-20 17:30');
     expect(morning?.state).toBe('posted');
