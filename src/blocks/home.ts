@@ -270,7 +270,7 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
           id: d.id,
           shop: escapeClip(d.shopLabel, 64),
           channel: `<#${d.channelId}>`,
-          time: escapeClip(d.localTime, 5),
+          time: escapeClip(d.times.join(', '), 60),
           zone: escapeClip(d.timeZone, 40),
         }),
         {
