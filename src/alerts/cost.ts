@@ -5,8 +5,6 @@
  * read: ceil(n / 100) pages per 24 h window of n orders (at least one).
  */
 import { MAX_ORDER_WINDOW_MS, MAX_PAGE_SIZE } from '../plat/inputs.js';
-import type { AlertSubscription } from '../store/alerts.js';
-import { checksPerDay } from './schedule.js';
 
 const HOUR = 3_600_000;
 /** Orders confirmed this long ago can still be due: the standard 48 h ship-by limit. */
@@ -16,15 +14,4 @@ export const ALERT_WINDOWS = Math.ceil(ALERT_LOOKBACK_MS / MAX_ORDER_WINDOW_MS);
 /** Pages one check reads when each 24 h window holds `ordersPerWindow` orders. */
 export function pagesPerCheck(ordersPerWindow: readonly number[]): number {
   return ordersPerWindow.reduce((sum, n) => sum + Math.max(1, Math.ceil(n / MAX_PAGE_SIZE)), 0);
-}
-
-/** Points a day for a shop with `ordersPerDay` orders at `pricePerPage` points a page. */
-export function dailyCost(
-  sub: Pick<AlertSubscription, 'everyMinutes' | 'hoursFrom' | 'hoursTo'>,
-  ordersPerDay: number,
-  pricePerPage: number,
-): { checks: number; pagesPerCheck: number; points: number } {
-  const checks = checksPerDay(sub);
-  const pages = pagesPerCheck(Array.from({ length: ALERT_WINDOWS }, () => ordersPerDay));
-  return { checks, pagesPerCheck: pages, points: checks * pages * pricePerPage };
 }

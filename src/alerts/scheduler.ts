@@ -18,7 +18,7 @@ import type { AlertClock, AlertDeps } from './types.js';
 
 const MINUTE = 60_000;
 
-export const ALERT_DEFAULTS = {
+export const ALERT_SCHEDULER_DEFAULTS = {
   leaseMs: 10 * MINUTE,
   retryDelaysMs: [2 * MINUTE, 5 * MINUTE, 15 * MINUTE],
   maxSleepMs: MINUTE,
@@ -64,9 +64,9 @@ const realClock: AlertClock = {
 export function createAlertScheduler(options: AlertSchedulerOptions): AlertScheduler {
   const clock = options.clock ?? realClock;
   const instanceId = options.instanceId ?? randomUUID();
-  const leaseMs = options.leaseMs ?? ALERT_DEFAULTS.leaseMs;
-  const retryDelays = options.retryDelaysMs ?? ALERT_DEFAULTS.retryDelaysMs;
-  const maxSleepMs = options.maxSleepMs ?? ALERT_DEFAULTS.maxSleepMs;
+  const leaseMs = options.leaseMs ?? ALERT_SCHEDULER_DEFAULTS.leaseMs;
+  const retryDelays = options.retryDelaysMs ?? ALERT_SCHEDULER_DEFAULTS.retryDelaysMs;
+  const maxSleepMs = options.maxSleepMs ?? ALERT_SCHEDULER_DEFAULTS.maxSleepMs;
   const { store, publisher, logger } = options;
   const alerts = store.alerts;
   const ctx: CheckContext = { ...options, now: () => clock.now(), instanceId, leaseMs };

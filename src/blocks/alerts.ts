@@ -6,7 +6,7 @@
  */
 import type { KnownBlock } from '@slack/types';
 import type { AlertProblem } from '../alerts/grammar.js';
-import type { AlertRow } from '../alerts/subscriptions.js';
+import { type AlertRow, orderRef } from '../alerts/subscriptions.js';
 import type { AlertApprovalRequest } from '../alerts/types.js';
 import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/alerts.js';
 import { ACTIONS, alertActionId } from './action-ids.js';
@@ -76,7 +76,7 @@ export function renderAlert(
     blocks.push(section(status ? `${orderText(w, sub, o, at)}\n${status}` : orderText(w, sub, o, at)));
     // 'pending': the message being posted now.
     if (o.state !== 'alerted' && o.state !== 'pending') return;
-    const value = `${sub.id}:${o.orderSn}`;
+    const value = orderRef(sub.id, o.orderSn);
     const buttons = [];
     if (!o.claimedBy)
       buttons.push({

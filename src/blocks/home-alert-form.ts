@@ -71,12 +71,7 @@ export function renderAlertAddModal(w: Words): ModalView {
       },
       textInput(f.within, t('alertForm.within'), String(ALERT_DEFAULTS.withinHours), 3),
       textInput(f.every, t('alertForm.every'), String(ALERT_DEFAULTS.everyMinutes), 4),
-      textInput(
-        f.hours,
-        t('alertForm.hours'),
-        `${ALERT_DEFAULTS.hoursFrom}-${ALERT_DEFAULTS.hoursTo}`,
-        11,
-      ),
+      textInput(f.hours, t('alertForm.hours'), `${ALERT_DEFAULTS.hoursFrom}-${ALERT_DEFAULTS.hoursTo}`, 11),
       {
         type: 'input',
         block_id: f.timeZone.block,

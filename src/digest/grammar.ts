@@ -180,7 +180,7 @@ const STATUS_NAMES: Record<string, number> = {
 const OPTION = /^(days|flags?|status(?:es)?|旗|状态)[:：](.*)$/iu;
 
 /** `mon-fri`, `weekdays`, `mon,wed,fri`, `fri-mon`: the days (0 Sunday … 6 Saturday), or null. */
-export function parseDays(text: string): number[] | null {
+function parseDays(text: string): number[] | null {
   const t = text.trim().toLowerCase();
   if (t === 'weekdays' || t === '工作日') return [1, 2, 3, 4, 5];
   if (t === 'weekends' || t === '周末') return [0, 6];

@@ -104,7 +104,7 @@ export interface Slot {
 }
 
 /** Day of the week of a local date: 0 Sunday … 6 Saturday (no time zone involved). */
-export function weekdayOf(date: string): number {
+function weekdayOf(date: string): number {
   return new Date(`${date}T00:00:00Z`).getUTCDay();
 }
 
@@ -130,7 +130,7 @@ export function nextSlotAfter(subscription: DigestSubscription, atMs: number): S
 }
 
 /** The slot before `slot` (yesterday's, or last Friday's for a weekday digest on Monday). */
-export function previousSlot(subscription: DigestSubscription, slot: Slot): Slot {
+function previousSlot(subscription: DigestSubscription, slot: Slot): Slot {
   for (let d = 0; d <= 8; d++) {
     const before = slotsOn(subscription, addDays(slot.date, -d)).filter((s) => s.at < slot.at);
     const last = before.at(-1);
