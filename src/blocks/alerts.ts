@@ -8,9 +8,10 @@ import type { KnownBlock } from '@slack/types';
 import type { AlertProblem } from '../alerts/grammar.js';
 import { type AlertRow, orderRef } from '../alerts/subscriptions.js';
 import type { AlertApprovalRequest } from '../alerts/types.js';
+import { localTimeOf } from '../digest/zoned-time.js';
 import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/alerts.js';
 import { ACTIONS, alertActionId } from './action-ids.js';
-import { digestFailureReason, digestRemedy, formatZonedTime, renderDigestAnswer } from './digest.js';
+import { digestFailureReason, digestRemedy, renderDigestAnswer } from './digest.js';
 import type { TKey, Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { escapeClip, escapeText } from './text.js';
@@ -20,7 +21,7 @@ const channel = (id: string) => `<#${escapeText(id)}>`;
 const shopOf = (s: AlertSubscription) => escapeClip(s.shopLabel, 64);
 const user = (id: string) => `<@${escapeText(id)}>`;
 /** "14:05" in the subscription's zone. */
-const clock = (ms: number, s: AlertSubscription) => formatZonedTime(ms, s.timeZone).slice(11);
+const clock = (ms: number, s: AlertSubscription) => localTimeOf(ms, s.timeZone);
 
 function timeLeft(w: Words, ms: number): string {
   if (ms <= 0) return w.t('shipAlert.overdue');
@@ -205,7 +206,7 @@ export function renderAlertList(w: Words, rows: readonly AlertRow[]): RenderedMe
           zone: escapeText(s.timeZone),
           spent: w.points(spentToday),
           cap: w.points(s.capPoints),
-          next: formatZonedTime(nextCheckAt, s.timeZone),
+          next: w.dateTime(new Date(nextCheckAt), s.timeZone),
         }),
       ),
     ),

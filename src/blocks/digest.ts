@@ -7,7 +7,7 @@ import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { FetchPlan } from '../digest/fetch-orders.js';
 import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
-import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
+import { localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
 import { ACTIONS, digestRunAgainValue } from './action-ids.js';
@@ -28,11 +28,6 @@ import { flagLabel, orderStatusLabel } from './orders.js';
 import { escapeClip, escapeText } from './text.js';
 
 // ---- time in the subscription's zone -------------------------------------------------------
-
-/** "2026-11-20 09:00" in `timeZone` (the subscription's own zone, named next to it). */
-export function formatZonedTime(ms: number, timeZone: string): string {
-  return `${localDateOf(ms, timeZone)} ${localTimeOf(ms, timeZone)}`;
-}
 
 /** "in 5 h", "in 40 min". */
 function inTime(w: Words, ms: number): string {
@@ -60,7 +55,7 @@ function delta(w: Words, n: number, format: (v: number) => string): string {
 
 function urgentEntry(w: Words, o: UrgentOrder, at: number, timeZone: string): string {
   const sn = `\`${escapeClip(o.orderSn, 64)}\``;
-  const time = formatZonedTime(o.lastShipTime, timeZone);
+  const time = w.dateTime(new Date(o.lastShipTime), timeZone);
   if (o.overdue) return w.t('digest.overdueSince', { sn, time });
   return w.t('digest.shipBy', { sn, time, in: inTime(w, o.lastShipTime - at) });
 }
@@ -138,8 +133,8 @@ function digestParts(w: Words, post: DigestPost) {
     context(
       t('digest.window', {
         owner: escapeClip(sub.ownerId, 64),
-        from: formatZonedTime(s.window.from, tz),
-        to: formatZonedTime(s.window.to, tz),
+        from: w.dateTime(new Date(s.window.from), tz),
+        to: w.dateTime(new Date(s.window.to), tz),
         zone: escapeText(tz),
       }),
       filterLine(w, sub),
@@ -325,7 +320,7 @@ export function renderDigestNotice(w: Words, notice: DigestNotice): RenderedMess
   if (manual) return say(t('digest.failed', { what, reason }));
   const next = notice.nextAttemptAt
     ? t('digest.tryAgainAt', {
-        time: formatZonedTime(notice.nextAttemptAt.getTime(), sub.timeZone).slice(11),
+        time: localTimeOf(notice.nextAttemptAt.getTime(), sub.timeZone),
         zone: escapeText(sub.timeZone),
       })
     : t('digest.noMoreAttempts');
@@ -343,7 +338,7 @@ export function renderDigestAlert(w: Words, alert: DigestAlert): RenderedMessage
   const remedy = digestRemedy(w, error);
   const next = alert.nextAttemptAt
     ? t('digest.nextAttempt', {
-        time: formatZonedTime(alert.nextAttemptAt.getTime(), sub.timeZone),
+        time: w.dateTime(alert.nextAttemptAt, sub.timeZone),
         zone: escapeText(sub.timeZone),
       })
     : t('digest.noMoreToday');
@@ -450,9 +445,7 @@ function lastRunText(w: Words, run: DigestRun | null, timeZone: string): string 
   const { t } = w;
   if (!run) return t('digest.notRunYet');
   const when =
-    run.kind === 'manual'
-      ? t('digest.runNow', { time: formatZonedTime(run.createdAt.getTime(), timeZone) })
-      : run.localDate;
+    run.kind === 'manual' ? t('digest.runNow', { time: w.dateTime(run.createdAt, timeZone) }) : run.localDate;
   switch (run.state) {
     case 'posted':
       return t('digest.lastPosted', { when, points: w.points(run.chargedPoints) });
@@ -510,7 +503,7 @@ export function renderDigestList(w: Words, rows: readonly DigestListRow[]): Rend
           .filter(Boolean)
           .map((o) => ` · ${o}`)
           .join(''),
-        next: formatZonedTime(nextRunAt, sub.timeZone),
+        next: w.dateTime(new Date(nextRunAt), sub.timeZone),
         last: lastRunText(w, lastRun, sub.timeZone),
       }),
     ),

@@ -17,7 +17,11 @@ import {
   renderAlertReminder,
   renderClaimRefusal,
 } from '../../src/blocks/alerts.js';
-import { renderConfirmation, renderConfirmationClosed } from '../../src/blocks/confirmation.js';
+import {
+  renderConfirmation,
+  renderConfirmationClosed,
+  renderInterrupted,
+} from '../../src/blocks/confirmation.js';
 import {
   renderDigest,
   renderDigestAlert,
@@ -26,6 +30,7 @@ import {
   renderDigestList,
   renderDigestNotice,
   renderDigestProgress,
+  renderDigestRerunQuestion,
   renderDigestThread,
 } from '../../src/blocks/digest.js';
 import { renderPlatError } from '../../src/blocks/errors.js';
@@ -601,9 +606,11 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         renderConfirmation(w, { pendingId: PENDING_ID, request, quote: itemQuote, expiresInMinutes: 1 }),
       ),
     ),
-    ...(['cancelled', 'expired', 'already_used', 'not_yours', 'running'] as const).map((r) =>
-      m(`closed-${r}`, renderConfirmationClosed(w, r)),
-    ),
+    m('interrupted-offer', renderInterrupted(w, requests[3] as LookupRequest, { offerAgain: true })),
+    m('interrupted-again', renderInterrupted(w, requests[6] as LookupRequest, { offerAgain: false })),
+    ...(
+      ['cancelled', 'expired', 'already_used', 'not_yours', 'running', 'interrupted', 'not_found'] as const
+    ).map((r) => m(`closed-${r}`, renderConfirmationClosed(w, r))),
     ...(
       [
         { reason: 'not_allowed' },
@@ -897,6 +904,26 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ]),
     ),
     modal('home-alert-add', renderAlertAddModal(w)),
+    m(
+      'digest-rerun',
+      renderDigestRerunQuestion(w, {
+        subscription: SUB,
+        posted: run(),
+        orders: 12,
+        newestRunId: 3,
+        estimatePoints: 4,
+      }),
+    ),
+    m(
+      'digest-rerun-no-summary',
+      renderDigestRerunQuestion(w, {
+        subscription: SUB,
+        posted: run(),
+        orders: null,
+        newestRunId: 3,
+        estimatePoints: 1,
+      }),
+    ),
     m('digest-help', renderDigestHelp(w)),
     m(
       'digest-help-problems',

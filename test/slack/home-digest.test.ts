@@ -4,8 +4,10 @@
  * nothing stored), added the way the command adds (audited with the admin, planned by the
  * scheduler at once) and shown on the republished Home; non-admins can neither open nor submit it.
  */
+
 import type { ViewStateValue } from '@slack/bolt';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createLocaleSettings } from '../../src/lookups/locale.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
@@ -26,6 +28,7 @@ interface FormInput {
   channel?: string;
   time?: string;
   zone?: string;
+  language?: string;
 }
 
 /** view.state.values as Slack sends them for the form (blocks left out when not given). */
@@ -42,6 +45,8 @@ function formValues(input: FormInput): Values {
   if (input.time !== undefined) put('time', { type: 'timepicker', selected_time: input.time });
   if (input.zone !== undefined)
     put('zone', { type: 'static_select', selected_option: { value: input.zone } });
+  if (input.language !== undefined)
+    put('language', { type: 'static_select', selected_option: { value: input.language } });
   return values;
 }
 
@@ -297,5 +302,26 @@ describe('App Home: Add digest', () => {
     h().assertAllWithinLimits();
     for (const call of h().fake.callsTo('views.publish'))
       assertWithinSlackLimits((call.body.view as { blocks: unknown[] }).blocks, 'home');
+  });
+
+  it("the form sets the channel's language with the digest (else the channel keeps the workspace default)", async () => {
+    const at = farTime(h().now());
+    const before = h().fake.callsTo('views.publish').length;
+    const res = await submit({
+      alias: 'tea',
+      channel: 'CHOMELANG',
+      time: at,
+      zone: 'Asia/Shanghai',
+      language: 'zh-CN',
+    });
+    expect(res.body).toBe('');
+    await waitPublish(before);
+    const locales = createLocaleSettings(h().platdesk.store.settings);
+    expect(locales.channel('CHOMELANG')).toBe('zh-CN');
+    const again = h().fake.callsTo('views.publish').length;
+    await submit({ alias: 'tea', channel: 'CHOMEDEF', time: at, zone: 'Asia/Shanghai', language: 'default' });
+    await waitPublish(again);
+    expect(locales.channel('CHOMEDEF')).toBeNull();
+    for (const d of h().platdesk.store.digests.list()) h().platdesk.store.digests.remove(d.id, SLACK.adminId);
   });
 });

@@ -392,7 +392,9 @@ describe('shortcuts', () => {
     const before = h().calls();
     const posts = h().fake.callsTo('chat.postMessage').length;
     await submit(choose, valuesOf(choose, 'all'));
-    await h().fake.waitFor('chat.update', (c) => textOf(c.body).includes('Shop'), 5000);
+    // The account's answer (found or not, it names the messaging account), not the item card's
+    // Shop button: under load the account's call may still be on its way when the item is shown.
+    await h().fake.waitFor('chat.update', (c) => textOf(c.body).includes('messaging account'), 5000);
     await h().settle();
     // The item was looked up by the first test: answered from the cache, free. The account: one call.
     expect(h().calls()).toBe(before + 1);

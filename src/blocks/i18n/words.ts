@@ -38,8 +38,6 @@ export interface Words {
   dateTime(date: Date, timeZone?: string): string;
   /** "2026-11-20" / "2026年11月20日" in `timeZone`. */
   date(date: Date, timeZone?: string): string;
-  /** "Asia/Shanghai (GMT+8)": a zone as people read it next to a time. */
-  zone(timeZone: string, at?: Date): string;
   /** "under a minute", "5 min", "3 h", "2 days": how old something is. */
   age(ms: number): string;
   /** "a, b and c" / "a、b和c". */
@@ -79,7 +77,6 @@ function zonedParts(date: Date, timeZone: string): Record<string, string> {
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-    timeZoneName: 'shortOffset',
   });
   for (const p of format.formatToParts(date)) part[p.type] = p.value;
   return part;
@@ -123,10 +120,6 @@ export function makeWords(locale: Locale, catalog: Catalog = CATALOGS[locale]): 
       if (Number.isNaN(date.getTime())) return '—';
       const p = zonedParts(date, timeZone);
       return zh ? `${p.year}年${Number(p.month)}月${Number(p.day)}日` : `${p.year}-${p.month}-${p.day}`;
-    },
-    zone: (timeZone, at = new Date()) => {
-      const offset = zonedParts(at, timeZone).timeZoneName ?? '';
-      return offset ? `${timeZone} (${offset})` : timeZone;
     },
     age: (ms) => {
       const minutes = Math.floor(Math.max(0, ms) / 60_000);

@@ -7,7 +7,7 @@ import { ALERT_WINDOWS } from '../../alerts/cost.js';
 import { parseAlertCommand } from '../../alerts/grammar.js';
 import { addAlert, listAlerts, removeAlert } from '../../alerts/subscriptions.js';
 import { renderAlertHelp, renderAlertList } from '../../blocks/alerts.js';
-import { formatZonedTime, renderDigestAnswer } from '../../blocks/digest.js';
+import { renderDigestAnswer } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip, escapeText } from '../../blocks/text.js';
 import type { SlackDeps } from '../deps.js';
@@ -84,7 +84,7 @@ export async function answerAlertCommand(
             channel: `<#${sub.channelId}>`,
             cap: w.points(sub.capPoints),
             perCheck: perCheck === null ? '—' : w.points(perCheck),
-            next: formatZonedTime(added.nextCheckAt, sub.timeZone),
+            next: w.dateTime(new Date(added.nextCheckAt), sub.timeZone),
           }),
         ),
       );

@@ -7,7 +7,6 @@ import {
   type DigestListRow,
   digestDays,
   digestTimes,
-  formatZonedTime,
   renderDigestAnswer,
   renderDigestHelp,
   renderDigestList,
@@ -95,7 +94,7 @@ export async function answerDigestCommand(
             time: digestTimes(sub),
             zone: escapeText(sub.timeZone),
             channel: `<#${sub.channelId}>`,
-            next: formatZonedTime(added.nextRunAt, sub.timeZone),
+            next: w.dateTime(new Date(added.nextRunAt), sub.timeZone),
           }),
         ),
       );

@@ -8,12 +8,6 @@ export const common = {
   calls_other: '{{n}} calls',
   quotaCalls_one: '{{n}} quota call',
   quotaCalls_other: '{{n}} quota calls',
-  minutes_one: '{{n}} minute',
-  minutes_other: '{{n}} minutes',
-  rows_one: '{{n}} row',
-  rows_other: '{{n}} rows',
-  orders_one: '{{n}} order',
-  orders_other: '{{n}} orders',
   age: {
     underMinute: 'under a minute',
     minutes_one: '{{n}} min',
@@ -25,7 +19,6 @@ export const common = {
   },
   more_one: '…and {{n}} more',
   more_other: '…and {{n}} more',
-  none: '—',
   nothingCharged: 'Nothing was sent and nothing was charged.',
   lookup: 'Lookup',
   /** Joins short facts on one line. */
@@ -50,17 +43,6 @@ export const domain = {
     professional: 'professional',
   },
   operationWithEdition: '{{operation}} ({{edition}})',
-  marketplace: {
-    '0': 'Taobao',
-    '1': 'Tmall',
-    '2': 'Pinduoduo',
-  },
-  orderStatus: {
-    '1': 'awaiting shipment',
-    '2': 'shipped, awaiting receipt',
-    '3': 'received',
-    unknown: 'status {{code}}',
-  },
   flag: {
     '1': 'red',
     '2': 'yellow',

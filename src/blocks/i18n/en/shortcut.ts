@@ -28,7 +28,6 @@ export const shortcut = {
     '2': 'second marketplace',
   },
   total: 'about {{points}}',
-  priceUnknown: 'a price not known yet',
   quota_one: '{{n}} call of the item quota',
   quota_other: '{{n}} calls of the item quota',
   and: '{{a}} and {{b}}',

@@ -9,12 +9,6 @@ export const common: Catalog['common'] = {
   calls_other: '{{n}} 次调用',
   quotaCalls_one: '{{n}} 次额度',
   quotaCalls_other: '{{n}} 次额度',
-  minutes_one: '{{n}} 分钟',
-  minutes_other: '{{n}} 分钟',
-  rows_one: '{{n}} 行',
-  rows_other: '{{n}} 行',
-  orders_one: '{{n}} 单',
-  orders_other: '{{n}} 单',
   age: {
     underMinute: '不到 1 分钟',
     minutes_one: '{{n}} 分钟',
@@ -26,7 +20,6 @@ export const common: Catalog['common'] = {
   },
   more_one: '…还有 {{n}} 条',
   more_other: '…还有 {{n}} 条',
-  none: '—',
   nothingCharged: '未发送任何请求，未产生任何费用。',
   lookup: '查询',
   sep: ' · ',
@@ -49,17 +42,6 @@ export const domain: Catalog['domain'] = {
     professional: '专业版',
   },
   operationWithEdition: '{{operation}}（{{edition}}）',
-  marketplace: {
-    '0': '淘宝',
-    '1': '天猫',
-    '2': '拼多多',
-  },
-  orderStatus: {
-    '1': '待发货',
-    '2': '已发货待签收',
-    '3': '已签收',
-    unknown: '状态 {{code}}',
-  },
   flag: {
     '1': '红',
     '2': '黄',

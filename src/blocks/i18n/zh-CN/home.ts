@@ -69,7 +69,7 @@ export const home: Catalog['home'] = {
   pricesTitle_other: '*每次调用的价格*（报价使用这些价格；此处设置了 {{n}} 个）\n{{lines}}',
   priceQuota: '• {{label}}：商品额度 1 次',
   priceLine: '• {{label}}：{{price}}',
-  priceLineLast: '• {{label}}：{{price}}，上次扣费 {{last}}',
+  priceLineLast: '• {{label}}：{{price}}，上次扣费 {{last}} 点',
   setHere: '{{points}}（此处设置）',
   notConfigured: '未配置',
   digestsTitle: '*每日汇总订阅*（{{n}}）',

@@ -20,7 +20,7 @@ export const confirm: Catalog['confirm'] = {
   quotaPerCall_other: '额度 {{n}} 次',
   about: '每次约 {{points}}',
   asLastCharged: '{{text}}，按上次扣费',
-  lastCharged: '{{text}}，上次扣费 {{last}}',
+  lastCharged: '{{text}}，上次扣费 {{last}} 点',
   callsThen: '{{calls}}，{{text}}',
   line: '• *{{operation}}*：{{price}}',
   moreOperations_one: '…还有 {{n}} 项接口',

@@ -1,0 +1,98 @@
+/**
+ * The one place that picks a language (CONVENTIONS 14): a person's own choice → their Slack
+ * locale (users.info include_locale, cached) → the workspace default → English; a channel's own
+ * language → the workspace default. Slack failing never fails the request.
+ */
+import { WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLocaleSettings, toLocale } from '../../src/lookups/locale.js';
+import { createLocaleResolver, SLACK_LOCALE_TTL_MS } from '../../src/slack/locale-resolver.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+
+describe('locale resolver', () => {
+  let fake: FakeSlack;
+  let store: Store;
+  let t = 0;
+  const warnings: unknown[] = [];
+  const resolver = (initial: 'en' | 'zh-CN' = 'en') =>
+    createLocaleResolver({
+      client: new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } }),
+      settings: createLocaleSettings(store.settings, initial),
+      logger: { warn: (o: unknown) => void warnings.push(o) },
+      now: () => t,
+    });
+
+  beforeEach(async () => {
+    fake = await startSlackApiServer();
+    store = openSqliteStore(':memory:');
+    t = 1_000_000;
+    warnings.length = 0;
+  });
+  afterEach(async () => {
+    store.close();
+    await fake.close();
+  });
+
+  it('reads Slack locales as platdesk speaks them', () => {
+    expect(['zh-CN', 'zh_CN', 'zh', 'zh-Hans', 'zh-TW', '中文'].map(toLocale)).toEqual(
+      Array(6).fill('zh-CN'),
+    );
+    expect(['en-US', 'en-GB', 'EN', 'english'].map(toLocale)).toEqual(Array(4).fill('en'));
+    expect(['ja-JP', 'fr', '', null, undefined].map(toLocale)).toEqual(Array(5).fill(null));
+  });
+
+  it("a person: own choice, else Slack's locale (cached for an hour), else the workspace default", async () => {
+    const r = resolver();
+    fake.setLocale('U1', 'zh-CN');
+    fake.setLocale('U2', 'ja-JP');
+    expect(await r.forUser('U1')).toBe('zh-CN');
+    expect(await r.forUser('U2')).toBe('en');
+    expect(fake.callsTo('users.info').map((c) => [c.body.user, c.body.include_locale])).toEqual([
+      ['U1', 'true'],
+      ['U2', 'true'],
+    ]);
+    // Cached: Slack is not asked again within the hour, even if the person changes their language.
+    fake.setLocale('U1', 'en-US');
+    expect(await r.forUser('U1')).toBe('zh-CN');
+    t += SLACK_LOCALE_TTL_MS + 1;
+    expect(await r.forUser('U1')).toBe('en');
+    expect(fake.callsTo('users.info')).toHaveLength(3);
+    // Their own choice comes first, and needs no Slack call.
+    r.settings.setUser('U1', 'zh-CN');
+    expect(await r.forUser('U1')).toBe('zh-CN');
+    expect(fake.callsTo('users.info')).toHaveLength(3);
+    // The workspace default, for someone whose Slack language platdesk does not speak.
+    r.settings.setWorkspace('zh-CN', 'UADMIN');
+    expect(await r.forUser('U2')).toBe('zh-CN');
+    expect((await r.user('U2')).t('confirm.cancelButton')).toBe('取消');
+  });
+
+  it('Slack failing: the workspace default, asked again only a minute later', async () => {
+    const r = resolver('zh-CN');
+    fake.failNext('users.info', { error: 'user_not_found' });
+    expect(await r.forUser('U3')).toBe('zh-CN');
+    expect(warnings).toHaveLength(1);
+    fake.setLocale('U3', 'en-US');
+    expect(await r.forUser('U3')).toBe('zh-CN');
+    expect(fake.callsTo('users.info')).toHaveLength(1);
+    t += 61_000;
+    expect(await r.forUser('U3')).toBe('en');
+  });
+
+  it('a channel: its own language, else the workspace default', () => {
+    const r = resolver();
+    expect(r.channel('C1').locale).toBe('en');
+    r.settings.setChannel('C1', 'zh-CN', 'UADMIN');
+    expect(r.channel('C1').locale).toBe('zh-CN');
+    expect(r.channel('C2').locale).toBe('en');
+    r.settings.setWorkspace('zh-CN', 'UADMIN');
+    expect(r.channel('C2').locale).toBe('zh-CN');
+    expect(r.channel(null).locale).toBe('zh-CN');
+    r.settings.setChannel('C1', null, 'UADMIN');
+    expect(r.channel('C1').locale).toBe('zh-CN');
+    // Every change is audited with who made it.
+    expect(store.audit.list(10).map((a) => a.actorId)).toEqual(['UADMIN', 'UADMIN', 'UADMIN']);
+  });
+});
