@@ -11,6 +11,14 @@ const HOUR = 3_600_000;
 export const ALERT_LOOKBACK_MS = 48 * HOUR;
 export const ALERT_WINDOWS = Math.ceil(ALERT_LOOKBACK_MS / MAX_ORDER_WINDOW_MS);
 
+/**
+ * The estimate of one check before anything is known of the shop: one page a 24 h window at
+ * `price` points (null when no price is configured or was ever charged).
+ */
+export function firstCheckEstimate(price: number | null): number | null {
+  return price === null ? null : ALERT_WINDOWS * price;
+}
+
 /** Pages one check reads when each 24 h window holds `ordersPerWindow` orders. */
 export function pagesPerCheck(ordersPerWindow: readonly number[]): number {
   return ordersPerWindow.reduce((sum, n) => sum + Math.max(1, Math.ceil(n / MAX_PAGE_SIZE)), 0);

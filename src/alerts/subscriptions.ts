@@ -5,9 +5,11 @@
  */
 import { digestCap } from '../digest/runner.js';
 import type { ResolveShop } from '../digest/subscriptions.js';
+import type { PriceOf } from '../digest/types.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import type { AlertSubscription, ClaimOrderResult } from '../store/alerts.js';
 import type { Store } from '../store/store.js';
+import { firstCheckEstimate } from './cost.js';
 import type { AlertAdd } from './grammar.js';
 import type { AlertScheduler } from './scheduler.js';
 
@@ -16,10 +18,13 @@ export interface AlertUseCaseDeps {
   scheduler: AlertScheduler;
   resolveShop: ResolveShop;
   now: () => number;
+  /** The price checks are estimated at (digest/types.ts PriceOf). */
+  priceOf: PriceOf;
 }
 
 export type AlertAddResult =
-  | { kind: 'added'; subscription: AlertSubscription; nextCheckAt: number }
+  /** `estimatePoints`: what its first check is estimated at (null: no price known yet). */
+  | { kind: 'added'; subscription: AlertSubscription; nextCheckAt: number; estimatePoints: number | null }
   | { kind: 'unknown_shop' }
   | { kind: 'exists'; subscription: AlertSubscription };
 
@@ -41,7 +46,12 @@ export function addAlert(deps: AlertUseCaseDeps, add: AlertAdd, userId: string):
     createdBy: userId,
   });
   deps.scheduler.reschedule();
-  return { kind: 'added', subscription, nextCheckAt: deps.scheduler.nextCheckAt(subscription) };
+  return {
+    kind: 'added',
+    subscription,
+    nextCheckAt: deps.scheduler.nextCheckAt(subscription),
+    estimatePoints: firstCheckEstimate(deps.priceOf('paging-orders', 1)),
+  };
 }
 
 export interface AlertRow {

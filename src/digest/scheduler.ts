@@ -434,9 +434,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       if (!sub) return null;
       const today = localDateOf(clock.now(), sub.timeZone);
       const last = digests.lastRun(subscriptionId);
-      if (last && last.state === 'posted' && last.localDate === today) return last;
-      const scheduled = digests.scheduledRun(subscriptionId, today);
-      return scheduled?.state === 'posted' ? scheduled : null;
+      // Run keys are the date, or the date and time for several digests a day.
+      if (last && last.state === 'posted' && last.localDate.slice(0, 10) === today) return last;
+      const posted = slotsOn(sub, today)
+        .map((slot) => digests.scheduledRun(subscriptionId, slot.key))
+        .filter((run) => run?.state === 'posted');
+      return posted.at(-1) ?? null;
     },
     async approve(runId, userId) {
       const waiting = digests.run(runId);

@@ -12,6 +12,18 @@ import type { DigestScheduler } from './scheduler.js';
 /** A shop alias or owner id → the owner id, or null when the alias names no shop. */
 export type ResolveShop = (aliasOrOwner: string) => string | null;
 
+/**
+ * A registered alias (any case) → its owner id (null when it has none); anything else is taken
+ * as an owner id. `shops` reads the shop registry (lookups/settings.ts, wired by the caller).
+ */
+export function shopResolver(shops: () => readonly { alias: string; ownerId: string | null }[]): ResolveShop {
+  return (text) => {
+    const wanted = text.trim().toLowerCase();
+    const shop = shops().find((s) => s.alias.toLowerCase() === wanted);
+    return shop ? shop.ownerId : text.trim();
+  };
+}
+
 export type DigestAddResult =
   | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number }
   /** The shop alias names no owner id. */

@@ -3,14 +3,30 @@
  * ack. Adding and removing are for admins; anyone may list.
  */
 import type { RespondFn, SlashCommand } from '@slack/bolt';
-import { ALERT_WINDOWS } from '../../alerts/cost.js';
 import { parseAlertCommand } from '../../alerts/grammar.js';
-import { addAlert, listAlerts, removeAlert } from '../../alerts/subscriptions.js';
+import type { AlertScheduler } from '../../alerts/scheduler.js';
+import { type AlertUseCaseDeps, addAlert, listAlerts, removeAlert } from '../../alerts/subscriptions.js';
 import { renderAlertHelp, renderAlertList } from '../../blocks/alerts.js';
 import { renderDigestAnswer } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip, escapeText } from '../../blocks/text.js';
 import type { SlackDeps } from '../deps.js';
+import type { DigestSlackDeps } from '../digest/types.js';
+
+/** The alert use cases' dependencies, from the Slack wiring (also the App Home's form). */
+export function alertUseCase(
+  deps: SlackDeps,
+  digests: DigestSlackDeps,
+  scheduler: AlertScheduler,
+): AlertUseCaseDeps {
+  return {
+    store: deps.store,
+    scheduler,
+    resolveShop: digests.resolveShop,
+    now: () => deps.now().getTime(),
+    priceOf: digests.priceOf,
+  };
+}
 
 export function isAlertCommand(text: string): boolean {
   return /^\s*alerts?(\s|$)/i.test(text);
@@ -27,12 +43,7 @@ export async function answerAlertCommand(
   const scheduler = deps.digests?.alerts;
   if (!deps.digests || !scheduler)
     return void (await reply(renderDigestAnswer(t('shipAlert.answer.notEnabled'))));
-  const useCase = {
-    store: deps.store,
-    scheduler,
-    resolveShop: deps.digests.resolveShop,
-    now: () => deps.now().getTime(),
-  };
+  const useCase = alertUseCase(deps, deps.digests, scheduler);
   const parsed = parseAlertCommand(command.text.replace(/^\s*alerts?/i, ''), {
     channelId: command.channel_id,
     channelName: command.channel_name,
@@ -68,9 +79,6 @@ export async function answerAlertCommand(
           renderDigestAnswer(t('shipAlert.answer.exists', { id: added.subscription.id })),
         ));
       const sub = added.subscription;
-      // The least a check costs (one page a 24 h window) at the last price seen.
-      const price = deps.store.ledger.lastCharge('paging-orders', 1);
-      const perCheck = price === null ? null : ALERT_WINDOWS * price;
       await reply(
         renderDigestAnswer(
           t('shipAlert.answer.added', {
@@ -83,7 +91,7 @@ export async function answerAlertCommand(
             zone: escapeText(sub.timeZone),
             channel: `<#${sub.channelId}>`,
             cap: w.points(sub.capPoints),
-            perCheck: perCheck === null ? '—' : w.points(perCheck),
+            perCheck: added.estimatePoints === null ? '—' : w.points(added.estimatePoints),
             next: w.dateTime(new Date(added.nextCheckAt), sub.timeZone),
           }),
         ),

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createAlertScheduler } from '../../alerts/scheduler.js';
 import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
+import { shopResolver } from '../../digest/subscriptions.js';
 import type { DigestClock, DigestPublisher, PriceOf } from '../../digest/types.js';
 import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
@@ -54,17 +55,6 @@ function countingPublisher(publisher: DigestPublisher, metrics: Metrics): Digest
       count('awaiting_approval');
       return publisher.askApproval(request);
     },
-  };
-}
-
-/** A registered alias → its owner id (null when it has none); anything else is taken as an owner id. */
-export function shopResolver(store: Store): (aliasOrOwner: string) => string | null {
-  return (text) => {
-    const wanted = text.trim().toLowerCase();
-    const shop = spendSettings(store.settings)
-      .shops()
-      .shops.find((s) => s.alias.toLowerCase() === wanted);
-    return shop ? shop.ownerId : text.trim();
   };
 }
 
@@ -116,5 +106,10 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     priceOf,
     clock,
   });
-  return { scheduler, resolveShop: shopResolver(w.store), alerts };
+  return {
+    scheduler,
+    resolveShop: shopResolver(() => spendSettings(w.store.settings).shops().shops),
+    priceOf,
+    alerts,
+  };
 }

@@ -10,6 +10,7 @@ import { addAlert, removeAlert } from '../../alerts/subscriptions.js';
 import { ACTIONS, HOME_ALERT_REMOVE_PATTERN } from '../../blocks/action-ids.js';
 import { describeAlertProblem } from '../../blocks/alerts.js';
 import { HOME_ALERT_FORM, renderAlertAddModal } from '../../blocks/home-alert-form.js';
+import { alertUseCase } from '../alerts/command.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
 
@@ -95,16 +96,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'errors', errors });
       return;
     }
-    const added = addAlert(
-      {
-        store: deps.store,
-        scheduler,
-        resolveShop: deps.digests.resolveShop,
-        now: () => deps.now().getTime(),
-      },
-      parsed,
-      userId,
-    );
+    const added = addAlert(alertUseCase(deps, deps.digests, scheduler), parsed, userId);
     if (added.kind !== 'added') {
       await ack({
         response_action: 'errors',
@@ -135,17 +127,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
       return;
     }
     const id = Number(action.value);
-    if (Number.isInteger(id))
-      removeAlert(
-        {
-          store: deps.store,
-          scheduler,
-          resolveShop: deps.digests.resolveShop,
-          now: () => deps.now().getTime(),
-        },
-        id,
-        userId,
-      );
+    if (Number.isInteger(id)) removeAlert(alertUseCase(deps, deps.digests, scheduler), id, userId);
     await publishHome(deps, client, userId);
   });
 }
