@@ -93,7 +93,7 @@ export function renderAlert(
   const notes = [t('shipAlert.footer', { id: sub.id })];
   if (deferred > 0) notes.unshift(t('shipAlert.deferred', { count: deferred, n: w.count(deferred) }));
   blocks.push(context(...notes));
-  return message(escapeClip(t('shipAlert.fallback', values), 300), blocks, 1);
+  return message(t('shipAlert.fallback', values), blocks, 1);
 }
 
 export function renderAlertReminder(

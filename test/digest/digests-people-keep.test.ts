@@ -96,6 +96,33 @@ describe('threaded digests', () => {
     h.assertAllWithinLimits();
   });
 
+  it('a reply Slack refuses is left out; the summary is not posted twice', async () => {
+    h = await startPlatdeskHarness();
+    await say(`digest add ${BUSY} <#C1234|support> ${farTime(h.now())}`);
+    // Slack refuses the first reply in the thread; every other post gets a ts.
+    const harness = h;
+    let seq = 0;
+    let refused = false;
+    harness.fake.setResponse('chat.postMessage', (call) => {
+      if (call.body.thread_ts !== undefined && !refused) {
+        refused = true;
+        return { ok: false, error: 'msg_too_long' };
+      }
+      return { channel: call.body.channel, ts: `1800000000.${String(++seq).padStart(6, '0')}` };
+    });
+    const sent = await harness.command('/orders', 'digest run 1', { userId: ADMIN });
+    await harness.nextResponse(sent.responseUrlId);
+    expect(textOf(await harness.nextResponse(sent.responseUrlId, 10_000))).toContain(
+      'Digest posted in <#C1234>',
+    );
+    const inChannel = posts(harness, CHANNEL);
+    expect(inChannel.filter((c) => c.body.thread_ts === undefined)).toHaveLength(1);
+    expect(harness.platdesk.store.digests.lastRun(1)?.state).toBe('posted');
+    expect(refused).toBe(true);
+    expect(inChannel.filter((c) => c.body.thread_ts !== undefined).length).toBeGreaterThanOrEqual(2);
+    expect(harness.logs().some((l) => l.includes('digest thread reply not posted'))).toBe(true);
+  });
+
   it('`single` keeps one message; `me` sends it by DM to the person', async () => {
     h = await startPlatdeskHarness();
     expect(await say(`digest add ${BUSY} me ${farTime(h.now())} single`)).toContain(`in <#${ADMIN}>`);

@@ -74,15 +74,21 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       // reply_broadcast: the channel stays quiet).
       const { parent, replies } = renderDigestThread(w, post);
       const ts = await put(channel, parent, replaceTs);
+      // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry
+      // of the run would post the summary a second time.
       for (const reply of replies)
-        await client.chat.postMessage({
-          channel,
-          thread_ts: ts,
-          text: reply.text,
-          blocks: reply.blocks,
-          unfurl_links: false,
-          unfurl_media: false,
-        });
+        await client.chat
+          .postMessage({
+            channel,
+            thread_ts: ts,
+            text: reply.text,
+            blocks: reply.blocks,
+            unfurl_links: false,
+            unfurl_media: false,
+          })
+          .catch((err: unknown) =>
+            logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
+          );
       return ts;
     },
     postProgress: async (sub, _run, plan, replaceTs) =>
