@@ -6,6 +6,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { createAlertScheduler } from '../../alerts/scheduler.js';
+import type { AlertPublisher } from '../../alerts/types.js';
 import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
 import { shopResolver } from '../../digest/subscriptions.js';
@@ -58,6 +59,28 @@ function countingPublisher(publisher: DigestPublisher, metrics: Metrics): Digest
   };
 }
 
+/** Counts what the alert checks post, for /metrics: alerts posted, failure notices, approvals asked. */
+function countingAlertPublisher(publisher: AlertPublisher, metrics: Metrics): AlertPublisher {
+  const count = (outcome: string) =>
+    metrics.inc('platdesk_alert_checks_total', 'Ship-by alert messages by outcome', { outcome });
+  return {
+    ...publisher,
+    postAlert: async (...args) => {
+      const ts = await publisher.postAlert(...args);
+      count('posted');
+      return ts;
+    },
+    postFailure: async (sub, failure, replaceTs) => {
+      if (!failure.resolved) count('failed');
+      return publisher.postFailure(sub, failure, replaceTs);
+    },
+    askApproval: async (request) => {
+      count('awaiting_approval');
+      return publisher.askApproval(request);
+    },
+  };
+}
+
 export function createDigests(w: DigestWiring): DigestSlackDeps {
   // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
   const priceOf: PriceOf = (operation, edition) =>
@@ -96,13 +119,16 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     client: w.client,
     store: w.store,
     logger: w.logger,
-    publisher: createSlackAlertPublisher({
-      client: w.slackClient,
-      alerts: w.alerts,
-      admins: w.admins,
-      language: w.language,
-      logger: w.logger,
-    }),
+    publisher: countingAlertPublisher(
+      createSlackAlertPublisher({
+        client: w.slackClient,
+        alerts: w.alerts,
+        admins: w.admins,
+        language: w.language,
+        logger: w.logger,
+      }),
+      w.metrics,
+    ),
     priceOf,
     clock,
   });
