@@ -4,10 +4,12 @@
  * check would pass the day's cap. The store's UNIQUE keys make it exactly once across restarts
  * and instances (store/alerts.ts); leases and the orphaned-post rule are the digest's.
  *
- * One timer for the next thing to do, never longer than `maxSleepMs`; the clock is injected.
+ * The timer loop and run tracking are the digest scheduler's (digest/wake-loop.ts); the clock is
+ * injected.
  */
 import { randomUUID } from 'node:crypto';
 import { DigestLeaseLostError } from '../digest/runner.js';
+import { createWakeLoop } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription } from '../store/alerts.js';
@@ -72,10 +74,14 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   const ctx: CheckContext = { ...options, now: () => clock.now(), instanceId, leaseMs };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
 
-  let timer: unknown = null;
-  let wakeAt: number | null = null;
-  let running = false;
-  const inFlight = new Map<number, { promise: Promise<ApproveResult>; abort: AbortController }>();
+  // The digest scheduler's timer loop and run tracking (digest/wake-loop.ts).
+  const loop = createWakeLoop({
+    clock,
+    maxSleepMs,
+    plan: (now) => plan(now),
+    wake: (now) => claimDue(now),
+    onError: (error) => logger?.error({ err: error }, 'alert scheduler could not read the store'),
+  });
 
   /** The slot a subscription may run now: today's newest, unless it came before the alert existed. */
   function currentSlot(sub: AlertSubscription, now: number): number | null {
@@ -86,7 +92,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   function mayClaim(check: AlertCheck, now: number): boolean {
-    if (inFlight.has(check.id)) return false;
+    if (loop.inFlight(check.id)) return false;
     if (check.state === 'running' || check.state === 'posting')
       return check.leaseExpiresAt === null || check.leaseExpiresAt.getTime() <= now;
     return check.state === 'failed' && check.nextAttemptAt !== null && check.nextAttemptAt.getTime() <= now;
@@ -100,32 +106,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       if (slot !== null && alerts.checkAt(sub.id, new Date(slot)) === null) next = Math.min(next, now);
     }
     for (const check of alerts.openChecks()) {
-      if (inFlight.has(check.id)) continue;
+      if (loop.inFlight(check.id)) continue;
       const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
       if (at) next = Math.min(next, at.getTime());
     }
     return next;
-  }
-
-  function arm(): void {
-    if (!running) return;
-    if (timer !== null) clock.clearTimeout(timer);
-    const now = clock.now();
-    const at = Math.min(plan(now), now + maxSleepMs);
-    const delay = at > now ? at - now : 1000;
-    wakeAt = now + delay;
-    timer = clock.setTimeout(onTimer, delay);
-  }
-
-  function onTimer(): void {
-    timer = null;
-    wakeAt = null;
-    try {
-      claimDue(clock.now());
-    } catch (error) {
-      logger?.error({ err: error }, 'alert scheduler could not read the store');
-    }
-    arm();
   }
 
   function claim(sub: AlertSubscription, slotAt: number): void {
@@ -164,14 +149,13 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   function run(sub: AlertSubscription, check: AlertCheck, force: boolean): Promise<ApproveResult> {
-    const abort = new AbortController();
-    const attempt = async (): Promise<ApproveResult> => {
+    const attempt = async (signal: AbortSignal): Promise<ApproveResult> => {
       try {
-        const result = await executeAlertCheck(ctx, sub, check, { force, signal: abort.signal });
+        const result = await executeAlertCheck(ctx, sub, check, { force, signal });
         await after(sub, result);
         return result;
       } catch (error) {
-        if (abort.signal.aborted) {
+        if (signal.aborted) {
           alerts.release(check.id, instanceId, new Date(clock.now()));
           return { kind: 'stopped' };
         }
@@ -180,17 +164,12 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
         return { kind: 'failed', error };
       }
     };
-    const promise = attempt()
-      .catch((error: unknown): ApproveResult => {
+    return loop.track(check.id, (signal) =>
+      attempt(signal).catch((error: unknown): ApproveResult => {
         logger?.error({ err: error, checkId: check.id }, 'alert check could not be recorded');
         return { kind: 'failed', error };
-      })
-      .finally(() => {
-        inFlight.delete(check.id);
-        arm();
-      });
-    inFlight.set(check.id, { promise, abort });
-    return promise;
+      }),
+    );
   }
 
   async function after(sub: AlertSubscription, result: CheckResult): Promise<void> {
@@ -241,25 +220,14 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
 
   return {
     instanceId,
-    start() {
-      if (running) return;
-      running = true;
-      onTimer();
-    },
-    async stop() {
-      running = false;
-      if (timer !== null) clock.clearTimeout(timer);
-      timer = null;
-      wakeAt = null;
-      for (const { abort } of inFlight.values()) abort.abort();
-      await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
-    },
-    reschedule: () => arm(),
+    start: () => loop.start(),
+    stop: () => loop.stop(),
+    reschedule: () => loop.arm(),
     async approve(checkId, userId) {
       const waiting = alerts.check(checkId);
       const sub = waiting ? alerts.get(waiting.subscriptionId) : null;
       if (!waiting || !sub) return { kind: 'not_found' };
-      if (!running) return { kind: 'stopped' };
+      if (!loop.running) return { kind: 'stopped' };
       alerts.approveDay(sub.id, waiting.localDate, userId, new Date(clock.now()));
       const check = alerts.claimApproved(checkId, lease());
       if (!check) return { kind: 'already_handled' };
@@ -267,9 +235,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       return run(sub, check, true);
     },
     nextCheckAt: (sub) => nextSlotAfter(sub, clock.now()),
-    async idle() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
-    },
-    nextWakeAt: () => wakeAt,
+    idle: () => loop.idle(),
+    nextWakeAt: () => loop.nextWakeAt(),
   };
 }

@@ -19,6 +19,7 @@ import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
+import { createWakeLoop } from './wake-loop.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
 
 const MINUTE = 60_000;
@@ -160,10 +161,14 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     progressIntervalMs: options.progressIntervalMs ?? DIGEST_DEFAULTS.progressIntervalMs,
   };
 
-  let timer: unknown = null;
-  let wakeAt: number | null = null;
-  let running = false;
-  const inFlight = new Map<number, { promise: Promise<unknown>; abort: AbortController }>();
+  const loop = createWakeLoop({
+    clock,
+    maxSleepMs,
+    plan: (now) => plan(now),
+    wake: (now) => claimDue(now),
+    onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
+  });
+  const arm = () => loop.arm();
   /** Alerts sent outside a run, so idle() and stop() can wait for them. */
   const background = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>): void => {
@@ -172,29 +177,6 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     void settled.finally(() => background.delete(settled));
   };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
-
-  function arm(): void {
-    if (!running) return;
-    if (timer !== null) clock.clearTimeout(timer);
-    const now = clock.now();
-    const at = Math.min(plan(now), now + maxSleepMs);
-    // Something due already was looked at just now and could not be claimed (the store refused
-    // or changed under us): look again in a second rather than spin.
-    const delay = at > now ? at - now : 1000;
-    wakeAt = now + delay;
-    timer = clock.setTimeout(onTimer, delay);
-  }
-
-  function onTimer(): void {
-    timer = null;
-    wakeAt = null;
-    try {
-      claimDue(clock.now());
-    } catch (error) {
-      logger?.error({ err: error }, 'digest scheduler could not read the store');
-    }
-    arm();
-  }
 
   /**
    * The next time anything may need doing, without claiming anything: today's due time, a
@@ -213,7 +195,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         else if (
           (run.state === 'running' || run.state === 'posting') &&
           run.leaseExpiresAt &&
-          !inFlight.has(run.id)
+          !loop.inFlight(run.id)
         )
           next = Math.min(next, run.leaseExpiresAt.getTime());
       }
@@ -223,7 +205,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Whether a claim could change anything (saves a write transaction on every wake-up). */
   function mayClaim(run: DigestRun, now: number): boolean {
-    if (inFlight.has(run.id)) return false;
+    if (loop.inFlight(run.id)) return false;
     switch (run.state) {
       case 'running':
       case 'posting':
@@ -271,18 +253,17 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Executes a held run in the background; failures go through `failed`. Never rejects. */
   function start(sub: DigestSubscription, run: DigestRun, force: boolean): Promise<ManualResult> {
-    const abort = new AbortController();
-    const attempt = async (): Promise<ManualResult> => {
+    const attempt = async (signal: AbortSignal): Promise<ManualResult> => {
       try {
         const result = await executeDigestRun(ctx, sub, run, {
           force,
           progress: run.kind === 'manual',
-          signal: abort.signal,
+          signal,
         });
         await afterRun(sub, run, result);
         return result;
       } catch (error) {
-        if (abort.signal.aborted) {
+        if (signal.aborted) {
           // Stopping: hand the run over at once instead of letting the lease run out.
           digests.release(run.id, instanceId, new Date(clock.now()));
           return { kind: 'stopped' };
@@ -295,19 +276,15 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         return { kind: 'failed', run: digests.run(run.id) ?? run, error };
       }
     };
-    const promise = attempt()
-      // Only the store failing while recording a failure gets here; the lease then runs out
-      // and the run is taken over.
-      .catch((error: unknown): ManualResult => {
-        logger?.error({ err: error, runId: run.id }, 'digest run could not be recorded');
-        return { kind: 'failed', run, error };
-      })
-      .finally(() => {
-        inFlight.delete(run.id);
-        arm();
-      });
-    inFlight.set(run.id, { promise, abort });
-    return promise;
+    return loop.track(run.id, (signal) =>
+      attempt(signal)
+        // Only the store failing while recording a failure gets here; the lease then runs out
+        // and the run is taken over.
+        .catch((error: unknown): ManualResult => {
+          logger?.error({ err: error, runId: run.id }, 'digest run could not be recorded');
+          return { kind: 'failed', run, error };
+        }),
+    );
   }
 
   async function afterRun(sub: DigestSubscription, run: DigestRun, result: RunResult): Promise<void> {
@@ -397,25 +374,16 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   return {
     instanceId,
-    start() {
-      if (running) return;
-      running = true;
-      onTimer();
-    },
+    start: () => loop.start(),
     async stop() {
-      running = false;
-      if (timer !== null) clock.clearTimeout(timer);
-      timer = null;
-      wakeAt = null;
-      for (const { abort } of inFlight.values()) abort.abort();
-      await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
+      await loop.stop();
       await Promise.allSettled([...background]);
     },
     reschedule: () => arm(),
     async runNow(subscriptionId, userId) {
       const sub = digests.get(subscriptionId);
       if (!sub) return { kind: 'not_found' };
-      if (!running) return { kind: 'stopped' };
+      if (!loop.running) return { kind: 'stopped' };
       const now = clock.now();
       const run = digests.createManual(
         {
@@ -446,7 +414,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       if (!waiting) return { kind: 'not_found' };
       const sub = digests.get(waiting.subscriptionId);
       if (!sub) return { kind: 'not_found' };
-      if (!running) return { kind: 'stopped' };
+      if (!loop.running) return { kind: 'stopped' };
       const run = digests.claimApproved(runId, lease(), userId);
       if (!run) return { kind: 'already_handled', run: waiting };
       logger?.info({ runId, userId }, 'digest over the cap approved');
@@ -454,9 +422,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     },
     nextRunAt: (sub) => nextRunAfter(sub, clock.now()),
     async idle() {
-      while (inFlight.size > 0 || background.size > 0)
-        await Promise.allSettled([...[...inFlight.values()].map((f) => f.promise), ...background]);
+      for (;;) {
+        await loop.idle();
+        if (background.size === 0) return;
+        await Promise.allSettled([...background]);
+      }
     },
-    nextWakeAt: () => wakeAt,
+    nextWakeAt: () => loop.nextWakeAt(),
   };
 }
