@@ -4,7 +4,13 @@
  *   list · remove <id> · help
  * Defaults: within 6 h, every 60 min, 09:00–21:00 Asia/Shanghai, the digest cost cap.
  */
-import { type CommandPlace, DEFAULT_TIME_ZONE, type DigestProblem, parseChannel } from '../digest/grammar.js';
+import {
+  type CommandPlace,
+  DEFAULT_TIME_ZONE,
+  type DigestProblem,
+  parseChannel,
+  type ReadLocale,
+} from '../digest/grammar.js';
 import { canonicalTimeZone, normalizeLocalTime, parseLocalTime } from '../digest/zoned-time.js';
 
 export const ALERT_DEFAULTS = {
@@ -29,7 +35,7 @@ export type AlertProblem =
       values?: Record<string, string>;
     };
 
-export interface AlertAdd {
+export interface AlertAdd<L extends string = string> {
   shop: string;
   channelId: string;
   withinHours: number;
@@ -39,17 +45,19 @@ export interface AlertAdd {
   timeZone: string;
   /** null: the digest cost cap (`/platdesk digest-cap`) when the alert is added. */
   capPoints: number | null;
+  /** The channel's language, set with the alert (`lang:zh-CN`), as with a digest. */
+  locale?: L;
 }
 
-export type AlertCommand =
+export type AlertCommand<L extends string = string> =
   | { kind: 'help' }
   | { kind: 'list' }
-  | ({ kind: 'add' } & AlertAdd)
+  | ({ kind: 'add' } & AlertAdd<L>)
   | { kind: 'remove'; id: number }
   | { kind: 'invalid'; problems: AlertProblem[] };
 
 const SHOP = /^[\w.:@\-\u4e00-\u9fff]{1,64}$/u;
-const OPTION = /^(within|every|hours|cap)[:：](.*)$/iu;
+const OPTION = /^(within|every|hours|cap|lang|language|语言)[:：](.*)$/iu;
 const clip = (s: string) => s.slice(0, 40);
 
 function integerIn(text: string, [min, max]: readonly [number, number], suffix: RegExp): number | null {
@@ -57,7 +65,11 @@ function integerIn(text: string, [min, max]: readonly [number, number], suffix: 
   return Number.isInteger(n) && n >= min && n <= max ? n : null;
 }
 
-export function parseAlertCommand(text: string, place: CommandPlace): AlertCommand {
+export function parseAlertCommand<L extends string>(
+  text: string,
+  place: CommandPlace,
+  readLocale: ReadLocale<L>,
+): AlertCommand<L> {
   const [verb = 'help', ...args] = text.trim().split(/\s+/).filter(Boolean);
   switch (verb.toLowerCase()) {
     case 'help':
@@ -71,13 +83,17 @@ export function parseAlertCommand(text: string, place: CommandPlace): AlertComma
       return { kind: 'remove', id: Number(id) };
     }
     case 'add':
-      return parseAdd(args, place);
+      return parseAdd(args, place, readLocale);
     default:
       return { kind: 'invalid', problems: [{ code: 'alert_verb', values: { verb: clip(verb) } }] };
   }
 }
 
-function parseAdd(args: readonly string[], place: CommandPlace): AlertCommand {
+function parseAdd<L extends string>(
+  args: readonly string[],
+  place: CommandPlace,
+  readLocale: ReadLocale<L>,
+): AlertCommand<L> {
   const options = new Map<string, string>();
   const plain: string[] = [];
   for (const a of args) {
@@ -128,6 +144,11 @@ function parseAdd(args: readonly string[], place: CommandPlace): AlertCommand {
   )
     problems.push({ code: 'cap_bad', values: { text: clip(capText ?? '') } });
 
+  const languageText = options.get('lang') ?? options.get('language') ?? options.get('语言');
+  const locale = languageText === undefined ? null : readLocale(languageText);
+  if (languageText !== undefined && locale === null)
+    problems.push({ code: 'language_bad', values: { language: languageText.slice(0, 20) } });
+
   const timeZone = canonicalTimeZone(zone ?? DEFAULT_TIME_ZONE);
   if (!timeZone) problems.push({ code: 'zone_bad', values: { zone: (zone ?? '').slice(0, 64) } });
   if (extra.length > 0) problems.push({ code: 'unexpected', values: { text: extra.join(' ').slice(0, 80) } });
@@ -143,5 +164,6 @@ function parseAdd(args: readonly string[], place: CommandPlace): AlertCommand {
     hoursTo,
     timeZone,
     capPoints,
+    ...(locale ? { locale } : {}),
   };
 }

@@ -329,6 +329,20 @@ describe('ship-by alerts', () => {
     ).toHaveLength(1);
   });
 
+  it('lang:zh-CN: the channel reads its alerts in Chinese', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const clock = createFakeClock(Date.now());
+    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    expect(await say(`alert add ${OWNER} here within:6 hours:00:00-23:59 lang:zh-CN`)).toContain(
+      'Ship-by alert #1 added',
+    );
+    await advance(clock, 1000);
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.body.channel === CHANNEL);
+    expect(String(post.body.text)).toContain('2200001004 有 7 单需在 6 小时内发货');
+    expect(buttonsOf(post.body as SlackMessage).map((b) => b.label)).toContain('认领');
+    expect(await say(`alert add ${OWNER} <#C0ABCDEF> lang:fr`)).toContain('not a language platdesk speaks');
+  });
+
   it('list shows spend today; remove; bad input costs nothing', async () => {
     const clock = createFakeClock(Date.now());
     h = await startPlatdeskHarness({ clock });

@@ -10,6 +10,7 @@ import { renderAlertHelp, renderAlertList } from '../../blocks/alerts.js';
 import { renderDigestAnswer } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip, escapeText } from '../../blocks/text.js';
+import { toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
 import type { DigestSlackDeps } from '../digest/types.js';
 
@@ -44,10 +45,11 @@ export async function answerAlertCommand(
   if (!deps.digests || !scheduler)
     return void (await reply(renderDigestAnswer(t('shipAlert.answer.notEnabled'))));
   const useCase = alertUseCase(deps, deps.digests, scheduler);
-  const parsed = parseAlertCommand(command.text.replace(/^\s*alerts?/i, ''), {
-    channelId: command.channel_id,
-    channelName: command.channel_name,
-  });
+  const parsed = parseAlertCommand(
+    command.text.replace(/^\s*alerts?/i, ''),
+    { channelId: command.channel_id, channelName: command.channel_name },
+    toLocale,
+  );
   const admin = deps.isAdmin(command.user_id);
   const onlyAdmins = () => reply(renderDigestAnswer(t('shipAlert.answer.onlyAdmins')));
   switch (parsed.kind) {
@@ -79,6 +81,8 @@ export async function answerAlertCommand(
           renderDigestAnswer(t('shipAlert.answer.exists', { id: added.subscription.id })),
         ));
       const sub = added.subscription;
+      // Alerts speak the channel's language: the one chosen here, else the workspace default.
+      if (parsed.locale) deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
       await reply(
         renderDigestAnswer(
           t('shipAlert.answer.added', {

@@ -10,6 +10,7 @@ import { addAlert, removeAlert } from '../../alerts/subscriptions.js';
 import { ACTIONS, HOME_ALERT_REMOVE_PATTERN } from '../../blocks/action-ids.js';
 import { describeAlertProblem } from '../../blocks/alerts.js';
 import { HOME_ALERT_FORM, renderAlertAddModal } from '../../blocks/home-alert-form.js';
+import { toLocale } from '../../lookups/locale.js';
 import { alertUseCase } from '../alerts/command.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
@@ -87,7 +88,11 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
       return;
     }
     const channel = view.state.values[f.channel.block]?.[f.channel.action]?.selected_conversation;
-    const parsed = parseAlertCommand(asCommand(view.state.values), { channelId: '', channelName: '' });
+    const parsed = parseAlertCommand(
+      asCommand(view.state.values),
+      { channelId: '', channelName: '' },
+      toLocale,
+    );
     if (parsed.kind !== 'add') {
       const errors: Record<string, string> = {};
       const problems = parsed.kind === 'invalid' ? parsed.problems : [];

@@ -42,7 +42,7 @@ export const shipAlert = {
     '*#{{id}}* · {{shop}} → {{channel}} · due within {{within}} h · every {{every}} min {{from}}–{{to}} {{zone}}\nSpent today: {{spent}} of {{cap}} · Next check: {{next}}',
   listFallback: 'Ship-by alerts: {{n}}',
   usage: {
-    add: '/orders alert add <owner id or shop alias> #channel within:<hours> [every:<minutes>] [hours:09:00-21:00] [time zone] [cap:<points>]',
+    add: '/orders alert add <owner id or shop alias> #channel within:<hours> [every:<minutes>] [hours:09:00-21:00] [time zone] [cap:<points>] [lang:zh-CN]',
     addWhat: 'alert on orders due to ship soon (admins)',
     list: '/orders alert list',
     listWhat: 'the alerts and what each spent today',
@@ -94,7 +94,7 @@ export const alertForm = {
 /** Why an alert command cannot be taken (alerts/grammar.ts codes beyond the digest's). */
 export const shipAlertProblem = {
   alert_usage:
-    'usage: /orders alert add <owner id or shop alias> #channel within:<hours> [every:<minutes>] [hours:09:00-21:00] [time zone] [cap:<points>]',
+    'usage: /orders alert add <owner id or shop alias> #channel within:<hours> [every:<minutes>] [hours:09:00-21:00] [time zone] [cap:<points>] [lang:zh-CN]',
   within_bad: '"within:{{text}}" must be a whole number of hours from 1 to 72',
   every_bad: '"every:{{text}}" must be a whole number of minutes from 15 to 720',
   hours_bad: '"hours:{{text}}" must be working hours such as 09:00-21:00',

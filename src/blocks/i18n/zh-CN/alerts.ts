@@ -42,7 +42,7 @@ export const shipAlert: Catalog['shipAlert'] = {
     '*#{{id}}* · {{shop}} → {{channel}} · {{within}} 小时内需发货 · 每 {{every}} 分钟 {{from}}–{{to}} {{zone}}\n今日花费：{{spent}}（上限 {{cap}}）· 下次检查：{{next}}',
   listFallback: '发货预警：{{n}} 个',
   usage: {
-    add: '/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>]',
+    add: '/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>] [lang:zh-CN]',
     addWhat: '快到最晚发货时间的订单提醒（管理员）',
     list: '/orders alert list',
     listWhat: '所有预警及今日花费',
@@ -92,7 +92,7 @@ export const alertForm: Catalog['alertForm'] = {
 
 export const shipAlertProblem: Catalog['shipAlertProblem'] = {
   alert_usage:
-    '用法：/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>]',
+    '用法：/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>] [lang:zh-CN]',
   within_bad: '“within:{{text}}”应为 1 到 72 之间的整数小时',
   every_bad: '“every:{{text}}”应为 15 到 720 之间的整数分钟',
   hours_bad: '“hours:{{text}}”应为工作时间，例如 09:00-21:00',
