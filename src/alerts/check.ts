@@ -118,8 +118,11 @@ export async function executeAlertCheck(
 
   const byNumber = new Map(orders.map((o) => [o.orderSn, o]));
   const at = ctx.now();
+  // Only orders still due can be alerted, so only those are looked up (the table keeps a week).
   const known = new Set(
-    alerts.orders(sub.id, ['pending', 'alerted', 'handled', 'shipped', 'unknown']).map((o) => o.orderSn),
+    alerts
+      .orders(sub.id, ['pending', 'alerted', 'handled', 'shipped', 'unknown'], new Date(at))
+      .map((o) => o.orderSn),
   );
   const due = orders
     .filter(
@@ -149,7 +152,7 @@ export async function executeAlertCheck(
   // Shipped since they were alerted: each message carrying one is updated once.
   const touched = new Set<string>();
   let shipped = 0;
-  for (const order of alerts.orders(sub.id, ['alerted'])) {
+  for (const order of alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
     const now = byNumber.get(order.orderSn);
     if ((now?.status === 2 || now?.status === 3) && alerts.markShipped(sub.id, order.orderSn, new Date(at))) {
       shipped += 1;
@@ -164,7 +167,7 @@ export async function executeAlertCheck(
 
   // One reminder an order, marked before it is sent: a crash may lose one, never send two.
   let reminded = 0;
-  for (const order of alerts.orders(sub.id, ['alerted'])) {
+  for (const order of alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
     const left = order.lastShipTime.getTime() - at;
     if (order.checkId === check.id || left <= 0 || left > REMIND_BEFORE_MS) continue;
     if (byNumber.get(order.orderSn)?.status !== 1) continue;

@@ -139,8 +139,16 @@ export interface AlertStore {
   /** awaiting_approval → running for the caller (single-use). */
   claimApproved(checkId: number, lease: Lease): AlertCheck | null;
 
-  /** Orders of the subscription in these states. */
-  orders(subscriptionId: number, states: readonly AlertOrderState[]): AlertOrder[];
+  /**
+   * Orders of the subscription in these states, most urgent first; with `shipAfter`, only those
+   * whose latest ship time is at or after it (a check needs no others).
+   */
+  orders(subscriptionId: number, states: readonly AlertOrderState[], shipAfter?: Date): AlertOrder[];
+  /**
+   * Housekeeping: deletes orders whose latest ship time is before `before`, and checks created
+   * before it that no order points at. Returns the rows deleted.
+   */
+  prune(before: Date): number;
   order(subscriptionId: number, orderSn: string): AlertOrder | null;
   /** The orders one alert message carries, in the order they were listed. */
   ordersOfMessage(subscriptionId: number, messageTs: string): AlertOrder[];

@@ -263,6 +263,9 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (subscription_id, order_sn)
   ) STRICT;
   CREATE INDEX alert_orders_message ON alert_orders (subscription_id, message_ts);
+  -- A check reads the orders still due (orders(…, shipAfter)); housekeeping prunes the rest.
+  CREATE INDEX alert_orders_due ON alert_orders (subscription_id, last_ship_time);
+  CREATE INDEX alert_orders_ship_time ON alert_orders (last_ship_time);
 
   CREATE TABLE alert_cap_days (
     subscription_id INTEGER NOT NULL REFERENCES alert_subscriptions (id),

@@ -264,8 +264,13 @@ export function createSqliteAlerts(
      WHERE id = @id AND state = 'awaiting_approval'`,
   );
 
-  const selectOrders = db.prepare<[number], OrderRow>(
-    'SELECT * FROM alert_orders WHERE subscription_id = ? ORDER BY last_ship_time, seq',
+  const selectOrders = db.prepare<[number, number], OrderRow>(
+    'SELECT * FROM alert_orders WHERE subscription_id = ? AND last_ship_time >= ? ORDER BY last_ship_time, seq',
+  );
+  const pruneOrders = db.prepare<[number]>('DELETE FROM alert_orders WHERE last_ship_time < ?');
+  const pruneChecks = db.prepare<[number]>(
+    `DELETE FROM alert_checks WHERE created_at < ? AND state NOT IN ('running', 'posting')
+       AND NOT EXISTS (SELECT 1 FROM alert_orders o WHERE o.check_id = alert_checks.id)`,
   );
   const selectOrder = db.prepare<[number, string], OrderRow>(
     'SELECT * FROM alert_orders WHERE subscription_id = ? AND order_sn = ?',
@@ -452,12 +457,16 @@ export function createSqliteAlerts(
       toAwaiting.run({ id, owner, estimate, now: now.getTime() }).changes === 1,
     claimApproved: (id, lease) => (approve.run(leaseParams(id, lease)).changes === 1 ? checkOf(id) : null),
 
-    orders: (sub, states) =>
+    orders: (sub, states, shipAfter) =>
       selectOrders
-        .all(sub)
+        .all(sub, shipAfter?.getTime() ?? Number.MIN_SAFE_INTEGER)
         .filter((r) => states.includes(r.state))
         .map(toOrder),
     order: orderOf,
+    prune: (before) =>
+      transaction(
+        () => pruneOrders.run(before.getTime()).changes + pruneChecks.run(before.getTime()).changes,
+      ),
     ordersOfMessage: (sub, ts) => selectOfMessage.all(sub, ts).map(toOrder),
     claimOrder: (sub, sn, user, now) => {
       const changed = claimOrder.run({ sub, sn, user, now: now.getTime() }).changes === 1;

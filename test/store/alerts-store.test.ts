@@ -130,6 +130,22 @@ describe('alert store', () => {
     expect(store.alerts.markShipped(1, 's2', at)).toBe(false);
   });
 
+  it('housekeeping prunes orders past their deadline and the checks nothing points at; a check reads only orders still due', () => {
+    const { store } = setup();
+    const a = store.alerts.claimCheck(slot, lease('a', T0));
+    store.alerts.recordPending(a.check.id, lease('a', T0), [order('old', -200), order('due', 2)]);
+    expect(store.alerts.orders(1, ['pending'], new Date(T0)).map((o) => o.orderSn)).toEqual(['due']);
+    expect(store.alerts.orders(1, ['pending']).map((o) => o.orderSn)).toEqual(['old', 'due']);
+    const b = store.alerts.claimCheck({ ...slot, slotAt: new Date(T0 + 60 * MINUTE) }, lease('a', T0));
+    store.alerts.markPosting(b.check.id, lease('a', T0));
+    store.alerts.markPosted(b.check.id, 'a', null, new Date(T0));
+    // 'old' is gone; check b (no orders, not running) too; check a keeps 'due'.
+    expect(store.alerts.prune(new Date(T0 + 1))).toBe(2);
+    expect(store.alerts.order(1, 'old')).toBeNull();
+    expect(store.alerts.check(a.check.id)).not.toBeNull();
+    expect(store.alerts.check(b.check.id)).toBeNull();
+  });
+
   it('spend per local day, cap approval and the admins asked once a day', () => {
     const { store } = setup();
     const a = store.alerts.claimCheck(slot, lease('a', T0));
