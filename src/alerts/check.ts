@@ -136,7 +136,9 @@ export async function executeAlertCheck(
     .sort(
       (a, b) => a.lastShipTime.getTime() - b.lastShipTime.getTime() || a.orderSn.localeCompare(b.orderSn),
     );
-  const batch = due.slice(0, MAX_ORDERS_PER_ALERT);
+  // Orders an interrupted attempt recorded go out with this message, within the same bound.
+  const waiting = alerts.orders(sub.id, ['pending']).length;
+  const batch = due.slice(0, Math.max(0, MAX_ORDERS_PER_ALERT - waiting));
 
   // Recorded before posting: a restart from here on posts these, and no later check lists them.
   const pending = alerts.recordPending(check.id, lease(), batch.map(facts));
