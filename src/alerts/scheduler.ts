@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DigestLeaseLostError } from '../digest/runner.js';
-import { createWakeLoop } from '../digest/wake-loop.js';
+import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription } from '../store/alerts.js';
@@ -52,16 +52,6 @@ export interface AlertScheduler {
   idle(): Promise<void>;
   nextWakeAt(): number | null;
 }
-
-const realClock: AlertClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 export function createAlertScheduler(options: AlertSchedulerOptions): AlertScheduler {
   const clock = options.clock ?? realClock;

@@ -19,7 +19,7 @@ import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
-import { createWakeLoop } from './wake-loop.js';
+import { createWakeLoop, realClock } from './wake-loop.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
 
 const MINUTE = 60_000;
@@ -79,17 +79,6 @@ export interface DigestScheduler {
   /** When the timer fires next (ms), or null when stopped. */
   nextWakeAt(): number | null;
 }
-
-const realClock: DigestClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // The scheduler must not keep a stopping process alive.
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** The instant a subscription's (first) digest of `date` is due (DST handled in zonedInstant). */
 export function scheduledInstant(subscription: DigestSubscription, date: string): number {

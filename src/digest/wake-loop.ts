@@ -5,6 +5,17 @@
  */
 import type { DigestClock } from './types.js';
 
+/** Real timers, unref'd: a scheduler must not keep a stopping process alive. */
+export const realClock: DigestClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export interface WakeLoopOptions {
   clock: DigestClock;
   maxSleepMs: number;
