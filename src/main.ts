@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { App } from '@slack/bolt';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
+import type { DigestClock } from './digest/types.js';
 import { createHttpFront, listening } from './http-server.js';
 import { currentInstance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
@@ -59,6 +60,8 @@ export interface StartOptions {
   /** Tests: a short plat deadline and fast retries, so timeouts and 101 storms run in milliseconds. */
   platTimeouts?: Partial<HttpTimeouts>;
   platRetry?: Partial<RetryPolicy>;
+  /** Tests: the schedulers' timers (digests, alerts) on a clock they move by hand. */
+  schedulerClock?: DigestClock;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
@@ -184,8 +187,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     language,
     logger,
     prices: config.plat.prices,
-    clock,
+    now,
     metrics,
+    clock: options.schedulerClock ?? clock,
   });
   registerListeners(app, {
     digests,
@@ -248,6 +252,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   digests.scheduler.start();
+  digests.alerts?.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -265,6 +270,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await healthClosed;
         // A digest in flight gives its run up (released lease) so the next start takes it over.
         await digests.scheduler.stop();
+        await digests.alerts?.stop();
         const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         claims.stop();

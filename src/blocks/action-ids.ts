@@ -25,6 +25,16 @@ export const ACTIONS = {
   itemLink: 'platdesk.link.item',
   /** Digest over the cost cap: run it anyway; value = run id. */
   digestRunAnyway: 'platdesk.digest.run_anyway',
+  /** Ship-by alert: claim an order; each button's action_id is alertActionId('claim', n). */
+  alertClaim: 'platdesk.alert.claim',
+  /** Ship-by alert: mark an order handled; alertActionId('handled', n). */
+  alertHandled: 'platdesk.alert.handled',
+  /** Ship-by alert over its daily cap: run it anyway; value = check id. */
+  alertRunAnyway: 'platdesk.alert.run_anyway',
+  /** App Home (admins): open the "Add alert" form. */
+  homeAlertAdd: 'platdesk.home.alert_add',
+  /** App Home (admins): remove an alert; homeAlertRemoveActionId(id), value = alert id. */
+  homeAlertRemove: 'platdesk.home.alert_remove',
   /**
    * A digest already posted today: run it again, charged; value = digestRunAgainValue() (the
    * subscription and its newest run, so the button is single-use).
@@ -73,6 +83,18 @@ export function homeDigestRemoveActionId(id: number): string {
 
 /** Every Remove button of the Home's digest list (the bare id too: Homes published before). */
 export const HOME_DIGEST_REMOVE_PATTERN = /^platdesk\.home\.digest_remove(?:\.\d{1,9})?$/;
+
+/** An alert message lists up to 20 orders, each with its own Claim and Handled (no shared action_id). */
+export function alertActionId(kind: 'claim' | 'handled', index: number): string {
+  return `${kind === 'claim' ? ACTIONS.alertClaim : ACTIONS.alertHandled}.${index}`;
+}
+export const ALERT_CLAIM_PATTERN = /^platdesk\.alert\.claim(?:\.\d{1,3})?$/;
+export const ALERT_HANDLED_PATTERN = /^platdesk\.alert\.handled(?:\.\d{1,3})?$/;
+
+export function homeAlertRemoveActionId(id: number): string {
+  return `${ACTIONS.homeAlertRemove}.${id}`;
+}
+export const HOME_ALERT_REMOVE_PATTERN = /^platdesk\.home\.alert_remove(?:\.\d{1,9})?$/;
 
 /** One action_id per language button (no two elements of a view may share one). */
 export function homeLanguageActionId(value: 'en' | 'zh-CN' | 'auto'): string {

@@ -110,8 +110,16 @@ function packList(
   return blocks;
 }
 
-/** The digest, in the channel's language (everyone there reads it). */
-export function renderDigest(w: Words, post: DigestPost): RenderedMessage {
+/** "Filter: 🔴 red flag, 🟡 yellow flag · awaiting shipment", or '' without filters. */
+function filterLine(w: Words, sub: DigestSubscription): string {
+  const parts: string[] = [];
+  if (sub.flags) parts.push(w.list(sub.flags.map((f) => flagLabel(w, f, null) ?? String(f))));
+  if (sub.statuses) parts.push(w.list(sub.statuses.map((st) => orderStatusLabel(w, st))));
+  return parts.length > 0 ? w.t('digest.filtered', { what: parts.join(w.t('common.sep')) }) : '';
+}
+
+/** The parts of a digest: what the channel reads first, and the three lists. */
+function digestParts(w: Words, post: DigestPost) {
   const { t } = w;
   const yuan = (fen: number) => w.yuan(fen / 100);
   const { subscription: sub, run, summary: s, previous, cost } = post;
@@ -129,6 +137,7 @@ export function renderDigest(w: Words, post: DigestPost): RenderedMessage {
         to: w.dateTime(new Date(s.window.to), tz),
         zone: escapeText(tz),
       }),
+      filterLine(w, sub),
     ),
   ];
 
@@ -178,7 +187,6 @@ export function renderDigest(w: Words, post: DigestPost): RenderedMessage {
     ),
   ];
 
-  // The lists share what is left of the 50 blocks: ship-soon first, flags, then goods.
   const goods: KnownBlock[] =
     s.topGoodsByCount.length > 0
       ? [
@@ -186,49 +194,86 @@ export function renderDigest(w: Words, post: DigestPost): RenderedMessage {
           section(goodsLines(w, t('digest.topByAmount'), s.topGoodsByAmount, 'amount')),
         ]
       : [];
-  let room = SLACK_LIMITS.messageBlocks - head.length - body.length - tail.length - goods.length;
-
-  const lists: KnownBlock[] = [];
-  if (s.urgent.total > 0) {
-    const blocks = packList(
-      s.urgent.list.map((o) => urgentEntry(w, o, s.at, tz)),
-      s.urgent.total,
-      {
-        maxBlocks: Math.min(room - s.flagged.groups.length, 8),
-        maxEntries: 40,
-        title: t('digest.urgentTitle', { n: w.count(s.urgent.total) }),
-        more: (n) => t('digest.moreUrgent', { n: w.count(n) }),
-      },
-    );
-    lists.push(...blocks);
-    room -= blocks.length;
-  }
-  s.flagged.groups.forEach((g, i) => {
-    const budget = Math.min(3, Math.floor(room / (s.flagged.groups.length - i)));
-    if (budget < 1) return;
-    const label = flagLabel(w, g.tag, null) ?? t('orders.flagRaw', { tag: String(g.tag) });
-    const blocks = packList(
-      g.list.map((o) => flagEntry(w, o)),
-      g.orders,
-      {
-        maxBlocks: budget,
-        maxEntries: 10,
-        title: t('digest.flagTitle', { label, n: w.count(g.orders) }),
-        more: (n) => t('digest.moreFlagged', { n: w.count(n), label }),
-      },
-    );
-    lists.push(...blocks);
-    room -= blocks.length;
-  });
-
-  const shop = escapeClip(sub.shopLabel, 64);
+  const urgent = (maxBlocks: number): KnownBlock[] =>
+    s.urgent.total > 0
+      ? packList(
+          s.urgent.list.map((o) => urgentEntry(w, o, s.at, tz)),
+          s.urgent.total,
+          {
+            maxBlocks,
+            maxEntries: 40,
+            title: t('digest.urgentTitle', { n: w.count(s.urgent.total) }),
+            more: (n) => t('digest.moreUrgent', { n: w.count(n) }),
+          },
+        )
+      : [];
+  /** The flag groups sharing `room` blocks, at most `each` a group. */
+  const flagged = (room: number, each: number): KnownBlock[] => {
+    const blocks: KnownBlock[] = [];
+    s.flagged.groups.forEach((g, i) => {
+      const budget = Math.min(each, Math.floor((room - blocks.length) / (s.flagged.groups.length - i)));
+      if (budget < 1) return;
+      const label = flagLabel(w, g.tag, null) ?? t('orders.flagRaw', { tag: String(g.tag) });
+      blocks.push(
+        ...packList(
+          g.list.map((o) => flagEntry(w, o)),
+          g.orders,
+          {
+            maxBlocks: budget,
+            maxEntries: 10,
+            title: t('digest.flagTitle', { label, n: w.count(g.orders) }),
+            more: (n) => t('digest.moreFlagged', { n: w.count(n), label }),
+          },
+        ),
+      );
+    });
+    return blocks;
+  };
   const text = t('digest.fallback', {
-    shop,
+    shop: escapeClip(sub.shopLabel, 64),
     count: s.orders,
     n: w.count(s.orders),
     amount: yuan(s.amountFen),
   });
-  return message(text, [...head, ...body, ...lists, ...goods, ...tail], tail.length);
+  return { head, body, tail, goods, urgent, flagged, text };
+}
+
+/** The digest as one message, in the channel's language (everyone there reads it). */
+export function renderDigest(w: Words, post: DigestPost): RenderedMessage {
+  const { head, body, tail, goods, urgent, flagged, text } = digestParts(w, post);
+  // The lists share what is left of the 50 blocks: ship-soon first, flags, then goods.
+  let room = SLACK_LIMITS.messageBlocks - head.length - body.length - tail.length - goods.length;
+  const groups = post.summary.flagged.groups.length;
+  const urgentBlocks = urgent(Math.min(room - groups, 8));
+  room -= urgentBlocks.length;
+  const flagBlocks = flagged(room, 3);
+  return message(text, [...head, ...body, ...urgentBlocks, ...flagBlocks, ...goods, ...tail], tail.length);
+}
+
+/** Room for a thread reply's list: Slack's 50 blocks, less a little for "…and N more". */
+const REPLY_BLOCKS = SLACK_LIMITS.messageBlocks - 2;
+
+/**
+ * The threaded digest: the summary (totals, by status, urgent count, cost) for the channel, and
+ * the details as replies in its thread: orders to ship soon, flagged orders with remarks, top goods.
+ */
+export function renderDigestThread(
+  w: Words,
+  post: DigestPost,
+): { parent: RenderedMessage; replies: RenderedMessage[] } {
+  const { head, body, tail, goods, urgent, flagged, text } = digestParts(w, post);
+  const replies: RenderedMessage[] = [];
+  const reply = (fallback: string, blocks: KnownBlock[]) => {
+    if (blocks.length > 0) replies.push(message(fallback, blocks));
+  };
+  const s = post.summary;
+  reply(w.t('digest.replyUrgent', { n: w.count(s.urgent.total) }), urgent(REPLY_BLOCKS));
+  reply(w.t('digest.replyFlagged', { n: w.count(s.flagged.total) }), flagged(REPLY_BLOCKS, 15));
+  reply(w.t('digest.topByCount'), goods);
+  return {
+    parent: message(text, [...head, ...body, ...tail, context(w.t('digest.detailsInThread'))], 2),
+    replies,
+  };
 }
 
 // ---- progress, notices, alerts ---------------------------------------------------------------
@@ -417,6 +462,25 @@ function lastRunText(w: Words, run: DigestRun | null, timeZone: string): string 
   }
 }
 
+/** "Mon, Tue, Wed, Thu and Fri" / "周一、周二…" of days 0 (Sunday) … 6. */
+function dayNames(w: Words, days: readonly number[]): string {
+  const format = new Intl.DateTimeFormat(w.locale, { weekday: 'short', timeZone: 'UTC' });
+  // 2026-11-22 is a Sunday.
+  return w.list(days.map((d) => format.format(new Date(Date.UTC(2026, 10, 22 + d)))));
+}
+
+/** When a digest posts: "daily" / "every day" or "on Mon … Fri". */
+export function digestDays(
+  w: Words,
+  sub: DigestSubscription,
+  daily: 'digest.daily' | 'digest.everyDay',
+): string {
+  return sub.days ? w.t('digest.onDays', { days: dayNames(w, sub.days) }) : w.t(daily);
+}
+
+/** The schedule's times, "09:00, 17:30". */
+export const digestTimes = (sub: DigestSubscription): string => escapeText(sub.times.join(', '));
+
 export function renderDigestList(w: Words, rows: readonly DigestListRow[]): RenderedMessage {
   const { t } = w;
   if (rows.length === 0) {
@@ -432,8 +496,13 @@ export function renderDigestList(w: Words, rows: readonly DigestListRow[]): Rend
         id: sub.id,
         shop: shopOf(w, sub),
         channel: channel(sub.channelId),
-        time: escapeText(sub.localTime),
+        days: digestDays(w, sub, 'digest.daily'),
+        time: digestTimes(sub),
         zone: escapeText(sub.timeZone),
+        options: [filterLine(w, sub), sub.layout === 'thread' ? w.t('digest.threaded') : '']
+          .filter(Boolean)
+          .map((o) => ` · ${o}`)
+          .join(''),
         next: w.dateTime(new Date(nextRunAt), sub.timeZone),
         last: lastRunText(w, lastRun, sub.timeZone),
       }),

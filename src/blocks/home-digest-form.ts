@@ -38,7 +38,7 @@ export const DIGEST_DEFAULT_LOCAL_TIME = '09:00';
 
 /** Slack's limit on the options of a static_select. */
 const MAX_OPTIONS = 100;
-/** An owner id or alias, as `/orders digest add` accepts it (slack/digest/parse.ts). */
+/** An owner id or alias, as `/orders digest add` accepts it (digest/grammar.ts). */
 const OWNER_MAX = 64;
 
 const plain = (text: string, max = 75) => ({ type: 'plain_text' as const, text: truncate(text, max) || '—' });

@@ -12,7 +12,12 @@ import type { QuoteLine } from '../lookups/types.js';
 import { DEFAULT_AUTO_CAP, MAX_AUTO_CAP } from '../lookups/unfurls.js';
 import { isOperation, OPERATION_NAMES, OPERATIONS, type Operation } from '../plat/operations.js';
 import type { LedgerTotals } from '../store/store.js';
-import { ACTIONS, homeDigestRemoveActionId, homeLanguageActionId } from './action-ids.js';
+import {
+  ACTIONS,
+  homeAlertRemoveActionId,
+  homeDigestRemoveActionId,
+  homeLanguageActionId,
+} from './action-ids.js';
 import { SLASH_COMMANDS, usageLine } from './help.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
@@ -265,7 +270,7 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
           id: d.id,
           shop: escapeClip(d.shopLabel, 64),
           channel: `<#${d.channelId}>`,
-          time: escapeClip(d.localTime, 5),
+          time: escapeClip(d.times.join(', '), 60),
           zone: escapeClip(d.timeZone, 40),
         }),
         {
@@ -281,6 +286,41 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
     );
   if (a.digests.length > 10)
     blocks.push(context(t('home.moreDigests', { n: w.count(a.digests.length - 10) })));
+  blocks.push(
+    section(
+      t(a.shipAlerts.length === 0 ? 'home.alertsNone' : 'home.alertsTitle', {
+        n: w.count(a.shipAlerts.length),
+      }),
+      button({ label: t('home.addAlert'), actionId: ACTIONS.homeAlertAdd, value: 'add', style: 'primary' }),
+    ),
+  );
+  for (const { subscription: s, spentToday } of a.shipAlerts.slice(0, 10))
+    blocks.push(
+      section(
+        t('home.shipAlertLine', {
+          id: s.id,
+          shop: escapeClip(s.shopLabel, 64),
+          channel: `<#${s.channelId}>`,
+          within: w.count(s.withinHours),
+          every: w.count(s.everyMinutes),
+          from: escapeClip(s.hoursFrom, 5),
+          to: escapeClip(s.hoursTo, 5),
+          spent: w.points(spentToday),
+          cap: w.points(s.capPoints),
+        }),
+        {
+          ...button({
+            label: t('home.remove'),
+            actionId: ACTIONS.homeAlertRemove,
+            value: String(s.id),
+            style: 'danger',
+          }),
+          action_id: homeAlertRemoveActionId(s.id),
+        },
+      ),
+    );
+  if (a.shipAlerts.length > 10)
+    blocks.push(context(t('home.moreAlerts', { n: w.count(a.shipAlerts.length - 10) })));
   blocks.push(context(t('home.footer', { time: w.dateTime(now, timeZone) })));
   return blocks;
 }

@@ -129,7 +129,7 @@ function orList(w: Words, items: readonly string[]): string {
   return new Intl.ListFormat(w.locale, { type: 'disjunction' }).format(items);
 }
 
-/** A digest command's or form's problem (slack/digest/parse.ts), in words (raw text). */
+/** A digest command's or form's problem (digest/grammar.ts), in words (raw text). */
 export function describeDigestProblem(
   w: Words,
   p: { code: keyof Catalog['digestProblem']; values?: Record<string, string> },

@@ -69,15 +69,20 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
 }
 
-/** The comparison base: the day before's scheduled digest; for "Run now", the newest scheduled one. */
+/**
+ * The comparison base: the same slot the day before (its run key with the date a day back: "2026-11-19"
+ * or "2026-11-19 17:30"); for "Run now", the newest scheduled one.
+ */
 export function previousDigest(
   store: Store,
   run: Pick<DigestRun, 'subscriptionId' | 'kind' | 'localDate'>,
 ): { localDate: string; summary: DigestSummary } | null {
-  const before = run.kind === 'manual' ? addDays(run.localDate, 1) : run.localDate;
-  const previous = store.digests.previousPosted(run.subscriptionId, before);
-  if (!previous) return null;
-  if (run.kind === 'scheduled' && previous.localDate !== addDays(run.localDate, -1)) return null;
+  const date = run.localDate.slice(0, 10);
+  const previous =
+    run.kind === 'manual'
+      ? store.digests.previousPosted(run.subscriptionId, addDays(date, 1))
+      : store.digests.scheduledRun(run.subscriptionId, `${addDays(date, -1)}${run.localDate.slice(10)}`);
+  if (previous?.state !== 'posted') return null;
   const summary = parseSummary(previous.summaryJson);
   return summary ? { localDate: previous.localDate, summary } : null;
 }
@@ -166,7 +171,13 @@ export async function executeDigestRun(
       throw error;
     }
     await progressChain;
-    summary = summarize(fetched.orders, {
+    // The subscription's filters (flag colours, statuses), stated in the digest's header.
+    const kept = fetched.orders.filter(
+      (o) =>
+        (!subscription.flags || (o.remarkTag !== null && subscription.flags.includes(o.remarkTag))) &&
+        (!subscription.statuses || (o.status !== null && subscription.statuses.includes(o.status))),
+    );
+    summary = summarize(kept, {
       window: { from: run.windowStart, to: run.windowEnd },
       at: new Date(Math.max(ctx.now(), run.windowEnd.getTime())),
     });

@@ -15,17 +15,17 @@
  * within that time. The clock is injected (CONVENTIONS 3), so tests move time by hand.
  */
 import { randomUUID } from 'node:crypto';
-import { type Clock, realClock, unrefTimer } from '../clock.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
-import type { DigestDeps } from './types.js';
+import type { DigestClock, DigestDeps } from './types.js';
+import { createWakeLoop, realClock } from './wake-loop.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
 
 const MINUTE = 60_000;
 
 export interface DigestSchedulerOptions extends DigestDeps {
-  clock?: Clock;
+  clock?: DigestClock;
   /** This process, in lease records. Default: a random UUID. */
   instanceId?: string;
   /** How long a claim holds without renewal (renewed on every page). Default 10 min. */
@@ -80,16 +80,58 @@ export interface DigestScheduler {
   nextWakeAt(): number | null;
 }
 
-/** The instant a subscription's digest of `date` is due (DST handled in zonedInstant). */
+/** The instant a subscription's (first) digest of `date` is due (DST handled in zonedInstant). */
 export function scheduledInstant(subscription: DigestSubscription, date: string): number {
   return zonedInstant(date, subscription.localTime, subscription.timeZone);
 }
 
-/** The first scheduled instant at or after `atMs` (today's if it has not passed, else tomorrow's). */
-export function nextRunAfter(subscription: DigestSubscription, atMs: number): number {
+/** A scheduled digest: its run key (UNIQUE per subscription) and its instant. */
+export interface Slot {
+  /** The local date, or 'YYYY-MM-DD HH:MM' when the subscription posts several times a day. */
+  key: string;
+  date: string;
+  at: number;
+}
+
+/** Day of the week of a local date: 0 Sunday … 6 Saturday (no time zone involved). */
+function weekdayOf(date: string): number {
+  return new Date(`${date}T00:00:00Z`).getUTCDay();
+}
+
+/** The slots of a local date, ascending; none on a day the subscription skips (`days`). */
+export function slotsOn(subscription: DigestSubscription, date: string): Slot[] {
+  if (subscription.days && !subscription.days.includes(weekdayOf(date))) return [];
+  const several = subscription.times.length > 1;
+  return subscription.times.map((time) => ({
+    key: several ? `${date} ${time}` : date,
+    date,
+    at: zonedInstant(date, time, subscription.timeZone),
+  }));
+}
+
+/** The first slot at or after `atMs` (a week ahead at most: every subscription posts some day). */
+export function nextSlotAfter(subscription: DigestSubscription, atMs: number): Slot {
   const today = localDateOf(atMs, subscription.timeZone);
-  const due = scheduledInstant(subscription, today);
-  return due >= atMs ? due : scheduledInstant(subscription, addDays(today, 1));
+  for (let d = 0; d <= 8; d++) {
+    const slot = slotsOn(subscription, addDays(today, d)).find((s) => s.at >= atMs);
+    if (slot) return slot;
+  }
+  throw new RangeError(`digest #${subscription.id} has no day to post on`);
+}
+
+/** The slot before `slot` (yesterday's, or last Friday's for a weekday digest on Monday). */
+function previousSlot(subscription: DigestSubscription, slot: Slot): Slot {
+  for (let d = 0; d <= 8; d++) {
+    const before = slotsOn(subscription, addDays(slot.date, -d)).filter((s) => s.at < slot.at);
+    const last = before.at(-1);
+    if (last) return last;
+  }
+  throw new RangeError(`digest #${subscription.id} has no day to post on`);
+}
+
+/** The first scheduled instant at or after `atMs`. */
+export function nextRunAfter(subscription: DigestSubscription, atMs: number): number {
+  return nextSlotAfter(subscription, atMs).at;
 }
 
 export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
@@ -108,10 +150,14 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     progressIntervalMs: options.progressIntervalMs ?? DIGEST_DEFAULTS.progressIntervalMs,
   };
 
-  let timer: unknown = null;
-  let wakeAt: number | null = null;
-  let running = false;
-  const inFlight = new Map<number, { promise: Promise<unknown>; abort: AbortController }>();
+  const loop = createWakeLoop({
+    clock,
+    maxSleepMs,
+    plan: (now) => plan(now),
+    wake: (now) => claimDue(now),
+    onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
+  });
+  const arm = () => loop.arm();
   /** Alerts sent outside a run, so idle() and stop() can wait for them. */
   const background = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>): void => {
@@ -121,30 +167,6 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
 
-  function arm(): void {
-    if (!running) return;
-    if (timer !== null) clock.clearTimeout(timer);
-    const now = clock.now();
-    const at = Math.min(plan(now), now + maxSleepMs);
-    // Something due already was looked at just now and could not be claimed (the store refused
-    // or changed under us): look again in a second rather than spin.
-    const delay = at > now ? at - now : 1000;
-    wakeAt = now + delay;
-    // The scheduler must not keep a stopping process alive.
-    timer = unrefTimer(clock.setTimeout(onTimer, delay));
-  }
-
-  function onTimer(): void {
-    timer = null;
-    wakeAt = null;
-    try {
-      claimDue(clock.now());
-    } catch (error) {
-      logger?.error({ err: error }, 'digest scheduler could not read the store');
-    }
-    arm();
-  }
-
   /**
    * The next time anything may need doing, without claiming anything: today's due time, a
    * planned retry, another instance's lease expiry, or tomorrow's due time.
@@ -152,19 +174,17 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   function plan(now: number): number {
     let next = Number.POSITIVE_INFINITY;
     for (const sub of digests.list()) {
-      const today = localDateOf(now, sub.timeZone);
-      const due = scheduledInstant(sub, today);
-      next = Math.min(next, scheduledInstant(sub, addDays(today, 1)));
-      if (due > now) next = Math.min(next, due);
-      else if (due >= sub.createdAt.getTime()) {
-        const run = digests.scheduledRun(sub.id, today);
+      next = Math.min(next, nextSlotAfter(sub, now + 1).at);
+      for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
+        if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
+        const run = digests.scheduledRun(sub.id, slot.key);
         if (run === null) next = Math.min(next, now);
         else if (run.state === 'failed' && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
         else if (
           (run.state === 'running' || run.state === 'posting') &&
           run.leaseExpiresAt &&
-          !inFlight.has(run.id)
+          !loop.inFlight(run.id)
         )
           next = Math.min(next, run.leaseExpiresAt.getTime());
       }
@@ -174,7 +194,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Whether a claim could change anything (saves a write transaction on every wake-up). */
   function mayClaim(run: DigestRun, now: number): boolean {
-    if (inFlight.has(run.id)) return false;
+    if (loop.inFlight(run.id)) return false;
     switch (run.state) {
       case 'running':
       case 'posting':
@@ -188,49 +208,51 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Claims and starts every run that is due now. Synchronous: the store is. */
   function claimDue(now: number): void {
-    for (const sub of digests.list()) {
-      const today = localDateOf(now, sub.timeZone);
-      const due = scheduledInstant(sub, today);
-      // A subscription added after today's time starts tomorrow: it has nothing to catch up.
-      if (due > now || due < sub.createdAt.getTime()) continue;
-      const existing = digests.scheduledRun(sub.id, today);
-      if (existing && !mayClaim(existing, now)) continue;
-      const claim = digests.claimScheduled(
-        {
-          subscriptionId: sub.id,
-          localDate: today,
-          // Yesterday's due time to today's: consecutive digests tile time with no gap and no
-          // overlap, also across a DST change (then the window is 23 or 25 h).
-          windowStart: new Date(scheduledInstant(sub, addDays(today, -1))),
-          windowEnd: new Date(due),
-          requestedBy: null,
-        },
-        lease(),
-      );
-      if (claim.claimed) {
-        logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
-        start(sub, claim.run, false);
-      } else if (claim.orphaned) {
-        logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
-        track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
+    for (const sub of digests.list())
+      for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
+        // A subscription added after a slot's time starts with the next one: nothing to catch up.
+        if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
+        claimSlot(sub, slot, now);
       }
+  }
+
+  function claimSlot(sub: DigestSubscription, slot: Slot, now: number): void {
+    const existing = digests.scheduledRun(sub.id, slot.key);
+    if (existing && !mayClaim(existing, now)) return;
+    const claim = digests.claimScheduled(
+      {
+        subscriptionId: sub.id,
+        localDate: slot.key,
+        // The previous slot's time to this one's: consecutive digests tile time with no gap and
+        // no overlap, across a DST change (a 23 or 25 h window) and skipped days (Friday to Monday).
+        windowStart: new Date(previousSlot(sub, slot).at),
+        windowEnd: new Date(slot.at),
+        requestedBy: null,
+      },
+      lease(),
+    );
+    if (claim.claimed) {
+      logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
+      start(sub, claim.run, false);
+    } else if (claim.orphaned) {
+      logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
+      track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
     }
   }
 
   /** Executes a held run in the background; failures go through `failed`. Never rejects. */
   function start(sub: DigestSubscription, run: DigestRun, force: boolean): Promise<ManualResult> {
-    const abort = new AbortController();
-    const attempt = async (): Promise<ManualResult> => {
+    const attempt = async (signal: AbortSignal): Promise<ManualResult> => {
       try {
         const result = await executeDigestRun(ctx, sub, run, {
           force,
           progress: run.kind === 'manual',
-          signal: abort.signal,
+          signal,
         });
         await afterRun(sub, run, result);
         return result;
       } catch (error) {
-        if (abort.signal.aborted) {
+        if (signal.aborted) {
           // Stopping: hand the run over at once instead of letting the lease run out.
           digests.release(run.id, instanceId, new Date(clock.now()));
           return { kind: 'stopped' };
@@ -243,19 +265,15 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         return { kind: 'failed', run: digests.run(run.id) ?? run, error };
       }
     };
-    const promise = attempt()
-      // Only the store failing while recording a failure gets here; the lease then runs out
-      // and the run is taken over.
-      .catch((error: unknown): ManualResult => {
-        logger?.error({ err: error, runId: run.id }, 'digest run could not be recorded');
-        return { kind: 'failed', run, error };
-      })
-      .finally(() => {
-        inFlight.delete(run.id);
-        arm();
-      });
-    inFlight.set(run.id, { promise, abort });
-    return promise;
+    return loop.track(run.id, (signal) =>
+      attempt(signal)
+        // Only the store failing while recording a failure gets here; the lease then runs out
+        // and the run is taken over.
+        .catch((error: unknown): ManualResult => {
+          logger?.error({ err: error, runId: run.id }, 'digest run could not be recorded');
+          return { kind: 'failed', run, error };
+        }),
+    );
   }
 
   async function afterRun(sub: DigestSubscription, run: DigestRun, result: RunResult): Promise<void> {
@@ -304,7 +322,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
    */
   async function failed(sub: DigestSubscription, run: DigestRun, error: unknown): Promise<void> {
     const now = clock.now();
-    const dayEnd = startOfLocalDay(addDays(run.localDate, 1), sub.timeZone);
+    const dayEnd = startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone);
     const delay = run.kind === 'scheduled' ? retryDelays[run.attempts - 1] : undefined;
     const nextAttemptAt = delay !== undefined && now + delay < dayEnd ? new Date(now + delay) : null;
     const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
@@ -345,25 +363,16 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   return {
     instanceId,
-    start() {
-      if (running) return;
-      running = true;
-      onTimer();
-    },
+    start: () => loop.start(),
     async stop() {
-      running = false;
-      if (timer !== null) clock.clearTimeout(timer);
-      timer = null;
-      wakeAt = null;
-      for (const { abort } of inFlight.values()) abort.abort();
-      await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
+      await loop.stop();
       await Promise.allSettled([...background]);
     },
     reschedule: () => arm(),
     async runNow(subscriptionId, userId) {
       const sub = digests.get(subscriptionId);
       if (!sub) return { kind: 'not_found' };
-      if (!running) return { kind: 'stopped' };
+      if (!loop.running) return { kind: 'stopped' };
       const now = clock.now();
       const run = digests.createManual(
         {
@@ -382,16 +391,19 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       if (!sub) return null;
       const today = localDateOf(clock.now(), sub.timeZone);
       const last = digests.lastRun(subscriptionId);
-      if (last && last.state === 'posted' && last.localDate === today) return last;
-      const scheduled = digests.scheduledRun(subscriptionId, today);
-      return scheduled?.state === 'posted' ? scheduled : null;
+      // Run keys are the date, or the date and time for several digests a day.
+      if (last && last.state === 'posted' && last.localDate.slice(0, 10) === today) return last;
+      const posted = slotsOn(sub, today)
+        .map((slot) => digests.scheduledRun(subscriptionId, slot.key))
+        .filter((run) => run?.state === 'posted');
+      return posted.at(-1) ?? null;
     },
     async approve(runId, userId) {
       const waiting = digests.run(runId);
       if (!waiting) return { kind: 'not_found' };
       const sub = digests.get(waiting.subscriptionId);
       if (!sub) return { kind: 'not_found' };
-      if (!running) return { kind: 'stopped' };
+      if (!loop.running) return { kind: 'stopped' };
       const run = digests.claimApproved(runId, lease(), userId);
       if (!run) return { kind: 'already_handled', run: waiting };
       logger?.info({ runId, userId }, 'digest over the cap approved');
@@ -399,9 +411,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     },
     nextRunAt: (sub) => nextRunAfter(sub, clock.now()),
     async idle() {
-      while (inFlight.size > 0 || background.size > 0)
-        await Promise.allSettled([...[...inFlight.values()].map((f) => f.promise), ...background]);
+      for (;;) {
+        await loop.idle();
+        if (background.size === 0) return;
+        await Promise.allSettled([...background]);
+      }
     },
-    nextWakeAt: () => wakeAt,
+    nextWakeAt: () => loop.nextWakeAt(),
   };
 }

@@ -3,6 +3,7 @@
  * the publisher (slack/digest/publisher.ts), so digest/ imports only plat/ and store/ (DESIGN.md).
  */
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Operation } from '../plat/operations.js';
 import type { DigestRun, DigestSubscription } from '../store/digests.js';
@@ -79,6 +80,9 @@ export interface DigestPublisher {
 
 /** Points per call: PLAT_PRICES first, else the last charge seen (wired in main.ts). */
 export type PriceOf = (operation: Operation, edition: number | null) => number | null;
+
+/** The schedulers' clock: platdesk's one Clock type (src/clock.ts). */
+export type DigestClock = Clock;
 
 export interface DigestDeps {
   client: PlatClient;

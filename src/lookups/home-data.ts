@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
+import type { AlertSubscription } from '../store/alerts.js';
 import type { DigestSubscription } from '../store/digests.js';
 import type { LedgerEntry, LedgerTotals, Store } from '../store/store.js';
 import { type CapFigure, periodStarts } from './budgets.js';
@@ -43,6 +44,8 @@ export interface AdminHome {
   prices: QuoteLine[];
   overrides: PriceOverrides;
   digests: DigestSubscription[];
+  /** Ship-by alerts with the points each spent today (its own zone's day). */
+  shipAlerts: { subscription: AlertSubscription; spentToday: number }[];
 }
 
 export interface HomeData {
@@ -150,6 +153,10 @@ export function homeData(
       prices: currentPrices(lookups),
       overrides: lookups.settings.priceOverrides(),
       digests: store.digests.list(),
+      shipAlerts: store.alerts.list().map((subscription) => ({
+        subscription,
+        spentToday: store.alerts.spentOn(subscription.id, localDateOf(now.getTime(), subscription.timeZone)),
+      })),
     };
   }
   return {

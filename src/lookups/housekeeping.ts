@@ -14,11 +14,17 @@ import { EVENT_MEMORY_MS, UNFURL_KEEP_MS } from './unfurls.js';
  */
 export const CONFIRMATION_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 export const HOUSEKEEPING_EVERY_MS = 60 * 60 * 1000;
+/**
+ * Ship-by alert orders a week past their deadline (a Claim on so old a message is answered as no
+ * longer known) and the checks no order points at.
+ */
+export const ALERT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface Pruned {
   confirmations: number;
   events: number;
   unfurls: number;
+  alerts: number;
 }
 
 export function pruneOldRows(store: Store, now: Date): Pruned {
@@ -27,6 +33,7 @@ export function pruneOldRows(store: Store, now: Date): Pruned {
     confirmations: store.pending.prune(before(CONFIRMATION_KEEP_MS)),
     events: store.unfurls.forgetEvents(before(EVENT_MEMORY_MS)),
     unfurls: store.unfurls.prune(before(UNFURL_KEEP_MS)),
+    alerts: store.alerts.prune(before(ALERT_KEEP_MS)),
   };
 }
 
@@ -48,7 +55,7 @@ export function createHousekeeping(deps: {
     run() {
       try {
         const pruned = pruneOldRows(deps.store, deps.now());
-        if (pruned.confirmations + pruned.events + pruned.unfurls > 0)
+        if (pruned.confirmations + pruned.events + pruned.unfurls + pruned.alerts > 0)
           deps.logger.info(pruned, 'old rows pruned');
         return pruned;
       } catch (err) {

@@ -11,7 +11,10 @@ import type { Sandbox } from './types.js';
 
 export const DEBUG_PREFIX = '/__sandbox/';
 
-export type SandboxControls = Pick<Sandbox, 'stats' | 'reset' | 'setFaults' | 'setBalance' | 'setItemQuota'>;
+export type SandboxControls = Pick<
+  Sandbox,
+  'stats' | 'reset' | 'setFaults' | 'setBalance' | 'setItemQuota' | 'setOrderStatus'
+>;
 
 export async function handleDebug(
   request: IncomingMessage,

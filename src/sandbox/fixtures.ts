@@ -8,7 +8,7 @@ import { authUrlFor, SHOPS } from './fixtures/shops.js';
 export type { ItemFixture, ItemPricesWire, ItemWire, SkuWire } from './fixtures/items.js';
 export { ITEMS } from './fixtures/items.js';
 export type { OrderBook, OrderWire } from './fixtures/orders.js';
-export { buildOrderBook } from './fixtures/orders.js';
+export { buildOrderBook, DUE_SOON } from './fixtures/orders.js';
 export type { ShopFixture } from './fixtures/shops.js';
 export { authorizedOwnerIds, authorizedShopIds, authUrlFor, SHOPS, shopByWwid } from './fixtures/shops.js';
 export type { WaybillFixture } from './fixtures/waybills.js';
@@ -56,6 +56,8 @@ export const SANDBOX_FIXTURES = {
   owners: {
     busy: SHOPS.clothing.ownerId,
     small: SHOPS.tea.ownerId,
+    /** Orders due to ship within the next hours (fixtures/orders.ts DUE_SOON). */
+    dueSoon: SHOPS.snacks.ownerId,
     unauthorized: SHOPS.unauthorized.ownerId,
   },
   orderCounts: {

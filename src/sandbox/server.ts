@@ -9,7 +9,7 @@ import { Account } from './account.js';
 import { DEBUG_PREFIX, handleDebug, type SandboxControls } from './debug-routes.js';
 import { createDispatcher, emptyCounters } from './dispatch.js';
 import { FaultEngine } from './faults.js';
-import { buildOrderBook } from './fixtures.js';
+import { buildOrderBook, type OrderWire } from './fixtures.js';
 import type { HandlerContext } from './handlers/index.js';
 import { createPriceTable } from './prices.js';
 import { RateWindow } from './rate-window.js';
@@ -46,7 +46,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let requestSeq = 0;
   const context: HandlerContext = {
     account,
-    orders: buildOrderBook(anchorMs),
+    orders: buildOrderBook(anchorMs, options.orderCounts),
     anchorMs,
     nextRequestId: () => `sbx-${anchorMs.toString(36)}-${(++requestSeq).toString().padStart(6, '0')}`,
   };
@@ -70,6 +70,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     setFaults: (rules) => faults.set(rules),
     setBalance: (points) => account.setBalance(points),
     setItemQuota: (calls) => account.setItemQuota(calls),
+    setOrderStatus: (orderSn, status) => {
+      for (const orders of context.orders.values()) {
+        const i = orders.findIndex((o) => o.order_sn === orderSn);
+        // The book is read-only to the handlers; this control is the platform changing an order.
+        if (i >= 0) (orders as OrderWire[])[i] = { ...(orders[i] as OrderWire), order_status: status };
+        if (i >= 0) return true;
+      }
+      return false;
+    },
   };
 
   const dispatch = createDispatcher({

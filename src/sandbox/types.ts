@@ -36,6 +36,11 @@ export interface SandboxOptions {
    * (the real service's behaviour over the limit is not documented).
    */
   enforceRateLimit?: boolean;
+  /**
+   * Orders per owner over the 72 h before the anchor, replacing the seeded counts (benchmarks:
+   * a shop of a given size). Only authorized owners of the fixtures.
+   */
+  orderCounts?: Readonly<Record<string, number>>;
   /** Seed of the PRNG behind fault `rate`s. Default 1. */
   seed?: number;
 }
@@ -102,4 +107,9 @@ export interface Sandbox {
   setFaults(faults: FaultRule[]): void;
   setBalance(points: number): void;
   setItemQuota(calls: number): void;
+  /**
+   * Changes an order's order_status (1 awaiting shipment, 2 shipped, 3 received), as the
+   * platform does when the shop ships it; false when no authorized owner has that order.
+   */
+  setOrderStatus(orderSn: string, status: number): boolean;
 }

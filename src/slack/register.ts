@@ -4,6 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
+import { registerAlertActions } from './alerts/actions.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerDigestActions } from './digest/actions.js';
@@ -19,6 +20,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerActions(app, deps);
   registerViews(app, deps);
   registerDigestActions(app, deps);
+  registerAlertActions(app, deps);
   registerEvents(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps);

@@ -25,9 +25,26 @@ export interface DigestSubscription {
   timeZone: string;
   createdBy: string;
   createdAt: Date;
+  /** Every time of day it is posted, ascending ('HH:MM'); localTime is the first. */
+  times: string[];
+  /** Days of the week it is posted (0 Sunday … 6 Saturday, in timeZone); null: every day. */
+  days: number[] | null;
+  /** 'thread': a summary in the channel and the details as replies; 'single': one message. */
+  layout: DigestLayout;
+  /** Only orders with these remark flags (1 red … 5 purple); null: all. */
+  flags: number[] | null;
+  /** Only orders in these statuses (1 awaiting shipment, 2 shipped, 3 received); null: all. */
+  statuses: number[] | null;
 }
 
-export type NewDigestSubscription = Omit<DigestSubscription, 'id' | 'createdAt'>;
+export type DigestLayout = 'thread' | 'single';
+
+/** The options default to today's digest: once a day at localTime, every day, one message, no filter. */
+export type NewDigestSubscription = Omit<
+  DigestSubscription,
+  'id' | 'createdAt' | 'times' | 'days' | 'layout' | 'flags' | 'statuses'
+> &
+  Partial<Pick<DigestSubscription, 'times' | 'days' | 'layout' | 'flags' | 'statuses'>>;
 
 /** scheduled: the one run of a local date; manual: "Run now", as many as admins ask for. */
 export type DigestRunKind = 'scheduled' | 'manual';

@@ -200,6 +200,90 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX pending_lookups_state_changed ON pending_lookups (state, state_changed_at);
   CREATE INDEX pending_lookups_changed ON pending_lookups (state_changed_at);
   `,
+  // 5: ship-by alerts (issue 15; store/alerts.ts). Plain SQL, so the PostgreSQL store can take it.
+  `
+  CREATE TABLE alert_subscriptions (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner_id      TEXT NOT NULL,
+    shop_label    TEXT NOT NULL,
+    channel_id    TEXT NOT NULL,
+    within_hours  INTEGER NOT NULL,
+    every_minutes INTEGER NOT NULL,
+    hours_from    TEXT NOT NULL,
+    hours_to      TEXT NOT NULL,
+    time_zone     TEXT NOT NULL,
+    cap_points    REAL NOT NULL,
+    created_by    TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    notice_ts     TEXT,
+    removed_at    INTEGER,
+    removed_by    TEXT
+  ) STRICT;
+
+  CREATE TABLE alert_checks (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    subscription_id  INTEGER NOT NULL REFERENCES alert_subscriptions (id),
+    slot_at          INTEGER NOT NULL,
+    local_date       TEXT NOT NULL,
+    state            TEXT NOT NULL
+                     CHECK (state IN ('running', 'posting', 'posted', 'failed', 'awaiting_approval', 'unknown')),
+    attempts         INTEGER NOT NULL,
+    lease_owner      TEXT,
+    lease_expires_at INTEGER,
+    next_attempt_at  INTEGER,
+    last_error       TEXT,
+    message_ts       TEXT,
+    charged_points   REAL NOT NULL DEFAULT 0,
+    calls            INTEGER NOT NULL DEFAULT 0,
+    estimate_points  REAL,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    -- One check per slot, whatever the number of instances or restarts.
+    UNIQUE (subscription_id, slot_at)
+  ) STRICT;
+  CREATE INDEX alert_checks_day ON alert_checks (subscription_id, local_date);
+
+  CREATE TABLE alert_orders (
+    subscription_id INTEGER NOT NULL REFERENCES alert_subscriptions (id),
+    order_sn        TEXT NOT NULL,
+    check_id        INTEGER NOT NULL REFERENCES alert_checks (id),
+    seq             INTEGER NOT NULL,
+    state           TEXT NOT NULL CHECK (state IN ('pending', 'alerted', 'handled', 'shipped', 'unknown')),
+    message_ts      TEXT,
+    goods_name      TEXT NOT NULL,
+    goods_count     INTEGER NOT NULL,
+    amount_fen      INTEGER NOT NULL,
+    last_ship_time  INTEGER NOT NULL,
+    claimed_by      TEXT,
+    claimed_at      INTEGER,
+    done_by         TEXT,
+    done_at         INTEGER,
+    reminded_at     INTEGER,
+    -- An order is alerted once per subscription.
+    PRIMARY KEY (subscription_id, order_sn)
+  ) STRICT;
+  CREATE INDEX alert_orders_message ON alert_orders (subscription_id, message_ts);
+  -- A check reads the orders still due (orders(…, shipAfter)); housekeeping prunes the rest.
+  CREATE INDEX alert_orders_due ON alert_orders (subscription_id, last_ship_time);
+  CREATE INDEX alert_orders_ship_time ON alert_orders (last_ship_time);
+
+  CREATE TABLE alert_cap_days (
+    subscription_id INTEGER NOT NULL REFERENCES alert_subscriptions (id),
+    local_date      TEXT NOT NULL,
+    asked_at        INTEGER,
+    approved_by     TEXT,
+    approved_at     INTEGER,
+    PRIMARY KEY (subscription_id, local_date)
+  ) STRICT;
+
+  -- Digests people keep enabled (issue 15): several times a day, chosen weekdays, a thread or one
+  -- message, filters. Lists are comma-separated text (NULL: every day / no filter).
+  ALTER TABLE digest_subscriptions ADD COLUMN times TEXT;
+  ALTER TABLE digest_subscriptions ADD COLUMN days TEXT;
+  ALTER TABLE digest_subscriptions ADD COLUMN layout TEXT NOT NULL DEFAULT 'single';
+  ALTER TABLE digest_subscriptions ADD COLUMN flags TEXT;
+  ALTER TABLE digest_subscriptions ADD COLUMN statuses TEXT;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

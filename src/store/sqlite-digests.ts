@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type {
+  DigestLayout,
   DigestRun,
   DigestRunKind,
   DigestRunState,
@@ -26,7 +27,16 @@ interface SubscriptionRow {
   time_zone: string;
   created_by: string;
   created_at: number;
+  times: string | null;
+  days: string | null;
+  layout: DigestLayout;
+  flags: string | null;
+  statuses: string | null;
 }
+
+const csv = (list: readonly (string | number)[] | null | undefined): string | null =>
+  list && list.length > 0 ? list.join(',') : null;
+const numbers = (text: string | null): number[] | null => (text ? text.split(',').map(Number) : null);
 
 interface RunRow {
   id: number;
@@ -64,6 +74,11 @@ function toSubscription(row: SubscriptionRow): DigestSubscription {
     timeZone: row.time_zone,
     createdBy: row.created_by,
     createdAt: new Date(row.created_at),
+    times: row.times ? row.times.split(',') : [row.local_time],
+    days: numbers(row.days),
+    layout: row.layout,
+    flags: numbers(row.flags),
+    statuses: numbers(row.statuses),
   };
 }
 
@@ -103,8 +118,10 @@ export function createSqliteDigests(
   transaction: <T>(fn: () => T) => T,
 ): DigestStore {
   const insertSub = db.prepare<[Omit<SubscriptionRow, 'id'>]>(
-    `INSERT INTO digest_subscriptions (owner_id, shop_label, channel_id, local_time, time_zone, created_by, created_at)
-     VALUES (@owner_id, @shop_label, @channel_id, @local_time, @time_zone, @created_by, @created_at)`,
+    `INSERT INTO digest_subscriptions (owner_id, shop_label, channel_id, local_time, time_zone, created_by, created_at,
+       times, days, layout, flags, statuses)
+     VALUES (@owner_id, @shop_label, @channel_id, @local_time, @time_zone, @created_by, @created_at,
+       @times, @days, @layout, @flags, @statuses)`,
   );
   const selectSub = db.prepare<[number], SubscriptionRow>(
     'SELECT * FROM digest_subscriptions WHERE id = ? AND removed_at IS NULL',
@@ -239,13 +256,21 @@ export function createSqliteDigests(
         time_zone: input.timeZone,
         created_by: input.createdBy,
         created_at: nowMs(),
+        times: csv(input.times),
+        days: csv(input.days),
+        layout: input.layout ?? 'single',
+        flags: csv(input.flags),
+        statuses: csv(input.statuses),
       };
       return transaction(() => {
         const id = Number(insertSub.run(row).lastInsertRowid);
         audit.record({
           actorId: input.createdBy,
           action: 'digest.add',
-          detail: `#${id}: owner ${input.ownerId} → ${input.channelId} at ${input.localTime} ${input.timeZone}`,
+          detail:
+            `#${id}: owner ${input.ownerId} → ${input.channelId} at ${row.times ?? input.localTime} ` +
+            `${input.timeZone}${row.days ? ` days ${row.days}` : ''} ${row.layout}` +
+            `${row.flags ? ` flags ${row.flags}` : ''}${row.statuses ? ` statuses ${row.statuses}` : ''}`,
         });
         return toSubscription({ id, ...row });
       });

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from './migrations.js';
+import { createSqliteAlerts } from './sqlite-alerts.js';
 import { createSqliteDigests } from './sqlite-digests.js';
 import { createSqliteShortcutBatches, createSqliteUnfurls } from './sqlite-unfurls.js';
 import type {
@@ -79,6 +80,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     audit,
     settings: createSettings(db, nowMs, audit, transaction),
     digests: createSqliteDigests(db, nowMs, audit, transaction),
+    alerts: createSqliteAlerts(db, nowMs, audit, transaction),
     unfurls: createSqliteUnfurls(db, nowMs, transaction),
     shortcutBatches: createSqliteShortcutBatches(db, nowMs),
     transaction,

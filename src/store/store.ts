@@ -10,6 +10,7 @@
  * read from the write that depends on it. A networked backend would implement an async twin of
  * this interface and wrap it; callers would change only by adding `await`.
  */
+import type { AlertStore } from './alerts.js';
 import type { DigestStore } from './digests.js';
 import type { ShortcutBatches, UnfurlStore } from './unfurls.js';
 
@@ -21,6 +22,8 @@ export interface Store {
   settings: Settings;
   /** Daily digest subscriptions and run records (store/digests.ts). */
   digests: DigestStore;
+  /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
+  alerts: AlertStore;
   /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/unfurls.ts). */
   unfurls: UnfurlStore;
   /** What a shortcut's modal offered, claimed once by its Confirm (store/unfurls.ts). */
@@ -155,7 +158,7 @@ export interface PendingLookups {
 
 // ---- spend ledger --------------------------------------------------------------------------
 
-export type LedgerSource = 'interactive' | 'digest' | 'unfurl' | 'shortcut';
+export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shortcut';
 
 export interface LedgerEntry {
   id: number;

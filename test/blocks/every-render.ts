@@ -8,6 +8,16 @@
  */
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 import {
+  renderAlert,
+  renderAlertApproval,
+  renderAlertFailure,
+  renderAlertHelp,
+  renderAlertList,
+  renderAlertOrphaned,
+  renderAlertReminder,
+  renderClaimRefusal,
+} from '../../src/blocks/alerts.js';
+import {
   renderConfirmation,
   renderConfirmationClosed,
   renderInterrupted,
@@ -21,6 +31,7 @@ import {
   renderDigestNotice,
   renderDigestProgress,
   renderDigestRerunQuestion,
+  renderDigestThread,
 } from '../../src/blocks/digest.js';
 import { renderPlatError } from '../../src/blocks/errors.js';
 import { renderHelp, SLASH_COMMANDS } from '../../src/blocks/help.js';
@@ -31,6 +42,7 @@ import {
   renderHome,
   renderPricesModal,
 } from '../../src/blocks/home.js';
+import { renderAlertAddModal } from '../../src/blocks/home-alert-form.js';
 import { renderDigestAddModal } from '../../src/blocks/home-digest-form.js';
 import type { Words } from '../../src/blocks/i18n/words.js';
 import { renderInvalidInput } from '../../src/blocks/invalid-input.js';
@@ -56,6 +68,7 @@ import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
+import type { AlertCheck, AlertOrder, AlertSubscription } from '../../src/store/alerts.js';
 import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
 import type { LedgerEntry } from '../../src/store/store.js';
 import {
@@ -125,6 +138,74 @@ const SUB: DigestSubscription = {
   localTime: '09:00',
   timeZone: 'Asia/Shanghai',
   createdBy: 'UADMIN',
+  createdAt: NOW,
+  times: ['09:00'],
+  days: null,
+  layout: 'single',
+  flags: null,
+  statuses: null,
+};
+
+/** A threaded digest twice a day on weekdays, with both filters. */
+const THREAD_SUB: DigestSubscription = {
+  ...SUB,
+  times: ['09:00', '17:30'],
+  days: [1, 2, 3, 4, 5],
+  layout: 'thread',
+  flags: [1, 2],
+  statuses: [1],
+};
+
+const ALERT_SUB: AlertSubscription = {
+  id: 4,
+  ownerId: '2200001004',
+  shopLabel: '蜂蜜',
+  channelId: 'C1234',
+  withinHours: 6,
+  everyMinutes: 60,
+  hoursFrom: '09:00',
+  hoursTo: '21:00',
+  timeZone: 'Asia/Shanghai',
+  capPoints: 200,
+  createdBy: 'UADMIN',
+  createdAt: NOW,
+};
+
+function alertOrder(i: number, text: ForeignText, o: Partial<AlertOrder> = {}): AlertOrder {
+  return {
+    subscriptionId: 4,
+    orderSn: `261120-4004${String(i).padStart(11, '0')}`,
+    checkId: 1,
+    state: 'alerted',
+    messageTs: '1.1',
+    goodsName: text.title,
+    goodsCount: 2,
+    amountFen: 25_600,
+    lastShipTime: new Date(NOW.getTime() + (i - 1) * HOUR),
+    claimedBy: null,
+    claimedAt: null,
+    doneBy: null,
+    doneAt: null,
+    remindedAt: null,
+    ...o,
+  };
+}
+
+const ALERT_CHECK: AlertCheck = {
+  id: 9,
+  subscriptionId: 4,
+  slotAt: NOW,
+  localDate: '2026-11-20',
+  state: 'awaiting_approval',
+  attempts: 1,
+  leaseOwner: null,
+  leaseExpiresAt: null,
+  nextAttemptAt: null,
+  lastError: null,
+  messageTs: null,
+  chargedPoints: 0,
+  calls: 0,
+  estimatePoints: 14,
   createdAt: NOW,
 };
 
@@ -311,6 +392,10 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ...SUB,
       id: i + 1,
       shopLabel: text.short,
+    })),
+    shipAlerts: Array.from({ length: text.extreme ? 12 : 1 }, (_, i) => ({
+      subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
+      spentToday: 182,
     })),
   };
   const home: HomeData = {
@@ -696,6 +781,129 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ),
     ),
     m('digest-list-empty', renderDigestList(w, [])),
+    m(
+      'digest-list-options',
+      renderDigestList(w, [{ subscription: THREAD_SUB, nextRunAt: NOW.getTime(), lastRun: null }]),
+    ),
+    ...(() => {
+      const { parent, replies } = renderDigestThread(w, {
+        subscription: { ...THREAD_SUB, shopLabel: text.short },
+        run: run({ localDate: '2026-11-20 17:30' }),
+        summary,
+        previous: null,
+        cost: { points: 4, calls: 2 },
+      });
+      return [m('digest-thread-parent', parent), ...replies.map((r, i) => m(`digest-thread-reply-${i}`, r))];
+    })(),
+    m(
+      'alert',
+      renderAlert(
+        w,
+        { ...ALERT_SUB, shopLabel: text.short },
+        [
+          alertOrder(0, text),
+          alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }),
+          alertOrder(2, text, { state: 'handled', doneBy: 'U1234', doneAt: NOW }),
+          alertOrder(3, text, { state: 'shipped', doneAt: NOW }),
+          alertOrder(4, text, { state: 'pending', messageTs: null }),
+        ],
+        NOW.getTime(),
+        text.extreme ? 40 : 1,
+      ),
+    ),
+    m(
+      'alert-20',
+      renderAlert(
+        w,
+        ALERT_SUB,
+        Array.from({ length: 20 }, (_, i) => alertOrder(i, text)),
+        NOW.getTime(),
+      ),
+    ),
+    m(
+      'alert-reminder-claimer',
+      renderAlertReminder(w, ALERT_SUB, alertOrder(2, text, { claimedBy: 'U1234' }), NOW.getTime()),
+    ),
+    m('alert-reminder-channel', renderAlertReminder(w, ALERT_SUB, alertOrder(2, text), NOW.getTime())),
+    m(
+      'alert-failed',
+      renderAlertFailure(w, ALERT_SUB, {
+        error: new Error(text.remark),
+        nextAttemptAt: NOW,
+        resolved: false,
+      }),
+    ),
+    m(
+      'alert-failed-next-slot',
+      renderAlertFailure(w, ALERT_SUB, {
+        error: { data: { error: text.short } },
+        nextAttemptAt: null,
+        resolved: false,
+      }),
+    ),
+    m(
+      'alert-resolved',
+      renderAlertFailure(w, ALERT_SUB, { error: null, nextAttemptAt: null, resolved: true }),
+    ),
+    m(
+      'alert-approval',
+      renderAlertApproval(w, {
+        subscription: ALERT_SUB,
+        check: ALERT_CHECK,
+        estimatePoints: 14,
+        spentPoints: 190,
+        capPoints: 200,
+      }),
+    ),
+    m('alert-orphaned', renderAlertOrphaned(w, ALERT_SUB, ALERT_CHECK)),
+    m(
+      'alert-refused-claim',
+      renderClaimRefusal(w, ALERT_SUB, alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }), 'claim'),
+    ),
+    m(
+      'alert-refused-handled',
+      renderClaimRefusal(
+        w,
+        ALERT_SUB,
+        alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }),
+        'handled',
+      ),
+    ),
+    m(
+      'alert-refused-done',
+      renderClaimRefusal(w, ALERT_SUB, alertOrder(1, text, { state: 'shipped' }), 'claim'),
+    ),
+    m(
+      'alert-list',
+      renderAlertList(
+        w,
+        Array.from({ length: text.extreme ? 60 : 2 }, (_, i) => ({
+          subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
+          spentToday: 182,
+          nextCheckAt: NOW.getTime(),
+        })),
+      ),
+    ),
+    m('alert-list-empty', renderAlertList(w, [])),
+    m('alert-help', renderAlertHelp(w)),
+    m(
+      'alert-help-problems',
+      renderAlertHelp(w, [
+        { code: 'within_bad', values: { text: text.short } },
+        { code: 'every_bad', values: { text: '5' } },
+        { code: 'hours_bad', values: { text: '21-9' } },
+        { code: 'cap_bad', values: { text: '-1' } },
+        { code: 'alert_usage' },
+        { code: 'alert_id_missing' },
+        { code: 'alert_verb', values: { verb: text.short } },
+        { code: 'not_channel', values: { token: text.short } },
+        { code: 'days_bad', values: { text: text.short } },
+        { code: 'flag_bad', values: { text: 'pink' } },
+        { code: 'status_bad', values: { text: '9' } },
+        { code: 'me_in_form' },
+      ]),
+    ),
+    modal('home-alert-add', renderAlertAddModal(w)),
     m(
       'digest-rerun',
       renderDigestRerunQuestion(w, {

@@ -148,7 +148,8 @@ describe('every renderer fits Slack on large input', () => {
   });
 
   it.each(messages.map((m) => [m.name, m.message] as const))('%s escapes foreign text', (_name, message) => {
-    const text = allText(message);
+    // The mentions platdesk writes itself (who claimed an alert, its channel) are the only ones.
+    const text = allText(message).replace(/<@U(?:1234|5678)>|<#C1234>/g, '');
     expect(text).not.toMatch(/<[!@#]/);
     expect(text).not.toContain('<https://evil');
   });

@@ -3,7 +3,14 @@
  * a helper to read every string a user could see.
  */
 
+import {
+  renderAlert,
+  renderAlertApproval,
+  renderAlertList,
+  renderAlertReminder,
+} from '../../src/blocks/alerts.js';
 import { renderConfirmation } from '../../src/blocks/confirmation.js';
+import { renderDigestThread } from '../../src/blocks/digest.js';
 import { renderPlatError } from '../../src/blocks/errors.js';
 import { renderHelp, SLASH_COMMANDS } from '../../src/blocks/help.js';
 import { renderItem, renderItemPrices } from '../../src/blocks/item.js';
@@ -11,6 +18,9 @@ import type { RenderedMessage } from '../../src/blocks/kit.js';
 import { renderOrdersPage } from '../../src/blocks/orders.js';
 import { renderShopId, renderShopInfo } from '../../src/blocks/shop.js';
 import { renderWaybillInfo, renderWaybillPrint } from '../../src/blocks/waybills.js';
+import { summarize } from '../../src/digest/summarize.js';
+import type { AlertOrder, AlertSubscription } from '../../src/store/alerts.js';
+import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
 import {
   allPlatErrors,
   HOUR,
@@ -29,7 +39,7 @@ import {
   OWNER_ID,
   PENDING_ID,
 } from '../helpers/domain-factories.js';
-import { en } from '../helpers/words.js';
+import { en, zh } from '../helpers/words.js';
 
 /** Every string value anywhere in the blocks, one per line. */
 export function allText(value: unknown): string {
@@ -142,5 +152,120 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
       name: `help-${command.slice(1)}`,
       message: renderHelp(en, command),
     })),
+    ...alertMessages(),
+    ...threadMessages(longOrders),
+  ];
+}
+
+const ALERT_SUB: AlertSubscription = {
+  id: 7,
+  ownerId: OWNER_ID,
+  shopLabel: `${HOSTILE} shop`,
+  channelId: 'C1234',
+  withinHours: 6,
+  everyMinutes: 60,
+  hoursFrom: '09:00',
+  hoursTo: '21:00',
+  timeZone: 'Asia/Shanghai',
+  capPoints: 200,
+  createdBy: 'UADMIN',
+  createdAt: NOW,
+};
+
+/** A full alert (20 orders, long hostile names, every state), a reminder, the approval and a long list. */
+function alertMessages(): { name: string; message: RenderedMessage }[] {
+  const states = ['alerted', 'handled', 'shipped', 'alerted'] as const;
+  const orders: AlertOrder[] = Array.from({ length: 20 }, (_, i) => ({
+    subscriptionId: 7,
+    orderSn: `261120-4004${String(i).padStart(11, '0')}`,
+    checkId: 1,
+    state: states[i % 4] ?? 'alerted',
+    messageTs: '1.1',
+    goodsName: `${HOSTILE} ${'Very long goods name '.repeat(30)}`,
+    goodsCount: 3,
+    amountFen: 12_345_678,
+    lastShipTime: new Date(NOW.getTime() + (i - 2) * HOUR),
+    claimedBy: i % 4 === 3 ? 'U1234' : null,
+    claimedAt: i % 4 === 3 ? NOW : null,
+    doneBy: i % 4 === 1 ? 'U5678' : null,
+    doneAt: i % 4 === 1 ? NOW : null,
+    remindedAt: null,
+  }));
+  const check = {
+    id: 3,
+    subscriptionId: 7,
+    slotAt: NOW,
+    localDate: '2026-11-20',
+    state: 'awaiting_approval' as const,
+    attempts: 1,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    nextAttemptAt: null,
+    lastError: null,
+    messageTs: null,
+    chargedPoints: 0,
+    calls: 0,
+    estimatePoints: 14,
+    createdAt: NOW,
+  };
+  const rows = Array.from({ length: 60 }, (_, i) => ({
+    subscription: { ...ALERT_SUB, id: i + 1 },
+    spentToday: 182,
+    nextCheckAt: NOW.getTime(),
+  }));
+  return [en, zh].flatMap((w) => [
+    { name: `alert-20-orders-${w.locale}`, message: renderAlert(w, ALERT_SUB, orders, NOW.getTime(), 35) },
+    {
+      name: `alert-reminder-${w.locale}`,
+      message: renderAlertReminder(w, ALERT_SUB, orders[3] as AlertOrder, NOW.getTime()),
+    },
+    {
+      name: `alert-approval-${w.locale}`,
+      message: renderAlertApproval(w, {
+        subscription: ALERT_SUB,
+        check,
+        estimatePoints: 14,
+        spentPoints: 190,
+        capPoints: 200,
+      }),
+    },
+    { name: `alert-list-60-${w.locale}`, message: renderAlertList(w, rows) },
+  ]);
+}
+
+/** A threaded digest of 100 long flagged orders: the parent and each reply. */
+function threadMessages(
+  orders: ReturnType<typeof makeOrder>[],
+): { name: string; message: RenderedMessage }[] {
+  const sub: DigestSubscription = {
+    id: 3,
+    ownerId: OWNER_ID,
+    shopLabel: `${HOSTILE} shop`,
+    channelId: 'C1234',
+    localTime: '09:00',
+    timeZone: 'Asia/Shanghai',
+    createdBy: 'UADMIN',
+    createdAt: NOW,
+    times: ['09:00', '17:30'],
+    days: [1, 2, 3, 4, 5],
+    layout: 'thread',
+    flags: [1, 2],
+    statuses: [1],
+  };
+  const summary = summarize(orders, {
+    window: { from: new Date(NOW.getTime() - 24 * HOUR), to: NOW },
+    at: NOW,
+  });
+  const run = { id: 1, subscriptionId: 3, kind: 'scheduled', localDate: '2026-11-20 09:00' } as DigestRun;
+  const { parent, replies } = renderDigestThread(en, {
+    subscription: sub,
+    run,
+    summary,
+    previous: null,
+    cost: { points: 8, calls: 4 },
+  });
+  return [
+    { name: 'digest-thread-parent', message: parent },
+    ...replies.map((message, i) => ({ name: `digest-thread-reply-${i}`, message })),
   ];
 }

@@ -99,7 +99,8 @@ describe('/orders digest', () => {
 
   it('run: admins only; posts in the channel with "page 1 of 2" progress, then the digest; the ledger has it', async () => {
     h = await startPlatdeskHarness();
-    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())}`);
+    // `single`: today's one message (a new digest is threaded by default, tested in threads.test.ts).
+    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())} single`);
     expect(await say('digest run 1', AGENT)).toContain('Only platdesk admins');
     expect(h.calls()).toBe(0);
 
@@ -164,7 +165,8 @@ describe('/orders digest', () => {
 
   it('run again the same day after the digest was posted: asks first stating the charge; Run again is for admins and single-use', async () => {
     h = await startPlatdeskHarness();
-    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())}`);
+    // `single`: one message a run (a new digest is threaded by default).
+    await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())} single`);
     const first = await h.command('/orders', 'digest run 1', { userId: ADMIN });
     await h.nextResponse(first.responseUrlId);
     expect(textOf(await h.nextResponse(first.responseUrlId, 10_000))).toContain('it cost 4 points');

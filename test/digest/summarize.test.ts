@@ -125,6 +125,11 @@ const SUB: DigestSubscription = {
   timeZone: 'Asia/Shanghai',
   createdBy: 'UADMIN',
   createdAt: new Date(0),
+  times: ['09:00'],
+  days: null,
+  layout: 'single',
+  flags: null,
+  statuses: null,
 };
 
 function runOf(o: Partial<DigestRun> = {}): DigestRun {

@@ -28,6 +28,11 @@ function sub(localTime: string, timeZone: string): DigestSubscription {
     timeZone,
     createdBy: 'UADMIN',
     createdAt: new Date(0),
+    times: [localTime],
+    days: null,
+    layout: 'single',
+    flags: null,
+    statuses: null,
   };
 }
 

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/logger.js';
 import { type Platdesk, type StartOptions, startPlatdesk } from '../../src/main.js';
 import { SANDBOX_DEFAULTS, type Sandbox } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from './block-limits.js';
+import type { FakeClock } from './fake-clock.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from './slack-api-server.js';
 import { postAction, postCommand, type SlackHttpResult } from './slack-http.js';
 import {
@@ -30,6 +31,11 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Replaces the harness clock (then `advance` has no effect). */
   now?: () => Date;
+  /**
+   * A fake clock for everything: the app's `now` and the digest and alert schedulers' timers
+   * (move it with `clock.advanceAsync`). `advance` moves it too.
+   */
+  clock?: FakeClock;
   platTimeouts?: StartOptions['platTimeouts'];
   platRetry?: StartOptions['platRetry'];
   drainTimeoutMs?: StartOptions['drainTimeoutMs'];
@@ -224,7 +230,8 @@ let actionSeq = 0;
 export async function startPlatdeskHarness(options: HarnessOptions = {}): Promise<PlatdeskHarness> {
   const fake = await startSlackApiServer();
   let t = Date.now();
-  const now = options.now ?? (() => new Date(t));
+  const clock = options.clock;
+  const now = options.now ?? (clock ? () => new Date(clock.now()) : () => new Date(t));
   const logLines: string[] = [];
   const logger = createLogger(options.logLevel ?? 'warn', {
     write: (line: string) => void logLines.push(line),
@@ -241,7 +248,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     PLATDESK_ADMINS: SLACK.adminId,
     ...options.env,
   });
-  const startOptions: StartOptions = { now, logger };
+  const startOptions: StartOptions = { now, logger, ...(clock ? { schedulerClock: clock } : {}) };
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
@@ -268,6 +275,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     eventsUrl,
     advance: (ms) => {
       t += ms;
+      clock?.advance(ms);
     },
     now,
     async command(name, text, opts = {}) {

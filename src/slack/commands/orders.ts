@@ -2,6 +2,7 @@
 import type { App } from '@slack/bolt';
 import { parseOrdersCommand } from '../../lookups/parse/command-text.js';
 import { ackFirst } from '../ack.js';
+import { answerAlertCommand, isAlertCommand } from '../alerts/command.js';
 import type { SlackDeps } from '../deps.js';
 import { answerDigestCommand, isDigestCommand } from '../digest/command.js';
 import { privateReply } from '../private-reply.js';
@@ -13,6 +14,7 @@ export function registerOrdersCommand(app: App, deps: SlackDeps): void {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
     if (isDigestCommand(command.text)) return answerDigestCommand(deps, command, respond);
+    if (isAlertCommand(command.text)) return answerAlertCommand(deps, command, respond);
     const edition = deps.client.editionFor('paging-orders') ?? 1;
     const parsed = parseOrdersCommand(command.text, { edition });
     if (parsed.kind === 'form') {

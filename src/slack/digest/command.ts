@@ -5,6 +5,8 @@
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import {
   type DigestListRow,
+  digestDays,
+  digestTimes,
   renderDigestAnswer,
   renderDigestHelp,
   renderDigestList,
@@ -12,59 +14,15 @@ import {
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip, escapeText } from '../../blocks/text.js';
 import { describeDigestProblem } from '../../blocks/words-of.js';
-import type { DigestSubscription } from '../../store/digests.js';
+import { parseDigestCommand } from '../../digest/grammar.js';
+import { addDigestSubscription } from '../../digest/subscriptions.js';
+import { toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
-import { type DigestAdd, parseDigestCommand } from './parse.js';
 import { runNowAndAnswer } from './run-now.js';
-import type { DigestSlackDeps } from './types.js';
 
 /** Whether the text is a digest command (`digest` first), for the /orders router. */
 export function isDigestCommand(text: string): boolean {
   return /^\s*digests?(\s|$)/i.test(text);
-}
-
-export type DigestAddResult =
-  | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number }
-  /** The shop alias names no owner id. */
-  | { kind: 'unknown_shop' }
-  /** The same owner, channel, time and zone is already subscribed. */
-  | { kind: 'exists'; subscription: DigestSubscription };
-
-/**
- * Adds a digest the one way `/orders digest add` and the App Home's form both use: the shop alias
- * resolved to its owner id, a duplicate refused, the subscription stored (audited with `userId`)
- * and the scheduler planning again at once. The caller has checked the fields (checkDigestAdd)
- * and that `userId` is an admin.
- */
-export function addDigestSubscription(
-  deps: SlackDeps,
-  digests: DigestSlackDeps,
-  add: DigestAdd,
-  userId: string,
-): DigestAddResult {
-  const store = deps.store.digests;
-  const ownerId = (digests.resolveShop ?? ((s: string) => s))(add.shop);
-  if (ownerId === null) return { kind: 'unknown_shop' };
-  const same = store
-    .list()
-    .find(
-      (s) =>
-        s.ownerId === ownerId &&
-        s.channelId === add.channelId &&
-        s.localTime === add.localTime &&
-        s.timeZone === add.timeZone,
-    );
-  if (same) return { kind: 'exists', subscription: same };
-  const subscription = store.add({
-    ownerId,
-    shopLabel: add.shop,
-    channelId: add.channelId,
-    localTime: add.localTime,
-    timeZone: add.timeZone,
-    createdBy: userId,
-  });
-  digests.scheduler.reschedule();
-  return { kind: 'added', subscription, nextRunAt: digests.scheduler.nextRunAt(subscription) };
 }
 
 export async function answerDigestCommand(
@@ -82,10 +40,11 @@ export async function answerDigestCommand(
     return;
   }
   const text = command.text.replace(/^\s*digests?/i, '');
-  const parsed = parseDigestCommand(text, {
-    channelId: command.channel_id,
-    channelName: command.channel_name,
-  });
+  const parsed = parseDigestCommand(
+    text,
+    { channelId: command.channel_id, channelName: command.channel_name, userId: command.user_id },
+    toLocale,
+  );
   const store = deps.store.digests;
   const admin = deps.isAdmin(command.user_id);
 
@@ -112,7 +71,7 @@ export async function answerDigestCommand(
     }
     case 'add': {
       if (!admin) return void (await onlyAdmins());
-      const added = addDigestSubscription(deps, digests, parsed, command.user_id);
+      const added = addDigestSubscription({ store: deps.store, ...digests }, parsed, command.user_id);
       if (added.kind === 'unknown_shop') {
         await reply(
           renderDigestAnswer(t('digest.answer.unknownShop', { shop: escapeClip(parsed.shop, 64) })),
@@ -131,7 +90,8 @@ export async function answerDigestCommand(
           t('digest.answer.added', {
             id: sub.id,
             owner: escapeClip(sub.ownerId, 64),
-            time: escapeText(sub.localTime),
+            days: digestDays(w, sub, 'digest.everyDay'),
+            time: digestTimes(sub),
             zone: escapeText(sub.timeZone),
             channel: `<#${sub.channelId}>`,
             next: w.dateTime(new Date(added.nextRunAt), sub.timeZone),

@@ -13,6 +13,7 @@ import {
   renderDigestApproval,
   renderDigestNotice,
   renderDigestProgress,
+  renderDigestThread,
 } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
@@ -60,17 +61,42 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       }),
     );
   }
-  const words = (channelId: string) => deps.language.channel(channelId);
+  // A personal digest goes to a person (`me`): their language; a channel's, the channel's.
+  const words = (channelId: string): Words | Promise<Words> =>
+    /^[UW]/.test(channelId) ? deps.language.user(channelId) : deps.language.channel(channelId);
 
   return {
-    postDigest: (post, replaceTs) =>
-      put(post.subscription.channelId, renderDigest(words(post.subscription.channelId), post), replaceTs),
-    postProgress: (sub, _run, plan, replaceTs) =>
-      put(sub.channelId, renderDigestProgress(words(sub.channelId), sub, plan), replaceTs),
-    postNotice: (notice, replaceTs) =>
+    async postDigest(post, replaceTs) {
+      const channel = post.subscription.channelId;
+      const w = await words(channel);
+      if (post.subscription.layout === 'single') return put(channel, renderDigest(w, post), replaceTs);
+      // Threaded: the summary in the channel, the details as replies in its thread (never
+      // reply_broadcast: the channel stays quiet).
+      const { parent, replies } = renderDigestThread(w, post);
+      const ts = await put(channel, parent, replaceTs);
+      // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry
+      // of the run would post the summary a second time.
+      for (const reply of replies)
+        await client.chat
+          .postMessage({
+            channel,
+            thread_ts: ts,
+            text: reply.text,
+            blocks: reply.blocks,
+            unfurl_links: false,
+            unfurl_media: false,
+          })
+          .catch((err: unknown) =>
+            logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
+          );
+      return ts;
+    },
+    postProgress: async (sub, _run, plan, replaceTs) =>
+      put(sub.channelId, renderDigestProgress(await words(sub.channelId), sub, plan), replaceTs),
+    postNotice: async (notice, replaceTs) =>
       put(
         notice.subscription.channelId,
-        renderDigestNotice(words(notice.subscription.channelId), notice),
+        renderDigestNotice(await words(notice.subscription.channelId), notice),
         replaceTs,
       ),
     async alertAdmins(alert) {

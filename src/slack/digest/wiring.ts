@@ -1,20 +1,23 @@
 /**
  * Builds the digest scheduler and what `/orders digest` needs, for the composition root (main.ts):
  * the Slack publisher, prices from PLAT_PRICES and the ledger (the same sources a lookup's quote
- * uses), shop aliases from the shop registry, and the app's clock.
+ * uses), shop aliases from the shop registry, and a real-time clock that reads the app's `now`.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
+import { createAlertScheduler } from '../../alerts/scheduler.js';
+import type { AlertPublisher } from '../../alerts/types.js';
 import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
-import type { DigestPublisher } from '../../digest/types.js';
+import { shopResolver } from '../../digest/subscriptions.js';
+import type { DigestClock, DigestPublisher, PriceOf } from '../../digest/types.js';
 import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
 import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
+import { createSlackAlertPublisher } from '../alerts/publisher.js';
 import type { LocaleResolver } from '../locale-resolver.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
@@ -28,8 +31,10 @@ export interface DigestWiring {
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   logger: Logger;
   prices: PriceTable;
-  clock: Clock;
+  now: () => Date;
   metrics: Metrics;
+  /** Timers of the digest and alert schedulers (tests move time by hand); default: real timers on `now`. */
+  clock?: DigestClock;
 }
 
 /** Counts what the digests post, for /metrics: digests posted, failure notices, approvals asked. */
@@ -54,18 +59,45 @@ function countingPublisher(publisher: DigestPublisher, metrics: Metrics): Digest
   };
 }
 
-/** A registered alias → its owner id (null when it has none); anything else is taken as an owner id. */
-export function shopResolver(store: Store): (aliasOrOwner: string) => string | null {
-  return (text) => {
-    const wanted = text.trim().toLowerCase();
-    const shop = spendSettings(store.settings)
-      .shops()
-      .shops.find((s) => s.alias.toLowerCase() === wanted);
-    return shop ? shop.ownerId : text.trim();
+/** Counts what the alert checks post, for /metrics: alerts posted, failure notices, approvals asked. */
+function countingAlertPublisher(publisher: AlertPublisher, metrics: Metrics): AlertPublisher {
+  const count = (outcome: string) =>
+    metrics.inc('platdesk_alert_checks_total', 'Ship-by alert messages by outcome', { outcome });
+  return {
+    ...publisher,
+    postAlert: async (...args) => {
+      const ts = await publisher.postAlert(...args);
+      count('posted');
+      return ts;
+    },
+    postFailure: async (sub, failure, replaceTs) => {
+      if (!failure.resolved) count('failed');
+      return publisher.postFailure(sub, failure, replaceTs);
+    },
+    askApproval: async (request) => {
+      count('awaiting_approval');
+      return publisher.askApproval(request);
+    },
   };
 }
 
-export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
+export function createDigests(w: DigestWiring): DigestSlackDeps {
+  // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
+  const priceOf: PriceOf = (operation, edition) =>
+    configuredPrice(
+      mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
+      operation,
+      edition,
+    ) ?? w.store.ledger.lastCharge(operation, edition);
+  const clock: DigestClock = w.clock ?? {
+    now: () => w.now().getTime(),
+    setTimeout: (fn, ms) => {
+      const t = setTimeout(fn, ms);
+      t.unref();
+      return t;
+    },
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
   const scheduler = createDigestScheduler({
     client: w.client,
     store: w.store,
@@ -80,14 +112,30 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
       }),
       w.metrics,
     ),
-    // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
-    priceOf: (operation, edition) =>
-      configuredPrice(
-        mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
-        operation,
-        edition,
-      ) ?? w.store.ledger.lastCharge(operation, edition),
-    clock: w.clock,
+    priceOf,
+    clock,
   });
-  return { scheduler, resolveShop: shopResolver(w.store) };
+  const alerts = createAlertScheduler({
+    client: w.client,
+    store: w.store,
+    logger: w.logger,
+    publisher: countingAlertPublisher(
+      createSlackAlertPublisher({
+        client: w.slackClient,
+        alerts: w.alerts,
+        admins: w.admins,
+        language: w.language,
+        logger: w.logger,
+      }),
+      w.metrics,
+    ),
+    priceOf,
+    clock,
+  });
+  return {
+    scheduler,
+    resolveShop: shopResolver(() => spendSettings(w.store.settings).shops().shops),
+    priceOf,
+    alerts,
+  };
 }

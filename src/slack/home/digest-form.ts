@@ -10,10 +10,15 @@ import { ACTIONS } from '../../blocks/action-ids.js';
 import { HOME_DIGEST_FORM, renderDigestAddModal } from '../../blocks/home-digest-form.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import { describeDigestProblem } from '../../blocks/words-of.js';
-import { toLocale } from '../../lookups/locale.js';
+import {
+  checkDigestAdd,
+  DEFAULT_TIME_ZONE,
+  type DigestAdd,
+  type DigestAddField,
+} from '../../digest/grammar.js';
+import { addDigestSubscription } from '../../digest/subscriptions.js';
+import { type Locale, toLocale } from '../../lookups/locale.js';
 import type { SlackDeps } from '../deps.js';
-import { addDigestSubscription } from '../digest/command.js';
-import { checkDigestAdd, DEFAULT_TIME_ZONE, type DigestAdd, type DigestAddField } from '../digest/parse.js';
 import { publishHome } from './publish.js';
 import { refuseFromHome } from './refuse.js';
 
@@ -43,7 +48,7 @@ function digestShops(deps: SlackDeps): { alias: string; ownerId: string }[] {
 function checkForm(
   w: Words,
   values: Values,
-): { ok: true; add: DigestAdd; shopBlock: string } | { ok: false; errors: Errors } {
+): { ok: true; add: DigestAdd<Locale>; shopBlock: string } | { ok: false; errors: Errors } {
   const { t } = w;
   const alias = values[f.shop.block]?.[f.shop.action]?.selected_option?.value?.trim() ?? '';
   const owner = values[f.owner.block]?.[f.owner.action]?.value?.trim() ?? '';
@@ -108,7 +113,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'errors', errors: checked.errors });
       return;
     }
-    const added = addDigestSubscription(deps, digests, checked.add, userId);
+    const added = addDigestSubscription({ store: deps.store, ...digests }, checked.add, userId);
     if (added.kind !== 'added') {
       await ack({
         response_action: 'errors',

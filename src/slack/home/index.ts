@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import { recordAlert } from '../../lookups/home-data.js';
 import type { SlackDeps } from '../deps.js';
+import { registerAlertForm } from './alert-form.js';
 import { registerAppHomeOpened } from './app-home-opened.js';
 import { registerDigestForm } from './digest-form.js';
 import { registerHomeLanguage } from './language.js';
@@ -12,5 +13,6 @@ export function registerHome(app: App, deps: SlackDeps): void {
   registerAppHomeOpened(app, deps);
   registerSettingsForms(app, deps);
   registerDigestForm(app, deps);
+  registerAlertForm(app, deps);
   registerHomeLanguage(app, deps);
 }

@@ -29,6 +29,11 @@ export const digest = {
   flaggedField: '*Flagged*\n{{n}}',
   goodsField_one: '*Goods*\n{{n}} kind',
   goodsField_other: '*Goods*\n{{n}} kinds',
+  filtered: 'Filter: {{what}}',
+  replyUrgent: 'Orders to ship within 24 h: {{n}}',
+  replyFlagged: 'Flagged orders: {{n}}',
+  detailsInThread: ':thread: Details (orders to ship soon, flagged orders, top goods) are in the thread.',
+  personal: 'your DM',
   noOrders: 'No orders were confirmed in this period.',
   byStatus: '*By status*\n{{lines}}',
   statusLine_one: '• {{status}}: {{n}} order · {{amount}}',
@@ -86,10 +91,16 @@ export const digest = {
   lastRunning: '{{when}}: running',
   listNone: 'No order digests yet. An admin can add one: `/orders digest add <owner id> #channel 09:00`.',
   listTitle: 'Order digests ({{n}})',
-  listRow: '*#{{id}}* · {{shop}} → {{channel}} · daily {{time}} {{zone}}\nNext: {{next}} · Last: {{last}}',
+  listRow:
+    '*#{{id}}* · {{shop}} → {{channel}} · {{days}} {{time}} {{zone}}{{options}}\nNext: {{next}} · Last: {{last}}',
+  daily: 'daily',
+  everyDay: 'every day',
+  onDays: 'on {{days}}',
+  threaded: 'in a thread',
+
   listFallback: 'Order digests: {{n}}',
   usage: {
-    add: '/orders digest add <owner id or shop alias> #channel 09:00 [time zone]',
+    add: '/orders digest add <owner id or shop alias> #channel|here|me 09:00[,17:30] [time zone] [days:mon-fri] [flag:red,yellow] [status:1] [single]',
     addWhat: 'a daily digest (admins)',
     list: '/orders digest list',
     listWhat: 'the digests, their next and last runs',
@@ -102,7 +113,7 @@ export const digest = {
   helpIntro:
     '*Daily order digests*: yesterday’s orders summed up in a channel at a set time, without receiver data.',
   helpNotes:
-    'Pick the channel from the autocomplete (or write `here` for this channel). The time zone is an IANA name such as `Asia/Shanghai` (the default) or `America/New_York`.',
+    'Pick the channel from the autocomplete (or write `here` for this channel, `me` for a digest by DM to you). The time zone is an IANA name such as `Asia/Shanghai` (the default) or `America/New_York`. `days:mon-fri` (or `weekdays`) posts on those days only; `flag:` and `status:` count only those orders; the details go in a thread unless you add `single`.',
   helpFallback: 'Daily order digests',
   problem: ':warning: {{text}}',
   answer: {
@@ -111,7 +122,7 @@ export const digest = {
     unknownShop: ':warning: No shop is known as "{{shop}}"; give its owner id.',
     exists: 'That digest already exists: #{{id}}.',
     added:
-      ':white_check_mark: Digest #{{id}} added: orders of owner {{owner}} every day at {{time}} {{zone}} in {{channel}}. First run: {{next}}. Invite platdesk to that channel if it is not a member.',
+      ':white_check_mark: Digest #{{id}} added: orders of owner {{owner}} {{days}} at {{time}} {{zone}} in {{channel}}. First run: {{next}}. Invite platdesk to that channel if it is not a member.',
     removed: ':wastebasket: Digest #{{id}} removed.',
     noSuchId: 'There is no digest #{{id}} (see `/orders digest list`).',
     posted_one:
@@ -131,7 +142,7 @@ export const digest = {
   },
 } as const;
 
-/** Why a digest command or the digest form cannot be taken (slack/digest/parse.ts codes). */
+/** Why a digest command or the digest form cannot be taken (digest/grammar.ts codes). */
 export const digestProblem = {
   here_in_dm: '`here` works only in a channel; this is a direct message',
   channel_plain_text:
@@ -143,10 +154,15 @@ export const digestProblem = {
   id_missing_run: "give the run digest's number (see `/orders digest list`)",
   id_missing_remove: "give the removed digest's number (see `/orders digest list`)",
   one_number: '{{verb}} takes one digest number',
-  add_usage: 'usage: /orders digest add <owner id or shop alias> #channel 09:00 [time zone] [lang:zh-CN]',
+  add_usage:
+    'usage: /orders digest add <owner id or shop alias> #channel|here|me 09:00[,17:30] [time zone] [days:mon-fri] [flag:red,yellow] [status:1] [single] [lang:zh-CN]',
   unexpected: 'unexpected "{{text}}"',
   unknown_verb: 'unknown digest command "{{verb}}"',
   language_bad: '"{{language}}" is not a language platdesk speaks: use en or zh-CN',
+  me_in_form: '`me` works only in the command',
+  days_bad: '"days:{{text}}" is not a set of days: write mon-fri, weekdays or mon,wed,fri',
+  flag_bad: '"flag:{{text}}" is not a flag colour: red, yellow, green, blue or purple (or 1–5)',
+  status_bad: '"status:{{text}}" is not a status: 1 awaiting shipment, 2 shipped, 3 received',
   unknown_shop: 'No shop is known as "{{shop}}"; give its owner id.',
 } as const;
 

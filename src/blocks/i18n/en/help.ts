@@ -53,7 +53,8 @@ export const help = {
     ex6: '/orders digest list',
     ex6What: 'the daily digests and when they run',
     note1: 'Flags: 1 red, 2 yellow, 3 green, 4 blue, 5 purple. Filters need the enhanced edition.',
-    note2: 'Digests: `/orders digest help` for add, list, remove and run.',
+    note2:
+      'Digests: `/orders digest help` for add, list, remove and run. Ship-by alerts: `/orders alert help`.',
   },
 } as const;
 

@@ -32,6 +32,7 @@ export const home = {
   source: {
     interactive: 'interactive',
     digest: 'digest',
+    alert: 'ship-by alert',
     unfurl: 'unfurl',
     shortcut: 'shortcut',
   },
@@ -78,6 +79,12 @@ export const home = {
   digestLine: '• #{{id}} {{shop}} → {{channel}} at {{time}} {{zone}}',
   remove: 'Remove',
   moreDigests: '…and {{n}} more: `/orders digest list`.',
+  alertsTitle: '*Ship-by alerts* ({{n}})',
+  alertsNone: '*Ship-by alerts* ({{n}})\nNone yet. Add one here or with `/orders alert add`.',
+  addAlert: 'Add alert',
+  shipAlertLine:
+    '• #{{id}} {{shop}} → {{channel}} · due within {{within}} h · every {{every}} min {{from}}–{{to}} · spent today {{spent}} of {{cap}}',
+  moreAlerts: '…and {{n}} more: `/orders alert list`.',
   footer:
     'Run digests with `/orders digest run`. Every change is recorded with who made it (`/platdesk audit`). Updated {{time}}.',
   form: {

@@ -1,4 +1,5 @@
 /** The English catalog: the reference every other language matches key for key. */
+import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { common, domain } from './common.js';
 import { digest, digestForm, digestProblem } from './digest.js';
@@ -35,6 +36,9 @@ export const en = {
   digest,
   digestProblem,
   digestForm,
+  shipAlert,
+  shipAlertProblem,
+  alertForm,
   shortcut,
   notice,
   platdesk,

@@ -30,6 +30,11 @@ export const digest: Catalog['digest'] = {
   flaggedField: '*插旗*\n{{n}}',
   goodsField_one: '*商品*\n{{n}} 种',
   goodsField_other: '*商品*\n{{n}} 种',
+  filtered: '筛选：{{what}}',
+  replyUrgent: '24 小时内需发货的订单：{{n}} 单',
+  replyFlagged: '插旗订单：{{n}} 单',
+  detailsInThread: ':thread: 详情（即将发货、插旗订单、热销商品）见本消息的回复。',
+  personal: '你的私信',
   noOrders: '这段时间没有成交的订单。',
   byStatus: '*按状态*\n{{lines}}',
   statusLine_one: '• {{status}}：{{n}} 单 · {{amount}}',
@@ -87,10 +92,16 @@ export const digest: Catalog['digest'] = {
   lastRunning: '{{when}}：运行中',
   listNone: '还没有订单汇总。管理员可以添加：`/orders digest add <商家 ID> #频道 09:00`。',
   listTitle: '订单汇总（{{n}}）',
-  listRow: '*#{{id}}* · {{shop}} → {{channel}} · 每天 {{time}} {{zone}}\n下次：{{next}} · 上次：{{last}}',
+  listRow:
+    '*#{{id}}* · {{shop}} → {{channel}} · {{days}} {{time}} {{zone}}{{options}}\n下次：{{next}} · 上次：{{last}}',
+  daily: '每天',
+  everyDay: '每天',
+  onDays: '每{{days}}',
+  threaded: '详情在回复中',
+
   listFallback: '订单汇总：{{n}}',
   usage: {
-    add: '/orders digest add <商家 ID 或店铺别名> #频道 09:00 [时区]',
+    add: '/orders digest add <商家 ID 或店铺别名> #频道|here|me 09:00[,17:30] [时区] [days:mon-fri] [flag:red,yellow] [status:1] [single]',
     addWhat: '每日汇总（管理员）',
     list: '/orders digest list',
     listWhat: '所有汇总及其下次、上次运行',
@@ -102,7 +113,7 @@ export const digest: Catalog['digest'] = {
   usageLine: '`{{usage}}` — {{what}}',
   helpIntro: '*每日订单汇总*：在设定时间把昨天的订单汇总发到频道，不含收件人信息。',
   helpNotes:
-    '从自动补全中选择频道（或写 `here` 表示本频道）。时区为 IANA 名称，例如 `Asia/Shanghai`（默认）或 `America/New_York`。',
+    '从自动补全中选择频道（或写 `here` 表示本频道，`me` 表示私信发给你）。时区为 IANA 名称，例如 `Asia/Shanghai`（默认）或 `America/New_York`。`days:mon-fri`（或 `weekdays`）只在这些天发布；`flag:` 和 `status:` 只统计这些订单；详情放在回复里，加 `single` 则合成一条消息。',
   helpFallback: '每日订单汇总',
   problem: ':warning: {{text}}',
   answer: {
@@ -111,7 +122,7 @@ export const digest: Catalog['digest'] = {
     unknownShop: ':warning: 没有叫“{{shop}}”的店铺；请提供商家 ID。',
     exists: '该汇总已存在：#{{id}}。',
     added:
-      ':white_check_mark: 已添加汇总 #{{id}}：每天 {{time}} {{zone}} 在 {{channel}} 发布商家 {{owner}} 的订单。首次运行：{{next}}。如果 platdesk 不在该频道，请邀请它加入。',
+      ':white_check_mark: 已添加汇总 #{{id}}：{{days}} {{time}} {{zone}} 在 {{channel}} 发布商家 {{owner}} 的订单。首次运行：{{next}}。如果 platdesk 不在该频道，请邀请它加入。',
     removed: ':wastebasket: 已删除汇总 #{{id}}。',
     noSuchId: '没有汇总 #{{id}}（见 `/orders digest list`）。',
     posted_one: ':white_check_mark: 汇总已发布到 {{channel}}：{{n}} 单，{{amount}}；花费 {{points}}。',
@@ -140,10 +151,15 @@ export const digestProblem: Catalog['digestProblem'] = {
   id_missing_run: '请提供要运行的汇总编号（见 `/orders digest list`）',
   id_missing_remove: '请提供要删除的汇总编号（见 `/orders digest list`）',
   one_number: '{{verb}} 只接受一个汇总编号',
-  add_usage: '用法：/orders digest add <商家 ID 或店铺别名> #频道 09:00 [时区] [lang:zh-CN]',
+  add_usage:
+    '用法：/orders digest add <商家 ID 或店铺别名> #频道|here|me 09:00[,17:30] [时区] [days:mon-fri] [flag:red,yellow] [status:1] [single] [lang:zh-CN]',
   unexpected: '多余的内容“{{text}}”',
   unknown_verb: '未知的汇总命令“{{verb}}”',
   language_bad: '“{{language}}”不是 platdesk 支持的语言：请用 en 或 zh-CN',
+  me_in_form: '`me` 只能在命令里使用',
+  days_bad: '“days:{{text}}”不是有效的日期：请写 mon-fri、weekdays 或 mon,wed,fri',
+  flag_bad: '“flag:{{text}}”不是旗子颜色：red、yellow、green、blue 或 purple（或 1–5）',
+  status_bad: '“status:{{text}}”不是订单状态：1 待发货、2 已发货、3 已签收',
   unknown_shop: '没有叫“{{shop}}”的店铺；请提供商家 ID。',
 };
 

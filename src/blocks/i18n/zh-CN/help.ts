@@ -53,7 +53,7 @@ export const help: Catalog['help'] = {
     ex6What: '每日汇总及其发送时间',
     note1:
       '旗帜：1 红、2 黄、3 绿、4 蓝、5 紫。筛选条件需要增强版。英文关键字（page: size: date: from: to: remark: flag:）同样可用。',
-    note2: '每日汇总：`/orders digest help` 查看 add、list、remove 和 run。',
+    note2: '每日汇总：`/orders digest help` 查看 add、list、remove 和 run。发货预警：`/orders alert help`。',
   },
 };
 

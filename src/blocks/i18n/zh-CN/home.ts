@@ -31,6 +31,7 @@ export const home: Catalog['home'] = {
   source: {
     interactive: '手动',
     digest: '每日汇总',
+    alert: '发货预警',
     unfurl: '链接预览',
     shortcut: '快捷方式',
   },
@@ -77,6 +78,12 @@ export const home: Catalog['home'] = {
   digestLine: '• #{{id}} {{shop}} → {{channel}}，{{time}} {{zone}}',
   remove: '删除',
   moreDigests: '…还有 {{n}} 个：`/orders digest list`。',
+  alertsTitle: '*发货预警*（{{n}}）',
+  alertsNone: '*发货预警*（{{n}}）\n还没有。可在这里或用 `/orders alert add` 添加。',
+  addAlert: '添加预警',
+  shipAlertLine:
+    '• #{{id}} {{shop}} → {{channel}} · {{within}} 小时内需发货 · 每 {{every}} 分钟 {{from}}–{{to}} · 今日花费 {{spent}}（上限 {{cap}}）',
+  moreAlerts: '…还有 {{n}} 个：`/orders alert list`。',
   footer:
     '用 `/orders digest run` 立即运行汇总。每次修改都会记录修改人（`/platdesk audit`）。更新于 {{time}}。',
   form: {

@@ -1,5 +1,7 @@
 /** The Chinese (zh-CN) catalog, typed by the English one: a missing or extra key does not compile. */
+
 import type { Catalog } from '../words.js';
+import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { common, domain } from './common.js';
 import { digest, digestForm, digestProblem } from './digest.js';
@@ -36,6 +38,9 @@ export const zhCN: Catalog = {
   digest,
   digestProblem,
   digestForm,
+  shipAlert,
+  shipAlertProblem,
+  alertForm,
   shortcut,
   notice,
   platdesk,

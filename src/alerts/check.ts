@@ -1,0 +1,192 @@
+/**
+ * One ship-by check of a held alert check record: the cost cap, the fetch (the digest's
+ * fetchOrders: 24 h windows, pages of 100, bulk priority in the shared limiter, every page in the
+ * ledger as 'alert'), then
+ *  - orders alerted before and now shipped (status 2 or 3) → their messages say "Shipped ✓";
+ *  - awaiting orders (status 1) due within the alert's hours and never alerted → one message;
+ *  - alerted orders still awaiting one hour before their deadline → one reminder each.
+ *
+ * The caller (scheduler.ts) holds the check's lease and handles failures.
+ */
+
+import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
+import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
+import { ledgerEntryFor } from '../plat/ledger-entry.js';
+import type { ChargeEvent, Order } from '../plat/types.js';
+import type { AlertCheck, AlertOrderFacts, AlertSubscription } from '../store/alerts.js';
+import type { Lease } from '../store/digests.js';
+import { ALERT_LOOKBACK_MS } from './cost.js';
+import type { AlertDeps } from './types.js';
+
+const HOUR = 3_600_000;
+/** An order gets its reminder once it is due within this (issue 15: one hour before). */
+export const REMIND_BEFORE_MS = HOUR;
+/**
+ * At most this many orders in one message (two blocks each, under Slack's 50); the rest, least
+ * urgent, are alerted by the next check.
+ */
+export const MAX_ORDERS_PER_ALERT = 20;
+
+export interface CheckContext extends AlertDeps {
+  now: () => number;
+  instanceId: string;
+  leaseMs: number;
+}
+
+export type CheckResult =
+  | { kind: 'posted'; check: AlertCheck; alerted: number; shipped: number; reminded: number }
+  | {
+      kind: 'awaiting_approval';
+      check: AlertCheck;
+      estimatePoints: number;
+      spentPoints: number;
+      capPoints: number;
+    };
+
+const facts = (o: Order & { lastShipTime: Date }): AlertOrderFacts => ({
+  orderSn: o.orderSn,
+  goodsName: o.goodsName,
+  goodsCount: o.goodsCount,
+  amountFen: Math.round(o.payAmount * 100),
+  lastShipTime: o.lastShipTime,
+});
+
+export async function executeAlertCheck(
+  ctx: CheckContext,
+  sub: AlertSubscription,
+  check: AlertCheck,
+  options: { force: boolean; signal?: AbortSignal },
+): Promise<CheckResult> {
+  const alerts = ctx.store.alerts;
+  const lease = (): Lease => ({ owner: ctx.instanceId, now: new Date(ctx.now()), ms: ctx.leaseMs });
+  const approved = options.force || alerts.approvedOn(sub.id, check.localDate) !== null;
+  const cap = approved ? Number.POSITIVE_INFINITY : sub.capPoints;
+  const spent = alerts.spentOn(sub.id, check.localDate);
+  const price = ctx.priceOf('paging-orders', 1);
+  const now = ctx.now();
+  const from = new Date(now - ALERT_LOOKBACK_MS);
+  const to = new Date(now);
+
+  const park = (estimatePoints: number): CheckResult => {
+    if (!alerts.awaitApproval(check.id, ctx.instanceId, estimatePoints, new Date(ctx.now())))
+      throw new DigestLeaseLostError(check.id);
+    ctx.logger?.info({ checkId: check.id, estimatePoints, spent, cap }, 'alert check over the daily cap');
+    return {
+      kind: 'awaiting_approval',
+      check: alerts.check(check.id) ?? check,
+      estimatePoints,
+      spentPoints: spent,
+      capPoints: sub.capPoints,
+    };
+  };
+
+  // Estimate before any call: the last check's pages, at least one a window.
+  const estimatedPages = Math.max(splitWindows(from, to).length, alerts.lastPosted(sub.id)?.calls ?? 0);
+  if (price !== null && spent + estimatedPages * price > cap) return park(estimatedPages * price);
+
+  const onCharge = (event: ChargeEvent): void => {
+    ctx.store.ledger.record(
+      ledgerEntryFor(event, { userId: null, channelId: sub.channelId, pendingId: null, source: 'alert' }),
+    );
+    alerts.addCharge(check.id, event.points, 1);
+  };
+  let orders: Order[];
+  try {
+    orders = (
+      await fetchOrders(ctx.client, {
+        ownerId: sub.ownerId,
+        from,
+        to,
+        priority: 'bulk',
+        correlationId: `alert-${check.id}`,
+        onCharge,
+        onProgress: () => {
+          if (!alerts.renew(check.id, lease())) throw new DigestLeaseLostError(check.id);
+        },
+        checkPlan: (plan) => {
+          const each = price ?? plan.lastPagePoints;
+          if (each !== null && spent + plan.pagesPlanned * each > cap)
+            throw new DigestOverCapError(plan.pagesPlanned * each);
+        },
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+    ).orders;
+  } catch (error) {
+    if (error instanceof DigestOverCapError) return park(error.estimatePoints);
+    throw error;
+  }
+
+  const byNumber = new Map(orders.map((o) => [o.orderSn, o]));
+  const at = ctx.now();
+  // Only orders still due can be alerted, so only those are looked up (the table keeps a week).
+  const known = new Set(
+    alerts
+      .orders(sub.id, ['pending', 'alerted', 'handled', 'shipped', 'unknown'], new Date(at))
+      .map((o) => o.orderSn),
+  );
+  const due = orders
+    .filter(
+      (o): o is Order & { lastShipTime: Date } =>
+        o.status === 1 &&
+        o.lastShipTime !== null &&
+        o.lastShipTime.getTime() >= at &&
+        o.lastShipTime.getTime() <= at + sub.withinHours * HOUR &&
+        !known.has(o.orderSn),
+    )
+    .sort(
+      (a, b) => a.lastShipTime.getTime() - b.lastShipTime.getTime() || a.orderSn.localeCompare(b.orderSn),
+    );
+  // Orders an interrupted attempt recorded go out with this message, within the same bound.
+  const waiting = alerts.orders(sub.id, ['pending']).length;
+  const batch = due.slice(0, Math.max(0, MAX_ORDERS_PER_ALERT - waiting));
+
+  // Recorded before posting: a restart from here on posts these, and no later check lists them.
+  const pending = alerts.recordPending(check.id, lease(), batch.map(facts));
+  if (pending === null || !alerts.markPosting(check.id, lease())) throw new DigestLeaseLostError(check.id);
+  const messageTs =
+    pending.length > 0 ? await ctx.publisher.postAlert(sub, pending, at, due.length - batch.length) : null;
+  if (!alerts.markPosted(check.id, ctx.instanceId, messageTs, new Date(ctx.now())))
+    ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');
+
+  const quietly = (p: Promise<unknown>, what: string) =>
+    p.catch((err: unknown) => ctx.logger?.warn({ err, checkId: check.id }, what));
+
+  // Shipped since they were alerted: each message carrying one is updated once.
+  const touched = new Set<string>();
+  let shipped = 0;
+  for (const order of alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
+    const now = byNumber.get(order.orderSn);
+    if ((now?.status === 2 || now?.status === 3) && alerts.markShipped(sub.id, order.orderSn, new Date(at))) {
+      shipped += 1;
+      if (order.messageTs) touched.add(order.messageTs);
+    }
+  }
+  for (const ts of touched)
+    await quietly(
+      ctx.publisher.updateAlert(sub, ts, alerts.ordersOfMessage(sub.id, ts), at),
+      'alert message not updated',
+    );
+
+  // One reminder an order, marked before it is sent: a crash may lose one, never send two.
+  let reminded = 0;
+  for (const order of alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
+    const left = order.lastShipTime.getTime() - at;
+    if (order.checkId === check.id || left <= 0 || left > REMIND_BEFORE_MS) continue;
+    if (byNumber.get(order.orderSn)?.status !== 1) continue;
+    if (!alerts.markReminded(sub.id, order.orderSn, new Date(at))) continue;
+    reminded += 1;
+    await quietly(ctx.publisher.remind(sub, order, at), 'alert reminder not delivered');
+  }
+
+  ctx.logger?.info(
+    { checkId: check.id, subscriptionId: sub.id, alerted: pending.length, shipped, reminded },
+    'alert check done',
+  );
+  return {
+    kind: 'posted',
+    check: alerts.check(check.id) ?? check,
+    alerted: pending.length,
+    shipped,
+    reminded,
+  };
+}

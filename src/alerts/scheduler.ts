@@ -1,0 +1,231 @@
+/**
+ * The alert scheduler: at each subscription's slot (schedule.ts) claim that slot's check in the
+ * store and run it; retry a failure with backoff until the next slot; ask the admins when a
+ * check would pass the day's cap. The store's UNIQUE keys make it exactly once across restarts
+ * and instances (store/alerts.ts); leases and the orphaned-post rule are the digest's.
+ *
+ * The timer loop and run tracking are the digest scheduler's (digest/wake-loop.ts); the clock is
+ * injected.
+ */
+import { randomUUID } from 'node:crypto';
+import { DigestLeaseLostError } from '../digest/runner.js';
+import { createWakeLoop, realClock } from '../digest/wake-loop.js';
+import { localDateOf } from '../digest/zoned-time.js';
+import { isPlatError } from '../plat/errors.js';
+import type { AlertCheck, AlertSubscription } from '../store/alerts.js';
+import type { Lease } from '../store/digests.js';
+import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
+import { dueSlot, nextSlotAfter } from './schedule.js';
+import type { AlertClock, AlertDeps } from './types.js';
+
+const MINUTE = 60_000;
+
+export const ALERT_SCHEDULER_DEFAULTS = {
+  leaseMs: 10 * MINUTE,
+  retryDelaysMs: [2 * MINUTE, 5 * MINUTE, 15 * MINUTE],
+  maxSleepMs: MINUTE,
+} as const;
+
+export interface AlertSchedulerOptions extends AlertDeps {
+  clock?: AlertClock;
+  instanceId?: string;
+  leaseMs?: number;
+  retryDelaysMs?: readonly number[];
+  maxSleepMs?: number;
+}
+
+export type ApproveResult =
+  | CheckResult
+  | { kind: 'not_found' }
+  | { kind: 'already_handled' }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'stopped' };
+
+export interface AlertScheduler {
+  readonly instanceId: string;
+  start(): void;
+  stop(): Promise<void>;
+  reschedule(): void;
+  /** "Run anyway": approves the day's spending past the cap and runs the parked check. */
+  approve(checkId: number, userId: string): Promise<ApproveResult>;
+  nextCheckAt(sub: AlertSubscription): number;
+  idle(): Promise<void>;
+  nextWakeAt(): number | null;
+}
+
+export function createAlertScheduler(options: AlertSchedulerOptions): AlertScheduler {
+  const clock = options.clock ?? realClock;
+  const instanceId = options.instanceId ?? randomUUID();
+  const leaseMs = options.leaseMs ?? ALERT_SCHEDULER_DEFAULTS.leaseMs;
+  const retryDelays = options.retryDelaysMs ?? ALERT_SCHEDULER_DEFAULTS.retryDelaysMs;
+  const maxSleepMs = options.maxSleepMs ?? ALERT_SCHEDULER_DEFAULTS.maxSleepMs;
+  const { store, publisher, logger } = options;
+  const alerts = store.alerts;
+  const ctx: CheckContext = { ...options, now: () => clock.now(), instanceId, leaseMs };
+  const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
+
+  // The digest scheduler's timer loop and run tracking (digest/wake-loop.ts).
+  const loop = createWakeLoop({
+    clock,
+    maxSleepMs,
+    plan: (now) => plan(now),
+    wake: (now) => claimDue(now),
+    onError: (error) => logger?.error({ err: error }, 'alert scheduler could not read the store'),
+  });
+
+  /** The slot a subscription may run now: today's newest, unless it came before the alert existed. */
+  function currentSlot(sub: AlertSubscription, now: number): number | null {
+    const slot = dueSlot(sub, now);
+    // An alert added between two slots checks at once (its current slot), not an hour later.
+    if (slot === null || slot + sub.everyMinutes * MINUTE <= sub.createdAt.getTime()) return null;
+    return slot;
+  }
+
+  function mayClaim(check: AlertCheck, now: number): boolean {
+    if (loop.inFlight(check.id)) return false;
+    if (check.state === 'running' || check.state === 'posting')
+      return check.leaseExpiresAt === null || check.leaseExpiresAt.getTime() <= now;
+    return check.state === 'failed' && check.nextAttemptAt !== null && check.nextAttemptAt.getTime() <= now;
+  }
+
+  function plan(now: number): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const sub of alerts.list()) {
+      next = Math.min(next, nextSlotAfter(sub, now));
+      const slot = currentSlot(sub, now);
+      if (slot !== null && alerts.checkAt(sub.id, new Date(slot)) === null) next = Math.min(next, now);
+    }
+    for (const check of alerts.openChecks()) {
+      if (loop.inFlight(check.id)) continue;
+      const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
+      if (at) next = Math.min(next, at.getTime());
+    }
+    return next;
+  }
+
+  function claim(sub: AlertSubscription, slotAt: number): void {
+    const claimed = alerts.claimCheck(
+      { subscriptionId: sub.id, slotAt: new Date(slotAt), localDate: localDateOf(slotAt, sub.timeZone) },
+      lease(),
+    );
+    if (claimed.claimed) {
+      logger?.info(
+        { checkId: claimed.check.id, subscriptionId: sub.id, how: claimed.how },
+        'alert check claimed',
+      );
+      void run(sub, claimed.check, false);
+    } else if (claimed.orphaned) {
+      logger?.warn({ checkId: claimed.check.id }, 'alert post interrupted by a stop');
+      void publisher
+        .alertOrphaned(sub, claimed.check)
+        .catch((err: unknown) => logger?.error({ err }, 'alert admin message not delivered'));
+    }
+  }
+
+  function claimDue(now: number): void {
+    const subs = new Map(alerts.list().map((s) => [s.id, s]));
+    for (const sub of subs.values()) {
+      const slot = currentSlot(sub, now);
+      if (slot === null) continue;
+      const existing = alerts.checkAt(sub.id, new Date(slot));
+      if (existing && !mayClaim(existing, now)) continue;
+      claim(sub, slot);
+    }
+    // Retries and takeovers of checks of earlier slots.
+    for (const check of alerts.openChecks()) {
+      const sub = subs.get(check.subscriptionId);
+      if (sub && mayClaim(check, now)) claim(sub, check.slotAt.getTime());
+    }
+  }
+
+  function run(sub: AlertSubscription, check: AlertCheck, force: boolean): Promise<ApproveResult> {
+    const attempt = async (signal: AbortSignal): Promise<ApproveResult> => {
+      try {
+        const result = await executeAlertCheck(ctx, sub, check, { force, signal });
+        await after(sub, result);
+        return result;
+      } catch (error) {
+        if (signal.aborted) {
+          alerts.release(check.id, instanceId, new Date(clock.now()));
+          return { kind: 'stopped' };
+        }
+        if (error instanceof DigestLeaseLostError) return { kind: 'already_handled' };
+        await failed(sub, alerts.check(check.id) ?? check, error);
+        return { kind: 'failed', error };
+      }
+    };
+    return loop.track(check.id, (signal) =>
+      attempt(signal).catch((error: unknown): ApproveResult => {
+        logger?.error({ err: error, checkId: check.id }, 'alert check could not be recorded');
+        return { kind: 'failed', error };
+      }),
+    );
+  }
+
+  async function after(sub: AlertSubscription, result: CheckResult): Promise<void> {
+    if (result.kind === 'posted') {
+      // A check that works again closes the failure notice.
+      const noticeTs = alerts.noticeTs(sub.id);
+      if (noticeTs !== null) {
+        alerts.setNoticeTs(sub.id, null);
+        await publisher
+          .postFailure(sub, { error: null, nextAttemptAt: null, resolved: true }, noticeTs)
+          .catch((err: unknown) => logger?.warn({ err }, 'alert notice not updated'));
+      }
+      return;
+    }
+    if (alerts.markAsked(sub.id, result.check.localDate, new Date(clock.now())))
+      await publisher
+        .askApproval({
+          subscription: sub,
+          check: result.check,
+          estimatePoints: result.estimatePoints,
+          spentPoints: result.spentPoints,
+          capPoints: result.capPoints,
+        })
+        .catch((err: unknown) => logger?.error({ err }, 'alert approval request not delivered'));
+  }
+
+  /** Records the failure with a retry before the next slot, and posts or updates the one notice. */
+  async function failed(sub: AlertSubscription, check: AlertCheck, error: unknown): Promise<void> {
+    const now = clock.now();
+    const delay = retryDelays[check.attempts - 1];
+    const nextSlot = nextSlotAfter(sub, check.slotAt.getTime());
+    const nextAttemptAt = delay !== undefined && now + delay < nextSlot ? new Date(now + delay) : null;
+    const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
+    logger?.warn(
+      { checkId: check.id, attempts: check.attempts, nextAttemptAt, reason },
+      'alert check failed',
+    );
+    if (!alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) }))
+      return;
+    const noticeTs = alerts.noticeTs(sub.id);
+    try {
+      const ts = await publisher.postFailure(sub, { error, nextAttemptAt, resolved: false }, noticeTs);
+      if (noticeTs === null) alerts.setNoticeTs(sub.id, ts);
+    } catch (err) {
+      logger?.error({ err, checkId: check.id }, 'alert failure notice not posted');
+    }
+  }
+
+  return {
+    instanceId,
+    start: () => loop.start(),
+    stop: () => loop.stop(),
+    reschedule: () => loop.arm(),
+    async approve(checkId, userId) {
+      const waiting = alerts.check(checkId);
+      const sub = waiting ? alerts.get(waiting.subscriptionId) : null;
+      if (!waiting || !sub) return { kind: 'not_found' };
+      if (!loop.running) return { kind: 'stopped' };
+      alerts.approveDay(sub.id, waiting.localDate, userId, new Date(clock.now()));
+      const check = alerts.claimApproved(checkId, lease());
+      if (!check) return { kind: 'already_handled' };
+      logger?.info({ checkId, userId }, 'alert over the daily cap approved');
+      return run(sub, check, true);
+    },
+    nextCheckAt: (sub) => nextSlotAfter(sub, clock.now()),
+    idle: () => loop.idle(),
+    nextWakeAt: () => loop.nextWakeAt(),
+  };
+}

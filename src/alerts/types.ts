@@ -1,0 +1,56 @@
+/**
+ * What the alert layer needs from outside, as interfaces: the Slack side implements the
+ * publisher (slack/alerts/publisher.ts), so alerts/ imports only digest/, plat/ and store/.
+ */
+import type { Logger } from 'pino';
+import type { DigestClock, PriceOf } from '../digest/types.js';
+import type { PlatClient } from '../plat/client.js';
+import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/alerts.js';
+import type { Store } from '../store/store.js';
+
+export interface AlertPublisher {
+  /** One compact message per check in the subscription's channel; returns its ts. */
+  postAlert(
+    sub: AlertSubscription,
+    orders: readonly AlertOrder[],
+    at: number,
+    deferred: number,
+  ): Promise<string>;
+  /** Re-renders an alert message from its orders' current state (claimed, handled, shipped). */
+  updateAlert(
+    sub: AlertSubscription,
+    messageTs: string,
+    orders: readonly AlertOrder[],
+    at: number,
+  ): Promise<void>;
+  /** One hour before the deadline: a DM to the claimer, else the channel. */
+  remind(sub: AlertSubscription, order: AlertOrder, at: number): Promise<void>;
+  /** The failure notice (posted once per streak of failures, then updated); returns its ts. */
+  postFailure(
+    sub: AlertSubscription,
+    failure: { error: unknown; nextAttemptAt: Date | null; resolved: boolean },
+    replaceTs: string | null,
+  ): Promise<string>;
+  /** Over the day's cap: asks every admin, with a button carrying the check id. */
+  askApproval(request: AlertApprovalRequest): Promise<void>;
+  /** A stop between posting and recording it: the admins are told once; the alert is not re-posted. */
+  alertOrphaned(sub: AlertSubscription, check: AlertCheck): Promise<void>;
+}
+
+export interface AlertApprovalRequest {
+  subscription: AlertSubscription;
+  check: AlertCheck;
+  estimatePoints: number;
+  spentPoints: number;
+  capPoints: number;
+}
+
+export interface AlertDeps {
+  client: PlatClient;
+  store: Store;
+  publisher: AlertPublisher;
+  priceOf: PriceOf;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+export type { DigestClock as AlertClock };

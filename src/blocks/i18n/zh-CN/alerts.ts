@@ -1,0 +1,102 @@
+import type { Catalog } from '../words.js';
+
+export const shipAlert: Catalog['shipAlert'] = {
+  title_one: ':alarm_clock: {{shop}} 有 {{n}} 单需在 {{hours}} 小时内发货',
+  title_other: ':alarm_clock: {{shop}} 有 {{n}} 单需在 {{hours}} 小时内发货',
+  order: '`{{sn}}` · {{goods}} × {{qty}} · {{amount}}\n最晚 *{{time}}* 发货（{{left}}）',
+  left: '还剩 {{time}}',
+  overdue: '已超时',
+  claimedBy: ':raising_hand: {{user}} 已于 {{time}} 认领',
+  handledBy: ':white_check_mark: {{user}} 已于 {{time}} 处理',
+  shipped: ':package: 已发货 ✓',
+  lost: ':grey_question: 未显示：发布时 platdesk 停止了',
+  claim: '认领',
+  handled: '已处理',
+  deferred_one: '还有 {{n}} 单发货时间较晚，下次检查时再提醒。',
+  deferred_other: '还有 {{n}} 单发货时间较晚，下次检查时再提醒。',
+  footer: '发货预警 #{{id}} · 不含收件人姓名、电话或地址。',
+  fallback_one: '{{shop}} 有 {{n}} 单需在 {{hours}} 小时内发货',
+  fallback_other: '{{shop}} 有 {{n}} 单需在 {{hours}} 小时内发货',
+  reminderYou:
+    ':rotating_light: 提醒：你认领的 {{shop}} 订单 `{{sn}}`（{{goods}}）最晚 *{{time}}* 发货（{{left}}），现在还没发货。',
+  reminderChannel:
+    ':rotating_light: 提醒：{{shop}} 订单 `{{sn}}`（{{goods}}）最晚 *{{time}}* 发货（{{left}}），还没有人认领。',
+  failed: ':warning: 发货预警 #{{id}}（{{shop}}）没能查询订单：{{reason}}。{{remedy}} {{next}}',
+  retryAt: '将在 {{time}} 重试。',
+  nextSlot: '下次检查按原定时间进行。',
+  resolved: ':white_check_mark: 发货预警 #{{id}}（{{shop}}）已恢复正常。',
+  approval:
+    ':moneybag: 发货预警 #{{id}}（{{shop}} → {{channel}}）将超出每日费用上限：今天已花 {{spent}}，本次检查约 {{points}}，上限 {{cap}}。订单尚未查询。',
+  runAnyway: '今天照常运行（约 {{points}}）',
+  orphaned:
+    ':warning: 发布发货预警 #{{id}}（{{shop}}）时 platdesk 停止了：{{channel}} 可能收到了，也可能没有。为避免重复发布，这些订单不会再次提醒。',
+  refusedClaim: '订单 `{{sn}}` 已被 {{user}} 认领（{{time}} 起），对方正在处理。',
+  refusedDone: '订单 `{{sn}}` 已完成：{{state}}。',
+  refusedHandled: '订单 `{{sn}}` 已被 {{user}} 认领，只有对方可以标记为已处理。',
+  stateHandled: '已处理',
+  stateShipped: '已发货',
+  gone: '这个预警已不存在（已被删除）。',
+  listNone: '还没有发货预警。管理员可以添加：`/orders alert add <商家ID> #频道 within:6`。',
+  listTitle: '发货预警（{{n}} 个）',
+  listRow:
+    '*#{{id}}* · {{shop}} → {{channel}} · {{within}} 小时内需发货 · 每 {{every}} 分钟 {{from}}–{{to}} {{zone}}\n今日花费：{{spent}}（上限 {{cap}}）· 下次检查：{{next}}',
+  listFallback: '发货预警：{{n}} 个',
+  usage: {
+    add: '/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>] [lang:zh-CN]',
+    addWhat: '快到最晚发货时间的订单提醒（管理员）',
+    list: '/orders alert list',
+    listWhat: '所有预警及今日花费',
+    remove: '/orders alert remove <编号>',
+    removeWhat: '停止一个预警（管理员）',
+  },
+  helpIntro:
+    '*发货预警*：待发货且快到最晚发货时间的订单，每单只提醒一次，带“认领”和“已处理”按钮。默认：6 小时内、每 60 分钟、09:00–21:00 北京时间，每日上限同汇总上限。',
+  helpFallback: '发货预警',
+  answer: {
+    notEnabled: '这个 platdesk 没有开启发货预警。',
+    onlyAdmins: ':no_entry: 只有 platdesk 管理员可以添加或删除发货预警。',
+    unknownShop: ':warning: 找不到叫“{{shop}}”的店铺，请填写商家ID。',
+    exists: '这个店铺在该频道已有预警：#{{id}}。',
+    added:
+      ':white_check_mark: 已添加发货预警 #{{id}}：商家 {{owner}} 在 {{within}} 小时内需发货的订单，{{from}}–{{to}} {{zone}} 每 {{every}} 分钟检查一次，发到 {{channel}}；每日上限 {{cap}}。每次检查约花费 {{perCheck}}。下次检查：{{next}}。',
+    removed: ':wastebasket: 已删除发货预警 #{{id}}。',
+    noSuchId: '没有发货预警 #{{id}}（见 `/orders alert list`）。',
+    approveOnlyAdmins: ':no_entry: 只有 platdesk 管理员可以批准超出预警上限的花费。',
+    approved: ':hourglass_flowing_sand: {{user}} 批准了今天的花费，正在检查…',
+    ran_one: ':white_check_mark: 检查完成：提醒了 {{n}} 单。',
+    ran_other: ':white_check_mark: 检查完成：提醒了 {{n}} 单。',
+    alreadyHandled: '这次检查已被批准或已运行，没有再扣费。',
+    failed: ':warning: 检查失败：{{reason}}。',
+    notFound: '没有这次检查。',
+    stopped: 'platdesk 正在重启，请一分钟后再试。',
+  },
+};
+
+export const alertForm: Catalog['alertForm'] = {
+  title: '添加发货预警',
+  submit: '添加',
+  close: '取消',
+  intro:
+    'platdesk 在工作时间检查店铺的待发货订单，把快到最晚发货时间的订单各提醒一次，带“认领”和“已处理”按钮。不含个人信息。',
+  shop: '商家ID或店铺别名',
+  channel: '发到频道',
+  within: '多少小时内需发货',
+  every: '每隔多少分钟检查',
+  hours: '工作时间',
+  timeZone: '时区',
+  cap: '每日费用上限（点）',
+  capHint: '留空：使用汇总的费用上限。超过上限时，先问管理员，再调用。',
+  onlyAdmins: '只有 platdesk 管理员可以添加发货预警。',
+  chooseChannel: '请选择频道',
+};
+
+export const shipAlertProblem: Catalog['shipAlertProblem'] = {
+  alert_usage:
+    '用法：/orders alert add <商家ID或店铺别名> #频道 within:<小时> [every:<分钟>] [hours:09:00-21:00] [时区] [cap:<点数>] [lang:zh-CN]',
+  within_bad: '“within:{{text}}”应为 1 到 72 之间的整数小时',
+  every_bad: '“every:{{text}}”应为 15 到 720 之间的整数分钟',
+  hours_bad: '“hours:{{text}}”应为工作时间，例如 09:00-21:00',
+  cap_bad: '“cap:{{text}}”应为 0 到 1000000 之间的点数',
+  alert_id_missing: '请给出预警编号（见 `/orders alert list`）',
+  alert_verb: '未知的预警命令“{{verb}}”',
+};

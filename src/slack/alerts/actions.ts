@@ -1,0 +1,98 @@
+/**
+ * The buttons of a ship-by alert: Claim (records who, refused politely when someone else has
+ * it), Handled (marks it done), both updating the channel message for everyone; and "Run anyway"
+ * on a check over its daily cap (admins only, single-use).
+ */
+import type { App, BlockAction, BlockButtonAction, ButtonAction } from '@slack/bolt';
+import { claimOrder, handleOrder, readOrderRef } from '../../alerts/subscriptions.js';
+import { ACTIONS, ALERT_CLAIM_PATTERN, ALERT_HANDLED_PATTERN } from '../../blocks/action-ids.js';
+import { renderAlert, renderClaimRefusal } from '../../blocks/alerts.js';
+import { digestFailureReason, renderDigestAnswer } from '../../blocks/digest.js';
+import type { SlackDeps } from '../deps.js';
+
+export function registerAlertActions(app: App, deps: SlackDeps): void {
+  const onOrder =
+    (kind: 'claim' | 'handled') =>
+    async ({
+      ack,
+      action,
+      body,
+      respond,
+      client,
+    }: Parameters<Parameters<typeof app.action<BlockAction<ButtonAction>>>[1]>[0]) => {
+      await ack();
+      const w = await deps.language.user(body.user.id);
+      const ref = readOrderRef(action.value);
+      const sub = ref ? deps.store.alerts.get(ref.subscriptionId) : null;
+      if (!ref || !sub) {
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...renderDigestAnswer(w.t('shipAlert.gone')),
+        });
+        return;
+      }
+      const now = deps.now();
+      const result = (kind === 'claim' ? claimOrder : handleOrder)(
+        deps.store,
+        action.value,
+        body.user.id,
+        now,
+      );
+      if (!result.ok) {
+        if (result.order)
+          await respond({
+            response_type: 'ephemeral',
+            replace_original: false,
+            ...renderClaimRefusal(w, sub, result.order, kind),
+          });
+        return;
+      }
+      // Everyone sees who has it: the channel message is rendered again from the store.
+      const ts = result.order.messageTs;
+      if (ts === null) return;
+      const m = renderAlert(
+        deps.language.channel(sub.channelId),
+        sub,
+        deps.store.alerts.ordersOfMessage(sub.id, ts),
+        now.getTime(),
+      );
+      await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
+    };
+  app.action<BlockAction<ButtonAction>>(ALERT_CLAIM_PATTERN, onOrder('claim'));
+  app.action<BlockAction<ButtonAction>>(ALERT_HANDLED_PATTERN, onOrder('handled'));
+
+  app.action<BlockButtonAction>(ACTIONS.alertRunAnyway, async ({ ack, action, body, respond }) => {
+    await ack();
+    const w = await deps.language.user(body.user.id);
+    const scheduler = deps.digests?.alerts;
+    if (!scheduler) return;
+    if (!deps.isAdmin(body.user.id)) {
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...renderDigestAnswer(w.t('shipAlert.answer.approveOnlyAdmins')),
+      });
+      return;
+    }
+    const checkId = Number(action.value);
+    if (!Number.isInteger(checkId)) return;
+    await respond({
+      replace_original: true,
+      ...renderDigestAnswer(w.t('shipAlert.answer.approved', { user: `<@${body.user.id}>` })),
+    });
+    const result = await scheduler.approve(checkId, body.user.id);
+    const { t } = w;
+    const text =
+      result.kind === 'posted'
+        ? t('shipAlert.answer.ran', { count: result.alerted, n: w.count(result.alerted) })
+        : result.kind === 'failed'
+          ? t('shipAlert.answer.failed', { reason: digestFailureReason(w, result.error) })
+          : result.kind === 'not_found'
+            ? t('shipAlert.answer.notFound')
+            : result.kind === 'stopped'
+              ? t('shipAlert.answer.stopped')
+              : t('shipAlert.answer.alreadyHandled');
+    await respond({ replace_original: true, ...renderDigestAnswer(text) });
+  });
+}

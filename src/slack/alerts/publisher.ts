@@ -1,0 +1,85 @@
+/**
+ * The alert layer's AlertPublisher on Slack's Web API: alerts, updates and the failure notice in
+ * the subscription's channel (in the channel's language), reminders by DM to the claimer (in
+ * theirs) or in the channel, approval requests and orphaned posts to each admin.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import type { AlertPublisher } from '../../alerts/types.js';
+import {
+  renderAlert,
+  renderAlertApproval,
+  renderAlertFailure,
+  renderAlertOrphaned,
+  renderAlertReminder,
+} from '../../blocks/alerts.js';
+import type { Words } from '../../blocks/i18n/words.js';
+import type { RenderedMessage } from '../../blocks/kit.js';
+import type { AdminAlerts } from '../admin-alerts.js';
+import type { LocaleResolver } from '../locale-resolver.js';
+
+export interface SlackAlertPublisherDeps {
+  client: WebClient;
+  alerts: AdminAlerts;
+  language: Pick<LocaleResolver, 'user' | 'channel'>;
+  admins: () => readonly string[];
+  logger: Pick<Logger, 'warn' | 'error'>;
+}
+
+export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertPublisher {
+  const { client, logger } = deps;
+  const words = (channelId: string) => deps.language.channel(channelId);
+
+  async function post(channel: string, m: RenderedMessage): Promise<string> {
+    const posted = await client.chat.postMessage({
+      channel,
+      text: m.text,
+      blocks: m.blocks,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
+    return posted.ts;
+  }
+
+  async function toAdmins(render: (w: Words) => RenderedMessage): Promise<void> {
+    await Promise.all(
+      deps.admins().map(async (admin) => {
+        try {
+          const m = render(await deps.language.user(admin));
+          await client.chat.postMessage({ channel: admin, text: m.text, blocks: m.blocks });
+        } catch (err) {
+          logger.error({ err, admin }, 'alert message to an admin not delivered');
+        }
+      }),
+    );
+  }
+
+  return {
+    postAlert: async (sub, orders, at, deferred) =>
+      post(sub.channelId, renderAlert(words(sub.channelId), sub, orders, at, deferred)),
+    async updateAlert(sub, ts, orders, at) {
+      const m = renderAlert(words(sub.channelId), sub, orders, at);
+      await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
+    },
+    async remind(sub, order, at) {
+      // The claimer's DM in their language; unclaimed, the channel in its own.
+      const to = order.claimedBy ?? sub.channelId;
+      const w = order.claimedBy ? await deps.language.user(order.claimedBy) : words(sub.channelId);
+      await post(to, renderAlertReminder(w, sub, order, at));
+    },
+    async postFailure(sub, failure, replaceTs) {
+      const w = words(sub.channelId);
+      const m = renderAlertFailure(w, sub, failure);
+      if (replaceTs !== null) {
+        await client.chat.update({ channel: sub.channelId, ts: replaceTs, text: m.text, blocks: m.blocks });
+        return replaceTs;
+      }
+      // Token refused or balance gone: the admins hear it once through AdminAlerts too.
+      if (!failure.resolved) await deps.alerts.notifyIfAccountError(failure.error, { userId: null });
+      return post(sub.channelId, m);
+    },
+    askApproval: (request) => toAdmins((w) => renderAlertApproval(w, request)),
+    alertOrphaned: (sub, check) => toAdmins((w) => renderAlertOrphaned(w, sub, check)),
+  };
+}
