@@ -7,14 +7,7 @@
  * lease) and in how they estimate waits.
  */
 import { PlatAbortedError, PlatBusyError } from './errors.js';
-import {
-  cancelledBeforeSent,
-  type LimiterStats,
-  type Priority,
-  type QueueTicket,
-  type ScheduleOptions,
-  type StartedInfo,
-} from './limiter.js';
+import type { LimiterStats, Priority, QueueTicket, ScheduleOptions, StartedInfo } from './limiter.js';
 import type { Operation } from './operations.js';
 
 export interface QueuedJob<Grant> {
@@ -43,9 +36,35 @@ export interface LimiterQueueSettings {
 
 export type LimiterQueue<Grant> = ReturnType<typeof createLimiterQueue<Grant>>;
 
-/** `schedule` called on a stopped limiter. */
-export function stoppedBeforeQueued(operation: Operation | null): PlatAbortedError {
-  return new PlatAbortedError(`${operation ?? 'plat call'} refused: the limiter is stopped`, { operation });
+/** schedule()'s options with the defaults both engines apply. */
+export function jobRequest(options: ScheduleOptions) {
+  return {
+    // Forgetting to mark background work as bulk costs less than the reverse.
+    priority: options.priority ?? 'interactive',
+    operation: options.operation ?? null,
+    signal: options.signal,
+    onQueued: options.onQueued,
+  };
+}
+
+/** A queued job whose signal aborted: it was never sent . */
+function cancelledBeforeSent(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
+  return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
+    operation,
+    cause: signal.reason,
+  });
+}
+
+/** Why a job is refused before it is even queued (limiter stopped, signal aborted), or null. */
+export function refusedBeforeQueued(
+  stopped: boolean,
+  operation: Operation | null,
+  signal: AbortSignal | undefined,
+): PlatAbortedError | null {
+  if (stopped) {
+    return new PlatAbortedError(`${operation ?? 'plat call'} refused: the limiter is stopped`, { operation });
+  }
+  return signal?.aborted ? cancelledBeforeSent(operation, signal) : null;
 }
 
 export function createLimiterQueue<Grant>(settings: LimiterQueueSettings) {
@@ -94,7 +113,12 @@ export function createLimiterQueue<Grant>(settings: LimiterQueueSettings) {
     /** A job that runs `task` once granted and settles the caller's promise as the task does. */
     job<T>(
       task: () => Promise<T>,
-      options: { priority: Priority; operation: Operation | null; signal: AbortSignal | undefined; now: number },
+      options: {
+        priority: Priority;
+        operation: Operation | null;
+        signal: AbortSignal | undefined;
+        now: number;
+      },
       caller: { resolve: (value: T) => void; reject: (error: unknown) => void },
       /** Frees the grant; runs before the caller hears the outcome. */
       settle: (grant: Grant) => void,
@@ -135,7 +159,11 @@ export function createLimiterQueue<Grant>(settings: LimiterQueueSettings) {
      * The refusal for a job that would go past the bound (counted in stats), or null if it fits.
      * The wait estimate is asked for only when the job is refused.
      */
-    busy(priority: Priority, operation: Operation | null, estimatedWaitMs: () => number): PlatBusyError | null {
+    busy(
+      priority: Priority,
+      operation: Operation | null,
+      estimatedWaitMs: () => number,
+    ): PlatBusyError | null {
       const full = size() >= maxQueued || (priority === 'bulk' && queues.bulk.length >= maxQueuedBulk);
       if (!full) return null;
       refused += 1;

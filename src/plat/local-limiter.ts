@@ -45,7 +45,6 @@
  */
 import { type Clock, realClock } from '../clock.js';
 import {
-  cancelledBeforeSent,
   type Limiter,
   type LimiterOptions,
   type Priority,
@@ -53,7 +52,7 @@ import {
   resolveLimiterOptions,
   type ScheduleOptions,
 } from './limiter.js';
-import { createLimiterQueue, type QueuedJob, stoppedBeforeQueued } from './limiter-queue.js';
+import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 
 /** A local grant: the slot a call holds and when it started. */
 interface Grant {
@@ -182,17 +181,12 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
   }
 
   function schedule<T>(task: () => Promise<T>, scheduleOptions: ScheduleOptions = {}): Promise<T> {
-    const priority = scheduleOptions.priority ?? 'interactive';
-    const operation = scheduleOptions.operation ?? null;
-    const { signal, onQueued } = scheduleOptions;
+    const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {
-      if (stopped) {
-        reject(stoppedBeforeQueued(operation));
-        return;
-      }
-      if (signal?.aborted) {
-        reject(cancelledBeforeSent(operation, signal));
+      const refusal = refusedBeforeQueued(stopped, operation, signal);
+      if (refusal) {
+        reject(refusal);
         return;
       }
 
