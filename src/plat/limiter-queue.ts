@@ -7,7 +7,14 @@
  * lease) and in how they estimate waits.
  */
 import { PlatAbortedError, PlatBusyError } from './errors.js';
-import type { LimiterStats, Priority, QueueTicket, ScheduleOptions, StartedInfo } from './limiter.js';
+import type {
+  LimiterStats,
+  Priority,
+  QueueTicket,
+  resolveLimiterOptions,
+  ScheduleOptions,
+  StartedInfo,
+} from './limiter.js';
 import type { Operation } from './operations.js';
 
 export interface QueuedJob<Grant> {
@@ -26,15 +33,10 @@ interface Job<Grant> extends QueuedJob<Grant> {
   onAbort: (() => void) | undefined;
 }
 
-export interface LimiterQueueSettings {
-  maxCalls: number;
-  windowMs: number;
-  maxQueued: number;
-  maxQueuedBulk: number;
-  onStarted: ((info: StartedInfo) => void) | undefined;
-}
-
-export type LimiterQueue<Grant> = ReturnType<typeof createLimiterQueue<Grant>>;
+type LimiterQueueSettings = Pick<
+  ReturnType<typeof resolveLimiterOptions>,
+  'maxCalls' | 'windowMs' | 'maxQueued' | 'maxQueuedBulk'
+>;
 
 /** schedule()'s options with the defaults both engines apply. */
 export function jobRequest(options: ScheduleOptions) {
@@ -47,7 +49,7 @@ export function jobRequest(options: ScheduleOptions) {
   };
 }
 
-/** A queued job whose signal aborted: it was never sent . */
+/** A queued job whose signal aborted: it was never sent. */
 function cancelledBeforeSent(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
   return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
     operation,
@@ -67,8 +69,11 @@ export function refusedBeforeQueued(
   return signal?.aborted ? cancelledBeforeSent(operation, signal) : null;
 }
 
-export function createLimiterQueue<Grant>(settings: LimiterQueueSettings) {
-  const { maxCalls, windowMs, maxQueued, maxQueuedBulk, onStarted } = settings;
+export function createLimiterQueue<Grant>(
+  settings: LimiterQueueSettings,
+  onStarted: ((info: StartedInfo) => void) | undefined,
+) {
+  const { maxCalls, windowMs, maxQueued, maxQueuedBulk } = settings;
   const queues: Record<Priority, Job<Grant>[]> = { interactive: [], bulk: [] };
   /** Start times of the last (at most) maxCalls calls, for stats. */
   const recentStarts: number[] = [];

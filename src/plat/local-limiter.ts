@@ -61,16 +61,10 @@ interface Grant {
 }
 
 export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } = {}): Limiter {
-  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk } =
-    resolveLimiterOptions(options);
+  const settings = resolveLimiterOptions(options);
+  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve } = settings;
+  const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   const clock = options.clock ?? realClock;
-  const queue = createLimiterQueue<Grant>({
-    maxCalls,
-    windowMs,
-    maxQueued,
-    maxQueuedBulk,
-    onStarted: options.onStarted,
-  });
 
   /** How long a slot rests after its call settled. */
   const gapMs = windowMs + safetyMarginMs;

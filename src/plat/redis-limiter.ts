@@ -98,21 +98,15 @@ interface Grant {
 }
 
 export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
-  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk } =
-    resolveLimiterOptions(options);
+  const settings = resolveLimiterOptions(options);
+  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve } = settings;
+  const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   if (!(options.deadlineMs > 0)) throw new RangeError('deadlineMs must be > 0');
   const clock = options.clock ?? realClock;
   const heartbeatMs = options.heartbeatMs ?? REDIS_LIMITER_DEFAULTS.heartbeatMs;
   const unavailableAfterMs = options.unavailableAfterMs ?? REDIS_LIMITER_DEFAULTS.unavailableAfterMs;
   const prefix = options.keyPrefix ?? REDIS_LIMITER_DEFAULTS.keyPrefix;
   const { onWait, logger } = options;
-  const queue = createLimiterQueue<Grant>({
-    maxCalls,
-    windowMs,
-    maxQueued,
-    maxQueuedBulk,
-    onStarted: options.onStarted,
-  });
 
   const gapMs = windowMs + safetyMarginMs;
   const leaseTtlMs = options.leaseTtlMs ?? REDIS_LIMITER_DEFAULTS.leaseTtlMs;
