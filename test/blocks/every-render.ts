@@ -91,6 +91,7 @@ import {
   OWNER_ID,
   PENDING_ID,
 } from '../helpers/domain-factories.js';
+import { HOSTILE } from './render-fixtures.js';
 
 export type Rendered = RenderedMessage | ModalView | HomeView;
 
@@ -111,8 +112,6 @@ export interface ForeignText {
   /** Long lists (300 SKUs, 100 orders…) instead of a few entries. */
   extreme: boolean;
 }
-
-export const HOSTILE = '<!channel> <@U1> & <https://evil.example|click>';
 
 export const EXTREME_TEXT: ForeignText = {
   title: `${HOSTILE} ${'亚麻 Linen & <cotton> 长标题'.repeat(200)}`.slice(0, 5000),
