@@ -10,29 +10,18 @@
  * prices, and the default alert's daily cost (checks a day × points a check).
  * Last line: the same figures as JSON.
  */
-import { executeAlertCheck } from '../src/alerts/check.js';
-import { ALERT_LOOKBACK_MS, pagesPerCheck } from '../src/alerts/cost.js';
+import { pagesPerCheck } from '../src/alerts/cost.js';
 import { ALERT_DEFAULTS } from '../src/alerts/grammar.js';
 import { checksPerDay } from '../src/alerts/schedule.js';
-import type { AlertPublisher } from '../src/alerts/types.js';
-import { splitWindows } from '../src/digest/fetch-orders.js';
 import { createPlatClient } from '../src/plat/client.js';
 import { createPlatHttp } from '../src/plat/http.js';
 import { createLocalLimiter } from '../src/plat/local-limiter.js';
-import { buildOrderBook } from '../src/sandbox/fixtures.js';
 import { createSandbox, SANDBOX_FIXTURES as F } from '../src/sandbox/index.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { claimAndCheck, ordersPerWindow } from '../test/helpers/alert-check.js';
 
 const SIZES = [30, 99, 100, 101, 300, 1000];
 const OWNER = F.owners.busy;
-const quiet: AlertPublisher = {
-  postAlert: async () => '1.1',
-  updateAlert: async () => {},
-  remind: async () => {},
-  postFailure: async () => '1.2',
-  askApproval: async () => {},
-  alertOrphaned: async () => {},
-};
 
 const rows = [];
 for (const perDay of SIZES) {
@@ -52,33 +41,15 @@ for (const perDay of SIZES) {
     capPoints: Number.POSITIVE_INFINITY,
     createdBy: 'UBENCH',
   });
-  const lease = { owner: 'bench', now: new Date(anchor), ms: 600_000 };
-  const claim = store.alerts.claimCheck(
-    { subscriptionId: sub.id, slotAt: new Date(anchor), localDate: 'x' },
-    lease,
-  );
-  if (!claim.claimed) throw new Error('bench: the check was not claimed');
   const before = sandbox.stats();
-  const result = await executeAlertCheck(
-    {
-      client,
-      store,
-      publisher: quiet,
-      priceOf: () => null,
-      now: () => anchor,
-      instanceId: 'bench',
-      leaseMs: 600_000,
-    },
+  const { result } = await claimAndCheck(
+    { client, store, priceOf: () => null, now: () => anchor, instanceId: 'bench' },
     sub,
-    claim.check,
-    { force: true },
+    { localDate: 'x', force: true },
   );
   const after = sandbox.stats();
   // What the sandbox holds in each window of the lookback (its own order book, same anchor).
-  const orders = buildOrderBook(anchor, counts).get(OWNER) ?? [];
-  const windows = splitWindows(new Date(anchor - ALERT_LOOKBACK_MS), new Date(anchor)).map((w) =>
-    orders.filter((o) => o.confirm_time >= w.start.getTime() && o.confirm_time < w.end.getTime()),
-  );
+  const windows = ordersPerWindow(anchor, counts, OWNER);
   const calls = after.calls - before.calls;
   const points = after.charges.points - before.charges.points;
   const checks = checksPerDay(ALERT_DEFAULTS);

@@ -10,7 +10,7 @@
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startPlatdesk } from '../src/main.js';
-import { freePort } from '../test/helpers/redis-server.js';
+import { freePort } from '../test/helpers/free-port.js';
 import { startSlackApiServer } from '../test/helpers/slack-api-server.js';
 import { slashCommand } from '../test/helpers/slack-payloads.js';
 

@@ -8,16 +8,16 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
 import { startPlatdesk } from '../src/main.js';
 import { isSlackStartError, type SlackStartError } from '../src/slack/start-check.js';
+import { freePort } from './helpers/free-port.js';
 import { quickStartEnv } from './helpers/readme.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
+import { socketModeConfig } from './helpers/socket-mode-config.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
@@ -26,18 +26,6 @@ const EMPTY_DIR = mkdtempSync(join(tmpdir(), 'platdesk-start-'));
 afterAll(() => rmSync(EMPTY_DIR, { recursive: true, force: true }));
 /** The settings README's Quick start command line sets (its placeholder tokens), read from README. */
 const QUICK_START = quickStartEnv();
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 interface Run {
   code: number | null;
@@ -124,7 +112,7 @@ describe('start-up against Slack (child process of src/main.ts)', () => {
   });
 
   it('an unreachable SLACK_API_URL (connection refused): Slack cannot be reached, one line', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const run = await runMain({ ...QUICK_START, SLACK_API_URL: `http://127.0.0.1:${port}/api/` });
     expect(expectOneLine(run)).toBe(
       `platdesk cannot start: Slack cannot be reached at 127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port}): check the network connection, DNS and any proxy or firewall, and SLACK_API_URL.`,
@@ -192,16 +180,8 @@ describe('start-up in Socket Mode (startPlatdesk)', () => {
   beforeEach(() => fake.reset());
 
   async function startFailure(): Promise<{ error: SlackStartError; port: number }> {
-    const port = await closedPort();
-    const config = loadConfig({
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_APP_TOKEN: 'xapp-test',
-      SLACK_API_URL: fake.apiUrl,
-      PORT: String(port),
-      PLAT_SANDBOX: '1',
-      DATABASE_PATH: ':memory:',
-      LOG_LEVEL: 'silent',
-    });
+    const port = await freePort();
+    const config = socketModeConfig(fake, port);
     const error: unknown = await startPlatdesk(config).then(
       async (p) => {
         await p.stop();
@@ -226,7 +206,7 @@ describe('start-up in Socket Mode (startPlatdesk)', () => {
   });
 
   it('the Socket Mode WebSocket is refused: a clear socket error instead of reconnecting forever', async () => {
-    const wsPort = await closedPort();
+    const wsPort = await freePort();
     fake.setResponse('apps.connections.open', { url: `ws://127.0.0.1:${wsPort}/socket` });
     const { error, port } = await startFailure();
     expect(error.code).toBe('socket_failed');

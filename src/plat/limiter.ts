@@ -12,7 +12,6 @@
  * bounded queue and refuses past it with PlatBusyError and a wait estimate.
  * One contract suite (test/plat/limiter-contract.ts) runs against both engines.
  */
-import { PlatAbortedError } from './errors.js';
 import type { Operation } from './operations.js';
 
 export type Priority = 'interactive' | 'bulk';
@@ -136,12 +135,4 @@ export function resolveLimiterOptions(options: LimiterOptions) {
   }
 
   return { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk };
-}
-
-/** A queued job whose signal aborted: it was never sent (both engines). */
-export function cancelledBeforeSent(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
-  return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
-    operation,
-    cause: signal.reason,
-  });
 }

@@ -26,7 +26,8 @@
  *   OVERFLOW strategy drops the job after the fact with a generic error instead of refusing at once
  *   with a wait estimate, and it exposes queue counts but not the order we need for "you are #k,
  *   about N s". Its `failed`-event retries also keep the job's slot and skip `minTime`.
- * So this module is a small self-contained scheduler: two FIFO queues and the sliding window.
+ * So this module is a small self-contained scheduler: the sliding window here, and the two FIFO
+ * queues shared with the Redis engine (./limiter-queue.ts).
  *
  * Priorities: every queued `interactive` job starts before any queued `bulk` job, FIFO within a
  * priority. Bulk work can therefore starve while interactive demand stays at or above the limit;
@@ -43,9 +44,7 @@
  * must not keep a slot or skip the spacing).
  */
 import { type Clock, realClock } from '../clock.js';
-import { PlatAbortedError, PlatBusyError } from './errors.js';
 import {
-  cancelledBeforeSent,
   type Limiter,
   type LimiterOptions,
   type Priority,
@@ -53,40 +52,27 @@ import {
   resolveLimiterOptions,
   type ScheduleOptions,
 } from './limiter.js';
-import type { Operation } from './operations.js';
+import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 
-interface Job {
-  readonly priority: Priority;
-  readonly operation: Operation | null;
-  readonly enqueuedAt: number;
-  /** Calls the task on a slot and settles the caller's promise with its outcome. */
-  readonly start: (slot: number, startedAt: number) => void;
-  readonly fail: (error: unknown) => void;
-  readonly detach: () => void;
+/** A local grant: the slot a call holds and when it started. */
+interface Grant {
+  readonly slot: number;
+  readonly startedAt: number;
 }
 
 export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } = {}): Limiter {
-  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk } =
-    resolveLimiterOptions(options);
+  const settings = resolveLimiterOptions(options);
+  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve } = settings;
+  const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   const clock = options.clock ?? realClock;
-  const onStarted = options.onStarted;
 
   /** How long a slot rests after its call settled. */
   const gapMs = windowMs + safetyMarginMs;
   /** When each slot may be used again; Infinity while its call is in flight. */
   const slots: number[] = Array.from({ length: maxCalls }, () => Number.NEGATIVE_INFINITY);
-  /** Start times of the last (at most) maxCalls calls, for stats. */
-  const recentStarts: number[] = [];
-  /** Smoothed call latency, for estimates of when busy slots free up. */
-  let latencyMs = 0;
-  const queues: Record<Priority, Job[]> = { interactive: [], bulk: [] };
   let timer: unknown;
   let timerAt = Number.NaN;
-  let started = 0;
-  let refused = 0;
   let stopped = false;
-
-  const queuedCount = (): number => queues.interactive.length + queues.bulk.length;
 
   /**
    * When the next call of this priority may start (≤ now when it may start now; Infinity while
@@ -98,17 +84,12 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return sorted[priority === 'interactive' ? 0 : interactiveReserve] ?? Number.POSITIVE_INFINITY;
   }
 
-  /** The priority whose job starts next: interactive first, bulk only when no interactive waits. */
-  function nextPriority(): Priority | null {
-    if (queues.interactive.length > 0) return 'interactive';
-    return queues.bulk.length > 0 ? 'bulk' : null;
-  }
-
   /**
    * The start time of the (ahead + 1)-th call from now, if calls start as early as the slots
    * allow; a busy slot is expected to settle after the smoothed latency.
    */
   function projectedStart(ahead: number, now: number, priority: Priority): number {
+    const latencyMs = queue.latencyMs();
     const free = slots.map((at) => (at === Number.POSITIVE_INFINITY ? now + latencyMs + gapMs : at));
     let start = now;
     for (let j = 0; j <= ahead; j++) {
@@ -122,61 +103,51 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
   }
 
   /** A settled call frees its slot a full window later (it surely arrived before it settled). */
-  function release(slot: number, startedAt: number): void {
+  function release({ slot, startedAt }: Grant): void {
     const now = clock.now();
     slots[slot] = now + gapMs;
-    latencyMs = latencyMs === 0 ? now - startedAt : latencyMs * 0.8 + (now - startedAt) * 0.2;
+    queue.settled(now - startedAt);
     if (!stopped) arm(now);
   }
 
   function estimateAt(priority: Priority, now: number): QueueEstimate {
-    const ahead = priority === 'interactive' ? queues.interactive.length : queuedCount();
+    const ahead = queue.ahead(priority);
     const estimatedStartMs = projectedStart(ahead, now, priority);
     return { position: ahead + 1, estimatedStartMs, estimatedWaitMs: estimatedStartMs - now };
   }
 
-  /** Takes the free slot for a job; returns the slot's index. */
-  function begin(job: Job, now: number): number {
+  /** Takes the free slot for a job; returns its grant. */
+  function begin(job: QueuedJob<Grant>, now: number): Grant {
     const slot = slots.indexOf(Math.min(...slots));
     slots[slot] = Number.POSITIVE_INFINITY;
-    recentStarts.push(now);
-    if (recentStarts.length > maxCalls) recentStarts.shift();
-    started += 1;
-    job.detach();
-    if (onStarted) {
-      try {
-        onStarted({ priority: job.priority, waitedMs: now - job.enqueuedAt, operation: job.operation });
-      } catch {
-        // A metrics hook must never break admission or the caller's job.
-      }
-    }
-    return slot;
+    queue.begin(job, now);
+    return { slot, startedAt: now };
   }
 
   /** Admits every queued job the window allows now, then re-arms the timer for the next slot. */
   function drain(): void {
     const now = clock.now();
-    const due: [Job, number][] = [];
+    const due: [QueuedJob<Grant>, Grant][] = [];
     for (
-      let priority = nextPriority();
+      let priority = queue.nextPriority();
       priority !== null && nextFreeAt(priority) <= now;
-      priority = nextPriority()
+      priority = queue.nextPriority()
     ) {
-      const job = queues[priority].shift();
+      const job = queue.shift(priority);
       if (!job) break;
       due.push([job, begin(job, now)]);
     }
     arm(now);
     // Tasks run after the bookkeeping, so a task that schedules more work sees a consistent state.
-    for (const [job, slot] of due) job.start(slot, now);
+    for (const [job, grant] of due) void job.start(grant);
   }
 
   function arm(now: number): void {
-    if (queuedCount() === 0 || stopped) {
+    if (queue.size() === 0 || stopped) {
       disarm();
       return;
     }
-    const next = nextPriority();
+    const next = queue.nextPriority();
     const at = next === null ? Number.POSITIVE_INFINITY : nextFreeAt(next);
     // The slots it needs are in flight: the next settle re-arms.
     if (at === Number.POSITIVE_INFINITY) {
@@ -203,132 +174,51 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     timerAt = Number.NaN;
   }
 
-  function remove(job: Job): boolean {
-    const queue = queues[job.priority];
-    const index = queue.indexOf(job);
-    if (index < 0) return false;
-    queue.splice(index, 1);
-    job.detach();
-    return true;
-  }
-
   function schedule<T>(task: () => Promise<T>, scheduleOptions: ScheduleOptions = {}): Promise<T> {
-    const priority = scheduleOptions.priority ?? 'interactive';
-    const operation = scheduleOptions.operation ?? null;
-    const { signal, onQueued } = scheduleOptions;
+    const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {
-      if (stopped) {
-        reject(
-          new PlatAbortedError(`${operation ?? 'plat call'} refused: the limiter is stopped`, { operation }),
-        );
-        return;
-      }
-      if (signal?.aborted) {
-        reject(cancelledBeforeSent(operation, signal));
+      const refusal = refusedBeforeQueued(stopped, operation, signal);
+      if (refusal) {
+        reject(refusal);
         return;
       }
 
       // Admit whatever is already due (a timer may be late) so a free slot is never refused.
       drain();
       const now = clock.now();
-      let onAbort: (() => void) | undefined;
-      const job: Job = {
-        priority,
-        operation,
-        enqueuedAt: now,
-        start: (slot, startedAt) => {
-          let running: Promise<T>;
-          try {
-            running = Promise.resolve(task());
-          } catch (error) {
-            running = Promise.reject(error);
-          }
-          running.then(
-            (value) => {
-              release(slot, startedAt);
-              resolve(value);
-            },
-            (error: unknown) => {
-              release(slot, startedAt);
-              reject(error);
-            },
-          );
-        },
-        fail: reject,
-        detach: () => {
-          if (onAbort) signal?.removeEventListener('abort', onAbort);
-        },
-      };
+      const job = queue.job(task, { priority, operation, signal, now }, { resolve, reject }, release);
 
-      const ahead = priority === 'interactive' ? queues.interactive.length : queuedCount();
-      if (ahead === 0 && nextFreeAt(priority) <= now) {
+      if (queue.ahead(priority) === 0 && nextFreeAt(priority) <= now) {
         // Nobody is ahead of this job (queued bulk work never is ahead of an interactive one).
-        job.start(begin(job, now), now);
+        void job.start(begin(job, now));
         return;
       }
 
-      const full = queuedCount() >= maxQueued || (priority === 'bulk' && queues.bulk.length >= maxQueuedBulk);
-      if (full) {
-        refused += 1;
-        reject(new PlatBusyError(operation, estimateAt(priority, now).estimatedWaitMs));
+      const busy = queue.busy(priority, operation, () => estimateAt(priority, now).estimatedWaitMs);
+      if (busy) {
+        reject(busy);
         return;
       }
 
       const ticket = estimateAt(priority, now);
-      queues[priority].push(job);
-      if (signal) {
-        onAbort = () => {
-          if (remove(job)) {
-            arm(clock.now());
-            job.fail(cancelledBeforeSent(operation, signal));
-          }
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+      const rearm = () => arm(clock.now());
+      queue.enqueue(job, rearm);
       arm(now);
-
-      if (onQueued) {
-        try {
-          onQueued({ position: ticket.position, estimatedWaitMs: ticket.estimatedWaitMs });
-        } catch (error) {
-          // The caller's own callback failed: withdraw the job rather than run it unobserved.
-          remove(job);
-          arm(clock.now());
-          reject(error);
-        }
-      }
+      queue.tellQueued(job, onQueued, ticket, rearm);
     });
   }
 
   return {
     schedule,
     estimate: (priority = 'interactive') => estimateAt(priority, clock.now()),
-    stats: () => {
-      const now = clock.now();
-      return {
-        queued: { interactive: queues.interactive.length, bulk: queues.bulk.length },
-        startedInWindow: recentStarts.filter((at) => at > now - windowMs).length,
-        started,
-        refused,
-      };
-    },
+    stats: () => queue.stats(clock.now()),
     ready: () => Promise.resolve(),
     health: () => ({ ok: true }),
     stop: async () => {
       stopped = true;
       disarm();
-      const pending = [...queues.interactive, ...queues.bulk];
-      queues.interactive.length = 0;
-      queues.bulk.length = 0;
-      for (const job of pending) {
-        job.detach();
-        job.fail(
-          new PlatAbortedError(`${job.operation ?? 'plat call'} was not sent: the limiter stopped`, {
-            operation: job.operation,
-          }),
-        );
-      }
+      queue.failAllStopped();
     },
   };
 }

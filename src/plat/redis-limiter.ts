@@ -12,9 +12,9 @@
  * - Interactive jobs of every process go ahead of bulk work (a process with an interactive job
  *   waiting registers itself; bulk grants wait while any is registered), and bulk work leaves
  *   `interactiveReserve` slots free across all processes.
- * - Each process keeps its own bounded FIFO queues, busy answer and wait estimate, and asks Redis
- *   for one grant at a time; it retries when a slot is due to free (the script says when), when
- *   any process releases one (pub/sub), or after a short poll.
+ * - Each process keeps its own bounded FIFO queues and busy answer (./limiter-queue.ts) and wait
+ *   estimate, and asks Redis for one grant at a time; it retries when a slot is due to free (the
+ *   script says when), when any process releases one (pub/sub), or after a short poll.
  * - Redis unreachable: nothing is sent. Jobs wait up to `unavailableAfterMs`, then every queued
  *   and new job is refused with PlatUnavailableError until Redis answers again (a heartbeat probes
  *   it every `heartbeatMs`; ioredis reconnects within 0.5 s), so lookups resume within about a
@@ -31,9 +31,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type Clock, realClock } from '../clock.js';
-import { PlatAbortedError, PlatBusyError, PlatUnavailableError } from './errors.js';
+import { PlatAbortedError, PlatUnavailableError } from './errors.js';
 import {
-  cancelledBeforeSent,
   type Limiter,
   type LimiterHealth,
   type LimiterOptions,
@@ -42,6 +41,7 @@ import {
   resolveLimiterOptions,
   type ScheduleOptions,
 } from './limiter.js';
+import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 import type { Operation } from './operations.js';
 import { ACQUIRE, HEARTBEAT, type LimiterScript, REJOIN, RELEASE } from './redis-limiter-scripts.js';
 
@@ -91,24 +91,22 @@ type LocalLease =
   | { kind: 'h'; until: number; capRedis: number; capLocal: number }
   | { kind: 'r'; until: number };
 
-interface Job {
-  readonly priority: Priority;
-  readonly operation: Operation | null;
-  readonly enqueuedAt: number;
-  readonly start: (leaseId: string) => void;
-  readonly fail: (error: unknown) => void;
-  readonly detach: () => void;
+/** A Redis grant: the lease a call holds and when it started. */
+interface Grant {
+  readonly leaseId: string;
+  readonly startedAt: number;
 }
 
 export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
-  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk } =
-    resolveLimiterOptions(options);
+  const settings = resolveLimiterOptions(options);
+  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve } = settings;
+  const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   if (!(options.deadlineMs > 0)) throw new RangeError('deadlineMs must be > 0');
   const clock = options.clock ?? realClock;
   const heartbeatMs = options.heartbeatMs ?? REDIS_LIMITER_DEFAULTS.heartbeatMs;
   const unavailableAfterMs = options.unavailableAfterMs ?? REDIS_LIMITER_DEFAULTS.unavailableAfterMs;
   const prefix = options.keyPrefix ?? REDIS_LIMITER_DEFAULTS.keyPrefix;
-  const { onStarted, onWait, logger } = options;
+  const { onWait, logger } = options;
 
   const gapMs = windowMs + safetyMarginMs;
   const leaseTtlMs = options.leaseTtlMs ?? REDIS_LIMITER_DEFAULTS.leaseTtlMs;
@@ -156,15 +154,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const redis = new Redis(options.url, connection);
   const sub = new Redis(options.url, { ...connection, enableOfflineQueue: true });
 
-  const queues: Record<Priority, Job[]> = { interactive: [], bulk: [] };
   const leases = new Map<string, LocalLease>();
   /** Calls started and not settled; releases not yet answered (stop() waits for both). */
   const inFlight = new Set<Promise<unknown>>();
   const releases = new Set<Promise<unknown>>();
-  const recentStarts: number[] = [];
-  let latencyMs = 0;
-  let started = 0;
-  let refused = 0;
   let stopped = false;
   let seq = 0;
 
@@ -197,13 +190,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     brokenAt ??= clock.now();
   });
   sub.on('message', () => {
-    if (queuedCount() > 0) void pump();
+    if (queue.size() > 0) void pump();
   });
   sub.subscribe(channel).catch(() => undefined);
-
-  function queuedCount(): number {
-    return queues.interactive.length + queues.bulk.length;
-  }
 
   async function run(s: LimiterScript, args: (string | number)[]): Promise<unknown> {
     // ARGV[1] is the candidate epoch: a fresh token, used only if this call starts an epoch.
@@ -246,13 +235,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   }
 
   function refuseQueued(): void {
-    const jobs = [...queues.interactive, ...queues.bulk];
-    queues.interactive.length = 0;
-    queues.bulk.length = 0;
-    for (const job of jobs) {
-      job.detach();
-      job.fail(unavailable(job.operation));
-    }
+    queue.failAll((job) => unavailable(job.operation));
   }
 
   function isUnavailable(): boolean {
@@ -294,7 +277,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     peers = members;
     peersEpoch = epoch;
     peersAt = clock.now();
-    if (queuedCount() > 0) void pump();
+    if (queue.size() > 0) void pump();
   }
 
   function beat(now: number): void {
@@ -358,11 +341,6 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     );
   }
 
-  function nextPriority(): Priority | null {
-    if (queues.interactive.length > 0) return 'interactive';
-    return queues.bulk.length > 0 ? 'bulk' : null;
-  }
-
   async function pump(): Promise<void> {
     if (pumping) {
       again = true;
@@ -382,14 +360,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   /** Asks for one slot at a time, for the job at the head of the line, until one must wait. */
   async function grantWhatCan(): Promise<void> {
     for (;;) {
-      const priority = nextPriority();
+      const priority = queue.nextPriority();
       if (stopped || priority === null) return;
       if (rejoinNeeded && !(await rejoin())) return wake(pollMs, 'unreachable');
       const now = clock.now();
       if (now < memberSince + joinDelayMs) return wake(memberSince + joinDelayMs - now, 'joining');
 
       const leaseId = `${procId}:${++seq}`;
-      const moreInteractive = priority === 'interactive' && queues.interactive.length > 1;
+      const moreInteractive = priority === 'interactive' && queue.length('interactive') > 1;
       let reply: [string, number | string, string?];
       try {
         reply = (await run(ACQUIRE, [
@@ -427,31 +405,24 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
         capRedis: grantedAt + callSpanMs,
         capLocal: answeredAt + callSpanMs,
       });
-      const job = queues[priority].shift();
+      const job = queue.shift(priority);
       if (!job || answeredAt - now > staleGrantMs || stopped) {
         // Nobody to run it (aborted meanwhile), or the grant is too old to trust: give it back.
-        if (job) queues[priority].unshift(job);
+        if (job) queue.unshift(job);
         giveBack(leaseId);
         continue;
       }
       waitUntil = 0;
-      job.detach();
-      begin(job, answeredAt);
-      job.start(leaseId);
+      queue.begin(job, answeredAt);
+      start(job, leaseId);
     }
   }
 
-  function begin(job: Job, now: number): void {
-    recentStarts.push(now);
-    if (recentStarts.length > maxCalls) recentStarts.shift();
-    started += 1;
-    if (onStarted) {
-      try {
-        onStarted({ priority: job.priority, waitedMs: now - job.enqueuedAt, operation: job.operation });
-      } catch {
-        // A metrics hook must never break admission or the caller's job.
-      }
-    }
+  /** Runs a granted job; stop() waits for it to settle and release its lease. */
+  function start(job: QueuedJob<Grant>, leaseId: string): void {
+    const settled = job.start({ leaseId, startedAt: clock.now() });
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
   }
 
   /** The call settled (or never started): its slot rests one window + margin from now. */
@@ -469,106 +440,48 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   }
 
   function estimateAt(priority: Priority, now: number): QueueEstimate {
-    const ahead = priority === 'interactive' ? queues.interactive.length : queuedCount();
+    const ahead = queue.ahead(priority);
     const slots = priority === 'interactive' ? maxCalls : maxCalls - interactiveReserve;
-    const cycle = gapMs + latencyMs;
+    const cycle = gapMs + queue.latencyMs();
     const head = Math.max(0, waitUntil - now, fencedMs);
     const estimatedWaitMs = ahead === 0 && head === 0 ? 0 : head + Math.floor(ahead / slots) * cycle;
     return { position: ahead + 1, estimatedWaitMs, estimatedStartMs: now + estimatedWaitMs };
   }
 
   function schedule<T>(task: () => Promise<T>, scheduleOptions: ScheduleOptions = {}): Promise<T> {
-    const priority = scheduleOptions.priority ?? 'interactive';
-    const operation = scheduleOptions.operation ?? null;
-    const { signal, onQueued } = scheduleOptions;
+    const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {
-      if (stopped) {
-        reject(
-          new PlatAbortedError(`${operation ?? 'plat call'} refused: the limiter is stopped`, { operation }),
-        );
-        return;
-      }
-      if (signal?.aborted) {
-        reject(cancelledBeforeSent(operation, signal));
+      const refusal = refusedBeforeQueued(stopped, operation, signal);
+      if (refusal) {
+        reject(refusal);
         return;
       }
       if (isUnavailable()) {
-        refused += 1;
+        queue.countRefused();
         reject(unavailable(operation));
         return;
       }
       const now = clock.now();
-      const full = queuedCount() >= maxQueued || (priority === 'bulk' && queues.bulk.length >= maxQueuedBulk);
-      if (full) {
-        refused += 1;
-        reject(new PlatBusyError(operation, estimateAt(priority, now).estimatedWaitMs));
+      const busy = queue.busy(priority, operation, () => estimateAt(priority, now).estimatedWaitMs);
+      if (busy) {
+        reject(busy);
         return;
       }
-      let onAbort: (() => void) | undefined;
-      const job: Job = {
-        priority,
-        operation,
-        enqueuedAt: now,
-        start: (leaseId) => {
-          const startedAt = clock.now();
-          let running: Promise<T>;
-          try {
-            running = Promise.resolve(task());
-          } catch (error) {
-            running = Promise.reject(error);
-          }
-          const settled = running.then(
-            (value) => {
-              settle(leaseId, startedAt);
-              resolve(value);
-            },
-            (error: unknown) => {
-              settle(leaseId, startedAt);
-              reject(error);
-            },
-          );
-          inFlight.add(settled);
-          void settled.finally(() => inFlight.delete(settled));
-        },
-        fail: reject,
-        detach: () => {
-          if (onAbort) signal?.removeEventListener('abort', onAbort);
-        },
-      };
+      const job = queue.job(task, { priority, operation, signal, now }, { resolve, reject }, settle);
       const ticket = estimateAt(priority, now);
-      queues[priority].push(job);
-      if (signal) {
-        onAbort = () => {
-          const queue = queues[job.priority];
-          const index = queue.indexOf(job);
-          if (index < 0) return;
-          queue.splice(index, 1);
-          job.detach();
-          job.fail(cancelledBeforeSent(operation, signal));
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-      if (onQueued && ticket.estimatedWaitMs > 0) {
-        try {
-          onQueued({ position: ticket.position, estimatedWaitMs: ticket.estimatedWaitMs });
-        } catch (error) {
-          const queue = queues[job.priority];
-          queue.splice(queue.indexOf(job), 1);
-          job.detach();
-          reject(error);
-          return;
-        }
-      }
+      const nothing = () => undefined;
+      queue.enqueue(job, nothing);
+      // A job that starts at once (as far as this process can tell) is not announced as queued.
+      if (!queue.tellQueued(job, ticket.estimatedWaitMs > 0 ? onQueued : undefined, ticket, nothing)) return;
       void pump();
     });
   }
 
-  function settle(leaseId: string, startedAt: number): void {
-    const now = clock.now();
-    latencyMs = latencyMs === 0 ? now - startedAt : latencyMs * 0.8 + (now - startedAt) * 0.2;
+  function settle({ leaseId, startedAt }: Grant): void {
+    queue.settled(clock.now() - startedAt);
     giveBack(leaseId);
-    if (!stopped && queuedCount() > 0) void pump();
+    if (!stopped && queue.size() > 0) void pump();
   }
 
   function scheduleBeat(): void {
@@ -585,15 +498,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   return {
     schedule,
     estimate: (priority = 'interactive') => estimateAt(priority, clock.now()),
-    stats: () => {
-      const now = clock.now();
-      return {
-        queued: { interactive: queues.interactive.length, bulk: queues.bulk.length },
-        startedInWindow: recentStarts.filter((at) => at > now - windowMs).length,
-        started,
-        refused,
-      };
-    },
+    stats: () => queue.stats(clock.now()),
     health: (): LimiterHealth =>
       downSince === null ? { ok: true } : { ok: false, component: 'redis', reason: downReason },
     async ready() {
@@ -612,17 +517,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       stopped = true;
       if (wakeTimer !== undefined) clock.clearTimeout(wakeTimer);
       if (beatTimer !== undefined) clock.clearTimeout(beatTimer);
-      const pending = [...queues.interactive, ...queues.bulk];
-      queues.interactive.length = 0;
-      queues.bulk.length = 0;
-      for (const job of pending) {
-        job.detach();
-        job.fail(
-          new PlatAbortedError(`${job.operation ?? 'plat call'} was not sent: the limiter stopped`, {
-            operation: job.operation,
-          }),
-        );
-      }
+      queue.failAllStopped();
       // Started calls run on; their releases go out before the connections close. A call that
       // outlives this wait (the app cuts its calls off at shutdown) leaves its lease to expire.
       let bound: unknown;

@@ -4,6 +4,7 @@ import { parseAlertCommand } from '../../src/alerts/grammar.js';
 import { dueSlot, nextSlotAfter, slotsOn } from '../../src/alerts/schedule.js';
 import { parseDigestCommand } from '../../src/digest/grammar.js';
 import { toLocale } from '../../src/lookups/locale.js';
+import { DEFAULT_ALERT_SCHEDULE } from '../helpers/domain-factories.js';
 
 const place = { channelId: 'C1234', channelName: 'support', userId: 'U1234' };
 const alert = (text: string) => parseAlertCommand(text, place, toLocale);
@@ -15,11 +16,7 @@ describe('/orders alert grammar', () => {
       kind: 'add',
       shop: '2200001004',
       channelId: 'C1234',
-      withinHours: 6,
-      everyMinutes: 60,
-      hoursFrom: '09:00',
-      hoursTo: '21:00',
-      timeZone: 'Asia/Shanghai',
+      ...DEFAULT_ALERT_SCHEDULE,
       capPoints: null,
     });
   });

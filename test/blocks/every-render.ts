@@ -69,12 +69,14 @@ import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
 import type { AlertCheck, AlertOrder, AlertSubscription } from '../../src/store/alerts.js';
-import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
+import type { DigestSubscription } from '../../src/store/digests.js';
 import type { LedgerEntry } from '../../src/store/store.js';
 import {
   allPlatErrors,
   HOUR,
   ITEM_ID,
+  makeAlertSubscription,
+  makeDigestRun,
   makeItem,
   makeItemPrices,
   makeOrder,
@@ -89,6 +91,7 @@ import {
   OWNER_ID,
   PENDING_ID,
 } from '../helpers/domain-factories.js';
+import { HOSTILE } from './render-fixtures.js';
 
 export type Rendered = RenderedMessage | ModalView | HomeView;
 
@@ -109,8 +112,6 @@ export interface ForeignText {
   /** Long lists (300 SKUs, 100 orders…) instead of a few entries. */
   extreme: boolean;
 }
-
-export const HOSTILE = '<!channel> <@U1> & <https://evil.example|click>';
 
 export const EXTREME_TEXT: ForeignText = {
   title: `${HOSTILE} ${'亚麻 Linen & <cotton> 长标题'.repeat(200)}`.slice(0, 5000),
@@ -156,20 +157,7 @@ const THREAD_SUB: DigestSubscription = {
   statuses: [1],
 };
 
-const ALERT_SUB: AlertSubscription = {
-  id: 4,
-  ownerId: '2200001004',
-  shopLabel: '蜂蜜',
-  channelId: 'C1234',
-  withinHours: 6,
-  everyMinutes: 60,
-  hoursFrom: '09:00',
-  hoursTo: '21:00',
-  timeZone: 'Asia/Shanghai',
-  capPoints: 200,
-  createdBy: 'UADMIN',
-  createdAt: NOW,
-};
+const ALERT_SUB: AlertSubscription = makeAlertSubscription({ shopLabel: '蜂蜜' });
 
 function alertOrder(i: number, text: ForeignText, o: Partial<AlertOrder> = {}): AlertOrder {
   return {
@@ -208,33 +196,6 @@ const ALERT_CHECK: AlertCheck = {
   estimatePoints: 14,
   createdAt: NOW,
 };
-
-function run(o: Partial<DigestRun> = {}): DigestRun {
-  return {
-    id: 3,
-    subscriptionId: 7,
-    kind: 'scheduled',
-    localDate: '2026-11-20',
-    windowStart: new Date(NOW.getTime() - 24 * HOUR),
-    windowEnd: NOW,
-    state: 'posted',
-    attempts: 1,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    nextAttemptAt: null,
-    lastError: null,
-    noticeTs: null,
-    messageTs: null,
-    summaryJson: null,
-    chargedPoints: 4,
-    calls: 2,
-    estimatePoints: null,
-    requestedBy: null,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...o,
-  };
-}
 
 function orders(text: ForeignText): Order[] {
   const n = text.extreme ? 100 : 4;
@@ -696,7 +657,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       'digest',
       renderDigest(w, {
         subscription: { ...SUB, shopLabel: text.short },
-        run: run(),
+        run: makeDigestRun(),
         summary,
         previous: {
           localDate: '2026-11-19',
@@ -709,7 +670,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       'digest-empty-manual',
       renderDigest(w, {
         subscription: SUB,
-        run: run({ kind: 'manual' }),
+        run: makeDigestRun({ kind: 'manual' }),
         summary: summarize([], { window: { from: NOW, to: NOW }, at: NOW }),
         previous: null,
         cost: { points: 0, calls: 1 },
@@ -725,7 +686,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       renderDigestNotice(w, {
         kind: 'failed',
         subscription: SUB,
-        run: run(),
+        run: makeDigestRun(),
         error: unitAlert,
         nextAttemptAt: NOW,
       }),
@@ -735,18 +696,21 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       renderDigestNotice(w, {
         kind: 'failed',
         subscription: SUB,
-        run: run({ kind: 'manual' }),
+        run: makeDigestRun({ kind: 'manual' }),
         error: { data: { error: 'not_in_channel' } },
         nextAttemptAt: null,
       }),
     ),
-    m('digest-notice-resolved', renderDigestNotice(w, { kind: 'resolved', subscription: SUB, run: run() })),
+    m(
+      'digest-notice-resolved',
+      renderDigestNotice(w, { kind: 'resolved', subscription: SUB, run: makeDigestRun() }),
+    ),
     m(
       'digest-notice-approval',
       renderDigestNotice(w, {
         kind: 'awaiting_approval',
         subscription: SUB,
-        run: run(),
+        run: makeDigestRun(),
         estimatePoints: 300,
       }),
     ),
@@ -755,15 +719,23 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       renderDigestAlert(w, {
         kind: 'failed',
         subscription: SUB,
-        run: run(),
+        run: makeDigestRun(),
         error: new Error('x'),
         nextAttemptAt: null,
       }),
     ),
-    m('digest-alert-orphaned', renderDigestAlert(w, { kind: 'orphaned', subscription: SUB, run: run() })),
+    m(
+      'digest-alert-orphaned',
+      renderDigestAlert(w, { kind: 'orphaned', subscription: SUB, run: makeDigestRun() }),
+    ),
     m(
       'digest-approval',
-      renderDigestApproval(w, { subscription: SUB, run: run(), estimatePoints: 300, capPoints: 200 }),
+      renderDigestApproval(w, {
+        subscription: SUB,
+        run: makeDigestRun(),
+        estimatePoints: 300,
+        capPoints: 200,
+      }),
     ),
     m(
       'digest-list',
@@ -772,7 +744,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         (['posted', 'failed', 'awaiting_approval', 'unknown', 'running'] as const).map((state, i) => ({
           subscription: { ...SUB, id: i + 1 },
           nextRunAt: NOW.getTime(),
-          lastRun: run({
+          lastRun: makeDigestRun({
             state,
             kind: i === 0 ? 'manual' : 'scheduled',
             nextAttemptAt: state === 'failed' ? NOW : null,
@@ -788,7 +760,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     ...(() => {
       const { parent, replies } = renderDigestThread(w, {
         subscription: { ...THREAD_SUB, shopLabel: text.short },
-        run: run({ localDate: '2026-11-20 17:30' }),
+        run: makeDigestRun({ localDate: '2026-11-20 17:30' }),
         summary,
         previous: null,
         cost: { points: 4, calls: 2 },
@@ -908,7 +880,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       'digest-rerun',
       renderDigestRerunQuestion(w, {
         subscription: SUB,
-        posted: run(),
+        posted: makeDigestRun(),
         orders: 12,
         newestRunId: 3,
         estimatePoints: 4,
@@ -918,7 +890,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       'digest-rerun-no-summary',
       renderDigestRerunQuestion(w, {
         subscription: SUB,
-        posted: run(),
+        posted: makeDigestRun(),
         orders: null,
         newestRunId: 3,
         estimatePoints: 1,

@@ -14,7 +14,8 @@ import type { ProblemCode } from '../../src/lookups/parse/problems.js';
 import type { PlatErrorCode } from '../../src/plat/errors.js';
 import { slackLimitProblems } from '../helpers/block-limits.js';
 import { en, zh } from '../helpers/words.js';
-import { EXTREME_TEXT, everyRender, HOSTILE, REALISTIC_TEXT, type Render } from './every-render.js';
+import { EXTREME_TEXT, everyRender, REALISTIC_TEXT, type Render } from './every-render.js';
+import { HOSTILE } from './render-fixtures.js';
 
 type Tree = { readonly [key: string]: string | Tree };
 

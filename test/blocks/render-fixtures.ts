@@ -25,6 +25,7 @@ import {
   allPlatErrors,
   HOUR,
   ITEM_ID,
+  makeAlertSubscription,
   makeItem,
   makeItemPrices,
   makeOrder,
@@ -157,20 +158,11 @@ export function largeMessages(): { name: string; message: RenderedMessage }[] {
   ];
 }
 
-const ALERT_SUB: AlertSubscription = {
+const ALERT_SUB: AlertSubscription = makeAlertSubscription({
   id: 7,
   ownerId: OWNER_ID,
   shopLabel: `${HOSTILE} shop`,
-  channelId: 'C1234',
-  withinHours: 6,
-  everyMinutes: 60,
-  hoursFrom: '09:00',
-  hoursTo: '21:00',
-  timeZone: 'Asia/Shanghai',
-  capPoints: 200,
-  createdBy: 'UADMIN',
-  createdAt: NOW,
-};
+});
 
 /** A full alert (20 orders, long hostile names, every state), a reminder, the approval and a long list. */
 function alertMessages(): { name: string; message: RenderedMessage }[] {

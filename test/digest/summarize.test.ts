@@ -11,6 +11,7 @@ import { PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
 import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import { makeDigestRun } from '../helpers/domain-factories.js';
 import { textOf } from '../helpers/platdesk-harness.js';
 import { en } from '../helpers/words.js';
 
@@ -133,30 +134,15 @@ const SUB: DigestSubscription = {
 };
 
 function runOf(o: Partial<DigestRun> = {}): DigestRun {
-  return {
-    id: 3,
-    subscriptionId: 7,
-    kind: 'scheduled',
-    localDate: '2026-11-20',
+  return makeDigestRun({
     windowStart: WINDOW.from,
     windowEnd: WINDOW.to,
     state: 'posting',
-    attempts: 1,
     leaseOwner: 'me',
-    leaseExpiresAt: null,
-    nextAttemptAt: null,
-    lastError: null,
-    noticeTs: null,
-    messageTs: null,
-    summaryJson: null,
-    chargedPoints: 4,
-    calls: 2,
-    estimatePoints: null,
-    requestedBy: null,
     createdAt: AT,
     updatedAt: AT,
     ...o,
-  };
+  });
 }
 
 describe('renderDigest', () => {

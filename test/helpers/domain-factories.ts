@@ -1,5 +1,5 @@
 /**
- * Domain objects with fixed ids for renderer tests, small by default and as large as asked.
+ * Domain objects with fixed ids for renderer and store tests, small by default and as large as asked.
  */
 import type { LookupOutcome, Quote, QuoteLine } from '../../src/lookups/types.js';
 import {
@@ -35,6 +35,8 @@ import type {
   WaybillInfoRecord,
   WaybillPrintRecord,
 } from '../../src/plat/types.js';
+import type { AlertSubscription, NewAlertSubscription } from '../../src/store/alerts.js';
+import type { DigestRun } from '../../src/store/digests.js';
 
 /** 2026-11-21 12:00 in Asia/Shanghai. */
 export const NOW = new Date('2026-11-21T04:00:00Z');
@@ -288,4 +290,64 @@ export function allPlatErrors(): PlatError[] {
     new PlatBusyError('platdybw', 12_300),
     new PlatAbortedError('aborted', op),
   ];
+}
+
+/**
+ * The schedule `/orders alert add` gives an alert when no option is set (README): written out here
+ * rather than read from src/alerts, so tests that compare against it check the source.
+ */
+export const DEFAULT_ALERT_SCHEDULE = {
+  withinHours: 6,
+  everyMinutes: 60,
+  hoursFrom: '09:00',
+  hoursTo: '21:00',
+  timeZone: 'Asia/Shanghai',
+} as const;
+
+/** What `store.alerts.add` takes: a default alert on shop 2200001004 posting to C1234. */
+export function makeNewAlertSubscription(
+  overrides: Partial<NewAlertSubscription> = {},
+): NewAlertSubscription {
+  return {
+    ownerId: '2200001004',
+    shopLabel: 'snacks',
+    channelId: 'C1234',
+    ...DEFAULT_ALERT_SCHEDULE,
+    capPoints: 200,
+    createdBy: 'UADMIN',
+    ...overrides,
+  };
+}
+
+/** A stored alert subscription (id 4, created at NOW). */
+export function makeAlertSubscription(overrides: Partial<AlertSubscription> = {}): AlertSubscription {
+  return { id: 4, ...makeNewAlertSubscription(), createdAt: NOW, ...overrides };
+}
+
+/** A stored digest run: scheduled, posted, for the 24 h before NOW. */
+export function makeDigestRun(overrides: Partial<DigestRun> = {}): DigestRun {
+  return {
+    id: 3,
+    subscriptionId: 7,
+    kind: 'scheduled',
+    localDate: '2026-11-20',
+    windowStart: new Date(NOW.getTime() - 24 * HOUR),
+    windowEnd: NOW,
+    state: 'posted',
+    attempts: 1,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    nextAttemptAt: null,
+    lastError: null,
+    noticeTs: null,
+    messageTs: null,
+    summaryJson: null,
+    chargedPoints: 4,
+    calls: 2,
+    estimatePoints: null,
+    requestedBy: null,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  };
 }

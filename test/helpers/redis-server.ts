@@ -8,9 +8,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface RedisServer {
   readonly port: number;
@@ -32,17 +32,6 @@ function checkBinary(): void {
       `${BINARY} is not installed: the Redis limiter tests need it (Debian: apt-get install -y redis-server; .ci/run does this)`,
     );
   }
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export async function startRedisServer(): Promise<RedisServer> {

@@ -13,8 +13,9 @@ import { PlatUnavailableError } from '../../src/plat/errors.js';
 import type { Limiter } from '../../src/plat/limiter.js';
 import { createRedisLimiter, type RedisLimiterOptions } from '../../src/plat/redis-limiter.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { freePort } from '../helpers/free-port.js';
 import type { WorkerInput, WorkerMessage } from '../helpers/redis-limiter-worker.js';
-import { freePort, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/redis-limiter-worker.ts', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type Platdesk, startPlatdesk } from '../../src/main.js';
-import { freePort } from '../helpers/redis-server.js';
+import { freePort } from '../helpers/free-port.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { slashCommand } from '../helpers/slack-payloads.js';
 

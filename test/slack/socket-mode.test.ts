@@ -8,24 +8,13 @@
  */
 import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { type Platdesk, startPlatdesk } from '../../src/main.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { freePort } from '../helpers/free-port.js';
 import { confirmationOf, type SlackMessage, textOf } from '../helpers/platdesk-harness.js';
 import { type FakeSlack, type SocketAck, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { appHomeOpened, blockAction, eventCallback, SLACK, slashCommand } from '../helpers/slack-payloads.js';
-
-/** A port nothing listens on: the socket-mode health server cannot be asked for port 0 and report it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+import { socketModeConfig } from '../helpers/socket-mode-config.js';
 
 describe('Socket Mode (SLACK_APP_TOKEN)', () => {
   let fake: FakeSlack;
@@ -55,15 +44,7 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
     fake = await startSlackApiServer();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_APP_TOKEN: 'xapp-test',
-      SLACK_API_URL: fake.apiUrl,
-      PORT: String(port),
-      PLAT_SANDBOX: '1',
-      DATABASE_PATH: ':memory:',
-      LOG_LEVEL: 'silent',
-    });
+    const config = socketModeConfig(fake, port);
     expect(config.slack.mode).toBe('socket');
     expect(config.slack.signingSecret).toBeNull();
     let timer: NodeJS.Timeout | undefined;
@@ -209,20 +190,9 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
 });
 
 describe('Socket Mode start-up and the health port', () => {
-  const socketConfig = (fake: FakeSlack, port: number) =>
-    loadConfig({
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_APP_TOKEN: 'xapp-test',
-      SLACK_API_URL: fake.apiUrl,
-      PORT: String(port),
-      PLAT_SANDBOX: '1',
-      DATABASE_PATH: ':memory:',
-      LOG_LEVEL: 'silent',
-    });
-
   it('PORT=0 reports the port the health server really listens on', async () => {
     const fake = await startSlackApiServer();
-    const platdesk = await startPlatdesk(socketConfig(fake, 0));
+    const platdesk = await startPlatdesk(socketModeConfig(fake, 0));
     try {
       expect(platdesk.url).not.toMatch(/:0$/);
       const health = await fetch(`${platdesk.url}/healthz`);
@@ -239,7 +209,7 @@ describe('Socket Mode start-up and the health port', () => {
     await new Promise<void>((resolve) => taken.listen(0, resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      await expect(startPlatdesk(socketConfig(fake, port))).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(startPlatdesk(socketModeConfig(fake, port))).rejects.toMatchObject({ code: 'EADDRINUSE' });
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
       await fake.close();

@@ -8,6 +8,7 @@ import type { AlertOrderFacts } from '../../src/store/alerts.js';
 import type { Lease } from '../../src/store/digests.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
 
 const T0 = Date.parse('2026-11-20T02:00:00Z');
 const MINUTE = 60_000;
@@ -19,18 +20,7 @@ afterEach(() => {
 function setup() {
   const store = openSqliteStore(':memory:', { now: () => new Date(T0) });
   stores.push(store);
-  const sub = store.alerts.add({
-    ownerId: '2200001004',
-    shopLabel: 'snacks',
-    channelId: 'C1234',
-    withinHours: 6,
-    everyMinutes: 60,
-    hoursFrom: '09:00',
-    hoursTo: '21:00',
-    timeZone: 'Asia/Shanghai',
-    capPoints: 200,
-    createdBy: 'UADMIN',
-  });
+  const sub = store.alerts.add(makeNewAlertSubscription());
   return { store, sub };
 }
 const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(at), ms });

@@ -1,0 +1,265 @@
+/**
+ * The per-process side both limiter engines share (./local-limiter.ts, ./redis-limiter.ts): two
+ * FIFO queues (every queued interactive job goes ahead of every queued bulk job) under one bound,
+ * refusal past it with PlatBusyError and a wait estimate, withdrawal of a queued job whose signal
+ * aborts or whose onQueued callback throws, and the start bookkeeping behind stats() and
+ * onStarted. The engines differ only in how a slot is granted (`Grant`: a local slot, a Redis
+ * lease) and in how they estimate waits.
+ */
+import { PlatAbortedError, PlatBusyError } from './errors.js';
+import type {
+  LimiterStats,
+  Priority,
+  QueueTicket,
+  resolveLimiterOptions,
+  ScheduleOptions,
+  StartedInfo,
+} from './limiter.js';
+import type { Operation } from './operations.js';
+
+export interface QueuedJob<Grant> {
+  readonly priority: Priority;
+  readonly operation: Operation | null;
+  readonly enqueuedAt: number;
+  /** Calls the task on a granted slot; the returned promise settles after the caller's does. */
+  readonly start: (grant: Grant) => Promise<void>;
+  readonly fail: (error: unknown) => void;
+  /** Stops listening to the job's abort signal (it started, or left the line). */
+  readonly detach: () => void;
+}
+
+interface Job<Grant> extends QueuedJob<Grant> {
+  readonly signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+type LimiterQueueSettings = Pick<
+  ReturnType<typeof resolveLimiterOptions>,
+  'maxCalls' | 'windowMs' | 'maxQueued' | 'maxQueuedBulk'
+>;
+
+/** schedule()'s options with the defaults both engines apply. */
+export function jobRequest(options: ScheduleOptions) {
+  return {
+    // Forgetting to mark background work as bulk costs less than the reverse.
+    priority: options.priority ?? 'interactive',
+    operation: options.operation ?? null,
+    signal: options.signal,
+    onQueued: options.onQueued,
+  };
+}
+
+/** A queued job whose signal aborted: it was never sent. */
+function cancelledBeforeSent(operation: Operation | null, signal: AbortSignal): PlatAbortedError {
+  return new PlatAbortedError(`${operation ?? 'plat call'} was cancelled before it was sent`, {
+    operation,
+    cause: signal.reason,
+  });
+}
+
+/** Why a job is refused before it is even queued (limiter stopped, signal aborted), or null. */
+export function refusedBeforeQueued(
+  stopped: boolean,
+  operation: Operation | null,
+  signal: AbortSignal | undefined,
+): PlatAbortedError | null {
+  if (stopped) {
+    return new PlatAbortedError(`${operation ?? 'plat call'} refused: the limiter is stopped`, { operation });
+  }
+  return signal?.aborted ? cancelledBeforeSent(operation, signal) : null;
+}
+
+export function createLimiterQueue<Grant>(
+  settings: LimiterQueueSettings,
+  onStarted: ((info: StartedInfo) => void) | undefined,
+) {
+  const { maxCalls, windowMs, maxQueued, maxQueuedBulk } = settings;
+  const queues: Record<Priority, Job<Grant>[]> = { interactive: [], bulk: [] };
+  /** Start times of the last (at most) maxCalls calls, for stats. */
+  const recentStarts: number[] = [];
+  /** Smoothed call latency, for estimates of when busy slots free up. */
+  let latencyMs = 0;
+  let started = 0;
+  let refused = 0;
+
+  const size = (): number => queues.interactive.length + queues.bulk.length;
+
+  function failAll(reason: (job: QueuedJob<Grant>) => unknown): void {
+    const pending = [...queues.interactive, ...queues.bulk];
+    queues.interactive.length = 0;
+    queues.bulk.length = 0;
+    for (const job of pending) {
+      job.detach();
+      job.fail(reason(job));
+    }
+  }
+
+  function remove(job: QueuedJob<Grant>): boolean {
+    const queue = queues[job.priority];
+    const index = queue.indexOf(job as Job<Grant>);
+    if (index < 0) return false;
+    queue.splice(index, 1);
+    job.detach();
+    return true;
+  }
+
+  return {
+    size,
+    /** Jobs that start before one of this priority queued now (queued bulk is never ahead of interactive). */
+    ahead: (priority: Priority): number => (priority === 'interactive' ? queues.interactive.length : size()),
+    length: (priority: Priority): number => queues[priority].length,
+    /** The priority whose job starts next: interactive first, bulk only when no interactive waits. */
+    nextPriority(): Priority | null {
+      if (queues.interactive.length > 0) return 'interactive';
+      return queues.bulk.length > 0 ? 'bulk' : null;
+    },
+    latencyMs: (): number => latencyMs,
+
+    /** A job that runs `task` once granted and settles the caller's promise as the task does. */
+    job<T>(
+      task: () => Promise<T>,
+      options: {
+        priority: Priority;
+        operation: Operation | null;
+        signal: AbortSignal | undefined;
+        now: number;
+      },
+      caller: { resolve: (value: T) => void; reject: (error: unknown) => void },
+      /** Frees the grant; runs before the caller hears the outcome. */
+      settle: (grant: Grant) => void,
+    ): QueuedJob<Grant> {
+      const job: Job<Grant> = {
+        priority: options.priority,
+        operation: options.operation,
+        enqueuedAt: options.now,
+        signal: options.signal,
+        onAbort: undefined,
+        start: (grant) => {
+          let running: Promise<T>;
+          try {
+            running = Promise.resolve(task());
+          } catch (error) {
+            running = Promise.reject(error);
+          }
+          return running.then(
+            (value) => {
+              settle(grant);
+              caller.resolve(value);
+            },
+            (error: unknown) => {
+              settle(grant);
+              caller.reject(error);
+            },
+          );
+        },
+        fail: caller.reject,
+        detach: () => {
+          if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+        },
+      };
+      return job;
+    },
+
+    /**
+     * The refusal for a job that would go past the bound (counted in stats), or null if it fits.
+     * The wait estimate is asked for only when the job is refused.
+     */
+    busy(
+      priority: Priority,
+      operation: Operation | null,
+      estimatedWaitMs: () => number,
+    ): PlatBusyError | null {
+      const full = size() >= maxQueued || (priority === 'bulk' && queues.bulk.length >= maxQueuedBulk);
+      if (!full) return null;
+      refused += 1;
+      return new PlatBusyError(operation, estimatedWaitMs());
+    },
+    countRefused(): void {
+      refused += 1;
+    },
+
+    /** Puts a job in line; if its signal aborts while queued it leaves, `withdrawn` runs, it rejects. */
+    enqueue(queued: QueuedJob<Grant>, withdrawn: () => void): void {
+      const job = queued as Job<Grant>;
+      queues[job.priority].push(job);
+      const { signal } = job;
+      if (!signal) return;
+      job.onAbort = () => {
+        if (remove(job)) {
+          withdrawn();
+          job.fail(cancelledBeforeSent(job.operation, signal));
+        }
+      };
+      signal.addEventListener('abort', job.onAbort, { once: true });
+    },
+
+    /**
+     * Tells the caller its place in line. If its callback throws, the job is withdrawn rather than
+     * run unobserved: `withdrawn` runs, the job rejects with that error, and this returns false.
+     */
+    tellQueued(
+      job: QueuedJob<Grant>,
+      onQueued: ScheduleOptions['onQueued'],
+      ticket: QueueTicket,
+      withdrawn: () => void,
+    ): boolean {
+      if (!onQueued) return true;
+      try {
+        onQueued({ position: ticket.position, estimatedWaitMs: ticket.estimatedWaitMs });
+        return true;
+      } catch (error) {
+        remove(job);
+        withdrawn();
+        job.fail(error);
+        return false;
+      }
+    },
+
+    shift: (priority: Priority): QueuedJob<Grant> | undefined => queues[priority].shift(),
+    /** Puts a job back at the head of its line (its grant could not be used). */
+    unshift: (job: QueuedJob<Grant>): void => {
+      queues[job.priority].unshift(job as Job<Grant>);
+    },
+    remove,
+
+    /** Empties both lines, rejecting every job with the error `reason` gives for it. */
+    failAll,
+    /** Every queued job rejects: the limiter stopped before sending it. */
+    failAllStopped(): void {
+      failAll(
+        (job) =>
+          new PlatAbortedError(`${job.operation ?? 'plat call'} was not sent: the limiter stopped`, {
+            operation: job.operation,
+          }),
+      );
+    },
+
+    /** Records a job leaving the line to start now (stats, onStarted); call before job.start. */
+    begin(job: QueuedJob<Grant>, now: number): void {
+      recentStarts.push(now);
+      if (recentStarts.length > maxCalls) recentStarts.shift();
+      started += 1;
+      job.detach();
+      if (onStarted) {
+        try {
+          onStarted({ priority: job.priority, waitedMs: now - job.enqueuedAt, operation: job.operation });
+        } catch {
+          // A metrics hook must never break admission or the caller's job.
+        }
+      }
+    },
+    /** A call settled after running `ms`: folds it into the smoothed latency. */
+    settled(ms: number): void {
+      latencyMs = latencyMs === 0 ? ms : latencyMs * 0.8 + ms * 0.2;
+    },
+
+    stats(now: number): LimiterStats {
+      return {
+        queued: { interactive: queues.interactive.length, bulk: queues.bulk.length },
+        startedInWindow: recentStarts.filter((at) => at > now - windowMs).length,
+        started,
+        refused,
+      };
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * One alert check run for real (src/alerts/check.ts) on a fresh claim, as the cost test and
+ * `npm run bench:alerts` both measure it, and the sandbox's own count of the orders each 24 h
+ * window of its lookback holds, to compare the calls with.
+ */
+import { type CheckContext, executeAlertCheck } from '../../src/alerts/check.js';
+import { ALERT_LOOKBACK_MS } from '../../src/alerts/cost.js';
+import type { AlertPublisher } from '../../src/alerts/types.js';
+import { splitWindows } from '../../src/digest/fetch-orders.js';
+import { buildOrderBook } from '../../src/sandbox/fixtures.js';
+import type { AlertSubscription } from '../../src/store/alerts.js';
+
+/** A publisher that posts nothing anywhere: only the check's calls and charges are measured. */
+export const quietAlertPublisher: AlertPublisher = {
+  postAlert: async () => '1.1',
+  updateAlert: async () => {},
+  remind: async () => {},
+  postFailure: async () => '1.2',
+  askApproval: async () => {},
+  alertOrphaned: async () => {},
+};
+
+/** Claims the check of `sub` for the slot at `now()` and runs it. */
+export async function claimAndCheck(
+  ctx: Omit<CheckContext, 'publisher' | 'leaseMs'>,
+  sub: AlertSubscription,
+  options: { localDate: string; force: boolean },
+) {
+  const leaseMs = 600_000;
+  const at = new Date(ctx.now());
+  const claim = ctx.store.alerts.claimCheck(
+    { subscriptionId: sub.id, slotAt: at, localDate: options.localDate },
+    { owner: ctx.instanceId, now: at, ms: leaseMs },
+  );
+  if (!claim.claimed) throw new Error('the alert check was not claimed');
+  const result = await executeAlertCheck(
+    { ...ctx, publisher: quietAlertPublisher, leaseMs },
+    sub,
+    claim.check,
+    {
+      force: options.force,
+    },
+  );
+  return { check: claim.check, result };
+}
+
+/** The orders of `owner` the sandbox holds in each 24 h window of the check's lookback before `anchor`. */
+export function ordersPerWindow(anchor: number, counts: Record<string, number>, owner: string) {
+  const orders = buildOrderBook(anchor, counts).get(owner) ?? [];
+  return splitWindows(new Date(anchor - ALERT_LOOKBACK_MS), new Date(anchor)).map((w) =>
+    orders.filter((o) => o.confirm_time >= w.start.getTime() && o.confirm_time < w.end.getTime()),
+  );
+}
