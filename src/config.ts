@@ -114,6 +114,8 @@ const envSchema = z.object({
   PLAT_QUEUE_MAX: int(1, 100_000, 100),
   PLATDESK_ADMINS: optionalText,
   DATABASE_PATH: optionalText,
+  DATABASE_URL: optionalText,
+  DATABASE_POOL_MAX: int(1, 1000, 10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_TOKEN: optionalText,
 });
@@ -137,7 +139,8 @@ export interface Config {
     rateLimit: { maxCalls: number; windowMs: number; maxQueued: number };
   };
   admins: string[];
-  databasePath: string;
+  /** The store: PostgreSQL when `url` is set, else SQLite at `path`. */
+  database: { url: string | null; path: string; poolMax: number };
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -160,6 +163,10 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     .filter(Boolean))
     if (!/^[UW][A-Z0-9]{2,}$/.test(admin))
       problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
+  if (set('DATABASE_URL') && !/^postgres(ql)?:\/\//i.test(env.DATABASE_URL?.trim() ?? ''))
+    problems.push(
+      'DATABASE_URL must be a postgres:// (or postgresql://) URL; unset it to use SQLite at DATABASE_PATH',
+    );
   problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
   return problems;
 }
@@ -203,7 +210,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     admins,
-    databasePath: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+    database: {
+      url: e.DATABASE_URL ?? null,
+      path: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+      poolMax: e.DATABASE_POOL_MAX,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

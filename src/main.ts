@@ -24,7 +24,8 @@ import { reportInterruptedLookups } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { createGroupMembership } from './slack/user-groups.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openStore } from './store/engine.js';
+import { createChargeRecorder } from './store/ledger.js';
 import type { Store } from './store/store.js';
 
 export interface Platdesk {
@@ -50,13 +51,26 @@ export interface StartOptions {
 export const DRAIN_TIMEOUT_MS = 8_000;
 /** After cutting off calls past the drain bound: time for their lookups to record it and answer. */
 const CUT_OFF_GRACE_MS = 1_000;
+/** How long /healthz waits for the store to answer before saying it is unreachable. */
+const HEALTH_PING_MS = 1500;
 const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
 
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
-  const store = openSqliteStore(config.databasePath, { now });
+  const store = await openStore({
+    url: config.database.url,
+    path: config.database.path,
+    poolMax: config.database.poolMax,
+    now,
+    onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
+  });
+  logger.info({ engine: store.engine, location: store.location }, 'store ready');
   const metrics = new Metrics();
+  const charges = createChargeRecorder({ ledger: store.ledger, logger });
+  metrics.gauge('platdesk_ledger_backlog', 'Charges kept until the ledger can be written', () =>
+    charges.backlog(),
+  );
 
   let sandbox: Sandbox | null = null;
   let baseUrl = config.plat.baseUrl;
@@ -121,8 +135,19 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       path: '/healthz',
       method: ['GET'],
       handler: (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: true, mode: config.slack.mode, sandbox: sandbox !== null }));
+        // 503 naming the store while it cannot be reached, so an orchestrator takes the process
+        // out of rotation; it answers 200 again by itself once the database is back.
+        void store.ping(HEALTH_PING_MS).then((reachable) => {
+          const body = {
+            ok: reachable,
+            mode: config.slack.mode,
+            sandbox: sandbox !== null,
+            store: { engine: store.engine, reachable, ledgerBacklog: charges.backlog() },
+            ...(reachable ? {} : { error: `the ${store.engine} store is unreachable` }),
+          };
+          res.writeHead(reachable ? 200 : 503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        });
       },
     },
     {
@@ -162,11 +187,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
     },
   });
-  const admins = () => [
-    ...new Set([...config.admins, ...(store.settings.get<string[]>(SETTING_KEYS.admins) ?? [])]),
+  const admins = async () => [
+    ...new Set([...config.admins, ...((await store.settings.get<string[]>(SETTING_KEYS.admins)) ?? [])]),
   ];
-  const isAdmin = (userId: string) => admins().includes(userId);
-  const alerts = createAdminAlerts({ client: app.client, admins, logger });
+  // Configured admins are admins even while the store is unreachable.
+  const isAdmin = async (userId: string) =>
+    config.admins.includes(userId) || (await admins()).includes(userId);
+  const alerts = createAdminAlerts({ client: app.client, admins, sent: store.alerts, logger });
   const lookups = createLookupService({
     client,
     store,
@@ -175,6 +202,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     now,
     isAdmin,
     isInGroup: createGroupMembership(app.client),
+    charges,
     onBudgetAlert: ({ figure, userId, refused }) => {
       const whose = figure.scope === 'user' ? `<@${userId}>'s` : 'The workspace';
       const what = refused ? 'refused a lookup' : 'is at 80 % or more';
@@ -193,6 +221,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     prices: config.plat.prices,
     now,
     metrics,
+    charges,
   });
   registerListeners(app, {
     digests,
@@ -220,7 +249,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
     await sandbox?.close();
-    store.close();
+    await store.close();
     throw error;
   }
   const server = config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
@@ -255,7 +284,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await http.close({ force: !drained });
         if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
         await sandbox?.close();
-        store.close();
+        // Charges kept while the store was unreachable: one last try before closing.
+        const kept = await charges.flush();
+        charges.stop();
+        if (kept > 0) logger.error({ kept }, 'charges not written to the ledger at shutdown');
+        await store.close();
         logger.info({ drained }, 'platdesk stopped');
       })();
       return stopping;

@@ -9,7 +9,7 @@ import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
 import { localDateOf, localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription } from '../store/digests.js';
+import type { DigestRun, DigestSubscription } from '../store/store.js';
 import { ACTIONS } from './action-ids.js';
 import { errorTitle } from './errors.js';
 import {

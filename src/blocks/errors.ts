@@ -13,6 +13,7 @@ import {
   PlatShopUnauthorizedError,
 } from '../plat/errors.js';
 import { OPERATIONS } from '../plat/operations.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import { ACTIONS } from './action-ids.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
@@ -74,7 +75,16 @@ function detailLines(error: PlatError): string[] {
   return [];
 }
 
+/** The store (database) could not be reached: nothing was called, nothing charged. */
+export function renderStoreUnavailable(): RenderedMessage {
+  const text =
+    ':warning: *platdesk is temporarily unavailable* (its database cannot be reached). ' +
+    'Nothing was looked up and nothing was charged. Try again in a minute.';
+  return message(text, [section(text)]);
+}
+
 export function renderPlatError(error: unknown): RenderedMessage {
+  if (isStoreUnavailable(error)) return renderStoreUnavailable();
   if (!isPlatError(error)) {
     const detail = error instanceof Error ? error.message : String(error);
     const text = `:warning: The lookup failed: ${escapeClip(detail, 500) || 'no reason given'}`;

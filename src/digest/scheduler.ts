@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
+import type { DigestRun, DigestSubscription, Lease } from '../store/store.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
@@ -97,6 +97,9 @@ export function nextRunAfter(subscription: DigestSubscription, atMs: number): nu
   return due >= atMs ? due : scheduledInstant(subscription, addDays(today, 1));
 }
 
+/** After the store failed to answer, the scheduler looks again this much later. */
+const STORE_RETRY_MS = 5000;
+
 export function createDigestScheduler(options: DigestSchedulerOptions): DigestScheduler {
   const clock = options.clock ?? realClock;
   const instanceId = options.instanceId ?? randomUUID();
@@ -126,11 +129,37 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
 
-  function arm(): void {
+  /** Store work of the timer (claims, planning), one at a time; idle() waits for it too. */
+  let ticking: Promise<void> = Promise.resolve();
+  let ticks = 0;
+  const serially = (work: () => Promise<void>): Promise<void> => {
+    ticks += 1;
+    ticking = ticking
+      .then(work)
+      .catch((err: unknown) => logger?.error({ err }, 'digest scheduler tick failed'))
+      .finally(() => {
+        ticks -= 1;
+      });
+    return ticking;
+  };
+
+  function arm(): Promise<void> {
+    return serially(armNow);
+  }
+
+  async function armNow(): Promise<void> {
+    if (!running) return;
+    const now = clock.now();
+    let at: number;
+    try {
+      at = Math.min(await plan(now), now + maxSleepMs);
+    } catch (error) {
+      // The store is unreachable: look again soon; nothing is claimed meanwhile.
+      logger?.error({ err: error }, 'digest scheduler could not read the store');
+      at = now + STORE_RETRY_MS;
+    }
     if (!running) return;
     if (timer !== null) clock.clearTimeout(timer);
-    const now = clock.now();
-    const at = Math.min(plan(now), now + maxSleepMs);
     // Something due already was looked at just now and could not be claimed (the store refused
     // or changed under us): look again in a second rather than spin.
     const delay = at > now ? at - now : 1000;
@@ -141,27 +170,29 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   function onTimer(): void {
     timer = null;
     wakeAt = null;
-    try {
-      claimDue(clock.now());
-    } catch (error) {
-      logger?.error({ err: error }, 'digest scheduler could not read the store');
-    }
-    arm();
+    void serially(async () => {
+      try {
+        await claimDue(clock.now());
+      } catch (error) {
+        logger?.error({ err: error }, 'digest scheduler could not read the store');
+      }
+      await armNow();
+    });
   }
 
   /**
    * The next time anything may need doing, without claiming anything: today's due time, a
    * planned retry, another instance's lease expiry, or tomorrow's due time.
    */
-  function plan(now: number): number {
+  async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
-    for (const sub of digests.list()) {
+    for (const sub of await digests.list()) {
       const today = localDateOf(now, sub.timeZone);
       const due = scheduledInstant(sub, today);
       next = Math.min(next, scheduledInstant(sub, addDays(today, 1)));
       if (due > now) next = Math.min(next, due);
       else if (due >= sub.createdAt.getTime()) {
-        const run = digests.scheduledRun(sub.id, today);
+        const run = await digests.scheduledRun(sub.id, today);
         if (run === null) next = Math.min(next, now);
         else if (run.state === 'failed' && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
@@ -190,16 +221,16 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     }
   }
 
-  /** Claims and starts every run that is due now. Synchronous: the store is. */
-  function claimDue(now: number): void {
-    for (const sub of digests.list()) {
+  /** Claims and starts every run that is due now. */
+  async function claimDue(now: number): Promise<void> {
+    for (const sub of await digests.list()) {
       const today = localDateOf(now, sub.timeZone);
       const due = scheduledInstant(sub, today);
       // A subscription added after today's time starts tomorrow: it has nothing to catch up.
       if (due > now || due < sub.createdAt.getTime()) continue;
-      const existing = digests.scheduledRun(sub.id, today);
+      const existing = await digests.scheduledRun(sub.id, today);
       if (existing && !mayClaim(existing, now)) continue;
-      const claim = digests.claimScheduled(
+      const claim = await digests.claimScheduled(
         {
           subscriptionId: sub.id,
           localDate: today,
@@ -213,7 +244,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       );
       if (claim.claimed) {
         logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
-        start(sub, claim.run, false);
+        void start(sub, claim.run, false);
       } else if (claim.orphaned) {
         logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
         track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
@@ -236,15 +267,15 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       } catch (error) {
         if (abort.signal.aborted) {
           // Stopping: hand the run over at once instead of letting the lease run out.
-          digests.release(run.id, instanceId, new Date(clock.now()));
+          await digests.release(run.id, instanceId, new Date(clock.now()));
           return { kind: 'stopped' };
         }
         if (error instanceof DigestLeaseLostError) {
           logger?.warn({ runId: run.id }, 'digest run taken over by another instance');
-          return { kind: 'already_handled', run: digests.run(run.id) };
+          return { kind: 'already_handled', run: await digests.run(run.id) };
         }
-        await failed(sub, digests.run(run.id) ?? run, error);
-        return { kind: 'failed', run: digests.run(run.id) ?? run, error };
+        await failed(sub, (await digests.run(run.id)) ?? run, error);
+        return { kind: 'failed', run: (await digests.run(run.id)) ?? run, error };
       }
     };
     const promise = attempt()
@@ -256,7 +287,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       })
       .finally(() => {
         inFlight.delete(run.id);
-        arm();
+        void arm();
       });
     inFlight.set(run.id, { promise, abort });
     return promise;
@@ -316,8 +347,9 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       { runId: run.id, subscriptionId: sub.id, attempts: run.attempts, nextAttemptAt, reason },
       'digest run failed',
     );
-    if (!digests.markFailed(run.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })) return;
-    const current = digests.run(run.id) ?? run;
+    if (!(await digests.markFailed(run.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })))
+      return;
+    const current = (await digests.run(run.id)) ?? run;
     if (run.kind === 'manual') {
       // The admin who asked is answered by the caller; the progress message must not hang on "page k of n".
       if (current.messageTs !== null)
@@ -336,7 +368,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         { kind: 'failed', subscription: sub, run: current, error, nextAttemptAt },
         current.noticeTs,
       );
-      if (current.noticeTs === null) digests.setNoticeTs(run.id, ts);
+      if (current.noticeTs === null) await digests.setNoticeTs(run.id, ts);
     } catch (err) {
       logger?.error({ err, runId: run.id }, 'digest failure notice not posted');
     }
@@ -360,16 +392,19 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       timer = null;
       wakeAt = null;
       for (const { abort } of inFlight.values()) abort.abort();
+      await ticking.catch(() => undefined);
       await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
       await Promise.allSettled([...background]);
     },
-    reschedule: () => arm(),
+    reschedule: () => {
+      void arm();
+    },
     async runNow(subscriptionId, userId) {
-      const sub = digests.get(subscriptionId);
+      const sub = await digests.get(subscriptionId);
       if (!sub) return { kind: 'not_found' };
       if (!running) return { kind: 'stopped' };
       const now = clock.now();
-      const run = digests.createManual(
+      const run = await digests.createManual(
         {
           subscriptionId,
           localDate: localDateOf(now, sub.timeZone),
@@ -382,20 +417,20 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       return start(sub, run, false);
     },
     async approve(runId, userId) {
-      const waiting = digests.run(runId);
+      const waiting = await digests.run(runId);
       if (!waiting) return { kind: 'not_found' };
-      const sub = digests.get(waiting.subscriptionId);
+      const sub = await digests.get(waiting.subscriptionId);
       if (!sub) return { kind: 'not_found' };
       if (!running) return { kind: 'stopped' };
-      const run = digests.claimApproved(runId, lease(), userId);
+      const run = await digests.claimApproved(runId, lease(), userId);
       if (!run) return { kind: 'already_handled', run: waiting };
       logger?.info({ runId, userId }, 'digest over the cap approved');
       return start(sub, run, true);
     },
     nextRunAt: (sub) => nextRunAfter(sub, clock.now()),
     async idle() {
-      while (inFlight.size > 0 || background.size > 0)
-        await Promise.allSettled([...[...inFlight.values()].map((f) => f.promise), ...background]);
+      while (inFlight.size > 0 || background.size > 0 || ticks > 0)
+        await Promise.allSettled([...[...inFlight.values()].map((f) => f.promise), ...background, ticking]);
     },
     nextWakeAt: () => wakeAt,
   };

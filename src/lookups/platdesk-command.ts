@@ -6,7 +6,7 @@
 import { digestCap, MAX_POINTS_SETTING } from '../digest/runner.js';
 import { canonicalTimeZone, localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
-import type { Store } from '../store/store.js';
+import type { LedgerEntry, Store } from '../store/store.js';
 import { ledgerCsv, type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, RegisteredShop, SpendSettings } from './settings.js';
 import { SETTING_KEYS } from './settings.js';
@@ -22,7 +22,7 @@ export type PlatdeskResult =
 
 export interface PlatdeskContext {
   userId: string;
-  isAdmin: (userId: string) => boolean;
+  isAdmin: (userId: string) => Promise<boolean>;
   /** Admins named in PLATDESK_ADMINS (cannot be removed from the app). */
   configuredAdmins: readonly string[];
   store: Store;
@@ -61,10 +61,10 @@ const ADMIN_ONLY = new Set([
   'digest-cap',
 ]);
 
-export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): PlatdeskResult {
+export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const tokens = text.trim().split(/\s+/).filter(Boolean);
   const [sub = 'help', ...rest] = tokens.map((t, i) => (i === 0 ? t.toLowerCase() : t));
-  const admin = ctx.isAdmin(ctx.userId);
+  const admin = await ctx.isAdmin(ctx.userId);
   if (sub === 'help' || sub === '?') return { kind: 'help', admin };
   if (ADMIN_ONLY.has(sub) && !admin)
     return { kind: 'denied', message: `\`/platdesk ${sub}\` is for platdesk admins.` };
@@ -103,19 +103,17 @@ export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Platdesk
         kind: 'text',
         title: 'Recent settings changes',
         // The detail is stored JSON: its & < > are escaped so it cannot mention or link anyone.
-        lines: ctx.store.audit
-          .list(20)
-          .map(
-            (a) =>
-              `${a.at.toISOString().slice(0, 16).replace('T', ' ')} <@${a.actorId}> ${a.action}: ${a.detail.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}`,
-          ),
+        lines: (await ctx.store.audit.list(20)).map(
+          (a) =>
+            `${a.at.toISOString().slice(0, 16).replace('T', ' ')} <@${a.actorId}> ${a.action}: ${a.detail.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}`,
+        ),
       };
     default:
       return { kind: 'invalid', problems: [`unknown subcommand ${sub}`] };
   }
 }
 
-function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): PlatdeskResult {
+async function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): Promise<PlatdeskResult> {
   let period: ReportPeriod = 'today';
   let userId: string | null = ctx.userId;
   for (const t of rest) {
@@ -131,18 +129,18 @@ function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): PlatdeskRe
   }
   if (userId !== ctx.userId && !admin)
     return { kind: 'denied', message: 'Only admins can see the spend of others or of the workspace.' };
-  const report = usageReport(ctx.store, {
+  const report = await usageReport(ctx.store, {
     period,
     userId,
     now: ctx.now,
-    timeZone: ctx.settings.budgets().timezone,
+    timeZone: (await ctx.settings.budgets()).timezone,
   });
   return { kind: 'usage', report };
 }
 
-function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function exportCsv(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const arg = rest[0]?.toLowerCase() ?? 'month';
-  const timeZone = ctx.settings.budgets().timezone;
+  const timeZone = (await ctx.settings.budgets()).timezone;
   let range: { from: Date; to: Date };
   let label: string;
   const ym = arg.match(/^(\d{4})-(\d{2})$/);
@@ -157,11 +155,12 @@ function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     // The month as the budget zone counts it (range.from in UTC is the day before east of Greenwich).
     label = arg === 'month' ? localMonth(ctx.now, timeZone) : arg;
   } else return { kind: 'invalid', problems: ['export takes month, today, last30 or YYYY-MM'] };
-  const entries = [...ctx.store.ledger.iterate(range)];
+  const entries: LedgerEntry[] = [];
+  for await (const entry of ctx.store.ledger.iterate(range)) entries.push(entry);
   return {
     kind: 'export',
     filename: `platdesk-ledger-${label}.csv`,
-    content: ledgerCsv(entries),
+    content: await ledgerCsv(entries),
     rows: entries.length,
   };
 }
@@ -171,10 +170,10 @@ function localMonth(at: Date, timeZone: string): string {
   return localDateOf(at.getTime(), timeZone).slice(0, 7);
 }
 
-function confirmPreference(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function confirmPreference(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [mode, value] = rest.map((t) => t.toLowerCase());
   if (mode === 'always') {
-    ctx.store.prefs.setConfirmThreshold(ctx.userId, null);
+    await ctx.store.prefs.setConfirmThreshold(ctx.userId, null);
     return {
       kind: 'text',
       title: 'Confirmations',
@@ -182,7 +181,7 @@ function confirmPreference(rest: string[], ctx: PlatdeskContext): PlatdeskResult
     };
   }
   if (mode === 'under' && value !== undefined && /^\d{1,6}$/.test(value)) {
-    ctx.store.prefs.setConfirmThreshold(ctx.userId, Number(value));
+    await ctx.store.prefs.setConfirmThreshold(ctx.userId, Number(value));
     return {
       kind: 'text',
       title: 'Confirmations',
@@ -192,7 +191,7 @@ function confirmPreference(rest: string[], ctx: PlatdeskContext): PlatdeskResult
       ],
     };
   }
-  const current = ctx.store.prefs.getConfirmThreshold(ctx.userId);
+  const current = await ctx.store.prefs.getConfirmThreshold(ctx.userId);
   return {
     kind: 'text',
     title: 'Confirmations',
@@ -215,12 +214,13 @@ function describeAccess(p: AccessPolicy): string[] {
   return [`Only these may run charged lookups (and admins): ${who.join(', ') || 'nobody listed'}.`];
 }
 
-function access(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function access(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [mode, ...who] = rest;
-  if (!mode) return { kind: 'text', title: 'Who may spend', lines: describeAccess(ctx.settings.access()) };
+  if (!mode)
+    return { kind: 'text', title: 'Who may spend', lines: describeAccess(await ctx.settings.access()) };
   if (mode.toLowerCase() === 'everyone') {
     const policy: AccessPolicy = { mode: 'everyone', users: [], groups: [], channels: [] };
-    ctx.settings.setAccess(policy, ctx.userId);
+    await ctx.settings.setAccess(policy, ctx.userId);
     return { kind: 'text', title: 'Who may spend', lines: describeAccess(policy) };
   }
   if (mode.toLowerCase() === 'only') {
@@ -228,7 +228,7 @@ function access(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     if (m.unknown.length > 0 || m.users.length + m.groups.length + m.channels.length === 0)
       return { kind: 'invalid', problems: ['access only takes @users, @user-groups and #channels'] };
     const policy: AccessPolicy = { mode: 'listed', users: m.users, groups: m.groups, channels: m.channels };
-    ctx.settings.setAccess(policy, ctx.userId);
+    await ctx.settings.setAccess(policy, ctx.userId);
     return { kind: 'text', title: 'Who may spend', lines: describeAccess(policy) };
   }
   return {
@@ -247,8 +247,8 @@ function describeBudgets(b: Budgets): string[] {
   ];
 }
 
-function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
-  const current = ctx.settings.budgets();
+async function budget(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const current = await ctx.settings.budgets();
   if (rest.length === 0) return { kind: 'text', title: 'Budgets', lines: describeBudgets(current) };
   if (rest[0]?.toLowerCase() === 'timezone') {
     const zone = rest[1] ?? '';
@@ -256,7 +256,7 @@ function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
       return { kind: 'invalid', problems: [`${zone || 'that'} is not a time zone (e.g. Asia/Shanghai)`] };
     }
     const next = { ...current, timezone: canonicalTimeZone(zone) ?? zone };
-    ctx.settings.setBudgets(next, ctx.userId);
+    await ctx.settings.setBudgets(next, ctx.userId);
     return { kind: 'text', title: 'Budgets', lines: describeBudgets(next) };
   }
   const [whoRaw = '', periodRaw = '', amountRaw = ''] = rest;
@@ -276,7 +276,7 @@ function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     if (!user) return { kind: 'invalid', problems: ['say workspace, user (every user) or an @user'] };
     next.users[user] = { ...(next.users[user] ?? { daily: null, monthly: null }), [period]: amount };
   }
-  ctx.settings.setBudgets(next, ctx.userId);
+  await ctx.settings.setBudgets(next, ctx.userId);
   return { kind: 'text', title: 'Budgets', lines: describeBudgets(next) };
 }
 
@@ -288,8 +288,8 @@ function describeShop(s: RegisteredShop): string {
   return `*${s.alias}*: ${ids || 'no ids'}; ${where}`;
 }
 
-function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): PlatdeskResult {
-  const registry = ctx.settings.shops();
+async function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const registry = await ctx.settings.shops();
   const list = () => ({
     kind: 'text' as const,
     title: 'Shops',
@@ -306,7 +306,7 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
     if (!['on', 'off'].includes(alias.toLowerCase()))
       return { kind: 'invalid', problems: ['shops registered-only on|off'] };
     registry.registeredOnly = on;
-    ctx.settings.setShops(registry, ctx.userId);
+    await ctx.settings.setShops(registry, ctx.userId);
     return list();
   }
   if (sub === 'shops' || action.toLowerCase() === 'list') return list();
@@ -314,7 +314,7 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
     const before = registry.shops.length;
     registry.shops = registry.shops.filter((s) => s.alias.toLowerCase() !== alias.toLowerCase());
     if (registry.shops.length === before) return { kind: 'invalid', problems: [`no shop ${alias}`] };
-    ctx.settings.setShops(registry, ctx.userId);
+    await ctx.settings.setShops(registry, ctx.userId);
     return list();
   }
   if (action.toLowerCase() !== 'add') return { kind: 'invalid', problems: ['shop add|remove|list'] };
@@ -335,11 +335,11 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
   if (!shop.ownerId && !shop.shopId) problems.push('give owner:<owner id> and/or shop:<shop id>');
   if (problems.length > 0) return { kind: 'invalid', problems };
   registry.shops = [...registry.shops.filter((s) => s.alias.toLowerCase() !== alias.toLowerCase()), shop];
-  ctx.settings.setShops(registry, ctx.userId);
+  await ctx.settings.setShops(registry, ctx.userId);
   return list();
 }
 
-function cache(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function cache(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [operation = '', seconds = ''] = rest;
   if (operation) {
     if (!isOperation(operation) || !/^\d{1,7}$/.test(seconds))
@@ -347,10 +347,10 @@ function cache(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
         kind: 'invalid',
         problems: [`cache <operation> <seconds>; operations: ${OPERATION_NAMES.join(', ')}`],
       };
-    const stored = ctx.store.settings.get<Record<string, number>>(SETTING_KEYS.cacheTtl) ?? {};
-    ctx.settings.setCacheTtl({ ...stored, [operation]: Number(seconds) }, ctx.userId);
+    const stored = (await ctx.store.settings.get<Record<string, number>>(SETTING_KEYS.cacheTtl)) ?? {};
+    await ctx.settings.setCacheTtl({ ...stored, [operation]: Number(seconds) }, ctx.userId);
   }
-  const ttl = ctx.settings.cacheTtlS();
+  const ttl = await ctx.settings.cacheTtlS();
   return {
     kind: 'text',
     title: 'Cache lifetimes',
@@ -359,32 +359,32 @@ function cache(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
 }
 
 /** A digest estimated above this many points asks an admin before fetching (issue 6). */
-function digestCapCommand(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function digestCapCommand(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [value] = rest;
   if (value !== undefined) {
     if (!/^\d{1,7}$/.test(value))
       return { kind: 'invalid', problems: ['digest-cap takes a whole number of points'] };
-    ctx.store.settings.set(MAX_POINTS_SETTING, Number(value), ctx.userId);
+    await ctx.store.settings.set(MAX_POINTS_SETTING, Number(value), ctx.userId);
   }
   return {
     kind: 'text',
     title: 'Digest cost cap',
     lines: [
-      `A digest estimated above ${digestCap(ctx.store)} points asks an admin before fetching its orders.`,
+      `A digest estimated above ${await digestCap(ctx.store)} points asks an admin before fetching its orders.`,
       'Change it with `/platdesk digest-cap <points>`.',
     ],
   };
 }
 
-function admins(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
-  const stored = ctx.store.settings.get<string[]>(SETTING_KEYS.admins) ?? [];
+async function admins(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const stored = (await ctx.store.settings.get<string[]>(SETTING_KEYS.admins)) ?? [];
   const [action = '', ...who] = rest;
   const m = mentions(who);
   if (action === 'add' || action === 'remove') {
     if (m.users.length === 0) return { kind: 'invalid', problems: [`admins ${action} @user…`] };
     const next =
       action === 'add' ? [...new Set([...stored, ...m.users])] : stored.filter((u) => !m.users.includes(u));
-    ctx.store.settings.set(SETTING_KEYS.admins, next, ctx.userId);
+    await ctx.store.settings.set(SETTING_KEYS.admins, next, ctx.userId);
     const kept = action === 'remove' ? m.users.filter((u) => ctx.configuredAdmins.includes(u)) : [];
     return {
       kind: 'text',

@@ -31,21 +31,19 @@ export function reportRange(period: ReportPeriod, now: Date, timeZone: string): 
   }
 }
 
-export function usageReport(
+export async function usageReport(
   store: Store,
   q: { period: ReportPeriod; userId: string | null; now: Date; timeZone: string },
-): UsageReport {
+): Promise<UsageReport> {
   const range = reportRange(q.period, q.now, q.timeZone);
   const scope = { ...range, ...(q.userId ? { userId: q.userId } : {}) };
-  return {
-    period: q.period,
-    ...range,
-    userId: q.userId,
-    totals: store.ledger.totals(scope),
-    byOperation: store.ledger.groupTotals('operation', scope),
-    byUser: q.userId ? [] : store.ledger.groupTotals('user', scope),
-    byDay: store.ledger.groupTotals('day', scope),
-  };
+  const [totals, byOperation, byUser, byDay] = await Promise.all([
+    store.ledger.totals(scope),
+    store.ledger.groupTotals('operation', scope),
+    q.userId ? [] : store.ledger.groupTotals('user', scope),
+    store.ledger.groupTotals('day', scope),
+  ]);
+  return { period: q.period, ...range, userId: q.userId, totals, byOperation, byUser, byDay };
 }
 
 const CSV_COLUMNS = [
@@ -78,9 +76,11 @@ function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function ledgerCsv(entries: Iterable<LedgerEntry>): string {
+export async function ledgerCsv(
+  entries: AsyncIterable<LedgerEntry> | Iterable<LedgerEntry>,
+): Promise<string> {
   const lines = [CSV_COLUMNS.join(',')];
-  for (const e of entries) {
+  for await (const e of entries) {
     lines.push(
       [
         e.at.toISOString(),

@@ -9,8 +9,7 @@
  * posting. A composer unfurl never looks anything up, so the pair can cost at most once.
  */
 import { z } from 'zod';
-import type { Store } from '../store/store.js';
-import type { UnfurlRecord } from '../store/unfurls.js';
+import type { Store, UnfurlRecord } from '../store/store.js';
 import { periodStarts } from './budgets.js';
 import type { Actor, LookupService } from './lookup-service.js';
 import { summarize } from './lookup-service.js';
@@ -40,29 +39,32 @@ export type AutoLookupSettings = z.infer<typeof autoLookupSchema>;
 
 /** The auto-lookup channels, validated on read (a bad stored value means: none). */
 export function autoLookupSettings(settings: Store['settings']) {
-  const read = (): AutoLookupSettings => {
-    const parsed = autoLookupSchema.safeParse(settings.get(AUTO_LOOKUP_KEY) ?? {});
+  const read = async (): Promise<AutoLookupSettings> => {
+    const parsed = autoLookupSchema.safeParse((await settings.get(AUTO_LOOKUP_KEY)) ?? {});
     return parsed.success ? parsed.data : { channels: {} };
   };
   return {
     get: read,
-    capOf: (channelId: string): number | null => read().channels[channelId]?.cap ?? null,
+    capOf: async (channelId: string): Promise<number | null> =>
+      (await read()).channels[channelId]?.cap ?? null,
     /** Turns a channel on (with its cap) or off; audited with who did it. */
-    set(channelId: string, cap: number | null, actorId: string): AutoLookupSettings {
-      const current = read();
+    async set(channelId: string, cap: number | null, actorId: string): Promise<AutoLookupSettings> {
+      const current = await read();
       const channels = { ...current.channels };
       if (cap === null) delete channels[channelId];
       else channels[channelId] = { cap };
       const next = autoLookupSchema.parse({ channels });
-      settings.set(AUTO_LOOKUP_KEY, next, actorId);
+      await settings.set(AUTO_LOOKUP_KEY, next, actorId);
       return next;
     },
   };
 }
 
 /** The day automatic lookups are counted in: the budgets' zone (the marketplaces' time by default). */
-export function autoLookupDay(now: Date, spend: SpendSettings): string {
-  return periodStarts(now, spend.budgets().timezone).day.toISOString().slice(0, 10);
+export async function autoLookupDay(now: Date, spend: SpendSettings): Promise<string> {
+  return periodStarts(now, (await spend.budgets()).timezone)
+    .day.toISOString()
+    .slice(0, 10);
 }
 
 export interface EarlierResult {
@@ -119,13 +121,13 @@ export interface UnfurlPlace {
 
 export interface UnfurlService {
   /** False when this Events API delivery was handled before (a retry): do nothing. */
-  firstDelivery(eventId: string): boolean;
+  firstDelivery(eventId: string): Promise<boolean>;
   /** What to show for one link; looks the item up only in an auto-lookup channel. */
   decide(url: string, place: UnfurlPlace): Promise<UnfurlDecision | null>;
   /** The earlier result of an item in a channel within the window, if any. */
-  earlier(channelId: string, itemId: string): EarlierResult | null;
+  earlier(channelId: string, itemId: string): Promise<EarlierResult | null>;
   /** A Look up click was offered this pending lookup: its result becomes the earlier result. */
-  rememberOffered(channelId: string, itemId: string, userId: string, pendingId: string): void;
+  rememberOffered(channelId: string, itemId: string, userId: string, pendingId: string): Promise<void>;
 }
 
 export const itemRequest = (itemId: string): LookupRequest => ({ kind: 'item', itemId, withPrices: false });
@@ -152,9 +154,9 @@ export function createUnfurlService(deps: {
   const since = () => new Date(now().getTime() - UNFURL_REPEAT_MS);
 
   type Scan = { done: EarlierResult | null; running: UnfurlRecord | null; failed: UnfurlRecord | null };
-  function scan(channelId: string, itemId: string): Scan {
+  async function scan(channelId: string, itemId: string): Promise<Scan> {
     const out: Scan = { done: null, running: null, failed: null };
-    for (const r of store.unfurls.recent(channelId, itemId, since())) {
+    for (const r of await store.unfurls.recent(channelId, itemId, since())) {
       if (r.state === 'done') {
         const outcome = parseItemOutcome(r.outcomeJson);
         if (outcome) {
@@ -162,7 +164,7 @@ export function createUnfurlService(deps: {
           return out;
         }
       } else if (r.state === 'offered' && r.pendingId) {
-        const pending = store.pending.get(r.pendingId);
+        const pending = await store.pending.get(r.pendingId);
         const outcome = pending?.state === 'done' ? parseItemOutcome(pending.resultJson) : null;
         if (pending && outcome) {
           out.done = { outcome, at: pending.stateChangedAt, userId: pending.userId, auto: false };
@@ -183,8 +185,8 @@ export function createUnfurlService(deps: {
     actor: Actor,
   ): Promise<UnfurlDecision> {
     const request = itemRequest(ref.itemId);
-    const day = autoLookupDay(now(), lookups.settings);
-    const begun = store.unfurls.beginAuto({
+    const day = await autoLookupDay(now(), lookups.settings);
+    const begun = await store.unfurls.beginAuto({
       channelId,
       itemId: ref.itemId,
       userId: actor.userId,
@@ -197,7 +199,7 @@ export function createUnfurlService(deps: {
         return { kind: 'offer', url, ref, quote, note: { kind: 'capped', used: begun.used, cap } };
       // Another delivery got there first: wait for it when it runs here, then show its result.
       await running.get(begun.record.id)?.catch(() => undefined);
-      const again = scan(channelId, ref.itemId);
+      const again = await scan(channelId, ref.itemId);
       if (again.done) return { kind: 'earlier', url, ref, quote, earlier: again.done };
       if (again.failed)
         return {
@@ -214,13 +216,13 @@ export function createUnfurlService(deps: {
       const prepared = await lookups.prepare(request, actor, summarize(request), { allowAuto: false });
       switch (prepared.kind) {
         case 'refused':
-          store.unfurls.abandonAuto(record.id, day);
+          await store.unfurls.abandonAuto(record.id, day);
           return { kind: 'offer', url, ref, quote, note: { kind: 'refused', message: prepared.message } };
         case 'cached': {
           const outcome = prepared.outcome;
           if (outcome.kind !== 'item') throw new Error('cached outcome of an item request is not an item');
           // No call: keep it as the earlier result, but it does not count against the cap.
-          store.unfurls.abandonAuto(record.id, day, { outcomeJson: JSON.stringify(outcome) });
+          await store.unfurls.abandonAuto(record.id, day, { outcomeJson: JSON.stringify(outcome) });
           return {
             kind: 'auto',
             url,
@@ -237,9 +239,9 @@ export function createUnfurlService(deps: {
           const claimed =
             prepared.kind === 'auto'
               ? { ok: true as const, pending: prepared.pending }
-              : lookups.claim(prepared.pending.id, actor.userId);
+              : await lookups.claim(prepared.pending.id, actor.userId);
           if (!claimed.ok) {
-            store.unfurls.abandonAuto(record.id, day);
+            await store.unfurls.abandonAuto(record.id, day);
             return { kind: 'offer', url, ref, quote, note: { kind: 'running' } };
           }
           try {
@@ -248,10 +250,12 @@ export function createUnfurlService(deps: {
               resultJson: (o) => (o.kind === 'item' ? JSON.stringify(o) : null),
             });
             if (outcome.kind !== 'item') throw new Error('item request answered with another kind');
-            store.unfurls.finishAuto(record.id, 'done', JSON.stringify(outcome), claimed.pending.id);
+            await store.unfurls.finishAuto(record.id, 'done', JSON.stringify(outcome), claimed.pending.id);
             return { kind: 'auto', url, ref, quote, outcome, used: begun.used, cap, cached: null };
           } catch (error) {
-            store.unfurls.finishAuto(record.id, 'failed', null, claimed.pending.id);
+            await store.unfurls
+              .finishAuto(record.id, 'failed', null, claimed.pending.id)
+              .catch(() => undefined);
             return { kind: 'auto_failed', url, ref, quote, error, used: begun.used, cap };
           }
         }
@@ -261,7 +265,7 @@ export function createUnfurlService(deps: {
     try {
       return await work;
     } catch (error) {
-      store.unfurls.finishAuto(record.id, 'failed', null, null);
+      await store.unfurls.finishAuto(record.id, 'failed', null, null).catch(() => undefined);
       throw error;
     } finally {
       running.delete(record.id);
@@ -269,20 +273,20 @@ export function createUnfurlService(deps: {
   }
 
   return {
-    firstDelivery(eventId) {
-      const first = store.unfurls.firstSeen(eventId, EVENT_MEMORY_MS);
-      if (first) store.unfurls.prune(new Date(now().getTime() - UNFURL_KEEP_MS));
+    async firstDelivery(eventId) {
+      const first = await store.unfurls.firstSeen(eventId, EVENT_MEMORY_MS);
+      if (first) await store.unfurls.prune(new Date(now().getTime() - UNFURL_KEEP_MS));
       return first;
     },
 
     async decide(url, place) {
       const ref = parseItemRef(url);
       if (!ref.ok) return ref.reason === 'short_link' ? { kind: 'short_link', url } : null;
-      const quote = lookups.quote(itemRequest(ref.itemId));
+      const quote = await lookups.quote(itemRequest(ref.itemId));
       if (place.channelId === null) return { kind: 'offer', url, ref, quote, note: null };
-      const found = scan(place.channelId, ref.itemId);
+      const found = await scan(place.channelId, ref.itemId);
       if (found.done) return { kind: 'earlier', url, ref, quote, earlier: found.done };
-      const cap = auto.capOf(place.channelId);
+      const cap = await auto.capOf(place.channelId);
       if (cap === null) return { kind: 'offer', url, ref, quote, note: null };
       if (found.failed && !found.running)
         return {
@@ -300,10 +304,10 @@ export function createUnfurlService(deps: {
       });
     },
 
-    earlier: (channelId, itemId) => scan(channelId, itemId).done,
+    earlier: async (channelId, itemId) => (await scan(channelId, itemId)).done,
 
-    rememberOffered(channelId, itemId, userId, pendingId) {
-      store.unfurls.recordOffered({ channelId, itemId, userId, pendingId });
+    async rememberOffered(channelId, itemId, userId, pendingId) {
+      await store.unfurls.recordOffered({ channelId, itemId, userId, pendingId });
     },
   };
 }
@@ -315,14 +319,16 @@ export type AutoLookupCommandResult =
   | { kind: 'invalid'; problems: string[] };
 
 /** The channels and their caps, with today's use, as mrkdwn lines. */
-export function describeAutoLookup(store: Store, spend: SpendSettings, now: Date): string[] {
-  const channels = Object.entries(autoLookupSettings(store.settings).get().channels);
+export async function describeAutoLookup(store: Store, spend: SpendSettings, now: Date): Promise<string[]> {
+  const channels = Object.entries((await autoLookupSettings(store.settings).get()).channels);
   if (channels.length === 0)
     return ['No channel looks item links up automatically: every unfurl offers a Look up button.'];
-  const day = autoLookupDay(now, spend);
-  return channels.map(
-    ([channelId, { cap }]) =>
-      `<#${channelId}>: up to ${cap} a day (${store.unfurls.autoUsed(channelId, day)} used today)`,
+  const day = await autoLookupDay(now, spend);
+  return Promise.all(
+    channels.map(
+      async ([channelId, { cap }]) =>
+        `<#${channelId}>: up to ${cap} a day (${await store.unfurls.autoUsed(channelId, day)} used today)`,
+    ),
   );
 }
 
@@ -330,14 +336,14 @@ export function describeAutoLookup(store: Store, spend: SpendSettings, now: Date
  * `/platdesk autolookup` lists; `#channel on [cap N]` / `#channel off` changes (admins only,
  * checked by the caller). `channelId` is parsed from the escaped mention by the caller.
  */
-export function runAutoLookupCommand(
+export async function runAutoLookupCommand(
   args: { channelId: string | null; rest: string[] },
   ctx: { store: Store; spend: SpendSettings; userId: string; now: Date },
-): AutoLookupCommandResult {
+): Promise<AutoLookupCommandResult> {
   const title = 'Auto-lookup channels';
   const { channelId, rest } = args;
   if (channelId === null && rest.length === 0)
-    return { kind: 'text', title, lines: describeAutoLookup(ctx.store, ctx.spend, ctx.now) };
+    return { kind: 'text', title, lines: await describeAutoLookup(ctx.store, ctx.spend, ctx.now) };
   const usage = 'autolookup #channel on [cap N] | autolookup #channel off';
   if (channelId === null) return { kind: 'invalid', problems: [`name a channel: ${usage}`] };
   const [mode = '', capWord, capValue] = rest.map((t) => t.toLowerCase());
@@ -353,7 +359,7 @@ export function runAutoLookupCommand(
     if (cap < 1 || cap > MAX_AUTO_CAP)
       return { kind: 'invalid', problems: [`the cap must be 1 to ${MAX_AUTO_CAP} lookups a day`] };
   } else return { kind: 'invalid', problems: [usage] };
-  autoLookupSettings(ctx.store.settings).set(channelId, cap, ctx.userId);
+  await autoLookupSettings(ctx.store.settings).set(channelId, cap, ctx.userId);
   return {
     kind: 'text',
     title,
@@ -361,7 +367,7 @@ export function runAutoLookupCommand(
       cap === null
         ? `<#${channelId}> no longer looks item links up automatically.`
         : `Item links posted in <#${channelId}> are looked up automatically, up to ${cap} a day; each unfurl says so.`,
-      ...describeAutoLookup(ctx.store, ctx.spend, ctx.now),
+      ...(await describeAutoLookup(ctx.store, ctx.spend, ctx.now)),
     ],
   };
 }

@@ -193,6 +193,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         operation,
         edition,
         points: chargePoints,
+        quotaCalls: OPERATIONS[operation].charge === 'quota' ? 1 : 0,
         code,
         requestId: requestIdIn(data),
         correlationId: call.correlationId ?? null,

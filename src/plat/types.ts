@@ -26,6 +26,8 @@ export interface ChargeEvent {
   operation: Operation;
   edition: number | null;
   points: number;
+  /** Calls of the item quota used: 1 for the item operations (spec §8), else 0. */
+  quotaCalls: number;
   /** The envelope code: 0 for success. */
   code: number;
   requestId: string | null;

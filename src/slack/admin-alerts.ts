@@ -6,6 +6,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { isPlatError } from '../plat/errors.js';
+import type { AlertsSent } from '../store/store.js';
 
 export interface AdminAlerts {
   /** Alerts the admins if the error is about the account; returns whether it was such an error. */
@@ -27,12 +28,11 @@ export const ALERT_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createAdminAlerts(deps: {
   client: WebClient;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
+  /** When each alert was last sent, in the store: every process sends it once per interval. */
+  sent: AlertsSent;
   logger: Pick<Logger, 'warn' | 'error'>;
-  now?: () => number;
 }): AdminAlerts {
-  const lastSent = new Map<string, number>();
-  const now = deps.now ?? Date.now;
   const listeners: ((text: string) => void)[] = [];
   const told = (text: string) => {
     for (const listener of listeners) {
@@ -46,13 +46,11 @@ export function createAdminAlerts(deps: {
   const notify = async (text: string) => {
     told(text);
     await Promise.all(
-      deps
-        .admins()
-        .map((admin) =>
-          deps.client.chat
-            .postMessage({ channel: admin, text })
-            .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
-        ),
+      (await deps.admins()).map((admin) =>
+        deps.client.chat
+          .postMessage({ channel: admin, text })
+          .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
+      ),
     );
   };
   return {
@@ -62,20 +60,21 @@ export function createAdminAlerts(deps: {
       if (!isPlatError(error)) return false;
       const text = ACCOUNT_ERRORS[error.code];
       if (!text) return false;
-      const last = lastSent.get(error.code);
-      if (last !== undefined && now() - last < ALERT_INTERVAL_MS) return true;
-      lastSent.set(error.code, now());
+      const due = await deps.sent.claim(`account:${error.code}`, ALERT_INTERVAL_MS).catch((err: unknown) => {
+        // The store is down too: skip rather than alert on every failing lookup.
+        deps.logger.error({ err }, 'account alert not sent: the store is unavailable');
+        return false;
+      });
+      if (!due) return true;
       deps.logger.warn({ code: error.code, operation: error.operation }, 'plat account alert');
       const by = context.userId ? ` (seen on a lookup by <@${context.userId}>)` : '';
       told(`${text}${by}`);
       await Promise.all(
-        deps
-          .admins()
-          .map((admin) =>
-            deps.client.chat
-              .postMessage({ channel: admin, text: `${text}${by}` })
-              .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
-          ),
+        (await deps.admins()).map((admin) =>
+          deps.client.chat
+            .postMessage({ channel: admin, text: `${text}${by}` })
+            .catch((err: unknown) => deps.logger.error({ err, admin }, 'admin alert not delivered')),
+        ),
       );
       return true;
     },

@@ -45,22 +45,22 @@ export async function offerLookup(
   options: {
     replaceOriginal?: boolean;
     /** Told what prepare decided (e.g. an unfurl remembers the pending lookup it offered). */
-    onPrepared?: (prepared: Prepared) => void;
+    onPrepared?: (prepared: Prepared) => void | Promise<void>;
   } = {},
 ): Promise<void> {
   const replace = options.replaceOriginal ?? false;
   const prepared = await deps.lookups.prepare(request, actor, summarize(request));
-  options.onPrepared?.(prepared);
+  await options.onPrepared?.(prepared);
   switch (prepared.kind) {
     case 'refused':
       await reply({
         response_type: 'ephemeral',
         replace_original: replace,
-        ...renderRefusal(prepared.message, deps.admins()),
+        ...renderRefusal(prepared.message, await deps.admins()),
       });
       return;
     case 'cached': {
-      const answer = renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
+      const answer = await renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
       await reply({
         response_type: 'ephemeral',
         replace_original: replace,
@@ -101,7 +101,7 @@ async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply): Pr
   let answer: RenderedMessage;
   try {
     const outcome = await deps.lookups.run(pending, { resultJson: keptResult });
-    answer = renderOutcome(deps, outcome, pending);
+    answer = await renderOutcome(deps, outcome, pending);
     // A batch refused for the account itself (401, balance gone mid-batch) alerts the admins too.
     if ('failedBatches' in outcome)
       for (const failed of outcome.failedBatches)
@@ -124,12 +124,12 @@ function keptResult(outcome: LookupOutcome): string | null {
   return null;
 }
 
-export function renderOutcome(
+export async function renderOutcome(
   deps: SlackDeps,
   outcome: LookupOutcome & { shared?: boolean },
   pending: Pending,
   cached?: { ageMs: number },
-): RenderedMessage {
+): Promise<RenderedMessage> {
   const charge = {
     chargedPoints: outcome.chargedPoints,
     quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
@@ -155,15 +155,19 @@ export function renderOutcome(
       const request = pending.request;
       if (request.kind !== 'orders') throw new Error('orders outcome for a non-orders request');
       const pageRequest = (page: number): LookupRequest => ({ ...request, page });
+      // Each pager button is its own single-use pending lookup, stated and charged like any other:
+      // stored before rendering, for the pages the renderer offers (the one before and after).
+      const pagerIds = new Map<number, string>();
+      for (const page of [outcome.page.page - 1, outcome.page.page + 1]) {
+        if (page < 0 || page >= outcome.page.totalPages) continue;
+        const next = pageRequest(page);
+        pagerIds.set(page, (await deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next))).id);
+      }
       return renderOrdersPage(outcome, {
         charge,
         now: deps.now(),
-        nextQuote: deps.lookups.quote(pageRequest(request.page + 1)),
-        // Each pager button is its own single-use pending lookup, stated and charged like any other.
-        pagerValue: (page) => {
-          const next = pageRequest(page);
-          return deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next)).id;
-        },
+        nextQuote: await deps.lookups.quote(pageRequest(request.page + 1)),
+        pagerValue: (page) => pagerIds.get(page) ?? '',
       });
     }
   }

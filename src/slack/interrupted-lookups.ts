@@ -15,9 +15,9 @@ export async function reportInterruptedLookups(deps: {
   client: WebClient;
   logger: Pick<Logger, 'warn' | 'error'>;
 }): Promise<number> {
-  const stale = deps.store.pending.staleRunning<LookupRequest, Quote>(INTERRUPTED_AFTER_MS);
+  const stale = await deps.store.pending.staleRunning<LookupRequest, Quote>(INTERRUPTED_AFTER_MS);
   for (const pending of stale) {
-    if (!deps.store.pending.finish(pending.id, 'failed', null)) continue;
+    if (!(await deps.store.pending.finish(pending.id, 'failed', null))) continue;
     deps.logger.warn(
       { pendingId: pending.id, kind: pending.request.kind },
       'lookup interrupted by a restart',

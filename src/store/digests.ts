@@ -1,141 +1,380 @@
 /**
- * Digest subscriptions and their run records (issue 6). The run record is what makes a digest
- * exactly-once: one scheduled run per subscription per local date (a UNIQUE index), claimed
- * under a lease (owner instance + expiry) so a second instance cannot run it at the same time and
- * a crashed run can be taken over once its lease has expired.
- *
- * States of a run:
- *   running ──▶ posting ──▶ posted
- *      │  ▲        │
- *      │  └──┐     └─(lease expired: the post may or may not have reached Slack)──▶ unknown
- *      ├──▶ failed (attempts, next_attempt_at: retried until null)
- *      └──▶ awaiting_approval (over the cost cap) ──(an admin's Run anyway)──▶ running
+ * Digest subscriptions and their run records (store.ts DigestStore describes the states). Every
+ * state change is one conditional UPDATE (it wins or changes nothing) or one transaction under
+ * the 'digests' lock, so two processes on one database can never both hold a run.
  */
+import type { Selectable } from 'kysely';
+import type { DigestRunsTable, DigestSubscriptionsTable, Executor, StoreContext } from './schema.js';
+import { takeLock } from './schema.js';
+import { writeAudit } from './settings.js';
+import type {
+  DigestRun,
+  DigestRunKind,
+  DigestStore,
+  DigestSubscription,
+  Lease,
+  NewDigestRun,
+  RunClaim,
+} from './store.js';
 
-export interface DigestSubscription {
-  id: number;
-  /** paging-orders owner_id. */
-  ownerId: string;
-  /** What the admin typed (a shop alias or the owner id), for display. */
-  shopLabel: string;
-  channelId: string;
-  /** 'HH:MM' in timeZone. */
-  localTime: string;
-  /** Canonical IANA zone name. */
-  timeZone: string;
-  createdBy: string;
-  createdAt: Date;
+type SubscriptionRow = Selectable<DigestSubscriptionsTable>;
+type RunRow = Selectable<DigestRunsTable>;
+
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+
+function toSubscription(row: SubscriptionRow): DigestSubscription {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    shopLabel: row.shop_label,
+    channelId: row.channel_id,
+    localTime: row.local_time,
+    timeZone: row.time_zone,
+    createdBy: row.created_by,
+    createdAt: new Date(row.created_at),
+  };
 }
 
-export type NewDigestSubscription = Omit<DigestSubscription, 'id' | 'createdAt'>;
-
-/** scheduled: the one run of a local date; manual: "Run now", as many as admins ask for. */
-export type DigestRunKind = 'scheduled' | 'manual';
-export type DigestRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
-
-export interface DigestRun {
-  id: number;
-  subscriptionId: number;
-  kind: DigestRunKind;
-  /** 'YYYY-MM-DD' in the subscription's zone. */
-  localDate: string;
-  /** The orders read: [windowStart, windowEnd). */
-  windowStart: Date;
-  windowEnd: Date;
-  state: DigestRunState;
-  /** Executions started (the first one included). */
-  attempts: number;
-  leaseOwner: string | null;
-  leaseExpiresAt: Date | null;
-  /** Set while failed and a retry is planned; null once given up. */
-  nextAttemptAt: Date | null;
-  lastError: string | null;
-  /** The failure notice posted in the channel (at most one per run). */
-  noticeTs: string | null;
-  /** The digest message (or, for "Run now", its progress message until the digest replaces it). */
-  messageTs: string | null;
-  /** digest/summarize.ts DigestSummary as JSON: kept from 'posting' on. */
-  summaryJson: string | null;
-  /** Points withheld by every call of every attempt. */
-  chargedPoints: number;
-  calls: number;
-  /** The cost estimate that needed an admin's approval. */
-  estimatePoints: number | null;
-  /** Slack user who ran it now or approved it; null for the scheduler. */
-  requestedBy: string | null;
-  createdAt: Date;
-  updatedAt: Date;
+function toRun(row: RunRow): DigestRun {
+  return {
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    kind: row.kind,
+    localDate: row.local_date,
+    windowStart: new Date(row.window_start),
+    windowEnd: new Date(row.window_end),
+    state: row.state,
+    attempts: row.attempts,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: date(row.lease_expires_at),
+    nextAttemptAt: date(row.next_attempt_at),
+    lastError: row.last_error,
+    noticeTs: row.notice_ts,
+    messageTs: row.message_ts,
+    summaryJson: row.summary_json,
+    chargedPoints: row.charged_points,
+    calls: row.calls,
+    estimatePoints: row.estimate_points,
+    requestedBy: row.requested_by,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
 }
 
-export interface NewDigestRun {
-  subscriptionId: number;
-  localDate: string;
-  windowStart: Date;
-  windowEnd: Date;
-  requestedBy: string | null;
-}
+/** Errors are stored for operators; a huge one is cut. */
+const ERROR_MAX = 1000;
 
-/** Who holds a run, and until when. */
-export interface Lease {
-  owner: string;
-  now: Date;
-  ms: number;
-}
+const changed = (result: { numUpdatedRows: bigint }) => result.numUpdatedRows === 1n;
 
-export type RunClaim =
-  /** The caller holds the run now. `how`: first execution, lease takeover, or a due retry. */
-  | { claimed: true; run: DigestRun; how: 'new' | 'takeover' | 'retry' }
-  /**
-   * Someone else holds it, or it is finished, waiting for approval or for its retry. `orphaned`:
-   * this claim found a post interrupted by a crash and marked it 'unknown' (exactly one claimer
-   * sees this, so exactly one alert is sent).
-   */
-  | { claimed: false; run: DigestRun; orphaned: boolean };
+export function createDigests({ db, nowMs }: StoreContext): DigestStore {
+  const runRow = (ex: Executor, id: number) =>
+    ex.selectFrom('digest_runs').selectAll().where('id', '=', id).executeTakeFirst();
+  const runOf = async (ex: Executor, id: number): Promise<DigestRun | null> => {
+    const row = await runRow(ex, id);
+    return row ? toRun(row) : null;
+  };
+  const mustRun = async (ex: Executor, id: number): Promise<DigestRun> => {
+    const run = await runOf(ex, id);
+    if (!run) throw new Error(`digest run ${id} vanished`);
+    return run;
+  };
+  const scheduledRow = (ex: Executor, subscriptionId: number, localDate: string) =>
+    ex
+      .selectFrom('digest_runs')
+      .selectAll()
+      .where('subscription_id', '=', subscriptionId)
+      .where('local_date', '=', localDate)
+      .where('kind', '=', 'scheduled')
+      .executeTakeFirst();
+  const newRun = async (ex: Executor, kind: DigestRunKind, input: NewDigestRun, lease: Lease) => {
+    const now = lease.now.getTime();
+    const row = await ex
+      .insertInto('digest_runs')
+      .values({
+        subscription_id: input.subscriptionId,
+        kind,
+        local_date: input.localDate,
+        window_start: input.windowStart.getTime(),
+        window_end: input.windowEnd.getTime(),
+        state: 'running',
+        attempts: 1,
+        lease_owner: lease.owner,
+        lease_expires_at: now + lease.ms,
+        next_attempt_at: null,
+        last_error: null,
+        notice_ts: null,
+        message_ts: null,
+        summary_json: null,
+        estimate_points: null,
+        requested_by: input.requestedBy,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRun(row);
+  };
+  const leaseOf = (lease: Lease) => ({ now: lease.now.getTime(), expires: lease.now.getTime() + lease.ms });
 
-export interface DigestStore {
-  add(input: NewDigestSubscription): DigestSubscription;
-  /** An active subscription. */
-  get(id: number): DigestSubscription | null;
-  /** Active subscriptions, oldest first. */
-  list(): DigestSubscription[];
-  /** Soft delete (run records keep pointing at it); audited. False when not found or already removed. */
-  remove(id: number, actorId: string): boolean;
+  return {
+    add: (input) =>
+      db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('digest_subscriptions')
+          .values({
+            owner_id: input.ownerId,
+            shop_label: input.shopLabel,
+            channel_id: input.channelId,
+            local_time: input.localTime,
+            time_zone: input.timeZone,
+            created_by: input.createdBy,
+            created_at: nowMs(),
+            removed_at: null,
+            removed_by: null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await writeAudit(trx, nowMs, {
+          actorId: input.createdBy,
+          action: 'digest.add',
+          detail: `#${row.id}: owner ${input.ownerId} → ${input.channelId} at ${input.localTime} ${input.timeZone}`,
+        });
+        return toSubscription(row);
+      }),
+    async get(id) {
+      const row = await db
+        .selectFrom('digest_subscriptions')
+        .selectAll()
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      return row ? toSubscription(row) : null;
+    },
+    async list() {
+      const rows = await db
+        .selectFrom('digest_subscriptions')
+        .selectAll()
+        .where('removed_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      return rows.map(toSubscription);
+    },
+    remove: (id, actorId) =>
+      db.transaction().execute(async (trx) => {
+        const removed = changed(
+          await trx
+            .updateTable('digest_subscriptions')
+            .set({ removed_at: nowMs(), removed_by: actorId })
+            .where('id', '=', id)
+            .where('removed_at', 'is', null)
+            .executeTakeFirst(),
+        );
+        if (removed) await writeAudit(trx, nowMs, { actorId, action: 'digest.remove', detail: `#${id}` });
+        return removed;
+      }),
 
-  /**
-   * Claims the scheduled run of (subscription, local date) in one IMMEDIATE transaction: creates
-   * it, takes over a 'running' one whose lease has expired, or takes a 'failed' one whose retry
-   * is due. Of any number of instances claiming at once, exactly one gets `claimed: true`.
-   */
-  claimScheduled(input: NewDigestRun, lease: Lease): RunClaim;
-  /** A "Run now" run, held by the caller. */
-  createManual(input: NewDigestRun, lease: Lease): DigestRun;
-  run(id: number): DigestRun | null;
-  scheduledRun(subscriptionId: number, localDate: string): DigestRun | null;
-  /** The newest run of any kind. */
-  lastRun(subscriptionId: number): DigestRun | null;
-  /** The newest posted scheduled run with local_date < beforeLocalDate (the comparison base). */
-  previousPosted(subscriptionId: number, beforeLocalDate: string): DigestRun | null;
-
-  /** Extends the caller's lease; false when the caller no longer holds the run. */
-  renew(runId: number, lease: Lease): boolean;
-  /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
-  release(runId: number, owner: string, now: Date): boolean;
-  /** Adds charges; unconditional, since a charge happened whoever holds the run. */
-  addCharge(runId: number, points: number, calls: number): void;
-  /** running → posting, storing the summary, if the caller still holds it. */
-  markPosting(runId: number, lease: Lease, summaryJson: string): boolean;
-  /** posting → posted. */
-  markPosted(runId: number, owner: string, messageTs: string, now: Date): boolean;
-  /** running | posting → failed, releasing the lease. */
-  markFailed(
-    runId: number,
-    owner: string,
-    failure: { error: string; nextAttemptAt: Date | null; now: Date },
-  ): boolean;
-  /** running → awaiting_approval, releasing the lease. */
-  awaitApproval(runId: number, owner: string, estimatePoints: number, now: Date): boolean;
-  /** awaiting_approval → running under the caller's lease (single-use: a second click gets null). */
-  claimApproved(runId: number, lease: Lease, approvedBy: string): DigestRun | null;
-  setNoticeTs(runId: number, ts: string): void;
-  setMessageTs(runId: number, ts: string): void;
+    claimScheduled: (input, lease) =>
+      db.transaction().execute(async (trx): Promise<RunClaim> => {
+        await takeLock(trx, 'digests');
+        const row = await scheduledRow(trx, input.subscriptionId, input.localDate);
+        if (!row) return { claimed: true, run: await newRun(trx, 'scheduled', input, lease), how: 'new' };
+        const { now, expires } = leaseOf(lease);
+        // Takeover of a crashed run: its lease has expired.
+        const takenOver = await trx
+          .updateTable('digest_runs')
+          .set((eb) => ({
+            lease_owner: lease.owner,
+            lease_expires_at: expires,
+            attempts: eb('attempts', '+', 1),
+            updated_at: now,
+          }))
+          .where('id', '=', row.id)
+          .where('state', '=', 'running')
+          .where('lease_expires_at', '<=', now)
+          .executeTakeFirst();
+        if (changed(takenOver)) return { claimed: true, run: await mustRun(trx, row.id), how: 'takeover' };
+        const retried = await trx
+          .updateTable('digest_runs')
+          .set((eb) => ({
+            state: 'running',
+            lease_owner: lease.owner,
+            lease_expires_at: expires,
+            attempts: eb('attempts', '+', 1),
+            next_attempt_at: null,
+            updated_at: now,
+          }))
+          .where('id', '=', row.id)
+          .where('state', '=', 'failed')
+          .where('next_attempt_at', 'is not', null)
+          .where('next_attempt_at', '<=', now)
+          .executeTakeFirst();
+        if (changed(retried)) return { claimed: true, run: await mustRun(trx, row.id), how: 'retry' };
+        const orphaned = changed(
+          await trx
+            .updateTable('digest_runs')
+            .set({
+              state: 'unknown',
+              lease_owner: null,
+              lease_expires_at: null,
+              updated_at: now,
+              last_error: 'platdesk stopped while posting: the digest may or may not have been posted',
+            })
+            .where('id', '=', row.id)
+            .where('state', '=', 'posting')
+            .where('lease_expires_at', '<=', now)
+            .executeTakeFirst(),
+        );
+        return { claimed: false, run: orphaned ? await mustRun(trx, row.id) : toRun(row), orphaned };
+      }),
+    createManual: (input, lease) => newRun(db, 'manual', input, lease),
+    run: (id) => runOf(db, id),
+    async scheduledRun(subscriptionId, localDate) {
+      const row = await scheduledRow(db, subscriptionId, localDate);
+      return row ? toRun(row) : null;
+    },
+    async lastRun(subscriptionId) {
+      const row = await db
+        .selectFrom('digest_runs')
+        .selectAll()
+        .where('subscription_id', '=', subscriptionId)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? toRun(row) : null;
+    },
+    async previousPosted(subscriptionId, beforeLocalDate) {
+      const row = await db
+        .selectFrom('digest_runs')
+        .selectAll()
+        .where('subscription_id', '=', subscriptionId)
+        .where('kind', '=', 'scheduled')
+        .where('state', '=', 'posted')
+        .where('local_date', '<', beforeLocalDate)
+        .orderBy('local_date', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? toRun(row) : null;
+    },
+    async renew(runId, lease) {
+      const { now, expires } = leaseOf(lease);
+      return changed(
+        await db
+          .updateTable('digest_runs')
+          .set({ lease_expires_at: expires, updated_at: now })
+          .where('id', '=', runId)
+          .where('lease_owner', '=', lease.owner)
+          .where('state', 'in', ['running', 'posting'])
+          .executeTakeFirst(),
+      );
+    },
+    async release(runId, owner, at) {
+      const now = at.getTime();
+      return changed(
+        await db
+          .updateTable('digest_runs')
+          .set({ lease_expires_at: now, updated_at: now })
+          .where('id', '=', runId)
+          .where('lease_owner', '=', owner)
+          .where('state', '=', 'running')
+          .executeTakeFirst(),
+      );
+    },
+    async addCharge(runId, points, calls) {
+      await db
+        .updateTable('digest_runs')
+        .set((eb) => ({ charged_points: eb('charged_points', '+', points), calls: eb('calls', '+', calls) }))
+        .where('id', '=', runId)
+        .execute();
+    },
+    async markPosting(runId, lease, summaryJson) {
+      const { now, expires } = leaseOf(lease);
+      return changed(
+        await db
+          .updateTable('digest_runs')
+          .set({ state: 'posting', summary_json: summaryJson, lease_expires_at: expires, updated_at: now })
+          .where('id', '=', runId)
+          .where('lease_owner', '=', lease.owner)
+          .where('state', '=', 'running')
+          .executeTakeFirst(),
+      );
+    },
+    async markPosted(runId, owner, ts, at) {
+      return changed(
+        await db
+          .updateTable('digest_runs')
+          .set({
+            state: 'posted',
+            message_ts: ts,
+            lease_owner: null,
+            lease_expires_at: null,
+            next_attempt_at: null,
+            updated_at: at.getTime(),
+          })
+          .where('id', '=', runId)
+          .where('lease_owner', '=', owner)
+          .where('state', '=', 'posting')
+          .executeTakeFirst(),
+      );
+    },
+    async markFailed(runId, owner, failure) {
+      return changed(
+        await db
+          .updateTable('digest_runs')
+          .set({
+            state: 'failed',
+            last_error: failure.error.slice(0, ERROR_MAX),
+            next_attempt_at: failure.nextAttemptAt?.getTime() ?? null,
+            lease_owner: null,
+            lease_expires_at: null,
+            updated_at: failure.now.getTime(),
+          })
+          .where('id', '=', runId)
+          .where('lease_owner', '=', owner)
+          .where('state', 'in', ['running', 'posting'])
+          .executeTakeFirst(),
+      );
+    },
+    async awaitApproval(runId, owner, estimate, at) {
+      return changed(
+        await db
+          .updateTable('digest_runs')
+          .set({
+            state: 'awaiting_approval',
+            estimate_points: estimate,
+            lease_owner: null,
+            lease_expires_at: null,
+            updated_at: at.getTime(),
+          })
+          .where('id', '=', runId)
+          .where('lease_owner', '=', owner)
+          .where('state', '=', 'running')
+          .executeTakeFirst(),
+      );
+    },
+    async claimApproved(runId, lease, approvedBy) {
+      const { now, expires } = leaseOf(lease);
+      // Single use: a second click finds the run no longer awaiting approval.
+      const row = await db
+        .updateTable('digest_runs')
+        .set((eb) => ({
+          state: 'running',
+          lease_owner: lease.owner,
+          lease_expires_at: expires,
+          attempts: eb('attempts', '+', 1),
+          requested_by: approvedBy,
+          updated_at: now,
+        }))
+        .where('id', '=', runId)
+        .where('state', '=', 'awaiting_approval')
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toRun(row) : null;
+    },
+    async setNoticeTs(runId, ts) {
+      await db.updateTable('digest_runs').set({ notice_ts: ts }).where('id', '=', runId).execute();
+    },
+    async setMessageTs(runId, ts) {
+      await db.updateTable('digest_runs').set({ message_ts: ts }).where('id', '=', runId).execute();
+    },
+  };
 }

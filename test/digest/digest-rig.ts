@@ -17,7 +17,7 @@ import type { PriceOf } from '../../src/digest/types.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
-import type { DigestSubscription } from '../../src/store/digests.js';
+import type { DigestSubscription } from '../../src/store/store.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';

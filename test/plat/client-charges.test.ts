@@ -69,6 +69,7 @@ describe('charge events', () => {
         operation: 'get-shop-info',
         edition: 3,
         points: DEFAULT_PRICES['get-shop-info'][3],
+        quotaCalls: 0,
         code: 0,
         requestId: null,
         correlationId: 'req-42',

@@ -27,7 +27,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond, client }) => {
       await ackFirst(ack);
       const reply = privateReply({ respond, client, body, logger: deps.logger });
-      const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+      const claimed = await deps.lookups.claim(action.value ?? '', body.user.id);
       if (!claimed.ok) return answerRefusedClaim(claimed, reply);
       await runAndAnswer(deps, claimed.pending, reply);
     });
@@ -36,7 +36,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.cancel, async ({ ack, action, body, respond, client }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
-    const cancelled = deps.lookups.cancel(action.value ?? '', body.user.id);
+    const cancelled = await deps.lookups.cancel(action.value ?? '', body.user.id);
     if (!cancelled.ok) return answerRefusedClaim(cancelled, reply);
     await reply({
       response_type: 'ephemeral',

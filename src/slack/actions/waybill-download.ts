@@ -13,7 +13,7 @@ export function registerWaybillDownload(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.waybillDownload, async ({ ack, action, body, respond, client }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
-    const pending = deps.store.pending.get(action.value ?? '');
+    const pending = await deps.store.pending.get(action.value ?? '');
     if (!pending || pending.userId !== body.user.id || !pending.resultJson) {
       await reply({
         response_type: 'ephemeral',

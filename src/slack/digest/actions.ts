@@ -13,7 +13,7 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     await ack();
     const digests = deps.digests;
     if (!digests) return;
-    if (!deps.isAdmin(body.user.id)) {
+    if (!(await deps.isAdmin(body.user.id))) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
@@ -30,6 +30,6 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
       ),
     });
     const result = await digests.scheduler.approve(runId, body.user.id);
-    await respond({ replace_original: true, ...answerOf(deps, result) });
+    await respond({ replace_original: true, ...(await answerOf(deps, result)) });
   });
 }

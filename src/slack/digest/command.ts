@@ -12,7 +12,7 @@ import {
 } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import { escapeClip } from '../../blocks/text.js';
-import type { DigestSubscription } from '../../store/digests.js';
+import type { DigestSubscription } from '../../store/store.js';
 import type { SlackDeps } from '../deps.js';
 import { type DigestAdd, parseDigestCommand } from './parse.js';
 import { runNowAndAnswer } from './run-now.js';
@@ -43,26 +43,24 @@ export function unknownShopProblem(shop: string): string {
  * and the scheduler planning again at once. The caller has checked the fields (checkDigestAdd)
  * and that `userId` is an admin.
  */
-export function addDigestSubscription(
+export async function addDigestSubscription(
   deps: SlackDeps,
   digests: DigestSlackDeps,
   add: DigestAdd,
   userId: string,
-): DigestAddResult {
+): Promise<DigestAddResult> {
   const store = deps.store.digests;
-  const ownerId = (digests.resolveShop ?? ((s: string) => s))(add.shop);
+  const ownerId = await (digests.resolveShop ?? (async (s: string) => s))(add.shop);
   if (ownerId === null) return { kind: 'unknown_shop' };
-  const same = store
-    .list()
-    .find(
-      (s) =>
-        s.ownerId === ownerId &&
-        s.channelId === add.channelId &&
-        s.localTime === add.localTime &&
-        s.timeZone === add.timeZone,
-    );
+  const same = (await store.list()).find(
+    (s) =>
+      s.ownerId === ownerId &&
+      s.channelId === add.channelId &&
+      s.localTime === add.localTime &&
+      s.timeZone === add.timeZone,
+  );
   if (same) return { kind: 'exists', subscription: same };
-  const subscription = store.add({
+  const subscription = await store.add({
     ownerId,
     shopLabel: add.shop,
     channelId: add.channelId,
@@ -91,7 +89,7 @@ export async function answerDigestCommand(
     channelName: command.channel_name,
   });
   const store = deps.store.digests;
-  const admin = deps.isAdmin(command.user_id);
+  const admin = await deps.isAdmin(command.user_id);
 
   switch (parsed.kind) {
     case 'help':
@@ -101,17 +99,19 @@ export async function answerDigestCommand(
       await reply(renderDigestHelp(parsed.problems));
       return;
     case 'list': {
-      const rows: DigestListRow[] = store.list().map((subscription) => ({
-        subscription,
-        nextRunAt: digests.scheduler.nextRunAt(subscription),
-        lastRun: store.lastRun(subscription.id),
-      }));
+      const rows: DigestListRow[] = await Promise.all(
+        (await store.list()).map(async (subscription) => ({
+          subscription,
+          nextRunAt: digests.scheduler.nextRunAt(subscription),
+          lastRun: await store.lastRun(subscription.id),
+        })),
+      );
       await reply(renderDigestList(rows));
       return;
     }
     case 'add': {
       if (!admin) return void (await reply(renderDigestAnswer(ONLY_ADMINS)));
-      const added = addDigestSubscription(deps, digests, parsed, command.user_id);
+      const added = await addDigestSubscription(deps, digests, parsed, command.user_id);
       if (added.kind === 'unknown_shop') {
         await reply(renderDigestAnswer(`:warning: ${escapeClip(unknownShopProblem(parsed.shop), 200)}`));
         return;
@@ -133,7 +133,7 @@ export async function answerDigestCommand(
     }
     case 'remove': {
       if (!admin) return void (await reply(renderDigestAnswer(ONLY_ADMINS)));
-      const removed = store.remove(parsed.id, command.user_id);
+      const removed = await store.remove(parsed.id, command.user_id);
       if (removed) digests.scheduler.reschedule();
       await reply(
         renderDigestAnswer(

@@ -21,7 +21,7 @@ import type { AdminAlerts } from '../admin-alerts.js';
 export interface SlackDigestPublisherDeps {
   client: WebClient;
   alerts: AdminAlerts;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
   logger: Pick<Logger, 'warn' | 'error'>;
 }
 
@@ -46,15 +46,11 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
 
   async function toAdmins(m: RenderedMessage): Promise<void> {
     await Promise.all(
-      deps
-        .admins()
-        .map((admin) =>
-          client.chat
-            .postMessage({ channel: admin, text: m.text, blocks: m.blocks })
-            .catch((err: unknown) =>
-              logger.error({ err, admin }, 'digest message to an admin not delivered'),
-            ),
-        ),
+      (await deps.admins()).map((admin) =>
+        client.chat
+          .postMessage({ channel: admin, text: m.text, blocks: m.blocks })
+          .catch((err: unknown) => logger.error({ err, admin }, 'digest message to an admin not delivered')),
+      ),
     );
   }
 

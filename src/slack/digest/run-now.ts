@@ -11,17 +11,17 @@ import type { SlackDeps } from '../deps.js';
 
 export type DigestReply = (message: RenderedMessage) => Promise<unknown>;
 
-export function answerOf(deps: SlackDeps, result: ManualResult): RenderedMessage {
+export async function answerOf(deps: SlackDeps, result: ManualResult): Promise<RenderedMessage> {
   switch (result.kind) {
     case 'posted': {
       const s = result.summary;
       return renderDigestAnswer(
-        `:white_check_mark: Digest posted in <#${channelOf(deps, result.run.subscriptionId)}>: ` +
+        `:white_check_mark: Digest posted in <#${await channelOf(deps, result.run.subscriptionId)}>: ` +
           `${plural(s.orders, 'order')}, ${formatYuan(s.amountFen / 100)}; it cost ${formatPoints(result.run.chargedPoints)}.`,
       );
     }
     case 'awaiting_approval': {
-      const subscription = deps.store.digests.get(result.run.subscriptionId);
+      const subscription = await deps.store.digests.get(result.run.subscriptionId);
       if (!subscription) return renderDigestAnswer('That digest was removed.');
       return renderDigestApproval({
         subscription,
@@ -45,8 +45,8 @@ export function answerOf(deps: SlackDeps, result: ManualResult): RenderedMessage
   }
 }
 
-function channelOf(deps: SlackDeps, subscriptionId: number): string {
-  return deps.store.digests.get(subscriptionId)?.channelId ?? 'unknown';
+async function channelOf(deps: SlackDeps, subscriptionId: number): Promise<string> {
+  return (await deps.store.digests.get(subscriptionId))?.channelId ?? 'unknown';
 }
 
 export async function runNowAndAnswer(
@@ -56,9 +56,9 @@ export async function runNowAndAnswer(
   userId: string,
   reply: DigestReply,
 ): Promise<void> {
-  const sub = deps.store.digests.get(subscriptionId);
+  const sub = await deps.store.digests.get(subscriptionId);
   if (!sub) {
-    await reply(answerOf(deps, { kind: 'not_found' }));
+    await reply(await answerOf(deps, { kind: 'not_found' }));
     return;
   }
   await reply(
@@ -66,5 +66,5 @@ export async function runNowAndAnswer(
       `:hourglass_flowing_sand: Running digest #${sub.id} now; progress is shown in <#${sub.channelId}>.`,
     ),
   );
-  await reply(answerOf(deps, await scheduler.runNow(subscriptionId, userId)));
+  await reply(await answerOf(deps, await scheduler.runNow(subscriptionId, userId)));
 }

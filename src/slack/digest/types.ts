@@ -7,5 +7,5 @@ export interface DigestSlackDeps {
    * A shop alias or owner id → the owner id, or null when unknown. Default: the text itself (the
    * shop alias registry, store setting 'shops', is not wired here yet).
    */
-  resolveShop?: (aliasOrOwner: string) => string | null;
+  resolveShop?: (aliasOrOwner: string) => Promise<string | null>;
 }

@@ -12,6 +12,7 @@ import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
 import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
+import type { ChargeRecorder } from '../../store/ledger.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import { createSlackDigestPublisher } from './publisher.js';
@@ -22,7 +23,9 @@ export interface DigestWiring {
   store: Store;
   client: PlatClient;
   alerts: AdminAlerts;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
+  /** Where digest charges go (the same recorder as lookups'). */
+  charges: ChargeRecorder;
   logger: Logger;
   prices: PriceTable;
   now: () => Date;
@@ -52,12 +55,12 @@ function countingPublisher(publisher: DigestPublisher, metrics: Metrics): Digest
 }
 
 /** A registered alias → its owner id (null when it has none); anything else is taken as an owner id. */
-export function shopResolver(store: Store): (aliasOrOwner: string) => string | null {
-  return (text) => {
+export function shopResolver(store: Store): (aliasOrOwner: string) => Promise<string | null> {
+  return async (text) => {
     const wanted = text.trim().toLowerCase();
-    const shop = spendSettings(store.settings)
-      .shops()
-      .shops.find((s) => s.alias.toLowerCase() === wanted);
+    const shop = (await spendSettings(store.settings).shops()).shops.find(
+      (s) => s.alias.toLowerCase() === wanted,
+    );
     return shop ? shop.ownerId : text.trim();
   };
 }
@@ -66,6 +69,7 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
   const scheduler = createDigestScheduler({
     client: w.client,
     store: w.store,
+    charges: w.charges,
     logger: w.logger,
     publisher: countingPublisher(
       createSlackDigestPublisher({
@@ -77,12 +81,12 @@ export function createDigests(w: DigestWiring): Required<DigestSlackDeps> {
       w.metrics,
     ),
     // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
-    priceOf: (operation, edition) =>
+    priceOf: async (operation, edition) =>
       configuredPrice(
-        mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
+        mergePrices(w.prices, await spendSettings(w.store.settings).priceOverrides()),
         operation,
         edition,
-      ) ?? w.store.ledger.lastCharge(operation, edition),
+      ) ?? (await w.store.ledger.lastCharge(operation, edition)),
     clock: {
       now: () => w.now().getTime(),
       setTimeout: (fn, ms) => {

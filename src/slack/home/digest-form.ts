@@ -28,10 +28,10 @@ const BLOCK_OF: Record<Exclude<DigestAddField, 'shop'>, string> = {
 };
 
 /** The registered shops a digest can be added for (those with an owner id). */
-function digestShops(deps: SlackDeps): { alias: string; ownerId: string }[] {
-  return deps.lookups.settings
-    .shops()
-    .shops.flatMap((s) => (s.ownerId ? [{ alias: s.alias, ownerId: s.ownerId }] : []));
+async function digestShops(deps: SlackDeps): Promise<{ alias: string; ownerId: string }[]> {
+  return (await deps.lookups.settings.shops()).shops.flatMap((s) =>
+    s.ownerId ? [{ alias: s.alias, ownerId: s.ownerId }] : [],
+  );
 }
 
 /**
@@ -72,7 +72,7 @@ function checkForm(
 export function registerDigestForm(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client, respond }) => {
     await ack();
-    const refusal = !deps.isAdmin(body.user.id) ? ONLY_ADMINS : !deps.digests ? NOT_ENABLED : null;
+    const refusal = !(await deps.isAdmin(body.user.id)) ? ONLY_ADMINS : !deps.digests ? NOT_ENABLED : null;
     if (refusal) {
       await respond({ response_type: 'ephemeral', replace_original: false, text: refusal }).catch(
         () => undefined,
@@ -81,14 +81,14 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
     }
     await client.views.open({
       trigger_id: body.trigger_id,
-      view: renderDigestAddModal({ shops: digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
+      view: renderDigestAddModal({ shops: await digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
     });
   });
 
   app.view(f.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
     const digests = deps.digests;
-    const refusal = !deps.isAdmin(userId) ? ONLY_ADMINS : !digests ? NOT_ENABLED : null;
+    const refusal = !(await deps.isAdmin(userId)) ? ONLY_ADMINS : !digests ? NOT_ENABLED : null;
     if (refusal || !digests) {
       await ack({ response_action: 'errors', errors: { [f.owner.block]: refusal ?? NOT_ENABLED } });
       return;
@@ -98,7 +98,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'errors', errors: checked.errors });
       return;
     }
-    const added = addDigestSubscription(deps, digests, checked.add, userId);
+    const added = await addDigestSubscription(deps, digests, checked.add, userId);
     if (added.kind !== 'added') {
       await ack({
         response_action: 'errors',

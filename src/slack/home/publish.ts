@@ -6,6 +6,10 @@ import type { SlackDeps } from '../deps.js';
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
   const now = deps.now();
-  const data = homeData({ store: deps.store, lookups: deps.lookups, isAdmin: deps.isAdmin }, userId, now);
+  const data = await homeData(
+    { store: deps.store, lookups: deps.lookups, isAdmin: deps.isAdmin },
+    userId,
+    now,
+  );
   await client.views.publish({ user_id: userId, view: renderHome(data, now) });
 }

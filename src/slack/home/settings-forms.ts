@@ -40,34 +40,39 @@ function readAccess(values: Values): { policy: AccessPolicy } | { error: [string
 }
 
 export function registerSettingsForms(app: App, deps: SlackDeps): void {
-  const openForm = (actionId: string, build: () => Parameters<App['client']['views']['open']>[0]['view']) =>
+  const openForm = (
+    actionId: string,
+    build: () => Promise<Parameters<App['client']['views']['open']>[0]['view']>,
+  ) =>
     app.action<BlockButtonAction>(actionId, async ({ ack, body, client, respond }) => {
       await ack();
-      if (!deps.isAdmin(body.user.id)) {
+      if (!(await deps.isAdmin(body.user.id))) {
         await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
           () => undefined,
         );
         return;
       }
-      await client.views.open({ trigger_id: body.trigger_id, view: build() });
+      await client.views.open({ trigger_id: body.trigger_id, view: await build() });
     });
 
-  openForm(ACTIONS.homeAccess, () => renderAccessModal(deps.lookups.settings.access()));
-  openForm(ACTIONS.homeAutoLookup, () =>
+  openForm(ACTIONS.homeAccess, async () => renderAccessModal(await deps.lookups.settings.access()));
+  openForm(ACTIONS.homeAutoLookup, async () =>
     renderAutoLookupModal(
-      Object.entries(autoLookupSettings(deps.store.settings).get().channels).map(([channelId, { cap }]) => ({
-        channelId,
-        cap,
-      })),
+      Object.entries((await autoLookupSettings(deps.store.settings).get()).channels).map(
+        ([channelId, { cap }]) => ({
+          channelId,
+          cap,
+        }),
+      ),
     ),
   );
-  openForm(ACTIONS.homePrices, () =>
-    renderPricesModal(currentPrices(deps.lookups), deps.lookups.settings.priceOverrides()),
+  openForm(ACTIONS.homePrices, async () =>
+    renderPricesModal(await currentPrices(deps.lookups), await deps.lookups.settings.priceOverrides()),
   );
 
   app.view(HOME_FORMS.access.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
-    if (!deps.isAdmin(userId)) {
+    if (!(await deps.isAdmin(userId))) {
       await ack({ response_action: 'errors', errors: { [HOME_FORMS.access.mode.block]: ONLY_ADMINS } });
       return;
     }
@@ -77,7 +82,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    deps.lookups.settings.setAccess(read.policy, userId);
+    await deps.lookups.settings.setAccess(read.policy, userId);
     await publishHome(deps, client, userId);
   });
 
@@ -85,7 +90,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const f = HOME_FORMS.autoLookup;
     const userId = body.user.id;
     const values = view.state.values;
-    if (!deps.isAdmin(userId)) {
+    if (!(await deps.isAdmin(userId))) {
       await ack({ response_action: 'errors', errors: { [f.channel.block]: ONLY_ADMINS } });
       return;
     }
@@ -105,7 +110,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    autoLookupSettings(deps.store.settings).set(channelId, on ? cap : null, userId);
+    await autoLookupSettings(deps.store.settings).set(channelId, on ? cap : null, userId);
     await publishHome(deps, client, userId);
   });
 
@@ -113,7 +118,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const f = HOME_FORMS.prices;
     const userId = body.user.id;
     const values = view.state.values;
-    if (!deps.isAdmin(userId)) {
+    if (!(await deps.isAdmin(userId))) {
       await ack({ response_action: 'errors', errors: { [f.operation.block]: ONLY_ADMINS } });
       return;
     }
@@ -132,13 +137,13 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const overrides = structuredClone(deps.lookups.settings.priceOverrides());
+    const overrides = structuredClone(await deps.lookups.settings.priceOverrides());
     const byEdition = { ...overrides[option.operation] };
     if (points === null) delete byEdition[option.edition];
     else byEdition[option.edition] = points;
     if (Object.keys(byEdition).length > 0) overrides[option.operation] = byEdition;
     else delete overrides[option.operation];
-    deps.lookups.settings.setPriceOverrides(overrides, userId);
+    await deps.lookups.settings.setPriceOverrides(overrides, userId);
     await publishHome(deps, client, userId);
   });
 
@@ -147,7 +152,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     async ({ ack, action, body, client, respond }) => {
       await ack();
       const userId = body.user.id;
-      if (!deps.isAdmin(userId)) {
+      if (!(await deps.isAdmin(userId))) {
         await respond({ response_type: 'ephemeral', replace_original: false, text: ONLY_ADMINS }).catch(
           () => undefined,
         );
@@ -155,7 +160,8 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       }
       const id = Number(action.value);
       // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
-      if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
+      if (Number.isInteger(id) && (await deps.store.digests.remove(id, userId)))
+        deps.digests?.scheduler.reschedule();
       await publishHome(deps, client, userId);
     },
   );

@@ -21,7 +21,7 @@ import {
   type ShortcutPayload,
   targetOptions,
 } from '../../lookups/shortcut-lookups.js';
-import type { ShortcutBatch } from '../../store/unfurls.js';
+import type { ShortcutBatch } from '../../store/store.js';
 import type { SlackDeps } from '../deps.js';
 
 export type Choice = Selection & { answer: AnswerMode };
@@ -75,14 +75,14 @@ export function readChoice(values: Values, found: Found): Choice {
   };
 }
 
-export function chooseView(
+export async function chooseView(
   deps: SlackDeps,
   batch: ShortcutBatch,
   payload: ShortcutPayload,
   choice: Choice,
   notice?: string,
-): { view: ModalView; plan: Plan } {
-  const plan = planSelection(deps.lookups, payload.found, choice);
+): Promise<{ view: ModalView; plan: Plan }> {
+  const plan = await planSelection(deps.lookups, payload.found, choice);
   const view = renderChooseModal({
     kind: payload.kind,
     found: payload.found,
@@ -92,8 +92,8 @@ export function chooseView(
     answer: choice.answer,
     allowThread: batch.channelId !== null && batch.threadTs !== null,
     plan,
-    each: payload.found.candidates.map((c) => candidateQuote(deps.lookups, c)),
-    targetOptions: targetOptions(deps.lookups.settings.shops().shops),
+    each: await Promise.all(payload.found.candidates.map((c) => candidateQuote(deps.lookups, c))),
+    targetOptions: targetOptions((await deps.lookups.settings.shops()).shops),
     privateMetadata: JSON.stringify({ b: batch.id, s: fingerprint(choice) } satisfies Metadata),
     ...(notice ? { notice } : {}),
   });

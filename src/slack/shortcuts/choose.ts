@@ -24,10 +24,11 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       await ack();
       const view = body.view;
       const meta = view ? readMetadata(view.private_metadata) : null;
-      const batch = meta ? deps.store.shortcutBatches.get(meta.b) : null;
+      const batch = meta ? await deps.store.shortcutBatches.get(meta.b) : null;
       const payload = batch ? readPayload(batch) : null;
       if (!view || !batch || !payload || batch.userId !== body.user.id || batch.state !== 'open') return;
-      const next = chooseView(deps, batch, payload, readChoice(view.state.values, payload.found)).view;
+      const next = (await chooseView(deps, batch, payload, readChoice(view.state.values, payload.found)))
+        .view;
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     });
   }
@@ -35,7 +36,7 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
   app.view(SHORTCUT_FORM.chooseCallbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
     const meta = readMetadata(view.private_metadata);
-    const batch = meta ? deps.store.shortcutBatches.get(meta.b) : null;
+    const batch = meta ? await deps.store.shortcutBatches.get(meta.b) : null;
     const payload = batch ? readPayload(batch) : null;
     const firstPick = SHORTCUT_FORM.pickBlock(0);
     if (!meta || !batch || !payload) {
@@ -43,7 +44,7 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       return;
     }
     const choice = readChoice(view.state.values, payload.found);
-    const { view: restated, plan } = chooseView(
+    const { view: restated, plan } = await chooseView(
       deps,
       batch,
       payload,
@@ -63,7 +64,7 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'update', view: restated });
       return;
     }
-    const claimed = claimBatch(deps.store, batch.id, userId);
+    const claimed = await claimBatch(deps.store, batch.id, userId);
     if (!claimed.ok) {
       // Already confirmed: a double submit or a retry. The first one is running; do nothing twice.
       if (claimed.reason === 'already_used') await ack();

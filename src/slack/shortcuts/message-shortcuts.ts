@@ -30,7 +30,7 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
         return;
       }
       const message = shortcut.message as { ts: string; thread_ts?: string };
-      const batch = openBatch(deps.store, {
+      const batch = await openBatch(deps.store, {
         userId: shortcut.user.id,
         kind,
         channelId: shortcut.channel.id,
@@ -38,7 +38,7 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
         found,
       });
       const payload: ShortcutPayload = { kind, found };
-      const { view } = chooseView(deps, batch, payload, initialChoice(found));
+      const { view } = await chooseView(deps, batch, payload, initialChoice(found));
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     });
   }

@@ -92,7 +92,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...renderRefusal(prepared.message, deps.admins()),
+            ...renderRefusal(prepared.message, await deps.admins()),
           });
           break;
         case 'cached':
@@ -103,7 +103,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs }),
+            ...(await renderOutcome(deps, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs })),
           });
           break;
         case 'auto':
@@ -112,7 +112,7 @@ export async function runBatch(
           const claimed =
             prepared.kind === 'auto'
               ? { ok: true as const, pending: prepared.pending }
-              : deps.lookups.claim(prepared.pending.id, actor.userId);
+              : await deps.lookups.claim(prepared.pending.id, actor.userId);
           if (!claimed.ok) break;
           await runAndAnswer(deps, claimed.pending, replyTo(deps, client, actor.userId, to, true));
           break;
