@@ -25,7 +25,7 @@ import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { openStore } from './store/engine.js';
-import { createChargeRecorder } from './store/ledger.js';
+import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
 import type { Store } from './store/store.js';
 
 export interface Platdesk {
@@ -34,6 +34,8 @@ export interface Platdesk {
   url: string;
   sandbox: Sandbox | null;
   store: Store;
+  /** Charges on their way to the ledger (kept while the store cannot be written). */
+  charges: ChargeRecorder;
   stop(): Promise<void>;
 }
 
@@ -267,6 +269,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     url,
     sandbox,
     store,
+    charges,
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {

@@ -81,7 +81,7 @@ describe('loadConfig', () => {
       rateLimit: { maxCalls: 10, windowMs: 1000, maxQueued: 100 },
     });
     expect(config.admins).toEqual([]);
-    expect(config.databasePath).toBe('./data/platdesk.sqlite');
+    expect(config.database).toEqual({ url: null, path: './data/platdesk.sqlite', poolMax: 10 });
     expect(config.logLevel).toBe('info');
   });
 
@@ -126,7 +126,7 @@ describe('loadConfig', () => {
     expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
     expect(config.port).toBe(0);
     expect(config.admins).toEqual(['U1234', 'UADMIN']);
-    expect(config.databasePath).toBe(':memory:');
+    expect(config.database.path).toBe(':memory:');
     expect(config.logLevel).toBe('silent');
     expect(config.plat.prices).toEqual({ 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } });
     expect(config.plat.editions).toEqual({ 'get-shop-info': 2 });

@@ -20,7 +20,10 @@ describe('runtime', () => {
   });
 
   it('loads better-sqlite3 on it without a native abort', async () => {
-    const { default: Database } = await import('better-sqlite3');
+    // The module is CommonJS (`export =`): its class is the ESM default export at run time.
+    const { default: Database } = (await import('better-sqlite3')) as unknown as {
+      default: typeof import('better-sqlite3');
+    };
     const db = new Database(':memory:');
     const stmt = db.prepare('select sqlite_version() as v');
     expect(String((stmt.get() as { v: string }).v)).toMatch(/^3\./);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openStore } from '../src/store/engine.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from './helpers/platdesk-harness.js';
 
 const { owners } = SANDBOX_FIXTURES;
@@ -33,16 +33,16 @@ async function refuses(url: string): Promise<boolean> {
 }
 
 /** The ledger and a lookup's state as the stopped app left them in its SQLite file. */
-function reopened(path: string, pendingId: string) {
-  const store = openSqliteStore(path);
+async function reopened(path: string, pendingId: string) {
+  const store = await openStore({ path });
   try {
-    const rows = store.ledger.list(allTime());
+    const rows = await store.ledger.list(allTime());
     return {
       ledger: { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) },
-      state: store.pending.get(pendingId)?.state ?? null,
+      state: (await store.pending.get(pendingId))?.state ?? null,
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -56,7 +56,7 @@ describe('graceful shutdown', () => {
     await h?.close();
     h = undefined;
   });
-  afterAll(() => {
+  afterAll(async () => {
     process.off('unhandledRejection', onUnhandled);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -103,7 +103,7 @@ describe('graceful shutdown', () => {
 
     const { charges } = harness.sandbox.stats();
     expect(charges.count).toBe(1);
-    const left = reopened(db, pendingId);
+    const left = await reopened(db, pendingId);
     expect(left.ledger).toEqual({ count: charges.count, points: charges.points });
     expect(left.state).toBe('done');
     expect(msgs(harness, 'lookups still running at shutdown')).toEqual([]);
@@ -135,13 +135,13 @@ describe('graceful shutdown', () => {
     expect(answer).toContain('the service may still have counted the call');
 
     const { charges } = harness.sandbox.stats();
-    const left = reopened(db, pendingId);
+    const left = await reopened(db, pendingId);
     expect(left.ledger).toEqual({ count: charges.count, points: charges.points });
     expect(left.state).toBe('failed');
     expect(await refuses(`${harness.platdesk.url}/healthz`)).toBe(true);
   });
 
-  it('left nothing unhandled', () => {
+  it('left nothing unhandled', async () => {
     expect(unhandled).toEqual([]);
   });
 });

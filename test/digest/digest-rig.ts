@@ -17,13 +17,14 @@ import type { PriceOf } from '../../src/digest/types.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
-import type { DigestSubscription } from '../../src/store/store.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import { openStore } from '../../src/store/engine.js';
+import { createChargeRecorder } from '../../src/store/ledger.js';
+import type { DigestSubscription, Store } from '../../src/store/store.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
 export const CHANNEL = SLACK.channelId;
 export const ADMIN = SLACK.adminId;
@@ -31,7 +32,10 @@ export const ADMIN = SLACK.adminId;
 export interface RigOptions {
   /** Fake clock start (ms); the sandbox's orders are the 72 h before it. */
   start: number;
-  /** A SQLite file shared by every instance; default: each instance its own ':memory:'. */
+  /**
+   * One PostgreSQL database shared by every instance, each with its own pool (as separate
+   * processes would be); default: one private SQLite ':memory:' store.
+   */
   shared?: boolean;
   plat?: Omit<PlatHarnessOptions, 'sandbox'>;
 }
@@ -49,7 +53,7 @@ export interface DigestRig {
   store: Store;
   scheduler: DigestScheduler;
   /** Another scheduler (another "process") on the shared file, or on `store` when not shared. */
-  instance(id: string, options?: Partial<DigestSchedulerOptions> & { store?: Store }): Instance;
+  instance(id: string, options?: Partial<DigestSchedulerOptions> & { store?: Store }): Promise<Instance>;
   /** Moves the fake clock in steps of at most `step`, waiting for runs in flight after each. */
   advance(ms: number, step?: number): Promise<void>;
   /** Every scheduler's runs settled. */
@@ -58,7 +62,7 @@ export interface DigestRig {
   posts(channel?: string): SlackCall[];
   updates(channel?: string): SlackCall[];
   pagesFetched(): number;
-  subscribe(input?: Partial<Omit<DigestSubscription, 'id' | 'createdAt'>>): DigestSubscription;
+  subscribe(input?: Partial<Omit<DigestSubscription, 'id' | 'createdAt'>>): Promise<DigestSubscription>;
   close(): Promise<void>;
 }
 
@@ -76,26 +80,33 @@ export async function startDigestRig(
   const fake = await startSlackApiServer();
   const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   const logger = quietLogger();
-  const admins = () => [ADMIN];
-  const alerts = createAdminAlerts({ client: slack, admins, logger, now: () => clock.now() });
-  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, logger });
-  const dir = options.shared ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
-  const path = dir ? join(dir, 'platdesk.sqlite') : ':memory:';
+  const admins = async () => [ADMIN];
+  const database = options.shared ? await createPostgresDatabase() : null;
   const stores: Store[] = [];
   const schedulers: DigestScheduler[] = [];
-  const openStore = () => {
-    const store = openSqliteStore(path, { now: () => new Date(clock.now()) });
+  const open = async () => {
+    const store = await openStore({
+      ...(database ? { url: database } : { path: ':memory:' }),
+      now: () => new Date(clock.now()),
+    });
     stores.push(store);
     return store;
   };
+  const firstStore = await open();
+  const alerts = createAdminAlerts({ client: slack, admins, sent: firstStore.alerts, logger });
+  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, logger });
 
-  function instance(id: string, extra: Partial<DigestSchedulerOptions> & { store?: Store } = {}): Instance {
-    const store = extra.store ?? (dir ? openStore() : first.store);
+  async function instance(
+    id: string,
+    extra: Partial<DigestSchedulerOptions> & { store?: Store } = {},
+  ): Promise<Instance> {
+    const store = extra.store ?? (database ? await open() : firstStore);
     const scheduler = createDigestScheduler({
       client: plat.client,
       store,
+      charges: createChargeRecorder({ ledger: store.ledger, logger }),
       publisher,
-      priceOf: options.price ?? (() => null),
+      priceOf: options.price ?? (async () => null),
       clock,
       instanceId: id,
       logger,
@@ -105,8 +116,7 @@ export async function startDigestRig(
     schedulers.push(scheduler);
     return { store, scheduler };
   }
-  const first = { store: openStore() } as Instance;
-  first.scheduler = instance('instance-a', { store: first.store }).scheduler;
+  const first = await instance('instance-a', { store: firstStore });
 
   const idle = async () => {
     // A run that ends may arm a timer that starts another: settle until nothing is in flight.
@@ -145,8 +155,8 @@ export async function startDigestRig(
       await Promise.all(schedulers.map((s) => s.stop()));
       await plat.close();
       await fake.close();
-      for (const store of stores) store.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await Promise.all(stores.map((store) => store.close()));
+      if (database) await dropPostgresDatabase(database);
     },
   };
 }

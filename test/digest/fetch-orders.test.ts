@@ -23,7 +23,7 @@ function expectedPerWindow(ownerId: string, from: number, to: number): number[] 
 }
 
 describe('splitWindows', () => {
-  it('cuts any range into consecutive windows of at most 24 h', () => {
+  it('cuts any range into consecutive windows of at most 24 h', async () => {
     const t = ANCHOR;
     const spans = (from: number, to: number) =>
       splitWindows(new Date(from), new Date(to)).map((w) => [
@@ -64,7 +64,9 @@ describe('fetchOrders against the sandbox', () => {
       ownerId: BUSY,
       from: new Date(ANCHOR - 72 * HOUR),
       to: new Date(ANCHOR),
-      onProgress: (p) => plans.push(p),
+      onProgress: (p) => {
+        plans.push(p);
+      },
     });
     expect(result.orders).toHaveLength(350);
     expect(new Set(result.orders.map((o) => o.orderSn)).size).toBe(350);

@@ -95,7 +95,7 @@ describe('summarize', () => {
     ]);
   });
 
-  it('ranks goods by count and by amount', () => {
+  it('ranks goods by count and by amount', async () => {
     expect(s.topGoodsByCount.map((g) => [g.name, g.count, g.orders, g.amountFen])).toEqual([
       ['T恤', 7, 6, 5990 + 10 + 20 + 1000 + 1000 + 1000],
       ['茶', 2, 2, 25_600],
@@ -104,7 +104,7 @@ describe('summarize', () => {
     expect(s.goodsKinds).toBe(2);
   });
 
-  it('round-trips through the stored JSON and compares with the day before', () => {
+  it('round-trips through the stored JSON and compares with the day before', async () => {
     const stored = parseSummary(JSON.stringify(s));
     expect(stored).toEqual(s);
     expect(parseSummary('{"version":2}')).toBeNull();
@@ -222,7 +222,7 @@ describe('renderDigest', () => {
     expect(text).toContain('This digest cost 12 points');
   });
 
-  it('an empty day says so', () => {
+  it('an empty day says so', async () => {
     const summary = summarize([], { window: WINDOW, at: AT });
     const m = renderDigest({
       subscription: SUB,
@@ -237,7 +237,7 @@ describe('renderDigest', () => {
 });
 
 describe('notices and the list', () => {
-  it('a failure notice names the reason and the next attempt in the zone; a final one says no more today', () => {
+  it('a failure notice names the reason and the next attempt in the zone; a final one says no more today', async () => {
     const error = new PlatShopUnauthorizedError(302, 'not authorized', null, { operation: 'paging-orders' });
     const retrying = renderDigestNotice({
       kind: 'failed',
@@ -259,7 +259,7 @@ describe('notices and the list', () => {
     expect(textOf(final)).toContain('No more attempts today');
   });
 
-  it('the list fits with many subscriptions', () => {
+  it('the list fits with many subscriptions', async () => {
     const rows = Array.from({ length: 80 }, (_, i) => ({
       subscription: { ...SUB, id: i + 1 },
       nextRunAt: AT.getTime(),

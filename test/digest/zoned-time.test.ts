@@ -32,7 +32,7 @@ function sub(localTime: string, timeZone: string): DigestSubscription {
 }
 
 describe('zonedInstant', () => {
-  it('Asia/Shanghai is UTC+8 all year (no daylight saving)', () => {
+  it('Asia/Shanghai is UTC+8 all year (no daylight saving)', async () => {
     expect(iso(zonedInstant('2026-01-15', '09:00', 'Asia/Shanghai'))).toBe('2026-01-15T01:00:00.000Z');
     expect(iso(zonedInstant('2026-07-15', '09:00', 'Asia/Shanghai'))).toBe('2026-07-15T01:00:00.000Z');
     // Midnight-adjacent: 00:30 local is the previous UTC day.
@@ -44,7 +44,7 @@ describe('zonedInstant', () => {
     expect(iso(zonedInstant('2026-07-15', '09:00', 'America/New_York'))).toBe('2026-07-15T13:00:00.000Z');
   });
 
-  it('spring forward (2026-03-08): 02:30 does not exist and runs at 03:30 EDT; 09:00 is EDT', () => {
+  it('spring forward (2026-03-08): 02:30 does not exist and runs at 03:30 EDT; 09:00 is EDT', async () => {
     expect(iso(zonedInstant('2026-03-08', '02:30', 'America/New_York'))).toBe('2026-03-08T07:30:00.000Z');
     expect(iso(zonedInstant('2026-03-08', '01:59', 'America/New_York'))).toBe('2026-03-08T06:59:00.000Z');
     expect(iso(zonedInstant('2026-03-08', '03:00', 'America/New_York'))).toBe('2026-03-08T07:00:00.000Z');
@@ -56,7 +56,7 @@ describe('zonedInstant', () => {
     expect(iso(zonedInstant('2026-11-01', '09:00', 'America/New_York'))).toBe('2026-11-01T14:00:00.000Z');
   });
 
-  it('a 30-minute shift (Lord Howe, 2026-10-04 02:00 → 02:30): 02:15 runs at 02:45', () => {
+  it('a 30-minute shift (Lord Howe, 2026-10-04 02:00 → 02:30): 02:15 runs at 02:45', async () => {
     expect(iso(zonedInstant('2026-10-04', '02:15', 'Australia/Lord_Howe'))).toBe('2026-10-03T15:45:00.000Z');
   });
 
@@ -69,7 +69,7 @@ describe('zonedInstant', () => {
     expect(iso(startOfLocalDay('2026-03-08', 'America/New_York'))).toBe('2026-03-08T05:00:00.000Z');
   });
 
-  it('validates time zones with Intl and canonicalizes them; normalizes times', () => {
+  it('validates time zones with Intl and canonicalizes them; normalizes times', async () => {
     expect(canonicalTimeZone('asia/shanghai')).toBe('Asia/Shanghai');
     expect(canonicalTimeZone('America/New_York')).toBe('America/New_York');
     expect(canonicalTimeZone('Mars/Olympus_Mons')).toBeNull();
@@ -91,7 +91,7 @@ describe('next run of a subscription', () => {
     expect(iso(nextRunAfter(s, at('2026-11-20T23:00:00Z')))).toBe('2026-11-21T01:00:00.000Z');
   });
 
-  it('America/New_York 02:30 around spring forward: 23 h then 24 h apart in UTC terms', () => {
+  it('America/New_York 02:30 around spring forward: 23 h then 24 h apart in UTC terms', async () => {
     const s = sub('02:30', 'America/New_York');
     const saturday = nextRunAfter(s, at('2026-03-07T00:00:00Z'));
     const sunday = nextRunAfter(s, saturday + 1);
@@ -102,7 +102,7 @@ describe('next run of a subscription', () => {
     expect(localDateOf(sunday, s.timeZone)).toBe('2026-03-08');
   });
 
-  it('America/New_York 09:00 across fall back: the window of that day is 25 h', () => {
+  it('America/New_York 09:00 across fall back: the window of that day is 25 h', async () => {
     const s = sub('09:00', 'America/New_York');
     const before = scheduledInstant(s, '2026-10-31');
     const day = scheduledInstant(s, '2026-11-01');

@@ -14,8 +14,12 @@ import {
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
 
 /** Every ledger row against every charge the sandbox made: same count, same points. */
-export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number; points: number } {
-  const rows = h.platdesk.store.ledger.list(allTime());
+export async function expectLedgerMatchesSandbox(
+  h: PlatdeskHarness,
+): Promise<{ count: number; points: number }> {
+  // Charges are written as they arrive; one kept for a moment (store busy) is flushed first.
+  await h.platdesk.charges.flush();
+  const rows = await h.platdesk.store.ledger.list(allTime());
   const { charges } = h.sandbox.stats();
   const ledger = { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) };
   expect(ledger, 'ledger against the sandbox charges').toEqual({

@@ -55,7 +55,7 @@ describe('plat API faults under a confirmed lookup', () => {
     );
     expect(said).toContain('the service may still have counted the call');
     expect(calls).toBe(1);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({ count: 0, points: 0 });
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({ count: 0, points: 0 });
   });
 
   it('one batch of three hangs: the other two are answered and charged, the third is named', async () => {
@@ -72,7 +72,7 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(failedBatchLines(said)).toHaveLength(1);
     expect(said).toContain('Charged 10 points');
     expect(calls).toBe(3);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({ count: 2, points: 10 });
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({ count: 2, points: 10 });
   });
 
   it('an HTML error page (HTTP 500) on an item lookup: unreadable answer, the quota untouched', async () => {
@@ -82,7 +82,7 @@ describe('plat API faults under a confirmed lookup', () => {
     expectClearMessage(answer, 'The data service sent an unreadable answer', 'try again later');
     expect(calls).toBe(1);
     expect(h().sandbox.stats().itemQuota).toBe(quotaBefore);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('a truncated JSON body: unreadable answer, not a crash', async () => {
@@ -90,7 +90,7 @@ describe('plat API faults under a confirmed lookup', () => {
     const { answer, calls } = await h().lookup('/orders', ordersRequest());
     expectClearMessage(answer, 'The data service sent an unreadable answer', 'try again later');
     expect(calls).toBe(1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('a 101 storm (rate 1): two retries, then the timeout title and remedy', async () => {
@@ -99,7 +99,7 @@ describe('plat API faults under a confirmed lookup', () => {
     const said = expectClearMessage(answer, 'The data service timed out', 'try again in a moment');
     expect(said).toContain('code 101');
     expect(calls).toBe(3);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('a 202 storm (rate 1): two retries, then the busy title and remedy', async () => {
@@ -108,14 +108,14 @@ describe('plat API faults under a confirmed lookup', () => {
     const said = expectClearMessage(answer, 'The data service is busy', 'try again later');
     expect(said).toContain('code 202');
     expect(calls).toBe(3);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('a 101 storm at rate 0.5 over eight lookups: retries recover seven, the eighth gives up', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 101, rate: 0.5 }]);
     const callsPerLookup: number[] = [];
     const answers: string[] = [];
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     for (let i = 0; i < 8; i++) {
       const { answer, calls } = await h().lookup('/orders', ordersRequest());
       callsPerLookup.push(calls);
@@ -125,7 +125,7 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(callsPerLookup).toEqual([1, 2, 1, 1, 2, 1, 2, 3]);
     for (const said of answers.slice(0, 7)) expect(said).toContain('Charged 2 points');
     expectClearMessage({ text: answers[7] ?? '' }, 'The data service timed out', 'try again in a moment');
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 7,
       points: ledgerBefore.points + 14,
     });
@@ -133,7 +133,7 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('a 202 storm at rate 0.5 on three batches: the hit batch is retried, all three answered', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 202, rate: 0.5 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} owner:${owners.busy}`,
@@ -144,7 +144,7 @@ describe('plat API faults under a confirmed lookup', () => {
     // platdzmd basic: 4 points a call; calls 1–3 are the batches, the 2nd is hit, call 4 its retry.
     expect(said).toContain('Charged 12 points');
     expect(calls).toBe(4);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 3,
       points: ledgerBefore.points + 12,
     });
@@ -152,7 +152,7 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('a 401 on the 2nd of three batches: two answered, the third names the token remedy, admins told', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 401, rate: 0.5, count: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
@@ -166,7 +166,7 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(said).toContain('Charged 10 points');
     expect(calls).toBe(3);
     expect(h().sandbox.stats().unauthorized).toBe(0); // an injected 401, not a refused token
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 2,
       points: ledgerBefore.points + 10,
     });
@@ -177,7 +177,7 @@ describe('plat API faults under a confirmed lookup', () => {
   it('the balance runs out after the 1st of three batches: the other two say so, admins told', async () => {
     // platdybw basic costs 5 points: enough for exactly one batch.
     h().sandbox.setBalance(5);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
@@ -191,7 +191,7 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(said).toContain('Charged 5 points');
     expect(calls).toBe(3);
     expect(h().sandbox.stats().balancePoints).toBe(0);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 1,
       points: ledgerBefore.points + 5,
     });
@@ -201,11 +201,11 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('an empty balance on a single call: the quota title and remedy, nothing recorded', async () => {
     h().sandbox.setBalance(0);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/orders', ordersRequest());
     expectClearMessage(answer, 'The plat account is out of balance', 'an admin must recharge it');
     expect(calls).toBe(1);
-    expect(expectLedgerMatchesSandbox(h())).toEqual(ledgerBefore);
+    expect(await expectLedgerMatchesSandbox(h())).toEqual(ledgerBefore);
   });
 
   it('left nothing unhandled, nothing to Bolt, and every message fits Slack', async () => {
@@ -213,6 +213,6 @@ describe('plat API faults under a confirmed lookup', () => {
     expectNoListenerErrors(h());
     expect(unhandled.stop()).toEqual([]);
     h().assertAllWithinLimits();
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 });

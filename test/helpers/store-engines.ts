@@ -32,7 +32,8 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
-async function createPostgresDatabase(): Promise<string> {
+/** A new empty database on the run's PostgreSQL test server; its URL. */
+export async function createPostgresDatabase(): Promise<string> {
   const admin = inject('postgresUrl');
   const name = `t_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const client = new pg.Client({ connectionString: admin });
@@ -45,7 +46,7 @@ async function createPostgresDatabase(): Promise<string> {
   return admin.replace(/\/postgres$/, `/${name}`);
 }
 
-async function dropPostgresDatabase(url: string): Promise<void> {
+export async function dropPostgresDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   const client = new pg.Client({ connectionString: inject('postgresUrl') });
   await client.connect();
@@ -69,7 +70,7 @@ export async function testDatabase(engine: EngineName): Promise<TestDatabase> {
     options = { path: join(dir, 'platdesk.sqlite') };
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
-  return {
+  const db: TestDatabase = {
     engine,
     options,
     async open(extra = {}) {
@@ -79,12 +80,12 @@ export async function testDatabase(engine: EngineName): Promise<TestDatabase> {
     },
     async openMany(n, extra = {}) {
       if (engine === 'sqlite') {
-        const store = await this.open(extra);
+        const store = await db.open(extra);
         return Array.from({ length: n }, () => store);
       }
       // One at a time: the first migrates, the rest find the schema current.
       const stores: Store[] = [];
-      for (let i = 0; i < n; i++) stores.push(await this.open(extra));
+      for (let i = 0; i < n; i++) stores.push(await db.open(extra));
       return stores;
     },
     async dispose() {
@@ -92,4 +93,5 @@ export async function testDatabase(engine: EngineName): Promise<TestDatabase> {
       await cleanup();
     },
   };
+  return db;
 }

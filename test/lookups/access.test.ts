@@ -39,9 +39,9 @@ function deps(
 ) {
   const groupAsks: string[] = [];
   const d: AccessDeps = {
-    access: () => accessPolicySchema.parse(policy),
-    shops: () => shopRegistrySchema.parse(registry),
-    isAdmin: (userId) => userId === ADMIN,
+    access: async () => accessPolicySchema.parse(policy),
+    shops: async () => shopRegistrySchema.parse(registry),
+    isAdmin: async (userId) => userId === ADMIN,
     isInGroup: async (group, userId) => {
       groupAsks.push(group);
       return groups[group]?.includes(userId) ?? false;

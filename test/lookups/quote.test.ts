@@ -33,12 +33,12 @@ const print = (n: number): LookupRequest => ({
 describe('configuredPrice', () => {
   const prices: PriceTable = { platdybw: { '1': 5, '*': 9 }, 'get-shop-id': { '*': 2 } };
 
-  it('the price of the edition wins over "*"; "*" covers the other editions', () => {
+  it('the price of the edition wins over "*"; "*" covers the other editions', async () => {
     expect(configuredPrice(prices, 'platdybw', 1)).toBe(5);
     expect(configuredPrice(prices, 'platdybw', 3)).toBe(9);
   });
 
-  it('"*" covers operations without editions; nothing configured is null', () => {
+  it('"*" covers operations without editions; nothing configured is null', async () => {
     expect(configuredPrice(prices, 'get-shop-id', null)).toBe(2);
     expect(configuredPrice(prices, 'platdzmd', 1)).toBeNull();
     expect(configuredPrice({ platdybw: { '3': 8 } }, 'platdybw', 1)).toBeNull();
@@ -62,7 +62,7 @@ describe('plannedCalls: batches of at most 20 waybills (spec §8)', () => {
 });
 
 describe('quote', () => {
-  it('configured price per edition × calls', () => {
+  it('configured price per edition × calls', async () => {
     const q = quote(print(45), sources({ platdybw: { '1': 5, '*': 9 } }));
     expect(q).toEqual({
       lines: [
@@ -80,7 +80,7 @@ describe('quote', () => {
     });
   });
 
-  it("'*' applies to the edition the client sends", () => {
+  it("'*' applies to the edition the client sends", async () => {
     const q = quote(print(20), sources({ platdybw: { '1': 5, '*': 9 } }, {}, { platdybw: 3 }));
     expect(q.lines[0]).toMatchObject({ edition: 3, configuredPoints: 9 });
     expect(q.totalPoints).toBe(9);
@@ -103,7 +103,7 @@ describe('quote', () => {
     });
   });
 
-  it('a price seen for another edition does not count', () => {
+  it('a price seen for another edition does not count', async () => {
     const q = quote(
       { kind: 'orders', ownerId: 'o', page: 0, pageSize: 20, filters: {} },
       sources({}, { 'paging-orders': { '2': 1 } }),
@@ -112,7 +112,7 @@ describe('quote', () => {
     expect(q.totalPoints).toBeNull();
   });
 
-  it('unknown price → totalPoints null', () => {
+  it('unknown price → totalPoints null', async () => {
     expect(quote({ kind: 'shop-id', wwid: 'x' }, sources({})).totalPoints).toBeNull();
     expect(quote(print(3), sources({})).totalPoints).toBeNull();
   });

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerCsv, reportRange, usageReport } from '../../src/lookups/reports.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openStore } from '../../src/store/engine.js';
 import type { LedgerEntry, NewLedgerEntry, Store } from '../../src/store/store.js';
 
 const HEADER =
@@ -60,8 +60,8 @@ function parseCsv(text: string): string[][] {
 }
 
 describe('ledgerCsv', () => {
-  it('a header, one CRLF line per entry, points and yuan', () => {
-    const csv = ledgerCsv([entry(), entry({ id: 2, points: 5, operation: 'platdybw', edition: 1 })]);
+  it('a header, one CRLF line per entry, points and yuan', async () => {
+    const csv = await ledgerCsv([entry(), entry({ id: 2, points: 5, operation: 'platdybw', edition: 1 })]);
     expect(csv).toBe(
       [
         HEADER,
@@ -72,8 +72,8 @@ describe('ledgerCsv', () => {
     );
   });
 
-  it('null fields are empty', () => {
-    const csv = ledgerCsv([
+  it('null fields are empty', async () => {
+    const csv = await ledgerCsv([
       entry({
         userId: null,
         channelId: null,
@@ -88,59 +88,63 @@ describe('ledgerCsv', () => {
     );
   });
 
-  it('quotes fields with commas, quotes and line breaks (RFC 4180)', () => {
-    const csv = ledgerCsv([entry({ requestId: 'a,b', correlationId: 'say "hi"', pendingId: 'line\nbreak' })]);
+  it('quotes fields with commas, quotes and line breaks (RFC 4180)', async () => {
+    const csv = await ledgerCsv([
+      entry({ requestId: 'a,b', correlationId: 'say "hi"', pendingId: 'line\nbreak' }),
+    ]);
     expect(csv.split('\r\n')[1]).toContain(',"a,b","say ""hi""","line\nbreak",');
     expect(parseCsv(csv)[1]?.slice(10, 13)).toEqual(['a,b', 'say "hi"', 'line\nbreak']);
   });
 
   it.each(['=HYPERLINK("http://x","y")', '+1+2', '-2+3', '@SUM(A1)', '\t=1', '\r=1'])(
     'prefixes a text field starting like a formula: %j',
-    (dangerous) => {
-      const rows = parseCsv(ledgerCsv([entry({ requestId: dangerous })]));
+    async (dangerous) => {
+      const rows = parseCsv(await ledgerCsv([entry({ requestId: dangerous })]));
       expect(rows[1]?.[10]).toBe(`'${dangerous}`);
     },
   );
 
-  it('does not prefix numbers (negative points stay numbers)', () => {
-    const rows = parseCsv(ledgerCsv([entry({ points: -5, code: -1 })]));
+  it('does not prefix numbers (negative points stay numbers)', async () => {
+    const rows = parseCsv(await ledgerCsv([entry({ points: -5, code: -1 })]));
     expect(rows[1]?.[5]).toBe('-5');
     expect(rows[1]?.[6]).toBe('-0.05');
     expect(rows[1]?.[8]).toBe('-1');
   });
 
-  it('an empty ledger is the header alone', () => {
-    expect(ledgerCsv([])).toBe(`${HEADER}\r\n`);
+  it('an empty ledger is the header alone', async () => {
+    expect(await ledgerCsv([])).toBe(`${HEADER}\r\n`);
   });
 });
 
 describe('usageReport', () => {
   let store: Store;
-  afterEach(() => store?.close());
+  afterEach(async () => {
+    await store?.close();
+  });
 
-  it("sums the period's ledger in the budget zone, by operation, user and day", () => {
+  it("sums the period's ledger in the budget zone, by operation, user and day", async () => {
     const now = new Date('2026-11-20T04:00:00Z');
-    store = openSqliteStore(':memory:', { now: () => now });
+    store = await openStore({ path: ':memory:', now: () => now });
     const row = (at: string, userId: string | null, points: number): NewLedgerEntry => {
       const { id: _id, ...rest } = entry({ at: new Date(at), userId, points });
       return rest;
     };
-    store.ledger.record(row('2026-11-20T01:00:00Z', 'U1', 10));
-    store.ledger.record(row('2026-11-19T17:00:00Z', 'U2', 5)); // 01:00 on 11-20 in Shanghai
-    store.ledger.record(row('2026-11-19T15:00:00Z', 'U1', 7)); // 23:00 on 11-19 in Shanghai
-    const today = usageReport(store, { period: 'today', userId: null, now, timeZone: 'Asia/Shanghai' });
+    await store.ledger.record(row('2026-11-20T01:00:00Z', 'U1', 10));
+    await store.ledger.record(row('2026-11-19T17:00:00Z', 'U2', 5)); // 01:00 on 11-20 in Shanghai
+    await store.ledger.record(row('2026-11-19T15:00:00Z', 'U1', 7)); // 23:00 on 11-19 in Shanghai
+    const today = await usageReport(store, { period: 'today', userId: null, now, timeZone: 'Asia/Shanghai' });
     expect(today.totals).toEqual({ points: 15, quotaCalls: 0, calls: 2 });
     expect(today.byUser.map((g) => [g.key, g.points])).toEqual([
       ['U1', 10],
       ['U2', 5],
     ]);
-    const mine = usageReport(store, { period: 'month', userId: 'U1', now, timeZone: 'Asia/Shanghai' });
+    const mine = await usageReport(store, { period: 'month', userId: 'U1', now, timeZone: 'Asia/Shanghai' });
     expect(mine.totals.points).toBe(17);
     expect(mine.byUser).toEqual([]);
     expect(mine.byOperation).toEqual([{ key: 'get-shop-info', points: 17, quotaCalls: 0, calls: 2 }]);
   });
 
-  it('reportRange: last30 ends with today', () => {
+  it('reportRange: last30 ends with today', async () => {
     const now = new Date('2026-11-20T04:00:00Z');
     expect(reportRange('last30', now, 'Asia/Shanghai')).toEqual({
       from: new Date('2026-10-21T16:00:00Z'),

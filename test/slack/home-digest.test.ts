@@ -171,7 +171,7 @@ describe('App Home: Add digest', () => {
     expect(textOf({ blocks })).toContain(`tea → <#CHOMEDG01> at ${at} Asia/Tokyo`);
     expect(textOf({ blocks })).toContain('Digest subscriptions* (1)');
 
-    expect(h().platdesk.store.digests.list()).toMatchObject([
+    expect(await h().platdesk.store.digests.list()).toMatchObject([
       {
         ownerId: owners.small,
         shopLabel: 'tea',
@@ -181,7 +181,7 @@ describe('App Home: Add digest', () => {
         createdBy: SLACK.adminId,
       },
     ]);
-    const audit = h().platdesk.store.audit.list(5, { action: 'digest.add' });
+    const audit = await h().platdesk.store.audit.list(5, { action: 'digest.add' });
     expect(audit.map((a) => a.actorId)).toEqual([SLACK.adminId]);
 
     // An owner id typed instead of a shop works too.
@@ -189,7 +189,7 @@ describe('App Home: Add digest', () => {
     const typed = await submit({ owner: ` ${owners.busy} `, channel: 'GHOMEDG02', time: at, zone: 'UTC' });
     expect(typed.body).toBe('');
     expect(textOf({ blocks: await waitPublish(again) })).toContain(`${owners.busy} → <#GHOMEDG02>`);
-    expect(h().platdesk.store.digests.list().at(-1)).toMatchObject({
+    expect((await h().platdesk.store.digests.list()).at(-1)).toMatchObject({
       ownerId: owners.busy,
       shopLabel: owners.busy,
       channelId: 'GHOMEDG02',
@@ -200,7 +200,7 @@ describe('App Home: Add digest', () => {
 
   it('invalid answers are shown on their fields and add nothing', async () => {
     const at = farTime(h().now());
-    const count = h().platdesk.store.digests.list().length;
+    const count = (await h().platdesk.store.digests.list()).length;
     const published = h().fake.callsTo('views.publish').length;
     const ok = { channel: 'CHOMEDG03', time: at, zone: 'Asia/Shanghai' };
 
@@ -240,22 +240,20 @@ describe('App Home: Add digest', () => {
     const dup = await errorsOf({ alias: 'tea', channel: 'CHOMEDG01', time: at, zone: 'Asia/Tokyo' });
     expect(dup.channel).toMatch(/already exists: #\d+/);
 
-    expect(h().platdesk.store.digests.list().slice(count)).toEqual([]);
+    expect((await h().platdesk.store.digests.list()).slice(count)).toEqual([]);
     expect(h().fake.callsTo('views.publish')).toHaveLength(published);
   });
 
   it('a non-admin submit is refused and adds nothing', async () => {
-    const count = h().platdesk.store.digests.list().length;
+    const count = (await h().platdesk.store.digests.list()).length;
     const errors = await errorsOf(
       { owner: owners.busy, channel: 'CHOMEDG04', time: farTime(h().now()), zone: 'UTC' },
       SLACK.userId,
     );
     expect(Object.values(errors).join(' ')).toContain('Only platdesk admins');
-    expect(h().platdesk.store.digests.list()).toHaveLength(count);
+    expect(await h().platdesk.store.digests.list()).toHaveLength(count);
     expect(
-      h()
-        .platdesk.store.audit.list(10, { action: 'digest.add' })
-        .map((a) => a.actorId),
+      (await h().platdesk.store.audit.list(10, { action: 'digest.add' })).map((a) => a.actorId),
     ).not.toContain(SLACK.userId);
   });
 

@@ -131,7 +131,7 @@ describe('App Home', () => {
     // A non-admin's submit is refused.
     const refused = await submitForm('platdesk.home.autolookup.form', values, SLACK.userId);
     expect(refused.body).toContain('Only platdesk admins');
-    expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBeNull();
+    expect(await autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBeNull();
 
     const before = h().fake.callsTo('views.publish').length;
     const res = await submitForm('platdesk.home.autolookup.form', values);
@@ -139,8 +139,8 @@ describe('App Home', () => {
     const { call, blocks } = await waitPublish(before);
     expect(call.body.user_id).toBe(SLACK.adminId);
     expect(textOf({ blocks })).toContain('<#CHOME0001>: up to 7 a day, 0 used today');
-    expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBe(7);
-    const audit = h().platdesk.store.audit.list(5);
+    expect(await autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBe(7);
+    const audit = await h().platdesk.store.audit.list(5);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('autolookup'))).toBe(true);
   });
 
@@ -153,7 +153,7 @@ describe('App Home', () => {
     });
     expect(access.body).toBe('');
     await h().settle(50);
-    const policy = h().platdesk.store.settings.get<{ mode: string; users: string[] }>('access');
+    const policy = await h().platdesk.store.settings.get<{ mode: string; users: string[] }>('access');
     expect(policy?.mode).toBe('listed');
     expect(policy?.users).toEqual([SLACK.secondUserId]);
     // Applies: the first user may no longer spend.
@@ -171,20 +171,20 @@ describe('App Home', () => {
     });
     expect(prices.body).toBe('');
     await h().settle(50);
-    expect(h().platdesk.store.settings.get('prices')).toEqual({ 'get-shop-id': { '*': 3 } });
+    expect(await h().platdesk.store.settings.get('prices')).toEqual({ 'get-shop-id': { '*': 3 } });
     // Quotes use it: the second user (allowed) is asked to confirm 3 points.
     const { confirmation } = await h().ask('/shop', `ww ${SANDBOX_FIXTURES.wwids.known}`, {
       userId: SLACK.secondUserId,
     });
     expect(confirmation.confirm.label).toBe('Confirm (3 points)');
 
-    const audit = h().platdesk.store.audit.list(10);
+    const audit = await h().platdesk.store.audit.list(10);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('access ='))).toBe(true);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('prices ='))).toBe(true);
   });
 
   it('digest subscriptions are listed and can be removed from the Home', async () => {
-    const sub = h().platdesk.store.digests.add({
+    const sub = await h().platdesk.store.digests.add({
       ownerId: owners.busy,
       shopLabel: 'clothing',
       channelId: 'CDIGEST01',
@@ -201,10 +201,10 @@ describe('App Home', () => {
     await h().click(remove.actionId, remove.value, { userId: SLACK.adminId });
     const after = await waitPublish(before);
     expect(textOf({ blocks: after.blocks })).not.toContain('<#CDIGEST01>');
-    expect(h().platdesk.store.digests.list()).toHaveLength(0);
+    expect(await h().platdesk.store.digests.list()).toHaveLength(0);
   });
 
-  it('every view published fits Slack limits', () => {
+  it('every view published fits Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const call of h().fake.callsTo('views.publish'))
       assertWithinSlackLimits((call.body.view as { blocks: unknown[] }).blocks, 'home');

@@ -103,7 +103,7 @@ describe('/item', () => {
     expect(h().calls()).toBe(before);
   });
 
-  it('every message the fake received fits Slack limits', () => {
+  it('every message the fake received fits Slack limits', async () => {
     expect(h().fake.callsTo('response_url').length).toBeGreaterThan(10);
     h().assertAllWithinLimits();
     for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);

@@ -205,7 +205,7 @@ describe('/orders', () => {
     });
   });
 
-  it('every message and view the fake received fits Slack limits', () => {
+  it('every message and view the fake received fits Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });

@@ -399,7 +399,7 @@ describe('shortcuts', () => {
     for (const dm of dms) expect(dm.body.channel).toBe(SLACK.userId);
   });
 
-  it('every modal and answer fits Slack limits', () => {
+  it('every modal and answer fits Slack limits', async () => {
     h().assertAllWithinLimits();
     const messages: SlackMessage[] = h().messages();
     expect(messages.length).toBeGreaterThan(5);

@@ -104,7 +104,12 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
   it('serves /healthz (mode socket) and /metrics on PORT', async () => {
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ ok: true, mode: 'socket', sandbox: true });
+    expect(await health.json()).toEqual({
+      ok: true,
+      mode: 'socket',
+      sandbox: true,
+      store: { engine: 'sqlite', reachable: true, ledgerBacklog: 0 },
+    });
 
     const metrics = await fetch(`${base}/metrics`);
     expect(metrics.status).toBe(200);

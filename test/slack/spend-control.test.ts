@@ -10,6 +10,7 @@ import { formatPoints } from '../../src/blocks/text.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import type { LedgerEntry } from '../../src/store/store.js';
 import { buttonOf, confirmationOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
 
@@ -76,7 +77,7 @@ describe('spend control in Slack', () => {
       const reset = await h().command('/platdesk', 'access everyone', { userId: SLACK.adminId });
       await h().nextResponse(reset.responseUrlId);
     }
-    expect(settings().access().mode).toBe('everyone');
+    expect((await settings().access()).mode).toBe('everyone');
   });
 
   it('a budget refusal states the figures and names the admins', async () => {
@@ -107,7 +108,7 @@ describe('spend control in Slack', () => {
   it("/platdesk usage shows the user's own spend from the ledger", async () => {
     const { confirmation } = await h().ask('/shop', `ww ${wwids.known}`);
     await h().confirm(confirmation);
-    const mine = ledger().totals({ ...allTime(), userId: SLACK.userId });
+    const mine = await ledger().totals({ ...allTime(), userId: SLACK.userId });
     expect(mine.points).toBe(2);
 
     const sent = await h().command('/platdesk', 'usage');
@@ -125,8 +126,9 @@ describe('spend control in Slack', () => {
     const sent = await h().command('/platdesk', 'export month', { userId: SLACK.adminId });
     const reply = textOf(await h().nextResponse(sent.responseUrlId));
 
-    const range = reportRange('month', h().now(), settings().budgets().timezone);
-    const rows = [...ledger().iterate(range)];
+    const range = reportRange('month', h().now(), (await settings().budgets()).timezone);
+    const rows: LedgerEntry[] = [];
+    for await (const row of ledger().iterate(range)) rows.push(row);
     expect(rows.length).toBeGreaterThanOrEqual(3);
     expect(reply).toContain(`(${rows.length} rows) is in your direct messages`);
 
@@ -136,7 +138,7 @@ describe('spend control in Slack', () => {
     const uploads = h().fake.callsTo('file_upload');
     expect(uploads).toHaveLength(uploadsBefore + 1);
     const csv = uploads.at(-1)?.bytes?.toString('utf8') ?? '';
-    expect(csv).toBe(ledgerCsv(rows));
+    expect(csv).toBe(await ledgerCsv(rows));
     const lines = csv.trimEnd().split('\r\n');
     expect(lines).toHaveLength(rows.length + 1);
     expect(lines.slice(1).map((l) => l.split(',')[12])).toEqual(rows.map((r) => r.pendingId ?? ''));
@@ -145,15 +147,15 @@ describe('spend control in Slack', () => {
   });
 
   it('/platdesk export and budget are denied to a non-admin and change nothing', async () => {
-    const budgetsBefore = settings().budgets();
-    const auditBefore = h().platdesk.store.audit.list(100).length;
+    const budgetsBefore = await settings().budgets();
+    const auditBefore = (await h().platdesk.store.audit.list(100)).length;
     const uploadsBefore = h().fake.callsTo('file_upload').length;
     for (const text of ['budget user daily 5', 'budget workspace monthly 1', 'export month']) {
       const sent = await h().command('/platdesk', text);
       expect(textOf(await h().nextResponse(sent.responseUrlId))).toContain('is for platdesk admins');
     }
-    expect(settings().budgets()).toEqual(budgetsBefore);
-    expect(h().platdesk.store.audit.list(100)).toHaveLength(auditBefore);
+    expect(await settings().budgets()).toEqual(budgetsBefore);
+    expect(await h().platdesk.store.audit.list(100)).toHaveLength(auditBefore);
     expect(h().fake.callsTo('file_upload')).toHaveLength(uploadsBefore);
   });
 
@@ -185,7 +187,7 @@ describe('spend control in Slack', () => {
     }
   });
 
-  it('every message fits Slack limits', () => {
+  it('every message fits Slack limits', async () => {
     h().assertAllWithinLimits();
   });
 });

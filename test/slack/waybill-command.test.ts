@@ -109,7 +109,7 @@ describe('/waybill', () => {
     expect(h().sandbox.stats().callsByOperation.platdzmd - before).toBe(1);
   });
 
-  it('every message the fake received fits Slack limits', () => {
+  it('every message the fake received fits Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });
