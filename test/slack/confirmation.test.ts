@@ -13,17 +13,18 @@ import {
   useHarness,
 } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners, links, wwids } = SANDBOX_FIXTURES;
 const MINUTE = 60_000;
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
 
-describe('confirmation', () => {
+describe.each(ENGINES)('confirmation (%s store)', (engine) => {
   /** A different orders page each time, so no answer can come from a cache or a shared call. */
   let page = 0;
   const ordersRequest = () => `${owners.busy} page:${++page}`;
 
-  const h = useHarness();
+  const h = useHarness({ engine });
 
   it('two concurrent clicks on Confirm make exactly one call', async () => {
     const before = h().calls();
@@ -152,9 +153,9 @@ describe('confirmation', () => {
   });
 });
 
-describe("the user's own confirmation threshold", () => {
+describe.each(ENGINES)("the user's own confirmation threshold (%s store)", (engine) => {
   // A configured price for get-shop-id (2 points); get-shop-info has none and none seen yet.
-  const h = useHarness({ env: { PLAT_PRICES: 'get-shop-id=2' } });
+  const h = useHarness({ engine, env: { PLAT_PRICES: 'get-shop-id=2' } });
   beforeAll(async () => {
     await h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
   });

@@ -16,6 +16,7 @@ import {
   useHarness,
 } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners, orderCounts } = SANDBOX_FIXTURES;
 const PAGES = Math.ceil(orderCounts.busy / 20);
@@ -50,8 +51,8 @@ function formValues(input: { owner: string; size?: string; from?: Date; to?: Dat
   return values;
 }
 
-describe('/orders', () => {
-  const h = useHarness();
+describe.each(ENGINES)('/orders (%s store)', (engine) => {
+  const h = useHarness({ engine });
 
   it.each([
     [`${owners.busy} size:101`, 'size must be 1 to 100'],
