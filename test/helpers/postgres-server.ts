@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,8 +148,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     child = null;
     if (!proc || proc.exitCode !== null) return;
     const exited = once(proc, 'exit');
-    // runuser passes SIGINT on to postgres: "fast" shutdown (disconnects clients, checkpoints).
-    proc.kill('SIGINT');
+    // SIGINT to the postmaster itself ("fast" shutdown: disconnects clients, checkpoints); as root
+    // the child is runuser, which need not pass the signal on.
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(postmaster, 'SIGINT');
     await exited;
   }
 
