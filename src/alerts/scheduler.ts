@@ -13,7 +13,7 @@ import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription } from '../store/alerts.js';
-import type { Lease } from '../store/digests.js';
+import type { Lease } from '../store/runs.js';
 import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
 import { dueSlot, nextSlotAfter } from './schedule.js';
 import type { AlertClock, AlertDeps } from './types.js';

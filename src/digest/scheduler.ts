@@ -16,7 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
+import type { DigestRun, DigestSubscription } from '../store/digests.js';
+import type { Lease } from '../store/runs.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
