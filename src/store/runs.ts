@@ -60,6 +60,22 @@ export interface RunFailure {
  */
 export type ExistingRunClaim = 'takeover' | 'retry' | 'orphaned' | null;
 
+/**
+ * Whether a claim could take the run now: its holder's lease has expired (a takeover, or an
+ * orphaned post to mark), or its retry is due. Lets a scheduler skip a write transaction.
+ */
+export function claimable(run: LeasedRun, nowMs: number): boolean {
+  switch (run.state) {
+    case 'running':
+    case 'posting':
+      return run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= nowMs;
+    case 'failed':
+      return run.nextAttemptAt !== null && run.nextAttemptAt.getTime() <= nowMs;
+    default:
+      return false;
+  }
+}
+
 /** The lease transitions of one run table, by run id. Each is one conditional UPDATE. */
 export interface LeasedRuns {
   /** Call inside the caller's IMMEDIATE transaction, after finding the run row. */
