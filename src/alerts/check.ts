@@ -14,7 +14,7 @@ import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import type { AlertCheck, AlertOrderFacts, AlertSubscription } from '../store/alerts.js';
-import type { Lease } from '../store/digests.js';
+import type { Lease } from '../store/runs.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
 import type { AlertDeps } from './types.js';
 

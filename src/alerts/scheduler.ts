@@ -13,7 +13,7 @@ import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription } from '../store/alerts.js';
-import type { Lease } from '../store/digests.js';
+import { claimable, type Lease } from '../store/runs.js';
 import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
 import { dueSlot, nextSlotAfter } from './schedule.js';
 import type { AlertClock, AlertDeps } from './types.js';
@@ -82,10 +82,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   function mayClaim(check: AlertCheck, now: number): boolean {
-    if (loop.inFlight(check.id)) return false;
-    if (check.state === 'running' || check.state === 'posting')
-      return check.leaseExpiresAt === null || check.leaseExpiresAt.getTime() <= now;
-    return check.state === 'failed' && check.nextAttemptAt !== null && check.nextAttemptAt.getTime() <= now;
+    return !loop.inFlight(check.id) && claimable(check, now);
   }
 
   function plan(now: number): number {

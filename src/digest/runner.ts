@@ -15,7 +15,8 @@
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
 import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import type { ChargeEvent } from '../plat/types.js';
-import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
+import type { DigestRun, DigestSubscription } from '../store/digests.js';
+import type { Lease } from '../store/runs.js';
 import type { Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, splitWindows } from './fetch-orders.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';

@@ -16,7 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription, Lease } from '../store/digests.js';
+import type { DigestRun, DigestSubscription } from '../store/digests.js';
+import { claimable, type Lease } from '../store/runs.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
@@ -194,16 +195,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Whether a claim could change anything (saves a write transaction on every wake-up). */
   function mayClaim(run: DigestRun, now: number): boolean {
-    if (loop.inFlight(run.id)) return false;
-    switch (run.state) {
-      case 'running':
-      case 'posting':
-        return run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= now;
-      case 'failed':
-        return run.nextAttemptAt !== null && run.nextAttemptAt.getTime() <= now;
-      default:
-        return false;
-    }
+    return !loop.inFlight(run.id) && claimable(run, now);
   }
 
   /** Claims and starts every run that is due now. Synchronous: the store is. */

@@ -3,7 +3,7 @@
  *
  * Exactly once rests on two UNIQUE keys:
  * - a check is one row per (subscription, slot): of any number of instances claiming a slot, one
- *   holds it (under a lease, with the digest's `Lease`; a crashed holder's check is taken over
+ *   holds it (under a lease: the leased runs of runs.ts, shared with digests; a crashed holder's check is taken over
  *   once the lease has expired);
  * - an alerted order is one row per (subscription, order number): an order is recorded 'pending'
  *   by the check that found it before anything is posted, and becomes 'alerted' with the message
@@ -13,7 +13,7 @@
  * A reminder is sent once: `reminded_at` is set by one conditional UPDATE before it is sent.
  * The SQL is plain (no engine-specific upserts beyond ON CONFLICT DO NOTHING) so it ports.
  */
-import type { Lease } from './digests.js';
+import type { Lease, LeasedRun } from './runs.js';
 
 export interface AlertSubscription {
   id: number;
@@ -37,27 +37,14 @@ export interface AlertSubscription {
 
 export type NewAlertSubscription = Omit<AlertSubscription, 'id' | 'createdAt'>;
 
-export type AlertCheckState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
-
-export interface AlertCheck {
-  id: number;
-  subscriptionId: number;
+/** A leased run (runs.ts) of an alert: one check of one slot. */
+export interface AlertCheck extends LeasedRun {
   /** The slot's instant (the check's due time). */
   slotAt: Date;
   /** 'YYYY-MM-DD' of the slot in the subscription's zone (the day of the cost cap). */
   localDate: string;
-  state: AlertCheckState;
-  attempts: number;
-  leaseOwner: string | null;
-  leaseExpiresAt: Date | null;
-  nextAttemptAt: Date | null;
-  lastError: string | null;
   /** The alert message this check posted (null when it found nothing new). */
   messageTs: string | null;
-  chargedPoints: number;
-  calls: number;
-  estimatePoints: number | null;
-  createdAt: Date;
 }
 
 export type AlertOrderState = 'pending' | 'alerted' | 'handled' | 'shipped' | 'unknown';

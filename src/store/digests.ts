@@ -2,7 +2,8 @@
  * Digest subscriptions and their run records (issue 6). The run record is what makes a digest
  * exactly-once: one scheduled run per subscription per local date (a UNIQUE index), claimed
  * under a lease (owner instance + expiry) so a second instance cannot run it at the same time and
- * a crashed run can be taken over once its lease has expired.
+ * a crashed run can be taken over once its lease has expired. The lease and its transitions are
+ * the leased runs of runs.ts, shared with alert checks.
  *
  * States of a run:
  *   running ──▶ posting ──▶ posted
@@ -11,6 +12,7 @@
  *      ├──▶ failed (attempts, next_attempt_at: retried until null)
  *      └──▶ awaiting_approval (over the cost cap) ──(an admin's Run anyway)──▶ running
  */
+import type { Lease, LeasedRun } from './runs.js';
 
 export interface DigestSubscription {
   id: number;
@@ -48,40 +50,23 @@ export type NewDigestSubscription = Omit<
 
 /** scheduled: the one run of a local date; manual: "Run now", as many as admins ask for. */
 export type DigestRunKind = 'scheduled' | 'manual';
-export type DigestRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
 
-export interface DigestRun {
-  id: number;
-  subscriptionId: number;
+/** A leased run (runs.ts) of a digest. */
+export interface DigestRun extends LeasedRun {
   kind: DigestRunKind;
   /** 'YYYY-MM-DD' in the subscription's zone. */
   localDate: string;
   /** The orders read: [windowStart, windowEnd). */
   windowStart: Date;
   windowEnd: Date;
-  state: DigestRunState;
-  /** Executions started (the first one included). */
-  attempts: number;
-  leaseOwner: string | null;
-  leaseExpiresAt: Date | null;
-  /** Set while failed and a retry is planned; null once given up. */
-  nextAttemptAt: Date | null;
-  lastError: string | null;
   /** The failure notice posted in the channel (at most one per run). */
   noticeTs: string | null;
   /** The digest message (or, for "Run now", its progress message until the digest replaces it). */
   messageTs: string | null;
   /** digest/summarize.ts DigestSummary as JSON: kept from 'posting' on. */
   summaryJson: string | null;
-  /** Points withheld by every call of every attempt. */
-  chargedPoints: number;
-  /** Calls that reached the service, charged or not (one ledger row each). */
-  calls: number;
-  /** The cost estimate that needed an admin's approval. */
-  estimatePoints: number | null;
   /** Slack user who ran it now or approved it; null for the scheduler. */
   requestedBy: string | null;
-  createdAt: Date;
   updatedAt: Date;
 }
 
@@ -91,13 +76,6 @@ export interface NewDigestRun {
   windowStart: Date;
   windowEnd: Date;
   requestedBy: string | null;
-}
-
-/** Who holds a run, and until when. */
-export interface Lease {
-  owner: string;
-  now: Date;
-  ms: number;
 }
 
 export type RunClaim =

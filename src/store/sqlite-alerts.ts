@@ -1,13 +1,12 @@
 /**
  * AlertStore on SQLite (migration 4). Every state change is one conditional UPDATE or runs in an
- * IMMEDIATE transaction, as in sqlite-digests.ts, so two instances never both hold a check or
+ * IMMEDIATE transaction; the lease SQL is sqlite-runs.ts, shared with digests. So two instances never both hold a check or
  * both alert an order.
  */
 import type Database from 'better-sqlite3';
 import type {
   AlertCheck,
   AlertCheckClaim,
-  AlertCheckState,
   AlertOrder,
   AlertOrderState,
   AlertStore,
@@ -15,7 +14,7 @@ import type {
   ClaimOrderResult,
   NewAlertSubscription,
 } from './alerts.js';
-import type { Lease } from './digests.js';
+import { createSqliteLeasedRuns, type LeasedRunRow, toLeasedRun } from './sqlite-runs.js';
 import type { AuditLog } from './store.js';
 
 interface SubscriptionRow {
@@ -33,22 +32,9 @@ interface SubscriptionRow {
   created_at: number;
 }
 
-interface CheckRow {
-  id: number;
-  subscription_id: number;
+interface CheckRow extends LeasedRunRow {
   slot_at: number;
   local_date: string;
-  state: AlertCheckState;
-  attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  next_attempt_at: number | null;
-  last_error: string | null;
-  message_ts: string | null;
-  charged_points: number;
-  calls: number;
-  estimate_points: number | null;
-  created_at: number;
 }
 
 interface OrderRow {
@@ -69,7 +55,6 @@ interface OrderRow {
 }
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
-const ERROR_MAX = 1000;
 
 const toSubscription = (r: SubscriptionRow): AlertSubscription => ({
   id: r.id,
@@ -87,21 +72,9 @@ const toSubscription = (r: SubscriptionRow): AlertSubscription => ({
 });
 
 const toCheck = (r: CheckRow): AlertCheck => ({
-  id: r.id,
-  subscriptionId: r.subscription_id,
+  ...toLeasedRun(r),
   slotAt: new Date(r.slot_at),
   localDate: r.local_date,
-  state: r.state,
-  attempts: r.attempts,
-  leaseOwner: r.lease_owner,
-  leaseExpiresAt: date(r.lease_expires_at),
-  nextAttemptAt: date(r.next_attempt_at),
-  lastError: r.last_error,
-  messageTs: r.message_ts,
-  chargedPoints: r.charged_points,
-  calls: r.calls,
-  estimatePoints: r.estimate_points,
-  createdAt: new Date(r.created_at),
 });
 
 const toOrder = (r: OrderRow): AlertOrder => ({
@@ -179,40 +152,14 @@ export function createSqliteAlerts(
     `UPDATE alert_checks SET next_attempt_at = NULL, updated_at = ?
      WHERE subscription_id = ? AND state = 'failed' AND slot_at < ?`,
   );
-  type LeaseParams = { id: number; owner: string; now: number; expires: number };
-  const takeOver = db.prepare<LeaseParams>(
-    `UPDATE alert_checks SET lease_owner = @owner, lease_expires_at = @expires, attempts = attempts + 1,
-       updated_at = @now
-     WHERE id = @id AND state = 'running' AND lease_expires_at <= @now`,
-  );
-  const takeRetry = db.prepare<LeaseParams>(
-    `UPDATE alert_checks SET state = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       attempts = attempts + 1, next_attempt_at = NULL, updated_at = @now
-     WHERE id = @id AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= @now`,
-  );
-  const orphan = db.prepare<{ id: number; now: number }>(
-    `UPDATE alert_checks SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
-       last_error = 'platdesk stopped while posting: the alert may or may not have been posted'
-     WHERE id = @id AND state = 'posting' AND lease_expires_at <= @now`,
+  const runs = createSqliteLeasedRuns(
+    db,
+    'alert_checks',
+    'platdesk stopped while posting: the alert may or may not have been posted',
   );
   // The orders such a post carried are not posted again (a double alert is worse than an admin alert).
   const orphanOrders = db.prepare<[number]>(
     `UPDATE alert_orders SET state = 'unknown' WHERE check_id = ? AND state = 'pending'`,
-  );
-  const renew = db.prepare<LeaseParams>(
-    `UPDATE alert_checks SET lease_expires_at = @expires, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state IN ('running', 'posting')`,
-  );
-  const release = db.prepare<{ id: number; owner: string; now: number }>(
-    `UPDATE alert_checks SET lease_expires_at = @now, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
-  );
-  const addCharge = db.prepare<[number, number, number]>(
-    'UPDATE alert_checks SET charged_points = charged_points + ?, calls = calls + ? WHERE id = ?',
-  );
-  const holds = db.prepare<LeaseParams>(
-    `UPDATE alert_checks SET lease_expires_at = @expires, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
   );
   const insertOrder = db.prepare<{
     subscription_id: number;
@@ -236,32 +183,8 @@ export function createSqliteAlerts(
   const selectPending = db.prepare<[number], OrderRow>(
     `SELECT * FROM alert_orders WHERE check_id = ? AND state = 'pending' ORDER BY last_ship_time, seq`,
   );
-  const toPosting = db.prepare<LeaseParams>(
-    `UPDATE alert_checks SET state = 'posting', lease_expires_at = @expires, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
-  );
-  const toPosted = db.prepare<{ id: number; owner: string; ts: string | null; now: number }>(
-    `UPDATE alert_checks SET state = 'posted', message_ts = @ts, lease_owner = NULL, lease_expires_at = NULL,
-       next_attempt_at = NULL, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'posting'`,
-  );
   const ordersPosted = db.prepare<[string, number]>(
     `UPDATE alert_orders SET state = 'alerted', message_ts = ? WHERE check_id = ? AND state = 'pending'`,
-  );
-  const toFailed = db.prepare<{ id: number; owner: string; error: string; next: number | null; now: number }>(
-    `UPDATE alert_checks SET state = 'failed', last_error = @error, next_attempt_at = @next,
-       lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state IN ('running', 'posting')`,
-  );
-  const toAwaiting = db.prepare<{ id: number; owner: string; estimate: number; now: number }>(
-    `UPDATE alert_checks SET state = 'awaiting_approval', estimate_points = @estimate,
-       lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
-  );
-  const approve = db.prepare<LeaseParams>(
-    `UPDATE alert_checks SET state = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       attempts = attempts + 1, updated_at = @now
-     WHERE id = @id AND state = 'awaiting_approval'`,
   );
 
   const selectOrders = db.prepare<[number, number], OrderRow>(
@@ -311,12 +234,6 @@ export function createSqliteAlerts(
      WHERE subscription_id = ? AND local_date = ? AND approved_by IS NULL`,
   );
 
-  const leaseParams = (id: number, lease: Lease): LeaseParams => ({
-    id,
-    owner: lease.owner,
-    now: lease.now.getTime(),
-    expires: lease.now.getTime() + lease.ms,
-  });
   const checkOf = (id: number): AlertCheck | null => {
     const row = selectCheck.get(id);
     return row ? toCheck(row) : null;
@@ -394,12 +311,9 @@ export function createSqliteAlerts(
           );
           return { claimed: true, check: mustCheck(id), how: 'new' };
         }
-        const params = leaseParams(row.id, lease);
-        if (takeOver.run(params).changes === 1)
-          return { claimed: true, check: mustCheck(row.id), how: 'takeover' };
-        if (takeRetry.run(params).changes === 1)
-          return { claimed: true, check: mustCheck(row.id), how: 'retry' };
-        const orphaned = orphan.run({ id: row.id, now }).changes === 1;
+        const how = runs.claimExisting(row.id, lease);
+        if (how === 'takeover' || how === 'retry') return { claimed: true, check: mustCheck(row.id), how };
+        const orphaned = how === 'orphaned';
         if (orphaned) orphanOrders.run(row.id);
         return { claimed: false, check: orphaned ? mustCheck(row.id) : toCheck(row), orphaned };
       }),
@@ -414,14 +328,12 @@ export function createSqliteAlerts(
     },
     openChecks: () => selectOpen.all().map(toCheck),
     spentOn: (sub, localDate) => selectSpent.get(sub, localDate)?.points ?? 0,
-    renew: (id, lease) => renew.run(leaseParams(id, lease)).changes === 1,
-    release: (id, owner, now) => release.run({ id, owner, now: now.getTime() }).changes === 1,
-    addCharge: (id, points, calls) => {
-      addCharge.run(points, calls, id);
-    },
+    renew: runs.renew,
+    release: runs.release,
+    addCharge: runs.addCharge,
     recordPending: (checkId, lease, orders) =>
       transaction(() => {
-        if (holds.run(leaseParams(checkId, lease)).changes !== 1) return null;
+        if (!runs.holdRunning(checkId, lease)) return null;
         const check = mustCheck(checkId);
         adoptPending.run(checkId, check.subscriptionId);
         orders.forEach((o, seq) => {
@@ -438,24 +350,16 @@ export function createSqliteAlerts(
         });
         return selectPending.all(checkId).map(toOrder);
       }),
-    markPosting: (id, lease) => toPosting.run(leaseParams(id, lease)).changes === 1,
+    markPosting: runs.markPosting,
     markPosted: (id, owner, ts, now) =>
       transaction(() => {
-        if (toPosted.run({ id, owner, ts, now: now.getTime() }).changes !== 1) return false;
+        if (!runs.markPosted(id, owner, ts, now)) return false;
         if (ts !== null) ordersPosted.run(ts, id);
         return true;
       }),
-    markFailed: (id, owner, failure) =>
-      toFailed.run({
-        id,
-        owner,
-        error: failure.error.slice(0, ERROR_MAX),
-        next: failure.nextAttemptAt?.getTime() ?? null,
-        now: failure.now.getTime(),
-      }).changes === 1,
-    awaitApproval: (id, owner, estimate, now) =>
-      toAwaiting.run({ id, owner, estimate, now: now.getTime() }).changes === 1,
-    claimApproved: (id, lease) => (approve.run(leaseParams(id, lease)).changes === 1 ? checkOf(id) : null),
+    markFailed: runs.markFailed,
+    awaitApproval: runs.awaitApproval,
+    claimApproved: (id, lease) => (runs.claimApproved(id, lease) ? checkOf(id) : null),
 
     orders: (sub, states, shipAfter) =>
       selectOrders

@@ -8,14 +8,14 @@ import type {
   DigestLayout,
   DigestRun,
   DigestRunKind,
-  DigestRunState,
   DigestStore,
   DigestSubscription,
-  Lease,
   NewDigestRun,
   NewDigestSubscription,
   RunClaim,
 } from './digests.js';
+import type { Lease } from './runs.js';
+import { createSqliteLeasedRuns, type LeasedRunRow, toLeasedRun } from './sqlite-runs.js';
 import type { AuditLog } from './store.js';
 
 interface SubscriptionRow {
@@ -38,31 +38,16 @@ const csv = (list: readonly (string | number)[] | null | undefined): string | nu
   list && list.length > 0 ? list.join(',') : null;
 const numbers = (text: string | null): number[] | null => (text ? text.split(',').map(Number) : null);
 
-interface RunRow {
-  id: number;
-  subscription_id: number;
+interface RunRow extends LeasedRunRow {
   kind: DigestRunKind;
   local_date: string;
   window_start: number;
   window_end: number;
-  state: DigestRunState;
-  attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  next_attempt_at: number | null;
-  last_error: string | null;
   notice_ts: string | null;
-  message_ts: string | null;
   summary_json: string | null;
-  charged_points: number;
-  calls: number;
-  estimate_points: number | null;
   requested_by: string | null;
-  created_at: number;
   updated_at: number;
 }
-
-const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
 function toSubscription(row: SubscriptionRow): DigestSubscription {
   return {
@@ -84,32 +69,17 @@ function toSubscription(row: SubscriptionRow): DigestSubscription {
 
 function toRun(row: RunRow): DigestRun {
   return {
-    id: row.id,
-    subscriptionId: row.subscription_id,
+    ...toLeasedRun(row),
     kind: row.kind,
     localDate: row.local_date,
     windowStart: new Date(row.window_start),
     windowEnd: new Date(row.window_end),
-    state: row.state,
-    attempts: row.attempts,
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: date(row.lease_expires_at),
-    nextAttemptAt: date(row.next_attempt_at),
-    lastError: row.last_error,
     noticeTs: row.notice_ts,
-    messageTs: row.message_ts,
     summaryJson: row.summary_json,
-    chargedPoints: row.charged_points,
-    calls: row.calls,
-    estimatePoints: row.estimate_points,
     requestedBy: row.requested_by,
-    createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
 }
-
-/** Errors are stored for operators; a huge one is cut. */
-const ERROR_MAX = 1000;
 
 export function createSqliteDigests(
   db: Database.Database,
@@ -160,68 +130,16 @@ export function createSqliteDigests(
      VALUES (@subscription_id, @kind, @local_date, @window_start, @window_end, 'running', 1,
        @owner, @expires, @requested_by, @now, @now)`,
   );
-  type LeaseParams = { id: number; owner: string; now: number; expires: number };
-  // Takeover of a crashed run: its lease has expired.
-  const takeOver = db.prepare<LeaseParams>(
-    `UPDATE digest_runs SET lease_owner = @owner, lease_expires_at = @expires, attempts = attempts + 1,
-       updated_at = @now
-     WHERE id = @id AND state = 'running' AND lease_expires_at <= @now`,
+  const runs = createSqliteLeasedRuns(
+    db,
+    'digest_runs',
+    'platdesk stopped while posting: the digest may or may not have been posted',
   );
-  const takeRetry = db.prepare<LeaseParams>(
-    `UPDATE digest_runs SET state = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       attempts = attempts + 1, next_attempt_at = NULL, updated_at = @now
-     WHERE id = @id AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= @now`,
-  );
-  const orphan = db.prepare<{ id: number; now: number }>(
-    `UPDATE digest_runs SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
-       last_error = 'platdesk stopped while posting: the digest may or may not have been posted'
-     WHERE id = @id AND state = 'posting' AND lease_expires_at <= @now`,
-  );
-  const renew = db.prepare<LeaseParams>(
-    `UPDATE digest_runs SET lease_expires_at = @expires, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state IN ('running', 'posting')`,
-  );
-  const release = db.prepare<{ id: number; owner: string; now: number }>(
-    `UPDATE digest_runs SET lease_expires_at = @now, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
-  );
-  const addCharge = db.prepare<[number, number, number]>(
-    'UPDATE digest_runs SET charged_points = charged_points + ?, calls = calls + ? WHERE id = ?',
-  );
-  const toPosting = db.prepare<LeaseParams & { summary: string }>(
-    `UPDATE digest_runs SET state = 'posting', summary_json = @summary, lease_expires_at = @expires,
-       updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
-  );
-  const toPosted = db.prepare<{ id: number; owner: string; ts: string; now: number }>(
-    `UPDATE digest_runs SET state = 'posted', message_ts = @ts, lease_owner = NULL, lease_expires_at = NULL,
-       next_attempt_at = NULL, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'posting'`,
-  );
-  const toFailed = db.prepare<{ id: number; owner: string; error: string; next: number | null; now: number }>(
-    `UPDATE digest_runs SET state = 'failed', last_error = @error, next_attempt_at = @next,
-       lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state IN ('running', 'posting')`,
-  );
-  const toAwaiting = db.prepare<{ id: number; owner: string; estimate: number; now: number }>(
-    `UPDATE digest_runs SET state = 'awaiting_approval', estimate_points = @estimate,
-       lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
-     WHERE id = @id AND lease_owner = @owner AND state = 'running'`,
-  );
-  const approve = db.prepare<LeaseParams & { by: string }>(
-    `UPDATE digest_runs SET state = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       attempts = attempts + 1, requested_by = @by, updated_at = @now
-     WHERE id = @id AND state = 'awaiting_approval'`,
-  );
+  const setSummary = db.prepare<[string, number]>('UPDATE digest_runs SET summary_json = ? WHERE id = ?');
+  const setRequestedBy = db.prepare<[string, number]>('UPDATE digest_runs SET requested_by = ? WHERE id = ?');
   const setNotice = db.prepare<[string, number]>('UPDATE digest_runs SET notice_ts = ? WHERE id = ?');
   const setMessage = db.prepare<[string, number]>('UPDATE digest_runs SET message_ts = ? WHERE id = ?');
 
-  const leaseParams = (id: number, lease: Lease): LeaseParams => ({
-    id,
-    owner: lease.owner,
-    now: lease.now.getTime(),
-    expires: lease.now.getTime() + lease.ms,
-  });
   const runOf = (id: number): DigestRun | null => {
     const row = selectRun.get(id);
     return row ? toRun(row) : null;
@@ -291,11 +209,9 @@ export function createSqliteDigests(
       transaction((): RunClaim => {
         const row = selectScheduled.get(input.subscriptionId, input.localDate);
         if (!row) return { claimed: true, run: mustRun(newRun('scheduled', input, lease)), how: 'new' };
-        const params = leaseParams(row.id, lease);
-        if (takeOver.run(params).changes === 1)
-          return { claimed: true, run: mustRun(row.id), how: 'takeover' };
-        if (takeRetry.run(params).changes === 1) return { claimed: true, run: mustRun(row.id), how: 'retry' };
-        const orphaned = orphan.run({ id: row.id, now: params.now }).changes === 1;
+        const how = runs.claimExisting(row.id, lease);
+        if (how === 'takeover' || how === 'retry') return { claimed: true, run: mustRun(row.id), how };
+        const orphaned = how === 'orphaned';
         return { claimed: false, run: orphaned ? mustRun(row.id) : toRun(row), orphaned };
       }),
     createManual: (input, lease) => mustRun(newRun('manual', input, lease)),
@@ -312,27 +228,25 @@ export function createSqliteDigests(
       const row = selectPrevious.get(subscriptionId, beforeLocalDate);
       return row ? toRun(row) : null;
     },
-    renew: (runId, lease) => renew.run(leaseParams(runId, lease)).changes === 1,
-    release: (runId, owner, now) => release.run({ id: runId, owner, now: now.getTime() }).changes === 1,
-    addCharge: (runId, points, calls) => {
-      addCharge.run(points, calls, runId);
-    },
+    renew: runs.renew,
+    release: runs.release,
+    addCharge: runs.addCharge,
+    // The summary is stored with the move to 'posting', in one transaction (a post needs it).
     markPosting: (runId, lease, summaryJson) =>
-      toPosting.run({ ...leaseParams(runId, lease), summary: summaryJson }).changes === 1,
-    markPosted: (runId, owner, ts, now) =>
-      toPosted.run({ id: runId, owner, ts, now: now.getTime() }).changes === 1,
-    markFailed: (runId, owner, failure) =>
-      toFailed.run({
-        id: runId,
-        owner,
-        error: failure.error.slice(0, ERROR_MAX),
-        next: failure.nextAttemptAt?.getTime() ?? null,
-        now: failure.now.getTime(),
-      }).changes === 1,
-    awaitApproval: (runId, owner, estimate, now) =>
-      toAwaiting.run({ id: runId, owner, estimate, now: now.getTime() }).changes === 1,
+      transaction(() => {
+        if (!runs.markPosting(runId, lease)) return false;
+        setSummary.run(summaryJson, runId);
+        return true;
+      }),
+    markPosted: runs.markPosted,
+    markFailed: runs.markFailed,
+    awaitApproval: runs.awaitApproval,
     claimApproved: (runId, lease, approvedBy) =>
-      approve.run({ ...leaseParams(runId, lease), by: approvedBy }).changes === 1 ? runOf(runId) : null,
+      transaction(() => {
+        if (!runs.claimApproved(runId, lease)) return null;
+        setRequestedBy.run(approvedBy, runId);
+        return runOf(runId);
+      }),
     setNoticeTs: (runId, ts) => {
       setNotice.run(ts, runId);
     },

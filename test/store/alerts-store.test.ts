@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertOrderFacts } from '../../src/store/alerts.js';
-import type { Lease } from '../../src/store/digests.js';
+import type { Lease } from '../../src/store/runs.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
