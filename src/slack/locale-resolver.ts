@@ -37,10 +37,21 @@ export function createLocaleResolver(deps: {
 }): LocaleResolver {
   const now = deps.now ?? Date.now;
   const cache = new Map<string, { locale: Locale | null; until: number }>();
+  /** One users.info per person at a time: a burst of their requests shares the first one's answer. */
+  const asking = new Map<string, Promise<Locale | null>>();
 
-  async function slackLocale(userId: string): Promise<Locale | null> {
+  function slackLocale(userId: string): Promise<Locale | null> {
     const hit = cache.get(userId);
-    if (hit && hit.until > now()) return hit.locale;
+    if (hit && hit.until > now()) return Promise.resolve(hit.locale);
+    let pending = asking.get(userId);
+    if (!pending) {
+      pending = askSlack(userId).finally(() => asking.delete(userId));
+      asking.set(userId, pending);
+    }
+    return pending;
+  }
+
+  async function askSlack(userId: string): Promise<Locale | null> {
     try {
       let timer: NodeJS.Timeout | undefined;
       const answer = await Promise.race([

@@ -43,6 +43,14 @@ describe('locale resolver', () => {
     expect(['ja-JP', 'fr', '', null, undefined].map(toLocale)).toEqual(Array(5).fill(null));
   });
 
+  it("a burst of one person's requests asks Slack once", async () => {
+    const r = resolver();
+    fake.setLocale('U1', 'zh-CN');
+    const locales = await Promise.all(Array.from({ length: 20 }, () => r.forUser('U1')));
+    expect(locales).toEqual(Array(20).fill('zh-CN'));
+    expect(fake.callsTo('users.info')).toHaveLength(1);
+  });
+
   it("a person: own choice, else Slack's locale (cached for an hour), else the workspace default", async () => {
     const r = resolver();
     fake.setLocale('U1', 'zh-CN');
