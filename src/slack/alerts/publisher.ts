@@ -13,10 +13,10 @@ import {
   renderAlertOrphaned,
   renderAlertReminder,
 } from '../../blocks/alerts.js';
-import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
+import { createAdminMessenger, postMessage } from '../scheduled-posts.js';
 
 export interface SlackAlertPublisherDeps {
   client: WebClient;
@@ -30,30 +30,15 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
   const { client, logger } = deps;
   const words = (channelId: string) => deps.language.channel(channelId);
 
-  async function post(channel: string, m: RenderedMessage): Promise<string> {
-    const posted = await client.chat.postMessage({
-      channel,
-      text: m.text,
-      blocks: m.blocks,
-      unfurl_links: false,
-      unfurl_media: false,
-    });
-    if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
-    return posted.ts;
-  }
+  const post = (channel: string, m: RenderedMessage): Promise<string> => postMessage(client, channel, m);
 
-  async function toAdmins(render: (w: Words) => RenderedMessage): Promise<void> {
-    await Promise.all(
-      deps.admins().map(async (admin) => {
-        try {
-          const m = render(await deps.language.user(admin));
-          await client.chat.postMessage({ channel: admin, text: m.text, blocks: m.blocks });
-        } catch (err) {
-          logger.error({ err, admin }, 'alert message to an admin not delivered');
-        }
-      }),
-    );
-  }
+  const toAdmins = createAdminMessenger({
+    client,
+    admins: deps.admins,
+    language: deps.language,
+    logger,
+    what: 'alert message',
+  });
 
   return {
     postAlert: async (sub, orders, at, deferred) =>

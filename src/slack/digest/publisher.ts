@@ -20,6 +20,7 @@ import type { RenderedMessage } from '../../blocks/kit.js';
 import type { DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
+import { createAdminMessenger, postMessage } from '../scheduled-posts.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
@@ -38,29 +39,16 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       await client.chat.update({ channel, ts: replaceTs, text: m.text, blocks: m.blocks });
       return replaceTs;
     }
-    const posted = await client.chat.postMessage({
-      channel,
-      text: m.text,
-      blocks: m.blocks,
-      unfurl_links: false,
-      unfurl_media: false,
-    });
-    if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
-    return posted.ts;
+    return postMessage(client, channel, m);
   }
 
-  async function toAdmins(render: (w: Words) => RenderedMessage): Promise<void> {
-    await Promise.all(
-      deps.admins().map(async (admin) => {
-        try {
-          const m = render(await deps.language.user(admin));
-          await client.chat.postMessage({ channel: admin, text: m.text, blocks: m.blocks });
-        } catch (err) {
-          logger.error({ err, admin }, 'digest message to an admin not delivered');
-        }
-      }),
-    );
-  }
+  const toAdmins = createAdminMessenger({
+    client,
+    admins: deps.admins,
+    language: deps.language,
+    logger,
+    what: 'digest message',
+  });
   // A personal digest goes to a person (`me`): their language; a channel's, the channel's.
   const words = (channelId: string): Words | Promise<Words> =>
     /^[UW]/.test(channelId) ? deps.language.user(channelId) : deps.language.channel(channelId);
