@@ -10,6 +10,8 @@
  * accepted only when it is the channel the command was typed in (the payload names that one);
  * otherwise the answer says to pick the channel from the autocomplete or to use `here`.
  */
+
+import { REMARK_FLAG_WORDS } from '../plat/remark-flags.js';
 import type { DigestLayout } from '../store/digests.js';
 import { canonicalTimeZone, normalizeLocalTime } from './zoned-time.js';
 
@@ -157,18 +159,6 @@ const DAY_NAMES: Record<string, number> = {
   周五: 5,
   周六: 6,
 };
-const FLAG_NAMES: Record<string, number> = {
-  red: 1,
-  yellow: 2,
-  green: 3,
-  blue: 4,
-  purple: 5,
-  红: 1,
-  黄: 2,
-  绿: 3,
-  蓝: 4,
-  紫: 5,
-};
 const STATUS_NAMES: Record<string, number> = {
   awaiting: 1,
   shipped: 2,
@@ -229,7 +219,7 @@ function parseAddOptions(args: readonly string[]): {
         options.days = parseDays(value);
         if (!options.days) problems.push(problem('days_bad', { text: value.slice(0, 40) }));
       } else if (key.startsWith('flag') || key === '旗') {
-        options.flags = parseList(value, FLAG_NAMES, 5);
+        options.flags = parseList(value, REMARK_FLAG_WORDS, 5);
         if (!options.flags) problems.push(problem('flag_bad', { text: value.slice(0, 40) }));
       } else {
         options.statuses = parseList(value, STATUS_NAMES, 3);

@@ -3,6 +3,7 @@
  * calls anything: bad input is answered with the usage line and costs nothing (DESIGN rule 3).
  */
 import { MAX_ORDER_WINDOW_MS, MAX_PAGE_SIZE } from '../../plat/inputs.js';
+import { REMARK_FLAG_WORDS } from '../../plat/remark-flags.js';
 import type { LookupRequest, OrderFilters, WaybillRef } from '../types.js';
 import { parseItemRef, unwrapSlackLink } from './item-link.js';
 import { type Problem, type ProblemCode, problem } from './problems.js';
@@ -157,25 +158,6 @@ export function parseWaybillCommand(text: string): ParsedCommand {
 
 // ---- /orders <owner id> [page:N] [size:N] [from:… to:…] [remark:…] [flag:1-5] --------------
 
-/** Flag colours in English and as Chinese staff say them (红旗 or just 红). */
-const FLAG_NAMES: Record<string, number> = {
-  red: 1,
-  yellow: 2,
-  green: 3,
-  blue: 4,
-  purple: 5,
-  红: 1,
-  黄: 2,
-  绿: 3,
-  蓝: 4,
-  紫: 5,
-  红旗: 1,
-  黄旗: 2,
-  绿旗: 3,
-  蓝旗: 4,
-  紫旗: 5,
-};
-
 /**
  * "2026-11-20", "2026-11-20T08:00" or "2026-11-20 08:00" in China Standard Time (UTC+8, the
  * marketplaces' time zone; no daylight saving).
@@ -306,7 +288,7 @@ export function parseOrdersCommand(text: string, { edition }: OrdersCommandOptio
     else fields.endTime = date;
   }
   const flag = options.get('flag');
-  if (flag !== undefined) fields.remarkTag = FLAG_NAMES[flag.toLowerCase()] ?? Number(flag);
+  if (flag !== undefined) fields.remarkTag = REMARK_FLAG_WORDS[flag.toLowerCase()] ?? Number(flag);
   const built = ordersRequestFrom(fields, edition);
   if (problems.length === 0) return built;
   return { kind: 'invalid', problems: [...problems, ...(built.kind === 'invalid' ? built.problems : [])] };
