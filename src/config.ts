@@ -122,6 +122,8 @@ const envSchema = z.object({
     'PLATDESK_LOCALE must be en or zh-CN',
   ),
   DATABASE_PATH: optionalText,
+  DATABASE_URL: optionalText,
+  DATABASE_POOL_MAX: int(1, 1000, 10),
   // The message never repeats the value: a Redis URL may carry a password.
   REDIS_URL: z
     .string()
@@ -155,7 +157,8 @@ export interface Config {
   admins: string[];
   /** The workspace's default language until an admin changes it (PLATDESK_LOCALE; default en). */
   locale: Locale;
-  databasePath: string;
+  /** The store: PostgreSQL when `url` is set, else SQLite at `path`. */
+  database: { url: string | null; path: string; poolMax: number };
   /** REDIS_URL: the plat rate limiter is shared through Redis by every process with this URL. */
   redisUrl: string | null;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -210,6 +213,10 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     .filter(Boolean))
     if (!/^[UW][A-Z0-9]{2,}$/.test(admin))
       problems.push(`PLATDESK_ADMINS: "${admin}" is not a Slack user id (U…)`);
+  if (set('DATABASE_URL') && !/^postgres(ql)?:\/\//i.test(env.DATABASE_URL?.trim() ?? ''))
+    problems.push(
+      'DATABASE_URL must be a postgres:// (or postgresql://) URL; unset it to use SQLite at DATABASE_PATH',
+    );
   problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
   return problems;
 }
@@ -266,7 +273,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     admins,
     locale: toLocale(e.PLATDESK_LOCALE) ?? 'en',
-    databasePath: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+    database: {
+      url: e.DATABASE_URL ?? null,
+      path: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+      poolMax: e.DATABASE_POOL_MAX,
+    },
     redisUrl: e.REDIS_URL ?? null,
     logLevel: e.LOG_LEVEL,
   };

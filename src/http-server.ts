@@ -5,7 +5,8 @@
  * and the same routes are served by the health server Bolt runs beside them.
  *
  * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
- * Redis (the shared rate limiter), or the Slack socket after it was down past its bound.
+ * the store (SQLite or PostgreSQL) while it cannot be reached, Redis (the shared rate limiter),
+ * or the Slack socket after it was down past its bound.
  */
 import type { Server } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
@@ -17,13 +18,19 @@ import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { refuseFutureRequests } from './slack/future-requests.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
+import type { Store } from './store/store.js';
+
+/** How long /healthz waits for the store to answer before saying it is unreachable. */
+const HEALTH_PING_MS = 1500;
 
 /** One part of the process /healthz reports on. */
 export interface HealthCheck {
   /** Key in the /healthz body. */
   name: string;
-  check(): { ok: boolean; problem?: string; detail?: unknown };
+  check(): HealthResult | Promise<HealthResult>;
 }
+
+type HealthResult = { ok: boolean; problem?: string; detail?: unknown };
 
 interface HealthInfo {
   mode: 'socket' | 'http';
@@ -31,11 +38,11 @@ interface HealthInfo {
   checks: HealthCheck[];
 }
 
-function healthBody(info: HealthInfo): { status: number; body: Record<string, unknown> } {
+async function healthBody(info: HealthInfo): Promise<{ status: number; body: Record<string, unknown> }> {
   const body: Record<string, unknown> = { ok: true, mode: info.mode, sandbox: info.sandbox };
   const problems: string[] = [];
   for (const { name, check } of info.checks) {
-    const result = check();
+    const result = await check();
     if (result.detail !== undefined) body[name] = result.detail;
     if (!result.ok) problems.push(result.problem ?? `${name} is down`);
   }
@@ -52,9 +59,10 @@ function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
       path: '/healthz',
       method: ['GET'],
       handler: (_req, res) => {
-        const { status, body } = healthBody(info);
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
+        void healthBody(info).then(({ status, body }) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        });
       },
     },
     {
@@ -79,6 +87,10 @@ function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
 export interface HttpFrontOptions {
   config: Config;
   limiter: Pick<Limiter, 'health'>;
+  /** The store: /healthz answers 503 naming it while it cannot be reached. */
+  store: Pick<Store, 'engine' | 'ping'>;
+  /** Charges kept until the ledger can be written (shown with the store). */
+  ledgerBacklog: () => number;
   metrics: Metrics;
   logger: Logger;
   sandbox: boolean;
@@ -100,6 +112,16 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   const { config, limiter, metrics, logger } = options;
   const engine = config.redisUrl ? 'redis' : 'in-process';
   const checks: HealthCheck[] = [
+    {
+      name: 'store',
+      check: async () => {
+        const { store } = options;
+        const reachable = await store.ping(HEALTH_PING_MS);
+        const detail = { engine: store.engine, reachable, ledgerBacklog: options.ledgerBacklog() };
+        if (reachable) return { ok: true, detail };
+        return { ok: false, detail, problem: `the ${store.engine} store is unreachable` };
+      },
+    },
     {
       name: 'limiter',
       check: () => {

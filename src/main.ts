@@ -40,7 +40,8 @@ import {
   socketModeFailure,
 } from './slack/start-check.js';
 import { createGroupMembership } from './slack/user-groups.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openStore } from './store/engine.js';
+import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
 import type { Store } from './store/store.js';
 
 export interface Platdesk {
@@ -49,6 +50,8 @@ export interface Platdesk {
   url: string;
   sandbox: Sandbox | null;
   store: Store;
+  /** Charges on their way to the ledger (kept while the store cannot be written). */
+  charges: ChargeRecorder;
   /** The plat rate limiter (in-process, or shared through Redis). */
   limiter: Limiter;
   stop(): Promise<void>;
@@ -85,8 +88,19 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const now = () => new Date(clock.now());
   // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
   const botIds = await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
-  const store = openSqliteStore(config.databasePath, { now });
+  const store = await openStore({
+    url: config.database.url,
+    path: config.database.path,
+    poolMax: config.database.poolMax,
+    clock,
+    onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
+  });
+  logger.info({ engine: store.engine, location: store.location }, 'store ready');
   const metrics = new Metrics();
+  const charges = createChargeRecorder({ ledger: store.ledger, logger });
+  metrics.gauge('platdesk_ledger_backlog', 'Charges kept until the ledger can be written', () =>
+    charges.backlog(),
+  );
 
   let sandbox: Sandbox | null = null;
   let baseUrl = config.plat.baseUrl;
@@ -133,6 +147,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const { receiver, healthServer, socketClients } = createHttpFront({
     config,
     limiter,
+    store,
+    ledgerBacklog: () => charges.backlog(),
     metrics,
     logger,
     sandbox: sandbox !== null,
@@ -150,17 +166,19 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
     },
   });
-  const admins = () => [
-    ...new Set([...config.admins, ...(store.settings.get<string[]>(SETTING_KEYS.admins) ?? [])]),
+  const admins = async () => [
+    ...new Set([...config.admins, ...((await store.settings.get<string[]>(SETTING_KEYS.admins)) ?? [])]),
   ];
-  const isAdmin = (userId: string) => admins().includes(userId);
+  // Configured admins are admins even while the store is unreachable.
+  const isAdmin = async (userId: string) =>
+    config.admins.includes(userId) || (await admins()).includes(userId);
   const language = createLocaleResolver({
     client: app.client,
     settings: createLocaleSettings(store.settings, config.locale),
     logger,
     now: () => now().getTime(),
   });
-  const alerts = createAdminAlerts({ client: app.client, admins, language, logger });
+  const alerts = createAdminAlerts({ client: app.client, admins, language, logger, sent: store.alertsSent });
   // This process in claim records: a lookup it claims is held under a lease it renews, so after a
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
   const instance = currentInstance();
@@ -174,6 +192,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     now,
     isAdmin,
     isInGroup: createGroupMembership(app.client),
+    charges,
     onBudgetAlert: ({ figure, userId, refused }) => {
       void alerts.notify({ kind: 'budget', figure, userId, refused });
     },
@@ -189,6 +208,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     prices: config.plat.prices,
     now,
     metrics,
+    charges,
     clock: options.schedulerClock ?? clock,
   });
   registerListeners(app, {
@@ -232,7 +252,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     await app.stop().catch(() => undefined);
     await limiter.stop();
     await sandbox?.close();
-    store.close();
+    await store.close();
     // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
     throw isSlackApiError(error)
       ? explainSlackStartFailure(error, { token: 'SLACK_APP_TOKEN', apiUrl: config.slack.apiUrl })
@@ -247,7 +267,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   logger.info({ mode: config.slack.mode, port }, 'platdesk started');
   // Synchronously on start, before a request can be read: a click on a cut lookup's button is
   // answered as interrupted, and its user is told within seconds of the restart.
-  await claims.tell(claims.sweep());
+  await claims.tell(await claims.sweep());
   claims.start();
   housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
@@ -260,6 +280,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     url,
     sandbox,
     store,
+    charges,
     limiter,
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
@@ -283,7 +304,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
         await limiterStopped;
         await sandbox?.close();
-        store.close();
+        // Charges kept while the store was unreachable: one last try before closing.
+        const kept = await charges.flush();
+        charges.stop();
+        if (kept > 0) logger.error({ kept }, 'charges not written to the ledger at shutdown');
+        await store.close();
         logger.info({ drained }, 'platdesk stopped');
       })();
       return stopping;

@@ -11,10 +11,9 @@
 
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
-import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import type { AlertCheck, AlertOrderFacts, AlertSubscription } from '../store/alerts.js';
-import type { Lease } from '../store/runs.js';
+import { ledgerEntryFor } from '../store/ledger.js';
+import type { AlertCheck, AlertOrderFacts, AlertSubscription, Lease } from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
 import type { AlertDeps } from './types.js';
 
@@ -59,21 +58,21 @@ export async function executeAlertCheck(
 ): Promise<CheckResult> {
   const alerts = ctx.store.alerts;
   const lease = (): Lease => ({ owner: ctx.instanceId, now: new Date(ctx.now()), ms: ctx.leaseMs });
-  const approved = options.force || alerts.approvedOn(sub.id, check.localDate) !== null;
+  const approved = options.force || (await alerts.approvedOn(sub.id, check.localDate)) !== null;
   const cap = approved ? Number.POSITIVE_INFINITY : sub.capPoints;
-  const spent = alerts.spentOn(sub.id, check.localDate);
-  const price = ctx.priceOf('paging-orders', 1);
+  const spent = await alerts.spentOn(sub.id, check.localDate);
+  const price = await ctx.priceOf('paging-orders', 1);
   const now = ctx.now();
   const from = new Date(now - ALERT_LOOKBACK_MS);
   const to = new Date(now);
 
-  const park = (estimatePoints: number): CheckResult => {
-    if (!alerts.awaitApproval(check.id, ctx.instanceId, estimatePoints, new Date(ctx.now())))
+  const park = async (estimatePoints: number): Promise<CheckResult> => {
+    if (!(await alerts.awaitApproval(check.id, ctx.instanceId, estimatePoints, new Date(ctx.now()))))
       throw new DigestLeaseLostError(check.id);
     ctx.logger?.info({ checkId: check.id, estimatePoints, spent, cap }, 'alert check over the daily cap');
     return {
       kind: 'awaiting_approval',
-      check: alerts.check(check.id) ?? check,
+      check: (await alerts.check(check.id)) ?? check,
       estimatePoints,
       spentPoints: spent,
       capPoints: sub.capPoints,
@@ -81,14 +80,26 @@ export async function executeAlertCheck(
   };
 
   // Estimate before any call: the last check's pages, at least one a window.
-  const estimatedPages = Math.max(splitWindows(from, to).length, alerts.lastPosted(sub.id)?.calls ?? 0);
+  const estimatedPages = Math.max(
+    splitWindows(from, to).length,
+    (await alerts.lastPosted(sub.id))?.calls ?? 0,
+  );
   if (price !== null && spent + estimatedPages * price > cap) return park(estimatedPages * price);
 
+  const chargeWrites: Promise<unknown>[] = [];
   const onCharge = (event: ChargeEvent): void => {
-    ctx.store.ledger.record(
-      ledgerEntryFor(event, { userId: null, channelId: sub.channelId, pendingId: null, source: 'alert' }),
+    // The ledger row is never lost (kept until the store can be written); the check's own tally
+    // is what the daily cap counts.
+    chargeWrites.push(
+      ctx.charges.record(
+        ledgerEntryFor(event, { userId: null, channelId: sub.channelId, pendingId: null, source: 'alert' }),
+      ),
+      alerts
+        .addCharge(check.id, event.points, 1)
+        .catch((err: unknown) =>
+          ctx.logger?.warn({ err, checkId: check.id }, 'alert check charge not tallied'),
+        ),
     );
-    alerts.addCharge(check.id, event.points, 1);
   };
   let orders: Order[];
   try {
@@ -100,8 +111,8 @@ export async function executeAlertCheck(
         priority: 'bulk',
         correlationId: `alert-${check.id}`,
         onCharge,
-        onProgress: () => {
-          if (!alerts.renew(check.id, lease())) throw new DigestLeaseLostError(check.id);
+        onProgress: async () => {
+          if (!(await alerts.renew(check.id, lease()))) throw new DigestLeaseLostError(check.id);
         },
         checkPlan: (plan) => {
           const each = price ?? plan.lastPagePoints;
@@ -112,17 +123,19 @@ export async function executeAlertCheck(
       })
     ).orders;
   } catch (error) {
+    await Promise.all(chargeWrites);
     if (error instanceof DigestOverCapError) return park(error.estimatePoints);
     throw error;
   }
+  await Promise.all(chargeWrites);
 
   const byNumber = new Map(orders.map((o) => [o.orderSn, o]));
   const at = ctx.now();
   // Only orders still due can be alerted, so only those are looked up (the table keeps a week).
   const known = new Set(
-    alerts
-      .orders(sub.id, ['pending', 'alerted', 'handled', 'shipped', 'unknown'], new Date(at))
-      .map((o) => o.orderSn),
+    (await alerts.orders(sub.id, ['pending', 'alerted', 'handled', 'shipped', 'unknown'], new Date(at))).map(
+      (o) => o.orderSn,
+    ),
   );
   const due = orders
     .filter(
@@ -137,15 +150,16 @@ export async function executeAlertCheck(
       (a, b) => a.lastShipTime.getTime() - b.lastShipTime.getTime() || a.orderSn.localeCompare(b.orderSn),
     );
   // Orders an interrupted attempt recorded go out with this message, within the same bound.
-  const waiting = alerts.orders(sub.id, ['pending']).length;
+  const waiting = (await alerts.orders(sub.id, ['pending'])).length;
   const batch = due.slice(0, Math.max(0, MAX_ORDERS_PER_ALERT - waiting));
 
   // Recorded before posting: a restart from here on posts these, and no later check lists them.
-  const pending = alerts.recordPending(check.id, lease(), batch.map(facts));
-  if (pending === null || !alerts.markPosting(check.id, lease())) throw new DigestLeaseLostError(check.id);
+  const pending = await alerts.recordPending(check.id, lease(), batch.map(facts));
+  if (pending === null || !(await alerts.markPosting(check.id, lease())))
+    throw new DigestLeaseLostError(check.id);
   const messageTs =
     pending.length > 0 ? await ctx.publisher.postAlert(sub, pending, at, due.length - batch.length) : null;
-  if (!alerts.markPosted(check.id, ctx.instanceId, messageTs, new Date(ctx.now())))
+  if (!(await alerts.markPosted(check.id, ctx.instanceId, messageTs, new Date(ctx.now()))))
     ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');
 
   const quietly = (p: Promise<unknown>, what: string) =>
@@ -154,26 +168,29 @@ export async function executeAlertCheck(
   // Shipped since they were alerted: each message carrying one is updated once.
   const touched = new Set<string>();
   let shipped = 0;
-  for (const order of alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
+  for (const order of await alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
     const now = byNumber.get(order.orderSn);
-    if ((now?.status === 2 || now?.status === 3) && alerts.markShipped(sub.id, order.orderSn, new Date(at))) {
+    if (
+      (now?.status === 2 || now?.status === 3) &&
+      (await alerts.markShipped(sub.id, order.orderSn, new Date(at)))
+    ) {
       shipped += 1;
       if (order.messageTs) touched.add(order.messageTs);
     }
   }
   for (const ts of touched)
     await quietly(
-      ctx.publisher.updateAlert(sub, ts, alerts.ordersOfMessage(sub.id, ts), at),
+      ctx.publisher.updateAlert(sub, ts, await alerts.ordersOfMessage(sub.id, ts), at),
       'alert message not updated',
     );
 
   // One reminder an order, marked before it is sent: a crash may lose one, never send two.
   let reminded = 0;
-  for (const order of alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
+  for (const order of await alerts.orders(sub.id, ['alerted'], new Date(at - ALERT_LOOKBACK_MS))) {
     const left = order.lastShipTime.getTime() - at;
     if (order.checkId === check.id || left <= 0 || left > REMIND_BEFORE_MS) continue;
     if (byNumber.get(order.orderSn)?.status !== 1) continue;
-    if (!alerts.markReminded(sub.id, order.orderSn, new Date(at))) continue;
+    if (!(await alerts.markReminded(sub.id, order.orderSn, new Date(at)))) continue;
     reminded += 1;
     await quietly(ctx.publisher.remind(sub, order, at), 'alert reminder not delivered');
   }
@@ -184,7 +201,7 @@ export async function executeAlertCheck(
   );
   return {
     kind: 'posted',
-    check: alerts.check(check.id) ?? check,
+    check: (await alerts.check(check.id)) ?? check,
     alerted: pending.length,
     shipped,
     reminded,

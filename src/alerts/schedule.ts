@@ -4,7 +4,7 @@
  * (DST-aware: a slot in a spring-forward gap moves forward, a repeated one is the earlier).
  */
 import { addDays, localDateOf, parseLocalTime, zonedInstant } from '../digest/zoned-time.js';
-import type { AlertSubscription } from '../store/alerts.js';
+import type { AlertSubscription } from '../store/store.js';
 
 type Hours = Pick<AlertSubscription, 'everyMinutes' | 'hoursFrom' | 'hoursTo' | 'timeZone'>;
 

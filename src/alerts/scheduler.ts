@@ -12,8 +12,8 @@ import { DigestLeaseLostError } from '../digest/runner.js';
 import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
-import type { AlertCheck, AlertSubscription } from '../store/alerts.js';
-import { claimable, type Lease } from '../store/runs.js';
+import type { AlertCheck, AlertSubscription } from '../store/store.js';
+import { claimable, type Lease } from '../store/store.js';
 import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
 import { dueSlot, nextSlotAfter } from './schedule.js';
 import type { AlertClock, AlertDeps } from './types.js';
@@ -85,14 +85,15 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     return !loop.inFlight(check.id) && claimable(check, now);
   }
 
-  function plan(now: number): number {
+  async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
-    for (const sub of alerts.list()) {
+    for (const sub of await alerts.list()) {
       next = Math.min(next, nextSlotAfter(sub, now));
       const slot = currentSlot(sub, now);
-      if (slot !== null && alerts.checkAt(sub.id, new Date(slot)) === null) next = Math.min(next, now);
+      if (slot !== null && (await alerts.checkAt(sub.id, new Date(slot))) === null)
+        next = Math.min(next, now);
     }
-    for (const check of alerts.openChecks()) {
+    for (const check of await alerts.openChecks()) {
       if (loop.inFlight(check.id)) continue;
       const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
       if (at) next = Math.min(next, at.getTime());
@@ -100,8 +101,8 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     return next;
   }
 
-  function claim(sub: AlertSubscription, slotAt: number): void {
-    const claimed = alerts.claimCheck(
+  async function claim(sub: AlertSubscription, slotAt: number): Promise<void> {
+    const claimed = await alerts.claimCheck(
       { subscriptionId: sub.id, slotAt: new Date(slotAt), localDate: localDateOf(slotAt, sub.timeZone) },
       lease(),
     );
@@ -119,19 +120,19 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     }
   }
 
-  function claimDue(now: number): void {
-    const subs = new Map(alerts.list().map((s) => [s.id, s]));
+  async function claimDue(now: number): Promise<void> {
+    const subs = new Map((await alerts.list()).map((s) => [s.id, s]));
     for (const sub of subs.values()) {
       const slot = currentSlot(sub, now);
       if (slot === null) continue;
-      const existing = alerts.checkAt(sub.id, new Date(slot));
+      const existing = await alerts.checkAt(sub.id, new Date(slot));
       if (existing && !mayClaim(existing, now)) continue;
-      claim(sub, slot);
+      await claim(sub, slot);
     }
     // Retries and takeovers of checks of earlier slots.
-    for (const check of alerts.openChecks()) {
+    for (const check of await alerts.openChecks()) {
       const sub = subs.get(check.subscriptionId);
-      if (sub && mayClaim(check, now)) claim(sub, check.slotAt.getTime());
+      if (sub && mayClaim(check, now)) await claim(sub, check.slotAt.getTime());
     }
   }
 
@@ -143,11 +144,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
         return result;
       } catch (error) {
         if (signal.aborted) {
-          alerts.release(check.id, instanceId, new Date(clock.now()));
+          await alerts.release(check.id, instanceId, new Date(clock.now()));
           return { kind: 'stopped' };
         }
         if (error instanceof DigestLeaseLostError) return { kind: 'already_handled' };
-        await failed(sub, alerts.check(check.id) ?? check, error);
+        await failed(sub, (await alerts.check(check.id)) ?? check, error);
         return { kind: 'failed', error };
       }
     };
@@ -162,16 +163,16 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   async function after(sub: AlertSubscription, result: CheckResult): Promise<void> {
     if (result.kind === 'posted') {
       // A check that works again closes the failure notice.
-      const noticeTs = alerts.noticeTs(sub.id);
+      const noticeTs = await alerts.noticeTs(sub.id);
       if (noticeTs !== null) {
-        alerts.setNoticeTs(sub.id, null);
+        await alerts.setNoticeTs(sub.id, null);
         await publisher
           .postFailure(sub, { error: null, nextAttemptAt: null, resolved: true }, noticeTs)
           .catch((err: unknown) => logger?.warn({ err }, 'alert notice not updated'));
       }
       return;
     }
-    if (alerts.markAsked(sub.id, result.check.localDate, new Date(clock.now())))
+    if (await alerts.markAsked(sub.id, result.check.localDate, new Date(clock.now())))
       await publisher
         .askApproval({
           subscription: sub,
@@ -194,12 +195,14 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       { checkId: check.id, attempts: check.attempts, nextAttemptAt, reason },
       'alert check failed',
     );
-    if (!alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) }))
+    if (
+      !(await alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) }))
+    )
       return;
-    const noticeTs = alerts.noticeTs(sub.id);
+    const noticeTs = await alerts.noticeTs(sub.id);
     try {
       const ts = await publisher.postFailure(sub, { error, nextAttemptAt, resolved: false }, noticeTs);
-      if (noticeTs === null) alerts.setNoticeTs(sub.id, ts);
+      if (noticeTs === null) await alerts.setNoticeTs(sub.id, ts);
     } catch (err) {
       logger?.error({ err, checkId: check.id }, 'alert failure notice not posted');
     }
@@ -211,12 +214,12 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     stop: () => loop.stop(),
     reschedule: () => loop.arm(),
     async approve(checkId, userId) {
-      const waiting = alerts.check(checkId);
-      const sub = waiting ? alerts.get(waiting.subscriptionId) : null;
+      const waiting = await alerts.check(checkId);
+      const sub = waiting ? await alerts.get(waiting.subscriptionId) : null;
       if (!waiting || !sub) return { kind: 'not_found' };
       if (!loop.running) return { kind: 'stopped' };
-      alerts.approveDay(sub.id, waiting.localDate, userId, new Date(clock.now()));
-      const check = alerts.claimApproved(checkId, lease());
+      await alerts.approveDay(sub.id, waiting.localDate, userId, new Date(clock.now()));
+      const check = await alerts.claimApproved(checkId, lease());
       if (!check) return { kind: 'already_handled' };
       logger?.info({ checkId, userId }, 'alert over the daily cap approved');
       return run(sub, check, true);

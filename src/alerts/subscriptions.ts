@@ -7,8 +7,7 @@ import { digestCap } from '../digest/runner.js';
 import type { ResolveShop } from '../digest/subscriptions.js';
 import type { PriceOf } from '../digest/types.js';
 import { localDateOf } from '../digest/zoned-time.js';
-import type { AlertSubscription, ClaimOrderResult } from '../store/alerts.js';
-import type { Store } from '../store/store.js';
+import type { AlertSubscription, ClaimOrderResult, Store } from '../store/store.js';
 import { firstCheckEstimate } from './cost.js';
 import type { AlertAdd } from './grammar.js';
 import type { AlertScheduler } from './scheduler.js';
@@ -28,12 +27,18 @@ export type AlertAddResult =
   | { kind: 'unknown_shop' }
   | { kind: 'exists'; subscription: AlertSubscription };
 
-export function addAlert(deps: AlertUseCaseDeps, add: AlertAdd, userId: string): AlertAddResult {
-  const ownerId = deps.resolveShop(add.shop);
+export async function addAlert(
+  deps: AlertUseCaseDeps,
+  add: AlertAdd,
+  userId: string,
+): Promise<AlertAddResult> {
+  const ownerId = await deps.resolveShop(add.shop);
   if (ownerId === null) return { kind: 'unknown_shop' };
-  const same = deps.store.alerts.list().find((s) => s.ownerId === ownerId && s.channelId === add.channelId);
+  const same = (await deps.store.alerts.list()).find(
+    (s) => s.ownerId === ownerId && s.channelId === add.channelId,
+  );
   if (same) return { kind: 'exists', subscription: same };
-  const subscription = deps.store.alerts.add({
+  const subscription = await deps.store.alerts.add({
     ownerId,
     shopLabel: add.shop,
     channelId: add.channelId,
@@ -42,7 +47,7 @@ export function addAlert(deps: AlertUseCaseDeps, add: AlertAdd, userId: string):
     hoursFrom: add.hoursFrom,
     hoursTo: add.hoursTo,
     timeZone: add.timeZone,
-    capPoints: add.capPoints ?? digestCap(deps.store),
+    capPoints: add.capPoints ?? (await digestCap(deps.store)),
     createdBy: userId,
   });
   deps.scheduler.reschedule();
@@ -50,7 +55,7 @@ export function addAlert(deps: AlertUseCaseDeps, add: AlertAdd, userId: string):
     kind: 'added',
     subscription,
     nextCheckAt: deps.scheduler.nextCheckAt(subscription),
-    estimatePoints: firstCheckEstimate(deps.priceOf('paging-orders', 1)),
+    estimatePoints: firstCheckEstimate(await deps.priceOf('paging-orders', 1)),
   };
 }
 
@@ -61,16 +66,22 @@ export interface AlertRow {
   nextCheckAt: number;
 }
 
-export function listAlerts(deps: AlertUseCaseDeps): AlertRow[] {
-  return deps.store.alerts.list().map((subscription) => ({
-    subscription,
-    spentToday: deps.store.alerts.spentOn(subscription.id, localDateOf(deps.now(), subscription.timeZone)),
-    nextCheckAt: deps.scheduler.nextCheckAt(subscription),
-  }));
+export async function listAlerts(deps: AlertUseCaseDeps): Promise<AlertRow[]> {
+  const subscriptions = await deps.store.alerts.list();
+  return Promise.all(
+    subscriptions.map(async (subscription) => ({
+      subscription,
+      spentToday: await deps.store.alerts.spentOn(
+        subscription.id,
+        localDateOf(deps.now(), subscription.timeZone),
+      ),
+      nextCheckAt: deps.scheduler.nextCheckAt(subscription),
+    })),
+  );
 }
 
-export function removeAlert(deps: AlertUseCaseDeps, id: number, userId: string): boolean {
-  const removed = deps.store.alerts.remove(id, userId);
+export async function removeAlert(deps: AlertUseCaseDeps, id: number, userId: string): Promise<boolean> {
+  const removed = await deps.store.alerts.remove(id, userId);
   if (removed) deps.scheduler.reschedule();
   return removed;
 }
@@ -89,9 +100,9 @@ export function claimOrder(
   value: string | undefined,
   userId: string,
   now: Date,
-): ClaimOrderResult {
+): Promise<ClaimOrderResult> {
   const ref = readOrderRef(value);
-  if (!ref) return { ok: false, reason: 'not_found', order: null };
+  if (!ref) return Promise.resolve({ ok: false, reason: 'not_found', order: null });
   return store.alerts.claimOrder(ref.subscriptionId, ref.orderSn, userId, now);
 }
 
@@ -100,8 +111,8 @@ export function handleOrder(
   value: string | undefined,
   userId: string,
   now: Date,
-): ClaimOrderResult {
+): Promise<ClaimOrderResult> {
   const ref = readOrderRef(value);
-  if (!ref) return { ok: false, reason: 'not_found', order: null };
+  if (!ref) return Promise.resolve({ ok: false, reason: 'not_found', order: null });
   return store.alerts.handleOrder(ref.subscriptionId, ref.orderSn, userId, now);
 }

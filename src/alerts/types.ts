@@ -5,8 +5,8 @@
 import type { Logger } from 'pino';
 import type { DigestClock, PriceOf } from '../digest/types.js';
 import type { PlatClient } from '../plat/client.js';
-import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/alerts.js';
-import type { Store } from '../store/store.js';
+import type { ChargeRecorder } from '../store/ledger.js';
+import type { AlertCheck, AlertOrder, AlertSubscription, Store } from '../store/store.js';
 
 export interface AlertPublisher {
   /** One compact message per check in the subscription's channel; returns its ts. */
@@ -48,6 +48,8 @@ export interface AlertApprovalRequest {
 export interface AlertDeps {
   client: PlatClient;
   store: Store;
+  /** Where charges go: written to the ledger, or kept until it can be written. */
+  charges: ChargeRecorder;
   publisher: AlertPublisher;
   priceOf: PriceOf;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;

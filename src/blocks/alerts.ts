@@ -9,7 +9,7 @@ import type { AlertProblem } from '../alerts/grammar.js';
 import { type AlertRow, orderRef } from '../alerts/subscriptions.js';
 import type { AlertApprovalRequest } from '../alerts/types.js';
 import { localTimeOf } from '../digest/zoned-time.js';
-import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/alerts.js';
+import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/store.js';
 import { ACTIONS, alertActionId } from './action-ids.js';
 import { digestFailureReason, digestRemedy, renderDigestAnswer } from './digest.js';
 import type { TKey, Words } from './i18n/words.js';

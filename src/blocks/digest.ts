@@ -9,7 +9,7 @@ import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
 import { localTimeOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription } from '../store/digests.js';
+import type { DigestRun, DigestSubscription } from '../store/store.js';
 import { ACTIONS, digestRunAgainValue } from './action-ids.js';
 import { errorRemedy, errorTitle } from './errors.js';
 import type { TKey, Words } from './i18n/words.js';

@@ -16,6 +16,7 @@ import {
   PlatShopUnauthorizedError,
 } from '../plat/errors.js';
 import { OPERATIONS } from '../plat/operations.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import { ACTIONS } from './action-ids.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
@@ -104,8 +105,15 @@ function detailLines(w: Words, error: PlatError): string[] {
   return [];
 }
 
+/** The store (database) could not be reached: nothing was called, nothing charged. */
+export function renderStoreUnavailable(w: Words): RenderedMessage {
+  const text = w.t('error.storeUnavailable');
+  return message(text, [section(text)]);
+}
+
 export function renderPlatError(w: Words, error: unknown): RenderedMessage {
   const { t } = w;
+  if (isStoreUnavailable(error)) return renderStoreUnavailable(w);
   if (!isPlatError(error)) {
     const detail = error instanceof Error ? error.message : String(error);
     const text = t('error.failed', { detail: escapeClip(detail, 500) || t('error.noReason') });

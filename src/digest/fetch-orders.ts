@@ -59,7 +59,7 @@ export interface FetchOrdersOptions {
   /** Every call that reached the service, charged or not (the ledger). */
   onCharge?: ChargeListener;
   /** After every page: "page k of n". */
-  onProgress?: (plan: FetchPlan) => void;
+  onProgress?: (plan: FetchPlan) => void | Promise<void>;
   /** After each window's first page, before the rest are fetched: throw to stop (the cost cap). */
   checkPlan?: (plan: FetchPlan) => void;
   signal?: AbortSignal;
@@ -127,7 +127,7 @@ export async function fetchOrders(client: PlatClient, options: FetchOrdersOption
         knownPages.push(result.data.totalPages);
         options.checkPlan?.(plan());
       }
-      options.onProgress?.(plan());
+      await options.onProgress?.(plan());
       // An empty page ends the window early, should totalElements overstate it.
       if (page + 1 >= result.data.totalPages || result.data.orders.length === 0) break;
     }

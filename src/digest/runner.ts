@@ -13,11 +13,9 @@
  */
 
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
-import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import type { ChargeEvent } from '../plat/types.js';
-import type { DigestRun, DigestSubscription } from '../store/digests.js';
-import type { Lease } from '../store/runs.js';
-import type { Store } from '../store/store.js';
+import { ledgerEntryFor } from '../store/ledger.js';
+import type { DigestRun, DigestSubscription, Lease, Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, splitWindows } from './fetch-orders.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestPost } from './types.js';
@@ -28,8 +26,8 @@ export const MAX_POINTS_SETTING = 'digest.maxPoints';
 export const DEFAULT_MAX_POINTS = 200;
 
 /** The cap from settings (a finite number ≥ 0), else the default. */
-export function digestCap(store: Store): number {
-  const value = store.settings.get<unknown>(MAX_POINTS_SETTING);
+export async function digestCap(store: Store): Promise<number> {
+  const value = await store.settings.get<unknown>(MAX_POINTS_SETTING);
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : DEFAULT_MAX_POINTS;
 }
 
@@ -74,15 +72,14 @@ export interface ExecuteOptions {
  * The comparison base: the same slot the day before (its run key with the date a day back: "2026-11-19"
  * or "2026-11-19 17:30"); for "Run now", the newest scheduled one.
  */
-export function previousDigest(
+export async function previousDigest(
   store: Store,
   run: Pick<DigestRun, 'subscriptionId' | 'kind' | 'localDate'>,
-): { localDate: string; summary: DigestSummary } | null {
+): Promise<{ localDate: string; summary: DigestSummary } | null> {
   const date = run.localDate.slice(0, 10);
-  const previous =
-    run.kind === 'manual'
-      ? store.digests.previousPosted(run.subscriptionId, addDays(date, 1))
-      : store.digests.scheduledRun(run.subscriptionId, `${addDays(date, -1)}${run.localDate.slice(10)}`);
+  const previous = await (run.kind === 'manual'
+    ? store.digests.previousPosted(run.subscriptionId, addDays(date, 1))
+    : store.digests.scheduledRun(run.subscriptionId, `${addDays(date, -1)}${run.localDate.slice(10)}`));
   if (previous?.state !== 'posted') return null;
   const summary = parseSummary(previous.summaryJson);
   return summary ? { localDate: previous.localDate, summary } : null;
@@ -97,36 +94,41 @@ export async function executeDigestRun(
   const { store, publisher } = ctx;
   const digests = store.digests;
   const lease = (): Lease => ({ owner: ctx.instanceId, now: new Date(ctx.now()), ms: ctx.leaseMs });
-  const cap = options.force ? Number.POSITIVE_INFINITY : digestCap(store);
+  const cap = options.force ? Number.POSITIVE_INFINITY : await digestCap(store);
   const edition = 1; // the time filters need the enhanced edition (spec §4.7)
-  const price = ctx.priceOf('paging-orders', edition);
+  const price = await ctx.priceOf('paging-orders', edition);
   const run = claimed;
 
-  const park = (estimatePoints: number): RunResult => {
-    if (!digests.awaitApproval(run.id, ctx.instanceId, estimatePoints, new Date(ctx.now())))
+  const park = async (estimatePoints: number): Promise<RunResult> => {
+    if (!(await digests.awaitApproval(run.id, ctx.instanceId, estimatePoints, new Date(ctx.now()))))
       throw new DigestLeaseLostError(run.id);
     ctx.logger?.info({ runId: run.id, estimatePoints, capPoints: cap }, 'digest over the cost cap');
-    return { kind: 'awaiting_approval', run: digests.run(run.id) ?? run, estimatePoints, capPoints: cap };
+    return {
+      kind: 'awaiting_approval',
+      run: (await digests.run(run.id)) ?? run,
+      estimatePoints,
+      capPoints: cap,
+    };
   };
 
   // A previous attempt got as far as posting (Slack failed): post its summary, fetch nothing again.
   let summary = parseSummary(run.summaryJson);
   if (!summary) {
     const windows = splitWindows(run.windowStart, run.windowEnd).length;
-    const last = previousDigest(store, { ...run, kind: 'manual' });
+    const last = await previousDigest(store, { ...run, kind: 'manual' });
     const estimatedPages = Math.max(windows, Math.ceil((last?.summary.orders ?? 0) / MAX_PAGE_SIZE));
     if (price !== null && estimatedPages * price > cap) return park(estimatedPages * price);
 
     let progressTs = run.messageTs;
     if (options.progress && progressTs === null) {
       progressTs = await publisher.postProgress(subscription, run, null, null);
-      digests.setMessageTs(run.id, progressTs);
+      await digests.setMessageTs(run.id, progressTs);
     }
     let lastProgressAt = Number.NEGATIVE_INFINITY;
     let progressChain: Promise<unknown> = Promise.resolve();
-    const onProgress = (plan: FetchPlan): void => {
+    const onProgress = async (plan: FetchPlan): Promise<void> => {
       // Every page renews the lease: a long fetch keeps the run; a lost lease stops it here.
-      if (!digests.renew(run.id, lease())) throw new DigestLeaseLostError(run.id);
+      if (!(await digests.renew(run.id, lease()))) throw new DigestLeaseLostError(run.id);
       const now = ctx.now();
       if (progressTs === null || plan.pagesDone >= plan.pagesPlanned) return;
       if (plan.pagesDone > 1 && now - lastProgressAt < ctx.progressIntervalMs) return;
@@ -137,16 +139,23 @@ export async function executeDigestRun(
         .then(() => publisher.postProgress(subscription, run, plan, ts))
         .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest progress not updated'));
     };
+    const chargeWrites: Promise<unknown>[] = [];
     const onCharge = (event: ChargeEvent): void => {
-      store.ledger.record(
-        ledgerEntryFor(event, {
-          userId: null,
-          channelId: subscription.channelId,
-          pendingId: null,
-          source: 'digest',
-        }),
+      // The ledger row is never lost (kept until the store can be written); the run's own tally
+      // is a convenience for the digest's cost line.
+      chargeWrites.push(
+        ctx.charges.record(
+          ledgerEntryFor(event, {
+            userId: null,
+            channelId: subscription.channelId,
+            pendingId: null,
+            source: 'digest',
+          }),
+        ),
+        digests
+          .addCharge(run.id, event.points, 1)
+          .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest run charge not tallied')),
       );
-      digests.addCharge(run.id, event.points, 1);
     };
 
     let fetched: Awaited<ReturnType<typeof fetchOrders>>;
@@ -167,11 +176,11 @@ export async function executeDigestRun(
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
-      await progressChain;
+      await Promise.all([progressChain, ...chargeWrites]);
       if (error instanceof DigestOverCapError) return park(error.estimatePoints);
       throw error;
     }
-    await progressChain;
+    await Promise.all([progressChain, ...chargeWrites]);
     // The subscription's filters (flag colours, statuses), stated in the digest's header.
     const kept = fetched.orders.filter(
       (o) =>
@@ -185,21 +194,22 @@ export async function executeDigestRun(
   }
 
   // From here on the summary is stored, so a failed post is retried without fetching again.
-  if (!digests.markPosting(run.id, lease(), JSON.stringify(summary))) throw new DigestLeaseLostError(run.id);
-  const current = digests.run(run.id) ?? run;
+  if (!(await digests.markPosting(run.id, lease(), JSON.stringify(summary))))
+    throw new DigestLeaseLostError(run.id);
+  const current = (await digests.run(run.id)) ?? run;
   const post: DigestPost = {
     subscription,
     run: current,
     summary,
-    previous: previousDigest(store, current),
+    previous: await previousDigest(store, current),
     cost: { points: current.chargedPoints, calls: current.calls },
   };
   const messageTs = await publisher.postDigest(post, current.messageTs);
-  if (!digests.markPosted(run.id, ctx.instanceId, messageTs, new Date(ctx.now())))
+  if (!(await digests.markPosted(run.id, ctx.instanceId, messageTs, new Date(ctx.now()))))
     ctx.logger?.warn({ runId: run.id }, 'digest posted but its run record was taken over');
   ctx.logger?.info(
     { runId: run.id, subscriptionId: subscription.id, orders: summary.orders, points: current.chargedPoints },
     'digest posted',
   );
-  return { kind: 'posted', run: digests.run(run.id) ?? current, messageTs, summary };
+  return { kind: 'posted', run: (await digests.run(run.id)) ?? current, messageTs, summary };
 }

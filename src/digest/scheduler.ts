@@ -16,8 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription } from '../store/digests.js';
-import { claimable, type Lease } from '../store/runs.js';
+import type { DigestRun, DigestSubscription } from '../store/store.js';
+import { claimable, type Lease } from '../store/store.js';
 import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
@@ -65,12 +65,16 @@ export interface DigestScheduler {
   /** Plans again now (after a subscription was added or removed). */
   reschedule(): void;
   /** "Run now": a manual run with progress in the channel, under the cost cap. */
-  runNow(subscriptionId: number, userId: string): Promise<ManualResult>;
+  /**
+   * `newestRunId`: only while that run is still the newest ("Run again", single-use); otherwise
+   * `already_handled`.
+   */
+  runNow(subscriptionId: number, userId: string, newestRunId?: number): Promise<ManualResult>;
   /**
    * Today's posted digest (the subscription's local date: the newest run, else the scheduled
    * one), if any: a "Run now" would fetch and charge the same orders again, so the caller asks first.
    */
-  postedToday(subscriptionId: number): DigestRun | null;
+  postedToday(subscriptionId: number): Promise<DigestRun | null>;
   /** "Run anyway": runs a run that waited for approval, without the cap. Single-use. */
   approve(runId: number, userId: string): Promise<ManualResult>;
   /** The next scheduled instant of a subscription, for `list` (ms). */
@@ -172,13 +176,13 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
    * The next time anything may need doing, without claiming anything: today's due time, a
    * planned retry, another instance's lease expiry, or tomorrow's due time.
    */
-  function plan(now: number): number {
+  async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
-    for (const sub of digests.list()) {
+    for (const sub of await digests.list()) {
       next = Math.min(next, nextSlotAfter(sub, now + 1).at);
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
-        const run = digests.scheduledRun(sub.id, slot.key);
+        const run = await digests.scheduledRun(sub.id, slot.key);
         if (run === null) next = Math.min(next, now);
         else if (run.state === 'failed' && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
@@ -198,20 +202,20 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     return !loop.inFlight(run.id) && claimable(run, now);
   }
 
-  /** Claims and starts every run that is due now. Synchronous: the store is. */
-  function claimDue(now: number): void {
-    for (const sub of digests.list())
+  /** Claims and starts every run that is due now. */
+  async function claimDue(now: number): Promise<void> {
+    for (const sub of await digests.list())
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
         // A subscription added after a slot's time starts with the next one: nothing to catch up.
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
-        claimSlot(sub, slot, now);
+        await claimSlot(sub, slot, now);
       }
   }
 
-  function claimSlot(sub: DigestSubscription, slot: Slot, now: number): void {
-    const existing = digests.scheduledRun(sub.id, slot.key);
+  async function claimSlot(sub: DigestSubscription, slot: Slot, now: number): Promise<void> {
+    const existing = await digests.scheduledRun(sub.id, slot.key);
     if (existing && !mayClaim(existing, now)) return;
-    const claim = digests.claimScheduled(
+    const claim = await digests.claimScheduled(
       {
         subscriptionId: sub.id,
         localDate: slot.key,
@@ -225,7 +229,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     );
     if (claim.claimed) {
       logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
-      start(sub, claim.run, false);
+      void start(sub, claim.run, false);
     } else if (claim.orphaned) {
       logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
       track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
@@ -246,15 +250,15 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       } catch (error) {
         if (signal.aborted) {
           // Stopping: hand the run over at once instead of letting the lease run out.
-          digests.release(run.id, instanceId, new Date(clock.now()));
+          await digests.release(run.id, instanceId, new Date(clock.now()));
           return { kind: 'stopped' };
         }
         if (error instanceof DigestLeaseLostError) {
           logger?.warn({ runId: run.id }, 'digest run taken over by another instance');
-          return { kind: 'already_handled', run: digests.run(run.id) };
+          return { kind: 'already_handled', run: await digests.run(run.id) };
         }
-        await failed(sub, digests.run(run.id) ?? run, error);
-        return { kind: 'failed', run: digests.run(run.id) ?? run, error };
+        await failed(sub, (await digests.run(run.id)) ?? run, error);
+        return { kind: 'failed', run: (await digests.run(run.id)) ?? run, error };
       }
     };
     return loop.track(run.id, (signal) =>
@@ -322,8 +326,9 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       { runId: run.id, subscriptionId: sub.id, attempts: run.attempts, nextAttemptAt, reason },
       'digest run failed',
     );
-    if (!digests.markFailed(run.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })) return;
-    const current = digests.run(run.id) ?? run;
+    if (!(await digests.markFailed(run.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })))
+      return;
+    const current = (await digests.run(run.id)) ?? run;
     if (run.kind === 'manual') {
       // The admin who asked is answered by the caller; the progress message must not hang on "page k of n".
       if (current.messageTs !== null)
@@ -342,7 +347,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         { kind: 'failed', subscription: sub, run: current, error, nextAttemptAt },
         current.noticeTs,
       );
-      if (current.noticeTs === null) digests.setNoticeTs(run.id, ts);
+      if (current.noticeTs === null) await digests.setNoticeTs(run.id, ts);
     } catch (err) {
       logger?.error({ err, runId: run.id }, 'digest failure notice not posted');
     }
@@ -361,12 +366,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       await Promise.allSettled([...background]);
     },
     reschedule: () => arm(),
-    async runNow(subscriptionId, userId) {
-      const sub = digests.get(subscriptionId);
+    async runNow(subscriptionId, userId, newestRunId) {
+      const sub = await digests.get(subscriptionId);
       if (!sub) return { kind: 'not_found' };
       if (!loop.running) return { kind: 'stopped' };
       const now = clock.now();
-      const run = digests.createManual(
+      const run = await digests.createManual(
         {
           subscriptionId,
           localDate: localDateOf(now, sub.timeZone),
@@ -375,28 +380,31 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
           requestedBy: userId,
         },
         lease(),
+        newestRunId,
       );
+      if (!run) return { kind: 'already_handled', run: await digests.lastRun(subscriptionId) };
       return start(sub, run, false);
     },
-    postedToday(subscriptionId) {
-      const sub = digests.get(subscriptionId);
+    async postedToday(subscriptionId) {
+      const sub = await digests.get(subscriptionId);
       if (!sub) return null;
       const today = localDateOf(clock.now(), sub.timeZone);
-      const last = digests.lastRun(subscriptionId);
+      const last = await digests.lastRun(subscriptionId);
       // Run keys are the date, or the date and time for several digests a day.
       if (last && last.state === 'posted' && last.localDate.slice(0, 10) === today) return last;
-      const posted = slotsOn(sub, today)
-        .map((slot) => digests.scheduledRun(subscriptionId, slot.key))
-        .filter((run) => run?.state === 'posted');
+      const runs = await Promise.all(
+        slotsOn(sub, today).map((slot) => digests.scheduledRun(subscriptionId, slot.key)),
+      );
+      const posted = runs.filter((run) => run?.state === 'posted');
       return posted.at(-1) ?? null;
     },
     async approve(runId, userId) {
-      const waiting = digests.run(runId);
+      const waiting = await digests.run(runId);
       if (!waiting) return { kind: 'not_found' };
-      const sub = digests.get(waiting.subscriptionId);
+      const sub = await digests.get(waiting.subscriptionId);
       if (!sub) return { kind: 'not_found' };
       if (!loop.running) return { kind: 'stopped' };
-      const run = digests.claimApproved(runId, lease(), userId);
+      const run = await digests.claimApproved(runId, lease(), userId);
       if (!run) return { kind: 'already_handled', run: waiting };
       logger?.info({ runId, userId }, 'digest over the cap approved');
       return start(sub, run, true);

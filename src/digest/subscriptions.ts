@@ -4,22 +4,23 @@
  * with `userId`) and the scheduler plans again at once. The caller has checked the fields
  * (grammar.ts checkDigestAdd) and that `userId` is an admin.
  */
-import type { DigestSubscription } from '../store/digests.js';
-import type { Store } from '../store/store.js';
+import type { DigestSubscription, Store } from '../store/store.js';
 import type { DigestAdd } from './grammar.js';
 import type { DigestScheduler } from './scheduler.js';
 
 /** A shop alias or owner id → the owner id, or null when the alias names no shop. */
-export type ResolveShop = (aliasOrOwner: string) => string | null;
+export type ResolveShop = (aliasOrOwner: string) => Promise<string | null>;
 
 /**
  * A registered alias (any case) → its owner id (null when it has none); anything else is taken
  * as an owner id. `shops` reads the shop registry (lookups/settings.ts, wired by the caller).
  */
-export function shopResolver(shops: () => readonly { alias: string; ownerId: string | null }[]): ResolveShop {
-  return (text) => {
+export function shopResolver(
+  shops: () => Promise<readonly { alias: string; ownerId: string | null }[]>,
+): ResolveShop {
+  return async (text) => {
     const wanted = text.trim().toLowerCase();
-    const shop = shops().find((s) => s.alias.toLowerCase() === wanted);
+    const shop = (await shops()).find((s) => s.alias.toLowerCase() === wanted);
     return shop ? shop.ownerId : text.trim();
   };
 }
@@ -31,13 +32,13 @@ export type DigestAddResult =
   /** The same owner, channel, time and zone is already subscribed. */
   | { kind: 'exists'; subscription: DigestSubscription };
 
-export function addDigestSubscription(
+export async function addDigestSubscription(
   deps: { store: Store; scheduler: DigestScheduler; resolveShop: ResolveShop },
   add: DigestAdd,
   userId: string,
-): DigestAddResult {
+): Promise<DigestAddResult> {
   const store = deps.store.digests;
-  const ownerId = deps.resolveShop(add.shop);
+  const ownerId = await deps.resolveShop(add.shop);
   if (ownerId === null) return { kind: 'unknown_shop' };
   // The same shop, place and schedule with the same filters: a digest that already exists.
   const key = (
@@ -47,17 +48,15 @@ export function addDigestSubscription(
     statuses?: readonly number[] | null,
   ) => JSON.stringify([times, days ?? null, flags ?? null, statuses ?? null]);
   const wanted = key(add.times ?? [add.localTime], add.days, add.flags, add.statuses);
-  const same = store
-    .list()
-    .find(
-      (s) =>
-        s.ownerId === ownerId &&
-        s.channelId === add.channelId &&
-        s.timeZone === add.timeZone &&
-        key(s.times, s.days, s.flags, s.statuses) === wanted,
-    );
+  const same = (await store.list()).find(
+    (s) =>
+      s.ownerId === ownerId &&
+      s.channelId === add.channelId &&
+      s.timeZone === add.timeZone &&
+      key(s.times, s.days, s.flags, s.statuses) === wanted,
+  );
   if (same) return { kind: 'exists', subscription: same };
-  const subscription = store.add({
+  const subscription = await store.add({
     ownerId,
     shopLabel: add.shop,
     channelId: add.channelId,

@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Operation } from '../plat/operations.js';
-import type { DigestRun, DigestSubscription } from '../store/digests.js';
-import type { Store } from '../store/store.js';
+import type { ChargeRecorder } from '../store/ledger.js';
+import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
 import type { FetchPlan } from './fetch-orders.js';
 import type { DigestSummary } from './summarize.js';
 
@@ -79,7 +79,7 @@ export interface DigestPublisher {
 }
 
 /** Points per call: PLAT_PRICES first, else the last charge seen (wired in main.ts). */
-export type PriceOf = (operation: Operation, edition: number | null) => number | null;
+export type PriceOf = (operation: Operation, edition: number | null) => Promise<number | null>;
 
 /** The schedulers' clock: platdesk's one Clock type (src/clock.ts). */
 export type DigestClock = Clock;
@@ -87,6 +87,8 @@ export type DigestClock = Clock;
 export interface DigestDeps {
   client: PlatClient;
   store: Store;
+  /** Where charges go: written to the ledger, or kept until it can be written. */
+  charges: ChargeRecorder;
   publisher: DigestPublisher;
   priceOf: PriceOf;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;

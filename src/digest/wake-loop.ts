@@ -13,9 +13,9 @@ export interface WakeLoopOptions {
   clock: DigestClock;
   maxSleepMs: number;
   /** The next time anything may need doing (ms), without claiming anything. */
-  plan(now: number): number;
+  plan(now: number): Promise<number>;
   /** Claims and starts what is due; an error is reported and the loop goes on. */
-  wake(now: number): void;
+  wake(now: number): Promise<void>;
   onError(error: unknown): void;
 }
 
@@ -41,28 +41,43 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
   let running = false;
   const runs = new Map<number, { promise: Promise<unknown>; abort: AbortController }>();
 
+  /** The plan or wake-up under way (the store answers asynchronously), so idle() can wait for it. */
+  let busy: Promise<void> = Promise.resolve();
+  /** Bumped by every arm(): a plan that a newer arm() overtook does not set the timer. */
+  let generation = 0;
+
   function arm(): void {
     if (!running) return;
-    if (timer !== null) clock.clearTimeout(timer);
+    const mine = ++generation;
     const now = clock.now();
-    const at = Math.min(options.plan(now), now + options.maxSleepMs);
-    // Something due already was looked at just now and could not be claimed (the store refused
-    // or changed under us): look again in a second rather than spin.
-    const delay = at > now ? at - now : 1000;
-    wakeAt = now + delay;
-    // A scheduler must not keep a stopping process alive.
-    timer = unrefTimer(clock.setTimeout(onTimer, delay));
+    busy = busy
+      .then(() => options.plan(now))
+      .catch((error: unknown) => {
+        // The store could not be read: look again after the longest sleep.
+        options.onError(error);
+        return now + options.maxSleepMs;
+      })
+      .then((planned) => {
+        if (!running || mine !== generation) return;
+        if (timer !== null) clock.clearTimeout(timer);
+        const at = Math.min(planned, now + options.maxSleepMs);
+        // Something due already was looked at just now and could not be claimed (the store refused
+        // or changed under us): look again in a second rather than spin.
+        const delay = at > now ? at - now : 1000;
+        wakeAt = now + delay;
+        // A scheduler must not keep a stopping process alive.
+        timer = unrefTimer(clock.setTimeout(onTimer, delay));
+      });
   }
 
   function onTimer(): void {
     timer = null;
     wakeAt = null;
-    try {
-      options.wake(clock.now());
-    } catch (error) {
-      options.onError(error);
-    }
-    arm();
+    const now = clock.now();
+    busy = busy
+      .then(() => options.wake(now))
+      .catch((error: unknown) => options.onError(error))
+      .then(() => arm());
   }
 
   return {
@@ -79,6 +94,8 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
       if (timer !== null) clock.clearTimeout(timer);
       timer = null;
       wakeAt = null;
+      // A wake-up under way may still start a run: abort after it too.
+      await busy;
       for (const { abort } of runs.values()) abort.abort();
       await Promise.allSettled([...runs.values()].map((r) => r.promise));
     },
@@ -95,7 +112,12 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
     },
     inFlight: (id) => runs.has(id),
     async idle() {
-      while (runs.size > 0) await Promise.allSettled([...runs.values()].map((r) => r.promise));
+      for (;;) {
+        const waited = busy;
+        await waited;
+        if (runs.size > 0) await Promise.allSettled([...runs.values()].map((r) => r.promise));
+        else if (busy === waited) return;
+      }
     },
   };
 }

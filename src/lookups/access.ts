@@ -25,9 +25,9 @@ export type AccessRefusal = { ok: false; refusal: Exclude<Refusal, { reason: 'bu
 export type AccessResult = { ok: true; request: LookupRequest } | AccessRefusal;
 
 export interface AccessDeps {
-  access: () => AccessPolicy;
-  shops: () => ShopRegistry;
-  isAdmin: (userId: string) => boolean;
+  access: () => Promise<AccessPolicy>;
+  shops: () => Promise<ShopRegistry>;
+  isAdmin: (userId: string) => Promise<boolean>;
   /** Slack user group membership (usergroups.users.list); only asked when groups are listed. */
   isInGroup: (groupId: string, userId: string) => Promise<boolean>;
 }
@@ -48,8 +48,8 @@ export function findShop(registry: ShopRegistry, key: string): RegisteredShop | 
 }
 
 async function mayRun(deps: AccessDeps, actor: AccessActor): Promise<boolean> {
-  const policy = deps.access();
-  if (policy.mode === 'everyone' || deps.isAdmin(actor.userId)) return true;
+  const policy = await deps.access();
+  if (policy.mode === 'everyone' || (await deps.isAdmin(actor.userId))) return true;
   if (policy.users.includes(actor.userId)) return true;
   if (actor.channelId && policy.channels.includes(actor.channelId)) return true;
   for (const group of policy.groups) if (await deps.isInGroup(group, actor.userId)) return true;
@@ -77,10 +77,10 @@ export async function checkAccess(
   if (!(await mayRun(deps, actor))) return { ok: false, refusal: { reason: 'not_allowed' } };
   const shopKey = shopKeyOf(request);
   if (!shopKey) return { ok: true, request };
-  const registry = deps.shops();
+  const registry = await deps.shops();
   const shop = findShop(registry, shopKey.key);
   if (!shop) {
-    if (registry.registeredOnly && !deps.isAdmin(actor.userId))
+    if (registry.registeredOnly && !(await deps.isAdmin(actor.userId)))
       return { ok: false, refusal: { reason: 'shop_unregistered', shop: shopKey.key } };
     return { ok: true, request };
   }

@@ -1,10 +1,11 @@
 /**
  * Daily and monthly caps in points, per user and for the whole workspace. A call that would
  * exceed a cap is refused before it is made; at 80 % the user is warned. Spend is read from the
- * ledger; points of calls in flight are reserved so concurrent calls cannot overshoot together.
+ * ledger; points of calls in flight are reserved in the store (store/budgets.ts), atomically with
+ * the check, so concurrent calls cannot overshoot together, even from different processes.
  */
 import { offsetAt } from '../digest/zoned-time.js';
-import type { Ledger } from '../store/store.js';
+import type { BudgetReservations, CapLimit, CapUse } from '../store/store.js';
 import type { Budgets, Caps } from './settings.js';
 
 export const WARN_AT = 0.8;
@@ -48,80 +49,101 @@ export function periodStarts(
 }
 
 export interface BudgetGuard {
-  /** Checks `points` more against every cap that applies to this user now. */
-  check(userId: string | null, points: number): BudgetCheck;
+  /** Checks `points` more against every cap that applies to this user now (ledger + reservations). */
+  check(userId: string | null, points: number): Promise<BudgetCheck>;
   /** Every cap that applies to this user now, with what is spent of it (empty: no cap is set). */
-  figures(userId: string | null): CapFigure[];
-  /** Reserves points for a call about to start; the returned function releases them. */
-  reserve(userId: string | null, points: number): () => void;
+  figures(userId: string | null): Promise<CapFigure[]>;
+  /**
+   * Checks and reserves `points` for a call about to start, atomically in the store (two
+   * processes can never both pass a cap). On success, `release` gives the reservation back once
+   * the call's charge is in the ledger (or it made none).
+   */
+  reserve(userId: string | null, points: number): Promise<BudgetCheck & { release: () => Promise<void> }>;
 }
 
+/**
+ * A reservation outlives its call only if its process died mid-call; it then stops counting
+ * after this long (above the plat call deadline with its retries).
+ */
+export const RESERVATION_TTL_MS = 5 * 60 * 1000;
+
+const figureOf = (use: CapUse): CapFigure => ({
+  scope: use.scope,
+  period: use.period,
+  cap: use.cap,
+  spent: use.spent,
+});
+
 export function createBudgetGuard(deps: {
-  ledger: Ledger;
-  budgets: () => Budgets;
+  reservations: BudgetReservations;
+  budgets: () => Promise<Budgets>;
   now: () => Date;
 }): BudgetGuard {
-  const reserved = new Map<string, number>();
-  const WORKSPACE = '*';
-  const reservedFor = (key: string) => reserved.get(key) ?? 0;
-
-  function capsFor(budgets: Budgets, userId: string | null): { scope: CapScope; caps: Caps }[] {
-    const out: { scope: CapScope; caps: Caps }[] = [{ scope: 'workspace', caps: budgets.workspace }];
+  /** Every cap that applies to this user now, with its period. */
+  async function capsFor(userId: string | null): Promise<CapLimit[]> {
+    const budgets = await deps.budgets();
+    const applicable: { scope: CapScope; caps: Caps }[] = [{ scope: 'workspace', caps: budgets.workspace }];
     // Scheduled work (no user) counts against the workspace only.
-    if (userId) out.push({ scope: 'user', caps: budgets.users[userId] ?? budgets.perUser });
-    return out;
-  }
-
-  function figures(userId: string | null): CapFigure[] {
-    const budgets = deps.budgets();
-    const applicable = capsFor(budgets, userId);
+    if (userId) applicable.push({ scope: 'user', caps: budgets.users[userId] ?? budgets.perUser });
     // No caps set (the default): nothing to read from the ledger.
     if (applicable.every(({ caps }) => caps.daily === null && caps.monthly === null)) return [];
     const periods = periodStarts(deps.now(), budgets.timezone);
-    const out: CapFigure[] = [];
+    const limits: CapLimit[] = [];
     for (const { scope, caps } of applicable) {
       for (const period of ['daily', 'monthly'] as const) {
         const cap = caps[period];
         if (cap === null) continue;
         const from = period === 'daily' ? periods.day : periods.month;
         const to = period === 'daily' ? periods.nextDay : periods.nextMonth;
-        const spentInLedger = deps.ledger.totals({
-          from,
-          to,
-          ...(scope === 'user' && userId ? { userId } : {}),
-        }).points;
-        const spent = spentInLedger + reservedFor(scope === 'user' && userId ? userId : WORKSPACE);
-        out.push({ scope, period, cap, spent });
+        limits.push({ scope, period, cap, from, to });
       }
     }
-    return out;
+    return limits;
   }
 
-  return {
-    figures,
+  function verdict(uses: CapUse[], points: number): BudgetCheck {
+    let exceeded: CapFigure | null = null;
+    const warnings: CapFigure[] = [];
+    for (const use of uses) {
+      if (use.spent + points > use.cap) exceeded ??= figureOf(use);
+      else if (use.spent + points >= use.cap * WARN_AT) warnings.push(figureOf(use));
+    }
+    return exceeded ? { ok: false, exceeded, wanted: points, warnings } : { ok: true, warnings };
+  }
 
-    check(userId, points) {
-      const warnings: CapFigure[] = [];
-      let exceeded: CapFigure | null = null;
-      for (const figure of figures(userId)) {
-        if (figure.spent + points > figure.cap) exceeded ??= figure;
-        else if (figure.spent + points >= figure.cap * WARN_AT) warnings.push(figure);
-      }
-      return exceeded ? { ok: false, exceeded, wanted: points, warnings } : { ok: true, warnings };
+  const nothingToRelease = async () => undefined;
+
+  return {
+    async figures(userId) {
+      const caps = await capsFor(userId);
+      if (caps.length === 0) return [];
+      return (await deps.reservations.uses(userId, caps)).map(figureOf);
     },
 
-    reserve(userId, points) {
-      const keys = userId ? [WORKSPACE, userId] : [WORKSPACE];
-      for (const key of keys) reserved.set(key, reservedFor(key) + points);
+    async check(userId, points) {
+      const caps = await capsFor(userId);
+      if (caps.length === 0) return { ok: true, warnings: [] };
+      return verdict(await deps.reservations.uses(userId, caps), points);
+    },
+
+    async reserve(userId, points) {
+      const caps = await capsFor(userId);
+      // Nothing to count against, or nothing to count: no reservation needed.
+      if (caps.length === 0 || points <= 0) {
+        const uses = caps.length === 0 ? [] : await deps.reservations.uses(userId, caps);
+        return { ...verdict(uses, points), release: nothingToRelease };
+      }
+      const result = await deps.reservations.reserve({ userId, points, caps, ttlMs: RESERVATION_TTL_MS });
+      const check = verdict(result.uses, points);
+      if (!result.ok) return { ...check, release: nothingToRelease };
       let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        for (const key of keys) {
-          const left = reservedFor(key) - points;
-          if (left > 0) reserved.set(key, left);
-          else reserved.delete(key);
-        }
+      return {
+        ...check,
+        release: async () => {
+          if (released) return;
+          released = true;
+          await deps.reservations.release(result.id);
+        },
       };
     },
   };

@@ -1,9 +1,11 @@
 /**
  * Answers kept for a while by operation (item details, prices, shop answers by default), so
- * the same question asked again costs nothing. In memory: a restart empties it, which only
- * costs a call. Bounded: the oldest entries go first.
+ * the same question asked again costs nothing. Kept in the store (store/cache.ts), so an answer
+ * paid for by one process is free on every other one, and a restart keeps it.
  */
 import type { Operation } from '../plat/operations.js';
+import { fromJson, toJson } from '../store/json.js';
+import type { AnswerCache } from '../store/store.js';
 import { plannedCalls } from './quote.js';
 import type { LookupOutcome, LookupRequest } from './types.js';
 
@@ -13,9 +15,9 @@ export interface CachedOutcome {
 }
 
 export interface LookupCache {
-  get(request: LookupRequest): CachedOutcome | null;
-  set(request: LookupRequest, outcome: LookupOutcome): void;
-  clear(): void;
+  get(request: LookupRequest): Promise<CachedOutcome | null>;
+  set(request: LookupRequest, outcome: LookupOutcome): Promise<void>;
+  clear(): Promise<void>;
 }
 
 /** One key per distinct question (dates as ISO text). */
@@ -23,44 +25,41 @@ export function requestKey(request: LookupRequest): string {
   return JSON.stringify(request, (_k, v: unknown) => (v instanceof Date ? v.toISOString() : v));
 }
 
-export function createLookupCache(deps: {
-  ttlS: () => Record<Operation, number>;
-  now: () => number;
-  maxEntries?: number;
-}): LookupCache {
-  const entries = new Map<string, CachedOutcome>();
-  const maxEntries = deps.maxEntries ?? 2000;
+/** The longest any answer is kept: older entries are pruned as new ones are written. */
+const MAX_TTL_S_PRUNE = 24 * 3600;
 
+export function createLookupCache(deps: {
+  store: AnswerCache;
+  ttlS: () => Promise<Record<Operation, number>>;
+  now: () => Date;
+}): LookupCache {
   /** A request is cached as long as its shortest-lived operation; 0 means not cached. */
-  const ttlMsOf = (request: LookupRequest) => {
-    const ttl = deps.ttlS();
+  const ttlMsOf = async (request: LookupRequest) => {
+    const ttl = await deps.ttlS();
     return Math.min(...plannedCalls(request).map((c) => ttl[c.operation])) * 1000;
   };
+  let writes = 0;
 
   return {
-    get(request) {
-      const ttlMs = ttlMsOf(request);
+    async get(request) {
+      const ttlMs = await ttlMsOf(request);
       if (ttlMs <= 0) return null;
-      const key = requestKey(request);
-      const hit = entries.get(key);
+      const hit = await deps.store.get(requestKey(request), new Date(deps.now().getTime() - ttlMs + 1));
       if (!hit) return null;
-      if (deps.now() - hit.storedAt >= ttlMs) {
-        entries.delete(key);
-        return null;
-      }
-      return hit;
+      // Answers hold Dates (orders' times): the store's JSON keeps them.
+      return { outcome: fromJson<LookupOutcome>(hit.valueJson), storedAt: hit.storedAt.getTime() };
     },
-    set(request, outcome) {
-      if (ttlMsOf(request) <= 0) return;
-      const key = requestKey(request);
-      entries.delete(key);
-      entries.set(key, { outcome, storedAt: deps.now() });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined) break;
-        entries.delete(oldest);
-      }
+    async set(request, outcome) {
+      if ((await ttlMsOf(request)) <= 0) return;
+      await deps.store.set(requestKey(request), toJson(outcome));
+      // Bounded: every 100th write drops what no TTL can still serve.
+      if (++writes % 100 === 0)
+        await deps.store.prune(
+          new Date(
+            deps.now().getTime() - Math.max(MAX_TTL_S_PRUNE, ...Object.values(await deps.ttlS())) * 1000,
+          ),
+        );
     },
-    clear: () => entries.clear(),
+    clear: () => deps.store.clear(),
   };
 }

@@ -6,11 +6,15 @@
 import { z } from 'zod';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
-import type { AlertSubscription } from '../store/alerts.js';
-import type { DigestSubscription } from '../store/digests.js';
-import type { LedgerEntry, LedgerTotals, Store } from '../store/store.js';
+import type {
+  AlertSubscription,
+  DigestSubscription,
+  LedgerEntry,
+  LedgerTotals,
+  Store,
+} from '../store/store.js';
 import { type CapFigure, periodStarts } from './budgets.js';
-import type { LookupService } from './lookup-service.js';
+import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, PriceOverrides } from './settings.js';
 import type { LookupRequest, QuoteLine } from './types.js';
@@ -36,7 +40,7 @@ export interface HomeLookupLine {
 export interface AdminHome {
   report: UsageReport;
   alerts: { at: Date; alert: AdminAlert | null; text: string }[];
-  /** Budget caps the admins were told about, with the day (settings 'budget.alerted'). */
+  /** Budget caps the admins were told about, with the day (the store's alerts sent). */
   budgetAlerts: { cap: string; day: string }[];
   access: AccessPolicy;
   autoLookup: { channelId: string; cap: number; usedToday: number }[];
@@ -70,15 +74,16 @@ const SAMPLE_REQUESTS: LookupRequest[] = [
   { kind: 'orders', ownerId: 'sample', page: 0, pageSize: 20, filters: {} },
 ];
 
-export function currentPrices(lookups: Pick<LookupService, 'quote'>): QuoteLine[] {
-  const lines = SAMPLE_REQUESTS.flatMap((r) => lookups.quote(r).lines);
+export async function currentPrices(lookups: Pick<LookupService, 'quote'>): Promise<QuoteLine[]> {
+  const quotes = await Promise.all(SAMPLE_REQUESTS.map((r) => lookups.quote(r)));
+  const lines = quotes.flatMap((q) => q.lines);
   return OPERATION_NAMES.map((op) => lines.find((l) => l.operation === op)).filter(
     (l): l is QuoteLine => l !== undefined,
   );
 }
 
 /** Ledger rows (one per call) grouped into lookups by their pending lookup, newest first. */
-function lookupLines(store: Store, entries: LedgerEntry[]): HomeLookupLine[] {
+async function lookupLines(store: Store, entries: LedgerEntry[]): Promise<HomeLookupLine[]> {
   const byKey = new Map<string, HomeLookupLine>();
   for (const e of entries) {
     const key = e.pendingId ?? `call:${e.id}`;
@@ -87,7 +92,7 @@ function lookupLines(store: Store, entries: LedgerEntry[]): HomeLookupLine[] {
       line = {
         at: e.at,
         request: e.pendingId
-          ? (store.pending.get<LookupRequest, unknown>(e.pendingId)?.request ?? null)
+          ? ((await store.pending.get<LookupRequest, unknown>(e.pendingId))?.request ?? null)
           : null,
         operations: [],
         points: 0,
@@ -105,66 +110,70 @@ function lookupLines(store: Store, entries: LedgerEntry[]): HomeLookupLine[] {
   return [...byKey.values()];
 }
 
-export function homeData(
-  deps: { store: Store; lookups: LookupService; isAdmin: (userId: string) => boolean },
+export async function homeData(
+  deps: { store: Store; lookups: LookupService; isAdmin: (userId: string) => Promise<boolean> },
   userId: string,
   now: Date,
-): HomeData {
+): Promise<HomeData> {
   const { store, lookups } = deps;
-  const timeZone = lookups.settings.budgets().timezone;
-  const admin = deps.isAdmin(userId);
-  const mine = (period: 'today' | 'month') => usageReport(store, { period, userId, now, timeZone }).totals;
+  const timeZone = (await lookups.settings.budgets()).timezone;
+  const admin = await deps.isAdmin(userId);
+  const mine = async (period: 'today' | 'month') =>
+    (await usageReport(store, { period, userId, now, timeZone })).totals;
   const to = periodStarts(now, timeZone).nextDay;
-  const entries = store.ledger.list({
+  const entries = await store.ledger.list({
     from: new Date(now.getTime() - HOME_RECENT_DAYS * 86_400_000),
     to,
     userId,
     limit: 500,
   });
-  const lines = lookupLines(store, entries);
+  const lines = await lookupLines(store, entries);
 
   let adminHome: AdminHome | null = null;
   if (admin) {
-    const sent = store.settings.get<Record<string, string>>('budget.alerted') ?? {};
-    const day = autoLookupDay(now, lookups.settings);
+    const day = await autoLookupDay(now, lookups.settings);
+    const channels = (await autoLookupSettings(store.settings).get()).channels;
     adminHome = {
-      report: usageReport(store, { period: 'last30', userId: null, now, timeZone }),
-      alerts: store.audit.list(10, { action: ALERT_ACTION }).map((a) => ({
+      report: await usageReport(store, { period: 'last30', userId: null, now, timeZone }),
+      alerts: (await store.audit.list(10, { action: ALERT_ACTION })).map((a) => ({
         at: a.at,
         alert: parseAlert(a.detail),
         text: a.detail,
       })),
-      budgetAlerts: Object.entries(sent)
-        // The stored value is the instant the local day began: its date in the zone, not in UTC.
-        .map(([cap, at]) => {
-          const ms = Date.parse(at);
-          return { cap, day: Number.isNaN(ms) ? at.slice(0, 10) : localDateOf(ms, timeZone) };
-        })
-        .sort((a, b) => b.day.localeCompare(a.day))
-        .slice(0, 10),
-      access: lookups.settings.access(),
-      autoLookup: Object.entries(autoLookupSettings(store.settings).get().channels).map(
-        ([channelId, { cap }]) => ({
+      budgetAlerts: (await store.alertsSent.recent(BUDGET_ALERT_PREFIX, 10)).map(({ key }) => {
+        const [at = '', cap = key] = key.slice(BUDGET_ALERT_PREFIX.length).split('|');
+        // The key holds the instant the local day began: its date in the zone, not in UTC.
+        const ms = Date.parse(at);
+        return { cap, day: Number.isNaN(ms) ? at.slice(0, 10) : localDateOf(ms, timeZone) };
+      }),
+      access: await lookups.settings.access(),
+      autoLookup: await Promise.all(
+        Object.entries(channels).map(async ([channelId, { cap }]) => ({
           channelId,
           cap,
-          usedToday: store.unfurls.autoUsed(channelId, day),
-        }),
+          usedToday: await store.unfurls.autoUsed(channelId, day),
+        })),
       ),
-      prices: currentPrices(lookups),
-      overrides: lookups.settings.priceOverrides(),
-      digests: store.digests.list(),
-      shipAlerts: store.alerts.list().map((subscription) => ({
-        subscription,
-        spentToday: store.alerts.spentOn(subscription.id, localDateOf(now.getTime(), subscription.timeZone)),
-      })),
+      prices: await currentPrices(lookups),
+      overrides: await lookups.settings.priceOverrides(),
+      digests: await store.digests.list(),
+      shipAlerts: await Promise.all(
+        (await store.alerts.list()).map(async (subscription) => ({
+          subscription,
+          spentToday: await store.alerts.spentOn(
+            subscription.id,
+            localDateOf(now.getTime(), subscription.timeZone),
+          ),
+        })),
+      ),
     };
   }
   return {
     userId,
     admin,
     timeZone,
-    today: mine('today'),
-    month: mine('month'),
+    today: await mine('today'),
+    month: await mine('month'),
     recent: lines.slice(0, HOME_RECENT_MAX),
     recentMore: Math.max(0, lines.length - HOME_RECENT_MAX),
     adminHome,
@@ -209,6 +218,6 @@ export function parseAlert(detail: string): AdminAlert | null {
 }
 
 /** Records an alert sent to the admins, so the App Home can show the recent ones. */
-export function recordAlert(store: Store, alert: AdminAlert): void {
-  store.audit.record({ actorId: 'platdesk', action: ALERT_ACTION, detail: JSON.stringify(alert) });
+export function recordAlert(store: Store, alert: AdminAlert): Promise<void> {
+  return store.audit.record({ actorId: 'platdesk', action: ALERT_ACTION, detail: JSON.stringify(alert) });
 }

@@ -27,19 +27,22 @@ export interface Pruned {
   alerts: number;
 }
 
-export function pruneOldRows(store: Store, now: Date): Pruned {
+export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
   const before = (ms: number) => new Date(now.getTime() - ms);
-  return {
-    confirmations: store.pending.prune(before(CONFIRMATION_KEEP_MS)),
-    events: store.unfurls.forgetEvents(before(EVENT_MEMORY_MS)),
-    unfurls: store.unfurls.prune(before(UNFURL_KEEP_MS)),
-    alerts: store.alerts.prune(before(ALERT_KEEP_MS)),
+  const pruned = {
+    confirmations: await store.pending.prune(before(CONFIRMATION_KEEP_MS)),
+    events: await store.unfurls.forgetEvents(before(EVENT_MEMORY_MS)),
+    unfurls: await store.unfurls.prune(before(UNFURL_KEEP_MS)),
+    alerts: await store.alerts.prune(before(ALERT_KEEP_MS)),
   };
+  // Reservations whose process died mid-call.
+  await store.budgets.prune();
+  return pruned;
 }
 
 export interface Housekeeping {
   /** Prunes now (also done at start). */
-  run(): Pruned | null;
+  run(): Promise<Pruned | null>;
   start(): void;
   stop(): void;
 }
@@ -52,9 +55,9 @@ export function createHousekeeping(deps: {
 }): Housekeeping {
   let timer: NodeJS.Timeout | undefined;
   const housekeeping: Housekeeping = {
-    run() {
+    async run() {
       try {
-        const pruned = pruneOldRows(deps.store, deps.now());
+        const pruned = await pruneOldRows(deps.store, deps.now());
         if (pruned.confirmations + pruned.events + pruned.unfurls + pruned.alerts > 0)
           deps.logger.info(pruned, 'old rows pruned');
         return pruned;
@@ -65,8 +68,8 @@ export function createHousekeeping(deps: {
       }
     },
     start() {
-      housekeeping.run();
-      timer ??= setInterval(() => housekeeping.run(), deps.everyMs ?? HOUSEKEEPING_EVERY_MS);
+      void housekeeping.run();
+      timer ??= setInterval(() => void housekeeping.run(), deps.everyMs ?? HOUSEKEEPING_EVERY_MS);
       timer.unref();
     },
     stop() {

@@ -17,13 +17,13 @@ export const CLAIM_LEASE_MS = 30_000;
 export const CLAIM_RENEW_MS = 10_000;
 
 /** Marks interrupted every running claim whose holder is gone; returns those this caller marked. */
-export function interruptGoneClaims(store: Store, me: Instance, now: Date): Pending[] {
+export async function interruptGoneClaims(store: Store, me: Instance, now: Date): Promise<Pending[]> {
   const marked: Pending[] = [];
-  for (const claim of store.pending.runningClaims<Pending['request'], Pending['quote']>()) {
+  for (const claim of await store.pending.runningClaims<Pending['request'], Pending['quote']>()) {
     if (claim.claimedBy === me.id) continue;
     const leaseOver = claim.leaseExpiresAt === null || claim.leaseExpiresAt.getTime() <= now.getTime();
     if (!leaseOver && !(claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me))) continue;
-    const interrupted = store.pending.interrupt<Pending['request'], Pending['quote']>(
+    const interrupted = await store.pending.interrupt<Pending['request'], Pending['quote']>(
       claim.id,
       claim.claimedBy,
     );

@@ -29,27 +29,27 @@ const KEYS = {
 
 /** The stored language choices. `null` means "not set" (auto for a person, the default for a channel). */
 export interface LocaleSettings {
-  user(userId: string): Locale | null;
-  setUser(userId: string, locale: Locale | null): void;
-  channel(channelId: string): Locale | null;
-  setChannel(channelId: string, locale: Locale | null, actorId: string): void;
+  user(userId: string): Promise<Locale | null>;
+  setUser(userId: string, locale: Locale | null): Promise<void>;
+  channel(channelId: string): Promise<Locale | null>;
+  setChannel(channelId: string, locale: Locale | null, actorId: string): Promise<void>;
   /** The admin's workspace default, else `initial` (PLATDESK_LOCALE), else English. */
-  workspace(): Locale;
-  setWorkspace(locale: Locale, actorId: string): void;
+  workspace(): Promise<Locale>;
+  setWorkspace(locale: Locale, actorId: string): Promise<void>;
 }
 
 export function createLocaleSettings(settings: Settings, initial: Locale = 'en'): LocaleSettings {
-  const read = (key: string): Locale | null => toLocale(settings.get<string>(key));
-  const write = (key: string, locale: Locale | null, actorId: string) => {
-    if (locale === null) settings.delete(key, actorId);
-    else settings.set(key, locale, actorId);
+  const read = async (key: string): Promise<Locale | null> => toLocale(await settings.get<string>(key));
+  const write = async (key: string, locale: Locale | null, actorId: string): Promise<void> => {
+    if (locale === null) await settings.delete(key, actorId);
+    else await settings.set(key, locale, actorId);
   };
   return {
     user: (userId) => read(KEYS.user(userId)),
     setUser: (userId, locale) => write(KEYS.user(userId), locale, userId),
     channel: (channelId) => read(KEYS.channel(channelId)),
     setChannel: (channelId, locale, actorId) => write(KEYS.channel(channelId), locale, actorId),
-    workspace: () => read(KEYS.workspace) ?? initial,
+    workspace: async () => (await read(KEYS.workspace)) ?? initial,
     setWorkspace: (locale, actorId) => write(KEYS.workspace, locale, actorId),
   };
 }

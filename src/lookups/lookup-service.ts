@@ -13,9 +13,9 @@ import { currentCorrelationId } from '../correlation.js';
 import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
-import { ledgerEntryFor } from '../plat/ledger-entry.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
+import { type ChargeRecorder, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
 import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess, type Refusal } from './access.js';
 import {
@@ -28,9 +28,12 @@ import {
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
 import { CLAIM_LEASE_MS } from './interrupted.js';
-import { configuredPrice, mergePrices, quote } from './quote.js';
+import { configuredPrice, mergePrices, plannedCalls, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
+
+/** Keys of budget alerts in the store's alerts sent: prefix, the local day (ISO), '|', the cap. */
+export const BUDGET_ALERT_PREFIX = 'budget|';
 
 /** DESIGN rule 2 / issue: a confirmation expires after 10 minutes. */
 export const CONFIRM_TTL_MS = 10 * 60 * 1000;
@@ -83,26 +86,28 @@ export interface LookupServiceOptions {
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   confirmTtlMs?: number;
   now?: () => Date;
-  isAdmin?: (userId: string) => boolean;
+  isAdmin?: (userId: string) => Promise<boolean>;
   isInGroup?: AccessDeps['isInGroup'];
   onBudgetAlert?: (alert: BudgetAlert) => void;
+  /** Where charges go (default: a recorder over store.ledger). */
+  charges?: ChargeRecorder;
 }
 
 export interface LookupService {
   readonly settings: SpendSettings;
   /** Who this service claims as; its leases are renewed by the claim watch while it runs. */
   readonly holder: ClaimHolder;
-  quote(request: LookupRequest): Quote;
+  quote(request: LookupRequest): Promise<Quote>;
   /** Checks, quotes and stores the request; never calls the plat API. */
   prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
   /**
    * A follow-up of a lookup already allowed (the next page of orders): stored without the
    * access and cache steps, never auto-claimed; caps are still checked before each call.
    */
-  prepareFollowUp(request: LookupRequest, actor: Actor, summary: string): Pending;
+  prepareFollowUp(request: LookupRequest, actor: Actor, summary: string): Promise<Pending>;
   /** Confirm: single-use, only by the user who asked, only before expiry. */
-  claim(pendingId: string, userId: string): Claimed;
-  cancel(pendingId: string, userId: string): Claimed;
+  claim(pendingId: string, userId: string): Promise<Claimed>;
+  cancel(pendingId: string, userId: string): Promise<Claimed>;
   /**
    * Runs a claimed lookup; records every call that reached the service; marks it done or
    * failed. Rejects with PlatError. An identical lookup already in flight is shared: the follower is not charged.
@@ -115,6 +120,8 @@ export interface LookupService {
   hold<T>(work: Promise<T>): Promise<T>;
   /** Graceful shutdown: waits for the lookups already running (confirmed calls) to finish and be recorded. */
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
+  /** Charges kept because the ledger could not be written, written once the store answers. */
+  readonly charges: ChargeRecorder;
 }
 
 /**
@@ -151,11 +158,21 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   const { client, store, logger } = options;
   const ttlMs = options.confirmTtlMs ?? CONFIRM_TTL_MS;
   const now = options.now ?? (() => new Date());
-  const isAdmin = options.isAdmin ?? (() => false);
+  const isAdmin = options.isAdmin ?? (async () => false);
   const holder = options.holder ?? { instanceId: currentInstance().id, leaseMs: CLAIM_LEASE_MS };
   const settings = spendSettings(store.settings);
-  const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
-  const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
+  const guard: BudgetGuard = createBudgetGuard({
+    reservations: store.budgets,
+    budgets: settings.budgets,
+    now,
+  });
+  const cache: LookupCache = createLookupCache({ store: store.cache, ttlS: settings.cacheTtlS, now });
+  const charges =
+    options.charges ??
+    createChargeRecorder({
+      ledger: store.ledger,
+      logger: options.logger ?? { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
   const inFlight = new Map<string, Promise<LookupOutcome>>();
   /** Every run in progress (leaders and followers), for drain(). */
   const running = new Set<Promise<unknown>>();
@@ -167,7 +184,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   };
 
   /** PLAT_PRICES with the admins' overrides (read each time: a change applies to the next quote). */
-  const prices = () => mergePrices(options.prices, settings.priceOverrides());
+  const prices = async () => mergePrices(options.prices, await settings.priceOverrides());
   function hold<T>(work: Promise<T>): Promise<T> {
     running.add(work);
     void work.then(
@@ -177,37 +194,47 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     return work;
   }
 
-  const quoteOf = (request: LookupRequest) =>
-    quote(request, {
-      prices: prices(),
-      lastCharge: (operation, edition) => store.ledger.lastCharge(operation, edition),
+  const quoteOf = async (request: LookupRequest) => {
+    // The last charge of each planned operation, read first: quote() itself stays pure.
+    const seen = new Map<Operation, number | null>();
+    for (const { operation } of plannedCalls(request))
+      if (!seen.has(operation))
+        seen.set(operation, await store.ledger.lastCharge(operation, client.editionFor(operation)));
+    return quote(request, {
+      prices: await prices(),
+      lastCharge: (operation) => seen.get(operation) ?? null,
       editionFor: (operation) => client.editionFor(operation),
     });
+  };
 
   /** The best estimate of one call's points, for the per-call budget check. */
-  const pointsPerCall = (operation: Operation) => {
+  const pointsPerCall = async (operation: Operation) => {
     if (OPERATIONS[operation].charge === 'quota') return 0;
     const edition = client.editionFor(operation);
-    return configuredPrice(prices(), operation, edition) ?? store.ledger.lastCharge(operation, edition) ?? 0;
+    return (
+      configuredPrice(await prices(), operation, edition) ??
+      (await store.ledger.lastCharge(operation, edition)) ??
+      0
+    );
   };
 
   /**
    * Admins hear of each cap once per day: once when it reaches 80 %, once when it first refuses
    * a lookup (kept in the store, so a restart does not repeat it).
    */
-  function alertOnce(figure: CapFigure, userId: string | null, refused: boolean) {
+  async function alertOnce(figure: CapFigure, userId: string | null, refused: boolean) {
     if (!options.onBudgetAlert) return;
-    const day = periodStarts(now(), settings.budgets().timezone).day.toISOString();
-    const key = `${figure.scope}:${figure.scope === 'user' ? userId : '*'}:${figure.period}:${refused ? 'refused' : 'warned'}`;
-    const sent = store.settings.get<Record<string, string>>('budget.alerted') ?? {};
-    if (sent[key] === day) return;
-    store.settings.set('budget.alerted', { ...sent, [key]: day }, 'platdesk');
+    const day = periodStarts(now(), (await settings.budgets()).timezone).day.toISOString();
+    const cap = `${figure.scope}:${figure.scope === 'user' ? userId : '*'}:${figure.period}:${refused ? 'refused' : 'warned'}`;
+    const key = `${BUDGET_ALERT_PREFIX}${day}|${cap}`;
+    // Once ever per key (the key holds the day): whichever process gets there first sends it.
+    if (!(await store.alertsSent.claim(key, Number.POSITIVE_INFINITY))) return;
     options.onBudgetAlert({ figure, userId, refused });
   }
 
-  function budgetVerdict(check: BudgetCheck, userId: string | null) {
-    for (const w of check.warnings) alertOnce(w, userId, false);
-    if (!check.ok) alertOnce(check.exceeded, userId, true);
+  async function budgetVerdict(check: BudgetCheck, userId: string | null) {
+    for (const w of check.warnings) await alertOnce(w, userId, false);
+    if (!check.ok) await alertOnce(check.exceeded, userId, true);
   }
 
   /** The client with a budget check and reservation around every call (caps hold mid-batch). */
@@ -215,15 +242,21 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     const wrap =
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
       async (input: A, o?: CallOptions): Promise<R> => {
-        const points = pointsPerCall(operation);
-        const check = guard.check(userId, points);
-        budgetVerdict(check, userId);
-        if (!check.ok) throw new PlatBudgetError(operation, check.exceeded, points);
-        const release = guard.reserve(userId, points);
+        const points = await pointsPerCall(operation);
+        // Checked and reserved in one store transaction: no other call, in this process or
+        // another, can pass the same cap in between.
+        const reservation = await guard.reserve(userId, points);
+        await budgetVerdict(reservation, userId);
+        if (!reservation.ok) throw new PlatBudgetError(operation, reservation.exceeded, points);
         try {
           return await call(input, o);
         } finally {
-          release();
+          // The charge is in the ledger (or kept for it) by now; a reservation left by a failed
+          // release expires on its own (RESERVATION_TTL_MS).
+          await charges.flush().catch(() => undefined);
+          await reservation
+            .release()
+            .catch((err: unknown) => logger?.warn({ err }, 'budget reservation not released'));
         }
       };
     return {
@@ -259,12 +292,12 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       const access = await checkAccess(accessDeps, rawRequest, actor);
       if (!access.ok) return { kind: 'refused', refusal: access.refusal };
       const request = access.request;
-      const q = quoteOf(request);
+      const q = await quoteOf(request);
 
       if (prepareOptions.useCache ?? true) {
-        const hit = cache.get(request);
+        const hit = await cache.get(request);
         if (hit) {
-          const refresh = createPending(request, actor, summary, q);
+          const refresh = await createPending(request, actor, summary, q);
           return {
             kind: 'cached',
             outcome: hit.outcome,
@@ -279,16 +312,16 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       // cannot be checked, so only an admin may run it (and so learn the price); others are told
       // what is left and how an admin sets the price.
       const unknown = unknownPriceLines(q);
-      if (unknown.length > 0 && !isAdmin(actor.userId)) {
-        const caps = guard.figures(actor.userId);
+      if (unknown.length > 0 && !(await isAdmin(actor.userId))) {
+        const caps = await guard.figures(actor.userId);
         if (caps.length > 0) {
           const operations = [...new Set(unknown.map((l) => l.operation))];
           return { kind: 'refused', refusal: { reason: 'price_unknown', operations, caps } };
         }
       }
 
-      const check = guard.check(actor.userId, q.totalPoints ?? 0);
-      budgetVerdict(check, actor.userId);
+      const check = await guard.check(actor.userId, q.totalPoints ?? 0);
+      await budgetVerdict(check, actor.userId);
       if (!check.ok)
         return {
           kind: 'refused',
@@ -302,8 +335,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           },
         };
 
-      const pending = createPending(request, actor, summary, q);
-      const threshold = store.prefs.getConfirmThreshold(actor.userId);
+      const pending = await createPending(request, actor, summary, q);
+      const threshold = await store.prefs.getConfirmThreshold(actor.userId);
       // Under the user's own threshold (default: always ask). Unknown prices always ask.
       if (
         (prepareOptions.allowAuto ?? true) &&
@@ -311,13 +344,15 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         q.totalPoints !== null &&
         q.totalPoints < threshold
       ) {
-        const claimed = store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId, holder);
+        // Stored (durably, awaited) before anything can call: DESIGN rule 2.
+        const claimed = await store.pending.claim<LookupRequest, Quote>(pending.id, actor.userId, holder);
         if (claimed.ok) return { kind: 'auto', pending: claimed.pending, quote: q, warnings: check.warnings };
       }
       return { kind: 'confirm', pending, quote: q, warnings: check.warnings };
     },
 
-    prepareFollowUp: (request, actor, summary) => createPending(request, actor, summary, quoteOf(request)),
+    prepareFollowUp: async (request, actor, summary) =>
+      createPending(request, actor, summary, await quoteOf(request)),
     claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId, holder),
     cancel: (pendingId, userId) => store.pending.cancel<LookupRequest, Quote>(pendingId, userId),
 
@@ -326,6 +361,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     },
 
     hold,
+    charges,
 
     async drain(timeoutMs) {
       const count = running.size;
@@ -351,7 +387,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       // Single-flight: the same question is being asked right now; share its answer, free.
       try {
         const outcome = await leader;
-        store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
+        await store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
         return {
           ...outcome,
           chargedPoints: 0,
@@ -359,14 +395,15 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           shared: true,
         };
       } catch (error) {
-        store.pending.finish(pending.id, 'failed', null);
+        await store.pending.finish(pending.id, 'failed', null).catch(() => undefined);
         throw error;
       }
     }
 
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
     const record = (event: ChargeEvent) => {
-      store.ledger.record(
+      // Never lost: kept and written later when the store cannot be written now.
+      void charges.record(
         ledgerEntryFor(event, {
           userId: pending.userId,
           channelId: pending.channelId,
@@ -380,11 +417,17 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     inFlight.set(key, running);
     try {
       const outcome = await running;
-      cache.set(pending.request, outcome);
-      store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
+      await cache
+        .set(pending.request, outcome)
+        .catch((err: unknown) => logger?.warn({ err }, 'answer not cached'));
+      // The answer is given even if the store cannot mark the lookup done now: the row stays
+      // 'running', which start-up reports as interrupted rather than re-running it.
+      await store.pending
+        .finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null)
+        .catch((err: unknown) => logger?.warn({ err, pendingId: pending.id }, 'lookup not marked done'));
       return outcome;
     } catch (error) {
-      store.pending.finish(pending.id, 'failed', null);
+      await store.pending.finish(pending.id, 'failed', null).catch(() => undefined);
       logger?.warn(
         { err: error, pendingId: pending.id, kind: pending.request.kind, correlationId },
         'lookup failed',

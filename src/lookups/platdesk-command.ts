@@ -81,7 +81,7 @@ const invalid = (
 
 export interface PlatdeskContext {
   userId: string;
-  isAdmin: (userId: string) => boolean;
+  isAdmin: (userId: string) => Promise<boolean>;
   /** Admins named in PLATDESK_ADMINS (cannot be removed from the app). */
   configuredAdmins: readonly string[];
   store: Store;
@@ -125,10 +125,10 @@ const ADMIN_ONLY = new Set([
 /** `/platdesk language #channel …` and `language workspace …` change what others read: admins only. */
 const ADMIN_LANGUAGE_SCOPES = /^(workspace|<#|[CG][A-Z0-9]{2,})/;
 
-export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): PlatdeskResult {
+export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const tokens = text.trim().split(/\s+/).filter(Boolean);
   const [sub = 'help', ...rest] = tokens.map((t, i) => (i === 0 ? t.toLowerCase() : t));
-  const admin = ctx.isAdmin(ctx.userId);
+  const admin = await ctx.isAdmin(ctx.userId);
   if (sub === 'help' || sub === '?' || sub === '帮助') return { kind: 'help', admin };
   if (ADMIN_ONLY.has(sub) && !admin) return { kind: 'denied', reason: 'admin_only', subcommand: sub };
   switch (sub) {
@@ -166,13 +166,13 @@ export function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Platdesk
     case 'digest-cap':
       return digestCapCommand(rest, ctx);
     case 'audit':
-      return { kind: 'audit', records: ctx.store.audit.list(20) };
+      return { kind: 'audit', records: await ctx.store.audit.list(20) };
     default:
       return invalid('unknown_subcommand', { subcommand: sub });
   }
 }
 
-function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): PlatdeskResult {
+async function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): Promise<PlatdeskResult> {
   let period: ReportPeriod = 'today';
   let userId: string | null = ctx.userId;
   for (const t of rest) {
@@ -187,18 +187,18 @@ function usage(rest: string[], ctx: PlatdeskContext, admin: boolean): PlatdeskRe
     }
   }
   if (userId !== ctx.userId && !admin) return { kind: 'denied', reason: 'others_spend' };
-  const report = usageReport(ctx.store, {
+  const report = await usageReport(ctx.store, {
     period,
     userId,
     now: ctx.now,
-    timeZone: ctx.settings.budgets().timezone,
+    timeZone: (await ctx.settings.budgets()).timezone,
   });
   return { kind: 'usage', report };
 }
 
-function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function exportCsv(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const arg = rest[0]?.toLowerCase() ?? 'month';
-  const timeZone = ctx.settings.budgets().timezone;
+  const timeZone = (await ctx.settings.budgets()).timezone;
   let range: { from: Date; to: Date };
   let label: string;
   const ym = arg.match(/^(\d{4})-(\d{2})$/);
@@ -213,7 +213,8 @@ function exportCsv(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     // The month as the budget zone counts it (range.from in UTC is the day before east of Greenwich).
     label = arg === 'month' ? localMonth(ctx.now, timeZone) : arg;
   } else return invalid('export_arg');
-  const entries = [...ctx.store.ledger.iterate(range)];
+  const entries: LedgerEntry[] = [];
+  for await (const entry of ctx.store.ledger.iterate(range)) entries.push(entry);
   return { kind: 'export', filename: `platdesk-ledger-${label}.csv`, entries };
 }
 
@@ -222,25 +223,29 @@ function localMonth(at: Date, timeZone: string): string {
   return localDateOf(at.getTime(), timeZone).slice(0, 7);
 }
 
-function confirmPreference(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function confirmPreference(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [mode, value] = rest.map((t) => t.toLowerCase());
   if (mode === 'always') {
-    ctx.store.prefs.setConfirmThreshold(ctx.userId, null);
+    await ctx.store.prefs.setConfirmThreshold(ctx.userId, null);
     return { kind: 'confirm', threshold: null, changed: true };
   }
   if (mode === 'under' && value !== undefined && /^\d{1,6}$/.test(value)) {
-    ctx.store.prefs.setConfirmThreshold(ctx.userId, Number(value));
+    await ctx.store.prefs.setConfirmThreshold(ctx.userId, Number(value));
     return { kind: 'confirm', threshold: Number(value), changed: true };
   }
-  return { kind: 'confirm', threshold: ctx.store.prefs.getConfirmThreshold(ctx.userId), changed: false };
+  return {
+    kind: 'confirm',
+    threshold: await ctx.store.prefs.getConfirmThreshold(ctx.userId),
+    changed: false,
+  };
 }
 
-function access(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function access(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [mode, ...who] = rest;
-  if (!mode) return { kind: 'access', policy: ctx.settings.access() };
+  if (!mode) return { kind: 'access', policy: await ctx.settings.access() };
   if (mode.toLowerCase() === 'everyone') {
     const policy: AccessPolicy = { mode: 'everyone', users: [], groups: [], channels: [] };
-    ctx.settings.setAccess(policy, ctx.userId);
+    await ctx.settings.setAccess(policy, ctx.userId);
     return { kind: 'access', policy };
   }
   if (mode.toLowerCase() === 'only') {
@@ -248,14 +253,14 @@ function access(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     if (m.unknown.length > 0 || m.users.length + m.groups.length + m.channels.length === 0)
       return invalid('access_only');
     const policy: AccessPolicy = { mode: 'listed', users: m.users, groups: m.groups, channels: m.channels };
-    ctx.settings.setAccess(policy, ctx.userId);
+    await ctx.settings.setAccess(policy, ctx.userId);
     return { kind: 'access', policy };
   }
   return invalid('access_arg');
 }
 
-function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
-  const current = ctx.settings.budgets();
+async function budget(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const current = await ctx.settings.budgets();
   if (rest.length === 0) return { kind: 'budgets', budgets: current };
   if (rest[0]?.toLowerCase() === 'timezone') {
     const zone = rest[1] ?? '';
@@ -263,7 +268,7 @@ function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
       return invalid('not_zone', { zone });
     }
     const next = { ...current, timezone: canonicalTimeZone(zone) ?? zone };
-    ctx.settings.setBudgets(next, ctx.userId);
+    await ctx.settings.setBudgets(next, ctx.userId);
     return { kind: 'budgets', budgets: next };
   }
   const [whoRaw = '', periodRaw = '', amountRaw = ''] = rest;
@@ -281,19 +286,19 @@ function budget(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
     if (!user) return invalid('budget_who');
     next.users[user] = { ...(next.users[user] ?? { daily: null, monthly: null }), [period]: amount };
   }
-  ctx.settings.setBudgets(next, ctx.userId);
+  await ctx.settings.setBudgets(next, ctx.userId);
   return { kind: 'budgets', budgets: next };
 }
 
-function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): PlatdeskResult {
-  const registry = ctx.settings.shops();
+async function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const registry = await ctx.settings.shops();
   const list = (): PlatdeskResult => ({ kind: 'shops', registry });
   const [action = 'list', alias = '', ...options] = rest;
   if (sub === 'shops' && action.toLowerCase() === 'registered-only') {
     const on = alias.toLowerCase() === 'on';
     if (!['on', 'off'].includes(alias.toLowerCase())) return invalid('registered_only');
     registry.registeredOnly = on;
-    ctx.settings.setShops(registry, ctx.userId);
+    await ctx.settings.setShops(registry, ctx.userId);
     return list();
   }
   if (sub === 'shops' || action.toLowerCase() === 'list') return list();
@@ -301,7 +306,7 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
     const before = registry.shops.length;
     registry.shops = registry.shops.filter((s) => s.alias.toLowerCase() !== alias.toLowerCase());
     if (registry.shops.length === before) return invalid('no_shop', { alias });
-    ctx.settings.setShops(registry, ctx.userId);
+    await ctx.settings.setShops(registry, ctx.userId);
     return list();
   }
   if (action.toLowerCase() !== 'add') return invalid('shop_usage');
@@ -321,40 +326,40 @@ function shops(sub: 'shop' | 'shops', rest: string[], ctx: PlatdeskContext): Pla
   if (!shop.ownerId && !shop.shopId) problems.push({ code: 'shop_ids' });
   if (problems.length > 0) return { kind: 'invalid', problems };
   registry.shops = [...registry.shops.filter((s) => s.alias.toLowerCase() !== alias.toLowerCase()), shop];
-  ctx.settings.setShops(registry, ctx.userId);
+  await ctx.settings.setShops(registry, ctx.userId);
   return list();
 }
 
-function cache(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function cache(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [operation = '', seconds = ''] = rest;
   if (operation) {
     if (!isOperation(operation) || !/^\d{1,7}$/.test(seconds))
       return invalid('cache_usage', { operations: OPERATION_NAMES.join(', ') });
-    const stored = ctx.store.settings.get<Record<string, number>>(SETTING_KEYS.cacheTtl) ?? {};
-    ctx.settings.setCacheTtl({ ...stored, [operation]: Number(seconds) }, ctx.userId);
+    const stored = (await ctx.store.settings.get<Record<string, number>>(SETTING_KEYS.cacheTtl)) ?? {};
+    await ctx.settings.setCacheTtl({ ...stored, [operation]: Number(seconds) }, ctx.userId);
   }
-  return { kind: 'cache', ttl: ctx.settings.cacheTtlS() };
+  return { kind: 'cache', ttl: await ctx.settings.cacheTtlS() };
 }
 
 /** A digest estimated above this many points asks an admin before fetching (issue 6). */
-function digestCapCommand(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function digestCapCommand(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const [value] = rest;
   if (value !== undefined) {
     if (!/^\d{1,7}$/.test(value)) return invalid('digest_cap');
-    ctx.store.settings.set(MAX_POINTS_SETTING, Number(value), ctx.userId);
+    await ctx.store.settings.set(MAX_POINTS_SETTING, Number(value), ctx.userId);
   }
-  return { kind: 'digest-cap', points: digestCap(ctx.store) };
+  return { kind: 'digest-cap', points: await digestCap(ctx.store) };
 }
 
-function admins(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
-  const stored = ctx.store.settings.get<string[]>(SETTING_KEYS.admins) ?? [];
+async function admins(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const stored = (await ctx.store.settings.get<string[]>(SETTING_KEYS.admins)) ?? [];
   const [action = '', ...who] = rest;
   const m = mentions(who);
   if (action === 'add' || action === 'remove') {
     if (m.users.length === 0) return invalid('admins_usage', { action });
     const next =
       action === 'add' ? [...new Set([...stored, ...m.users])] : stored.filter((u) => !m.users.includes(u));
-    ctx.store.settings.set(SETTING_KEYS.admins, next, ctx.userId);
+    await ctx.store.settings.set(SETTING_KEYS.admins, next, ctx.userId);
     const kept = action === 'remove' ? m.users.filter((u) => ctx.configuredAdmins.includes(u)) : [];
     return { kind: 'admins', admins: [...new Set([...ctx.configuredAdmins, ...next])], kept };
   }
@@ -366,15 +371,15 @@ function admins(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
  * else the workspace default). Admins: `language #channel zh-CN|en|default` for what a channel
  * reads (digests, unfurls, public answers), `language workspace zh-CN|en` for the default.
  */
-function language(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
+async function language(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const { locales } = ctx;
   const [first = '', second = ''] = rest;
-  const base = { workspace: locales.workspace() };
+  const base = { workspace: await locales.workspace() };
   if (first.toLowerCase() === 'workspace') {
     if (second === '') return { kind: 'language', scope: 'workspace', choice: null, changed: false, ...base };
     const locale = toLocale(second);
     if (!locale) return invalid('language_usage');
-    locales.setWorkspace(locale, ctx.userId);
+    await locales.setWorkspace(locale, ctx.userId);
     return { kind: 'language', scope: 'workspace', choice: null, changed: true, workspace: locale };
   }
   const channelId = first ? (mentions([first]).channels[0] ?? null) : null;
@@ -384,21 +389,27 @@ function language(rest: string[], ctx: PlatdeskContext): PlatdeskResult {
         kind: 'language',
         scope: 'channel',
         channelId,
-        choice: locales.channel(channelId),
+        choice: await locales.channel(channelId),
         changed: false,
         ...base,
       };
     const isDefault = /^(default|auto)$/i.test(second);
     const locale = toLocale(second);
     if (!isDefault && !locale) return invalid('language_usage');
-    locales.setChannel(channelId, locale, ctx.userId);
+    await locales.setChannel(channelId, locale, ctx.userId);
     return { kind: 'language', scope: 'channel', channelId, choice: locale, changed: true, ...base };
   }
   if (first === '')
-    return { kind: 'language', scope: 'user', choice: locales.user(ctx.userId), changed: false, ...base };
+    return {
+      kind: 'language',
+      scope: 'user',
+      choice: await locales.user(ctx.userId),
+      changed: false,
+      ...base,
+    };
   const isAuto = /^(auto|automatic|自动)$/i.test(first);
   const locale = toLocale(first);
   if ((!isAuto && !locale) || rest.length > 1) return invalid('language_usage');
-  locales.setUser(ctx.userId, locale);
+  await locales.setUser(ctx.userId, locale);
   return { kind: 'language', scope: 'user', choice: locale, changed: true, ...base };
 }

@@ -29,15 +29,15 @@ export interface UsageReport {
  * query per day (at most 31, on the indexed time column) rather than a UTC day in SQL, so the
  * days the report lists are the days the budgets count.
  */
-function totalsByLocalDay(
+async function totalsByLocalDay(
   store: Store,
   q: { from: Date; to: Date; userId: string | null; timeZone: string },
-): LedgerGroupRow[] {
+): Promise<LedgerGroupRow[]> {
   const rows: LedgerGroupRow[] = [];
   for (let day = q.from; day < q.to; ) {
     const next = periodStarts(day, q.timeZone).nextDay;
     const to = next < q.to ? next : q.to;
-    const totals = store.ledger.totals({ from: day, to, ...(q.userId ? { userId: q.userId } : {}) });
+    const totals = await store.ledger.totals({ from: day, to, ...(q.userId ? { userId: q.userId } : {}) });
     if (totals.calls > 0) rows.push({ key: localDateOf(day.getTime(), q.timeZone), ...totals });
     day = next;
   }
@@ -56,21 +56,27 @@ export function reportRange(period: ReportPeriod, now: Date, timeZone: string): 
   }
 }
 
-export function usageReport(
+export async function usageReport(
   store: Store,
   q: { period: ReportPeriod; userId: string | null; now: Date; timeZone: string },
-): UsageReport {
+): Promise<UsageReport> {
   const range = reportRange(q.period, q.now, q.timeZone);
   const scope = { ...range, ...(q.userId ? { userId: q.userId } : {}) };
+  const [totals, byOperation, byUser, byDay] = await Promise.all([
+    store.ledger.totals(scope),
+    store.ledger.groupTotals('operation', scope),
+    q.userId ? [] : store.ledger.groupTotals('user', scope),
+    totalsByLocalDay(store, { ...range, userId: q.userId, timeZone: q.timeZone }),
+  ]);
   return {
     period: q.period,
     ...range,
     timeZone: q.timeZone,
     userId: q.userId,
-    totals: store.ledger.totals(scope),
-    byOperation: store.ledger.groupTotals('operation', scope),
-    byUser: q.userId ? [] : store.ledger.groupTotals('user', scope),
-    byDay: totalsByLocalDay(store, { ...range, userId: q.userId, timeZone: q.timeZone }),
+    totals,
+    byOperation,
+    byUser,
+    byDay,
   };
 }
 

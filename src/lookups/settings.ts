@@ -95,23 +95,23 @@ export const SETTING_KEYS = {
   prices: 'prices',
 } as const;
 
-/** Typed, validated access to the spend settings. */
+/** Typed, validated access to the spend settings (read from the store each time: shared by every process). */
 export interface SpendSettings {
-  access(): AccessPolicy;
-  budgets(): Budgets;
-  shops(): ShopRegistry;
-  cacheTtlS(): Record<Operation, number>;
-  priceOverrides(): PriceOverrides;
-  setAccess(value: AccessPolicy, actorId: string): void;
-  setBudgets(value: Budgets, actorId: string): void;
-  setShops(value: ShopRegistry, actorId: string): void;
-  setCacheTtl(value: Partial<Record<Operation, number>>, actorId: string): void;
-  setPriceOverrides(value: PriceOverrides, actorId: string): void;
+  access(): Promise<AccessPolicy>;
+  budgets(): Promise<Budgets>;
+  shops(): Promise<ShopRegistry>;
+  cacheTtlS(): Promise<Record<Operation, number>>;
+  priceOverrides(): Promise<PriceOverrides>;
+  setAccess(value: AccessPolicy, actorId: string): Promise<void>;
+  setBudgets(value: Budgets, actorId: string): Promise<void>;
+  setShops(value: ShopRegistry, actorId: string): Promise<void>;
+  setCacheTtl(value: Partial<Record<Operation, number>>, actorId: string): Promise<void>;
+  setPriceOverrides(value: PriceOverrides, actorId: string): Promise<void>;
 }
 
 export function spendSettings(settings: Settings): SpendSettings {
-  const read = <S extends z.ZodType>(key: string, schema: S): z.output<S> => {
-    const parsed = schema.safeParse(settings.get(key) ?? undefined);
+  const read = async <S extends z.ZodType>(key: string, schema: S): Promise<z.output<S>> => {
+    const parsed = schema.safeParse((await settings.get(key)) ?? undefined);
     return parsed.success ? parsed.data : schema.parse(undefined);
   };
   return {

@@ -5,8 +5,7 @@
  * the batch once (store/unfurls.ts ShortcutBatches), so a double submit never runs anything twice.
  */
 import { z } from 'zod';
-import type { Store } from '../store/store.js';
-import type { BatchClaim, ShortcutBatch } from '../store/unfurls.js';
+import type { BatchClaim, ShortcutBatch, Store } from '../store/store.js';
 import { CONFIRM_TTL_MS, type LookupService, summarize } from './lookup-service.js';
 import type { Candidate, Found, ShortcutKind } from './message-refs.js';
 import { MAX_WAYBILLS_PER_COMMAND } from './parse/command-text.js';
@@ -104,16 +103,19 @@ function requestOf(c: Exclude<Candidate, { kind: 'waybill' }>): LookupRequest {
 }
 
 /** What one candidate's own lookup costs (waybills: null, they are looked up together). */
-export function candidateQuote(lookups: Pick<LookupService, 'quote'>, c: Candidate): Quote | null {
+export async function candidateQuote(
+  lookups: Pick<LookupService, 'quote'>,
+  c: Candidate,
+): Promise<Quote | null> {
   return c.kind === 'waybill' ? null : lookups.quote(requestOf(c));
 }
 
 /** Builds the requests of the chosen candidates and their total; problems name the modal field. */
-export function planSelection(
+export async function planSelection(
   lookups: Pick<LookupService, 'quote'>,
   found: Found,
   selection: Selection,
-): Plan {
+): Promise<Plan> {
   const problems: PlanProblem[] = [];
   const chosen = [...new Set(selection.chosen)]
     .filter((i) => i >= 0 && i < found.candidates.length)
@@ -161,11 +163,13 @@ export function planSelection(
       else requests.push({ kind: 'waybill-info', ownerId: m[2], waybills: refs });
     }
   }
-  const planned = requests.map((request) => ({
-    request,
-    summary: summarize(request),
-    quote: lookups.quote(request),
-  }));
+  const planned = await Promise.all(
+    requests.map(async (request) => ({
+      request,
+      summary: summarize(request),
+      quote: await lookups.quote(request),
+    })),
+  );
   return { lookups: planned, total: sumQuotes(planned.map((p) => p.quote)), problems, needsTarget };
 }
 
@@ -191,7 +195,7 @@ export function openBatch(
     found: Found;
     ttlMs?: number;
   },
-): ShortcutBatch {
+): Promise<ShortcutBatch> {
   const payload: ShortcutPayload = { kind: input.kind, found: input.found };
   return store.shortcutBatches.create({
     userId: input.userId,
@@ -203,6 +207,6 @@ export function openBatch(
   });
 }
 
-export function claimBatch(store: Store, batchId: string, userId: string): BatchClaim {
+export function claimBatch(store: Store, batchId: string, userId: string): Promise<BatchClaim> {
   return store.shortcutBatches.claim(batchId, userId);
 }

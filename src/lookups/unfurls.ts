@@ -9,8 +9,7 @@
  * posting. A composer unfurl never looks anything up, so the pair can cost at most once.
  */
 import { z } from 'zod';
-import type { Store } from '../store/store.js';
-import type { UnfurlRecord } from '../store/unfurls.js';
+import type { Store, UnfurlRecord } from '../store/store.js';
 import type { Refusal } from './access.js';
 import { periodStarts } from './budgets.js';
 import type { Actor, LookupService } from './lookup-service.js';
@@ -41,29 +40,32 @@ export type AutoLookupSettings = z.infer<typeof autoLookupSchema>;
 
 /** The auto-lookup channels, validated on read (a bad stored value means: none). */
 export function autoLookupSettings(settings: Store['settings']) {
-  const read = (): AutoLookupSettings => {
-    const parsed = autoLookupSchema.safeParse(settings.get(AUTO_LOOKUP_KEY) ?? {});
+  const read = async (): Promise<AutoLookupSettings> => {
+    const parsed = autoLookupSchema.safeParse((await settings.get(AUTO_LOOKUP_KEY)) ?? {});
     return parsed.success ? parsed.data : { channels: {} };
   };
   return {
     get: read,
-    capOf: (channelId: string): number | null => read().channels[channelId]?.cap ?? null,
+    capOf: async (channelId: string): Promise<number | null> =>
+      (await read()).channels[channelId]?.cap ?? null,
     /** Turns a channel on (with its cap) or off; audited with who did it. */
-    set(channelId: string, cap: number | null, actorId: string): AutoLookupSettings {
-      const current = read();
+    async set(channelId: string, cap: number | null, actorId: string): Promise<AutoLookupSettings> {
+      const current = await read();
       const channels = { ...current.channels };
       if (cap === null) delete channels[channelId];
       else channels[channelId] = { cap };
       const next = autoLookupSchema.parse({ channels });
-      settings.set(AUTO_LOOKUP_KEY, next, actorId);
+      await settings.set(AUTO_LOOKUP_KEY, next, actorId);
       return next;
     },
   };
 }
 
 /** The day automatic lookups are counted in: the budgets' zone (the marketplaces' time by default). */
-export function autoLookupDay(now: Date, spend: SpendSettings): string {
-  return periodStarts(now, spend.budgets().timezone).day.toISOString().slice(0, 10);
+export async function autoLookupDay(now: Date, spend: SpendSettings): Promise<string> {
+  return periodStarts(now, (await spend.budgets()).timezone)
+    .day.toISOString()
+    .slice(0, 10);
 }
 
 export interface EarlierResult {
@@ -120,13 +122,13 @@ export interface UnfurlPlace {
 
 export interface UnfurlService {
   /** False when this Events API delivery was handled before (a retry): do nothing. */
-  firstDelivery(eventId: string): boolean;
+  firstDelivery(eventId: string): Promise<boolean>;
   /** What to show for one link; looks the item up only in an auto-lookup channel. */
   decide(url: string, place: UnfurlPlace): Promise<UnfurlDecision | null>;
   /** The earlier result of an item in a channel within the window, if any. */
-  earlier(channelId: string, itemId: string): EarlierResult | null;
+  earlier(channelId: string, itemId: string): Promise<EarlierResult | null>;
   /** A Look up click was offered this pending lookup: its result becomes the earlier result. */
-  rememberOffered(channelId: string, itemId: string, userId: string, pendingId: string): void;
+  rememberOffered(channelId: string, itemId: string, userId: string, pendingId: string): Promise<void>;
 }
 
 export const itemRequest = (itemId: string): LookupRequest => ({ kind: 'item', itemId, withPrices: false });
@@ -153,9 +155,9 @@ export function createUnfurlService(deps: {
   const since = () => new Date(now().getTime() - UNFURL_REPEAT_MS);
 
   type Scan = { done: EarlierResult | null; running: UnfurlRecord | null; failed: UnfurlRecord | null };
-  function scan(channelId: string, itemId: string): Scan {
+  async function scan(channelId: string, itemId: string): Promise<Scan> {
     const out: Scan = { done: null, running: null, failed: null };
-    for (const r of store.unfurls.recent(channelId, itemId, since())) {
+    for (const r of await store.unfurls.recent(channelId, itemId, since())) {
       if (r.state === 'done') {
         const outcome = parseItemOutcome(r.outcomeJson);
         if (outcome) {
@@ -163,7 +165,7 @@ export function createUnfurlService(deps: {
           return out;
         }
       } else if (r.state === 'offered' && r.pendingId) {
-        const pending = store.pending.get(r.pendingId);
+        const pending = await store.pending.get(r.pendingId);
         const outcome = pending?.state === 'done' ? parseItemOutcome(pending.resultJson) : null;
         if (pending && outcome) {
           out.done = { outcome, at: pending.stateChangedAt, userId: pending.userId, auto: false };
@@ -184,8 +186,8 @@ export function createUnfurlService(deps: {
     actor: Actor,
   ): Promise<UnfurlDecision> {
     const request = itemRequest(ref.itemId);
-    const day = autoLookupDay(now(), lookups.settings);
-    const begun = store.unfurls.beginAuto({
+    const day = await autoLookupDay(now(), lookups.settings);
+    const begun = await store.unfurls.beginAuto({
       channelId,
       itemId: ref.itemId,
       userId: actor.userId,
@@ -198,7 +200,7 @@ export function createUnfurlService(deps: {
         return { kind: 'offer', url, ref, quote, note: { kind: 'capped', used: begun.used, cap } };
       // Another delivery got there first: wait for it when it runs here, then show its result.
       await running.get(begun.record.id)?.catch(() => undefined);
-      const again = scan(channelId, ref.itemId);
+      const again = await scan(channelId, ref.itemId);
       if (again.done) return { kind: 'earlier', url, ref, quote, earlier: again.done };
       if (again.failed)
         return {
@@ -215,13 +217,13 @@ export function createUnfurlService(deps: {
       const prepared = await lookups.prepare(request, actor, summarize(request), { allowAuto: false });
       switch (prepared.kind) {
         case 'refused':
-          store.unfurls.abandonAuto(record.id, day);
+          await store.unfurls.abandonAuto(record.id, day);
           return { kind: 'offer', url, ref, quote, note: { kind: 'refused', refusal: prepared.refusal } };
         case 'cached': {
           const outcome = prepared.outcome;
           if (outcome.kind !== 'item') throw new Error('cached outcome of an item request is not an item');
           // No call: keep it as the earlier result, but it does not count against the cap.
-          store.unfurls.abandonAuto(record.id, day, { outcomeJson: JSON.stringify(outcome) });
+          await store.unfurls.abandonAuto(record.id, day, { outcomeJson: JSON.stringify(outcome) });
           return {
             kind: 'auto',
             url,
@@ -238,9 +240,9 @@ export function createUnfurlService(deps: {
           const claimed =
             prepared.kind === 'auto'
               ? { ok: true as const, pending: prepared.pending }
-              : lookups.claim(prepared.pending.id, actor.userId);
+              : await lookups.claim(prepared.pending.id, actor.userId);
           if (!claimed.ok) {
-            store.unfurls.abandonAuto(record.id, day);
+            await store.unfurls.abandonAuto(record.id, day);
             return { kind: 'offer', url, ref, quote, note: { kind: 'running' } };
           }
           try {
@@ -249,10 +251,12 @@ export function createUnfurlService(deps: {
               resultJson: (o) => (o.kind === 'item' ? JSON.stringify(o) : null),
             });
             if (outcome.kind !== 'item') throw new Error('item request answered with another kind');
-            store.unfurls.finishAuto(record.id, 'done', JSON.stringify(outcome), claimed.pending.id);
+            await store.unfurls.finishAuto(record.id, 'done', JSON.stringify(outcome), claimed.pending.id);
             return { kind: 'auto', url, ref, quote, outcome, used: begun.used, cap, cached: null };
           } catch (error) {
-            store.unfurls.finishAuto(record.id, 'failed', null, claimed.pending.id);
+            await store.unfurls
+              .finishAuto(record.id, 'failed', null, claimed.pending.id)
+              .catch(() => undefined);
             return { kind: 'auto_failed', url, ref, quote, error, used: begun.used, cap };
           }
         }
@@ -262,7 +266,7 @@ export function createUnfurlService(deps: {
     try {
       return await work;
     } catch (error) {
-      store.unfurls.finishAuto(record.id, 'failed', null, null);
+      await store.unfurls.finishAuto(record.id, 'failed', null, null).catch(() => undefined);
       throw error;
     } finally {
       running.delete(record.id);
@@ -270,20 +274,20 @@ export function createUnfurlService(deps: {
   }
 
   return {
-    firstDelivery(eventId) {
-      const first = store.unfurls.firstSeen(eventId, EVENT_MEMORY_MS);
-      if (first) store.unfurls.prune(new Date(now().getTime() - UNFURL_KEEP_MS));
+    async firstDelivery(eventId) {
+      const first = await store.unfurls.firstSeen(eventId, EVENT_MEMORY_MS);
+      if (first) await store.unfurls.prune(new Date(now().getTime() - UNFURL_KEEP_MS));
       return first;
     },
 
     async decide(url, place) {
       const ref = parseItemRef(url);
       if (!ref.ok) return ref.reason === 'short_link' ? { kind: 'short_link', url } : null;
-      const quote = lookups.quote(itemRequest(ref.itemId));
+      const quote = await lookups.quote(itemRequest(ref.itemId));
       if (place.channelId === null) return { kind: 'offer', url, ref, quote, note: null };
-      const found = scan(place.channelId, ref.itemId);
+      const found = await scan(place.channelId, ref.itemId);
       if (found.done) return { kind: 'earlier', url, ref, quote, earlier: found.done };
-      const cap = auto.capOf(place.channelId);
+      const cap = await auto.capOf(place.channelId);
       if (cap === null) return { kind: 'offer', url, ref, quote, note: null };
       if (found.failed && !found.running)
         return {
@@ -301,10 +305,10 @@ export function createUnfurlService(deps: {
       });
     },
 
-    earlier: (channelId, itemId) => scan(channelId, itemId).done,
+    earlier: async (channelId, itemId) => (await scan(channelId, itemId)).done,
 
-    rememberOffered(channelId, itemId, userId, pendingId) {
-      store.unfurls.recordOffered({ channelId, itemId, userId, pendingId });
+    async rememberOffered(channelId, itemId, userId, pendingId) {
+      await store.unfurls.recordOffered({ channelId, itemId, userId, pendingId });
     },
   };
 }
@@ -328,31 +332,34 @@ export type AutoLookupCommandResult =
     };
 
 /** The channels and their caps, with today's use. */
-export function autoLookupChannels(
+export async function autoLookupChannels(
   store: Store,
   spend: SpendSettings,
   now: Date,
-): AutoLookupView['channels'] {
-  const day = autoLookupDay(now, spend);
-  return Object.entries(autoLookupSettings(store.settings).get().channels).map(([channelId, { cap }]) => ({
-    channelId,
-    cap,
-    usedToday: store.unfurls.autoUsed(channelId, day),
-  }));
+): Promise<AutoLookupView['channels']> {
+  const day = await autoLookupDay(now, spend);
+  const channels = Object.entries((await autoLookupSettings(store.settings).get()).channels);
+  return Promise.all(
+    channels.map(async ([channelId, { cap }]) => ({
+      channelId,
+      cap,
+      usedToday: await store.unfurls.autoUsed(channelId, day),
+    })),
+  );
 }
 
 /**
  * `/platdesk autolookup` lists; `#channel on [cap N]` / `#channel off` changes (admins only,
  * checked by the caller). `channelId` is parsed from the escaped mention by the caller.
  */
-export function runAutoLookupCommand(
+export async function runAutoLookupCommand(
   args: { channelId: string | null; rest: string[] },
   ctx: { store: Store; spend: SpendSettings; userId: string; now: Date },
-): AutoLookupCommandResult {
+): Promise<AutoLookupCommandResult> {
   const { channelId, rest } = args;
-  const view = (changed: AutoLookupView['changed']): AutoLookupCommandResult => ({
+  const view = async (changed: AutoLookupView['changed']): Promise<AutoLookupCommandResult> => ({
     kind: 'autolookup',
-    view: { channels: autoLookupChannels(ctx.store, ctx.spend, ctx.now), changed },
+    view: { channels: await autoLookupChannels(ctx.store, ctx.spend, ctx.now), changed },
   });
   if (channelId === null && rest.length === 0) return view(null);
   const usage: AutoLookupCommandResult = { kind: 'invalid', problems: [{ code: 'autolookup_usage' }] };
@@ -370,6 +377,6 @@ export function runAutoLookupCommand(
     if (cap < 1 || cap > MAX_AUTO_CAP)
       return { kind: 'invalid', problems: [{ code: 'autolookup_cap', values: { max: MAX_AUTO_CAP } }] };
   } else return usage;
-  autoLookupSettings(ctx.store.settings).set(channelId, cap, ctx.userId);
+  await autoLookupSettings(ctx.store.settings).set(channelId, cap, ctx.userId);
   return view({ channelId, cap });
 }

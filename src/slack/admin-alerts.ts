@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { alertText } from '../blocks/home.js';
 import type { AdminAlert } from '../lookups/home-data.js';
 import { isPlatError } from '../plat/errors.js';
+import type { AlertsSent } from '../store/store.js';
 import type { LocaleResolver } from './locale-resolver.js';
 
 export interface AdminAlerts {
@@ -28,13 +29,12 @@ export const ALERT_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createAdminAlerts(deps: {
   client: WebClient;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
   language: Pick<LocaleResolver, 'user'>;
   logger: Pick<Logger, 'warn' | 'error'>;
-  now?: () => number;
+  /** When each alert was last sent, shared by every process (store.ts AlertsSent). */
+  sent: AlertsSent;
 }): AdminAlerts {
-  const lastSent = new Map<string, number>();
-  const now = deps.now ?? Date.now;
   const listeners: ((alert: AdminAlert) => void)[] = [];
   const notify = async (alert: AdminAlert) => {
     for (const listener of listeners) {
@@ -45,7 +45,7 @@ export function createAdminAlerts(deps: {
       }
     }
     await Promise.all(
-      deps.admins().map(async (admin) => {
+      (await deps.admins()).map(async (admin) => {
         try {
           const text = alertText(await deps.language.user(admin), alert);
           await deps.client.chat.postMessage({ channel: admin, text });
@@ -60,9 +60,8 @@ export function createAdminAlerts(deps: {
     onAlert: (listener) => void listeners.push(listener),
     async notifyIfAccountError(error, context) {
       if (!isPlatError(error) || !isAccountCode(error.code)) return false;
-      const last = lastSent.get(error.code);
-      if (last !== undefined && now() - last < ALERT_INTERVAL_MS) return true;
-      lastSent.set(error.code, now());
+      // At most hourly, whichever process sees the failure first (one conditional write).
+      if (!(await deps.sent.claim(`account|${error.code}`, ALERT_INTERVAL_MS))) return true;
       deps.logger.warn({ code: error.code, operation: error.operation }, 'plat account alert');
       await notify({ kind: 'account', code: error.code, userId: context.userId });
       return true;

@@ -38,12 +38,12 @@ export async function offerLookup(
   options: {
     replaceOriginal?: boolean;
     /** Told what prepare decided (e.g. an unfurl remembers the pending lookup it offered). */
-    onPrepared?: (prepared: Prepared) => void;
+    onPrepared?: (prepared: Prepared) => void | Promise<void>;
   } = {},
 ): Promise<void> {
   const replace = options.replaceOriginal ?? false;
   const prepared = await deps.lookups.prepare(request, actor, summarize(request));
-  options.onPrepared?.(prepared);
+  await options.onPrepared?.(prepared);
   // Every answer here is ephemeral: the person's own language.
   const w = await deps.language.user(actor.userId);
   switch (prepared.kind) {
@@ -51,11 +51,11 @@ export async function offerLookup(
       await reply({
         response_type: 'ephemeral',
         replace_original: replace,
-        ...renderRefusal(w, prepared.refusal, deps.admins()),
+        ...renderRefusal(w, prepared.refusal, await deps.admins()),
       });
       return;
     case 'cached': {
-      const answer = answerOf(deps, w, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
+      const answer = await answerOf(deps, w, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs });
       await reply({
         response_type: 'ephemeral',
         replace_original: replace,
@@ -103,7 +103,7 @@ async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply, wor
   let answer: RenderedMessage;
   try {
     const outcome = await deps.lookups.run(pending, { resultJson: keptResult });
-    answer = answerOf(deps, w, outcome, pending);
+    answer = await answerOf(deps, w, outcome, pending);
     // A batch refused for the account itself (401, balance gone mid-batch) alerts the admins too.
     if ('failedBatches' in outcome)
       for (const failed of outcome.failedBatches)
@@ -131,29 +131,29 @@ function keptResult(outcome: LookupOutcome): string | null {
  * lookups of their own (each stated and charged like any other): prepared here, before the pure
  * renderer runs.
  */
-export function answerOf(
+export async function answerOf(
   deps: SlackDeps,
   w: Words,
   outcome: LookupOutcome & { shared?: boolean },
   pending: Pending,
   cached?: { ageMs: number },
-): RenderedMessage {
+): Promise<RenderedMessage> {
   const base = { now: deps.now(), downloadValue: pending.id, ...(cached ? { cached } : {}) };
   if (outcome.kind !== 'orders') return renderOutcome(w, outcome, base);
   const request = pending.request;
   if (request.kind !== 'orders') throw new Error('orders outcome for a non-orders request');
   const pageRequest = (page: number): LookupRequest => ({ ...request, page });
-  const prepare = (page: number | null) => {
+  const prepare = async (page: number | null) => {
     if (page === null) return null;
     const next = pageRequest(page);
-    return deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next)).id;
+    return (await deps.lookups.prepareFollowUp(next, actorOf(pending), summarize(next))).id;
   };
   const pages = pagerPages(outcome);
   return renderOutcome(w, outcome, {
     ...base,
     pager: {
-      nextQuote: deps.lookups.quote(pageRequest(request.page + 1)),
-      pager: { previous: prepare(pages.previous), next: prepare(pages.next) },
+      nextQuote: await deps.lookups.quote(pageRequest(request.page + 1)),
+      pager: { previous: await prepare(pages.previous), next: await prepare(pages.next) },
     },
   });
 }

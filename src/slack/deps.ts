@@ -18,8 +18,8 @@ export interface SlackDeps {
   alerts: AdminAlerts;
   metrics: Metrics;
   /** Admins: PLATDESK_ADMINS plus those added from the app. */
-  isAdmin: (userId: string) => boolean;
-  admins: () => string[];
+  isAdmin: (userId: string) => Promise<boolean>;
+  admins: () => Promise<string[]>;
   /** The admins set in PLATDESK_ADMINS (they cannot be removed from the app). */
   configuredAdmins: readonly string[];
   /** Clock for rendering (shipping deadlines) and expiries. */

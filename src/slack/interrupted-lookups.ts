@@ -27,7 +27,7 @@ export interface ClaimWatchDeps {
 
 export interface ClaimWatch {
   /** Marks interrupted the claims of holders that are gone (at start: before taking requests). */
-  sweep(): Pending[];
+  sweep(): Promise<Pending[]>;
   /** Tells each user by direct message; resolves when every message was tried. */
   tell(interrupted: readonly Pending[]): Promise<void>;
   start(): void;
@@ -37,8 +37,8 @@ export interface ClaimWatch {
 export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
   let timer: NodeJS.Timeout | undefined;
   const watch: ClaimWatch = {
-    sweep() {
-      const interrupted = interruptGoneClaims(deps.store, deps.instance, deps.now());
+    async sweep() {
+      const interrupted = await interruptGoneClaims(deps.store, deps.instance, deps.now());
       for (const p of interrupted)
         deps.logger.warn(
           { pendingId: p.id, kind: p.request.kind, holder: p.claimedBy },
@@ -57,13 +57,13 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
     },
     start() {
       timer ??= setInterval(() => {
-        try {
-          deps.store.pending.renewClaims(deps.holder);
-          void watch.tell(watch.sweep());
-        } catch (err) {
+        void (async () => {
+          await deps.store.pending.renewClaims(deps.holder);
+          await watch.tell(await watch.sweep());
+        })().catch((err: unknown) => {
           // The store failing now is reported by /healthz; the next beat tries again.
           deps.logger.error({ err }, 'could not renew lookup claims');
-        }
+        });
       }, deps.everyMs ?? CLAIM_RENEW_MS);
       timer.unref();
     },

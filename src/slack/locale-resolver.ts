@@ -17,7 +17,7 @@ export interface LocaleResolver {
   /** The Words a person reads. */
   user(userId: string): Promise<Words>;
   /** The Words of a channel's messages (null: no channel, the workspace default). */
-  channel(channelId: string | null): Words;
+  channel(channelId: string | null): Promise<Words>;
   /** The stored choices, for `/platdesk language` and the App Home. */
   readonly settings: LocaleSettings;
 }
@@ -71,13 +71,15 @@ export function createLocaleResolver(deps: {
   }
 
   const forUser = async (userId: string): Promise<Locale> =>
-    deps.settings.user(userId) ?? (await slackLocale(userId)) ?? deps.settings.workspace();
+    (await deps.settings.user(userId)) ?? (await slackLocale(userId)) ?? (await deps.settings.workspace());
 
   return {
     settings: deps.settings,
     forUser,
     user: async (userId) => wordsFor(await forUser(userId)),
-    channel: (channelId) =>
-      wordsFor((channelId ? deps.settings.channel(channelId) : null) ?? deps.settings.workspace()),
+    channel: async (channelId) =>
+      wordsFor(
+        (channelId ? await deps.settings.channel(channelId) : null) ?? (await deps.settings.workspace()),
+      ),
   };
 }

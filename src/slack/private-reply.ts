@@ -57,7 +57,7 @@ export async function sendPrivately(
 }
 
 /** Who a request came from and where, for the fallback. */
-function recipientOf(body: Record<string, unknown>): Recipient | null {
+export function recipientOf(body: Record<string, unknown>): Recipient | null {
   const user = body.user as { id?: unknown } | undefined;
   const userId =
     typeof body.user_id === 'string' ? body.user_id : typeof user?.id === 'string' ? user.id : null;

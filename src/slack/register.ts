@@ -12,10 +12,12 @@ import { registerEvents } from './events/index.js';
 import { registerHome } from './home/index.js';
 import { registerRequestLog } from './request-log.js';
 import { registerShortcuts } from './shortcuts/index.js';
+import { registerStoreOutage } from './store-outage.js';
 import { registerViews } from './views/index.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
   registerRequestLog(app, deps);
+  registerStoreOutage(app, deps);
   registerCommands(app, deps);
   registerActions(app, deps);
   registerViews(app, deps);

@@ -27,7 +27,7 @@ export type AdminMessenger = (render: (w: Words) => RenderedMessage) => Promise<
 
 export function createAdminMessenger(deps: {
   client: WebClient;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
   language: Pick<LocaleResolver, 'user'>;
   logger: Pick<Logger, 'error'>;
   /** Names the message in the log line of an admin not reached, e.g. 'digest message'. */
@@ -35,7 +35,7 @@ export function createAdminMessenger(deps: {
 }): AdminMessenger {
   return async (render) => {
     await Promise.all(
-      deps.admins().map(async (admin) => {
+      (await deps.admins()).map(async (admin) => {
         try {
           const m = render(await deps.language.user(admin));
           await deps.client.chat.postMessage({ channel: admin, text: m.text, blocks: m.blocks });

@@ -1,159 +1,489 @@
 /**
- * Ship-by alerts (issue 15): subscriptions, their checks and the orders they alerted.
- *
- * Exactly once rests on two UNIQUE keys:
- * - a check is one row per (subscription, slot): of any number of instances claiming a slot, one
- *   holds it (under a lease: the leased runs of runs.ts, shared with digests; a crashed holder's check is taken over
- *   once the lease has expired);
- * - an alerted order is one row per (subscription, order number): an order is recorded 'pending'
- *   by the check that found it before anything is posted, and becomes 'alerted' with the message
- *   that carries it. A check taken over after a crash posts the pending rows (nothing is skipped);
- *   a later check never lists an order that has a row (nothing is repeated).
- *
- * A reminder is sent once: `reminded_at` is set by one conditional UPDATE before it is sent.
- * The SQL is plain (no engine-specific upserts beyond ON CONFLICT DO NOTHING) so it ports.
+ * Ship-by alerts (store.ts AlertStore): subscriptions, their checks and the orders they alerted.
+ * Every state change is one conditional UPDATE or one transaction under the 'alerts' lock; the
+ * lease SQL is runs.ts, shared with digests. So two processes never both hold a check or both
+ * alert an order.
  */
-import type { Lease, LeasedRun } from './runs.js';
+import type { Selectable } from 'kysely';
+import { createLeasedRuns, toLeasedRun } from './runs.js';
+import type {
+  AlertChecksTable,
+  AlertOrdersTable,
+  AlertSubscriptionsTable,
+  Executor,
+  StoreContext,
+} from './schema.js';
+import { takeLock } from './schema.js';
+import { writeAudit } from './settings.js';
+import type {
+  AlertCheck,
+  AlertCheckClaim,
+  AlertOrder,
+  AlertStore,
+  AlertSubscription,
+  ClaimOrderResult,
+  NewAlertSubscription,
+} from './store.js';
 
-export interface AlertSubscription {
-  id: number;
-  /** paging-orders owner_id. */
-  ownerId: string;
-  /** What the admin typed (alias or owner id), for display. */
-  shopLabel: string;
-  channelId: string;
-  /** Orders whose latest ship time falls within this many hours are alerted. */
-  withinHours: number;
-  everyMinutes: number;
-  /** Working hours 'HH:MM'–'HH:MM' in timeZone: checks run only then. */
-  hoursFrom: string;
-  hoursTo: string;
-  timeZone: string;
-  /** Points this alert may spend a local day without an admin's approval. */
-  capPoints: number;
-  createdBy: string;
-  createdAt: Date;
-}
+type SubscriptionRow = Selectable<AlertSubscriptionsTable>;
+type CheckRow = Selectable<AlertChecksTable>;
+type OrderRow = Selectable<AlertOrdersTable>;
 
-export type NewAlertSubscription = Omit<AlertSubscription, 'id' | 'createdAt'>;
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
-/** A leased run (runs.ts) of an alert: one check of one slot. */
-export interface AlertCheck extends LeasedRun {
-  /** The slot's instant (the check's due time). */
-  slotAt: Date;
-  /** 'YYYY-MM-DD' of the slot in the subscription's zone (the day of the cost cap). */
-  localDate: string;
-  /** The alert message this check posted (null when it found nothing new). */
-  messageTs: string | null;
-}
+const toSubscription = (r: SubscriptionRow): AlertSubscription => ({
+  id: r.id,
+  ownerId: r.owner_id,
+  shopLabel: r.shop_label,
+  channelId: r.channel_id,
+  withinHours: r.within_hours,
+  everyMinutes: r.every_minutes,
+  hoursFrom: r.hours_from,
+  hoursTo: r.hours_to,
+  timeZone: r.time_zone,
+  capPoints: r.cap_points,
+  createdBy: r.created_by,
+  createdAt: new Date(r.created_at),
+});
 
-export type AlertOrderState = 'pending' | 'alerted' | 'handled' | 'shipped' | 'unknown';
+const toCheck = (r: CheckRow): AlertCheck => ({
+  ...toLeasedRun(r),
+  slotAt: new Date(r.slot_at),
+  localDate: r.local_date,
+});
 
-/** What an alert shows of an order: never receiver data (DESIGN rule 6). */
-export interface AlertOrderFacts {
-  orderSn: string;
-  goodsName: string;
-  goodsCount: number;
-  amountFen: number;
-  lastShipTime: Date;
-}
+const toOrder = (r: OrderRow): AlertOrder => ({
+  subscriptionId: r.subscription_id,
+  orderSn: r.order_sn,
+  checkId: r.check_id,
+  state: r.state,
+  messageTs: r.message_ts,
+  goodsName: r.goods_name,
+  goodsCount: r.goods_count,
+  amountFen: r.amount_fen,
+  lastShipTime: new Date(r.last_ship_time),
+  claimedBy: r.claimed_by,
+  claimedAt: date(r.claimed_at),
+  doneBy: r.done_by,
+  doneAt: date(r.done_at),
+  remindedAt: date(r.reminded_at),
+});
 
-export interface AlertOrder extends AlertOrderFacts {
-  subscriptionId: number;
-  checkId: number;
-  state: AlertOrderState;
-  messageTs: string | null;
-  claimedBy: string | null;
-  claimedAt: Date | null;
-  /** Who pressed Handled, when it is handled. */
-  doneBy: string | null;
-  doneAt: Date | null;
-  remindedAt: Date | null;
-}
+const one = (result: { numUpdatedRows: bigint }) => result.numUpdatedRows === 1n;
 
-export type AlertCheckClaim =
-  | { claimed: true; check: AlertCheck; how: 'new' | 'takeover' | 'retry' }
-  | { claimed: false; check: AlertCheck; orphaned: boolean };
+export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
+  const runs = createLeasedRuns(
+    db,
+    'alert_checks',
+    'platdesk stopped while posting: the alert may or may not have been posted',
+  );
+  const checkOf = async (ex: Executor, id: number): Promise<AlertCheck | null> => {
+    const row = await ex.selectFrom('alert_checks').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toCheck(row) : null;
+  };
+  const mustCheck = async (ex: Executor, id: number): Promise<AlertCheck> => {
+    const check = await checkOf(ex, id);
+    if (!check) throw new Error(`alert check ${id} vanished`);
+    return check;
+  };
+  const checkAtRow = (ex: Executor, sub: number, slotAt: number) =>
+    ex
+      .selectFrom('alert_checks')
+      .selectAll()
+      .where('subscription_id', '=', sub)
+      .where('slot_at', '=', slotAt)
+      .executeTakeFirst();
+  const orderOf = async (sub: number, sn: string): Promise<AlertOrder | null> => {
+    const row = await db
+      .selectFrom('alert_orders')
+      .selectAll()
+      .where('subscription_id', '=', sub)
+      .where('order_sn', '=', sn)
+      .executeTakeFirst();
+    return row ? toOrder(row) : null;
+  };
+  const orderChange = async (changed: boolean, sub: number, sn: string): Promise<ClaimOrderResult> => {
+    const order = await orderOf(sub, sn);
+    if (changed && order) return { ok: true, order };
+    if (!order) return { ok: false, reason: 'not_found', order: null };
+    return { ok: false, reason: order.state === 'alerted' ? 'taken' : 'done', order };
+  };
+  const ensureDay = (ex: Executor, sub: number, localDate: string) =>
+    ex
+      .insertInto('alert_cap_days')
+      .values({
+        subscription_id: sub,
+        local_date: localDate,
+        asked_at: null,
+        approved_by: null,
+        approved_at: null,
+      })
+      .onConflict((oc) => oc.columns(['subscription_id', 'local_date']).doNothing())
+      .execute();
 
-export type ClaimOrderResult =
-  | { ok: true; order: AlertOrder }
-  /** Someone else has it (or it is done): `order` names who. */
-  | { ok: false; reason: 'taken' | 'done' | 'not_found'; order: AlertOrder | null };
+  return {
+    add: (input: NewAlertSubscription) =>
+      db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('alert_subscriptions')
+          .values({
+            owner_id: input.ownerId,
+            shop_label: input.shopLabel,
+            channel_id: input.channelId,
+            within_hours: input.withinHours,
+            every_minutes: input.everyMinutes,
+            hours_from: input.hoursFrom,
+            hours_to: input.hoursTo,
+            time_zone: input.timeZone,
+            cap_points: input.capPoints,
+            created_by: input.createdBy,
+            created_at: nowMs(),
+            notice_ts: null,
+            removed_at: null,
+            removed_by: null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await writeAudit(trx, nowMs, {
+          actorId: input.createdBy,
+          action: 'alert.add',
+          detail:
+            `#${row.id}: owner ${input.ownerId} → ${input.channelId} within ${input.withinHours} h every ` +
+            `${input.everyMinutes} min ${input.hoursFrom}-${input.hoursTo} ${input.timeZone} cap ${input.capPoints}`,
+        });
+        return toSubscription(row);
+      }),
+    async get(id) {
+      const row = await db
+        .selectFrom('alert_subscriptions')
+        .selectAll()
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      return row ? toSubscription(row) : null;
+    },
+    async list() {
+      const rows = await db
+        .selectFrom('alert_subscriptions')
+        .selectAll()
+        .where('removed_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      return rows.map(toSubscription);
+    },
+    remove: (id, actorId) =>
+      db.transaction().execute(async (trx) => {
+        const removed = one(
+          await trx
+            .updateTable('alert_subscriptions')
+            .set({ removed_at: nowMs(), removed_by: actorId })
+            .where('id', '=', id)
+            .where('removed_at', 'is', null)
+            .executeTakeFirst(),
+        );
+        if (removed) await writeAudit(trx, nowMs, { actorId, action: 'alert.remove', detail: `#${id}` });
+        return removed;
+      }),
 
-export interface AlertStore {
-  add(input: NewAlertSubscription): AlertSubscription;
-  get(id: number): AlertSubscription | null;
-  list(): AlertSubscription[];
-  remove(id: number, actorId: string): boolean;
+    claimCheck: (input, lease) =>
+      db.transaction().execute(async (trx): Promise<AlertCheckClaim> => {
+        await takeLock(trx, 'alerts');
+        const slotAt = input.slotAt.getTime();
+        const row = await checkAtRow(trx, input.subscriptionId, slotAt);
+        const now = lease.now.getTime();
+        if (!row) {
+          // The new check reads everything anew: older failed checks give up their retries.
+          await trx
+            .updateTable('alert_checks')
+            .set({ next_attempt_at: null, updated_at: now })
+            .where('subscription_id', '=', input.subscriptionId)
+            .where('state', '=', 'failed')
+            .where('slot_at', '<', slotAt)
+            .execute();
+          const created = await trx
+            .insertInto('alert_checks')
+            .values({
+              subscription_id: input.subscriptionId,
+              slot_at: slotAt,
+              local_date: input.localDate,
+              state: 'running',
+              attempts: 1,
+              lease_owner: lease.owner,
+              lease_expires_at: now + lease.ms,
+              next_attempt_at: null,
+              last_error: null,
+              message_ts: null,
+              estimate_points: null,
+              created_at: now,
+              updated_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return { claimed: true, check: toCheck(created), how: 'new' };
+        }
+        const how = await runs.claimExisting(trx, row.id, lease);
+        if (how === 'takeover' || how === 'retry')
+          return { claimed: true, check: await mustCheck(trx, row.id), how };
+        const orphaned = how === 'orphaned';
+        // The orders such a post carried are not posted again (a double alert is worse than an
+        // admin alert).
+        if (orphaned)
+          await trx
+            .updateTable('alert_orders')
+            .set({ state: 'unknown' })
+            .where('check_id', '=', row.id)
+            .where('state', '=', 'pending')
+            .execute();
+        return { claimed: false, check: orphaned ? await mustCheck(trx, row.id) : toCheck(row), orphaned };
+      }),
+    check: (id) => checkOf(db, id),
+    async checkAt(sub, slotAt) {
+      const row = await checkAtRow(db, sub, slotAt.getTime());
+      return row ? toCheck(row) : null;
+    },
+    async lastPosted(sub) {
+      const row = await db
+        .selectFrom('alert_checks')
+        .selectAll()
+        .where('subscription_id', '=', sub)
+        .where('state', '=', 'posted')
+        .orderBy('slot_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? toCheck(row) : null;
+    },
+    async openChecks() {
+      const rows = await db
+        .selectFrom('alert_checks')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'failed'), eb('next_attempt_at', 'is not', null)]),
+            eb('state', 'in', ['running', 'posting']),
+          ]),
+        )
+        .execute();
+      return rows.map(toCheck);
+    },
+    async spentOn(sub, localDate) {
+      const row = await db
+        .selectFrom('alert_checks')
+        .select((eb) => eb.fn.sum<number | null>('charged_points').as('points'))
+        .where('subscription_id', '=', sub)
+        .where('local_date', '=', localDate)
+        .executeTakeFirst();
+      return Number(row?.points ?? 0);
+    },
+    renew: runs.renew,
+    release: runs.release,
+    addCharge: runs.addCharge,
+    recordPending: (checkId, lease, orders) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await runs.holdRunning(trx, checkId, lease))) return null;
+        const check = await mustCheck(trx, checkId);
+        // Adopt the subscription's pending rows left by an earlier attempt.
+        await trx
+          .updateTable('alert_orders')
+          .set({ check_id: checkId })
+          .where('subscription_id', '=', check.subscriptionId)
+          .where('state', '=', 'pending')
+          .execute();
+        for (const [seq, o] of orders.entries()) {
+          await trx
+            .insertInto('alert_orders')
+            .values({
+              subscription_id: check.subscriptionId,
+              order_sn: o.orderSn,
+              check_id: checkId,
+              seq,
+              state: 'pending',
+              message_ts: null,
+              goods_name: o.goodsName,
+              goods_count: o.goodsCount,
+              amount_fen: o.amountFen,
+              last_ship_time: o.lastShipTime.getTime(),
+              claimed_by: null,
+              claimed_at: null,
+              done_by: null,
+              done_at: null,
+              reminded_at: null,
+            })
+            .onConflict((oc) => oc.columns(['subscription_id', 'order_sn']).doNothing())
+            .execute();
+        }
+        const rows = await trx
+          .selectFrom('alert_orders')
+          .selectAll()
+          .where('check_id', '=', checkId)
+          .where('state', '=', 'pending')
+          .orderBy('last_ship_time')
+          .orderBy('seq')
+          .execute();
+        return rows.map(toOrder);
+      }),
+    markPosting: (checkId, lease) => runs.markPosting(db, checkId, lease),
+    markPosted: (id, owner, ts, now) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await runs.markPosted(trx, id, owner, ts, now))) return false;
+        if (ts !== null)
+          await trx
+            .updateTable('alert_orders')
+            .set({ state: 'alerted', message_ts: ts })
+            .where('check_id', '=', id)
+            .where('state', '=', 'pending')
+            .execute();
+        return true;
+      }),
+    markFailed: runs.markFailed,
+    awaitApproval: runs.awaitApproval,
+    claimApproved: async (id, lease) => ((await runs.claimApproved(db, id, lease)) ? checkOf(db, id) : null),
 
-  /**
-   * Claims the check of (subscription, slot): creates it, takes over a 'running' one whose lease
-   * expired, or takes a 'failed' one whose retry is due. A 'posting' one whose lease expired is
-   * marked 'unknown' (orphaned: exactly one claimer sees it). Creating a check gives up the
-   * retries of the subscription's older failed checks (the new check reads everything anew).
-   */
-  claimCheck(
-    input: { subscriptionId: number; slotAt: Date; localDate: string },
-    lease: Lease,
-  ): AlertCheckClaim;
-  check(id: number): AlertCheck | null;
-  checkAt(subscriptionId: number, slotAt: Date): AlertCheck | null;
-  /** The newest check that fetched (posted), for the next estimate. */
-  lastPosted(subscriptionId: number): AlertCheck | null;
-  /** Checks that wait for a retry or a lease expiry (for the scheduler's timer). */
-  openChecks(): AlertCheck[];
-  /** Points charged by the subscription's checks of a local date. */
-  spentOn(subscriptionId: number, localDate: string): number;
-  renew(checkId: number, lease: Lease): boolean;
-  release(checkId: number, owner: string, now: Date): boolean;
-  addCharge(checkId: number, points: number, calls: number): void;
-  /**
-   * Records orders found by a check as 'pending' (an order that already has a row is left
-   * alone) and adopts the subscription's pending rows left by an earlier attempt; returns every
-   * pending row, most urgent first. Only the holder's call counts: false lease → null.
-   */
-  recordPending(checkId: number, lease: Lease, orders: readonly AlertOrderFacts[]): AlertOrder[] | null;
-  /** running → posting under the lease. */
-  markPosting(checkId: number, lease: Lease): boolean;
-  /** posting → posted; the pending rows become 'alerted' with the message (null: nothing was new). */
-  markPosted(checkId: number, owner: string, messageTs: string | null, now: Date): boolean;
-  markFailed(
-    checkId: number,
-    owner: string,
-    failure: { error: string; nextAttemptAt: Date | null; now: Date },
-  ): boolean;
-  awaitApproval(checkId: number, owner: string, estimatePoints: number, now: Date): boolean;
-  /** awaiting_approval → running for the caller (single-use). */
-  claimApproved(checkId: number, lease: Lease): AlertCheck | null;
+    async orders(sub, states, shipAfter) {
+      let query = db.selectFrom('alert_orders').selectAll().where('subscription_id', '=', sub);
+      if (shipAfter) query = query.where('last_ship_time', '>=', shipAfter.getTime());
+      const rows = await query.orderBy('last_ship_time').orderBy('seq').execute();
+      return rows.filter((r) => states.includes(r.state)).map(toOrder);
+    },
+    order: orderOf,
+    prune: (before) =>
+      db.transaction().execute(async (trx) => {
+        const at = before.getTime();
+        const orders = await trx
+          .deleteFrom('alert_orders')
+          .where('last_ship_time', '<', at)
+          .executeTakeFirst();
+        const checks = await trx
+          .deleteFrom('alert_checks')
+          .where('created_at', '<', at)
+          .where('state', 'not in', ['running', 'posting'])
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('alert_orders as o')
+                  .select('o.order_sn')
+                  .whereRef('o.check_id', '=', 'alert_checks.id'),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        return Number(orders.numDeletedRows) + Number(checks.numDeletedRows);
+      }),
+    async ordersOfMessage(sub, ts) {
+      const rows = await db
+        .selectFrom('alert_orders')
+        .selectAll()
+        .where('subscription_id', '=', sub)
+        .where('message_ts', '=', ts)
+        .orderBy('last_ship_time')
+        .orderBy('seq')
+        .execute();
+      return rows.map(toOrder);
+    },
+    async claimOrder(sub, sn, user, now) {
+      const changed = one(
+        await db
+          .updateTable('alert_orders')
+          .set({ claimed_by: user, claimed_at: now.getTime() })
+          .where('subscription_id', '=', sub)
+          .where('order_sn', '=', sn)
+          .where('state', '=', 'alerted')
+          .where('claimed_by', 'is', null)
+          .executeTakeFirst(),
+      );
+      const result = await orderChange(changed, sub, sn);
+      // Claiming one's own order again is not a refusal.
+      if (!result.ok && result.reason === 'taken' && result.order?.claimedBy === user)
+        return { ok: true, order: result.order };
+      return result;
+    },
+    async handleOrder(sub, sn, user, now) {
+      const changed = one(
+        await db
+          .updateTable('alert_orders')
+          .set({ state: 'handled', done_by: user, done_at: now.getTime() })
+          .where('subscription_id', '=', sub)
+          .where('order_sn', '=', sn)
+          .where('state', '=', 'alerted')
+          .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_by', '=', user)]))
+          .executeTakeFirst(),
+      );
+      return orderChange(changed, sub, sn);
+    },
+    async markShipped(sub, sn, now) {
+      return one(
+        await db
+          .updateTable('alert_orders')
+          .set({ state: 'shipped', done_at: now.getTime() })
+          .where('subscription_id', '=', sub)
+          .where('order_sn', '=', sn)
+          .where('state', '=', 'alerted')
+          .executeTakeFirst(),
+      );
+    },
+    async markReminded(sub, sn, now) {
+      return one(
+        await db
+          .updateTable('alert_orders')
+          .set({ reminded_at: now.getTime() })
+          .where('subscription_id', '=', sub)
+          .where('order_sn', '=', sn)
+          .where('state', '=', 'alerted')
+          .where('reminded_at', 'is', null)
+          .executeTakeFirst(),
+      );
+    },
 
-  /**
-   * Orders of the subscription in these states, most urgent first; with `shipAfter`, only those
-   * whose latest ship time is at or after it (a check needs no others).
-   */
-  orders(subscriptionId: number, states: readonly AlertOrderState[], shipAfter?: Date): AlertOrder[];
-  /**
-   * Housekeeping: deletes orders whose latest ship time is before `before`, and checks created
-   * before it that no order points at. Returns the rows deleted.
-   */
-  prune(before: Date): number;
-  order(subscriptionId: number, orderSn: string): AlertOrder | null;
-  /** The orders one alert message carries, in the order they were listed. */
-  ordersOfMessage(subscriptionId: number, messageTs: string): AlertOrder[];
-  /** Claim: only an alerted, unclaimed order (or the claimer's own again). */
-  claimOrder(subscriptionId: number, orderSn: string, userId: string, now: Date): ClaimOrderResult;
-  /** Handled: alerted → handled. */
-  handleOrder(subscriptionId: number, orderSn: string, userId: string, now: Date): ClaimOrderResult;
-  /** alerted → shipped, once; false when it was not alerted. */
-  markShipped(subscriptionId: number, orderSn: string, now: Date): boolean;
-  /** Sets reminded_at once; true for the one caller that set it. */
-  markReminded(subscriptionId: number, orderSn: string, now: Date): boolean;
-
-  /** The day's cap approval: who approved the subscription's spending past its cap that local day. */
-  approvedOn(subscriptionId: number, localDate: string): string | null;
-  approveDay(subscriptionId: number, localDate: string, userId: string, now: Date): void;
-  /** Whether the admins were asked that day already; true for the first caller only. */
-  markAsked(subscriptionId: number, localDate: string, now: Date): boolean;
-  /** The failure notice in the channel (one per streak of failures), or null. */
-  noticeTs(subscriptionId: number): string | null;
-  setNoticeTs(subscriptionId: number, ts: string | null): void;
+    async approvedOn(sub, localDate) {
+      const row = await db
+        .selectFrom('alert_cap_days')
+        .select('approved_by')
+        .where('subscription_id', '=', sub)
+        .where('local_date', '=', localDate)
+        .executeTakeFirst();
+      return row?.approved_by ?? null;
+    },
+    approveDay: (sub, localDate, user, now) =>
+      db.transaction().execute(async (trx) => {
+        await ensureDay(trx, sub, localDate);
+        const approved = one(
+          await trx
+            .updateTable('alert_cap_days')
+            .set({ approved_by: user, approved_at: now.getTime() })
+            .where('subscription_id', '=', sub)
+            .where('local_date', '=', localDate)
+            .where('approved_by', 'is', null)
+            .executeTakeFirst(),
+        );
+        if (approved)
+          await writeAudit(trx, nowMs, {
+            actorId: user,
+            action: 'alert.approve',
+            detail: `#${sub} ${localDate}`,
+          });
+      }),
+    markAsked: (sub, localDate, now) =>
+      db.transaction().execute(async (trx) => {
+        await ensureDay(trx, sub, localDate);
+        return one(
+          await trx
+            .updateTable('alert_cap_days')
+            .set({ asked_at: now.getTime() })
+            .where('subscription_id', '=', sub)
+            .where('local_date', '=', localDate)
+            .where('asked_at', 'is', null)
+            .executeTakeFirst(),
+        );
+      }),
+    async noticeTs(sub) {
+      const row = await db
+        .selectFrom('alert_subscriptions')
+        .select('notice_ts')
+        .where('id', '=', sub)
+        .executeTakeFirst();
+      return row?.notice_ts ?? null;
+    },
+    async setNoticeTs(sub, ts) {
+      await db.updateTable('alert_subscriptions').set({ notice_ts: ts }).where('id', '=', sub).execute();
+    },
+  };
 }

@@ -1,137 +1,267 @@
 /**
- * Digest subscriptions and their run records (issue 6). The run record is what makes a digest
- * exactly-once: one scheduled run per subscription per local date (a UNIQUE index), claimed
- * under a lease (owner instance + expiry) so a second instance cannot run it at the same time and
- * a crashed run can be taken over once its lease has expired. The lease and its transitions are
- * the leased runs of runs.ts, shared with alert checks.
- *
- * States of a run:
- *   running ──▶ posting ──▶ posted
- *      │  ▲        │
- *      │  └──┐     └─(lease expired: the post may or may not have reached Slack)──▶ unknown
- *      ├──▶ failed (attempts, next_attempt_at: retried until null)
- *      └──▶ awaiting_approval (over the cost cap) ──(an admin's Run anyway)──▶ running
+ * Digest subscriptions and their run records (store.ts DigestStore). Every state change is one
+ * conditional UPDATE (it wins or changes nothing; the lease SQL is runs.ts, shared with alert
+ * checks) or one transaction under the 'digests' lock, so two processes on one database can never
+ * both hold a run.
  */
-import type { Lease, LeasedRun } from './runs.js';
-
-export interface DigestSubscription {
-  id: number;
-  /** paging-orders owner_id. */
-  ownerId: string;
-  /** What the admin typed (a shop alias or the owner id), for display. */
-  shopLabel: string;
-  channelId: string;
-  /** 'HH:MM' in timeZone. */
-  localTime: string;
-  /** Canonical IANA zone name. */
-  timeZone: string;
-  createdBy: string;
-  createdAt: Date;
-  /** Every time of day it is posted, ascending ('HH:MM'); localTime is the first. */
-  times: string[];
-  /** Days of the week it is posted (0 Sunday … 6 Saturday, in timeZone); null: every day. */
-  days: number[] | null;
-  /** 'thread': a summary in the channel and the details as replies; 'single': one message. */
-  layout: DigestLayout;
-  /** Only orders with these remark flags (1 red … 5 purple); null: all. */
-  flags: number[] | null;
-  /** Only orders in these statuses (1 awaiting shipment, 2 shipped, 3 received); null: all. */
-  statuses: number[] | null;
-}
-
-export type DigestLayout = 'thread' | 'single';
-
-/** The options default to today's digest: once a day at localTime, every day, one message, no filter. */
-export type NewDigestSubscription = Omit<
+import type { Selectable } from 'kysely';
+import { createLeasedRuns, toLeasedRun } from './runs.js';
+import type { DigestRunsTable, DigestSubscriptionsTable, Executor, StoreContext } from './schema.js';
+import { takeLock } from './schema.js';
+import { writeAudit } from './settings.js';
+import type {
+  DigestRun,
+  DigestRunKind,
+  DigestStore,
   DigestSubscription,
-  'id' | 'createdAt' | 'times' | 'days' | 'layout' | 'flags' | 'statuses'
-> &
-  Partial<Pick<DigestSubscription, 'times' | 'days' | 'layout' | 'flags' | 'statuses'>>;
+  Lease,
+  NewDigestRun,
+  NewDigestSubscription,
+  RunClaim,
+} from './store.js';
 
-/** scheduled: the one run of a local date; manual: "Run now", as many as admins ask for. */
-export type DigestRunKind = 'scheduled' | 'manual';
+type SubscriptionRow = Selectable<DigestSubscriptionsTable>;
+type RunRow = Selectable<DigestRunsTable>;
 
-/** A leased run (runs.ts) of a digest. */
-export interface DigestRun extends LeasedRun {
-  kind: DigestRunKind;
-  /** 'YYYY-MM-DD' in the subscription's zone. */
-  localDate: string;
-  /** The orders read: [windowStart, windowEnd). */
-  windowStart: Date;
-  windowEnd: Date;
-  /** The failure notice posted in the channel (at most one per run). */
-  noticeTs: string | null;
-  /** The digest message (or, for "Run now", its progress message until the digest replaces it). */
-  messageTs: string | null;
-  /** digest/summarize.ts DigestSummary as JSON: kept from 'posting' on. */
-  summaryJson: string | null;
-  /** Slack user who ran it now or approved it; null for the scheduler. */
-  requestedBy: string | null;
-  updatedAt: Date;
+const csv = (list: readonly (string | number)[] | null | undefined): string | null =>
+  list && list.length > 0 ? list.join(',') : null;
+const numbers = (text: string | null): number[] | null => (text ? text.split(',').map(Number) : null);
+
+function toSubscription(row: SubscriptionRow): DigestSubscription {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    shopLabel: row.shop_label,
+    channelId: row.channel_id,
+    localTime: row.local_time,
+    timeZone: row.time_zone,
+    createdBy: row.created_by,
+    createdAt: new Date(row.created_at),
+    times: row.times ? row.times.split(',') : [row.local_time],
+    days: numbers(row.days),
+    layout: row.layout,
+    flags: numbers(row.flags),
+    statuses: numbers(row.statuses),
+  };
 }
 
-export interface NewDigestRun {
-  subscriptionId: number;
-  localDate: string;
-  windowStart: Date;
-  windowEnd: Date;
-  requestedBy: string | null;
+function toRun(row: RunRow): DigestRun {
+  return {
+    ...toLeasedRun(row),
+    kind: row.kind,
+    localDate: row.local_date,
+    windowStart: new Date(row.window_start),
+    windowEnd: new Date(row.window_end),
+    noticeTs: row.notice_ts,
+    summaryJson: row.summary_json,
+    requestedBy: row.requested_by,
+    updatedAt: new Date(row.updated_at),
+  };
 }
 
-export type RunClaim =
-  /** The caller holds the run now. `how`: first execution, lease takeover, or a due retry. */
-  | { claimed: true; run: DigestRun; how: 'new' | 'takeover' | 'retry' }
-  /**
-   * Someone else holds it, or it is finished, waiting for approval or for its retry. `orphaned`:
-   * this claim found a post interrupted by a crash and marked it 'unknown' (exactly one claimer
-   * sees this, so exactly one alert is sent).
-   */
-  | { claimed: false; run: DigestRun; orphaned: boolean };
+export function createDigests({ db, nowMs }: StoreContext): DigestStore {
+  const runs = createLeasedRuns(
+    db,
+    'digest_runs',
+    'platdesk stopped while posting: the digest may or may not have been posted',
+  );
+  const runOf = async (ex: Executor, id: number): Promise<DigestRun | null> => {
+    const row = await ex.selectFrom('digest_runs').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toRun(row) : null;
+  };
+  const mustRun = async (ex: Executor, id: number): Promise<DigestRun> => {
+    const run = await runOf(ex, id);
+    if (!run) throw new Error(`digest run ${id} vanished`);
+    return run;
+  };
+  const scheduledRow = (ex: Executor, subscriptionId: number, localDate: string) =>
+    ex
+      .selectFrom('digest_runs')
+      .selectAll()
+      .where('subscription_id', '=', subscriptionId)
+      .where('local_date', '=', localDate)
+      .where('kind', '=', 'scheduled')
+      .executeTakeFirst();
+  const newRun = async (ex: Executor, kind: DigestRunKind, input: NewDigestRun, lease: Lease) => {
+    const now = lease.now.getTime();
+    const row = await ex
+      .insertInto('digest_runs')
+      .values({
+        subscription_id: input.subscriptionId,
+        kind,
+        local_date: input.localDate,
+        window_start: input.windowStart.getTime(),
+        window_end: input.windowEnd.getTime(),
+        state: 'running',
+        attempts: 1,
+        lease_owner: lease.owner,
+        lease_expires_at: now + lease.ms,
+        next_attempt_at: null,
+        last_error: null,
+        notice_ts: null,
+        message_ts: null,
+        summary_json: null,
+        estimate_points: null,
+        requested_by: input.requestedBy,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRun(row);
+  };
 
-export interface DigestStore {
-  add(input: NewDigestSubscription): DigestSubscription;
-  /** An active subscription. */
-  get(id: number): DigestSubscription | null;
-  /** Active subscriptions, oldest first. */
-  list(): DigestSubscription[];
-  /** Soft delete (run records keep pointing at it); audited. False when not found or already removed. */
-  remove(id: number, actorId: string): boolean;
+  return {
+    add: (input: NewDigestSubscription) =>
+      db.transaction().execute(async (trx) => {
+        const values = {
+          owner_id: input.ownerId,
+          shop_label: input.shopLabel,
+          channel_id: input.channelId,
+          local_time: input.localTime,
+          time_zone: input.timeZone,
+          created_by: input.createdBy,
+          created_at: nowMs(),
+          removed_at: null,
+          removed_by: null,
+          times: csv(input.times),
+          days: csv(input.days),
+          layout: input.layout ?? 'single',
+          flags: csv(input.flags),
+          statuses: csv(input.statuses),
+        } as const;
+        const row = await trx
+          .insertInto('digest_subscriptions')
+          .values(values)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await writeAudit(trx, nowMs, {
+          actorId: input.createdBy,
+          action: 'digest.add',
+          detail:
+            `#${row.id}: owner ${input.ownerId} → ${input.channelId} at ${values.times ?? input.localTime} ` +
+            `${input.timeZone}${values.days ? ` days ${values.days}` : ''} ${values.layout}` +
+            `${values.flags ? ` flags ${values.flags}` : ''}${values.statuses ? ` statuses ${values.statuses}` : ''}`,
+        });
+        return toSubscription(row);
+      }),
+    async get(id) {
+      const row = await db
+        .selectFrom('digest_subscriptions')
+        .selectAll()
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      return row ? toSubscription(row) : null;
+    },
+    async list() {
+      const rows = await db
+        .selectFrom('digest_subscriptions')
+        .selectAll()
+        .where('removed_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      return rows.map(toSubscription);
+    },
+    remove: (id, actorId) =>
+      db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('digest_subscriptions')
+          .set({ removed_at: nowMs(), removed_by: actorId })
+          .where('id', '=', id)
+          .where('removed_at', 'is', null)
+          .executeTakeFirst();
+        const removed = result.numUpdatedRows === 1n;
+        if (removed) await writeAudit(trx, nowMs, { actorId, action: 'digest.remove', detail: `#${id}` });
+        return removed;
+      }),
 
-  /**
-   * Claims the scheduled run of (subscription, local date) in one IMMEDIATE transaction: creates
-   * it, takes over a 'running' one whose lease has expired, or takes a 'failed' one whose retry
-   * is due. Of any number of instances claiming at once, exactly one gets `claimed: true`.
-   */
-  claimScheduled(input: NewDigestRun, lease: Lease): RunClaim;
-  /** A "Run now" run, held by the caller. */
-  createManual(input: NewDigestRun, lease: Lease): DigestRun;
-  run(id: number): DigestRun | null;
-  scheduledRun(subscriptionId: number, localDate: string): DigestRun | null;
-  /** The newest run of any kind. */
-  lastRun(subscriptionId: number): DigestRun | null;
-  /** The newest posted scheduled run with local_date < beforeLocalDate (the comparison base). */
-  previousPosted(subscriptionId: number, beforeLocalDate: string): DigestRun | null;
-
-  /** Extends the caller's lease; false when the caller no longer holds the run. */
-  renew(runId: number, lease: Lease): boolean;
-  /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
-  release(runId: number, owner: string, now: Date): boolean;
-  /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
-  addCharge(runId: number, points: number, calls: number): void;
-  /** running → posting, storing the summary, if the caller still holds it. */
-  markPosting(runId: number, lease: Lease, summaryJson: string): boolean;
-  /** posting → posted. */
-  markPosted(runId: number, owner: string, messageTs: string, now: Date): boolean;
-  /** running | posting → failed, releasing the lease. */
-  markFailed(
-    runId: number,
-    owner: string,
-    failure: { error: string; nextAttemptAt: Date | null; now: Date },
-  ): boolean;
-  /** running → awaiting_approval, releasing the lease. */
-  awaitApproval(runId: number, owner: string, estimatePoints: number, now: Date): boolean;
-  /** awaiting_approval → running under the caller's lease (single-use: a second click gets null). */
-  claimApproved(runId: number, lease: Lease, approvedBy: string): DigestRun | null;
-  setNoticeTs(runId: number, ts: string): void;
-  setMessageTs(runId: number, ts: string): void;
+    claimScheduled: (input, lease) =>
+      db.transaction().execute(async (trx): Promise<RunClaim> => {
+        await takeLock(trx, 'digests');
+        const row = await scheduledRow(trx, input.subscriptionId, input.localDate);
+        if (!row) return { claimed: true, run: await newRun(trx, 'scheduled', input, lease), how: 'new' };
+        const how = await runs.claimExisting(trx, row.id, lease);
+        if (how === 'takeover' || how === 'retry')
+          return { claimed: true, run: await mustRun(trx, row.id), how };
+        const orphaned = how === 'orphaned';
+        return { claimed: false, run: orphaned ? await mustRun(trx, row.id) : toRun(row), orphaned };
+      }),
+    createManual: (input, lease, newestRunId) =>
+      newestRunId === undefined
+        ? newRun(db, 'manual', input, lease)
+        : db.transaction().execute(async (trx) => {
+            await takeLock(trx, 'digests');
+            const newest = await trx
+              .selectFrom('digest_runs')
+              .select('id')
+              .where('subscription_id', '=', input.subscriptionId)
+              .orderBy('id', 'desc')
+              .limit(1)
+              .executeTakeFirst();
+            if (newest?.id !== newestRunId) return null;
+            return newRun(trx, 'manual', input, lease);
+          }),
+    run: (id) => runOf(db, id),
+    async scheduledRun(subscriptionId, localDate) {
+      const row = await scheduledRow(db, subscriptionId, localDate);
+      return row ? toRun(row) : null;
+    },
+    async lastRun(subscriptionId) {
+      const row = await db
+        .selectFrom('digest_runs')
+        .selectAll()
+        .where('subscription_id', '=', subscriptionId)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? toRun(row) : null;
+    },
+    async previousPosted(subscriptionId, beforeLocalDate) {
+      const row = await db
+        .selectFrom('digest_runs')
+        .selectAll()
+        .where('subscription_id', '=', subscriptionId)
+        .where('kind', '=', 'scheduled')
+        .where('state', '=', 'posted')
+        .where('local_date', '<', beforeLocalDate)
+        .orderBy('local_date', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? toRun(row) : null;
+    },
+    renew: runs.renew,
+    release: runs.release,
+    addCharge: runs.addCharge,
+    // The summary is stored with the move to 'posting', in one transaction (a post needs it).
+    markPosting: (runId, lease, summaryJson) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await runs.markPosting(trx, runId, lease))) return false;
+        await trx
+          .updateTable('digest_runs')
+          .set({ summary_json: summaryJson })
+          .where('id', '=', runId)
+          .execute();
+        return true;
+      }),
+    markPosted: (runId, owner, messageTs, now) => runs.markPosted(db, runId, owner, messageTs, now),
+    markFailed: runs.markFailed,
+    awaitApproval: runs.awaitApproval,
+    claimApproved: (runId, lease, approvedBy) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await runs.claimApproved(trx, runId, lease))) return null;
+        await trx
+          .updateTable('digest_runs')
+          .set({ requested_by: approvedBy })
+          .where('id', '=', runId)
+          .execute();
+        return runOf(trx, runId);
+      }),
+    async setNoticeTs(runId, ts) {
+      await db.updateTable('digest_runs').set({ notice_ts: ts }).where('id', '=', runId).execute();
+    },
+    async setMessageTs(runId, ts) {
+      await db.updateTable('digest_runs').set({ message_ts: ts }).where('id', '=', runId).execute();
+    },
+  };
 }

@@ -1,101 +1,196 @@
 /**
- * Leased runs: the one mechanism behind digest runs (digests.ts) and ship-by alert checks
- * (alerts.ts). A run is held under a lease (owner instance + expiry) so a second instance cannot
- * execute it at the same time, and a crashed holder's run is taken over once its lease expired.
- *
- * States every leased run shares:
- *   running ──▶ posting ──▶ posted
- *      │  ▲        │
- *      │  └──┐     └─(lease expired: the post may or may not have reached Slack)──▶ unknown
- *      ├──▶ failed (next_attempt_at: retried until null)
- *      └──▶ awaiting_approval (over the cost cap) ──(an admin's approval)──▶ running
- *
- * What a run is *of* (a digest's local date, an alert's slot) and what it carries (a summary, the
- * alerted orders) stays with its own store; this contract is only the lease and its transitions.
+ * Leased runs: the lease SQL that digest runs (digests.ts) and ship-by alert checks (alerts.ts)
+ * share (store.ts "leased runs" describes the states). Every transition is one conditional
+ * UPDATE, so it wins or changes nothing, and two processes on one database can never both hold a
+ * run. The table name is one of a fixed list, so the statements are plain SQL templates (the same
+ * text on both engines) rather than a typed builder per table.
  */
+import { type RawBuilder, sql } from 'kysely';
+import type { Executor } from './schema.js';
+import type { ExistingRunClaim, Lease, LeasedRun, LeasedRunState, RunFailure } from './store.js';
 
-/** Who holds a run, and until when. */
-export interface Lease {
-  owner: string;
-  now: Date;
-  ms: number;
-}
+/** The tables holding leased runs (a fixed list: the name is an identifier in the SQL). */
+export type LeasedRunTable = 'digest_runs' | 'alert_checks';
 
-export type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
-
-/** What every leased run records, whatever it is a run of. */
-export interface LeasedRun {
+/** The columns every leased-run table has. */
+export interface LeasedRunRow {
   id: number;
-  subscriptionId: number;
+  subscription_id: number;
   state: LeasedRunState;
-  /** Executions started (the first one included). */
   attempts: number;
-  leaseOwner: string | null;
-  leaseExpiresAt: Date | null;
-  /** Set while failed and a retry is planned; null once given up. */
-  nextAttemptAt: Date | null;
-  lastError: string | null;
-  /** The message the run posted. */
-  messageTs: string | null;
-  /** Points withheld by every call of every attempt. */
-  chargedPoints: number;
-  /** Calls that reached the service, charged or not (one ledger row each). */
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  message_ts: string | null;
+  charged_points: number;
   calls: number;
-  /** The cost estimate that needed an admin's approval. */
-  estimatePoints: number | null;
-  createdAt: Date;
+  estimate_points: number | null;
+  created_at: number;
 }
 
-export interface RunFailure {
-  error: string;
-  /** When to retry; null gives up. */
-  nextAttemptAt: Date | null;
-  now: Date;
-}
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
-/**
- * How an existing run was claimed: taken over (its holder's lease expired while running), taken
- * for its due retry, found orphaned (its lease expired while posting: now 'unknown'; exactly one
- * claimer sees this), or not at all (someone holds it, or it is finished or waiting).
- */
-export type ExistingRunClaim = 'takeover' | 'retry' | 'orphaned' | null;
-
-/**
- * Whether a claim could take the run now: its holder's lease has expired (a takeover, or an
- * orphaned post to mark), or its retry is due. Lets a scheduler skip a write transaction.
- */
-export function claimable(run: LeasedRun, nowMs: number): boolean {
-  switch (run.state) {
-    case 'running':
-    case 'posting':
-      return run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= nowMs;
-    case 'failed':
-      return run.nextAttemptAt !== null && run.nextAttemptAt.getTime() <= nowMs;
-    default:
-      return false;
-  }
-}
+export const toLeasedRun = (r: LeasedRunRow): LeasedRun => ({
+  id: r.id,
+  subscriptionId: r.subscription_id,
+  state: r.state,
+  attempts: r.attempts,
+  leaseOwner: r.lease_owner,
+  leaseExpiresAt: date(r.lease_expires_at),
+  nextAttemptAt: date(r.next_attempt_at),
+  lastError: r.last_error,
+  messageTs: r.message_ts,
+  chargedPoints: r.charged_points,
+  calls: r.calls,
+  estimatePoints: r.estimate_points,
+  createdAt: new Date(r.created_at),
+});
 
 /** The lease transitions of one run table, by run id. Each is one conditional UPDATE. */
 export interface LeasedRuns {
-  /** Call inside the caller's IMMEDIATE transaction, after finding the run row. */
-  claimExisting(id: number, lease: Lease): ExistingRunClaim;
+  /** Call inside the caller's locked transaction (`db`), after finding the run row. */
+  claimExisting(db: Executor, id: number, lease: Lease): Promise<ExistingRunClaim>;
   /** Extends the caller's lease (running or posting); false when the caller no longer holds it. */
-  renew(id: number, lease: Lease): boolean;
+  renew(id: number, lease: Lease): Promise<boolean>;
   /** Extends the caller's lease only while still running (before anything is posted). */
-  holdRunning(id: number, lease: Lease): boolean;
+  holdRunning(db: Executor, id: number, lease: Lease): Promise<boolean>;
   /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
-  release(id: number, owner: string, now: Date): boolean;
+  release(id: number, owner: string, now: Date): Promise<boolean>;
   /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
-  addCharge(id: number, points: number, calls: number): void;
+  addCharge(id: number, points: number, calls: number): Promise<void>;
   /** running → posting under the caller's lease (from here a crash leaves the post unknown). */
-  markPosting(id: number, lease: Lease): boolean;
+  markPosting(db: Executor, id: number, lease: Lease): Promise<boolean>;
   /** posting → posted, releasing the lease. */
-  markPosted(id: number, owner: string, messageTs: string | null, now: Date): boolean;
+  markPosted(db: Executor, id: number, owner: string, messageTs: string | null, now: Date): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
-  markFailed(id: number, owner: string, failure: RunFailure): boolean;
+  markFailed(id: number, owner: string, failure: RunFailure): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
-  awaitApproval(id: number, owner: string, estimatePoints: number, now: Date): boolean;
+  awaitApproval(id: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second caller gets false). */
-  claimApproved(id: number, lease: Lease): boolean;
+  claimApproved(db: Executor, id: number, lease: Lease): Promise<boolean>;
+}
+
+/** Errors are stored for operators; a huge one is cut. */
+const ERROR_MAX = 1000;
+
+async function changedOne(db: Executor, query: RawBuilder<unknown>): Promise<boolean> {
+  const result = await query.execute(db);
+  return result.numAffectedRows === 1n;
+}
+
+/**
+ * `orphanError` is what an operator reads on a run whose post was interrupted (it names what was
+ * being posted).
+ */
+export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError: string): LeasedRuns {
+  const table = sql.table(name);
+  const span = (lease: Lease) => ({ now: lease.now.getTime(), expires: lease.now.getTime() + lease.ms });
+  return {
+    async claimExisting(trx, id, lease) {
+      const { now, expires } = span(lease);
+      // Takeover of a crashed run: its lease has expired.
+      if (
+        await changedOne(
+          trx,
+          sql`UPDATE ${table} SET lease_owner = ${lease.owner}, lease_expires_at = ${expires},
+            attempts = attempts + 1, updated_at = ${now}
+          WHERE id = ${id} AND state = 'running' AND lease_expires_at <= ${now}`,
+        )
+      )
+        return 'takeover';
+      if (
+        await changedOne(
+          trx,
+          sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner},
+            lease_expires_at = ${expires}, attempts = attempts + 1, next_attempt_at = NULL, updated_at = ${now}
+          WHERE id = ${id} AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
+        )
+      )
+        return 'retry';
+      if (
+        await changedOne(
+          trx,
+          sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
+            updated_at = ${now}, last_error = ${orphanError}
+          WHERE id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`,
+        )
+      )
+        return 'orphaned';
+      return null;
+    },
+    renew(id, lease) {
+      const { now, expires } = span(lease);
+      return changedOne(
+        db,
+        sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
+        WHERE id = ${id} AND lease_owner = ${lease.owner} AND state IN ('running', 'posting')`,
+      );
+    },
+    holdRunning(trx, id, lease) {
+      const { now, expires } = span(lease);
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
+        WHERE id = ${id} AND lease_owner = ${lease.owner} AND state = 'running'`,
+      );
+    },
+    release(id, owner, now) {
+      const at = now.getTime();
+      return changedOne(
+        db,
+        sql`UPDATE ${table} SET lease_expires_at = ${at}, updated_at = ${at}
+        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'running'`,
+      );
+    },
+    async addCharge(id, points, calls) {
+      await sql`UPDATE ${table} SET charged_points = charged_points + ${points}, calls = calls + ${calls}
+        WHERE id = ${id}`.execute(db);
+    },
+    markPosting(trx, id, lease) {
+      const { now, expires } = span(lease);
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET state = 'posting', lease_expires_at = ${expires}, updated_at = ${now}
+        WHERE id = ${id} AND lease_owner = ${lease.owner} AND state = 'running'`,
+      );
+    },
+    markPosted(trx, id, owner, messageTs, now) {
+      const at = now.getTime();
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET state = 'posted', message_ts = ${messageTs}, lease_owner = NULL,
+          lease_expires_at = NULL, next_attempt_at = NULL, updated_at = ${at}
+        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'posting'`,
+      );
+    },
+    markFailed(id, owner, failure) {
+      const at = failure.now.getTime();
+      return changedOne(
+        db,
+        sql`UPDATE ${table} SET state = 'failed', last_error = ${failure.error.slice(0, ERROR_MAX)},
+          next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
+          lease_expires_at = NULL, updated_at = ${at}
+        WHERE id = ${id} AND lease_owner = ${owner} AND state IN ('running', 'posting')`,
+      );
+    },
+    awaitApproval(id, owner, estimatePoints, now) {
+      const at = now.getTime();
+      return changedOne(
+        db,
+        sql`UPDATE ${table} SET state = 'awaiting_approval', estimate_points = ${estimatePoints},
+          lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at}
+        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'running'`,
+      );
+    },
+    claimApproved(trx, id, lease) {
+      const { now, expires } = span(lease);
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner}, lease_expires_at = ${expires},
+          attempts = attempts + 1, updated_at = ${now}
+        WHERE id = ${id} AND state = 'awaiting_approval'`,
+      );
+    },
+  };
 }

@@ -1,18 +1,38 @@
 /**
- * Persistence behind an interface (DESIGN.md "Layers": store/). SQLite is the default backend
- * (sqlite-store.ts); nothing here knows about SQLite.
+ * The Store contract (DESIGN.md "Layers": store/): everything platdesk keeps, behind one
+ * asynchronous interface with two engines (store/engine.ts): SQLite through better-sqlite3 by
+ * default (DATABASE_PATH), PostgreSQL through `pg` when DATABASE_URL is set. Both run the same
+ * typed Kysely queries, one file per sub-store (pending.ts, ledger.ts, settings.ts, budgets.ts,
+ * cache.ts, events.ts, shortcut-batches.ts, digests.ts, runs.ts, alerts.ts); what differs between
+ * the engines is the connection (engine.ts) and the DDL type names (migrations.ts).
  *
- * Why the interface is synchronous: the default store is embedded (better-sqlite3, synchronous by
- * design), and the one operation that must be exactly right — claiming a confirmation so a double
- * click or a Slack retry never charges twice (DESIGN rule 2) — is a single conditional UPDATE that
- * either wins or does not. A synchronous call cannot be interleaved with other work on this
- * process, and `transaction(fn)` can hold only synchronous code, so no `await` can ever split a
- * read from the write that depends on it. A networked backend would implement an async twin of
- * this interface and wrap it; callers would change only by adding `await`.
+ * Every guarantee that must hold across processes is a single conditional statement or one
+ * transaction opened by a lock-row UPDATE (schema.ts takeLock): the single-use claim of a
+ * confirmation is `UPDATE ... WHERE state = 'pending'`, so of any number of claims on any
+ * number of connections exactly one changes a row; a budget reservation checks the caps and
+ * inserts itself under the 'budgets' lock, so two processes can never both pass a cap. A claim
+ * is written (and so durable) before its call starts: a caller awaits `pending.claim` first.
+ *
+ * What a second process must see lives here: confirmations with their claim holder and lease,
+ * the ledger, settings and audit (access rules, shop registry, budgets, admins, language
+ * choices), user preferences, budget reservations, the answer cache, processed event ids, unfurl
+ * records and daily counts, shortcut batches, digest and ship-by alert subscriptions, their runs
+ * and leases, alerted orders, and alerts sent (hourly account alerts, daily budget alerts).
+ *
+ * What stays in process memory, and why:
+ * - the plat rate limiter's queue (plat/limiter.ts): the window itself is shared through Redis
+ *   when REDIS_URL is set (plat/redis-limiter.ts), in process otherwise; the queue of callers
+ *   waiting for a slot belongs to the process whose callers wait;
+ * - single flight of identical lookups (lookups/lookup-service.ts): per process for now (sharing
+ *   it through Redis is separate work); it saves money, it is not needed for correctness of
+ *   money: claims, reservations and the ledger are in the store;
+ * - lookups, digest runs and alert checks in progress (drained on shutdown; a claim's and a
+ *   run's lease are in the store, so what a dead process held is reported or taken over elsewhere);
+ * - charges waiting to be written while the store is unreachable (ledger.ts createChargeRecorder):
+ *   a bounded buffer that is written as soon as the store answers again;
+ * - Slack user-group membership and Slack locales (slack/): short caches of Slack's own answers;
+ * - metrics (per process by nature: Prometheus scrapes each replica).
  */
-import type { AlertStore } from './alerts.js';
-import type { DigestStore } from './digests.js';
-import type { ShortcutBatches, UnfurlStore } from './unfurls.js';
 
 export interface Store {
   pending: PendingLookups;
@@ -24,18 +44,24 @@ export interface Store {
   digests: DigestStore;
   /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
   alerts: AlertStore;
-  /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/unfurls.ts). */
+  /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/events.ts). */
   unfurls: UnfurlStore;
-  /** What a shortcut's modal offered, claimed once by its Confirm (store/unfurls.ts). */
+  /** What a shortcut's modal offered, claimed once by its Confirm (store/shortcut-batches.ts). */
   shortcutBatches: ShortcutBatches;
-  /**
-   * Runs fn in one transaction (nested calls become savepoints). fn must be synchronous: a
-   * function that returns a promise is rejected and rolled back, since its awaited part would run
-   * after the commit.
-   */
-  transaction<T>(fn: () => T): T;
+  /** Budget reservations of calls in flight (store/budgets.ts). */
+  budgets: BudgetReservations;
+  /** Answers kept for a while, shared by every process (store/cache.ts). */
+  cache: AnswerCache;
+  /** Admin alerts already sent, so every process sends each one once (store/cache.ts). */
+  alertsSent: AlertsSent;
+  /** 'sqlite' or 'postgres'. */
+  readonly engine: 'sqlite' | 'postgres';
+  /** Where the data is, without secrets (a file path, or postgres://user@host:port/db). */
+  readonly location: string;
+  /** Answers whether the database can be reached now (a trivial query with a short deadline). */
+  ping(timeoutMs?: number): Promise<boolean>;
   /** Closes the store; calling it again does nothing. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 // ---- pending lookups (confirmations) -------------------------------------------------------
@@ -120,40 +146,47 @@ export interface NewPendingLookup<R = unknown, Q = unknown> {
 }
 
 export interface PendingLookups {
-  create<R, Q>(input: NewPendingLookup<R, Q>): PendingLookup<R, Q>;
-  get<R = unknown, Q = unknown>(id: string): PendingLookup<R, Q> | null;
+  create<R, Q>(input: NewPendingLookup<R, Q>): Promise<PendingLookup<R, Q>>;
+  get<R = unknown, Q = unknown>(id: string): Promise<PendingLookup<R, Q> | null>;
   /**
    * Atomically moves pending → running for this user, if not expired, marked with the holder and
    * its lease: one conditional UPDATE, then a read-back to tell why it failed. Of any number of
    * concurrent claims (on any number of connections) exactly one wins. Failure reasons, first
    * match: not_found, not_yours, cancelled, interrupted, already_used (running/done/failed), expired.
    */
-  claim<R = unknown, Q = unknown>(id: string, userId: string, holder: ClaimHolder): ClaimResult<R, Q>;
+  claim<R = unknown, Q = unknown>(
+    id: string,
+    userId: string,
+    holder: ClaimHolder,
+  ): Promise<ClaimResult<R, Q>>;
   /** pending → cancelled, by the same rules and reasons as claim. */
-  cancel<R = unknown, Q = unknown>(id: string, userId: string): ClaimResult<R, Q>;
+  cancel<R = unknown, Q = unknown>(id: string, userId: string): Promise<ClaimResult<R, Q>>;
   /**
    * running → done | failed, storing the rendered result. Returns false (and changes nothing)
    * when the row is missing or not running.
    */
-  finish(id: string, state: 'done' | 'failed', resultJson: string | null): boolean;
+  finish(id: string, state: 'done' | 'failed', resultJson: string | null): Promise<boolean>;
   /** Extends the lease of every running claim of this holder; returns how many. */
-  renewClaims(holder: ClaimHolder): number;
+  renewClaims(holder: ClaimHolder): Promise<number>;
   /**
    * Every running claim, oldest first, with its holder and lease, so a process can tell which
    * ones belong to a holder that is gone.
    */
-  runningClaims<R = unknown, Q = unknown>(): PendingLookup<R, Q>[];
+  runningClaims<R = unknown, Q = unknown>(): Promise<PendingLookup<R, Q>[]>;
   /**
    * running → interrupted, only while the claim is still running under `claimedBy` (a holder that
    * renewed or finished it meanwhile keeps it): of several processes deciding at once, exactly one
    * gets the row back, and only that one tells the user. Never re-run: the call may have been charged.
    */
-  interrupt<R = unknown, Q = unknown>(id: string, claimedBy: string | null): PendingLookup<R, Q> | null;
+  interrupt<R = unknown, Q = unknown>(
+    id: string,
+    claimedBy: string | null,
+  ): Promise<PendingLookup<R, Q> | null>;
   /**
    * Housekeeping: deletes rows whose state changed before `olderThan` and that expired before it
    * (a live confirmation is never removed, nor a running claim). Returns the number deleted.
    */
-  prune(olderThan: Date): number;
+  prune(olderThan: Date): Promise<number>;
 }
 
 // ---- spend ledger --------------------------------------------------------------------------
@@ -203,7 +236,7 @@ export interface LedgerGroupRow<K extends string | null = string> extends Ledger
 }
 
 export interface Ledger {
-  record(entry: NewLedgerEntry): LedgerEntry;
+  record(entry: NewLedgerEntry): Promise<LedgerEntry>;
   /**
    * The points of the newest successful (code 0) entry for this operation and edition (null
    * edition for operations without editions), or null if none: the "last charge seen" of a quote.
@@ -211,32 +244,32 @@ export interface Ledger {
    * so are rows of 0 points: every call that reached the service is a row, and a 0 there is an
    * answer that reported no charge, not a price.
    */
-  lastCharge(operation: string, edition: number | null): number | null;
+  lastCharge(operation: string, edition: number | null): Promise<number | null>;
   /** Sums over [from, to), optionally for one user and/or one channel. */
-  totals(q: LedgerRange & { userId?: string; channelId?: string }): LedgerTotals;
+  totals(q: LedgerRange & { userId?: string; channelId?: string }): Promise<LedgerTotals>;
   /**
    * Grouped sums over [from, to) for reports. 'user': key is the user id, null for scheduled
    * work; 'operation': the operation; ordered by points, highest first. (Days are counted in the
    * budget zone by lookups/reports.ts, from totals per local day: SQLite knows no IANA zones.)
    */
-  groupTotals(by: 'user', q: LedgerRange & { userId?: string }): LedgerGroupRow<string | null>[];
-  groupTotals(by: 'operation', q: LedgerRange & { userId?: string }): LedgerGroupRow[];
+  groupTotals(by: 'user', q: LedgerRange & { userId?: string }): Promise<LedgerGroupRow<string | null>[]>;
+  groupTotals(by: 'operation', q: LedgerRange & { userId?: string }): Promise<LedgerGroupRow[]>;
   /** Entries in [from, to), newest first, for one user or all; at most `limit` (default: all). */
-  list(q: LedgerRange & { userId?: string; limit?: number }): LedgerEntry[];
+  list(q: LedgerRange & { userId?: string; limit?: number }): Promise<LedgerEntry[]>;
   /**
-   * Entries in [from, to), oldest first, streamed (for CSV export). While the iterator is open
-   * the SQLite connection is busy: finish or `return()` it before using the store again.
+   * Entries in [from, to), oldest first, read page by page (for CSV export): no connection is
+   * held between pages, so the store stays usable while the caller writes them out.
    */
-  iterate(q: LedgerRange & { userId?: string }): IterableIterator<LedgerEntry>;
+  iterate(q: LedgerRange & { userId?: string }): AsyncIterableIterator<LedgerEntry>;
 }
 
 // ---- user preferences ----------------------------------------------------------------------
 
 export interface UserPrefs {
   /** null = always ask (the default); N = skip the confirmation for calls quoted under N points. */
-  getConfirmThreshold(userId: string): number | null;
+  getConfirmThreshold(userId: string): Promise<number | null>;
   /** null clears it (back to always asking). */
-  setConfirmThreshold(userId: string, points: number | null): void;
+  setConfirmThreshold(userId: string, points: number | null): Promise<void>;
 }
 
 // ---- audit log and settings ----------------------------------------------------------------
@@ -250,9 +283,9 @@ export interface AuditRecord {
 
 /** Who changed which setting ("changes are logged with who made them"). */
 export interface AuditLog {
-  record(e: Omit<AuditRecord, 'at'>): void;
+  record(e: Omit<AuditRecord, 'at'>): Promise<void>;
   /** The newest `limit` records, newest first; only those of one action when `filter.action` is given. */
-  list(limit: number, filter?: { action?: string }): AuditRecord[];
+  list(limit: number, filter?: { action?: string }): Promise<AuditRecord[]>;
 }
 
 /**
@@ -261,9 +294,533 @@ export interface AuditLog {
  */
 export interface Settings {
   /** The stored value, unchecked: validate it (zod) where its shape is known. */
-  get<T>(key: string): T | null;
+  get<T>(key: string): Promise<T | null>;
   /** value must be JSON-serializable (not undefined, a function or a bigint). */
-  set(key: string, value: unknown, actorId: string): void;
+  set(key: string, value: unknown, actorId: string): Promise<void>;
   /** Returns whether the key existed; audits only an actual deletion. */
-  delete(key: string, actorId: string): boolean;
+  delete(key: string, actorId: string): Promise<boolean>;
+}
+
+// ---- budget reservations ---------------------------------------------------------------------
+
+/** One cap that applies to a reservation, with the period it counts. */
+export interface CapLimit {
+  scope: 'user' | 'workspace';
+  period: 'daily' | 'monthly';
+  cap: number;
+  /** The period: [from, to). */
+  from: Date;
+  to: Date;
+}
+
+/** A cap with what is spent in its period: ledger points plus live reservations. */
+export interface CapUse extends CapLimit {
+  spent: number;
+}
+
+export type ReserveResult =
+  | { ok: true; id: string; uses: CapUse[] }
+  /** `exceeded`: the first cap that `points` more would pass; nothing was reserved. */
+  | { ok: false; exceeded: CapUse; uses: CapUse[] };
+
+export interface BudgetReservations {
+  /** Each cap with its spend now (ledger + reservations); for the quote's check and warnings. */
+  uses(userId: string | null, caps: readonly CapLimit[]): Promise<CapUse[]>;
+  /**
+   * In one transaction under the budgets lock: sums each cap's spend and, unless `points` more
+   * would pass one, records a reservation that counts until released or until `ttlMs` has
+   * passed (a process that died mid-call). Two processes can never both pass the same cap.
+   */
+  reserve(input: {
+    userId: string | null;
+    points: number;
+    caps: readonly CapLimit[];
+    ttlMs: number;
+  }): Promise<ReserveResult>;
+  /** Removes a reservation (its charge is in the ledger now, or the call did not happen). */
+  release(id: string): Promise<void>;
+  /** Housekeeping: expired reservations. */
+  prune(): Promise<number>;
+}
+
+// ---- answer cache and alerts -----------------------------------------------------------------
+
+export interface AnswerCache {
+  /** The value stored under key at or after `notBefore`, or null. */
+  get(key: string, notBefore: Date): Promise<{ valueJson: string; storedAt: Date } | null>;
+  set(key: string, valueJson: string): Promise<void>;
+  /** Housekeeping: entries stored before `olderThan`. */
+  prune(olderThan: Date): Promise<number>;
+  clear(): Promise<void>;
+}
+
+export interface AlertsSent {
+  /**
+   * Records that the alert `key` is sent now, unless it was sent less than `minIntervalMs` ago:
+   * true for exactly one caller of any number racing (that one sends it).
+   */
+  claim(key: string, minIntervalMs: number): Promise<boolean>;
+  /** The newest alerts whose key starts with `prefix`, newest first (the App Home shows them). */
+  recent(prefix: string, limit: number): Promise<{ key: string; sentAt: Date }[]>;
+}
+
+// ---- leased runs (digest runs and alert checks) ----------------------------------------------
+
+/** Who holds a run, and until when. */
+export interface Lease {
+  owner: string;
+  now: Date;
+  ms: number;
+}
+
+export type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
+
+/** What every leased run records, whatever it is a run of. */
+export interface LeasedRun {
+  id: number;
+  subscriptionId: number;
+  state: LeasedRunState;
+  /** Executions started (the first one included). */
+  attempts: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  /** Set while failed and a retry is planned; null once given up. */
+  nextAttemptAt: Date | null;
+  lastError: string | null;
+  /** The message the run posted. */
+  messageTs: string | null;
+  /** Points withheld by every call of every attempt. */
+  chargedPoints: number;
+  /** Calls that reached the service, charged or not (one ledger row each). */
+  calls: number;
+  /** The cost estimate that needed an admin's approval. */
+  estimatePoints: number | null;
+  createdAt: Date;
+}
+
+export interface RunFailure {
+  error: string;
+  /** When to retry; null gives up. */
+  nextAttemptAt: Date | null;
+  now: Date;
+}
+
+/**
+ * How an existing run was claimed: taken over (its holder's lease expired while running), taken
+ * for its due retry, found orphaned (its lease expired while posting: now 'unknown'; exactly one
+ * claimer sees this), or not at all (someone holds it, or it is finished or waiting).
+ */
+export type ExistingRunClaim = 'takeover' | 'retry' | 'orphaned' | null;
+
+/**
+ * Whether a claim could take the run now: its holder's lease has expired (a takeover, or an
+ * orphaned post to mark), or its retry is due. Lets a scheduler skip a write transaction.
+ */
+export function claimable(run: LeasedRun, nowMs: number): boolean {
+  switch (run.state) {
+    case 'running':
+    case 'posting':
+      return run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= nowMs;
+    case 'failed':
+      return run.nextAttemptAt !== null && run.nextAttemptAt.getTime() <= nowMs;
+    default:
+      return false;
+  }
+}
+
+// ---- digests --------------------------------------------------------------------------------
+
+export interface DigestSubscription {
+  id: number;
+  /** paging-orders owner_id. */
+  ownerId: string;
+  /** What the admin typed (a shop alias or the owner id), for display. */
+  shopLabel: string;
+  channelId: string;
+  /** 'HH:MM' in timeZone. */
+  localTime: string;
+  /** Canonical IANA zone name. */
+  timeZone: string;
+  createdBy: string;
+  createdAt: Date;
+  /** Every time of day it is posted, ascending ('HH:MM'); localTime is the first. */
+  times: string[];
+  /** Days of the week it is posted (0 Sunday … 6 Saturday, in timeZone); null: every day. */
+  days: number[] | null;
+  /** 'thread': a summary in the channel and the details as replies; 'single': one message. */
+  layout: DigestLayout;
+  /** Only orders with these remark flags (1 red … 5 purple); null: all. */
+  flags: number[] | null;
+  /** Only orders in these statuses (1 awaiting shipment, 2 shipped, 3 received); null: all. */
+  statuses: number[] | null;
+}
+
+export type DigestLayout = 'thread' | 'single';
+
+/** The options default to today's digest: once a day at localTime, every day, one message, no filter. */
+export type NewDigestSubscription = Omit<
+  DigestSubscription,
+  'id' | 'createdAt' | 'times' | 'days' | 'layout' | 'flags' | 'statuses'
+> &
+  Partial<Pick<DigestSubscription, 'times' | 'days' | 'layout' | 'flags' | 'statuses'>>;
+
+/** scheduled: the one run of a local date; manual: "Run now", as many as admins ask for. */
+export type DigestRunKind = 'scheduled' | 'manual';
+
+/** A leased run (runs.ts) of a digest. */
+export interface DigestRun extends LeasedRun {
+  kind: DigestRunKind;
+  /** 'YYYY-MM-DD' in the subscription's zone. */
+  localDate: string;
+  /** The orders read: [windowStart, windowEnd). */
+  windowStart: Date;
+  windowEnd: Date;
+  /** The failure notice posted in the channel (at most one per run). */
+  noticeTs: string | null;
+  /** The digest message (or, for "Run now", its progress message until the digest replaces it). */
+  messageTs: string | null;
+  /** digest/summarize.ts DigestSummary as JSON: kept from 'posting' on. */
+  summaryJson: string | null;
+  /** Slack user who ran it now or approved it; null for the scheduler. */
+  requestedBy: string | null;
+  updatedAt: Date;
+}
+
+export interface NewDigestRun {
+  subscriptionId: number;
+  localDate: string;
+  windowStart: Date;
+  windowEnd: Date;
+  requestedBy: string | null;
+}
+
+export type RunClaim =
+  /** The caller holds the run now. `how`: first execution, lease takeover, or a due retry. */
+  | { claimed: true; run: DigestRun; how: 'new' | 'takeover' | 'retry' }
+  /**
+   * Someone else holds it, or it is finished, waiting for approval or for its retry. `orphaned`:
+   * this claim found a post interrupted by a crash and marked it 'unknown' (exactly one claimer
+   * sees this, so exactly one alert is sent).
+   */
+  | { claimed: false; run: DigestRun; orphaned: boolean };
+
+export interface DigestStore {
+  add(input: NewDigestSubscription): Promise<DigestSubscription>;
+  /** An active subscription. */
+  get(id: number): Promise<DigestSubscription | null>;
+  /** Active subscriptions, oldest first. */
+  list(): Promise<DigestSubscription[]>;
+  /** Soft delete (run records keep pointing at it); audited. False when not found or already removed. */
+  remove(id: number, actorId: string): Promise<boolean>;
+
+  /**
+   * Claims the scheduled run of (subscription, local date) in one transaction under the digests lock: creates
+   * it, takes over a 'running' one whose lease has expired, or takes a 'failed' one whose retry
+   * is due. Of any number of instances claiming at once, exactly one gets `claimed: true`.
+   */
+  claimScheduled(input: NewDigestRun, lease: Lease): Promise<RunClaim>;
+  /**
+   * A "Run now" run, held by the caller. With `newestRunId`, only while that run is still the
+   * subscription's newest (checked and created under the digests lock: a "Run again" is
+   * single-use across processes); null otherwise.
+   */
+  createManual(input: NewDigestRun, lease: Lease, newestRunId?: number): Promise<DigestRun | null>;
+  run(id: number): Promise<DigestRun | null>;
+  scheduledRun(subscriptionId: number, localDate: string): Promise<DigestRun | null>;
+  /** The newest run of any kind. */
+  lastRun(subscriptionId: number): Promise<DigestRun | null>;
+  /** The newest posted scheduled run with local_date < beforeLocalDate (the comparison base). */
+  previousPosted(subscriptionId: number, beforeLocalDate: string): Promise<DigestRun | null>;
+
+  /** Extends the caller's lease; false when the caller no longer holds the run. */
+  renew(runId: number, lease: Lease): Promise<boolean>;
+  /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
+  release(runId: number, owner: string, now: Date): Promise<boolean>;
+  /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
+  addCharge(runId: number, points: number, calls: number): Promise<void>;
+  /** running → posting, storing the summary, if the caller still holds it. */
+  markPosting(runId: number, lease: Lease, summaryJson: string): Promise<boolean>;
+  /** posting → posted. */
+  markPosted(runId: number, owner: string, messageTs: string, now: Date): Promise<boolean>;
+  /** running | posting → failed, releasing the lease. */
+  markFailed(
+    runId: number,
+    owner: string,
+    failure: { error: string; nextAttemptAt: Date | null; now: Date },
+  ): Promise<boolean>;
+  /** running → awaiting_approval, releasing the lease. */
+  awaitApproval(runId: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  /** awaiting_approval → running under the caller's lease (single-use: a second click gets null). */
+  claimApproved(runId: number, lease: Lease, approvedBy: string): Promise<DigestRun | null>;
+  setNoticeTs(runId: number, ts: string): Promise<void>;
+  setMessageTs(runId: number, ts: string): Promise<void>;
+}
+
+// ---- ship-by alerts -------------------------------------------------------------------------
+
+export interface AlertSubscription {
+  id: number;
+  /** paging-orders owner_id. */
+  ownerId: string;
+  /** What the admin typed (alias or owner id), for display. */
+  shopLabel: string;
+  channelId: string;
+  /** Orders whose latest ship time falls within this many hours are alerted. */
+  withinHours: number;
+  everyMinutes: number;
+  /** Working hours 'HH:MM'–'HH:MM' in timeZone: checks run only then. */
+  hoursFrom: string;
+  hoursTo: string;
+  timeZone: string;
+  /** Points this alert may spend a local day without an admin's approval. */
+  capPoints: number;
+  createdBy: string;
+  createdAt: Date;
+}
+
+export type NewAlertSubscription = Omit<AlertSubscription, 'id' | 'createdAt'>;
+
+/** A leased run (runs.ts) of an alert: one check of one slot. */
+export interface AlertCheck extends LeasedRun {
+  /** The slot's instant (the check's due time). */
+  slotAt: Date;
+  /** 'YYYY-MM-DD' of the slot in the subscription's zone (the day of the cost cap). */
+  localDate: string;
+  /** The alert message this check posted (null when it found nothing new). */
+  messageTs: string | null;
+}
+
+export type AlertOrderState = 'pending' | 'alerted' | 'handled' | 'shipped' | 'unknown';
+
+/** What an alert shows of an order: never receiver data (DESIGN rule 6). */
+export interface AlertOrderFacts {
+  orderSn: string;
+  goodsName: string;
+  goodsCount: number;
+  amountFen: number;
+  lastShipTime: Date;
+}
+
+export interface AlertOrder extends AlertOrderFacts {
+  subscriptionId: number;
+  checkId: number;
+  state: AlertOrderState;
+  messageTs: string | null;
+  claimedBy: string | null;
+  claimedAt: Date | null;
+  /** Who pressed Handled, when it is handled. */
+  doneBy: string | null;
+  doneAt: Date | null;
+  remindedAt: Date | null;
+}
+
+export type AlertCheckClaim =
+  | { claimed: true; check: AlertCheck; how: 'new' | 'takeover' | 'retry' }
+  | { claimed: false; check: AlertCheck; orphaned: boolean };
+
+export type ClaimOrderResult =
+  | { ok: true; order: AlertOrder }
+  /** Someone else has it (or it is done): `order` names who. */
+  | { ok: false; reason: 'taken' | 'done' | 'not_found'; order: AlertOrder | null };
+
+export interface AlertStore {
+  add(input: NewAlertSubscription): Promise<AlertSubscription>;
+  get(id: number): Promise<AlertSubscription | null>;
+  list(): Promise<AlertSubscription[]>;
+  remove(id: number, actorId: string): Promise<boolean>;
+
+  /**
+   * Claims the check of (subscription, slot): creates it, takes over a 'running' one whose lease
+   * expired, or takes a 'failed' one whose retry is due. A 'posting' one whose lease expired is
+   * marked 'unknown' (orphaned: exactly one claimer sees it). Creating a check gives up the
+   * retries of the subscription's older failed checks (the new check reads everything anew).
+   */
+  claimCheck(
+    input: { subscriptionId: number; slotAt: Date; localDate: string },
+    lease: Lease,
+  ): Promise<AlertCheckClaim>;
+  check(id: number): Promise<AlertCheck | null>;
+  checkAt(subscriptionId: number, slotAt: Date): Promise<AlertCheck | null>;
+  /** The newest check that fetched (posted), for the next estimate. */
+  lastPosted(subscriptionId: number): Promise<AlertCheck | null>;
+  /** Checks that wait for a retry or a lease expiry (for the scheduler's timer). */
+  openChecks(): Promise<AlertCheck[]>;
+  /** Points charged by the subscription's checks of a local date. */
+  spentOn(subscriptionId: number, localDate: string): Promise<number>;
+  renew(checkId: number, lease: Lease): Promise<boolean>;
+  release(checkId: number, owner: string, now: Date): Promise<boolean>;
+  addCharge(checkId: number, points: number, calls: number): Promise<void>;
+  /**
+   * Records orders found by a check as 'pending' (an order that already has a row is left
+   * alone) and adopts the subscription's pending rows left by an earlier attempt; returns every
+   * pending row, most urgent first. Only the holder's call counts: false lease → null.
+   */
+  recordPending(
+    checkId: number,
+    lease: Lease,
+    orders: readonly AlertOrderFacts[],
+  ): Promise<AlertOrder[] | null>;
+  /** running → posting under the lease. */
+  markPosting(checkId: number, lease: Lease): Promise<boolean>;
+  /** posting → posted; the pending rows become 'alerted' with the message (null: nothing was new). */
+  markPosted(checkId: number, owner: string, messageTs: string | null, now: Date): Promise<boolean>;
+  markFailed(
+    checkId: number,
+    owner: string,
+    failure: { error: string; nextAttemptAt: Date | null; now: Date },
+  ): Promise<boolean>;
+  awaitApproval(checkId: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  /** awaiting_approval → running for the caller (single-use). */
+  claimApproved(checkId: number, lease: Lease): Promise<AlertCheck | null>;
+
+  /**
+   * Orders of the subscription in these states, most urgent first; with `shipAfter`, only those
+   * whose latest ship time is at or after it (a check needs no others).
+   */
+  orders(subscriptionId: number, states: readonly AlertOrderState[], shipAfter?: Date): Promise<AlertOrder[]>;
+  /**
+   * Housekeeping: deletes orders whose latest ship time is before `before`, and checks created
+   * before it that no order points at. Returns the rows deleted.
+   */
+  prune(before: Date): Promise<number>;
+  order(subscriptionId: number, orderSn: string): Promise<AlertOrder | null>;
+  /** The orders one alert message carries, in the order they were listed. */
+  ordersOfMessage(subscriptionId: number, messageTs: string): Promise<AlertOrder[]>;
+  /** Claim: only an alerted, unclaimed order (or the claimer's own again). */
+  claimOrder(subscriptionId: number, orderSn: string, userId: string, now: Date): Promise<ClaimOrderResult>;
+  /** Handled: alerted → handled. */
+  handleOrder(subscriptionId: number, orderSn: string, userId: string, now: Date): Promise<ClaimOrderResult>;
+  /** alerted → shipped, once; false when it was not alerted. */
+  markShipped(subscriptionId: number, orderSn: string, now: Date): Promise<boolean>;
+  /** Sets reminded_at once; true for the one caller that set it. */
+  markReminded(subscriptionId: number, orderSn: string, now: Date): Promise<boolean>;
+
+  /** The day's cap approval: who approved the subscription's spending past its cap that local day. */
+  approvedOn(subscriptionId: number, localDate: string): Promise<string | null>;
+  approveDay(subscriptionId: number, localDate: string, userId: string, now: Date): Promise<void>;
+  /** Whether the admins were asked that day already; true for the first caller only. */
+  markAsked(subscriptionId: number, localDate: string, now: Date): Promise<boolean>;
+  /** The failure notice in the channel (one per streak of failures), or null. */
+  noticeTs(subscriptionId: number): Promise<string | null>;
+  setNoticeTs(subscriptionId: number, ts: string | null): Promise<void>;
+}
+
+// ---- unfurls, events and shortcut batches ------------------------------------------------------
+
+export type UnfurlState = 'offered' | 'running' | 'done' | 'failed';
+
+export interface UnfurlRecord {
+  id: number;
+  channelId: string;
+  itemId: string;
+  /** Who posted the link (automatic lookups) or clicked Look up (offered ones). */
+  userId: string;
+  createdAt: Date;
+  /**
+   * offered: a Look up click was offered a confirmation (`pendingId`: its pending lookup, whose
+   * result is the earlier result once done); running → done | failed: an automatic lookup.
+   */
+  state: UnfurlState;
+  auto: boolean;
+  pendingId: string | null;
+  /** The item outcome (lookups/types.ts LookupOutcome of kind 'item') as JSON, once done. */
+  outcomeJson: string | null;
+}
+
+export type BeginAutoResult =
+  /** This caller runs the automatic lookup; `used` counts it. */
+  | { started: true; record: UnfurlRecord; used: number }
+  /** An automatic lookup of this item in this channel is running, done or failed within the window. */
+  | { started: false; reason: 'busy'; record: UnfurlRecord }
+  /** The channel's cap is used up for the day: nothing recorded, nothing taken. */
+  | { started: false; reason: 'capped'; used: number };
+
+export interface UnfurlStore {
+  /**
+   * Records an Events API event id and answers whether it was new (false: a retry or a
+   * duplicate delivery). Ids older than `keepMs` are forgotten on the way.
+   */
+  firstSeen(eventId: string, keepMs: number): Promise<boolean>;
+  /** Records of (channel, item) created at or after `since`, newest first. */
+  recent(channelId: string, itemId: string, since: Date): Promise<UnfurlRecord[]>;
+  /**
+   * In one transaction under the unfurls lock: unless an automatic lookup of (channel, item) is running, done
+   * or failed since `since`, and unless `cap` automatic lookups of the channel were already
+   * counted on `day`, takes one of the day's lookups and records a running one.
+   */
+  beginAuto(input: {
+    channelId: string;
+    itemId: string;
+    userId: string;
+    since: Date;
+    day: string;
+    cap: number;
+  }): Promise<BeginAutoResult>;
+  /**
+   * An automatic lookup that did not call after all (refused, or answered from the cache): its
+   * record is removed when `keep` is false, and the day's count is given back.
+   */
+  abandonAuto(id: number, day: string, keep?: { outcomeJson: string }): Promise<void>;
+  /** running → done | failed. */
+  finishAuto(
+    id: number,
+    state: 'done' | 'failed',
+    outcomeJson: string | null,
+    pendingId: string | null,
+  ): Promise<void>;
+  /** A Look up click that was offered a lookup (its pending id). */
+  recordOffered(input: {
+    channelId: string;
+    itemId: string;
+    userId: string;
+    pendingId: string;
+  }): Promise<UnfurlRecord>;
+  /** Automatic lookups counted for a channel on a day. */
+  autoUsed(channelId: string, day: string): Promise<number>;
+  /** Housekeeping: unfurl records, day counts and expired shortcut batches older than `olderThan`. */
+  prune(olderThan: Date): Promise<number>;
+  /** Housekeeping: forgets event ids handled before `olderThan`; returns how many. */
+  forgetEvents(olderThan: Date): Promise<number>;
+}
+
+export type BatchState = 'open' | 'used';
+
+/** The lookups a shortcut's modal offers; claimed once by the modal's Confirm. */
+export interface ShortcutBatch {
+  /** crypto.randomUUID(). */
+  id: string;
+  userId: string;
+  /** Which shortcut: items | waybills | shops | any (the global shortcut). */
+  kind: string;
+  /** Where the message was (null for the global shortcut). */
+  channelId: string | null;
+  /** The thread to answer in (the message's thread, or the message itself). */
+  threadTs: string | null;
+  /** What was found (lookups/message-refs.ts), as JSON. */
+  payloadJson: string;
+  createdAt: Date;
+  expiresAt: Date;
+  state: BatchState;
+}
+
+export type BatchClaim =
+  | { ok: true; batch: ShortcutBatch }
+  | {
+      ok: false;
+      reason: 'not_found' | 'not_yours' | 'already_used' | 'expired';
+      batch: ShortcutBatch | null;
+    };
+
+export interface ShortcutBatches {
+  create(input: {
+    userId: string;
+    kind: string;
+    channelId: string | null;
+    threadTs: string | null;
+    payloadJson: string;
+    ttlMs: number;
+  }): Promise<ShortcutBatch>;
+  get(id: string): Promise<ShortcutBatch | null>;
+  /** open → used, for its user, before expiry: one conditional UPDATE, so exactly one claim wins. */
+  claim(id: string, userId: string): Promise<BatchClaim>;
 }

@@ -58,7 +58,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond, client }) => {
       await ackFirst(ack);
       const reply = privateReply({ respond, client, body, logger: deps.logger });
-      const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+      const claimed = await deps.lookups.claim(action.value ?? '', body.user.id);
       if (!claimed.ok && claimed.reason === 'interrupted' && claimed.pending)
         return answerInterrupted(deps, claimed.pending, reply, body.response_url ?? null);
       if (!claimed.ok) return answerRefusedClaim(deps, body.user.id, claimed, reply);
@@ -69,7 +69,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.cancel, async ({ ack, action, body, respond, client }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
-    const cancelled = deps.lookups.cancel(action.value ?? '', body.user.id);
+    const cancelled = await deps.lookups.cancel(action.value ?? '', body.user.id);
     if (!cancelled.ok) return answerRefusedClaim(deps, body.user.id, cancelled, reply);
     const w = await deps.language.user(body.user.id);
     await reply({

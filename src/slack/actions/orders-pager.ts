@@ -16,7 +16,7 @@ export function registerOrdersPager(app: App, deps: SlackDeps): void {
     app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond, client }) => {
       await ackFirst(ack);
       const reply = privateReply({ respond, client, body, logger: deps.logger });
-      const claimed = deps.lookups.claim(action.value ?? '', body.user.id);
+      const claimed = await deps.lookups.claim(action.value ?? '', body.user.id);
       if (claimed.ok) return runAndAnswer(deps, claimed.pending, reply);
       if (claimed.reason === 'interrupted' && claimed.pending)
         return answerInterrupted(deps, claimed.pending, reply, body.response_url ?? null);

@@ -16,7 +16,7 @@ export function registerWaybillDownload(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.waybillDownload, async ({ ack, action, body, respond, client }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
-    const pending = deps.store.pending.get<LookupRequest, unknown>(action.value ?? '');
+    const pending = await deps.store.pending.get<LookupRequest, unknown>(action.value ?? '');
     const w = await deps.language.user(body.user.id);
     if (!pending || pending.userId !== body.user.id || !pending.resultJson) {
       await reply({ response_type: 'ephemeral', replace_original: false, text: w.t('notice.printDataGone') });

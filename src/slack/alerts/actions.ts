@@ -23,7 +23,7 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
       await ack();
       const w = await deps.language.user(body.user.id);
       const ref = readOrderRef(action.value);
-      const sub = ref ? deps.store.alerts.get(ref.subscriptionId) : null;
+      const sub = ref ? await deps.store.alerts.get(ref.subscriptionId) : null;
       if (!ref || !sub) {
         await respond({
           response_type: 'ephemeral',
@@ -33,7 +33,7 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
         return;
       }
       const now = deps.now();
-      const result = (kind === 'claim' ? claimOrder : handleOrder)(
+      const result = await (kind === 'claim' ? claimOrder : handleOrder)(
         deps.store,
         action.value,
         body.user.id,
@@ -52,9 +52,9 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
       const ts = result.order.messageTs;
       if (ts === null) return;
       const m = renderAlert(
-        deps.language.channel(sub.channelId),
+        await deps.language.channel(sub.channelId),
         sub,
-        deps.store.alerts.ordersOfMessage(sub.id, ts),
+        await deps.store.alerts.ordersOfMessage(sub.id, ts),
         now.getTime(),
       );
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
@@ -67,7 +67,7 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
     const w = await deps.language.user(body.user.id);
     const scheduler = deps.digests?.alerts;
     if (!scheduler) return;
-    if (!deps.isAdmin(body.user.id)) {
+    if (!(await deps.isAdmin(body.user.id))) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,

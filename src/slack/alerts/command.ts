@@ -50,7 +50,7 @@ export async function answerAlertCommand(
     { channelId: command.channel_id, channelName: command.channel_name },
     toLocale,
   );
-  const admin = deps.isAdmin(command.user_id);
+  const admin = await deps.isAdmin(command.user_id);
   const onlyAdmins = () => reply(renderDigestAnswer(t('shipAlert.answer.onlyAdmins')));
   switch (parsed.kind) {
     case 'help':
@@ -58,10 +58,10 @@ export async function answerAlertCommand(
     case 'invalid':
       return void (await reply(renderAlertHelp(w, parsed.problems)));
     case 'list':
-      return void (await reply(renderAlertList(w, listAlerts(useCase))));
+      return void (await reply(renderAlertList(w, await listAlerts(useCase))));
     case 'remove': {
       if (!admin) return void (await onlyAdmins());
-      const removed = removeAlert(useCase, parsed.id, command.user_id);
+      const removed = await removeAlert(useCase, parsed.id, command.user_id);
       await reply(
         renderDigestAnswer(
           t(removed ? 'shipAlert.answer.removed' : 'shipAlert.answer.noSuchId', { id: parsed.id }),
@@ -71,7 +71,7 @@ export async function answerAlertCommand(
     }
     case 'add': {
       if (!admin) return void (await onlyAdmins());
-      const added = addAlert(useCase, parsed, command.user_id);
+      const added = await addAlert(useCase, parsed, command.user_id);
       if (added.kind === 'unknown_shop')
         return void (await reply(
           renderDigestAnswer(t('shipAlert.answer.unknownShop', { shop: escapeClip(parsed.shop, 64) })),
@@ -82,7 +82,8 @@ export async function answerAlertCommand(
         ));
       const sub = added.subscription;
       // Alerts speak the channel's language: the one chosen here, else the workspace default.
-      if (parsed.locale) deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
+      if (parsed.locale)
+        await deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
       await reply(
         renderDigestAnswer(
           t('shipAlert.answer.added', {

@@ -22,7 +22,7 @@ export interface SlackAlertPublisherDeps {
   client: WebClient;
   alerts: AdminAlerts;
   language: Pick<LocaleResolver, 'user' | 'channel'>;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
   logger: Pick<Logger, 'warn' | 'error'>;
 }
 
@@ -42,19 +42,19 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
 
   return {
     postAlert: async (sub, orders, at, deferred) =>
-      post(sub.channelId, renderAlert(words(sub.channelId), sub, orders, at, deferred)),
+      post(sub.channelId, renderAlert(await words(sub.channelId), sub, orders, at, deferred)),
     async updateAlert(sub, ts, orders, at) {
-      const m = renderAlert(words(sub.channelId), sub, orders, at);
+      const m = renderAlert(await words(sub.channelId), sub, orders, at);
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
     },
     async remind(sub, order, at) {
       // The claimer's DM in their language; unclaimed, the channel in its own.
       const to = order.claimedBy ?? sub.channelId;
-      const w = order.claimedBy ? await deps.language.user(order.claimedBy) : words(sub.channelId);
+      const w = order.claimedBy ? await deps.language.user(order.claimedBy) : await words(sub.channelId);
       await post(to, renderAlertReminder(w, sub, order, at));
     },
     async postFailure(sub, failure, replaceTs) {
-      const w = words(sub.channelId);
+      const w = await words(sub.channelId);
       const m = renderAlertFailure(w, sub, failure);
       if (replaceTs !== null) {
         await client.chat.update({ channel: sub.channelId, ts: replaceTs, text: m.text, blocks: m.blocks });

@@ -10,7 +10,7 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
   app.command('/platdesk', async ({ ack, command, respond, client, body }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
-    const result = runPlatdeskCommand(command.text, {
+    const result = await runPlatdeskCommand(command.text, {
       locales: deps.language.settings,
       userId: command.user_id,
       isAdmin: deps.isAdmin,

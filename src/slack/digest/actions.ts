@@ -15,7 +15,7 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     const digests = deps.digests;
     if (!digests) return;
     const w = await deps.language.user(body.user.id);
-    if (!deps.isAdmin(body.user.id)) {
+    if (!(await deps.isAdmin(body.user.id))) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
@@ -30,14 +30,14 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
       ...renderDigestAnswer(w.t('digest.answer.approved', { user: `<@${body.user.id}>` })),
     });
     const result = await digests.scheduler.approve(runId, body.user.id);
-    await respond({ replace_original: true, ...answerOf(deps, w, result) });
+    await respond({ replace_original: true, ...(await answerOf(deps, w, result)) });
   });
 
   app.action<BlockButtonAction>(ACTIONS.digestRunAgain, async ({ ack, action, body, respond }) => {
     await ack();
     const digests = deps.digests;
     if (!digests) return;
-    if (!deps.isAdmin(body.user.id)) {
+    if (!(await deps.isAdmin(body.user.id))) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,

@@ -46,7 +46,7 @@ export async function answerDigestCommand(
     toLocale,
   );
   const store = deps.store.digests;
-  const admin = deps.isAdmin(command.user_id);
+  const admin = await deps.isAdmin(command.user_id);
 
   switch (parsed.kind) {
     case 'help':
@@ -61,17 +61,19 @@ export async function answerDigestCommand(
       );
       return;
     case 'list': {
-      const rows: DigestListRow[] = store.list().map((subscription) => ({
-        subscription,
-        nextRunAt: digests.scheduler.nextRunAt(subscription),
-        lastRun: store.lastRun(subscription.id),
-      }));
+      const rows: DigestListRow[] = await Promise.all(
+        (await store.list()).map(async (subscription) => ({
+          subscription,
+          nextRunAt: digests.scheduler.nextRunAt(subscription),
+          lastRun: await store.lastRun(subscription.id),
+        })),
+      );
       await reply(renderDigestList(w, rows));
       return;
     }
     case 'add': {
       if (!admin) return void (await onlyAdmins());
-      const added = addDigestSubscription({ store: deps.store, ...digests }, parsed, command.user_id);
+      const added = await addDigestSubscription({ store: deps.store, ...digests }, parsed, command.user_id);
       if (added.kind === 'unknown_shop') {
         await reply(
           renderDigestAnswer(t('digest.answer.unknownShop', { shop: escapeClip(parsed.shop, 64) })),
@@ -84,7 +86,8 @@ export async function answerDigestCommand(
       }
       const sub = added.subscription;
       // The digest speaks the channel's language: the one chosen here, else the workspace default.
-      if (parsed.locale) deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
+      if (parsed.locale)
+        await deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
       await reply(
         renderDigestAnswer(
           t('digest.answer.added', {
@@ -102,7 +105,7 @@ export async function answerDigestCommand(
     }
     case 'remove': {
       if (!admin) return void (await onlyAdmins());
-      const removed = store.remove(parsed.id, command.user_id);
+      const removed = await store.remove(parsed.id, command.user_id);
       if (removed) digests.scheduler.reschedule();
       await reply(
         renderDigestAnswer(

@@ -27,7 +27,7 @@ export interface SlackDigestPublisherDeps {
   alerts: AdminAlerts;
   /** Channel posts in the channel's language; each admin's messages in theirs. */
   language: Pick<LocaleResolver, 'user' | 'channel'>;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
   logger: Pick<Logger, 'warn' | 'error'>;
 }
 
@@ -50,7 +50,7 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     what: 'digest message',
   });
   // A personal digest goes to a person (`me`): their language; a channel's, the channel's.
-  const words = (channelId: string): Words | Promise<Words> =>
+  const words = (channelId: string): Promise<Words> =>
     /^[UW]/.test(channelId) ? deps.language.user(channelId) : deps.language.channel(channelId);
 
   return {

@@ -14,20 +14,20 @@ import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
 import type { DigestScheduler, ManualResult } from '../../digest/scheduler.js';
 import { parseSummary } from '../../digest/summarize.js';
-import type { DigestSubscription } from '../../store/digests.js';
+import type { DigestSubscription } from '../../store/store.js';
 import type { SlackDeps } from '../deps.js';
 
 export type DigestReply = (message: RenderedMessage) => Promise<unknown>;
 
 /** The admin's answer, in the admin's language `w`. */
-export function answerOf(deps: SlackDeps, w: Words, result: ManualResult): RenderedMessage {
+export async function answerOf(deps: SlackDeps, w: Words, result: ManualResult): Promise<RenderedMessage> {
   const { t } = w;
   switch (result.kind) {
     case 'posted': {
       const s = result.summary;
       return renderDigestAnswer(
         t('digest.answer.posted', {
-          channel: `<#${channelOf(deps, result.run.subscriptionId)}>`,
+          channel: `<#${await channelOf(deps, result.run.subscriptionId)}>`,
           count: s.orders,
           n: w.count(s.orders),
           amount: w.yuan(s.amountFen / 100),
@@ -36,7 +36,7 @@ export function answerOf(deps: SlackDeps, w: Words, result: ManualResult): Rende
       );
     }
     case 'awaiting_approval': {
-      const subscription = deps.store.digests.get(result.run.subscriptionId);
+      const subscription = await deps.store.digests.get(result.run.subscriptionId);
       if (!subscription) return renderDigestAnswer(t('digest.answer.gone'));
       return renderDigestApproval(w, {
         subscription,
@@ -63,8 +63,8 @@ export function answerOf(deps: SlackDeps, w: Words, result: ManualResult): Rende
   }
 }
 
-function channelOf(deps: SlackDeps, subscriptionId: number): string {
-  return deps.store.digests.get(subscriptionId)?.channelId ?? 'unknown';
+async function channelOf(deps: SlackDeps, subscriptionId: number): Promise<string> {
+  return (await deps.store.digests.get(subscriptionId))?.channelId ?? 'unknown';
 }
 
 /**
@@ -80,13 +80,13 @@ export async function runNowAndAnswer(
 ): Promise<void> {
   // The language first: nothing is awaited between the checks below and starting the run.
   const w = await deps.language.user(userId);
-  const sub = deps.store.digests.get(subscriptionId);
+  const sub = await deps.store.digests.get(subscriptionId);
   if (!sub) {
-    await reply(answerOf(deps, w, { kind: 'not_found' }));
+    await reply(await answerOf(deps, w, { kind: 'not_found' }));
     return;
   }
-  const posted = scheduler.postedToday(subscriptionId);
-  const newest = deps.store.digests.lastRun(subscriptionId);
+  const posted = await scheduler.postedToday(subscriptionId);
+  const newest = await deps.store.digests.lastRun(subscriptionId);
   if (posted && newest) {
     await reply(
       renderDigestRerunQuestion(w, {
@@ -114,16 +114,16 @@ export async function runAgainAndAnswer(
   reply: DigestReply,
 ): Promise<void> {
   const w = await deps.language.user(userId);
-  const sub = deps.store.digests.get(value.subscriptionId);
+  const sub = await deps.store.digests.get(value.subscriptionId);
   if (!sub) {
-    await reply(answerOf(deps, w, { kind: 'not_found' }));
+    await reply(await answerOf(deps, w, { kind: 'not_found' }));
     return;
   }
-  if (deps.store.digests.lastRun(sub.id)?.id !== value.newestRunId) {
+  if ((await deps.store.digests.lastRun(sub.id))?.id !== value.newestRunId) {
     await reply(renderDigestAnswer(w.t('digest.answer.ranSince', { id: sub.id })));
     return;
   }
-  await runAndAnswer(deps, w, scheduler, sub, userId, reply);
+  await runAndAnswer(deps, w, scheduler, sub, userId, reply, value.newestRunId);
 }
 
 async function runAndAnswer(
@@ -133,11 +133,13 @@ async function runAndAnswer(
   sub: DigestSubscription,
   userId: string,
   reply: DigestReply,
+  newestRunId?: number,
 ): Promise<void> {
-  // Started before the first await: the manual run exists at once, so a second click sees it.
-  const result = scheduler.runNow(sub.id, userId);
+  // Started before the reply is awaited; with newestRunId the run is created only while that run
+  // is still the newest (store.ts DigestStore.createManual), so a second click runs nothing.
+  const result = scheduler.runNow(sub.id, userId, newestRunId);
   await reply(
     renderDigestAnswer(w.t('digest.answer.running', { id: sub.id, channel: `<#${sub.channelId}>` })),
   );
-  await reply(answerOf(deps, w, await result));
+  await reply(await answerOf(deps, w, await result));
 }

@@ -15,6 +15,7 @@ import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
 import type { Metrics } from '../../metrics.js';
 import type { PlatClient } from '../../plat/client.js';
+import type { ChargeRecorder } from '../../store/ledger.js';
 import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import { createSlackAlertPublisher } from '../alerts/publisher.js';
@@ -25,9 +26,11 @@ import type { DigestSlackDeps } from './types.js';
 export interface DigestWiring {
   slackClient: WebClient;
   store: Store;
+  /** Where digest and alert charges go (the lookups' recorder: one backlog per process). */
+  charges: ChargeRecorder;
   client: PlatClient;
   alerts: AdminAlerts;
-  admins: () => readonly string[];
+  admins: () => Promise<readonly string[]>;
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   logger: Logger;
   prices: PriceTable;
@@ -83,12 +86,12 @@ function countingAlertPublisher(publisher: AlertPublisher, metrics: Metrics): Al
 
 export function createDigests(w: DigestWiring): DigestSlackDeps {
   // The same prices a lookup's quote uses: PLAT_PRICES with the admins' overrides, else the last charge.
-  const priceOf: PriceOf = (operation, edition) =>
+  const priceOf: PriceOf = async (operation, edition) =>
     configuredPrice(
-      mergePrices(w.prices, spendSettings(w.store.settings).priceOverrides()),
+      mergePrices(w.prices, await spendSettings(w.store.settings).priceOverrides()),
       operation,
       edition,
-    ) ?? w.store.ledger.lastCharge(operation, edition);
+    ) ?? (await w.store.ledger.lastCharge(operation, edition));
   const clock: DigestClock = w.clock ?? {
     now: () => w.now().getTime(),
     setTimeout: (fn, ms) => {
@@ -101,6 +104,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
   const scheduler = createDigestScheduler({
     client: w.client,
     store: w.store,
+    charges: w.charges,
     logger: w.logger,
     publisher: countingPublisher(
       createSlackDigestPublisher({
@@ -118,6 +122,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
   const alerts = createAlertScheduler({
     client: w.client,
     store: w.store,
+    charges: w.charges,
     logger: w.logger,
     publisher: countingAlertPublisher(
       createSlackAlertPublisher({
@@ -134,7 +139,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
   });
   return {
     scheduler,
-    resolveShop: shopResolver(() => spendSettings(w.store.settings).shops().shops),
+    resolveShop: shopResolver(async () => (await spendSettings(w.store.settings).shops()).shops),
     priceOf,
     alerts,
   };

@@ -29,7 +29,7 @@ export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlSer
   app.event('link_shared', async ({ event, body, context, client }) => {
     // Events are acknowledged by Bolt before listeners run; this is the work after the ack.
     const eventId = body.event_id;
-    if (eventId && !unfurls.firstDelivery(eventId)) {
+    if (eventId && !(await unfurls.firstDelivery(eventId))) {
       deps.logger.info(
         { eventId, retryNum: context.retryNum ?? null },
         'link_shared delivered again: ignored',
@@ -45,7 +45,7 @@ export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlSer
     };
     // Everyone in the channel reads the unfurl: the channel's language (the composer: the poster's).
     const words = place.channelId
-      ? deps.language.channel(place.channelId)
+      ? await deps.language.channel(place.channelId)
       : await deps.language.user(event.user);
     const found: Unfurls = {};
     for (const link of event.links.slice(0, MAX_LINKS_PER_EVENT)) {

@@ -26,7 +26,7 @@ export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlS
     const userId = body.user.id;
     const channelId = body.channel?.id ?? null;
     const url = canonicalItemUrl(ref.itemId, ref.marketplace ?? '0');
-    const earlier = channelId ? unfurls.earlier(channelId, ref.itemId) : null;
+    const earlier = channelId ? await unfurls.earlier(channelId, ref.itemId) : null;
     if (earlier) {
       await respond({
         response_type: 'ephemeral',
@@ -44,9 +44,9 @@ export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlS
       { userId, channelId, teamId: body.team?.id ?? null, responseUrl: body.response_url },
       reply,
       {
-        onPrepared: (prepared) => {
+        onPrepared: async (prepared) => {
           if (channelId && (prepared.kind === 'confirm' || prepared.kind === 'auto'))
-            unfurls.rememberOffered(channelId, ref.itemId, userId, prepared.pending.id);
+            await unfurls.rememberOffered(channelId, ref.itemId, userId, prepared.pending.id);
         },
       },
     );

@@ -65,7 +65,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.homeAlertAdd, async ({ ack, body, client, respond }) => {
     await ack();
     const w = await deps.language.user(body.user.id);
-    const refusal = !deps.isAdmin(body.user.id)
+    const refusal = !(await deps.isAdmin(body.user.id))
       ? w.t('alertForm.onlyAdmins')
       : !deps.digests?.alerts
         ? w.t('shipAlert.answer.notEnabled')
@@ -83,7 +83,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
     const userId = body.user.id;
     const w = await deps.language.user(userId);
     const scheduler = deps.digests?.alerts;
-    if (!deps.isAdmin(userId) || !deps.digests || !scheduler) {
+    if (!(await deps.isAdmin(userId)) || !deps.digests || !scheduler) {
       await ack({ response_action: 'errors', errors: { [f.shop.block]: w.t('alertForm.onlyAdmins') } });
       return;
     }
@@ -101,7 +101,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'errors', errors });
       return;
     }
-    const added = addAlert(alertUseCase(deps, deps.digests, scheduler), parsed, userId);
+    const added = await addAlert(alertUseCase(deps, deps.digests, scheduler), parsed, userId);
     if (added.kind !== 'added') {
       await ack({
         response_action: 'errors',
@@ -122,7 +122,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
     await ack();
     const userId = body.user.id;
     const scheduler = deps.digests?.alerts;
-    if (!deps.isAdmin(userId) || !deps.digests || !scheduler) {
+    if (!(await deps.isAdmin(userId)) || !deps.digests || !scheduler) {
       const w = await deps.language.user(userId);
       await respond({
         response_type: 'ephemeral',
@@ -132,7 +132,7 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
       return;
     }
     const id = Number(action.value);
-    if (Number.isInteger(id)) removeAlert(alertUseCase(deps, deps.digests, scheduler), id, userId);
+    if (Number.isInteger(id)) await removeAlert(alertUseCase(deps, deps.digests, scheduler), id, userId);
     await publishHome(deps, client, userId);
   });
 }

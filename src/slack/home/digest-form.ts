@@ -35,10 +35,10 @@ const BLOCK_OF: Record<Exclude<DigestAddField, 'shop'>, string> = {
 };
 
 /** The registered shops a digest can be added for (those with an owner id). */
-function digestShops(deps: SlackDeps): { alias: string; ownerId: string }[] {
-  return deps.lookups.settings
-    .shops()
-    .shops.flatMap((s) => (s.ownerId ? [{ alias: s.alias, ownerId: s.ownerId }] : []));
+async function digestShops(deps: SlackDeps): Promise<{ alias: string; ownerId: string }[]> {
+  return (await deps.lookups.settings.shops()).shops.flatMap((s) =>
+    s.ownerId ? [{ alias: s.alias, ownerId: s.ownerId }] : [],
+  );
 }
 
 /**
@@ -86,7 +86,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
   app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client }) => {
     await ack();
     const w = await deps.language.user(body.user.id);
-    const refusal = !deps.isAdmin(body.user.id)
+    const refusal = !(await deps.isAdmin(body.user.id))
       ? w.t('digestForm.onlyAdmins')
       : !deps.digests
         ? w.t('digest.answer.notEnabled')
@@ -94,7 +94,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
     if (refusal) return refuseFromHome(deps, client, body.user.id, refusal);
     await client.views.open({
       trigger_id: body.trigger_id,
-      view: renderDigestAddModal(w, { shops: digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
+      view: renderDigestAddModal(w, { shops: await digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
     });
   });
 
@@ -103,7 +103,11 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
     const digests = deps.digests;
     const w = await deps.language.user(userId);
     const notEnabled = w.t('digest.answer.notEnabled');
-    const refusal = !deps.isAdmin(userId) ? w.t('digestForm.onlyAdmins') : !digests ? notEnabled : null;
+    const refusal = !(await deps.isAdmin(userId))
+      ? w.t('digestForm.onlyAdmins')
+      : !digests
+        ? notEnabled
+        : null;
     if (refusal || !digests) {
       await ack({ response_action: 'errors', errors: { [f.owner.block]: refusal ?? notEnabled } });
       return;
@@ -113,7 +117,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'errors', errors: checked.errors });
       return;
     }
-    const added = addDigestSubscription({ store: deps.store, ...digests }, checked.add, userId);
+    const added = await addDigestSubscription({ store: deps.store, ...digests }, checked.add, userId);
     if (added.kind !== 'added') {
       await ack({
         response_action: 'errors',
@@ -130,7 +134,7 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
     }
     await ack();
     if (checked.add.locale)
-      deps.language.settings.setChannel(added.subscription.channelId, checked.add.locale, userId);
+      await deps.language.settings.setChannel(added.subscription.channelId, checked.add.locale, userId);
     await publishHome(deps, client, userId);
   });
 }

@@ -11,7 +11,7 @@ export function registerHomeLanguage(app: App, deps: SlackDeps): void {
     const value = action.value ?? '';
     const locale = toLocale(value);
     // Anything else than a language (a forged value) leaves the choice as it is.
-    if (value === 'auto' || locale !== null) deps.language.settings.setUser(body.user.id, locale);
+    if (value === 'auto' || locale !== null) await deps.language.settings.setUser(body.user.id, locale);
     await publishHome(deps, client, body.user.id);
   });
 }

@@ -7,8 +7,12 @@ import type { SlackDeps } from '../deps.js';
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
   const now = deps.now();
-  const data = homeData({ store: deps.store, lookups: deps.lookups, isAdmin: deps.isAdmin }, userId, now);
+  const data = await homeData(
+    { store: deps.store, lookups: deps.lookups, isAdmin: deps.isAdmin },
+    userId,
+    now,
+  );
   const effective = await deps.language.forUser(userId);
-  const language = { effective, own: deps.language.settings.user(userId) };
+  const language = { effective, own: await deps.language.settings.user(userId) };
   await client.views.publish({ user_id: userId, view: renderHome(wordsFor(effective), data, now, language) });
 }

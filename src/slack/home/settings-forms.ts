@@ -44,36 +44,35 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
   const onlyAdmins = async (userId: string) => (await deps.language.user(userId)).t('home.form.onlyAdmins');
   const openForm = (
     actionId: string,
-    build: (w: Words) => Parameters<App['client']['views']['open']>[0]['view'],
+    build: (w: Words) => Promise<Parameters<App['client']['views']['open']>[0]['view']>,
   ) =>
     app.action<BlockButtonAction>(actionId, async ({ ack, body, client }) => {
       await ack();
-      if (!deps.isAdmin(body.user.id))
+      if (!(await deps.isAdmin(body.user.id)))
         return refuseFromHome(deps, client, body.user.id, await onlyAdmins(body.user.id));
       await client.views.open({
         trigger_id: body.trigger_id,
-        view: build(await deps.language.user(body.user.id)),
+        view: await build(await deps.language.user(body.user.id)),
       });
     });
 
-  openForm(ACTIONS.homeAccess, (w) => renderAccessModal(w, deps.lookups.settings.access()));
-  openForm(ACTIONS.homeAutoLookup, (w) =>
+  openForm(ACTIONS.homeAccess, async (w) => renderAccessModal(w, await deps.lookups.settings.access()));
+  openForm(ACTIONS.homeAutoLookup, async (w) =>
     renderAutoLookupModal(
       w,
-      Object.entries(autoLookupSettings(deps.store.settings).get().channels).map(([channelId, { cap }]) => ({
-        channelId,
-        cap,
-      })),
+      Object.entries((await autoLookupSettings(deps.store.settings).get()).channels).map(
+        ([channelId, { cap }]) => ({ channelId, cap }),
+      ),
     ),
   );
-  openForm(ACTIONS.homePrices, (w) =>
-    renderPricesModal(w, currentPrices(deps.lookups), deps.lookups.settings.priceOverrides()),
+  openForm(ACTIONS.homePrices, async (w) =>
+    renderPricesModal(w, await currentPrices(deps.lookups), await deps.lookups.settings.priceOverrides()),
   );
 
   app.view(HOME_FORMS.access.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
     const w = await deps.language.user(userId);
-    if (!deps.isAdmin(userId)) {
+    if (!(await deps.isAdmin(userId))) {
       await ack({
         response_action: 'errors',
         errors: { [HOME_FORMS.access.mode.block]: w.t('home.form.onlyAdmins') },
@@ -86,7 +85,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    deps.lookups.settings.setAccess(read.policy, userId);
+    await deps.lookups.settings.setAccess(read.policy, userId);
     await publishHome(deps, client, userId);
   });
 
@@ -95,7 +94,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const userId = body.user.id;
     const values = view.state.values;
     const w = await deps.language.user(userId);
-    if (!deps.isAdmin(userId)) {
+    if (!(await deps.isAdmin(userId))) {
       await ack({ response_action: 'errors', errors: { [f.channel.block]: w.t('home.form.onlyAdmins') } });
       return;
     }
@@ -115,7 +114,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    autoLookupSettings(deps.store.settings).set(channelId, on ? cap : null, userId);
+    await autoLookupSettings(deps.store.settings).set(channelId, on ? cap : null, userId);
     await publishHome(deps, client, userId);
   });
 
@@ -124,7 +123,7 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     const userId = body.user.id;
     const values = view.state.values;
     const w = await deps.language.user(userId);
-    if (!deps.isAdmin(userId)) {
+    if (!(await deps.isAdmin(userId))) {
       await ack({ response_action: 'errors', errors: { [f.operation.block]: w.t('home.form.onlyAdmins') } });
       return;
     }
@@ -146,23 +145,24 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const overrides = structuredClone(deps.lookups.settings.priceOverrides());
+    const overrides = structuredClone(await deps.lookups.settings.priceOverrides());
     const byEdition = { ...overrides[option.operation] };
     if (points === null) delete byEdition[option.edition];
     else byEdition[option.edition] = points;
     if (Object.keys(byEdition).length > 0) overrides[option.operation] = byEdition;
     else delete overrides[option.operation];
-    deps.lookups.settings.setPriceOverrides(overrides, userId);
+    await deps.lookups.settings.setPriceOverrides(overrides, userId);
     await publishHome(deps, client, userId);
   });
 
   app.action<BlockButtonAction>(HOME_DIGEST_REMOVE_PATTERN, async ({ ack, action, body, client }) => {
     await ack();
     const userId = body.user.id;
-    if (!deps.isAdmin(userId)) return refuseFromHome(deps, client, userId, await onlyAdmins(userId));
+    if (!(await deps.isAdmin(userId))) return refuseFromHome(deps, client, userId, await onlyAdmins(userId));
     const id = Number(action.value);
     // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
-    if (Number.isInteger(id) && deps.store.digests.remove(id, userId)) deps.digests?.scheduler.reschedule();
+    if (Number.isInteger(id) && (await deps.store.digests.remove(id, userId)))
+      deps.digests?.scheduler.reschedule();
     await publishHome(deps, client, userId);
   });
 }

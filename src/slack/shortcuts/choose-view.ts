@@ -22,7 +22,7 @@ import {
   type ShortcutPayload,
   targetOptions,
 } from '../../lookups/shortcut-lookups.js';
-import type { ShortcutBatch } from '../../store/unfurls.js';
+import type { ShortcutBatch } from '../../store/store.js';
 import type { SlackDeps } from '../deps.js';
 
 export type Choice = Selection & { answer: AnswerMode };
@@ -76,7 +76,7 @@ export function readChoice(values: Values, found: Found): Choice {
   };
 }
 
-export function chooseView(
+export async function chooseView(
   deps: SlackDeps,
   w: Words,
   batch: ShortcutBatch,
@@ -84,8 +84,8 @@ export function chooseView(
   choice: Choice,
   /** Say at the top that the choice changed the charge. */
   changed = false,
-): { view: ModalView; plan: Plan } {
-  const plan = planSelection(deps.lookups, payload.found, choice);
+): Promise<{ view: ModalView; plan: Plan }> {
+  const plan = await planSelection(deps.lookups, payload.found, choice);
   const view = renderChooseModal(w, {
     kind: payload.kind,
     found: payload.found,
@@ -95,8 +95,8 @@ export function chooseView(
     answer: choice.answer,
     allowThread: batch.channelId !== null && batch.threadTs !== null,
     plan,
-    each: payload.found.candidates.map((c) => candidateQuote(deps.lookups, c)),
-    targetOptions: targetOptions(deps.lookups.settings.shops().shops),
+    each: await Promise.all(payload.found.candidates.map((c) => candidateQuote(deps.lookups, c))),
+    targetOptions: targetOptions((await deps.lookups.settings.shops()).shops),
     privateMetadata: JSON.stringify({ b: batch.id, s: fingerprint(choice) } satisfies Metadata),
     ...(changed ? { notice: 'changed' as const } : {}),
   });

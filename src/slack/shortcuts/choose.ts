@@ -24,11 +24,12 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       await ack();
       const view = body.view;
       const meta = view ? readMetadata(view.private_metadata) : null;
-      const batch = meta ? deps.store.shortcutBatches.get(meta.b) : null;
+      const batch = meta ? await deps.store.shortcutBatches.get(meta.b) : null;
       const payload = batch ? readPayload(batch) : null;
       if (!view || !batch || !payload || batch.userId !== body.user.id || batch.state !== 'open') return;
       const w = await deps.language.user(body.user.id);
-      const next = chooseView(deps, w, batch, payload, readChoice(view.state.values, payload.found)).view;
+      const next = (await chooseView(deps, w, batch, payload, readChoice(view.state.values, payload.found)))
+        .view;
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     });
   }
@@ -38,7 +39,7 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
     // Slack wants the answer within 3 s: the language is cached from opening the modal.
     const w = await deps.language.user(userId);
     const meta = readMetadata(view.private_metadata);
-    const batch = meta ? deps.store.shortcutBatches.get(meta.b) : null;
+    const batch = meta ? await deps.store.shortcutBatches.get(meta.b) : null;
     const payload = batch ? readPayload(batch) : null;
     const firstPick = SHORTCUT_FORM.pickBlock(0);
     if (!meta || !batch || !payload) {
@@ -46,7 +47,7 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       return;
     }
     const choice = readChoice(view.state.values, payload.found);
-    const { view: restated, plan } = chooseView(deps, w, batch, payload, choice, true);
+    const { view: restated, plan } = await chooseView(deps, w, batch, payload, choice, true);
     if (plan.problems.length > 0) {
       const errors: Record<string, string> = {};
       for (const p of plan.problems) {
@@ -61,7 +62,7 @@ export function registerChooseModal(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'update', view: restated });
       return;
     }
-    const claimed = claimBatch(deps.store, batch.id, userId);
+    const claimed = await claimBatch(deps.store, batch.id, userId);
     if (!claimed.ok) {
       // Already confirmed: a double submit or a retry. The first one is running; do nothing twice.
       if (claimed.reason === 'already_used') await ack();

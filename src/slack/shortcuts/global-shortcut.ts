@@ -28,14 +28,14 @@ export function registerGlobalShortcut(app: App, deps: SlackDeps): void {
       });
       return;
     }
-    const batch = openBatch(deps.store, {
+    const batch = await openBatch(deps.store, {
       userId: body.user.id,
       kind: 'any',
       channelId: null,
       threadTs: null,
       found,
     });
-    const { view: next } = chooseView(deps, w, batch, { kind: 'any', found }, initialChoice(found));
+    const { view: next } = await chooseView(deps, w, batch, { kind: 'any', found }, initialChoice(found));
     await ack({ response_action: 'update', view: next });
   });
 }

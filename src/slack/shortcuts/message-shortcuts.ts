@@ -31,7 +31,7 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
         return;
       }
       const message = shortcut.message as { ts: string; thread_ts?: string };
-      const batch = openBatch(deps.store, {
+      const batch = await openBatch(deps.store, {
         userId: shortcut.user.id,
         kind,
         channelId: shortcut.channel.id,
@@ -39,7 +39,7 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
         found,
       });
       const payload: ShortcutPayload = { kind, found };
-      const { view } = chooseView(deps, w, batch, payload, initialChoice(found));
+      const { view } = await chooseView(deps, w, batch, payload, initialChoice(found));
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     });
   }

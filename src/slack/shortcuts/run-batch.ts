@@ -80,7 +80,7 @@ export async function runBatch(
   const { actor, to } = input;
   // A thread is read by the channel: its language; anything only the user sees, theirs.
   const w =
-    to.kind === 'thread' ? deps.language.channel(to.channelId) : await deps.language.user(actor.userId);
+    to.kind === 'thread' ? await deps.language.channel(to.channelId) : await deps.language.user(actor.userId);
   for (const planned of input.lookups) {
     try {
       const prepared = await deps.lookups.prepare(planned.request, actor, planned.summary, {
@@ -95,7 +95,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...renderRefusal(w, prepared.refusal, deps.admins()),
+            ...renderRefusal(w, prepared.refusal, await deps.admins()),
           });
           break;
         case 'cached':
@@ -106,7 +106,7 @@ export async function runBatch(
             to,
             false,
           )({
-            ...answerOf(deps, w, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs }),
+            ...(await answerOf(deps, w, prepared.outcome, prepared.refresh, { ageMs: prepared.ageMs })),
           });
           break;
         case 'auto':
@@ -115,7 +115,7 @@ export async function runBatch(
           const claimed =
             prepared.kind === 'auto'
               ? { ok: true as const, pending: prepared.pending }
-              : deps.lookups.claim(prepared.pending.id, actor.userId);
+              : await deps.lookups.claim(prepared.pending.id, actor.userId);
           if (!claimed.ok) break;
           await runAndAnswer(deps, claimed.pending, replyTo(deps, client, actor.userId, to, true), w);
           break;

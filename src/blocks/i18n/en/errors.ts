@@ -75,6 +75,8 @@ export const error = {
   quotaMayCount: 'No charge was reported; the item quota may count this call.{{counted}}',
   serviceNoCharge: 'The service reported no charge.',
   failed: ':warning: The lookup failed: {{detail}}',
+  storeUnavailable:
+    ':warning: *platdesk is temporarily unavailable* (its database cannot be reached). Nothing was looked up and nothing was charged. Try again in a minute.',
   noReason: 'no reason given',
   heading: ':warning: *{{title}}*',
   serviceSaid: 'The service said: code {{code}}',

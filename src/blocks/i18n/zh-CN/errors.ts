@@ -69,6 +69,8 @@ export const error: Catalog['error'] = {
   quotaMayCount: '未报告扣费；商品额度可能计入这次调用。{{counted}}',
   serviceNoCharge: '服务报告未扣费。',
   failed: ':warning: 查询失败：{{detail}}',
+  storeUnavailable:
+    ':warning: *platdesk 暂时不可用*（无法连接其数据库）。未进行任何查询，也未产生任何费用。请一分钟后重试。',
   noReason: '未说明原因',
   heading: ':warning: *{{title}}*',
   serviceSaid: '服务返回：错误码 {{code}}',

@@ -1,0 +1,266 @@
+/**
+ * The two engines behind the Store contract, and the only code that differs between them: how a
+ * connection is made and which failures mean "the database cannot be reached".
+ *
+ * - SQLite (default): one file through better-sqlite3 (DATABASE_PATH). WAL so readers never
+ *   block the writer; busy_timeout so a second connection waits for a lock instead of failing.
+ * - PostgreSQL (DATABASE_URL=postgres://…): a `pg` pool of DATABASE_POOL_MAX connections. BIGINT
+ *   and NUMERIC come back as numbers (times are milliseconds, far below 2^53), so the row mapping
+ *   is shared. An unreachable server is a StoreUnavailableError, never a crash: idle connections
+ *   that die are dropped by the pool, and the next query connects again, so service resumes by
+ *   itself when the server is back.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
+import pg from 'pg';
+import { type Clock, realClock } from '../clock.js';
+import { createAlerts } from './alerts.js';
+import { createBudgetReservations } from './budgets.js';
+import { createAlertsSent, createAnswerCache } from './cache.js';
+import { createDigests } from './digests.js';
+import { StoreUnavailableError } from './errors.js';
+import { createUnfurls } from './events.js';
+import { createLedger } from './ledger.js';
+import { type Engine, migrate } from './migrations.js';
+import { createPendingLookups } from './pending.js';
+import type { Schema, StoreContext } from './schema.js';
+import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
+import { createShortcutBatches } from './shortcut-batches.js';
+import type { Store } from './store.js';
+
+export interface StoreOptions {
+  /** postgres://… selects PostgreSQL; absent: SQLite at `path`. */
+  url?: string | null;
+  /** SQLite file; ':memory:' for a private one. */
+  path?: string;
+  /** PostgreSQL pool size (DATABASE_POOL_MAX). */
+  poolMax?: number;
+  /** The clock for every stored time and every expiry check (src/clock.ts; tests inject one). */
+  clock?: Pick<Clock, 'now'>;
+  /** Where pool errors of idle connections are reported (the server went away). */
+  onPoolError?: (error: Error) => void;
+}
+
+/** How long a SQLite connection waits for another one's write lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+/** A PostgreSQL connection attempt that takes longer is a failure (not a hang). */
+const CONNECT_TIMEOUT_MS = 3000;
+/** No query may hang a Slack request: past this the server is treated as unreachable. */
+const QUERY_TIMEOUT_MS = 10_000;
+
+/** Opens and migrates the store; throws StoreUnavailableError or StoreSchemaTooNewError. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const clock = options.clock ?? realClock;
+  const url = options.url ?? null;
+  const engine: Engine = url ? 'postgres' : 'sqlite';
+  const location = url ? describeUrl(url) : (options.path ?? ':memory:');
+  const dialect = url ? postgresDialect(url, options) : sqliteDialect(options.path ?? ':memory:');
+  const db = new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) });
+  try {
+    await migrate(db, engine);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()) };
+  let closed: Promise<void> | null = null;
+  return {
+    engine,
+    location,
+    pending: createPendingLookups(ctx),
+    ledger: createLedger(ctx),
+    prefs: createUserPrefs(ctx),
+    audit: createAuditLog(ctx),
+    settings: createSettings(ctx),
+    digests: createDigests(ctx),
+    unfurls: createUnfurls(ctx),
+    shortcutBatches: createShortcutBatches(ctx),
+    budgets: createBudgetReservations(ctx),
+    cache: createAnswerCache(ctx),
+    alerts: createAlerts(ctx),
+    alertsSent: createAlertsSent(ctx),
+    async ping(timeoutMs = 2000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const answered = sql`SELECT 1`.execute(db).then(
+        () => true,
+        () => false,
+      );
+      const ok = await Promise.race([answered, late]);
+      clearTimeout(timer);
+      return ok;
+    },
+    close() {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
+}
+
+function sqliteDialect(path: string): Dialect {
+  return new SqliteDialect({
+    database: async () => {
+      // '' is SQLite's private temporary database; neither it nor ':memory:' has a directory.
+      if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+      const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+      db.pragma('journal_mode = WAL');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.pragma('foreign_keys = ON');
+      return db;
+    },
+  });
+}
+
+// BIGINT (20) and NUMERIC (1700, what SUM of a BIGINT is) as numbers.
+const TYPE_PARSERS = new Map<number, (value: string) => unknown>([
+  [20, Number],
+  [1700, Number],
+]);
+
+function postgresDialect(url: string, options: StoreOptions): Dialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    // Release idle connections so a restarted server is met with fresh ones.
+    idleTimeoutMillis: 30_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        TYPE_PARSERS.get(oid) ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection whose server went away emits 'error' on the pool; unhandled, it would
+  // end the process. The pool drops that connection; the next query connects anew.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  return new PostgresDialect({ pool });
+}
+
+/** postgres://user@host:port/db: the URL without password or parameters, for messages. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
+    return `${u.protocol}//${user}${u.host}${u.pathname}`;
+  } catch {
+    return 'postgres://(unparsable DATABASE_URL)';
+  }
+}
+
+// ---- "unreachable" as one error ---------------------------------------------------------------
+
+const NODE_NET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const PG_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended|the database system is (starting up|shutting down|in recovery)/i;
+
+/** Whether an error means the database cannot be reached (as opposed to a bad query). */
+export function isUnreachable(error: unknown, engine: Engine): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NODE_NET_CODES.has(code)) return true;
+    // SQLSTATE class 08 (connection exception), 57P0x (shutdown, cannot connect now), 53300.
+    if (engine === 'postgres' && (/^08/.test(code) || /^57P0/.test(code) || code === '53300')) return true;
+    if (engine === 'sqlite' && /^SQLITE_(BUSY|IOERR|FULL|CANTOPEN|READONLY)/.test(code)) return true;
+  }
+  if (engine === 'postgres' && PG_MESSAGES.test(error.message)) return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== error && isUnreachable(cause, engine);
+}
+
+/** The dialect with every "cannot reach the database" failure turned into StoreUnavailableError. */
+function unavailableAs(dialect: Dialect, engine: Engine, location: string): Dialect {
+  const map = (error: unknown): never => {
+    if (isUnreachable(error, engine)) throw new StoreUnavailableError(engine, location, error);
+    throw error;
+  };
+  const connections = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const wrapConnection = (connection: DatabaseConnection): DatabaseConnection => {
+    let wrapped = connections.get(connection);
+    if (!wrapped) {
+      // A Proxy, not a copy: the driver calls private (symbol) methods on what it handed out.
+      wrapped = new Proxy(connection, {
+        get(target, key) {
+          if (key === 'executeQuery')
+            return (query: Parameters<DatabaseConnection['executeQuery']>[0]) =>
+              target.executeQuery(query).catch(map);
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      connections.set(connection, wrapped);
+    }
+    return wrapped;
+  };
+  const unwrap = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver(): Driver {
+      const driver = dialect.createDriver();
+      const original = (c: DatabaseConnection) => unwrap.get(c) ?? c;
+      return {
+        init: () => driver.init().catch(map),
+        async acquireConnection(options) {
+          const connection = await driver.acquireConnection(options).catch(map);
+          const wrapped = wrapConnection(connection);
+          unwrap.set(wrapped, connection);
+          return wrapped;
+        },
+        beginTransaction: (c, settings) => driver.beginTransaction(original(c), settings).catch(map),
+        commitTransaction: (c) => driver.commitTransaction(original(c)).catch(map),
+        rollbackTransaction: (c) => driver.rollbackTransaction(original(c)).catch(map),
+        releaseConnection: (c) => driver.releaseConnection(original(c)),
+        destroy: () => driver.destroy(),
+        ...(driver.savepoint
+          ? {
+              savepoint: (c, name, compile) =>
+                (driver.savepoint as NonNullable<Driver['savepoint']>)(original(c), name, compile),
+            }
+          : {}),
+        ...(driver.rollbackToSavepoint
+          ? {
+              rollbackToSavepoint: (c, name, compile) =>
+                (driver.rollbackToSavepoint as NonNullable<Driver['rollbackToSavepoint']>)(
+                  original(c),
+                  name,
+                  compile,
+                ),
+            }
+          : {}),
+        ...(driver.releaseSavepoint
+          ? {
+              releaseSavepoint: (c, name, compile) =>
+                (driver.releaseSavepoint as NonNullable<Driver['releaseSavepoint']>)(
+                  original(c),
+                  name,
+                  compile,
+                ),
+            }
+          : {}),
+      };
+    },
+  };
+}

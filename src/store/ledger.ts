@@ -1,0 +1,271 @@
+/**
+ * The spend ledger: one row per charge the plat API reported, and the mapping of a charge to its
+ * row (one mapping for every caller: lookups, unfurls, digests), so the ledger always matches what
+ * the service withheld. `createChargeRecorder` makes sure a charge is never lost when the store
+ * cannot be written at the moment it arrives.
+ */
+import type { Selectable } from 'kysely';
+import type { LedgerTable, StoreContext } from './schema.js';
+import type {
+  Ledger,
+  LedgerEntry,
+  LedgerGroupBy,
+  LedgerGroupRow,
+  LedgerRange,
+  LedgerSource,
+  LedgerTotals,
+  NewLedgerEntry,
+} from './store.js';
+
+// ---- a charge as a ledger row ----------------------------------------------------------------
+
+/** What the plat client reports of a charge (plat/types.ts ChargeEvent has this shape). */
+export interface ChargeFacts {
+  operation: string;
+  edition: number | null;
+  points: number;
+  quotaCalls: number;
+  code: number;
+  requestId: string | null;
+  correlationId: string | null;
+  at: Date;
+}
+
+export interface ChargeContext {
+  /** null for scheduled work (digests). */
+  userId: string | null;
+  channelId: string | null;
+  pendingId: string | null;
+  source: LedgerSource;
+}
+
+export function ledgerEntryFor(charge: ChargeFacts, context: ChargeContext): NewLedgerEntry {
+  return {
+    at: charge.at,
+    userId: context.userId,
+    channelId: context.channelId,
+    operation: charge.operation,
+    edition: charge.edition,
+    points: charge.points,
+    quotaCalls: charge.quotaCalls,
+    code: charge.code,
+    outcome: charge.code === 0 ? 'ok' : 'error',
+    requestId: charge.requestId,
+    correlationId: charge.correlationId,
+    pendingId: context.pendingId,
+    source: context.source,
+  };
+}
+
+// ---- the ledger --------------------------------------------------------------------------------
+
+type LedgerRow = Selectable<LedgerTable>;
+
+function toLedgerEntry(row: LedgerRow): LedgerEntry {
+  return {
+    id: row.id,
+    at: new Date(row.at),
+    userId: row.user_id,
+    channelId: row.channel_id,
+    // Not checked against the operation names on read, so an export never fails on a row from
+    // before an operation was renamed.
+    operation: row.operation,
+    edition: row.edition,
+    points: row.points,
+    quotaCalls: row.quota_calls,
+    code: row.code,
+    outcome: row.outcome,
+    requestId: row.request_id,
+    correlationId: row.correlation_id,
+    pendingId: row.pending_id,
+    source: row.source as LedgerSource,
+  };
+}
+
+/** Rows per page of iterate(). */
+const PAGE = 500;
+
+export function createLedger({ db }: StoreContext): Ledger {
+  const filtered = (q: LedgerRange & { userId?: string; channelId?: string }) => {
+    let query = db.selectFrom('ledger').where('at', '>=', q.from.getTime()).where('at', '<', q.to.getTime());
+    if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
+    if (q.channelId !== undefined) query = query.where('channel_id', '=', q.channelId);
+    return query;
+  };
+  // SUM of an empty set is NULL on both engines; COUNT is a BIGINT on PostgreSQL (engine.ts
+  // parses both BIGINT and NUMERIC back to number).
+  const sums = filteredSums;
+  function filteredSums(q: LedgerRange & { userId?: string; channelId?: string }) {
+    return filtered(q).select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
+      eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),
+      eb.fn.countAll<number>().as('calls'),
+    ]);
+  }
+  const toTotals = (row: { points: number; quota_calls: number; calls: number }): LedgerTotals => ({
+    points: Number(row.points),
+    quotaCalls: Number(row.quota_calls),
+    calls: Number(row.calls),
+  });
+
+  async function groupTotals(
+    by: LedgerGroupBy,
+    q: LedgerRange & { userId?: string },
+  ): Promise<LedgerGroupRow<string | null>[]> {
+    const column = by === 'user' ? 'user_id' : 'operation';
+    const rows = await sums(q)
+      .select(`${column} as key`)
+      .groupBy(column)
+      .orderBy('points', 'desc')
+      .orderBy('key')
+      .execute();
+    return rows.map((row) => ({ key: row.key, ...toTotals(row) }));
+  }
+
+  return {
+    async record(entry: NewLedgerEntry) {
+      const { id } = await db
+        .insertInto('ledger')
+        .values({
+          at: entry.at.getTime(),
+          user_id: entry.userId,
+          channel_id: entry.channelId,
+          operation: entry.operation,
+          edition: entry.edition,
+          points: entry.points,
+          quota_calls: entry.quotaCalls,
+          code: entry.code,
+          outcome: entry.outcome,
+          request_id: entry.requestId,
+          correlation_id: entry.correlationId,
+          pending_id: entry.pendingId,
+          source: entry.source,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { ...entry, id: Number(id) };
+    },
+    async lastCharge(operation, edition) {
+      // Walks ledger_operation_edition backwards from the newest id to the first successful row.
+      const row = await db
+        .selectFrom('ledger')
+        .select('points')
+        .where('operation', '=', operation)
+        .where('edition', edition === null ? 'is' : '=', edition)
+        .where('code', '=', 0)
+        .where('points', '>', 0)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? row.points : null;
+    },
+    totals: async (q) => toTotals(await sums(q).executeTakeFirstOrThrow()),
+    // The overloads in Ledger narrow the key type; one implementation serves them all.
+    groupTotals: groupTotals as Ledger['groupTotals'],
+    async list(q) {
+      let query = filtered(q).selectAll().orderBy('at', 'desc').orderBy('id', 'desc');
+      if (q.limit !== undefined) query = query.limit(q.limit);
+      return (await query.execute()).map(toLedgerEntry);
+    },
+    async *iterate(q) {
+      // Keyset pages by (at, id): no cursor or connection is held between pages.
+      let after: { at: number; id: number } | null = null;
+      for (;;) {
+        let query = filtered(q).selectAll();
+        if (after) {
+          const { at, id } = after;
+          query = query.where((eb) =>
+            eb.or([eb('at', '>', at), eb.and([eb('at', '=', at), eb('id', '>', id)])]),
+          );
+        }
+        const rows = await query.orderBy('at').orderBy('id').limit(PAGE).execute();
+        for (const row of rows) yield toLedgerEntry(row);
+        const last = rows.at(-1);
+        if (!last || rows.length < PAGE) return;
+        after = { at: last.at, id: last.id };
+      }
+    },
+  };
+}
+
+// ---- charges that must not be lost -------------------------------------------------------------
+
+export interface ChargeRecorder {
+  /**
+   * Writes the charge now; if the store cannot be written, keeps it and writes it when the store
+   * answers again (retried every `retryMs`). Never rejects: a charge is a fact, not a request.
+   * Resolves once this charge is written or kept (callers that answer after a call await it, so
+   * the answer comes after its ledger row).
+   */
+  record(entry: NewLedgerEntry): Promise<void>;
+  /** Charges kept, not yet written. */
+  backlog(): number;
+  /** Tries to write every kept charge now; resolves with how many are still kept. */
+  flush(): Promise<number>;
+  /** Stops retrying (after a last flush by the caller). */
+  stop(): void;
+}
+
+export function createChargeRecorder(deps: {
+  ledger: Ledger;
+  logger: {
+    warn(o: object, msg: string): void;
+    error(o: object, msg: string): void;
+    info(o: object, msg: string): void;
+  };
+  retryMs?: number;
+}): ChargeRecorder {
+  const kept: NewLedgerEntry[] = [];
+  const retryMs = deps.retryMs ?? 1000;
+  let timer: NodeJS.Timeout | null = null;
+  let flushing: Promise<number> | null = null;
+
+  const schedule = () => {
+    timer ??= setTimeout(() => {
+      timer = null;
+      void flush();
+    }, retryMs);
+    timer.unref();
+  };
+
+  async function writeKept(): Promise<number> {
+    while (kept.length > 0) {
+      const next = kept[0] as NewLedgerEntry;
+      try {
+        await deps.ledger.record(next);
+      } catch (err) {
+        deps.logger.warn({ err, kept: kept.length }, 'ledger not writable: charges kept for later');
+        schedule();
+        return kept.length;
+      }
+      kept.shift();
+      if (kept.length === 0) deps.logger.info({}, 'kept charges written to the ledger');
+    }
+    return 0;
+  }
+
+  function flush(): Promise<number> {
+    flushing ??= writeKept().finally(() => {
+      flushing = null;
+      // A charge that arrived as this pass ended: write it now (a failed pass set the timer).
+      if (kept.length > 0 && !timer) void flush();
+    });
+    return flushing;
+  }
+
+  return {
+    async record(entry) {
+      // Order is kept: while older charges wait, a new one queues behind them.
+      kept.push(entry);
+      await flush();
+    },
+    backlog: () => kept.length,
+    flush,
+    stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (kept.length > 0)
+        deps.logger.error({ kept: kept.length }, 'stopping with charges not written to the ledger');
+    },
+  };
+}

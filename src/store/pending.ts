@@ -1,0 +1,156 @@
+/**
+ * Pending lookups (confirmations) and their single-use claim (DESIGN rule 2).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import { fromJson, toJson } from './json.js';
+import type { PendingLookupsTable, StoreContext } from './schema.js';
+import type { ClaimHolder, ClaimResult, NewPendingLookup, PendingLookup, PendingLookups } from './store.js';
+
+type PendingRow = Selectable<PendingLookupsTable>;
+
+/** The row with its JSON read back as the caller's types (the store does not check them). */
+function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    channelId: row.channel_id,
+    teamId: row.team_id,
+    request: fromJson<R>(row.request_json),
+    quote: fromJson<Q>(row.quote_json),
+    summary: row.summary,
+    responseUrl: row.response_url,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    state: row.state,
+    stateChangedAt: new Date(row.state_changed_at),
+    resultJson: row.result_json,
+    claimedBy: row.claimed_by,
+    leaseExpiresAt: row.lease_expires_at === null ? null : new Date(row.lease_expires_at),
+  };
+}
+
+export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookups {
+  const select = (id: string) =>
+    db.selectFrom('pending_lookups').selectAll().where('id', '=', id).executeTakeFirst();
+
+  async function move<R, Q>(
+    id: string,
+    userId: string,
+    to: 'running' | 'cancelled',
+    holder: ClaimHolder | null,
+  ): Promise<ClaimResult<R, Q>> {
+    const now = nowMs();
+    // The whole single-use guarantee is this one conditional UPDATE: the database runs it
+    // atomically (SQLite under its write lock, PostgreSQL under the row lock, re-checking the
+    // WHERE after a concurrent update), so of any number of claims on any number of connections
+    // exactly one sees state = 'pending' and changes the row.
+    const moved = await db
+      .updateTable('pending_lookups')
+      .set({
+        state: to,
+        state_changed_at: now,
+        claimed_by: holder?.instanceId ?? null,
+        lease_expires_at: holder ? now + holder.leaseMs : null,
+      })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+    if (moved) return { ok: true, pending: toPending<R, Q>(moved) };
+    const row = await select(id);
+    if (!row) return { ok: false, reason: 'not_found', pending: null };
+    const pending = toPending<R, Q>(row);
+    // Owner first, so another user learns nothing about the state of someone else's request.
+    if (row.user_id !== userId) return { ok: false, reason: 'not_yours', pending };
+    if (row.state === 'cancelled') return { ok: false, reason: 'cancelled', pending };
+    if (row.state === 'interrupted') return { ok: false, reason: 'interrupted', pending };
+    if (row.state !== 'pending') return { ok: false, reason: 'already_used', pending };
+    return { ok: false, reason: 'expired', pending };
+  }
+
+  return {
+    async create<R, Q>(input: NewPendingLookup<R, Q>) {
+      const now = nowMs();
+      const row: PendingRow = {
+        id: randomUUID(),
+        user_id: input.userId,
+        channel_id: input.channelId,
+        team_id: input.teamId,
+        request_json: toJson(input.request),
+        quote_json: toJson(input.quote),
+        summary: input.summary,
+        response_url: input.responseUrl,
+        created_at: now,
+        expires_at: now + input.ttlMs,
+        state: 'pending',
+        state_changed_at: now,
+        result_json: null,
+        claimed_by: null,
+        lease_expires_at: null,
+      };
+      await db.insertInto('pending_lookups').values(row).execute();
+      return toPending<R, Q>(row);
+    },
+    async get<R, Q>(id: string) {
+      const row = await select(id);
+      return row ? toPending<R, Q>(row) : null;
+    },
+    claim: <R, Q>(id: string, userId: string, holder: ClaimHolder) =>
+      move<R, Q>(id, userId, 'running', holder),
+    cancel: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'cancelled', null),
+    async finish(id, state, resultJson) {
+      const result = await db
+        .updateTable('pending_lookups')
+        .set({ state, state_changed_at: nowMs(), result_json: resultJson })
+        .where('id', '=', id)
+        .where('state', '=', 'running')
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
+    },
+    async renewClaims(holder) {
+      const result = await db
+        .updateTable('pending_lookups')
+        .set({ lease_expires_at: nowMs() + holder.leaseMs })
+        .where('state', '=', 'running')
+        .where('claimed_by', '=', holder.instanceId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    async runningClaims<R, Q>() {
+      const rows = await db
+        .selectFrom('pending_lookups')
+        .selectAll()
+        .where('state', '=', 'running')
+        .orderBy('state_changed_at')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => toPending<R, Q>(row));
+    },
+    async interrupt<R, Q>(id: string, claimedBy: string | null) {
+      // Only while still running under the same holder (`is` matches a NULL holder of a claim
+      // made before leases): of several processes deciding at once, exactly one gets the row.
+      const row = await db
+        .updateTable('pending_lookups')
+        .set({ state: 'interrupted', state_changed_at: nowMs() })
+        .where('id', '=', id)
+        .where('state', '=', 'running')
+        .where('claimed_by', claimedBy === null ? 'is' : '=', claimedBy)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toPending<R, Q>(row) : null;
+    },
+    async prune(olderThan) {
+      const before = olderThan.getTime();
+      const result = await db
+        .deleteFrom('pending_lookups')
+        .where('state_changed_at', '<', before)
+        .where('expires_at', '<', before)
+        .where('state', '<>', 'running')
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,286 @@
+/**
+ * The tables as Kysely sees them: one typed description that every sub-store's queries are
+ * checked against, on either engine. Times are integer milliseconds since the epoch on both
+ * engines (BIGINT on PostgreSQL, parsed back to number by engine.ts), so the row mapping is
+ * the same code for SQLite and PostgreSQL.
+ */
+import type { Generated, Kysely, Transaction } from 'kysely';
+
+export interface PendingLookupsTable {
+  id: string;
+  user_id: string;
+  channel_id: string | null;
+  team_id: string | null;
+  request_json: string;
+  quote_json: string;
+  summary: string;
+  response_url: string | null;
+  created_at: number;
+  expires_at: number;
+  state: 'pending' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+  state_changed_at: number;
+  result_json: string | null;
+  claimed_by: string | null;
+  lease_expires_at: number | null;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  at: number;
+  user_id: string | null;
+  channel_id: string | null;
+  operation: string;
+  edition: number | null;
+  points: number;
+  quota_calls: number;
+  code: number;
+  outcome: 'ok' | 'error';
+  request_id: string | null;
+  correlation_id: string | null;
+  pending_id: string | null;
+  source: string;
+}
+
+export interface UserPrefsTable {
+  user_id: string;
+  confirm_threshold: number | null;
+  updated_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor_id: string;
+  action: string;
+  detail: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value_json: string;
+  updated_at: number;
+  updated_by: string;
+}
+
+export interface DigestSubscriptionsTable {
+  id: Generated<number>;
+  owner_id: string;
+  shop_label: string;
+  channel_id: string;
+  local_time: string;
+  time_zone: string;
+  created_by: string;
+  created_at: number;
+  removed_at: number | null;
+  removed_by: string | null;
+  /** Comma-separated lists (NULL: every day / no filter); see store.ts DigestSubscription. */
+  times: string | null;
+  days: string | null;
+  layout: Generated<'thread' | 'single'>;
+  flags: string | null;
+  statuses: string | null;
+}
+
+export interface DigestRunsTable {
+  id: Generated<number>;
+  subscription_id: number;
+  kind: 'scheduled' | 'manual';
+  local_date: string;
+  window_start: number;
+  window_end: number;
+  state: LeasedRunState;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  notice_ts: string | null;
+  message_ts: string | null;
+  summary_json: string | null;
+  charged_points: Generated<number>;
+  calls: Generated<number>;
+  estimate_points: number | null;
+  requested_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
+
+export interface AlertSubscriptionsTable {
+  id: Generated<number>;
+  owner_id: string;
+  shop_label: string;
+  channel_id: string;
+  within_hours: number;
+  every_minutes: number;
+  hours_from: string;
+  hours_to: string;
+  time_zone: string;
+  cap_points: number;
+  created_by: string;
+  created_at: number;
+  notice_ts: string | null;
+  removed_at: number | null;
+  removed_by: string | null;
+}
+
+export interface AlertChecksTable {
+  id: Generated<number>;
+  subscription_id: number;
+  slot_at: number;
+  local_date: string;
+  state: LeasedRunState;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  message_ts: string | null;
+  charged_points: Generated<number>;
+  calls: Generated<number>;
+  estimate_points: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AlertOrdersTable {
+  subscription_id: number;
+  order_sn: string;
+  check_id: number;
+  seq: number;
+  state: 'pending' | 'alerted' | 'handled' | 'shipped' | 'unknown';
+  message_ts: string | null;
+  goods_name: string;
+  goods_count: number;
+  amount_fen: number;
+  last_ship_time: number;
+  claimed_by: string | null;
+  claimed_at: number | null;
+  done_by: string | null;
+  done_at: number | null;
+  reminded_at: number | null;
+}
+
+export interface AlertCapDaysTable {
+  subscription_id: number;
+  local_date: string;
+  asked_at: number | null;
+  approved_by: string | null;
+  approved_at: number | null;
+}
+
+export interface ProcessedEventsTable {
+  event_id: string;
+  at: number;
+}
+
+export interface UnfurlRecordsTable {
+  id: Generated<number>;
+  channel_id: string;
+  item_id: string;
+  user_id: string;
+  created_at: number;
+  state: 'offered' | 'running' | 'done' | 'failed';
+  /** 0 or 1 (SQLite has no boolean; the same column type on both engines). */
+  auto: number;
+  pending_id: string | null;
+  outcome_json: string | null;
+}
+
+export interface AutoLookupCountsTable {
+  channel_id: string;
+  day: string;
+  used: number;
+  updated_at: number;
+}
+
+export interface ShortcutBatchesTable {
+  id: string;
+  user_id: string;
+  kind: string;
+  channel_id: string | null;
+  thread_ts: string | null;
+  payload_json: string;
+  created_at: number;
+  expires_at: number;
+  state: 'open' | 'used';
+  state_changed_at: number;
+}
+
+export interface BudgetReservationsTable {
+  id: string;
+  /** null: scheduled work, counted against the workspace caps only. */
+  user_id: string | null;
+  points: number;
+  created_at: number;
+  /** A reservation whose process died stops counting here (the call's deadline plus a margin). */
+  expires_at: number;
+}
+
+export interface AnswerCacheTable {
+  key: string;
+  value_json: string;
+  stored_at: number;
+}
+
+export interface AlertsSentTable {
+  key: string;
+  sent_at: number;
+}
+
+/** Named rows whose UPDATE opens a check-then-write transaction (takeLock below). */
+export interface StoreLocksTable {
+  name: string;
+  bumped: number;
+}
+
+export interface Schema {
+  pending_lookups: PendingLookupsTable;
+  ledger: LedgerTable;
+  user_prefs: UserPrefsTable;
+  audit_log: AuditLogTable;
+  settings: SettingsTable;
+  digest_subscriptions: DigestSubscriptionsTable;
+  digest_runs: DigestRunsTable;
+  alert_subscriptions: AlertSubscriptionsTable;
+  alert_checks: AlertChecksTable;
+  alert_orders: AlertOrdersTable;
+  alert_cap_days: AlertCapDaysTable;
+  processed_events: ProcessedEventsTable;
+  unfurl_records: UnfurlRecordsTable;
+  auto_lookup_counts: AutoLookupCountsTable;
+  shortcut_batches: ShortcutBatchesTable;
+  budget_reservations: BudgetReservationsTable;
+  answer_cache: AnswerCacheTable;
+  alerts_sent: AlertsSentTable;
+  store_locks: StoreLocksTable;
+}
+
+export type Db = Kysely<Schema>;
+/** A connection or an open transaction: sub-store helpers that take part in a caller's transaction. */
+export type Executor = Kysely<Schema> | Transaction<Schema>;
+
+/** What every sub-store is built from. */
+export interface StoreContext {
+  db: Db;
+  nowMs: () => number;
+}
+
+/**
+ * Opens a check-then-write transaction by updating the named lock row first. That one UPDATE
+ * serializes every transaction that names the same lock on both engines: on PostgreSQL it
+ * holds the row lock until COMMIT, on SQLite it takes the database write lock at once (a
+ * deferred BEGIN followed by a read would otherwise fail to upgrade when another process wrote
+ * in between). Plain SQL, no engine branch: the same code runs on both.
+ */
+export async function takeLock(trx: Transaction<Schema>, name: StoreLockName): Promise<void> {
+  await trx
+    .updateTable('store_locks')
+    .set((eb) => ({ bumped: eb('bumped', '+', 1) }))
+    .where('name', '=', name)
+    .execute();
+}
+
+/** The lock rows created by the migrations. */
+export type StoreLockName = 'budgets' | 'digests' | 'alerts' | 'unfurls';
