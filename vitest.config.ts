@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One real PostgreSQL server for the run (the store suites run on both engines).
+    globalSetup: ['./test/helpers/postgres-global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Tests start real loopback servers; two cores are enough for a few files at once.

@@ -17,7 +17,7 @@ import { createPlatClient } from '../src/plat/client.js';
 import { createPlatHttp } from '../src/plat/http.js';
 import { createLocalLimiter } from '../src/plat/local-limiter.js';
 import { createSandbox, SANDBOX_FIXTURES as F } from '../src/sandbox/index.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openTestStore } from '../test/helpers/store-engines.js';
 import { claimAndCheck, ordersPerWindow } from '../test/helpers/alert-check.js';
 
 const SIZES = [30, 99, 100, 101, 300, 1000];
@@ -31,8 +31,8 @@ for (const perDay of SIZES) {
   const baseUrl = await sandbox.listen(0);
   const limiter = createLocalLimiter({});
   const client = createPlatClient({ http: createPlatHttp({ baseUrl, token: 'sandbox' }), limiter });
-  const store = openSqliteStore(':memory:', { now: () => new Date(anchor) });
-  const sub = store.alerts.add({
+  const store = await openTestStore(':memory:', { now: () => new Date(anchor) });
+  const sub = await store.alerts.add({
     ownerId: OWNER,
     shopLabel: 'bench',
     channelId: 'C1234',
@@ -65,7 +65,7 @@ for (const perDay of SIZES) {
     alerted: result.kind === 'posted' ? result.alerted : 0,
   });
   limiter.stop();
-  store.close();
+  await store.close();
   await sandbox.close();
 }
 

@@ -26,7 +26,7 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('names every missing required variable at once', () => {
+  it('names every missing required variable at once', async () => {
     const problems = problemsOf({});
     const all = problems.join('\n');
     for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PLAT_BASE_URL', 'PLAT_TOKEN'])
@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     expect(problems.length).toBeGreaterThanOrEqual(4);
   });
 
-  it('says in its message where to look, one problem per line', () => {
+  it('says in its message where to look, one problem per line', async () => {
     try {
       loadConfig({});
       expect.unreachable();
@@ -44,7 +44,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('lists bad values together with missing ones', () => {
+  it('lists bad values together with missing ones', async () => {
     const problems = problemsOf({
       SLACK_BOT_TOKEN: 'xoxb-1',
       SLACK_API_URL: 'not a url',
@@ -65,7 +65,7 @@ describe('loadConfig', () => {
     expect(all).toContain('PLAT_BASE_URL is required');
   });
 
-  it('builds an HTTP-mode config with defaults', () => {
+  it('builds an HTTP-mode config with defaults', async () => {
     const config = loadConfig(HTTP_BASE);
     expect(config.slack).toEqual({
       botToken: 'xoxb-1',
@@ -85,12 +85,12 @@ describe('loadConfig', () => {
       rateLimit: { maxCalls: 10, windowMs: 1000, maxQueued: 100 },
     });
     expect(config.admins).toEqual([]);
-    expect(config.databasePath).toBe('./data/platdesk.sqlite');
+    expect(config.database.path).toBe('./data/platdesk.sqlite');
     expect(config.redisUrl).toBeNull();
     expect(config.logLevel).toBe('info');
   });
 
-  it('reads REDIS_URL (redis:// or rediss://) and refuses anything else without repeating it', () => {
+  it('reads REDIS_URL (redis:// or rediss://) and refuses anything else without repeating it', async () => {
     expect(loadConfig({ ...HTTP_BASE, REDIS_URL: 'redis://127.0.0.1:6379/0' }).redisUrl).toBe(
       'redis://127.0.0.1:6379/0',
     );
@@ -102,7 +102,7 @@ describe('loadConfig', () => {
     expect(problems).not.toContain('hunter2');
   });
 
-  it('selects Socket Mode when SLACK_APP_TOKEN is set (no signing secret needed)', () => {
+  it('selects Socket Mode when SLACK_APP_TOKEN is set (no signing secret needed)', async () => {
     const { SLACK_SIGNING_SECRET: _unused, ...rest } = HTTP_BASE;
     const config = loadConfig({ ...rest, SLACK_APP_TOKEN: 'xapp-1-A1-abc' });
     expect(config.slack.mode).toBe('socket');
@@ -110,13 +110,13 @@ describe('loadConfig', () => {
     expect(config.slack.signingSecret).toBeNull();
   });
 
-  it('refuses an app token that is not an xapp- token', () => {
+  it('refuses an app token that is not an xapp- token', async () => {
     expect(problemsOf({ ...HTTP_BASE, SLACK_APP_TOKEN: 'xoxb-wrong' }).join('\n')).toContain(
       'SLACK_APP_TOKEN must be an app-level token starting with xapp-',
     );
   });
 
-  it('refuses token shapes that cannot be sent to Slack, listed with the other problems, without echoing the token', () => {
+  it('refuses token shapes that cannot be sent to Slack, listed with the other problems, without echoing the token', async () => {
     // The old README placeholder: "xoxb-…" with U+2026, which crashed start-up with a ByteString error.
     const problems = problemsOf({
       SLACK_BOT_TOKEN: 'xoxb-…',
@@ -146,7 +146,7 @@ describe('loadConfig', () => {
     expect(quickStart.slack).toMatchObject({ botToken: 'xoxb-your-bot-token', mode: 'socket' });
   });
 
-  it('PLAT_SANDBOX=1 needs no PLAT_* settings and uses the sandbox token', () => {
+  it('PLAT_SANDBOX=1 needs no PLAT_* settings and uses the sandbox token', async () => {
     const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PLAT_SANDBOX: '1' });
     expect(config.plat).toMatchObject({ sandbox: true, baseUrl: null, token: 'sandbox' });
     expect(
@@ -159,7 +159,7 @@ describe('loadConfig', () => {
     ).toBe('t');
   });
 
-  it('reads the API URL, port, admins, database path and log level', () => {
+  it('reads the API URL, port, admins, database path and log level', async () => {
     const config = loadConfig({
       ...HTTP_BASE,
       SLACK_API_URL: 'http://127.0.0.1:9999/api/',
@@ -173,13 +173,13 @@ describe('loadConfig', () => {
     expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
     expect(config.port).toBe(0);
     expect(config.admins).toEqual(['U1234', 'UADMIN']);
-    expect(config.databasePath).toBe(':memory:');
+    expect(config.database.path).toBe(':memory:');
     expect(config.logLevel).toBe('silent');
     expect(config.plat.prices).toEqual({ 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } });
     expect(config.plat.editions).toEqual({ 'get-shop-info': 2 });
   });
 
-  it('reads the workspace language (PLATDESK_LOCALE): English by default, zh-CN or en, nothing else', () => {
+  it('reads the workspace language (PLATDESK_LOCALE): English by default, zh-CN or en, nothing else', async () => {
     expect(loadConfig(HTTP_BASE).locale).toBe('en');
     expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: 'zh-CN' }).locale).toBe('zh-CN');
     expect(loadConfig({ ...HTTP_BASE, PLATDESK_LOCALE: ' zh_CN ' }).locale).toBe('zh-CN');
@@ -191,7 +191,7 @@ describe('loadConfig', () => {
 });
 
 describe('.env (loadEnvFile)', () => {
-  it('reads .env into the environment when present, the real environment winning, and does nothing without one', () => {
+  it('reads .env into the environment when present, the real environment winning, and does nothing without one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'platdesk-env-'));
     const names = ['PLATDESK_T_FROM_FILE', 'PLATDESK_T_BOTH', 'PLATDESK_T_QUOTED'] as const;
     try {
@@ -213,7 +213,7 @@ describe('.env (loadEnvFile)', () => {
 });
 
 describe('PLAT_PRICES', () => {
-  it('parses operation[:edition]=points pairs', () => {
+  it('parses operation[:edition]=points pairs', async () => {
     expect(parsePrices('get-shop-info:2=20,get-shop-id=2')).toEqual({
       prices: { 'get-shop-info': { '2': 20 }, 'get-shop-id': { '*': 2 } },
       problems: [],
@@ -226,7 +226,7 @@ describe('PLAT_PRICES', () => {
     expect(parsePrices('')).toEqual({ prices: {}, problems: [] });
   });
 
-  it('reports each bad entry and keeps the good ones', () => {
+  it('reports each bad entry and keeps the good ones', async () => {
     const { prices, problems } = parsePrices('get-shop-id=2,no-such-op=1,get-shop-info:9=20,platdybw=x,=3');
     expect(prices).toEqual({ 'get-shop-id': { '*': 2 } });
     expect(problems).toEqual([
@@ -237,7 +237,7 @@ describe('PLAT_PRICES', () => {
     ]);
   });
 
-  it('stops start-up on a bad entry', () => {
+  it('stops start-up on a bad entry', async () => {
     expect(problemsOf({ ...HTTP_BASE, PLAT_PRICES: 'get-shop-info:9=20' })).toEqual([
       'PLAT_PRICES: get-shop-info has no edition 9',
     ]);
@@ -245,14 +245,14 @@ describe('PLAT_PRICES', () => {
 });
 
 describe('PLAT_EDITIONS', () => {
-  it('parses operation=edition pairs', () => {
+  it('parses operation=edition pairs', async () => {
     expect(parseEditions('get-shop-info=2, paging-orders=1,platdybw=3')).toEqual({
       editions: { 'get-shop-info': 2, 'paging-orders': 1, platdybw: 3 },
       problems: [],
     });
   });
 
-  it('reports an unknown operation or an edition the operation does not have', () => {
+  it('reports an unknown operation or an edition the operation does not have', async () => {
     const { editions, problems } = parseEditions('platdybw=2,nope=1,platiteminfo=1,paging-orders=2');
     expect(editions).toEqual({ 'paging-orders': 2 });
     expect(problems).toHaveLength(3);

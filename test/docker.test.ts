@@ -46,19 +46,19 @@ function databaseFileInContainer(envFile: string): string {
   // Docker: --env-file values override the image's ENV.
   const tokens = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' };
   const env = { ...tokens, ...image.env, ...parseEnv(envFile), PLAT_SANDBOX: '1' };
-  let path = posix.resolve(image.workdir, loadConfig(env).databasePath);
+  let path = posix.resolve(image.workdir, loadConfig(env).database.path);
   for (const [link, target] of image.links)
     if (path.startsWith(`${link}/`)) path = `${target}${path.slice(link.length)}`;
   return path;
 }
 
 describe('Docker keeps the database on the /data volume', () => {
-  it('with --env-file .env copied from .env.sample', () => {
+  it('with --env-file .env copied from .env.sample', async () => {
     expect(read('Dockerfile')).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(databaseFileInContainer(read('.env.sample'))).toBe('/data/platdesk.sqlite');
   });
 
-  it('also when the .env sets the default relative path DATABASE_PATH=./data/platdesk.sqlite', () => {
+  it('also when the .env sets the default relative path DATABASE_PATH=./data/platdesk.sqlite', async () => {
     expect(databaseFileInContainer('DATABASE_PATH=./data/platdesk.sqlite\n')).toBe('/data/platdesk.sqlite');
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { NO_ANSWER_CODE } from '../src/plat/codes.js';
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openTestStore } from './helpers/store-engines.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from './helpers/platdesk-harness.js';
 
 const { owners } = SANDBOX_FIXTURES;
@@ -34,17 +34,17 @@ async function refuses(url: string): Promise<boolean> {
 }
 
 /** The ledger and a lookup's state as the stopped app left them in its SQLite file. */
-function reopened(path: string, pendingId: string) {
-  const store = openSqliteStore(path);
+async function reopened(path: string, pendingId: string) {
+  const store = await openTestStore(path);
   try {
-    const rows = store.ledger.list(allTime());
+    const rows = await store.ledger.list(allTime());
     return {
       ledger: { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) },
       rows: rows.map(({ operation, code, points, quotaCalls }) => ({ operation, code, points, quotaCalls })),
-      state: store.pending.get(pendingId)?.state ?? null,
+      state: (await store.pending.get(pendingId))?.state ?? null,
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -58,7 +58,7 @@ describe('graceful shutdown', () => {
     await h?.close();
     h = undefined;
   });
-  afterAll(() => {
+  afterAll(async () => {
     process.off('unhandledRejection', onUnhandled);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -106,7 +106,7 @@ describe('graceful shutdown', () => {
     const { calls, charges } = harness.sandbox.stats();
     expect(charges.count).toBe(1);
     expect(calls).toBe(1);
-    const left = reopened(db, pendingId);
+    const left = await reopened(db, pendingId);
     // One row per call that reached the service, with the points it withheld.
     expect(left.ledger).toEqual({ count: calls, points: charges.points });
     expect(left.rows).toEqual([{ operation: 'paging-orders', code: 0, points: 2, quotaCalls: 0 }]);
@@ -142,7 +142,7 @@ describe('graceful shutdown', () => {
     const { calls, charges } = harness.sandbox.stats();
     expect(calls).toBe(1);
     expect(charges.count).toBe(0);
-    const left = reopened(db, pendingId);
+    const left = await reopened(db, pendingId);
     // The cut-off call reached the service: recorded before the store closed, as an unread answer.
     expect(left.ledger).toEqual({ count: calls, points: charges.points });
     expect(left.rows).toEqual([
@@ -152,7 +152,7 @@ describe('graceful shutdown', () => {
     expect(await refuses(`${harness.platdesk.url}/healthz`)).toBe(true);
   });
 
-  it('left nothing unhandled', () => {
+  it('left nothing unhandled', async () => {
     expect(unhandled).toEqual([]);
   });
 });

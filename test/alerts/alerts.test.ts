@@ -68,7 +68,7 @@ async function advance(clock: FakeClock, ms: number): Promise<void> {
   // An hour holds one slot of alert #1 (checks on the hour): wait until that check is recorded.
   if (ms >= HOUR)
     await expect
-      .poll(() => (harness.platdesk.store.alerts.lastPosted(1)?.slotAt.getTime() ?? 0) > from, {
+      .poll(() => ((await harness.platdesk.store.alerts.lastPosted(1))?.slotAt.getTime() ?? 0) > from, {
         timeout: 10_000,
       })
       .toBe(true);
@@ -125,7 +125,7 @@ describe('ship-by alerts', () => {
     // each in the ledger as 'alert' at the sandbox's price.
     const calls = h.calls() - before;
     expect(calls).toBe(pagesPerCheck([DUE_SOON.length, 0]));
-    const ledger = h.platdesk.store.ledger.list({ from: new Date(0), to: new Date(clock.now() + HOUR) });
+    const ledger = await h.platdesk.store.ledger.list({ from: new Date(0), to: new Date(clock.now() + HOUR) });
     expect(ledger.filter((e) => e.source === 'alert')).toHaveLength(calls);
     expect(ledger.filter((e) => e.source === 'alert').every((e) => e.operation === 'paging-orders')).toBe(
       true,
@@ -141,7 +141,7 @@ describe('ship-by alerts', () => {
     h = await start(clock, path);
     await advance(clock, HOUR);
     await h.settle(100);
-    expect(h.platdesk.store.alerts.orders(1, ['alerted', 'shipped', 'handled'])).toHaveLength(7);
+    expect(await h.platdesk.store.alerts.orders(1, ['alerted', 'shipped', 'handled'])).toHaveLength(7);
     expect(alertPosts(h)).toHaveLength(0);
     h.assertAllWithinLimits();
     for (const m of h.messages()) expect(textOf(m)).not.toMatch(RECEIVER);
@@ -169,7 +169,7 @@ describe('ship-by alerts', () => {
     await h.settle(100);
     expect(alertPosts(h)).toHaveLength(1);
     expect(String(alertPosts(h)[0]?.body.text)).toContain('7 orders');
-    const checks = h.platdesk.store.alerts.lastPosted(1);
+    const checks = await h.platdesk.store.alerts.lastPosted(1);
     expect(checks).toMatchObject({ state: 'posted', attempts: 2 });
     await advance(clock, HOUR);
     expect(alertPosts(h)).toHaveLength(1);
@@ -183,7 +183,7 @@ describe('ship-by alerts', () => {
     await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
     await advance(clock, 1000);
     await h.fake.waitFor('chat.postMessage', (c) => /could not check the orders/.test(textOf(c.body)));
-    expect(h.platdesk.store.alerts.orders(1, ['pending'])).toHaveLength(7);
+    expect(await h.platdesk.store.alerts.orders(1, ['pending'])).toHaveLength(7);
     await advance(clock, 2 * 60_000);
     await h.fake.waitFor('chat.postMessage', (c) => /to ship within/.test(String(c.body.text)));
     // The fake records the refused call too: two attempts, the same seven orders, one accepted.
@@ -195,7 +195,7 @@ describe('ship-by alerts', () => {
     expect(attempts).toHaveLength(2);
     expect(sns(attempts[1])).toEqual(sns(attempts[0]));
     expect(new Set(sns(attempts[1])).size).toBe(7);
-    expect(h.platdesk.store.alerts.orders(1, ['alerted'])).toHaveLength(7);
+    expect(await h.platdesk.store.alerts.orders(1, ['alerted'])).toHaveLength(7);
     await advance(clock, HOUR);
     expect(alertPosts(h)).toHaveLength(2);
   });
@@ -207,7 +207,7 @@ describe('ship-by alerts', () => {
     await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
     await advance(clock, 1000);
     const first = await h.fake.waitFor('chat.postMessage', (c) => c.body.channel === CHANNEL);
-    const ts = String(h.platdesk.store.alerts.orders(1, ['alerted'])[0]?.messageTs);
+    const ts = String((await h.platdesk.store.alerts.orders(1, ['alerted']))[0]?.messageTs);
     const post = first.body as SlackMessage;
     const [sn0, sn1, sn2, sn3] = [0, 1, 2, 4].map((n) => orderSnOf(h as PlatdeskHarness, n, 0));
     const claim = (sn: string) =>

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pagesPerCheck } from '../../src/alerts/cost.js';
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/fixtures.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { claimAndCheck, ordersPerWindow } from '../helpers/alert-check.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
@@ -32,14 +32,14 @@ describe('calls per alert check', () => {
         limiter: { maxCalls: 100 },
         sandbox: { now: () => ANCHOR, orderCounts: counts },
       });
-      store = openSqliteStore(':memory:', { now: () => new Date(ANCHOR) });
-      const sub = store.alerts.add(
+      store = await openTestStore(':memory:', { now: () => new Date(ANCHOR) });
+      const sub = await store.alerts.add(
         makeNewAlertSubscription({ ownerId: F.owners.busy, shopLabel: 'busy', capPoints: 1_000_000 }),
       );
 
       const before = plat.sandbox.stats();
       const { check } = await claimAndCheck(
-        { client: plat.client, store, priceOf: () => 2, now: () => ANCHOR, instanceId: 'test' },
+        { client: plat.client, store, priceOf: async () => 2, now: () => ANCHOR, instanceId: 'test' },
         sub,
         { localDate: '2026-11-20', force: false },
       );
@@ -49,10 +49,10 @@ describe('calls per alert check', () => {
       expect(perWindow).toHaveLength(2);
       expect(calls).toBe(perWindow.reduce((n, w) => n + Math.max(1, Math.ceil(w / 100)), 0));
       expect(calls).toBe(pagesPerCheck(perWindow));
-      const ledger = store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
+      const ledger = await store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
       expect(ledger.filter((e) => e.source === 'alert')).toHaveLength(calls);
       expect(ledger.reduce((p, e) => p + e.points, 0)).toBe(after.charges.points - before.charges.points);
-      expect(store.alerts.check(check.id)).toMatchObject({ calls, chargedPoints: calls * 2 });
+      expect(await store.alerts.check(check.id)).toMatchObject({ calls, chargedPoints: calls * 2 });
     },
   );
 });

@@ -41,7 +41,7 @@ describe('/orders digest', () => {
     expect(await say(`digest add 2200001002 <#C1234|support> ${at}`, AGENT)).toContain(
       'Only platdesk admins',
     );
-    expect(h.platdesk.store.digests.list()).toHaveLength(0);
+    expect(await h.platdesk.store.digests.list()).toHaveLength(0);
 
     const added = await say(`digest add 2200001002 <#C1234|support> ${at}`);
     expect(added).toContain('Digest #1 added');
@@ -56,7 +56,7 @@ describe('/orders digest', () => {
     expect(bare).toContain('`here`');
 
     expect(
-      h.platdesk.store.digests.list().map((s) => [s.ownerId, s.channelId, s.localTime, s.timeZone]),
+      (await h.platdesk.store.digests.list()).map((s) => [s.ownerId, s.channelId, s.localTime, s.timeZone]),
     ).toEqual([
       ['2200001002', 'C1234', at, 'Asia/Shanghai'],
       ['2200001001', 'C0ABCDEF', '07:30', 'America/New_York'],
@@ -94,7 +94,7 @@ describe('/orders digest', () => {
       ADMIN,
     );
     expect(await say(`digest add tea here ${farTime(h.now())}`)).toContain('owner 2200001002');
-    expect(h.platdesk.store.digests.list()[0]).toMatchObject({ ownerId: '2200001002', shopLabel: 'tea' });
+    expect((await h.platdesk.store.digests.list())[0]).toMatchObject({ ownerId: '2200001002', shopLabel: 'tea' });
   });
 
   it('run: admins only; posts in the channel with "page 1 of 2" progress, then the digest; the ledger has it', async () => {
@@ -125,7 +125,7 @@ describe('/orders digest', () => {
         /[张王李赵刘陈杨黄周吴]\*\*|\d{3}\*{4}\d{4}|号\*\*室|浙江省|杭州市|西湖区|receiver_/,
       );
     expect(h.sandbox.stats().callsByOperation['paging-orders']).toBe(2);
-    const ledger = h.platdesk.store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
+    const ledger = await h.platdesk.store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
     expect(ledger.map((e) => [e.source, e.userId, e.points])).toEqual([
       ['digest', null, 2],
       ['digest', null, 2],
@@ -135,7 +135,7 @@ describe('/orders digest', () => {
 
   it('run over the cost cap: asks first; Run anyway is for admins and runs once', async () => {
     h = await startPlatdeskHarness({ env: { PLAT_PRICES: 'paging-orders:1=2' } });
-    h.platdesk.store.settings.set(MAX_POINTS_SETTING, 1, ADMIN);
+    await h.platdesk.store.settings.set(MAX_POINTS_SETTING, 1, ADMIN);
     await say(`digest add ${SANDBOX_FIXTURES.owners.small} here ${farTime(h.now())}`);
     const sent = await h.command('/orders', 'digest run 1', { userId: ADMIN });
     await h.nextResponse(sent.responseUrlId);

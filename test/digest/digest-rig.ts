@@ -18,8 +18,9 @@ import type { PriceOf } from '../../src/digest/types.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
-import type { DigestSubscription } from '../../src/store/digests.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { DigestSubscription } from '../../src/store/store.js';
+import { createChargeRecorder } from '../../src/store/ledger.js';
+import { alertsSentInMemory, openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
@@ -51,7 +52,7 @@ export interface DigestRig {
   store: Store;
   scheduler: DigestScheduler;
   /** Another scheduler (another "process") on the shared file, or on `store` when not shared. */
-  instance(id: string, options?: Partial<DigestSchedulerOptions> & { store?: Store }): Instance;
+  instance(id: string, options?: Partial<DigestSchedulerOptions> & { store?: Store }): Promise<Instance>;
   /** Moves the fake clock in steps of at most `step`, waiting for runs in flight after each. */
   advance(ms: number, step?: number): Promise<void>;
   /** Every scheduler's runs settled. */
@@ -60,7 +61,7 @@ export interface DigestRig {
   posts(channel?: string): SlackCall[];
   updates(channel?: string): SlackCall[];
   pagesFetched(): number;
-  subscribe(input?: Partial<Omit<DigestSubscription, 'id' | 'createdAt'>>): DigestSubscription;
+  subscribe(input?: Partial<Omit<DigestSubscription, 'id' | 'createdAt'>>): Promise<DigestSubscription>;
   close(): Promise<void>;
 }
 
@@ -78,28 +79,29 @@ export async function startDigestRig(
   const fake = await startSlackApiServer();
   const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   const logger = quietLogger();
-  const admins = () => [ADMIN];
+  const admins = async () => [ADMIN];
   // Every admin and channel reads English here; test/slack/i18n.test.ts covers the languages.
-  const language = { user: async () => en, channel: () => en };
-  const alerts = createAdminAlerts({ client: slack, admins, language, logger, now: () => clock.now() });
+  const language = { user: async () => en, channel: async () => en };
+  const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
   const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, language, logger });
   const dir = options.shared ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
   const path = dir ? join(dir, 'platdesk.sqlite') : ':memory:';
   const stores: Store[] = [];
   const schedulers: DigestScheduler[] = [];
-  const openStore = () => {
-    const store = openSqliteStore(path, { now: () => new Date(clock.now()) });
+  const openStore = async () => {
+    const store = await openTestStore(path, { now: () => new Date(clock.now()) });
     stores.push(store);
     return store;
   };
 
-  function instance(id: string, extra: Partial<DigestSchedulerOptions> & { store?: Store } = {}): Instance {
-    const store = extra.store ?? (dir ? openStore() : first.store);
+  async function instance(id: string, extra: Partial<DigestSchedulerOptions> & { store?: Store } = {}): Promise<Instance> {
+    const store = extra.store ?? (dir ? await openStore() : first.store);
     const scheduler = createDigestScheduler({
       client: plat.client,
       store,
       publisher,
-      priceOf: options.price ?? (() => null),
+      priceOf: options.price ?? (async () => null),
+      charges: createChargeRecorder({ ledger: store.ledger, logger }),
       clock,
       instanceId: id,
       logger,
@@ -109,8 +111,8 @@ export async function startDigestRig(
     schedulers.push(scheduler);
     return { store, scheduler };
   }
-  const first = { store: openStore() } as Instance;
-  first.scheduler = instance('instance-a', { store: first.store }).scheduler;
+  const first = { store: await openStore() } as Instance;
+  first.scheduler = (await instance('instance-a', { store: first.store })).scheduler;
 
   const idle = async () => {
     // A run that ends may arm a timer that starts another: settle until nothing is in flight.
@@ -149,7 +151,7 @@ export async function startDigestRig(
       await Promise.all(schedulers.map((s) => s.stop()));
       await plat.close();
       await fake.close();
-      for (const store of stores) store.close();
+      for (const store of stores) await store.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };

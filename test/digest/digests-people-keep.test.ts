@@ -66,7 +66,7 @@ describe('threaded digests', () => {
     const replies = inChannel.filter((c) => c.body.thread_ts !== undefined);
     // "Run now": the progress message is the parent; the digest replaces it (chat.update).
     expect(parents).toHaveLength(1);
-    const parentTs = String(h.platdesk.store.digests.lastRun(1)?.messageTs);
+    const parentTs = String((await h.platdesk.store.digests.lastRun(1))?.messageTs);
     const parent = h.fake.callsTo('chat.update').at(-1)?.body ?? {};
     expect(parent.ts).toBe(parentTs);
     const summary = textOf(parent);
@@ -80,7 +80,7 @@ describe('threaded digests', () => {
     // The busy shop has orders to ship soon, flagged orders and goods: three replies in the thread.
     // One reply a list the summary has: orders to ship within 24 h (none are, of orders confirmed in
     // the last 24 h with a 48 h ship-by time), flagged orders with remarks, top goods.
-    const s = parseSummary(h.platdesk.store.digests.lastRun(1)?.summaryJson ?? null);
+    const s = parseSummary((await h.platdesk.store.digests.lastRun(1))?.summaryJson ?? null);
     const expected = [
       s && s.urgent.total > 0 ? 'most urgent first' : null,
       s && s.flagged.total > 0 ? `Flagged orders: ${s.flagged.total}` : null,
@@ -117,7 +117,7 @@ describe('threaded digests', () => {
     );
     const inChannel = posts(harness, CHANNEL);
     expect(inChannel.filter((c) => c.body.thread_ts === undefined)).toHaveLength(1);
-    expect(harness.platdesk.store.digests.lastRun(1)?.state).toBe('posted');
+    expect((await harness.platdesk.store.digests.lastRun(1))?.state).toBe('posted');
     expect(refused).toBe(true);
     expect(inChannel.filter((c) => c.body.thread_ts !== undefined).length).toBeGreaterThanOrEqual(2);
     expect(harness.logs().some((l) => l.includes('digest thread reply not posted'))).toBe(true);
@@ -126,7 +126,7 @@ describe('threaded digests', () => {
   it('`single` keeps one message; `me` sends it by DM to the person', async () => {
     h = await startPlatdeskHarness();
     expect(await say(`digest add ${BUSY} me ${farTime(h.now())} single`)).toContain(`in <#${ADMIN}>`);
-    expect(h.platdesk.store.digests.get(1)).toMatchObject({ channelId: ADMIN, layout: 'single' });
+    expect(await h.platdesk.store.digests.get(1)).toMatchObject({ channelId: ADMIN, layout: 'single' });
     await runNow(1);
     const dm = posts(h, ADMIN);
     expect(dm).toHaveLength(1);
@@ -145,14 +145,14 @@ describe('filters', () => {
     await say(`digest add ${BUSY} here ${at} single status:1`);
     // The three runs read the same 24 h at the same instant (the harness clock stands still).
     for (const id of [1, 2, 3]) await runNow(id);
-    const summaryOf = (id: number) => {
-      const s = parseSummary(h?.platdesk.store.digests.lastRun(id)?.summaryJson ?? null);
+    const summaryOf = async (id: number) => {
+      const s = parseSummary((await h?.platdesk.store.digests.lastRun(id))?.summaryJson ?? null);
       if (!s) throw new Error(`digest ${id} has no summary`);
       return s;
     };
-    const all = summaryOf(1);
-    const flagged = summaryOf(2);
-    const awaiting = summaryOf(3);
+    const all = await summaryOf(1);
+    const flagged = await summaryOf(2);
+    const awaiting = await summaryOf(3);
 
     const redYellow = all.flagged.groups.filter((g) => g.tag === 1 || g.tag === 2);
     expect(flagged.orders).toBe(redYellow.reduce((n, g) => n + g.orders, 0));
@@ -178,7 +178,7 @@ describe('filters', () => {
     expect(said).toContain('is not a set of days');
     expect(said).toContain('is not a flag colour');
     expect(said).toContain('is not a status');
-    expect(h.platdesk.store.digests.list()).toHaveLength(0);
+    expect(await h.platdesk.store.digests.list()).toHaveLength(0);
     expect(h.calls()).toBe(0);
   });
 });
@@ -194,11 +194,15 @@ describe('schedules', () => {
     await advanceTo(clock, Date.parse('2026-03-10T12:00:00Z'));
     const harness = h;
     await expect
-      .poll(() => harness.platdesk.store.digests.scheduledRun(1, '2026-03-09')?.state)
+      .poll(async () => (await harness.platdesk.store.digests.scheduledRun(1, '2026-03-09'))?.state)
       .toBe('posted');
-    const runs = ['2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09']
-      .map((d) => h?.platdesk.store.digests.scheduledRun(1, d))
-      .filter((r) => r !== null && r !== undefined);
+    const runs = (
+      await Promise.all(
+        ['2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09'].map((d) =>
+          h?.platdesk.store.digests.scheduledRun(1, d),
+        ),
+      )
+    ).filter((r) => r !== null && r !== undefined);
     expect(runs.map((r) => [r.localDate, r.state])).toEqual([
       ['2026-03-06', 'posted'],
       ['2026-03-09', 'posted'],
@@ -222,10 +226,10 @@ describe('schedules', () => {
     await advanceTo(clock, Date.parse('2026-11-20T10:00:00Z'));
     const harness = h;
     await expect
-      .poll(() => harness.platdesk.store.digests.scheduledRun(1, '2026-11-20 17:30')?.state)
+      .poll(async () => (await harness.platdesk.store.digests.scheduledRun(1, '2026-11-20 17:30'))?.state)
       .toBe('posted');
-    const morning = h.platdesk.store.digests.scheduledRun(1, '2026-11-20 09:00');
-    const evening = h.platdesk.store.digests.scheduledRun(1, '2026-11-20 17:30');
+    const morning = await h.platdesk.store.digests.scheduledRun(1, '2026-11-20 09:00');
+    const evening = await h.platdesk.store.digests.scheduledRun(1, '2026-11-20 17:30');
     expect(morning?.state).toBe('posted');
     expect(evening?.state).toBe('posted');
     expect(morning?.windowStart.toISOString()).toBe('2026-11-19T09:30:00.000Z');

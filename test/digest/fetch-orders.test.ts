@@ -23,7 +23,7 @@ function expectedPerWindow(ownerId: string, from: number, to: number): number[] 
 }
 
 describe('splitWindows', () => {
-  it('cuts any range into consecutive windows of at most 24 h', () => {
+  it('cuts any range into consecutive windows of at most 24 h', async () => {
     const t = ANCHOR;
     const spans = (from: number, to: number) =>
       splitWindows(new Date(from), new Date(to)).map((w) => [

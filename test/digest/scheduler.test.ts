@@ -26,7 +26,7 @@ afterEach(async () => {
 describe('scheduling', () => {
   it('posts at 09:00 Asia/Shanghai, once that day, again the next day with the comparison', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe();
+    const sub = await rig.subscribe();
     rig.scheduler.start();
     await rig.advance(DUE - START - MINUTE);
     expect(rig.posts()).toHaveLength(0);
@@ -34,7 +34,7 @@ describe('scheduling', () => {
 
     await rig.advance(MINUTE);
     expect(rig.posts()).toHaveLength(1);
-    const run = rig.store.digests.scheduledRun(sub.id, '2026-11-20');
+    const run = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
     expect(run).toMatchObject({ state: 'posted', attempts: 1, calls: 1, chargedPoints: 2 });
     expect(run?.createdAt.getTime()).toBe(DUE);
     expect(run?.windowStart.getTime()).toBe(DUE - 24 * HOUR);
@@ -49,7 +49,7 @@ describe('scheduling', () => {
     expect(text).toContain('This digest cost 2 points');
     // Charges in the ledger: source digest, no user.
     // (The client stamps charges with the wall clock, not the fake one: any time will do here.)
-    const ledger = rig.store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
+    const ledger = await rig.store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ source: 'digest', userId: null, channelId: CHANNEL, points: 2 });
 
@@ -63,30 +63,30 @@ describe('scheduling', () => {
 
   it('catches a missed run up at start-up the same local day, but not a day that has passed', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe();
+    const sub = await rig.subscribe();
     // Down from before 09:00 until 11:30.
     rig.clock.advanceTo(DUE + 150 * MINUTE);
     rig.scheduler.start();
     await rig.idle();
     expect(rig.posts()).toHaveLength(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')?.windowEnd.getTime()).toBe(DUE);
+    expect((await rig.store.digests.scheduledRun(sub.id, '2026-11-20'))?.windowEnd.getTime()).toBe(DUE);
     await rig.scheduler.stop();
 
     // Down the whole next day, back on the day after at 08:00: nothing to catch up before 09:00.
-    const back = rig.instance('instance-b', { store: rig.store });
+    const back = await rig.instance('instance-b', { store: rig.store });
     rig.clock.advanceTo(DUE + 47 * HOUR);
     back.scheduler.start();
     await rig.idle();
     expect(rig.posts()).toHaveLength(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-21')).toBeNull();
+    expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-21')).toBeNull();
     await rig.advance(HOUR);
     expect(rig.posts()).toHaveLength(2);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-22')?.state).toBe('posted');
+    expect((await rig.store.digests.scheduledRun(sub.id, '2026-11-22'))?.state).toBe('posted');
   });
 
   it('a subscription added after its time today starts tomorrow', async () => {
     rig = await startDigestRig({ start: DUE + HOUR });
-    rig.subscribe();
+    await rig.subscribe();
     rig.scheduler.start();
     await rig.advance(22 * HOUR);
     expect(rig.posts()).toHaveLength(0);
@@ -97,11 +97,11 @@ describe('scheduling', () => {
   it('America/New_York 02:30 across spring forward: 02:30 EST, 03:30 EDT (02:30 does not exist), 02:30 EDT', async () => {
     const start = Date.parse('2026-03-07T05:00:00Z'); // Saturday 00:00 EST
     rig = await startDigestRig({ start });
-    const sub = rig.subscribe({ localTime: '02:30', timeZone: 'America/New_York' });
+    const sub = await rig.subscribe({ localTime: '02:30', timeZone: 'America/New_York' });
     rig.scheduler.start();
     await rig.advance(72 * HOUR, 5 * MINUTE);
-    const runs = ['2026-03-07', '2026-03-08', '2026-03-09'].map((d) =>
-      rig?.store.digests.scheduledRun(sub.id, d),
+    const runs = await Promise.all(
+      ['2026-03-07', '2026-03-08', '2026-03-09'].map((d) => rig?.store.digests.scheduledRun(sub.id, d)),
     );
     expect(runs.map((r) => r?.createdAt.toISOString())).toEqual([
       '2026-03-07T07:30:00.000Z',
@@ -120,9 +120,9 @@ describe('scheduling', () => {
 describe('exactly once across restarts and instances', () => {
   it('a run left running by a crashed instance is taken over once its lease expires: one post', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe();
+    const sub = await rig.subscribe();
     rig.clock.advanceTo(DUE);
-    const crashed = rig.store.digests.claimScheduled(
+    const crashed = await rig.store.digests.claimScheduled(
       {
         subscriptionId: sub.id,
         localDate: '2026-11-20',
@@ -141,7 +141,7 @@ describe('exactly once across restarts and instances', () => {
     expect(rig.scheduler.nextWakeAt()).toBeLessThanOrEqual(DUE + 10 * MINUTE);
     await rig.advance(8 * MINUTE);
     expect(rig.posts()).toHaveLength(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+    expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
       state: 'posted',
       attempts: 2,
       leaseOwner: null,
@@ -152,7 +152,7 @@ describe('exactly once across restarts and instances', () => {
 
   it('a stop in the middle of a fetch releases the run; the restarted instance takes it over at once', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.busy });
+    const sub = await rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.busy });
     // Slow pages, so the stop lands between two pages of the busy owner's digest.
     rig.plat.sandbox.setFaults([{ kind: 'latency', ms: 150 }]);
     rig.clock.advanceTo(DUE);
@@ -160,17 +160,17 @@ describe('exactly once across restarts and instances', () => {
     while (rig.plat.sandbox.stats().callsByOperation['paging-orders'] < 1)
       await new Promise((r) => setTimeout(r, 5));
     await rig.scheduler.stop();
-    const left = rig.store.digests.scheduledRun(sub.id, '2026-11-20');
+    const left = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
     expect(left).toMatchObject({ state: 'running', attempts: 1 });
     expect(left?.leaseExpiresAt?.getTime()).toBe(DUE);
     expect(rig.posts()).toHaveLength(0);
 
     rig.plat.sandbox.setFaults([]);
-    const restarted = rig.instance('restarted', { store: rig.store });
+    const restarted = await rig.instance('restarted', { store: rig.store });
     restarted.scheduler.start();
     await rig.idle();
     expect(rig.posts()).toHaveLength(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+    expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
       state: 'posted',
       attempts: 2,
     });
@@ -178,9 +178,9 @@ describe('exactly once across restarts and instances', () => {
 
   it('a stop between the post and its record is not posted again: the admins are told once', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe();
+    const sub = await rig.subscribe();
     rig.clock.advanceTo(DUE);
-    const claim = rig.store.digests.claimScheduled(
+    const claim = await rig.store.digests.claimScheduled(
       {
         subscriptionId: sub.id,
         localDate: '2026-11-20',
@@ -191,28 +191,28 @@ describe('exactly once across restarts and instances', () => {
       { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE },
     );
     const lease = { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE };
-    expect(rig.store.digests.markPosting(claim.run.id, lease, '{}')).toBe(true);
+    expect(await rig.store.digests.markPosting(claim.run.id, lease, '{}')).toBe(true);
     rig.scheduler.start();
     await rig.advance(10 * MINUTE);
     expect(rig.posts()).toHaveLength(0);
     const alerts = rig.posts(ADMIN);
     expect(alerts).toHaveLength(1);
     expect(messageText(alerts[0] ?? ({} as never))).toContain('may or may not have reached the channel');
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')?.state).toBe('unknown');
+    expect((await rig.store.digests.scheduledRun(sub.id, '2026-11-20'))?.state).toBe('unknown');
   });
 
   it('two instances on the same SQLite file at once: exactly one chat.postMessage', async () => {
     rig = await startDigestRig({ start: START, shared: true });
-    const sub = rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.busy });
-    const b = rig.instance('instance-b');
-    const c = rig.instance('instance-c');
+    const sub = await rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.busy });
+    const b = await rig.instance('instance-b');
+    const c = await rig.instance('instance-c');
     rig.scheduler.start();
     b.scheduler.start();
     c.scheduler.start();
     await rig.advance(DUE - START);
     await rig.advance(2 * HOUR);
     expect(rig.fake.callsTo('chat.postMessage')).toHaveLength(1);
-    const run = b.store.digests.scheduledRun(sub.id, '2026-11-20');
+    const run = await b.store.digests.scheduledRun(sub.id, '2026-11-20');
     expect(run).toMatchObject({ state: 'posted', attempts: 1 });
     // Every page once: the losers fetched nothing.
     expect(rig.pagesFetched()).toBe(run?.calls);
@@ -252,7 +252,7 @@ describe('failures', () => {
   for (const c of cases) {
     it(`${c.name}: one notice in the channel with the reason, one admin alert, then a retry in 5 min posts`, async () => {
       rig = await startDigestRig({ start: START, plat: { timeouts: { deadlineMs: 300 } } });
-      const sub = rig.subscribe();
+      const sub = await rig.subscribe();
       rig.plat.sandbox.setFaults([{ ...c.fault, count: 1, operations: ['paging-orders'] }]);
       rig.scheduler.start();
       await rig.advance(DUE - START);
@@ -263,7 +263,7 @@ describe('failures', () => {
       const alerts = rig.posts(ADMIN);
       expect(alerts).toHaveLength(1);
       expect(messageText(alerts[0] ?? ({} as never))).toContain(c.alert);
-      expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+      expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
         state: 'failed',
         attempts: 1,
       });
@@ -277,7 +277,7 @@ describe('failures', () => {
       // The notice now says the digest was posted; no second notice, no second alert.
       expect(messageText(rig.updates().at(-1) ?? ({} as never))).toContain('was posted after a retry');
       expect(rig.posts(ADMIN)).toHaveLength(1);
-      expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+      expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
         state: 'posted',
         attempts: 2,
       });
@@ -286,7 +286,7 @@ describe('failures', () => {
 
   it('backs off 5, 15, 45 min, updates its one notice, and gives up for the day with a second alert', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.unauthorized });
+    const sub = await rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.unauthorized });
     rig.scheduler.start();
     await rig.advance(DUE - START);
     const times = [0, 5, 15, 45];
@@ -298,7 +298,7 @@ describe('failures', () => {
     expect(attemptsAt).toEqual([1, 2, 3, 4]);
     await rig.advance(12 * HOUR);
     expect(rig.pagesFetched()).toBe(4);
-    const run = rig.store.digests.scheduledRun(sub.id, '2026-11-20');
+    const run = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
     expect(run).toMatchObject({ state: 'failed', attempts: 4, nextAttemptAt: null });
     expect(rig.posts()).toHaveLength(1);
     expect(rig.updates()).toHaveLength(3);
@@ -313,12 +313,12 @@ describe('failures', () => {
 
   it('a post Slack refuses is retried from the stored summary, without fetching (or paying) again', async () => {
     rig = await startDigestRig({ start: START });
-    const sub = rig.subscribe();
+    const sub = await rig.subscribe();
     rig.fake.failNext('chat.postMessage', { error: 'not_in_channel' });
     rig.scheduler.start();
     await rig.advance(DUE - START);
     expect(rig.pagesFetched()).toBe(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+    expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
       state: 'failed',
       attempts: 1,
     });
@@ -327,7 +327,7 @@ describe('failures', () => {
     );
     await rig.advance(5 * MINUTE);
     expect(rig.pagesFetched()).toBe(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+    expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
       state: 'posted',
       attempts: 2,
       chargedPoints: 2,
@@ -338,7 +338,7 @@ describe('failures', () => {
 
   it('a retry that would fall after local midnight is not planned', async () => {
     rig = await startDigestRig({ start: Date.parse('2026-11-20T15:00:00Z') });
-    rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.unauthorized, localTime: '23:50' });
+    await rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.unauthorized, localTime: '23:50' });
     rig.scheduler.start();
     await rig.advance(2 * HOUR);
     // 23:50 fails, 23:55 fails; the next would be 00:10, the next day: given up.
@@ -349,9 +349,9 @@ describe('failures', () => {
 
 describe('cost cap', () => {
   it('over the cap by the configured price: no call, the admins are asked; Run anyway posts once', async () => {
-    rig = await startDigestRig({ start: START, price: () => 2 });
-    rig.store.settings.set(MAX_POINTS_SETTING, 1, ADMIN);
-    const sub = rig.subscribe();
+    rig = await startDigestRig({ start: START, price: async () => 2 });
+    await rig.store.settings.set(MAX_POINTS_SETTING, 1, ADMIN);
+    const sub = await rig.subscribe();
     rig.scheduler.start();
     await rig.advance(DUE - START + HOUR);
     expect(rig.pagesFetched()).toBe(0);
@@ -362,7 +362,7 @@ describe('cost cap', () => {
     const buttonEl = ask.blocks
       .flatMap((b) => b.elements ?? [])
       .find((e) => e.action_id === 'platdesk.digest.run_anyway');
-    const run = rig.store.digests.scheduledRun(sub.id, '2026-11-20');
+    const run = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
     expect(run).toMatchObject({ state: 'awaiting_approval', estimatePoints: 2 });
     expect(buttonEl?.value).toBe(String(run?.id));
     expect(messageText(asks[0] ?? ({} as never))).toContain('over the cap of 1 point');
@@ -380,13 +380,13 @@ describe('cost cap', () => {
   it('price unknown: the first page tells the size; over the cap, the rest is not fetched', async () => {
     // Orders up to a minute before the due time: the window holds a full day of the busy owner's.
     rig = await startDigestRig({ start: DUE - MINUTE });
-    rig.store.settings.set(MAX_POINTS_SETTING, 3, ADMIN);
-    const sub = rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.busy });
+    await rig.store.settings.set(MAX_POINTS_SETTING, 3, ADMIN);
+    const sub = await rig.subscribe({ ownerId: SANDBOX_FIXTURES.owners.busy });
     rig.scheduler.start();
     await rig.advance(MINUTE);
     // ~117 orders: 2 pages × 2 points = 4 > 3.
     expect(rig.pagesFetched()).toBe(1);
-    expect(rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+    expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
       state: 'awaiting_approval',
       estimatePoints: 4,
       chargedPoints: 2,

@@ -9,7 +9,7 @@ import { compare, parseSummary, summarize } from '../../src/digest/summarize.js'
 import type { DigestPost } from '../../src/digest/types.js';
 import { PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
-import type { DigestRun, DigestSubscription } from '../../src/store/digests.js';
+import type { DigestRun, DigestSubscription } from '../../src/store/store.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { makeDigestRun } from '../helpers/domain-factories.js';
 import { textOf } from '../helpers/platdesk-harness.js';

@@ -13,7 +13,7 @@ import {
   startOfLocalDay,
   zonedInstant,
 } from '../../src/digest/zoned-time.js';
-import type { DigestSubscription } from '../../src/store/digests.js';
+import type { DigestSubscription } from '../../src/store/store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const at = (text: string) => Date.parse(text);

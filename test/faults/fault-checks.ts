@@ -17,8 +17,8 @@ const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 *
  * The ledger against the sandbox: one row per call that arrived there (charged or not, answered
  * or not), and the same points as it withheld.
  */
-export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number; points: number } {
-  const rows = h.platdesk.store.ledger.list(allTime());
+export async function expectLedgerMatchesSandbox(h: PlatdeskHarness): Promise<{ count: number; points: number }> {
+  const rows = await h.platdesk.store.ledger.list(allTime());
   const { calls, charges } = h.sandbox.stats();
   const ledger = { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) };
   expect(ledger, 'ledger against the calls and charges counted at the sandbox').toEqual({
@@ -33,12 +33,11 @@ export function expectLedgerMatchesSandbox(h: PlatdeskHarness): { count: number;
  * about: operation, envelope code (NO_ANSWER_CODE when no answer could be read), points and item
  * quota calls.
  */
-export function ledgerRowsAfter(
+export async function ledgerRowsAfter(
   h: PlatdeskHarness,
   since: number,
-): { operation: string; code: number; points: number; quotaCalls: number }[] {
-  return h.platdesk.store.ledger
-    .list(allTime())
+): Promise<{ operation: string; code: number; points: number; quotaCalls: number }[]> {
+  return (await h.platdesk.store.ledger.list(allTime()))
     .reverse()
     .slice(since)
     .map(({ operation, code, points, quotaCalls }) => ({ operation, code, points, quotaCalls }));

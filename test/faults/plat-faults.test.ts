@@ -62,8 +62,8 @@ describe('plat API faults under a confirmed lookup', () => {
     );
     expect(said).toContain('the service may still have counted the call');
     expect(calls).toBe(1);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({ count: 1, points: 0 });
-    expect(ledgerRowsAfter(h(), 0)).toEqual([
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({ count: 1, points: 0 });
+    expect(await ledgerRowsAfter(h(), 0)).toEqual([
       { operation: 'paging-orders', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 },
     ]);
     expect(h().sandbox.stats().charges.count).toBe(0);
@@ -71,7 +71,7 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('one batch of three hangs: the other two are answered and charged, the third is named and an unanswered row', async () => {
     h().sandbox.setFaults([{ kind: 'hang', rate: 0.5, count: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
@@ -84,11 +84,11 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(failedBatchLines(said)).toHaveLength(1);
     expect(said).toContain('Charged 10 points');
     expect(calls).toBe(3);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 3,
       points: ledgerBefore.points + 10,
     });
-    expect(byCodeThenPoints(ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
+    expect(byCodeThenPoints(await ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
       { operation: 'platdybw', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 },
       { operation: 'platdybw', code: 0, points: 5, quotaCalls: 0 },
       { operation: 'platdybw', code: 0, points: 5, quotaCalls: 0 },
@@ -98,7 +98,7 @@ describe('plat API faults under a confirmed lookup', () => {
   it('an HTML error page (HTTP 500) on an item lookup: unreadable answer, the quota untouched', async () => {
     h().sandbox.setFaults([{ kind: 'http500', count: 1 }]);
     const quotaBefore = h().sandbox.stats().itemQuota;
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/item', items.withVideo);
     const said = expectClearMessage(answer, 'The data service sent an unreadable answer', 'try again later');
     // Told as what it is: a possible quota call, counted, not a known cost.
@@ -106,55 +106,55 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(said).not.toContain('It cost');
     expect(calls).toBe(1);
     expect(h().sandbox.stats().itemQuota).toBe(quotaBefore);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
     // The ledger cannot know whether the call took one of the quota, so it counts one (it
     // overstates the quota rather than lose a call).
-    expect(ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
+    expect(await ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
       { operation: 'platiteminfo', code: NO_ANSWER_CODE, points: 0, quotaCalls: 1 },
     ]);
   });
 
   it('a truncated JSON body: unreadable answer, not a crash', async () => {
     h().sandbox.setFaults([{ kind: 'malformed', count: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/orders', ordersRequest());
     expectClearMessage(answer, 'The data service sent an unreadable answer', 'try again later');
     expect(calls).toBe(1);
-    expectLedgerMatchesSandbox(h());
-    expect(ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
+    await expectLedgerMatchesSandbox(h());
+    expect(await ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
       { operation: 'paging-orders', code: NO_ANSWER_CODE, points: 0, quotaCalls: 0 },
     ]);
   });
 
   it('a 101 storm (rate 1): two retries, then the timeout title and remedy', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 101, rate: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/orders', ordersRequest());
     const said = expectClearMessage(answer, 'The data service timed out', 'try again in a moment');
     expect(said).toContain('code 101');
     expect(calls).toBe(3);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
     const attempt = { operation: 'paging-orders', code: 101, points: 0, quotaCalls: 0 };
-    expect(ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([attempt, attempt, attempt]);
+    expect(await ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([attempt, attempt, attempt]);
   });
 
   it('a 202 storm (rate 1): two retries, then the busy title and remedy', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 202, rate: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/shop', links.mobile);
     const said = expectClearMessage(answer, 'The data service is busy', 'try again later');
     expect(said).toContain('code 202');
     expect(calls).toBe(3);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
     const attempt = { operation: 'get-shop-info', code: 202, points: 0, quotaCalls: 0 };
-    expect(ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([attempt, attempt, attempt]);
+    expect(await ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([attempt, attempt, attempt]);
   });
 
   it('a 101 storm at rate 0.5 over eight lookups: retries recover seven, the eighth gives up', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 101, rate: 0.5 }]);
     const callsPerLookup: number[] = [];
     const answers: string[] = [];
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     for (let i = 0; i < 8; i++) {
       const { answer, calls } = await h().lookup('/orders', ordersRequest());
       callsPerLookup.push(calls);
@@ -165,13 +165,13 @@ describe('plat API faults under a confirmed lookup', () => {
     for (const said of answers.slice(0, 7)) expect(said).toContain('Charged 2 points');
     expectClearMessage({ text: answers[7] ?? '' }, 'The data service timed out', 'try again in a moment');
     // 13 calls arrived: 7 answered (2 points each) and 6 refused with 101 (0 points), each a row.
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 13,
       points: ledgerBefore.points + 14,
     });
     const ok = { operation: 'paging-orders', code: 0, points: 2, quotaCalls: 0 };
     const refused = { operation: 'paging-orders', code: 101, points: 0, quotaCalls: 0 };
-    expect(ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
+    expect(await ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
       ok,
       refused,
       ok,
@@ -190,7 +190,7 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('a 202 storm at rate 0.5 on three batches: the hit batch is retried, all three answered', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 202, rate: 0.5 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} owner:${owners.busy}`,
@@ -201,12 +201,12 @@ describe('plat API faults under a confirmed lookup', () => {
     // platdzmd basic: 4 points a call; calls 1–3 are the batches, the 2nd is hit, call 4 its retry.
     expect(said).toContain('Charged 12 points');
     expect(calls).toBe(4);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 4,
       points: ledgerBefore.points + 12,
     });
     const ok = { operation: 'platdzmd', code: 0, points: 4, quotaCalls: 0 };
-    expect(byCodeThenPoints(ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
+    expect(byCodeThenPoints(await ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
       ok,
       ok,
       ok,
@@ -216,7 +216,7 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('a 401 on the 2nd of three batches: two answered, the third names the token remedy, admins told', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 401, rate: 0.5, count: 1 }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
@@ -230,12 +230,12 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(said).toContain('Charged 10 points');
     expect(calls).toBe(3);
     expect(h().sandbox.stats().unauthorized).toBe(0); // an injected 401, not a refused token
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 3,
       points: ledgerBefore.points + 10,
     });
     const ok = { operation: 'platdybw', code: 0, points: 5, quotaCalls: 0 };
-    expect(byCodeThenPoints(ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
+    expect(byCodeThenPoints(await ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
       ok,
       ok,
       { operation: 'platdybw', code: 401, points: 0, quotaCalls: 0 },
@@ -247,7 +247,7 @@ describe('plat API faults under a confirmed lookup', () => {
   it('the balance runs out after the 1st of three batches: the other two say so, admins told', async () => {
     // platdybw basic costs 5 points: enough for exactly one batch.
     h().sandbox.setBalance(5);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup(
       '/waybill',
       `${threeBatches().join(' ')} shop:${shops.clothing}`,
@@ -261,12 +261,12 @@ describe('plat API faults under a confirmed lookup', () => {
     expect(said).toContain('Charged 5 points');
     expect(calls).toBe(3);
     expect(h().sandbox.stats().balancePoints).toBe(0);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 3,
       points: ledgerBefore.points + 5,
     });
     const refused = { operation: 'platdybw', code: 204, points: 0, quotaCalls: 0 };
-    expect(byCodeThenPoints(ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
+    expect(byCodeThenPoints(await ledgerRowsAfter(h(), ledgerBefore.count))).toEqual([
       { operation: 'platdybw', code: 0, points: 5, quotaCalls: 0 },
       refused,
       refused,
@@ -277,16 +277,16 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('an empty balance on a single call: the quota title and remedy, one row of 0 points (code 204)', async () => {
     h().sandbox.setBalance(0);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const chargedBefore = h().sandbox.stats().charges.count;
     const { answer, calls } = await h().lookup('/orders', ordersRequest());
     expectClearMessage(answer, 'The plat account is out of balance', 'an admin must recharge it');
     expect(calls).toBe(1);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 1,
       points: ledgerBefore.points,
     });
-    expect(ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
+    expect(await ledgerRowsAfter(h(), ledgerBefore.count)).toEqual([
       { operation: 'paging-orders', code: 204, points: 0, quotaCalls: 0 },
     ]);
     expect(h().sandbox.stats().charges.count).toBe(chargedBefore);
@@ -294,13 +294,13 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('101 charged on each of three attempts: the answer states all 9 points and the 3 attempts', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 101, count: 3, data: { withholding_money: 3 } }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/orders', ordersRequest());
     const said = expectClearMessage(answer, 'The data service timed out', 'try again in a moment');
     expect(said).toContain('Charged 9 points (¥0.09) over 3 attempts.');
     expect(answer.text).toContain('Charged 9 points (¥0.09) over 3 attempts.');
     expect(calls).toBe(3);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 3,
       points: ledgerBefore.points + 9,
     });
@@ -308,12 +308,12 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('202 charged, then success: the answer states both charges and the 2 attempts', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 202, count: 1, data: { withholding_money: 3 } }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/shop', links.firstMarketplace);
     // 3 points for the 202, 10 for the answer (the sandbox's get-shop-info basic price).
     expect(textOf(answer)).toContain('Charged 13 points (¥0.13) over 2 attempts');
     expect(calls).toBe(2);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 2,
       points: ledgerBefore.points + 13,
     });
@@ -321,11 +321,11 @@ describe('plat API faults under a confirmed lookup', () => {
 
   it('an item lookup retried after 101: both attempts took a call of the quota, and the answer says so', async () => {
     h().sandbox.setFaults([{ kind: 'code', code: 101, count: 1, operations: ['platiteminfo'] }]);
-    const ledgerBefore = expectLedgerMatchesSandbox(h());
+    const ledgerBefore = await expectLedgerMatchesSandbox(h());
     const { answer, calls } = await h().lookup('/item', items.longTitle);
     expect(textOf(answer)).toContain('Used 2 calls of the item quota over 2 attempts');
     expect(calls).toBe(2);
-    expect(expectLedgerMatchesSandbox(h())).toEqual({
+    expect(await expectLedgerMatchesSandbox(h())).toEqual({
       count: ledgerBefore.count + 2,
       points: ledgerBefore.points + 0,
     });
@@ -336,6 +336,6 @@ describe('plat API faults under a confirmed lookup', () => {
     expectNoListenerErrors(h());
     expect(unhandled.stop()).toEqual([]);
     h().assertAllWithinLimits();
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 });

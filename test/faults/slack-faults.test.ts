@@ -29,7 +29,7 @@ describe('Slack failing the calls platdesk makes', () => {
   const ordersRequest = () => `${owners.busy} page:${++page}`;
 
   const h = useHarness({ platTimeouts: { deadlineMs: 300 } });
-  afterEach(() => {
+  afterEach(async () => {
     h().sandbox.setFaults([]);
   });
 
@@ -58,7 +58,7 @@ describe('Slack failing the calls platdesk makes', () => {
     expect(textOf(posted.body)).toContain('Charged 2 points');
     expect(textOf(posted.body)).toContain('Orders of');
     expect(logLines(h(), 'response_url refused the answer; sending it another way')).toHaveLength(1);
-    expect(expectLedgerMatchesSandbox(h()).count).toBe(1);
+    expect(await expectLedgerMatchesSandbox(h()).count).toBe(1);
   });
 
   it('response_url expired (404) on "Looking up…": the lookup still runs and answers once', async () => {
@@ -71,7 +71,7 @@ describe('Slack failing the calls platdesk makes', () => {
     await h().nextResponse(click.responseUrlId);
     const answer = await h().nextResponse(click.responseUrlId);
     expect(textOf(answer)).toContain('Charged 2 points');
-    expect(expectLedgerMatchesSandbox(h()).count).toBe(2);
+    expect(await expectLedgerMatchesSandbox(h()).count).toBe(2);
   });
 
   it('response_url failing (500) on the confirmation: it comes ephemeral, and Confirm works from it', async () => {
@@ -86,7 +86,7 @@ describe('Slack failing the calls platdesk makes', () => {
     const { answer } = await h().confirm(confirmation);
     expect(textOf(answer)).toContain('Charged 2 points');
     expect(h().calls()).toBe(before + 1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('response_url and chat.postEphemeral (channel_not_found) both refuse an error answer: it comes by DM', async () => {
@@ -100,7 +100,7 @@ describe('Slack failing the calls platdesk makes', () => {
     const delivered = await dm;
     expectClearMessage(delivered.body, 'The data service sent an unreadable answer', 'try again later');
     expect(logLines(h(), 'ephemeral answer refused; sending it by direct message')).toHaveLength(1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('chat.postEphemeral rate-limited (429) on the orders form: the confirmation arrives after a retry', async () => {
@@ -127,7 +127,7 @@ describe('Slack failing the calls platdesk makes', () => {
     const { answer } = await h().confirm(confirmation);
     expect(textOf(answer)).toContain('Charged 2 points');
     expect(h().calls()).toBe(before + 1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('the orders form in a channel Slack does not know (channel_not_found): the confirmation comes by DM', async () => {
@@ -144,7 +144,7 @@ describe('Slack failing the calls platdesk makes', () => {
     });
     expect(res.status).toBe(200);
     expect(confirmationOf((await dm).body).text).toContain(`orders of owner ${owners.busy}`);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it("the admins' DM refused (channel_not_found) on a 401: the user still gets the token remedy", async () => {
@@ -158,7 +158,7 @@ describe('Slack failing the calls platdesk makes', () => {
       .filter((c) => c.body.channel === SLACK.adminId);
     expect(refused.at(-1)?.body.text).toContain('code 401');
     expect(logLines(h(), 'admin alert not delivered')).toHaveLength(1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('the ledger export refused by Slack (files upload): the admin is told it was not sent', async () => {
@@ -169,7 +169,7 @@ describe('Slack failing the calls platdesk makes', () => {
     expect(said).toContain('The ledger export could not be sent to your direct messages');
     expect(said).toContain('try again in a moment');
     expect(logLines(h(), 'ledger export not delivered')).toHaveLength(1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('every way refused: the answer is logged as not delivered, the charge is still recorded', async () => {
@@ -183,13 +183,13 @@ describe('Slack failing the calls platdesk makes', () => {
     expect(textOf((await dm).body)).toContain('Charged 2 points');
     await h().settle(50);
     await expect.poll(() => logLines(h(), 'answer not delivered')).toHaveLength(1);
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 
   it('left nothing unhandled, nothing to Bolt, and every message fits Slack', async () => {
     expectNoListenerErrors(h());
     expect(unhandled.stop()).toEqual([]);
     h().assertAllWithinLimits();
-    expectLedgerMatchesSandbox(h());
+    await expectLedgerMatchesSandbox(h());
   });
 });

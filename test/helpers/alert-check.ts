@@ -8,7 +8,7 @@ import { ALERT_LOOKBACK_MS } from '../../src/alerts/cost.js';
 import type { AlertPublisher } from '../../src/alerts/types.js';
 import { splitWindows } from '../../src/digest/fetch-orders.js';
 import { buildOrderBook } from '../../src/sandbox/fixtures.js';
-import type { AlertSubscription } from '../../src/store/alerts.js';
+import type { AlertSubscription } from '../../src/store/store.js';
 
 /** A publisher that posts nothing anywhere: only the check's calls and charges are measured. */
 export const quietAlertPublisher: AlertPublisher = {
@@ -28,7 +28,7 @@ export async function claimAndCheck(
 ) {
   const leaseMs = 600_000;
   const at = new Date(ctx.now());
-  const claim = ctx.store.alerts.claimCheck(
+  const claim = await ctx.store.alerts.claimCheck(
     { subscriptionId: sub.id, slotAt: at, localDate: options.localDate },
     { owner: ctx.instanceId, now: at, ms: leaseMs },
   );

@@ -39,9 +39,9 @@ function deps(
 ) {
   const groupAsks: string[] = [];
   const d: AccessDeps = {
-    access: () => accessPolicySchema.parse(policy),
-    shops: () => shopRegistrySchema.parse(registry),
-    isAdmin: (userId) => userId === ADMIN,
+    access: async () => accessPolicySchema.parse(policy),
+    shops: async () => shopRegistrySchema.parse(registry),
+    isAdmin: async (userId) => userId === ADMIN,
     isInGroup: async (group, userId) => {
       groupAsks.push(group);
       return groups[group]?.includes(userId) ?? false;
@@ -172,7 +172,7 @@ describe('shops: aliases, ids and channels', () => {
     });
   });
 
-  it('findShop: alias first, then owner or shop id', () => {
+  it('findShop: alias first, then owner or shop id', async () => {
     const r = shopRegistrySchema.parse(registry);
     expect(findShop(r, 'TEA')?.alias).toBe('Tea');
     expect(findShop(r, '57305678')?.alias).toBe('Tea');

@@ -6,14 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBudgetGuard, periodStarts } from '../../src/lookups/budgets.js';
 import { type Budgets, budgetsSchema } from '../../src/lookups/settings.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openStore } from '../../src/store/engine.js';
 import type { Store } from '../../src/store/store.js';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => new Date(iso);
 
 describe('periodStarts: Asia/Shanghai (UTC+8, no daylight saving)', () => {
-  it('the local day starts at 16:00 UTC the day before', () => {
+  it('the local day starts at 16:00 UTC the day before', async () => {
     expect(periodStarts(at('2026-11-20T04:00:00Z'), 'Asia/Shanghai')).toEqual({
       day: at('2026-11-19T16:00:00Z'),
       nextDay: at('2026-11-20T16:00:00Z'),
@@ -22,12 +22,12 @@ describe('periodStarts: Asia/Shanghai (UTC+8, no daylight saving)', () => {
     });
   });
 
-  it('the last second before local midnight is still that day; midnight starts the next', () => {
+  it('the last second before local midnight is still that day; midnight starts the next', async () => {
     expect(periodStarts(at('2026-11-20T15:59:59Z'), 'Asia/Shanghai').day).toEqual(at('2026-11-19T16:00:00Z'));
     expect(periodStarts(at('2026-11-20T16:00:00Z'), 'Asia/Shanghai').day).toEqual(at('2026-11-20T16:00:00Z'));
   });
 
-  it('UTC evening of the last day of a month is already the next local month (and year)', () => {
+  it('UTC evening of the last day of a month is already the next local month (and year)', async () => {
     expect(periodStarts(at('2026-12-31T17:00:00Z'), 'Asia/Shanghai')).toEqual({
       day: at('2026-12-31T16:00:00Z'),
       nextDay: at('2027-01-01T16:00:00Z'),
@@ -38,7 +38,7 @@ describe('periodStarts: Asia/Shanghai (UTC+8, no daylight saving)', () => {
 });
 
 describe('periodStarts: America/New_York on daylight-saving days', () => {
-  it('spring forward (2026-03-08): a 23-hour day', () => {
+  it('spring forward (2026-03-08): a 23-hour day', async () => {
     const p = periodStarts(at('2026-03-08T12:00:00Z'), 'America/New_York');
     expect(p.day).toEqual(at('2026-03-08T05:00:00Z'));
     expect(p.nextDay).toEqual(at('2026-03-09T04:00:00Z'));
@@ -56,7 +56,7 @@ describe('periodStarts: America/New_York on daylight-saving days', () => {
     );
   });
 
-  it('fall back (2026-11-01): a 25-hour day', () => {
+  it('fall back (2026-11-01): a 25-hour day', async () => {
     const p = periodStarts(at('2026-11-01T15:00:00Z'), 'America/New_York');
     expect(p.day).toEqual(at('2026-11-01T04:00:00Z'));
     expect(p.nextDay).toEqual(at('2026-11-02T05:00:00Z'));
@@ -82,15 +82,21 @@ describe('periodStarts: America/New_York on daylight-saving days', () => {
   });
 });
 
-describe('createBudgetGuard', () => {
+describe('createBudgetGuard', async () => {
   const NOW = at('2026-11-20T04:00:00Z');
   let store: Store;
-  afterEach(() => store?.close());
+  afterEach(async () => {
+    await store?.close();
+  });
 
-  function rig(budgets: Partial<Budgets>) {
-    store = openSqliteStore(':memory:', { now: () => NOW });
+  async function rig(budgets: Partial<Budgets>) {
+    store = await openStore({ path: ':memory:', clock: { now: () => (NOW).getTime() } });
     const full = budgetsSchema.parse(budgets);
-    const guard = createBudgetGuard({ ledger: store.ledger, budgets: () => full, now: () => NOW });
+    const guard = createBudgetGuard({
+      reservations: store.budgets,
+      budgets: async () => full,
+      now: () => NOW,
+    });
     const spend = (userId: string | null, points: number, when = NOW) =>
       store.ledger.record({
         at: when,
@@ -110,82 +116,88 @@ describe('createBudgetGuard', () => {
     return { guard, spend };
   }
 
-  it('no caps: always ok, no warnings', () => {
-    const { guard } = rig({});
-    expect(guard.check('U1', 1_000_000)).toEqual({ ok: true, warnings: [] });
+  it('no caps: always ok, no warnings', async () => {
+    const { guard } = await rig({});
+    expect(await guard.check('U1', 1_000_000)).toEqual({ ok: true, warnings: [] });
   });
 
-  it('refuses what would go over a cap, with the figures; exactly at the cap is allowed (with a warning)', () => {
-    const { guard, spend } = rig({ perUser: { daily: 100, monthly: null } });
-    spend('U1', 60);
-    expect(guard.check('U1', 41)).toEqual({
+  it('refuses what would go over a cap, with the figures; exactly at the cap is allowed (with a warning)', async () => {
+    const { guard, spend } = await rig({ perUser: { daily: 100, monthly: null } });
+    await spend('U1', 60);
+    expect(await guard.check('U1', 41)).toEqual({
       ok: false,
       exceeded: { scope: 'user', period: 'daily', cap: 100, spent: 60 },
       wanted: 41,
       warnings: [],
     });
-    expect(guard.check('U1', 40)).toEqual({
+    expect(await guard.check('U1', 40)).toEqual({
       ok: true,
       warnings: [{ scope: 'user', period: 'daily', cap: 100, spent: 60 }],
     });
   });
 
-  it('warns from 80 %', () => {
-    const { guard, spend } = rig({ workspace: { daily: null, monthly: 1000 } });
-    spend('U1', 700);
-    expect(guard.check('U1', 99).warnings).toEqual([]);
-    expect(guard.check('U1', 100).warnings).toEqual([
+  it('warns from 80 %', async () => {
+    const { guard, spend } = await rig({ workspace: { daily: null, monthly: 1000 } });
+    await spend('U1', 700);
+    expect((await guard.check('U1', 99)).warnings).toEqual([]);
+    expect((await guard.check('U1', 100)).warnings).toEqual([
       { scope: 'workspace', period: 'monthly', cap: 1000, spent: 700 },
     ]);
   });
 
-  it("a user's cap counts only their spend; the workspace cap counts everyone's", () => {
-    const { guard, spend } = rig({
+  it("a user's cap counts only their spend; the workspace cap counts everyone's", async () => {
+    const { guard, spend } = await rig({
       perUser: { daily: 50, monthly: null },
       workspace: { daily: 80, monthly: null },
     });
-    spend('U1', 50);
-    expect(guard.check('U2', 20)).toMatchObject({ ok: true });
-    expect(guard.check('U2', 31)).toMatchObject({ ok: false, exceeded: { scope: 'workspace', spent: 50 } });
-    expect(guard.check('U1', 1)).toMatchObject({ ok: false, exceeded: { scope: 'user', spent: 50 } });
+    await spend('U1', 50);
+    expect(await guard.check('U2', 20)).toMatchObject({ ok: true });
+    expect(await guard.check('U2', 31)).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'workspace', spent: 50 },
+    });
+    expect(await guard.check('U1', 1)).toMatchObject({ ok: false, exceeded: { scope: 'user', spent: 50 } });
   });
 
-  it("a user's own cap replaces the per-user one", () => {
-    const { guard } = rig({
+  it("a user's own cap replaces the per-user one", async () => {
+    const { guard } = await rig({
       perUser: { daily: 10, monthly: null },
       users: { U1: { daily: 500, monthly: null } },
     });
-    expect(guard.check('U1', 100).ok).toBe(true);
-    expect(guard.check('U2', 100).ok).toBe(false);
+    expect((await guard.check('U1', 100)).ok).toBe(true);
+    expect((await guard.check('U2', 100)).ok).toBe(false);
   });
 
-  it('scheduled work (no user) counts against the workspace only', () => {
-    const { guard } = rig({ perUser: { daily: 1, monthly: null } });
-    expect(guard.check(null, 100).ok).toBe(true);
+  it('scheduled work (no user) counts against the workspace only', async () => {
+    const { guard } = await rig({ perUser: { daily: 1, monthly: null } });
+    expect((await guard.check(null, 100)).ok).toBe(true);
   });
 
-  it('spend of an earlier local day does not count against the daily cap, but does against the monthly', () => {
-    const { guard, spend } = rig({ perUser: { daily: 100, monthly: 150 } });
+  it('spend of an earlier local day does not count against the daily cap, but does against the monthly', async () => {
+    const { guard, spend } = await rig({ perUser: { daily: 100, monthly: 150 } });
     // 2026-11-19T15:00Z is 23:00 on 11-19 in Shanghai: yesterday.
-    spend('U1', 90, at('2026-11-19T15:00:00Z'));
-    expect(guard.check('U1', 60)).toMatchObject({
+    await spend('U1', 90, at('2026-11-19T15:00:00Z'));
+    expect(await guard.check('U1', 60)).toMatchObject({
       ok: true,
       warnings: [{ scope: 'user', period: 'monthly', cap: 150, spent: 90 }],
     });
-    expect(guard.check('U1', 61)).toMatchObject({ ok: false, exceeded: { period: 'monthly' } });
+    expect(await guard.check('U1', 61)).toMatchObject({ ok: false, exceeded: { period: 'monthly' } });
   });
 
-  it('reserved points of calls in flight count until released (once)', () => {
-    const { guard } = rig({ perUser: { daily: 10, monthly: null } });
-    const release = guard.reserve('U1', 5);
-    const release2 = guard.reserve('U1', 5);
-    expect(guard.check('U1', 1)).toMatchObject({ ok: false, exceeded: { spent: 10 } });
-    expect(guard.check('U2', 10).ok).toBe(true);
-    release();
-    release();
-    expect(guard.check('U1', 5).ok).toBe(true);
-    expect(guard.check('U1', 6).ok).toBe(false);
-    release2();
-    expect(guard.check('U1', 10).ok).toBe(true);
+  it('reserved points of calls in flight count until released (once)', async () => {
+    const { guard } = await rig({ perUser: { daily: 10, monthly: null } });
+    const first = await guard.reserve('U1', 5);
+    const second = await guard.reserve('U1', 5);
+    expect([first.ok, second.ok]).toEqual([true, true]);
+    expect(await guard.check('U1', 1)).toMatchObject({ ok: false, exceeded: { spent: 10 } });
+    // A third reservation would pass the cap: refused, nothing reserved.
+    expect(await guard.reserve('U1', 1)).toMatchObject({ ok: false, exceeded: { spent: 10 } });
+    expect((await guard.check('U2', 10)).ok).toBe(true);
+    await first.release();
+    await first.release();
+    expect((await guard.check('U1', 5)).ok).toBe(true);
+    expect((await guard.check('U1', 6)).ok).toBe(false);
+    await second.release();
+    expect((await guard.check('U1', 10)).ok).toBe(true);
   });
 });

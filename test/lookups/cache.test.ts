@@ -2,11 +2,13 @@
  * The answer cache: a lifetime per operation (0 = never cached), a request lives as long as its
  * shortest-lived operation, the oldest entries go first when it is full.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createLookupCache, requestKey } from '../../src/lookups/cache.js';
 import { DEFAULT_CACHE_TTL_S } from '../../src/lookups/settings.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import type { Operation } from '../../src/plat/operations.js';
+import { openStore } from '../../src/store/engine.js';
+import type { Store } from '../../src/store/store.js';
 import { makeItem, makeItemPrices, makeOrder, makeOrdersOutcome } from '../helpers/domain-factories.js';
 
 const SECOND = 1000;
@@ -19,16 +21,22 @@ const itemOutcome = (itemId: string): Extract<LookupOutcome, { kind: 'item' }> =
   quotaCalls: 1,
 });
 
-function rig(ttl: Partial<Record<Operation, number>> = {}, maxEntries?: number) {
+const stores: Store[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+});
+
+/** A cache over a real (SQLite) store; `sibling()` is another process's cache on the same store. */
+async function rig(ttl: Partial<Record<Operation, number>> = {}) {
   let t = 1_000_000;
   let ttlS = { ...DEFAULT_CACHE_TTL_S, ...ttl };
-  const cache = createLookupCache({
-    ttlS: () => ttlS,
-    now: () => t,
-    ...(maxEntries !== undefined ? { maxEntries } : {}),
-  });
+  const store = await openStore({ path: ':memory:', clock: { now: () => (new Date(t)).getTime() } });
+  stores.push(store);
+  const make = () =>
+    createLookupCache({ store: store.cache, ttlS: async () => ttlS, now: () => new Date(t) });
   return {
-    cache,
+    cache: make(),
+    sibling: make,
     advance: (ms: number) => {
       t += ms;
     },
@@ -40,71 +48,66 @@ function rig(ttl: Partial<Record<Operation, number>> = {}, maxEntries?: number) 
 }
 
 describe('lookup cache', () => {
-  it('keeps item details for the platiteminfo lifetime (1 h by default), then forgets them', () => {
-    const { cache, advance, now } = rig();
+  it('keeps item details for the platiteminfo lifetime (1 h by default), then forgets them', async () => {
+    const { cache, advance, now } = await rig();
     const stored = now();
-    cache.set(item('1'), itemOutcome('1'));
+    await cache.set(item('1'), itemOutcome('1'));
     advance(3600 * SECOND - 1);
-    expect(cache.get(item('1'))).toEqual({ outcome: itemOutcome('1'), storedAt: stored });
+    expect(await cache.get(item('1'))).toEqual({ outcome: itemOutcome('1'), storedAt: stored });
     advance(1);
-    expect(cache.get(item('1'))).toBeNull();
+    expect(await cache.get(item('1'))).toBeNull();
   });
 
-  it('item with prices lives as long as its shortest operation (prices: 600 s)', () => {
-    const { cache, advance } = rig();
+  it('item with prices lives as long as its shortest operation (prices: 600 s)', async () => {
+    const { cache, advance } = await rig();
     const outcome: LookupOutcome = { ...itemOutcome('1'), prices: makeItemPrices(), quotaCalls: 2 };
-    cache.set(item('1', true), outcome);
+    await cache.set(item('1', true), outcome);
     advance(599 * SECOND);
-    expect(cache.get(item('1', true))?.outcome).toEqual(outcome);
+    expect((await cache.get(item('1', true)))?.outcome).toEqual(outcome);
     advance(SECOND);
-    expect(cache.get(item('1', true))).toBeNull();
+    expect(await cache.get(item('1', true))).toBeNull();
   });
 
-  it('a different question is a different entry', () => {
-    const { cache } = rig();
-    cache.set(item('1'), itemOutcome('1'));
-    expect(cache.get(item('2'))).toBeNull();
-    expect(cache.get(item('1', true))).toBeNull();
+  it('a different question is a different entry', async () => {
+    const { cache } = await rig();
+    await cache.set(item('1'), itemOutcome('1'));
+    expect(await cache.get(item('2'))).toBeNull();
+    expect(await cache.get(item('1', true))).toBeNull();
   });
 
-  it('orders and waybill print data are not cached by default (TTL 0)', () => {
-    const { cache } = rig();
+  it('orders and waybill print data are not cached by default (TTL 0)', async () => {
+    const { cache } = await rig();
     const orders: LookupRequest = { kind: 'orders', ownerId: 'o', page: 0, pageSize: 20, filters: {} };
-    cache.set(orders, makeOrdersOutcome([makeOrder(1)]));
-    expect(cache.get(orders)).toBeNull();
+    await cache.set(orders, makeOrdersOutcome([makeOrder(1)]));
+    expect(await cache.get(orders)).toBeNull();
     expect(DEFAULT_CACHE_TTL_S.platdybw).toBe(0);
     expect(DEFAULT_CACHE_TTL_S['paging-orders']).toBe(0);
     expect(DEFAULT_CACHE_TTL_S.platdzmd).toBe(0);
   });
 
-  it('a TTL set to 0 later hides what was stored; a TTL of its own per operation', () => {
-    const { cache, setTtl, advance } = rig({ platiteminfo: 10 });
-    cache.set(item('1'), itemOutcome('1'));
+  it('a TTL set to 0 later hides what was stored; a TTL of its own per operation', async () => {
+    const { cache, setTtl, advance } = await rig({ platiteminfo: 10 });
+    await cache.set(item('1'), itemOutcome('1'));
     advance(9 * SECOND);
-    expect(cache.get(item('1'))).not.toBeNull();
+    expect(await cache.get(item('1'))).not.toBeNull();
     setTtl({ platiteminfo: 0 });
-    expect(cache.get(item('1'))).toBeNull();
-    cache.set(item('2'), itemOutcome('2'));
+    expect(await cache.get(item('1'))).toBeNull();
+    await cache.set(item('2'), itemOutcome('2'));
     setTtl({ platiteminfo: 10 });
-    expect(cache.get(item('2'))).toBeNull();
+    expect(await cache.get(item('2'))).toBeNull();
   });
 
-  it('evicts the oldest entry when full; storing again makes an entry the newest', () => {
-    const { cache } = rig({}, 2);
-    cache.set(item('1'), itemOutcome('1'));
-    cache.set(item('2'), itemOutcome('2'));
-    cache.set(item('1'), itemOutcome('1'));
-    cache.set(item('3'), itemOutcome('3'));
-    expect(cache.get(item('2'))).toBeNull();
-    expect(cache.get(item('1'))).not.toBeNull();
-    expect(cache.get(item('3'))).not.toBeNull();
+  it('is shared: an answer stored by one process is a hit for another on the same store', async () => {
+    const { cache, sibling } = await rig();
+    await await cache.set(item('1'), itemOutcome('1'));
+    expect((await sibling().get(item('1')))?.outcome).toEqual(itemOutcome('1'));
   });
 
-  it('clear() empties it', () => {
-    const { cache } = rig();
-    cache.set(item('1'), itemOutcome('1'));
-    cache.clear();
-    expect(cache.get(item('1'))).toBeNull();
+  it('clear() empties it', async () => {
+    const { cache } = await rig();
+    await cache.set(item('1'), itemOutcome('1'));
+    await cache.clear();
+    expect(await cache.get(item('1'))).toBeNull();
   });
 });
 

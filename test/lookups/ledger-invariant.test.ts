@@ -14,7 +14,7 @@ import type { LookupRequest } from '../../src/lookups/types.js';
 import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import { OPERATION_NAMES, type Operation } from '../../src/plat/operations.js';
 import { SANDBOX_FIXTURES as F, type FaultRule } from '../../src/sandbox/index.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
 
@@ -141,7 +141,7 @@ const to = new Date(Date.now() + 86_400_000);
 beforeAll(async () => {
   // A fast limiter: this test counts charges, not the rate (the limiter has its own tests).
   h = await startPlatHarness({ limiter: { maxCalls: 1_000, windowMs: 1_000, safetyMarginMs: 0 } });
-  store = openSqliteStore(':memory:');
+  store = await openTestStore(':memory:');
   lookups = createLookupService({ client: h.client, store, prices: {} });
 });
 afterAll(async () => {
@@ -158,7 +158,7 @@ async function confirmAndRun(request: LookupRequest): Promise<void> {
     { useCache: false, allowAuto: false },
   );
   if (prepared.kind !== 'confirm') throw new Error(`expected a confirmation, got ${prepared.kind}`);
-  const claimed = lookups.claim(prepared.pending.id, USER);
+  const claimed = await lookups.claim(prepared.pending.id, USER);
   if (!claimed.ok) throw new Error(`claim failed: ${claimed.reason}`);
   await lookups.run(claimed.pending).catch(() => undefined);
 }
@@ -167,8 +167,8 @@ async function confirmAndRun(request: LookupRequest): Promise<void> {
  * Per operation: the ledger's rows, points and quota calls; the calls that arrived at the sandbox,
  * the points it withheld and the quota calls it took (with the unreadable answers' possible ones).
  */
-function books() {
-  const rows = store.ledger.list({ from, to });
+async function books() {
+  const rows = await store.ledger.list({ from, to });
   const stats = h.sandbox.stats();
   return OPERATION_NAMES.map((operation) => {
     const mine = rows.filter((r) => r.operation === operation);
@@ -209,7 +209,7 @@ describe('ledger rows == calls that arrived at the sandbox, operation by operati
       for (const c of cases) {
         h.sandbox.setFaults(c.faults);
         const reachedBefore = h.sandbox.stats().callsByOperation[operation];
-        const rowsBefore = store.ledger.list({ from, to }).filter((r) => r.operation === operation).length;
+        const rowsBefore = (await store.ledger.list({ from, to })).filter((r) => r.operation === operation).length;
         await confirmAndRun(c.request);
         const stats = h.sandbox.stats();
         // The lookup reached the service (the case is not vacuous)…
@@ -218,15 +218,15 @@ describe('ledger rows == calls that arrived at the sandbox, operation by operati
           reached: true,
         });
         // …and the books agree for every operation after it.
-        for (const line of books())
+        for (const line of await books())
           expect({ case: c.name, ...line }).toEqual({ case: c.name, ...line, ledger: line.sandbox });
         const rowsAdded =
-          store.ledger.list({ from, to }).filter((r) => r.operation === operation).length - rowsBefore;
+          (await store.ledger.list({ from, to })).filter((r) => r.operation === operation).length - rowsBefore;
         // Item operations: success and "item does not exist" are each exactly one quota call (spec §8).
         if (quota && (c.name === 'success' || c.name === 'not found'))
           expect({ case: c.name, rowsAdded }).toEqual({ case: c.name, rowsAdded: 1 });
       }
-      const rows = store.ledger.list({ from, to });
+      const rows = await store.ledger.list({ from, to });
       expect(h.sandbox.stats().itemCallsCharged).toBe(
         rows.filter((r) => r.code !== NO_ANSWER_CODE).reduce((sum, r) => sum + r.quotaCalls, 0),
       );
@@ -237,7 +237,7 @@ describe('ledger rows == calls that arrived at the sandbox, operation by operati
 
   it("issue 10's reproduction: three /item lookups and one prices lookup are four ledger rows", async () => {
     h.sandbox.setFaults([]);
-    const before = store.ledger.list({ from, to }).length;
+    const before = (await store.ledger.list({ from, to })).length;
     const reached = h.sandbox.stats().callsByOperation;
     await confirmAndRun(REQUESTS.platiteminfo.ok);
     await confirmAndRun({ kind: 'item', itemId: F.items.withVideo, withPrices: false });
@@ -247,7 +247,7 @@ describe('ledger rows == calls that arrived at the sandbox, operation by operati
     expect(
       after.platiteminfo - reached.platiteminfo + after.platiteminfoprice - reached.platiteminfoprice,
     ).toBe(4);
-    const rows = store.ledger.list({ from, to });
+    const rows = await store.ledger.list({ from, to });
     const added = rows.slice(0, rows.length - before).reverse();
     expect(
       added.map((r) => ({ op: r.operation, points: r.points, quotaCalls: r.quotaCalls, code: r.code })),

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerCsv, reportRange, usageReport } from '../../src/lookups/reports.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import type { LedgerEntry, NewLedgerEntry, Store } from '../../src/store/store.js';
 
 const HEADER =
@@ -60,7 +60,7 @@ function parseCsv(text: string): string[][] {
 }
 
 describe('ledgerCsv', () => {
-  it('a header, one CRLF line per entry, points and yuan', () => {
+  it('a header, one CRLF line per entry, points and yuan', async () => {
     const csv = ledgerCsv([entry(), entry({ id: 2, points: 5, operation: 'platdybw', edition: 1 })]);
     expect(csv).toBe(
       [
@@ -72,7 +72,7 @@ describe('ledgerCsv', () => {
     );
   });
 
-  it('every call that reached the service is a line: uncharged answers and unread ones (code -1, no_answer)', () => {
+  it('every call that reached the service is a line: uncharged answers and unread ones (code -1, no_answer)', async () => {
     const csv = ledgerCsv([
       entry({ points: 0, code: 204, outcome: 'error', requestId: null }),
       entry({
@@ -90,7 +90,7 @@ describe('ledgerCsv', () => {
     ]);
   });
 
-  it('null fields are empty', () => {
+  it('null fields are empty', async () => {
     const csv = ledgerCsv([
       entry({
         userId: null,
@@ -106,7 +106,7 @@ describe('ledgerCsv', () => {
     );
   });
 
-  it('quotes fields with commas, quotes and line breaks (RFC 4180)', () => {
+  it('quotes fields with commas, quotes and line breaks (RFC 4180)', async () => {
     const csv = ledgerCsv([entry({ requestId: 'a,b', correlationId: 'say "hi"', pendingId: 'line\nbreak' })]);
     expect(csv.split('\r\n')[1]).toContain(',"a,b","say ""hi""","line\nbreak",');
     expect(parseCsv(csv)[1]?.slice(10, 13)).toEqual(['a,b', 'say "hi"', 'line\nbreak']);
@@ -120,14 +120,14 @@ describe('ledgerCsv', () => {
     },
   );
 
-  it('does not prefix numbers (negative points stay numbers)', () => {
+  it('does not prefix numbers (negative points stay numbers)', async () => {
     const rows = parseCsv(ledgerCsv([entry({ points: -5, code: -1 })]));
     expect(rows[1]?.[5]).toBe('-5');
     expect(rows[1]?.[6]).toBe('-0.05');
     expect(rows[1]?.[8]).toBe('-1');
   });
 
-  it('an empty ledger is the header alone', () => {
+  it('an empty ledger is the header alone', async () => {
     expect(ledgerCsv([])).toBe(`${HEADER}\r\n`);
   });
 });
@@ -136,52 +136,52 @@ describe('usageReport', () => {
   let store: Store;
   afterEach(() => store?.close());
 
-  it("sums the period's ledger in the budget zone, by operation, user and day", () => {
+  it("sums the period's ledger in the budget zone, by operation, user and day", async () => {
     const now = new Date('2026-11-20T04:00:00Z');
-    store = openSqliteStore(':memory:', { now: () => now });
+    store = await openTestStore(':memory:', { now: () => now });
     const row = (at: string, userId: string | null, points: number): NewLedgerEntry => {
       const { id: _id, ...rest } = entry({ at: new Date(at), userId, points });
       return rest;
     };
-    store.ledger.record(row('2026-11-20T01:00:00Z', 'U1', 10));
-    store.ledger.record(row('2026-11-19T17:00:00Z', 'U2', 5)); // 01:00 on 11-20 in Shanghai
-    store.ledger.record(row('2026-11-19T15:00:00Z', 'U1', 7)); // 23:00 on 11-19 in Shanghai
-    const today = usageReport(store, { period: 'today', userId: null, now, timeZone: 'Asia/Shanghai' });
+    await store.ledger.record(row('2026-11-20T01:00:00Z', 'U1', 10));
+    await store.ledger.record(row('2026-11-19T17:00:00Z', 'U2', 5)); // 01:00 on 11-20 in Shanghai
+    await store.ledger.record(row('2026-11-19T15:00:00Z', 'U1', 7)); // 23:00 on 11-19 in Shanghai
+    const today = await usageReport(store, { period: 'today', userId: null, now, timeZone: 'Asia/Shanghai' });
     expect(today.totals).toEqual({ points: 15, quotaCalls: 0, calls: 2 });
     expect(today.byUser.map((g) => [g.key, g.points])).toEqual([
       ['U1', 10],
       ['U2', 5],
     ]);
-    const mine = usageReport(store, { period: 'month', userId: 'U1', now, timeZone: 'Asia/Shanghai' });
+    const mine = await usageReport(store, { period: 'month', userId: 'U1', now, timeZone: 'Asia/Shanghai' });
     expect(mine.totals.points).toBe(17);
     expect(mine.byUser).toEqual([]);
     expect(mine.byOperation).toEqual([{ key: 'get-shop-info', points: 17, quotaCalls: 0, calls: 2 }]);
   });
 
-  it('counts days in the budget zone, as the caps do (issue 10, point 18), not in UTC', () => {
+  it('counts days in the budget zone, as the caps do (issue 10, point 18), not in UTC', async () => {
     const now = new Date('2026-11-20T04:00:00Z');
-    store = openSqliteStore(':memory:', { now: () => now });
+    store = await openTestStore(':memory:', { now: () => now });
     const row = (at: string, points: number): NewLedgerEntry => {
       const { id: _id, ...rest } = entry({ at: new Date(at), points });
       return rest;
     };
     // All three fall on 2026-11-19 in UTC; in Shanghai they are on two days.
-    store.ledger.record(row('2026-11-19T15:59:59Z', 7)); // 23:59:59 on 11-19 in Shanghai
-    store.ledger.record(row('2026-11-19T16:00:00Z', 5)); // 00:00 on 11-20 in Shanghai
-    store.ledger.record(row('2026-11-19T23:00:00Z', 3)); // 07:00 on 11-20 in Shanghai
-    const shanghai = usageReport(store, { period: 'last30', userId: null, now, timeZone: 'Asia/Shanghai' });
+    await store.ledger.record(row('2026-11-19T15:59:59Z', 7)); // 23:59:59 on 11-19 in Shanghai
+    await store.ledger.record(row('2026-11-19T16:00:00Z', 5)); // 00:00 on 11-20 in Shanghai
+    await store.ledger.record(row('2026-11-19T23:00:00Z', 3)); // 07:00 on 11-20 in Shanghai
+    const shanghai = await usageReport(store, { period: 'last30', userId: null, now, timeZone: 'Asia/Shanghai' });
     expect(shanghai.timeZone).toBe('Asia/Shanghai');
     expect(shanghai.byDay).toEqual([
       { key: '2026-11-19', points: 7, quotaCalls: 0, calls: 1 },
       { key: '2026-11-20', points: 8, quotaCalls: 0, calls: 2 },
     ]);
-    const mine = usageReport(store, { period: 'month', userId: 'U1234', now, timeZone: 'America/New_York' });
+    const mine = await usageReport(store, { period: 'month', userId: 'U1234', now, timeZone: 'America/New_York' });
     expect(mine.byDay).toEqual([{ key: '2026-11-19', points: 15, quotaCalls: 0, calls: 3 }]);
     // Every day listed sums to the report's total.
     expect(shanghai.byDay.reduce((n, d) => n + d.points, 0)).toBe(shanghai.totals.points);
   });
 
-  it('reportRange: last30 ends with today', () => {
+  it('reportRange: last30 ends with today', async () => {
     const now = new Date('2026-11-20T04:00:00Z');
     expect(reportRange('last30', now, 'Asia/Shanghai')).toEqual({
       from: new Date('2026-10-21T16:00:00Z'),

@@ -22,7 +22,7 @@ import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse
 import { budgetsSchema } from '../../src/lookups/settings.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import type { PendingLookup, Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
 import { en } from '../helpers/words.js';
@@ -84,23 +84,23 @@ interface Rig {
 }
 
 const opened: Store[] = [];
-afterAll(() => {
-  for (const store of opened) store.close();
+afterAll(async () => {
+  for (const store of opened) await store.close();
 });
 
-function rig(): Rig {
+async function rig(): Promise<Rig> {
   let offset = 0;
   // Real time (the client stamps ledger rows with it) plus what the test moved forward.
   const now = () => new Date(Date.now() + offset);
-  const real = openSqliteStore(':memory:', { now });
+  const real = await openTestStore(':memory:', { now });
   opened.push(real);
   const created: PendingLookup[] = [];
   const store: Store = {
     ...real,
     pending: {
       ...real.pending,
-      create: (input) => {
-        const pending = real.pending.create(input);
+      create: async (input) => {
+        const pending = await real.pending.create(input);
         created.push(pending);
         return pending;
       },
@@ -112,7 +112,7 @@ function rig(): Rig {
     store,
     prices: PRICES,
     now,
-    isAdmin: (userId) => userId === ADMIN,
+    isAdmin: async (userId) => userId === ADMIN,
     onBudgetAlert: (alert) => alerts.push(alert),
   });
   return {
@@ -140,18 +140,18 @@ async function confirmAndRun(
   who: Actor,
 ): Promise<LookupOutcome & { shared?: boolean }> {
   const { pending } = expectKind(await r.lookups.prepare(request, who, summarize(request)), 'confirm');
-  const claimed = r.lookups.claim(pending.id, who.userId);
+  const claimed = await r.lookups.claim(pending.id, who.userId);
   if (!claimed.ok) throw new Error(`claim failed: ${claimed.reason}`);
   return r.lookups.run(claimed.pending);
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   h.sandbox.reset();
 });
 
 describe('who pays what', () => {
   it("two users each confirm their own lookups: each user's ledger rows equal the sandbox's charges", async () => {
-    const r = rig();
+    const r = await rig();
     const u1 = actor('U1');
     const u2 = actor('U2', 'C2');
 
@@ -177,12 +177,12 @@ describe('who pays what', () => {
     expect(spent2).toBe(2 + 4);
     expect([a, b, c, d].map((o) => o.chargedPoints)).toEqual([10, 2, 2, 4]);
 
-    const rows1 = r.store.ledger.list({ ...allTime(), userId: 'U1' });
-    const rows2 = r.store.ledger.list({ ...allTime(), userId: 'U2' });
+    const rows1 = await r.store.ledger.list({ ...allTime(), userId: 'U1' });
+    const rows2 = await r.store.ledger.list({ ...allTime(), userId: 'U2' });
     expect(rows1.map((row) => row.operation).sort()).toEqual(['get-shop-info', 'paging-orders']);
     expect(rows2.map((row) => row.operation).sort()).toEqual(['get-shop-id', 'platdzmd']);
-    expect(r.store.ledger.totals({ ...allTime(), userId: 'U1' }).points).toBe(spent1);
-    expect(r.store.ledger.totals({ ...allTime(), userId: 'U2' }).points).toBe(spent2);
+    expect((await r.store.ledger.totals({ ...allTime(), userId: 'U1' })).points).toBe(spent1);
+    expect((await r.store.ledger.totals({ ...allTime(), userId: 'U2' })).points).toBe(spent2);
     expect(
       rows1.every((row) => row.channelId === 'C1' && row.outcome === 'ok' && row.source === 'interactive'),
     ).toBe(true);
@@ -192,7 +192,7 @@ describe('who pays what', () => {
     // (all four calls were answered and charged here).
     const stats = h.sandbox.stats();
     expect(stats.calls).toBe(4);
-    expect(r.store.ledger.totals(allTime())).toMatchObject({
+    expect(await r.store.ledger.totals(allTime())).toMatchObject({
       points: stats.charges.points,
       calls: stats.calls,
     });
@@ -200,17 +200,17 @@ describe('who pays what', () => {
   });
 
   it("one user cannot confirm another's lookup: no call", async () => {
-    const r = rig();
+    const r = await rig();
     const { pending } = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
-    expect(r.lookups.claim(pending.id, 'U2')).toMatchObject({ ok: false, reason: 'not_yours' });
+    expect(await r.lookups.claim(pending.id, 'U2')).toMatchObject({ ok: false, reason: 'not_yours' });
     expect(calls()).toBe(0);
   });
 });
 
 describe('budgets', () => {
   it('a per-user daily cap below the quote is refused before the call, with the figures', async () => {
-    const r = rig();
-    r.lookups.settings.setBudgets(budgetsSchema.parse({ perUser: { daily: 5 } }), ADMIN);
+    const r = await rig();
+    await r.lookups.settings.setBudgets(budgetsSchema.parse({ perUser: { daily: 5 } }), ADMIN);
     const refused = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'refused');
     expect(refused.refusal).toEqual({
       reason: 'budget',
@@ -229,8 +229,8 @@ describe('budgets', () => {
   });
 
   it('admins are alerted once per day per cap, and again the next day', async () => {
-    const r = rig();
-    r.lookups.settings.setBudgets(budgetsSchema.parse({ perUser: { daily: 5 } }), ADMIN);
+    const r = await rig();
+    await r.lookups.settings.setBudgets(budgetsSchema.parse({ perUser: { daily: 5 } }), ADMIN);
     await r.lookups.prepare(shopInfo, actor('U1'), 'x');
     await r.lookups.prepare(shopInfo, actor('U1'), 'x');
     expect(r.alerts).toEqual([
@@ -246,8 +246,8 @@ describe('budgets', () => {
   });
 
   it('at 80 % of a cap the confirmation carries a warning; the alert comes once', async () => {
-    const r = rig();
-    r.lookups.settings.setBudgets(budgetsSchema.parse({ users: { U1: { daily: 12 } } }), ADMIN);
+    const r = await rig();
+    await r.lookups.settings.setBudgets(budgetsSchema.parse({ users: { U1: { daily: 12 } } }), ADMIN);
     const first = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
     expect(first.warnings).toEqual([{ scope: 'user', period: 'daily', cap: 12, spent: 0 }]);
     const second = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
@@ -256,7 +256,7 @@ describe('budgets', () => {
       { figure: { scope: 'user', period: 'daily', cap: 12, spent: 0 }, userId: 'U1', refused: false },
     ]);
     // Confirmed, it runs (10 of 12): the next one is refused before its call.
-    const claimed = r.lookups.claim(first.pending.id, 'U1');
+    const claimed = await r.lookups.claim(first.pending.id, 'U1');
     if (!claimed.ok) throw new Error(claimed.reason);
     await r.lookups.run(claimed.pending);
     expect(calls()).toBe(1);
@@ -267,8 +267,8 @@ describe('budgets', () => {
   });
 
   it('a cap crossed mid-batch: 45 waybills, room for 2 calls → exactly 2 calls, the third batch refused', async () => {
-    const r = rig();
-    r.lookups.settings.setBudgets(budgetsSchema.parse({ workspace: { daily: 20 } }), ADMIN);
+    const r = await rig();
+    await r.lookups.settings.setBudgets(budgetsSchema.parse({ workspace: { daily: 20 } }), ADMIN);
     const codes = Array.from({ length: 45 }, (_, i) => `YT${1_000_000_000_000 + i}`);
     const parsed = parseWaybillCommand(`${codes.join(' ')} shop:${shops.clothing}`);
     if (parsed.kind !== 'request') throw new Error(JSON.stringify(parsed));
@@ -276,7 +276,7 @@ describe('budgets', () => {
     // U1 asks while 0 of 20 is spent: 3 calls × 5 = 15 fits, and U1 confirms.
     const u1 = expectKind(await r.lookups.prepare(parsed.request, actor('U1'), 'x'), 'confirm');
     expect(u1.quote).toMatchObject({ totalPoints: 15, lines: [{ operation: 'platdybw', calls: 3 }] });
-    const claimed = r.lookups.claim(u1.pending.id, 'U1');
+    const claimed = await r.lookups.claim(u1.pending.id, 'U1');
     if (!claimed.ok) throw new Error(claimed.reason);
     // Meanwhile U2 spends 10: 10 of 20 left, room for exactly 2 calls of 5.
     await confirmAndRun(r, shopInfo, actor('U2'));
@@ -293,10 +293,10 @@ describe('budgets', () => {
     expect(outcome.failedBatches[0]?.error).toMatchObject({ cap: { scope: 'workspace', period: 'daily' } });
     expect(outcome.chargedPoints).toBe(10);
 
-    const mine = r.store.ledger.list({ ...allTime(), userId: 'U1' });
+    const mine = await r.store.ledger.list({ ...allTime(), userId: 'U1' });
     expect(mine).toHaveLength(2);
     expect(mine.reduce((sum, row) => sum + row.points, 0)).toBe(charged() - before.points);
-    expect(r.store.ledger.totals(allTime()).points).toBe(charged());
+    expect((await r.store.ledger.totals(allTime())).points).toBe(charged());
     expect(charged()).toBe(20);
     // The workspace cap today: one alert when it reached 80 % (10 spent + 5 in flight), one when it
     // first refused a call (the third batch).
@@ -310,7 +310,7 @@ describe('budgets', () => {
       figure: { scope: 'workspace', period: 'daily', cap: 20 },
       refused: true,
     });
-    expect(r.store.pending.get(u1.pending.id)?.state).toBe('done');
+    expect((await r.store.pending.get(u1.pending.id))?.state).toBe('done');
 
     // The cap is reached: the next lookup is refused before its call.
     expectKind(await r.lookups.prepare(shopId, actor('U3'), 'x'), 'refused');
@@ -320,7 +320,7 @@ describe('budgets', () => {
 
 describe('cache', () => {
   it('a cached answer costs no call; Refresh makes exactly one; TTL 0 set by an admin turns it off', async () => {
-    const r = rig();
+    const r = await rig();
     const first = await confirmAndRun(r, itemBasic, actor('U1'));
     expect(first).toMatchObject({ kind: 'item', quotaCalls: 1 });
     expect(calls()).toBe(1);
@@ -334,30 +334,30 @@ describe('cache', () => {
     expect(cached.refresh).toMatchObject({ userId: 'U2', state: 'pending' });
     expect(calls()).toBe(1);
 
-    const claimed = r.lookups.claim(cached.refresh.id, 'U2');
+    const claimed = await r.lookups.claim(cached.refresh.id, 'U2');
     if (!claimed.ok) throw new Error(claimed.reason);
     const refreshed = await r.lookups.run(claimed.pending);
     expect(refreshed).toMatchObject({ kind: 'item', quotaCalls: 1 });
     expect(refreshed.shared).toBeUndefined();
     expect(calls()).toBe(2);
     // The refreshed answer is the cached one now.
-    expect(expectKind(await r.lookups.prepare(itemBasic, actor('U3'), 'x'), 'cached').ageMs).toBeLessThan(
+    expect((expectKind(await r.lookups.prepare(itemBasic, actor('U3'), 'x'), 'cached')).ageMs).toBeLessThan(
       MINUTE,
     );
 
-    r.lookups.settings.setCacheTtl({ platiteminfo: 0 }, ADMIN);
+    await r.lookups.settings.setCacheTtl({ platiteminfo: 0 }, ADMIN);
     const uncached = expectKind(await r.lookups.prepare(itemBasic, actor('U1'), 'x'), 'confirm');
-    const again = r.lookups.claim(uncached.pending.id, 'U1');
+    const again = await r.lookups.claim(uncached.pending.id, 'U1');
     if (!again.ok) throw new Error(again.reason);
     await r.lookups.run(again.pending);
     expectKind(await r.lookups.prepare(itemBasic, actor('U1'), 'x'), 'confirm');
     expect(calls()).toBe(3);
     expect(h.sandbox.stats().itemCallsCharged).toBe(3);
-    expect(r.store.ledger.totals(allTime())).toMatchObject({ calls: 3, quotaCalls: 3, points: 0 });
+    expect(await r.store.ledger.totals(allTime())).toMatchObject({ calls: 3, quotaCalls: 3, points: 0 });
   });
 
   it('orders are not cached by default; useCache: false skips the cache', async () => {
-    const r = rig();
+    const r = await rig();
     await confirmAndRun(r, orders(owners.small), actor('U1'));
     expectKind(await r.lookups.prepare(orders(owners.small), actor('U1'), 'x'), 'confirm');
     await confirmAndRun(r, shopId, actor('U1'));
@@ -374,18 +374,20 @@ describe('single-flight', () => {
   ] as const)(
     'ten users confirming the same lookup at once (%s) make exactly one call',
     async (_name, request, price) => {
-      const r = rig();
+      const r = await rig();
       const users = Array.from({ length: 10 }, (_, i) => `U${i}`);
       const pendings: PendingLookup[] = [];
       for (const user of users) {
         const { pending } = expectKind(await r.lookups.prepare(request, actor(user), 'x'), 'confirm');
         pendings.push(pending);
       }
-      const claimed = pendings.map((p) => {
-        const c = r.lookups.claim(p.id, p.userId);
-        if (!c.ok) throw new Error(c.reason);
-        return c.pending;
-      });
+      const claimed = await Promise.all(
+        pendings.map(async (p) => {
+          const c = await r.lookups.claim(p.id, p.userId);
+          if (!c.ok) throw new Error(c.reason);
+          return c.pending;
+        }),
+      );
 
       const outcomes = await Promise.all(claimed.map((p) => r.lookups.run(p)));
       expect(calls()).toBe(1);
@@ -397,61 +399,61 @@ describe('single-flight', () => {
       expect(followers).toHaveLength(9);
       for (const o of followers) expect(o.chargedPoints).toBe(0);
 
-      const rows = r.store.ledger.list(allTime());
+      const rows = await r.store.ledger.list(allTime());
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ userId: 'U0', pendingId: claimed[0]?.id, points: price });
-      for (const p of claimed) expect(r.store.pending.get(p.id)?.state).toBe('done');
+      for (const p of claimed) expect((await r.store.pending.get(p.id))?.state).toBe('done');
     },
   );
 });
 
 describe('nothing twice', () => {
   it('claiming the same pending twice: the second is refused, one call', async () => {
-    const r = rig();
+    const r = await rig();
     const { pending } = expectKind(await r.lookups.prepare(orders(owners.busy), actor('U1'), 'x'), 'confirm');
-    const first = r.lookups.claim(pending.id, 'U1');
-    const second = r.lookups.claim(pending.id, 'U1');
+    const first = await r.lookups.claim(pending.id, 'U1');
+    const second = await r.lookups.claim(pending.id, 'U1');
     expect(first.ok).toBe(true);
     expect(second).toMatchObject({ ok: false, reason: 'already_used' });
     if (!first.ok) throw new Error(first.reason);
     await r.lookups.run(first.pending);
-    expect(r.lookups.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'already_used' });
-    expect(r.lookups.cancel(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'already_used' });
+    expect(await r.lookups.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'already_used' });
+    expect(await r.lookups.cancel(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'already_used' });
     expect(calls()).toBe(1);
   });
 
   it('a lookup left running by a crash is interrupted once its holder is gone and never re-run', async () => {
-    const r = rig();
+    const r = await rig();
     const { pending } = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
-    expect(r.lookups.claim(pending.id, 'U1').ok).toBe(true);
+    expect((await r.lookups.claim(pending.id, 'U1')).ok).toBe(true);
     // The process dies here: claimed, never run. Its claim names it and holds a lease.
     const me = { id: 'other-host/1/restarted', host: 'other-host', pid: 1 };
-    expect(interruptGoneClaims(r.store, me, r.now())).toEqual([]);
+    expect(await interruptGoneClaims(r.store, me, r.now())).toEqual([]);
     r.advance(r.lookups.holder.leaseMs + 1);
-    const interrupted = interruptGoneClaims(r.store, me, r.now());
+    const interrupted = await interruptGoneClaims(r.store, me, r.now());
     expect(interrupted.map((p) => [p.id, p.state, p.userId])).toEqual([[pending.id, 'interrupted', 'U1']]);
-    expect(interruptGoneClaims(r.store, me, r.now())).toEqual([]);
+    expect(await interruptGoneClaims(r.store, me, r.now())).toEqual([]);
 
     // After a restart (a new service over the same store) the Confirm button cannot run it again.
     const restarted = createLookupService({ client: h.client, store: r.store, prices: PRICES });
     expect(restarted.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'interrupted' });
     expect(calls()).toBe(0);
-    expect(r.store.ledger.list(allTime())).toEqual([]);
+    expect(await r.store.ledger.list(allTime())).toEqual([]);
   });
 
   it('an expired confirmation makes no call', async () => {
-    const r = rig();
+    const r = await rig();
     const { pending } = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
     r.advance(11 * MINUTE);
-    expect(r.lookups.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await r.lookups.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'expired' });
     expect(calls()).toBe(0);
   });
 });
 
 describe('access', () => {
   it('listed mode without the user: refused not_allowed, nothing stored, no call; admins and listed users pass', async () => {
-    const r = rig();
-    r.lookups.settings.setAccess({ mode: 'listed', users: ['U2'], groups: [], channels: [] }, ADMIN);
+    const r = await rig();
+    await r.lookups.settings.setAccess({ mode: 'listed', users: ['U2'], groups: [], channels: [] }, ADMIN);
     const refused = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'refused');
     expect(refused.refusal.reason).toBe('not_allowed');
     expect(r.created).toEqual([]);
@@ -462,16 +464,16 @@ describe('access', () => {
   });
 
   it('a refused user is refused even when the answer is cached', async () => {
-    const r = rig();
+    const r = await rig();
     await confirmAndRun(r, shopId, actor('U1'));
-    r.lookups.settings.setAccess({ mode: 'listed', users: ['U2'], groups: [], channels: [] }, ADMIN);
+    await r.lookups.settings.setAccess({ mode: 'listed', users: ['U2'], groups: [], channels: [] }, ADMIN);
     expectKind(await r.lookups.prepare(shopId, actor('U1'), 'x'), 'refused');
     expect(calls()).toBe(1);
   });
 
   it('a shop registered to C1, queried from C2: refused shop_channel, no call', async () => {
-    const r = rig();
-    r.lookups.settings.setShops(
+    const r = await rig();
+    await r.lookups.settings.setShops(
       {
         shops: [{ alias: 'tea', ownerId: owners.small, shopId: shops.tea, channels: ['C1'] }],
         registeredOnly: false,
@@ -487,8 +489,8 @@ describe('access', () => {
   });
 
   it('/orders <alias> resolves to the owner id: one call, for the right owner', async () => {
-    const r = rig();
-    r.lookups.settings.setShops(
+    const r = await rig();
+    await r.lookups.settings.setShops(
       {
         shops: [{ alias: 'tea', ownerId: owners.small, shopId: shops.tea, channels: ['C1'] }],
         registeredOnly: false,
@@ -502,7 +504,7 @@ describe('access', () => {
       'confirm',
     );
     expect(pending.request).toMatchObject({ kind: 'orders', ownerId: owners.small });
-    const claimed = r.lookups.claim(pending.id, 'U1');
+    const claimed = await r.lookups.claim(pending.id, 'U1');
     if (!claimed.ok) throw new Error(claimed.reason);
     const outcome = await r.lookups.run(claimed.pending);
     if (outcome.kind !== 'orders') throw new Error(outcome.kind);

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { currentInstance } from '../../src/instance.js';
 import { createLogger } from '../../src/logger.js';
 import { createClaimWatch } from '../../src/slack/interrupted-lookups.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { textOf } from '../helpers/platdesk-harness.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
@@ -30,10 +30,10 @@ describe('claim watch across processes sharing a database', () => {
     fake = await startSlackApiServer();
     const client = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
     const logger = createLogger('silent');
-    const store = openSqliteStore(':memory:');
+    const store = await openTestStore(':memory:');
     stores.push(store);
-    const newPending = (userId: string) =>
-      store.pending.create({
+    const newPending = async (userId: string) =>
+      await store.pending.create({
         userId,
         channelId: null,
         teamId: null,
@@ -70,20 +70,20 @@ describe('claim watch across processes sharing a database', () => {
     const [a, b] = watchers;
     if (!a || !b) throw new Error('two watchers');
     const silent = { instanceId: 'another-host/4242/gone', leaseMs: 1000 };
-    const cut = newPending('UCUT');
-    const held = newPending('UHELD');
-    expect(store.pending.claim(cut.id, 'UCUT', silent).ok).toBe(true);
-    expect(store.pending.claim(held.id, 'UHELD', a.holder).ok).toBe(true);
+    const cut = await newPending('UCUT');
+    const held = await newPending('UHELD');
+    expect((await store.pending.claim(cut.id, 'UCUT', silent)).ok).toBe(true);
+    expect((await store.pending.claim(held.id, 'UHELD', a.holder)).ok).toBe(true);
 
     // Within its lease the silent holder's claim is left alone (it may be alive).
-    expect(a.watch.sweep()).toEqual([]);
+    expect(await a.watch.sweep()).toEqual([]);
     for (const w of watchers) w.watch.start();
     try {
       const told = await fake.waitFor('chat.postMessage', (c) => c.body.channel === 'UCUT', 5000);
       // What was cut is worded from its request (the stored summary is only for logs).
       expect(textOf(told.body)).toContain('Your lookup of item 680000000001');
       expect(textOf(told.body)).toContain('was not run again');
-      expect(store.pending.get(cut.id)?.state).toBe('interrupted');
+      expect((await store.pending.get(cut.id))?.state).toBe('interrupted');
       // Several beats later: told once in all, and the renewed claim is still held and running.
       await sleep(400);
     } finally {
@@ -91,7 +91,7 @@ describe('claim watch across processes sharing a database', () => {
     }
     expect(fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'UCUT')).toHaveLength(1);
     expect(fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'UHELD')).toEqual([]);
-    const kept = store.pending.get(held.id);
+    const kept = await store.pending.get(held.id);
     expect(kept?.state).toBe('running');
     expect(kept?.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
   });

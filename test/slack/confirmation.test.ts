@@ -157,14 +157,14 @@ describe('confirmation', () => {
     });
 
     // Every call that reached the sandbox is a ledger row, with the points it withheld.
-    const all = h().platdesk.store.ledger.list(allTime());
+    const all = await h().platdesk.store.ledger.list(allTime());
     const stats = h().sandbox.stats();
     expect(all.length).toBe(stats.calls);
     expect(all.reduce((sum, r) => sum + r.points, 0)).toBe(stats.charges.points);
     expect(all.every((r) => r.userId === SLACK.userId && r.channelId === SLACK.channelId)).toBe(true);
   });
 
-  it('every message the fake received fits Slack limits', () => {
+  it('every message the fake received fits Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });
@@ -174,7 +174,7 @@ describe("the user's own confirmation threshold", () => {
   // A configured price for get-shop-id (2 points); get-shop-info has none and none seen yet.
   const h = useHarness({ env: { PLAT_PRICES: 'get-shop-id=2' } });
   beforeAll(async () => {
-    h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
+    await h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
   });
 
   it('a known price under the threshold runs at once: no confirmation, one call', async () => {
@@ -196,14 +196,14 @@ describe("the user's own confirmation threshold", () => {
   });
 
   it('a price not under the threshold still asks', async () => {
-    h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 2);
+    await h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 2);
     const { confirmation } = await h().ask('/shop', `ww ${wwids.unknown}`);
     expect(confirmation.confirm.label).toBe('Confirm (2 points)');
     expect(h().calls()).toBe(1);
   });
 
   it("another user's threshold is their own", async () => {
-    h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
+    await h().platdesk.store.prefs.setConfirmThreshold(SLACK.userId, 50);
     const { message } = await h().ask('/shop', `ww ${wwids.knownChinese}`, { userId: SLACK.secondUserId });
     expect(confirmationOf(message as SlackMessage).text).toContain('Shop id');
     expect(h().calls()).toBe(1);

@@ -193,7 +193,7 @@ describe('App Home: Add digest', () => {
     expect(textOf({ blocks })).toContain(`tea → <#CHOMEDG01> at ${at} Asia/Tokyo`);
     expect(textOf({ blocks })).toContain('Digest subscriptions* (1)');
 
-    expect(h().platdesk.store.digests.list()).toMatchObject([
+    expect(await h().platdesk.store.digests.list()).toMatchObject([
       {
         ownerId: owners.small,
         shopLabel: 'tea',
@@ -203,7 +203,7 @@ describe('App Home: Add digest', () => {
         createdBy: SLACK.adminId,
       },
     ]);
-    const audit = h().platdesk.store.audit.list(5, { action: 'digest.add' });
+    const audit = await h().platdesk.store.audit.list(5, { action: 'digest.add' });
     expect(audit.map((a) => a.actorId)).toEqual([SLACK.adminId]);
 
     // An owner id typed instead of a shop works too.
@@ -211,7 +211,7 @@ describe('App Home: Add digest', () => {
     const typed = await submit({ owner: ` ${owners.busy} `, channel: 'GHOMEDG02', time: at, zone: 'UTC' });
     expect(typed.body).toBe('');
     expect(textOf({ blocks: await waitPublish(again) })).toContain(`${owners.busy} → <#GHOMEDG02>`);
-    expect(h().platdesk.store.digests.list().at(-1)).toMatchObject({
+    expect((await h().platdesk.store.digests.list()).at(-1)).toMatchObject({
       ownerId: owners.busy,
       shopLabel: owners.busy,
       channelId: 'GHOMEDG02',
@@ -222,7 +222,7 @@ describe('App Home: Add digest', () => {
 
   it('invalid answers are shown on their fields and add nothing', async () => {
     const at = farTime(h().now());
-    const count = h().platdesk.store.digests.list().length;
+    const count = (await h().platdesk.store.digests.list()).length;
     const published = h().fake.callsTo('views.publish').length;
     const ok = { channel: 'CHOMEDG03', time: at, zone: 'Asia/Shanghai' };
 
@@ -262,18 +262,18 @@ describe('App Home: Add digest', () => {
     const dup = await errorsOf({ alias: 'tea', channel: 'CHOMEDG01', time: at, zone: 'Asia/Tokyo' });
     expect(dup.channel).toMatch(/already exists: #\d+/);
 
-    expect(h().platdesk.store.digests.list().slice(count)).toEqual([]);
+    expect((await h().platdesk.store.digests.list()).slice(count)).toEqual([]);
     expect(h().fake.callsTo('views.publish')).toHaveLength(published);
   });
 
   it('a non-admin submit is refused and adds nothing', async () => {
-    const count = h().platdesk.store.digests.list().length;
+    const count = (await h().platdesk.store.digests.list()).length;
     const errors = await errorsOf(
       { owner: owners.busy, channel: 'CHOMEDG04', time: farTime(h().now()), zone: 'UTC' },
       SLACK.userId,
     );
     expect(Object.values(errors).join(' ')).toContain('Only platdesk admins');
-    expect(h().platdesk.store.digests.list()).toHaveLength(count);
+    expect(await h().platdesk.store.digests.list()).toHaveLength(count);
     expect(
       h()
         .platdesk.store.audit.list(10, { action: 'digest.add' })
@@ -298,7 +298,7 @@ describe('App Home: Add digest', () => {
     expect(h().sandbox.stats().callsByOperation['paging-orders']).toBeGreaterThan(0);
   });
 
-  it('the Home, the form and every message fit Slack limits', () => {
+  it('the Home, the form and every message fit Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const call of h().fake.callsTo('views.publish'))
       assertWithinSlackLimits((call.body.view as { blocks: unknown[] }).blocks, 'home');
@@ -317,11 +317,11 @@ describe('App Home: Add digest', () => {
     expect(res.body).toBe('');
     await waitPublish(before);
     const locales = createLocaleSettings(h().platdesk.store.settings);
-    expect(locales.channel('CHOMELANG')).toBe('zh-CN');
+    expect(await locales.channel('CHOMELANG')).toBe('zh-CN');
     const again = h().fake.callsTo('views.publish').length;
     await submit({ alias: 'tea', channel: 'CHOMEDEF', time: at, zone: 'Asia/Shanghai', language: 'default' });
     await waitPublish(again);
-    expect(locales.channel('CHOMEDEF')).toBeNull();
-    for (const d of h().platdesk.store.digests.list()) h().platdesk.store.digests.remove(d.id, SLACK.adminId);
+    expect(await locales.channel('CHOMEDEF')).toBeNull();
+    for (const d of await h().platdesk.store.digests.list()) await h().platdesk.store.digests.remove(d.id, SLACK.adminId);
   });
 });

@@ -124,7 +124,7 @@ describe('App Home', () => {
 
   it('one zone on the whole Home: days, times and budget alerts in the budget zone, labelled so (issue 10, point 18)', async () => {
     // The budget alert store keeps the instant the local day began: 2026-11-23 00:00 in Shanghai.
-    h().platdesk.store.settings.set(
+    await h().platdesk.store.settings.set(
       'budget.alerted',
       { 'workspace:*:daily:warned': '2026-11-22T16:00:00.000Z' },
       'platdesk',
@@ -179,7 +179,7 @@ describe('App Home', () => {
     expect(call.body.user_id).toBe(SLACK.adminId);
     expect(textOf({ blocks })).toContain('<#CHOME0001>: up to 7 a day, 0 used today');
     expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBe(7);
-    const audit = h().platdesk.store.audit.list(5);
+    const audit = await h().platdesk.store.audit.list(5);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('autolookup'))).toBe(true);
   });
 
@@ -196,7 +196,7 @@ describe('App Home', () => {
     });
     expect(access.body).toBe('');
     await h().settle(50);
-    const policy = h().platdesk.store.settings.get<{ mode: string; users: string[] }>('access');
+    const policy = await h().platdesk.store.settings.get<{ mode: string; users: string[] }>('access');
     expect(policy?.mode).toBe('listed');
     expect(policy?.users).toEqual([SLACK.secondUserId]);
     // Applies: the first user may no longer spend.
@@ -216,20 +216,20 @@ describe('App Home', () => {
     });
     expect(prices.body).toBe('');
     await h().settle(50);
-    expect(h().platdesk.store.settings.get('prices')).toEqual({ 'get-shop-id': { '*': 3 } });
+    expect(await h().platdesk.store.settings.get('prices')).toEqual({ 'get-shop-id': { '*': 3 } });
     // Quotes use it: the second user (allowed) is asked to confirm 3 points.
     const { confirmation } = await h().ask('/shop', `ww ${SANDBOX_FIXTURES.wwids.known}`, {
       userId: SLACK.secondUserId,
     });
     expect(confirmation.confirm.label).toBe('Confirm (3 points)');
 
-    const audit = h().platdesk.store.audit.list(10);
+    const audit = await h().platdesk.store.audit.list(10);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('access ='))).toBe(true);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('prices ='))).toBe(true);
   });
 
   it('digest subscriptions are listed and can be removed from the Home', async () => {
-    const sub = h().platdesk.store.digests.add({
+    const sub = await h().platdesk.store.digests.add({
       ownerId: owners.busy,
       shopLabel: 'clothing',
       channelId: 'CDIGEST01',
@@ -246,14 +246,14 @@ describe('App Home', () => {
     // Someone who is not (or no longer) an admin is refused by direct message; nothing is removed.
     await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.secondUserId });
     await refusedByDm(SLACK.secondUserId);
-    expect(h().platdesk.store.digests.list()).toHaveLength(1);
+    expect(await h().platdesk.store.digests.list()).toHaveLength(1);
     await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.adminId });
     const after = await waitPublish(before);
     expect(textOf({ blocks: after.blocks })).not.toContain('<#CDIGEST01>');
-    expect(h().platdesk.store.digests.list()).toHaveLength(0);
+    expect(await h().platdesk.store.digests.list()).toHaveLength(0);
   });
 
-  it('every view published fits Slack limits', () => {
+  it('every view published fits Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const call of h().fake.callsTo('views.publish'))
       assertWithinSlackLimits((call.body.view as { blocks: unknown[] }).blocks, 'home');

@@ -36,18 +36,18 @@ describe('housekeeping', () => {
     );
     expect(event.status).toBe(200);
     await h().settle(100);
-    for (const id of [unused, finished, pager]) expect(store.pending.get(id), id).not.toBeNull();
+    for (const id of [unused, finished, pager]) expect(await store.pending.get(id), id).not.toBeNull();
     // Handled: seen again it is a retry (keeping a year of ids, so this check forgets nothing).
-    expect(store.unfurls.firstSeen('EvPRUNE0001', 365 * DAY)).toBe(false);
+    expect(await store.unfurls.firstSeen('EvPRUNE0001', 365 * DAY)).toBe(false);
 
     // Several scheduled runs: nothing recent is removed.
     await sleep(200);
-    for (const id of [unused, finished, pager]) expect(store.pending.get(id), id).not.toBeNull();
+    for (const id of [unused, finished, pager]) expect(await store.pending.get(id), id).not.toBeNull();
 
     h().advance(CONFIRMATION_KEEP_MS + DAY);
     // Made after the jump: live, and a claim held (running) by this process.
     const live = (await h().ask('/item', items.basic)).confirmation.confirm.value ?? '';
-    const running = store.pending.create({
+    const running = await store.pending.create({
       userId: 'U1234',
       channelId: null,
       teamId: null,
@@ -58,19 +58,19 @@ describe('housekeeping', () => {
       ttlMs: 1000,
     });
     expect(
-      store.pending.claim(running.id, 'U1234', { instanceId: 'elsewhere/1/x', leaseMs: 10 * DAY }).ok,
+      (await store.pending.claim(running.id, 'U1234', { instanceId: 'elsewhere/1/x', leaseMs: 10 * DAY })).ok,
     ).toBe(true);
     h().advance(2000);
 
     await expect
-      .poll(() => [unused, finished, pager].map((id) => store.pending.get(id)), {
+      .poll(() => [unused, finished, pager].map((id) => await store.pending.get(id)), {
         timeout: 3000,
         interval: 20,
       })
       .toEqual([null, null, null]);
-    expect(store.pending.get(live)).not.toBeNull();
-    expect(store.pending.get(running.id)?.state).toBe('running');
+    expect(await store.pending.get(live)).not.toBeNull();
+    expect((await store.pending.get(running.id))?.state).toBe('running');
     // The event id was forgotten: seen again, it counts as new.
-    expect(store.unfurls.firstSeen('EvPRUNE0001', 365 * DAY)).toBe(true);
+    expect(await store.unfurls.firstSeen('EvPRUNE0001', 365 * DAY)).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import {
   confirmationOf,
   type PlatdeskHarness,
@@ -117,7 +117,7 @@ describe('a lookup cut by a crash', () => {
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
     child = undefined;
-    const left = openSqliteStore(db);
+    const left = await openTestStore(db);
     expect(left.pending.get(pendingId)?.state).toBe('running');
     left.close();
 
@@ -135,7 +135,7 @@ describe('a lookup cut by a crash', () => {
     expect(told).toContain('was not run again');
     expect(told).toContain('may have been charged');
     expect(told).toContain('use the same command again');
-    expect(h.platdesk.store.pending.get(pendingId)?.state).toBe('interrupted');
+    expect((await h.platdesk.store.pending.get(pendingId))?.state).toBe('interrupted');
 
     // Confirm clicked again, and Slack's retry of that click: what happened, and a fresh
     // confirmation to run it again; no call.

@@ -81,7 +81,7 @@ describe('/item', () => {
 
   it('code 100 "item does not exist" answers "Item not found", costing one call of the quota (not a parameter error)', async () => {
     const allTime = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
-    const rowsBefore = h().platdesk.store.ledger.list(allTime).length;
+    const rowsBefore = (await h().platdesk.store.ledger.list(allTime)).length;
     const { answer, calls } = await h().lookup('/item', items.missing, { settle: true });
     const said = textOf(answer);
     expect(said).toContain('Item not found');
@@ -93,7 +93,7 @@ describe('/item', () => {
     expect(looksLikeStackTrace(said)).toBe(false);
     expect(calls).toBe(1);
     // …and that call of the quota is in the ledger (issue 10 point 1).
-    const rows = h().platdesk.store.ledger.list(allTime);
+    const rows = await h().platdesk.store.ledger.list(allTime);
     expect(rows.length - rowsBefore).toBe(1);
     expect(rows[0]).toMatchObject({
       operation: 'platiteminfo',
@@ -119,7 +119,7 @@ describe('/item', () => {
     expect(h().calls()).toBe(before);
   });
 
-  it('every message the fake received fits Slack limits', () => {
+  it('every message the fake received fits Slack limits', async () => {
     expect(h().fake.callsTo('response_url').length).toBeGreaterThan(10);
     h().assertAllWithinLimits();
     for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);

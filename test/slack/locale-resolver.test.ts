@@ -7,7 +7,7 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocaleSettings, toLocale } from '../../src/lookups/locale.js';
 import { createLocaleResolver, SLACK_LOCALE_TTL_MS } from '../../src/slack/locale-resolver.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
 
@@ -26,16 +26,16 @@ describe('locale resolver', () => {
 
   beforeEach(async () => {
     fake = await startSlackApiServer();
-    store = openSqliteStore(':memory:');
+    store = await openTestStore(':memory:');
     t = 1_000_000;
     warnings.length = 0;
   });
   afterEach(async () => {
-    store.close();
+    await store.close();
     await fake.close();
   });
 
-  it('reads Slack locales as platdesk speaks them', () => {
+  it('reads Slack locales as platdesk speaks them', async () => {
     expect(['zh-CN', 'zh_CN', 'zh', 'zh-Hans', 'zh-TW', '中文'].map(toLocale)).toEqual(
       Array(6).fill('zh-CN'),
     );
@@ -68,11 +68,11 @@ describe('locale resolver', () => {
     expect(await r.forUser('U1')).toBe('en');
     expect(fake.callsTo('users.info')).toHaveLength(3);
     // Their own choice comes first, and needs no Slack call.
-    r.settings.setUser('U1', 'zh-CN');
+    await r.settings.setUser('U1', 'zh-CN');
     expect(await r.forUser('U1')).toBe('zh-CN');
     expect(fake.callsTo('users.info')).toHaveLength(3);
     // The workspace default, for someone whose Slack language platdesk does not speak.
-    r.settings.setWorkspace('zh-CN', 'UADMIN');
+    await r.settings.setWorkspace('zh-CN', 'UADMIN');
     expect(await r.forUser('U2')).toBe('zh-CN');
     expect((await r.user('U2')).t('confirm.cancelButton')).toBe('取消');
   });
@@ -89,18 +89,18 @@ describe('locale resolver', () => {
     expect(await r.forUser('U3')).toBe('en');
   });
 
-  it('a channel: its own language, else the workspace default', () => {
+  it('a channel: its own language, else the workspace default', async () => {
     const r = resolver();
     expect(r.channel('C1').locale).toBe('en');
-    r.settings.setChannel('C1', 'zh-CN', 'UADMIN');
+    await r.settings.setChannel('C1', 'zh-CN', 'UADMIN');
     expect(r.channel('C1').locale).toBe('zh-CN');
     expect(r.channel('C2').locale).toBe('en');
-    r.settings.setWorkspace('zh-CN', 'UADMIN');
+    await r.settings.setWorkspace('zh-CN', 'UADMIN');
     expect(r.channel('C2').locale).toBe('zh-CN');
     expect(r.channel(null).locale).toBe('zh-CN');
-    r.settings.setChannel('C1', null, 'UADMIN');
+    await r.settings.setChannel('C1', null, 'UADMIN');
     expect(r.channel('C1').locale).toBe('zh-CN');
     // Every change is audited with who made it.
-    expect(store.audit.list(10).map((a) => a.actorId)).toEqual(['UADMIN', 'UADMIN', 'UADMIN']);
+    expect((await store.audit.list(10)).map((a) => a.actorId)).toEqual(['UADMIN', 'UADMIN', 'UADMIN']);
   });
 });

@@ -14,7 +14,7 @@ const OTHER_CHANNEL = 'C9999';
 
 describe('/platdesk', () => {
   const settings = () => spendSettings(h().platdesk.store.settings);
-  const audit = () => h().platdesk.store.audit.list(100);
+  const audit = () => await h().platdesk.store.audit.list(100);
 
   /** Runs /platdesk and returns the text of its answer. */
   async function platdesk(text: string, userId: string = SLACK.userId): Promise<string> {
@@ -123,7 +123,7 @@ describe('/platdesk', () => {
 
   it('admins add / remove from the app; the new admin can change settings at once', async () => {
     expect(await admin(`admins add <@${SLACK.secondUserId}|agent2>`)).toContain(`<@${SLACK.secondUserId}>`);
-    expect(h().platdesk.store.settings.get(SETTING_KEYS.admins)).toEqual([SLACK.secondUserId]);
+    expect(await h().platdesk.store.settings.get(SETTING_KEYS.admins)).toEqual([SLACK.secondUserId]);
     expect(await platdesk('budget user daily 300', SLACK.secondUserId)).toContain(
       'Each user: daily 300 points',
     );
@@ -142,7 +142,7 @@ describe('/platdesk', () => {
     expect(await platdesk('usage yesterday')).toContain('usage takes');
   });
 
-  it('every message fits Slack limits', () => {
+  it('every message fits Slack limits', async () => {
     h().assertAllWithinLimits();
   });
 });

@@ -31,7 +31,7 @@ describe('/shop', () => {
     expect(confirmation.confirm.label).toMatch(/^Confirm/);
     expect(confirmation.text).toContain('Shop information (basic)');
     expect(confirmation.text).toContain('price not known yet');
-    const pending = h().platdesk.store.pending.get(confirmation.confirm.value ?? '');
+    const pending = await h().platdesk.store.pending.get(confirmation.confirm.value ?? '');
     expect(pending?.request).toMatchObject({ kind: 'shop-info', shopType: '1', url: links.brandedStore });
 
     const { answer } = await h().confirm(confirmation);
@@ -75,7 +75,7 @@ describe('/shop', () => {
     expect(h().sandbox.stats().charges.byOperation['get-shop-id'].points - before).toBe(2);
   });
 
-  it('every message the fake received fits Slack limits', () => {
+  it('every message the fake received fits Slack limits', async () => {
     h().assertAllWithinLimits();
     for (const m of h().messages()) expect(looksLikeStackTrace(textOf(m))).toBe(false);
   });

@@ -175,14 +175,14 @@ describe('spend control in Slack', () => {
 
   it('/platdesk export and budget are denied to a non-admin and change nothing', async () => {
     const budgetsBefore = settings().budgets();
-    const auditBefore = h().platdesk.store.audit.list(100).length;
+    const auditBefore = (await h().platdesk.store.audit.list(100)).length;
     const uploadsBefore = h().fake.callsTo('file_upload').length;
     for (const text of ['budget user daily 5', 'budget workspace monthly 1', 'export month']) {
       const sent = await h().command('/platdesk', text);
       expect(textOf(await h().nextResponse(sent.responseUrlId))).toContain('is for platdesk admins');
     }
     expect(settings().budgets()).toEqual(budgetsBefore);
-    expect(h().platdesk.store.audit.list(100)).toHaveLength(auditBefore);
+    expect(await h().platdesk.store.audit.list(100)).toHaveLength(auditBefore);
     expect(h().fake.callsTo('file_upload')).toHaveLength(uploadsBefore);
   });
 
@@ -214,7 +214,7 @@ describe('spend control in Slack', () => {
     }
   });
 
-  it('every message fits Slack limits', () => {
+  it('every message fits Slack limits', async () => {
     h().assertAllWithinLimits();
   });
 });

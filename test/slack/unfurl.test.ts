@@ -217,7 +217,7 @@ describe('item-link unfurls', () => {
     expect(h().calls()).toBe(before + 2);
 
     // The ledger has the two automatic lookups, charged to the poster, marked as unfurls.
-    const entries = h().platdesk.store.ledger.list({
+    const entries = await h().platdesk.store.ledger.list({
       from: new Date(0),
       to: new Date(h().now().getTime() + MINUTE),
     });
@@ -299,7 +299,7 @@ describe('item-link unfurls', () => {
     }
   });
 
-  it('every unfurl and answer fits Slack limits', () => {
+  it('every unfurl and answer fits Slack limits', async () => {
     for (const call of h().fake.callsTo('chat.unfurl'))
       for (const unfurl of Object.values(call.body.unfurls as Record<string, SlackMessage>))
         expect((unfurl.blocks ?? []).length).toBeLessThanOrEqual(10);

@@ -1,7 +1,7 @@
 /**
- * The claim race of sqlite-store.test.ts: contenders on different threads, each with its own
- * connection to one file, meet at a spin barrier before each id and claim it at once, so every
- * claim overlaps with the others' claims of the same row.
+ * The claim race of store-contract.test.ts (SQLite): contenders on different threads, each with
+ * its own connection to one file, meet at a spin barrier before each id and claim it at once, so
+ * every claim overlaps with the others' claims of the same row.
  */
 import type { Store } from '../../src/store/store.js';
 
@@ -20,15 +20,16 @@ export interface ClaimRaceResults {
 }
 
 /** Claims every id in turn, in lock-step with the other contenders. */
-export function runContender(store: Store, input: ClaimRaceInput): ClaimRaceResults {
+export async function runContender(store: Store, input: ClaimRaceInput): Promise<ClaimRaceResults> {
   const deadline = Date.now() + 10_000;
-  const results = input.ids.map((id, round) => {
+  const results = [];
+  for (const [round, id] of input.ids.entries()) {
     Atomics.add(input.arrivals, 0, 1);
     while (Atomics.load(input.arrivals, 0) < input.contenders * (round + 1)) {
       // A spin, not Atomics.wait: the point is to release every contender in the same microsecond.
       if (Date.now() > deadline) throw new Error(`claim race: contenders never met at round ${round}`);
     }
-    return store.pending.claim(id, input.userId, { instanceId: `contender-${process.pid}`, leaseMs: 30_000 });
-  });
+    results.push(await store.pending.claim(id, input.userId, { instanceId: `contender-${input.userId}`, leaseMs: 30_000 }));
+  }
   return { wins: results.map((r) => r.ok), reasons: results.map((r) => (r.ok ? null : r.reason)) };
 }

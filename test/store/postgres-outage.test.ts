@@ -1,0 +1,75 @@
+/**
+ * PostgreSQL going away while platdesk runs, with a real server of its own (stopped and started
+ * again by the test): the store reports "unavailable" instead of hanging or crashing, a charge
+ * that arrives meanwhile is kept and written once the server is back, and the store serves again
+ * by itself.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/engine.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
+import { createChargeRecorder } from '../../src/store/ledger.js';
+import type { NewLedgerEntry, Store } from '../../src/store/store.js';
+import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const charge = (points: number): NewLedgerEntry => ({
+  at: new Date(),
+  userId: 'U1',
+  channelId: 'C1',
+  operation: 'get-shop-info',
+  edition: 1,
+  points,
+  quotaCalls: 0,
+  code: 0,
+  outcome: 'ok',
+  requestId: null,
+  correlationId: null,
+  pendingId: null,
+  source: 'interactive',
+});
+const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 86_400_000) });
+
+describe('PostgreSQL stopped and started again under a running store', () => {
+  let server: PostgresServer;
+  let store: Store;
+  beforeAll(async () => {
+    server = await startPostgres();
+    store = await openStore({ url: await server.createDatabase('outage'), poolMax: 4 });
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+    await server?.remove();
+  });
+
+  it('claims fail as unavailable (nothing runs), a charge is kept, and both recover by themselves', async () => {
+    const pending = await store.pending.create({
+      userId: 'U1',
+      channelId: 'C1',
+      teamId: 'T1',
+      request: { kind: 'shop-id', wwid: 'x' },
+      quote: {},
+      summary: 'the shop id of account x',
+      responseUrl: null,
+      ttlMs: 10 * 60_000,
+    });
+    const charges = createChargeRecorder({ ledger: store.ledger, logger: quiet, retryMs: 100 });
+    await server.stop();
+
+    expect(await store.ping(1000)).toBe(false);
+    await expect(store.pending.claim(pending.id, 'U1')).rejects.toThrow(StoreUnavailableError);
+    // A charge reported by a call that was already under way: kept, not lost, not thrown.
+    charges.record(charge(7));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(charges.backlog()).toBe(1);
+
+    await server.start();
+    const deadline = Date.now() + 15_000;
+    while (charges.backlog() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(charges.backlog()).toBe(0);
+    expect(await store.ping(1000)).toBe(true);
+    expect((await store.ledger.list(allTime())).map((e) => e.points)).toEqual([7]);
+    // The claim that failed changed nothing: the confirmation is still there to be used once.
+    expect((await store.pending.claim(pending.id, 'U1')).ok).toBe(true);
+    charges.stop();
+  }, 60_000);
+});
