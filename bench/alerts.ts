@@ -17,8 +17,8 @@ import { createPlatClient } from '../src/plat/client.js';
 import { createPlatHttp } from '../src/plat/http.js';
 import { createLocalLimiter } from '../src/plat/local-limiter.js';
 import { createSandbox, SANDBOX_FIXTURES as F } from '../src/sandbox/index.js';
-import { openTestStore } from '../test/helpers/store-engines.js';
 import { claimAndCheck, ordersPerWindow } from '../test/helpers/alert-check.js';
+import { openTestStore } from '../test/helpers/store-engines.js';
 
 const SIZES = [30, 99, 100, 101, 300, 1000];
 const OWNER = F.owners.busy;
@@ -43,7 +43,7 @@ for (const perDay of SIZES) {
   });
   const before = sandbox.stats();
   const { result } = await claimAndCheck(
-    { client, store, priceOf: () => null, now: () => anchor, instanceId: 'bench' },
+    { client, store, priceOf: async () => null, now: () => anchor, instanceId: 'bench' },
     sub,
     { localDate: 'x', force: true },
   );

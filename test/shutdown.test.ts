@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { NO_ANSWER_CODE } from '../src/plat/codes.js';
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.js';
-import { openTestStore } from './helpers/store-engines.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from './helpers/platdesk-harness.js';
+import { openTestStore } from './helpers/store-engines.js';
 
 const { owners } = SANDBOX_FIXTURES;
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });

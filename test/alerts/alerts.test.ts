@@ -68,7 +68,7 @@ async function advance(clock: FakeClock, ms: number): Promise<void> {
   // An hour holds one slot of alert #1 (checks on the hour): wait until that check is recorded.
   if (ms >= HOUR)
     await expect
-      .poll(() => ((await harness.platdesk.store.alerts.lastPosted(1))?.slotAt.getTime() ?? 0) > from, {
+      .poll(async () => ((await harness.platdesk.store.alerts.lastPosted(1))?.slotAt.getTime() ?? 0) > from, {
         timeout: 10_000,
       })
       .toBe(true);
@@ -125,7 +125,10 @@ describe('ship-by alerts', () => {
     // each in the ledger as 'alert' at the sandbox's price.
     const calls = h.calls() - before;
     expect(calls).toBe(pagesPerCheck([DUE_SOON.length, 0]));
-    const ledger = await h.platdesk.store.ledger.list({ from: new Date(0), to: new Date(clock.now() + HOUR) });
+    const ledger = await h.platdesk.store.ledger.list({
+      from: new Date(0),
+      to: new Date(clock.now() + HOUR),
+    });
     expect(ledger.filter((e) => e.source === 'alert')).toHaveLength(calls);
     expect(ledger.filter((e) => e.source === 'alert').every((e) => e.operation === 'paging-orders')).toBe(
       true,

@@ -6,11 +6,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pagesPerCheck } from '../../src/alerts/cost.js';
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/fixtures.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { claimAndCheck, ordersPerWindow } from '../helpers/alert-check.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
+import { openTestStore } from '../helpers/store-engines.js';
 
 const ANCHOR = Date.parse('2026-11-20T06:00:00Z');
 

@@ -68,9 +68,13 @@ import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
-import type { AlertCheck, AlertOrder, AlertSubscription } from '../../src/store/store.js';
-import type { DigestSubscription } from '../../src/store/store.js';
-import type { LedgerEntry } from '../../src/store/store.js';
+import type {
+  AlertCheck,
+  AlertOrder,
+  AlertSubscription,
+  DigestSubscription,
+  LedgerEntry,
+} from '../../src/store/store.js';
 import {
   allPlatErrors,
   HOUR,

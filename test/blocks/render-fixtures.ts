@@ -19,8 +19,7 @@ import { renderOrdersPage } from '../../src/blocks/orders.js';
 import { renderShopId, renderShopInfo } from '../../src/blocks/shop.js';
 import { renderWaybillInfo, renderWaybillPrint } from '../../src/blocks/waybills.js';
 import { summarize } from '../../src/digest/summarize.js';
-import type { AlertOrder, AlertSubscription } from '../../src/store/store.js';
-import type { DigestRun, DigestSubscription } from '../../src/store/store.js';
+import type { AlertOrder, AlertSubscription, DigestRun, DigestSubscription } from '../../src/store/store.js';
 import {
   allPlatErrors,
   HOUR,

@@ -94,7 +94,10 @@ describe('/orders digest', () => {
       ADMIN,
     );
     expect(await say(`digest add tea here ${farTime(h.now())}`)).toContain('owner 2200001002');
-    expect((await h.platdesk.store.digests.list())[0]).toMatchObject({ ownerId: '2200001002', shopLabel: 'tea' });
+    expect((await h.platdesk.store.digests.list())[0]).toMatchObject({
+      ownerId: '2200001002',
+      shopLabel: 'tea',
+    });
   });
 
   it('run: admins only; posts in the channel with "page 1 of 2" progress, then the digest; the ledger has it', async () => {

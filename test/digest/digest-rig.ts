@@ -18,14 +18,13 @@ import type { PriceOf } from '../../src/digest/types.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
-import type { DigestSubscription } from '../../src/store/store.js';
 import { createChargeRecorder } from '../../src/store/ledger.js';
-import { alertsSentInMemory, openTestStore } from '../helpers/store-engines.js';
-import type { Store } from '../../src/store/store.js';
+import type { DigestSubscription, Store } from '../../src/store/store.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { alertsSentInMemory, openTestStore } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 export const CHANNEL = SLACK.channelId;
@@ -94,7 +93,10 @@ export async function startDigestRig(
     return store;
   };
 
-  async function instance(id: string, extra: Partial<DigestSchedulerOptions> & { store?: Store } = {}): Promise<Instance> {
+  async function instance(
+    id: string,
+    extra: Partial<DigestSchedulerOptions> & { store?: Store } = {},
+  ): Promise<Instance> {
     const store = extra.store ?? (dir ? await openStore() : first.store);
     const scheduler = createDigestScheduler({
       client: plat.client,

@@ -64,7 +64,9 @@ describe('fetchOrders against the sandbox', () => {
       ownerId: BUSY,
       from: new Date(ANCHOR - 72 * HOUR),
       to: new Date(ANCHOR),
-      onProgress: (p) => plans.push(p),
+      onProgress: (p) => {
+        plans.push(p);
+      },
     });
     expect(result.orders).toHaveLength(350);
     expect(new Set(result.orders.map((o) => o.orderSn)).size).toBe(350);

@@ -17,7 +17,9 @@ const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 *
  * The ledger against the sandbox: one row per call that arrived there (charged or not, answered
  * or not), and the same points as it withheld.
  */
-export async function expectLedgerMatchesSandbox(h: PlatdeskHarness): Promise<{ count: number; points: number }> {
+export async function expectLedgerMatchesSandbox(
+  h: PlatdeskHarness,
+): Promise<{ count: number; points: number }> {
   const rows = await h.platdesk.store.ledger.list(allTime());
   const { calls, charges } = h.sandbox.stats();
   const ledger = { count: rows.length, points: rows.reduce((sum, r) => sum + r.points, 0) };

@@ -58,7 +58,7 @@ describe('Slack failing the calls platdesk makes', () => {
     expect(textOf(posted.body)).toContain('Charged 2 points');
     expect(textOf(posted.body)).toContain('Orders of');
     expect(logLines(h(), 'response_url refused the answer; sending it another way')).toHaveLength(1);
-    expect(await expectLedgerMatchesSandbox(h()).count).toBe(1);
+    expect((await expectLedgerMatchesSandbox(h())).count).toBe(1);
   });
 
   it('response_url expired (404) on "Looking up…": the lookup still runs and answers once', async () => {
@@ -71,7 +71,7 @@ describe('Slack failing the calls platdesk makes', () => {
     await h().nextResponse(click.responseUrlId);
     const answer = await h().nextResponse(click.responseUrlId);
     expect(textOf(answer)).toContain('Charged 2 points');
-    expect(await expectLedgerMatchesSandbox(h()).count).toBe(2);
+    expect((await expectLedgerMatchesSandbox(h())).count).toBe(2);
   });
 
   it('response_url failing (500) on the confirmation: it comes ephemeral, and Confirm works from it', async () => {

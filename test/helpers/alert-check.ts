@@ -3,11 +3,13 @@
  * `npm run bench:alerts` both measure it, and the sandbox's own count of the orders each 24 h
  * window of its lookback holds, to compare the calls with.
  */
+
 import { type CheckContext, executeAlertCheck } from '../../src/alerts/check.js';
 import { ALERT_LOOKBACK_MS } from '../../src/alerts/cost.js';
 import type { AlertPublisher } from '../../src/alerts/types.js';
 import { splitWindows } from '../../src/digest/fetch-orders.js';
 import { buildOrderBook } from '../../src/sandbox/fixtures.js';
+import { createChargeRecorder } from '../../src/store/ledger.js';
 import type { AlertSubscription } from '../../src/store/store.js';
 
 /** A publisher that posts nothing anywhere: only the check's calls and charges are measured. */
@@ -22,7 +24,7 @@ export const quietAlertPublisher: AlertPublisher = {
 
 /** Claims the check of `sub` for the slot at `now()` and runs it. */
 export async function claimAndCheck(
-  ctx: Omit<CheckContext, 'publisher' | 'leaseMs'>,
+  ctx: Omit<CheckContext, 'publisher' | 'leaseMs' | 'charges'>,
   sub: AlertSubscription,
   options: { localDate: string; force: boolean },
 ) {
@@ -33,8 +35,12 @@ export async function claimAndCheck(
     { owner: ctx.instanceId, now: at, ms: leaseMs },
   );
   if (!claim.claimed) throw new Error('the alert check was not claimed');
+  const charges = createChargeRecorder({
+    ledger: ctx.store.ledger,
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
   const result = await executeAlertCheck(
-    { ...ctx, publisher: quietAlertPublisher, leaseMs },
+    { ...ctx, charges, publisher: quietAlertPublisher, leaseMs },
     sub,
     claim.check,
     {

@@ -35,8 +35,7 @@ import type {
   WaybillInfoRecord,
   WaybillPrintRecord,
 } from '../../src/plat/types.js';
-import type { AlertSubscription, NewAlertSubscription } from '../../src/store/store.js';
-import type { DigestRun } from '../../src/store/store.js';
+import type { AlertSubscription, DigestRun, NewAlertSubscription } from '../../src/store/store.js';
 
 /** 2026-11-21 12:00 in Asia/Shanghai. */
 export const NOW = new Date('2026-11-21T04:00:00Z');

@@ -90,7 +90,7 @@ describe('createBudgetGuard', async () => {
   });
 
   async function rig(budgets: Partial<Budgets>) {
-    store = await openStore({ path: ':memory:', clock: { now: () => (NOW).getTime() } });
+    store = await openStore({ path: ':memory:', clock: { now: () => NOW.getTime() } });
     const full = budgetsSchema.parse(budgets);
     const guard = createBudgetGuard({
       reservations: store.budgets,

@@ -30,7 +30,7 @@ afterEach(async () => {
 async function rig(ttl: Partial<Record<Operation, number>> = {}) {
   let t = 1_000_000;
   let ttlS = { ...DEFAULT_CACHE_TTL_S, ...ttl };
-  const store = await openStore({ path: ':memory:', clock: { now: () => (new Date(t)).getTime() } });
+  const store = await openStore({ path: ':memory:', clock: { now: () => new Date(t).getTime() } });
   stores.push(store);
   const make = () =>
     createLookupCache({ store: store.cache, ttlS: async () => ttlS, now: () => new Date(t) });

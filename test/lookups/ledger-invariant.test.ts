@@ -14,9 +14,9 @@ import type { LookupRequest } from '../../src/lookups/types.js';
 import { NO_ANSWER_CODE } from '../../src/plat/codes.js';
 import { OPERATION_NAMES, type Operation } from '../../src/plat/operations.js';
 import { SANDBOX_FIXTURES as F, type FaultRule } from '../../src/sandbox/index.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
+import { openTestStore } from '../helpers/store-engines.js';
 
 const USER = 'U1234';
 
@@ -209,7 +209,9 @@ describe('ledger rows == calls that arrived at the sandbox, operation by operati
       for (const c of cases) {
         h.sandbox.setFaults(c.faults);
         const reachedBefore = h.sandbox.stats().callsByOperation[operation];
-        const rowsBefore = (await store.ledger.list({ from, to })).filter((r) => r.operation === operation).length;
+        const rowsBefore = (await store.ledger.list({ from, to })).filter(
+          (r) => r.operation === operation,
+        ).length;
         await confirmAndRun(c.request);
         const stats = h.sandbox.stats();
         // The lookup reached the service (the case is not vacuous)…
@@ -221,7 +223,8 @@ describe('ledger rows == calls that arrived at the sandbox, operation by operati
         for (const line of await books())
           expect({ case: c.name, ...line }).toEqual({ case: c.name, ...line, ledger: line.sandbox });
         const rowsAdded =
-          (await store.ledger.list({ from, to })).filter((r) => r.operation === operation).length - rowsBefore;
+          (await store.ledger.list({ from, to })).filter((r) => r.operation === operation).length -
+          rowsBefore;
         // Item operations: success and "item does not exist" are each exactly one quota call (spec §8).
         if (quota && (c.name === 'success' || c.name === 'not found'))
           expect({ case: c.name, rowsAdded }).toEqual({ case: c.name, rowsAdded: 1 });

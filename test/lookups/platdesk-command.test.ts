@@ -13,9 +13,9 @@ import { createLocaleSettings } from '../../src/lookups/locale.js';
 import { type PlatdeskResult, runPlatdeskCommand } from '../../src/lookups/platdesk-command.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
 import { allText } from '../blocks/render-fixtures.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 const ADMIN = 'UADMIN';
@@ -116,7 +116,7 @@ describe('settings changes persist and are audited with the actor', () => {
     await run(`budget ${OTHER} monthly 70`);
     await run('budget workspace daily off');
     await run('budget timezone America/New_York');
-    expect((await settings().budgets())).toEqual({
+    expect(await settings().budgets()).toEqual({
       timezone: 'America/New_York',
       workspace: { daily: null, monthly: null },
       perUser: { daily: null, monthly: 2000 },
@@ -140,7 +140,7 @@ describe('settings changes persist and are audited with the actor', () => {
   it('access: only listed users, groups and channels; then everyone again', async () => {
     const result = await run(`access only <@${USER}|agent> <!subteam^S123|@support> <#C999|orders>`);
     expect(linesOf(result)).toContain(`<@${USER}>`);
-    expect((await settings().access())).toEqual({
+    expect(await settings().access()).toEqual({
       mode: 'listed',
       users: [USER],
       groups: ['S123'],
@@ -156,27 +156,21 @@ describe('settings changes persist and are audited with the actor', () => {
   it('shop add / remove / registered-only', async () => {
     await run('shop add tea owner:2200001002 shop:57305678 <#C1|tea-support> channel:<#C2>');
     await run('shop add clothing owner:2200001001');
-    expect((await (await settings().shops())).shops).toEqual([
+    expect((await await settings().shops()).shops).toEqual([
       { alias: 'tea', ownerId: '2200001002', shopId: '57305678', channels: ['C1', 'C2'] },
       { alias: 'clothing', ownerId: '2200001001', shopId: null, channels: [] },
     ]);
     // Adding an alias again replaces it.
     await run('shop add TEA owner:2200001002');
-    expect(
-      (await settings().shops())
-        .shops.map((s) => [s.alias, s.channels]),
-    ).toEqual([
+    expect((await settings().shops()).shops.map((s) => [s.alias, s.channels])).toEqual([
       ['clothing', []],
       ['TEA', []],
     ]);
     await run('shops registered-only on');
-    expect((await (await settings().shops())).registeredOnly).toBe(true);
+    expect((await await settings().shops()).registeredOnly).toBe(true);
     expect(linesOf(await run('shops'))).toContain('Only registered shops may be queried.');
     await run('shop remove clothing');
-    expect(
-      (await settings().shops())
-        .shops.map((s) => s.alias),
-    ).toEqual(['TEA']);
+    expect((await settings().shops()).shops.map((s) => s.alias)).toEqual(['TEA']);
     expect(await audits()).toHaveLength(5);
     expect((await audits()).every((a) => a.actorId === ADMIN)).toBe(true);
     expect(problemsOf(await run('shop remove nope'))).toContain('no shop nope');
@@ -190,7 +184,7 @@ describe('settings changes persist and are audited with the actor', () => {
   it('cache lifetimes per operation (0 = not cached)', async () => {
     expect(linesOf(await run('cache platiteminfo 0'))).toContain('platiteminfo: not cached');
     await run('cache paging-orders 60');
-    expect((await settings().cacheTtlS())).toMatchObject({
+    expect(await settings().cacheTtlS()).toMatchObject({
       platiteminfo: 0,
       'paging-orders': 60,
       platiteminfoprice: 600,
@@ -258,7 +252,7 @@ describe('settings survive a restart', () => {
     try {
       const s = spendSettings(second.settings);
       expect((await s.budgets()).perUser.daily).toBe(300);
-      expect((await s.access())).toMatchObject({ mode: 'listed', users: [USER] });
+      expect(await s.access()).toMatchObject({ mode: 'listed', users: [USER] });
       expect((await s.shops()).shops[0]).toMatchObject({ alias: 'tea', channels: ['C1'] });
       expect((await s.cacheTtlS())['get-shop-info']).toBe(0);
       expect(await second.audit.list(10)).toHaveLength(4);
@@ -289,7 +283,9 @@ describe('reports', () => {
     if (result.kind !== 'export') throw new Error(result.kind);
     expect(result.filename).toBe('platdesk-ledger-2026-11.csv');
     const range = reportRange('month', NOW, 'Asia/Shanghai');
-    expect(renderLedgerCsv(en, result.entries)).toBe(ledgerCsv(await store.ledger.list(range).then((e) => e.reverse())));
+    expect(renderLedgerCsv(en, result.entries)).toBe(
+      ledgerCsv(await store.ledger.list(range).then((e) => e.reverse())),
+    );
     expect(result.entries).toHaveLength(1);
     const october = await run('export 2026-10');
     if (october.kind !== 'export') throw new Error(october.kind);

@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerCsv, reportRange, usageReport } from '../../src/lookups/reports.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { LedgerEntry, NewLedgerEntry, Store } from '../../src/store/store.js';
+import { openTestStore } from '../helpers/store-engines.js';
 
 const HEADER =
   'at,user_id,channel_id,operation,edition,points,yuan,quota_calls,code,outcome,request_id,correlation_id,pending_id,source';
@@ -169,13 +169,23 @@ describe('usageReport', () => {
     await store.ledger.record(row('2026-11-19T15:59:59Z', 7)); // 23:59:59 on 11-19 in Shanghai
     await store.ledger.record(row('2026-11-19T16:00:00Z', 5)); // 00:00 on 11-20 in Shanghai
     await store.ledger.record(row('2026-11-19T23:00:00Z', 3)); // 07:00 on 11-20 in Shanghai
-    const shanghai = await usageReport(store, { period: 'last30', userId: null, now, timeZone: 'Asia/Shanghai' });
+    const shanghai = await usageReport(store, {
+      period: 'last30',
+      userId: null,
+      now,
+      timeZone: 'Asia/Shanghai',
+    });
     expect(shanghai.timeZone).toBe('Asia/Shanghai');
     expect(shanghai.byDay).toEqual([
       { key: '2026-11-19', points: 7, quotaCalls: 0, calls: 1 },
       { key: '2026-11-20', points: 8, quotaCalls: 0, calls: 2 },
     ]);
-    const mine = await usageReport(store, { period: 'month', userId: 'U1234', now, timeZone: 'America/New_York' });
+    const mine = await usageReport(store, {
+      period: 'month',
+      userId: 'U1234',
+      now,
+      timeZone: 'America/New_York',
+    });
     expect(mine.byDay).toEqual([{ key: '2026-11-19', points: 15, quotaCalls: 0, calls: 3 }]);
     // Every day listed sums to the report's total.
     expect(shanghai.byDay.reduce((n, d) => n + d.points, 0)).toBe(shanghai.totals.points);

@@ -22,9 +22,9 @@ import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse
 import { budgetsSchema } from '../../src/lookups/settings.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { PendingLookup, Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 const { items, links, shops, owners, wwids, orderCounts } = SANDBOX_FIXTURES;
@@ -341,7 +341,7 @@ describe('cache', () => {
     expect(refreshed.shared).toBeUndefined();
     expect(calls()).toBe(2);
     // The refreshed answer is the cached one now.
-    expect((expectKind(await r.lookups.prepare(itemBasic, actor('U3'), 'x'), 'cached')).ageMs).toBeLessThan(
+    expect(expectKind(await r.lookups.prepare(itemBasic, actor('U3'), 'x'), 'cached').ageMs).toBeLessThan(
       MINUTE,
     );
 

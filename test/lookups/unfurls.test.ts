@@ -161,7 +161,7 @@ describe('the plan of the chosen lookups', () => {
 describe('unfurl records and caps in the store', () => {
   it('auto-lookups: one per (channel, item) in the window, at most `cap` a day, given back when not called', async () => {
     let t = Date.parse('2026-11-20T02:00:00Z');
-    const store = await openStore({ path: ':memory:', clock: { now: () => (new Date(t)).getTime() } });
+    const store = await openStore({ path: ':memory:', clock: { now: () => new Date(t).getTime() } });
     const since = () => new Date(t - 30 * 60_000);
     const begin = (itemId: string) =>
       store.unfurls.beginAuto({
@@ -191,11 +191,11 @@ describe('unfurl records and caps in the store', () => {
   it('handled event ids survive a restart; old ones are forgotten', async () => {
     const path = join(dir, 'events.db');
     let t = Date.parse('2026-11-20T02:00:00Z');
-    let store = await openStore({ path, clock: { now: () => (new Date(t)).getTime() } });
+    let store = await openStore({ path, clock: { now: () => new Date(t).getTime() } });
     expect(await store.unfurls.firstSeen('Ev1', 3_600_000)).toBe(true);
     expect(await store.unfurls.firstSeen('Ev1', 3_600_000)).toBe(false);
     await store.close();
-    store = await openStore({ path, clock: { now: () => (new Date(t)).getTime() } });
+    store = await openStore({ path, clock: { now: () => new Date(t).getTime() } });
     expect(await store.unfurls.firstSeen('Ev1', 3_600_000)).toBe(false);
     t += 2 * 3_600_000;
     expect(await store.unfurls.firstSeen('Ev2', 3_600_000)).toBe(true);
@@ -205,7 +205,7 @@ describe('unfurl records and caps in the store', () => {
 
   it('a shortcut batch is claimed once, by its user, before expiry', async () => {
     let t = Date.parse('2026-11-20T02:00:00Z');
-    const store = await openStore({ path: ':memory:', clock: { now: () => (new Date(t)).getTime() } });
+    const store = await openStore({ path: ':memory:', clock: { now: () => new Date(t).getTime() } });
     const input = {
       userId: 'U1',
       kind: 'items',

@@ -10,10 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { currentInstance } from '../../src/instance.js';
 import { createLogger } from '../../src/logger.js';
 import { createClaimWatch } from '../../src/slack/interrupted-lookups.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { textOf } from '../helpers/platdesk-harness.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { openTestStore } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -139,9 +139,9 @@ describe('confirmation', () => {
     const sandboxAfter = h().sandbox.stats().charges.byOperation['get-shop-info'];
     expect(sandboxAfter.count - sandboxBefore.count).toBe(1);
 
-    const rows = h()
-      .platdesk.store.ledger.list(allTime())
-      .filter((r) => r.operation === 'get-shop-info');
+    const rows = (await h().platdesk.store.ledger.list(allTime())).filter(
+      (r) => r.operation === 'get-shop-info',
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       userId: SLACK.userId,

@@ -275,9 +275,7 @@ describe('App Home: Add digest', () => {
     expect(Object.values(errors).join(' ')).toContain('Only platdesk admins');
     expect(await h().platdesk.store.digests.list()).toHaveLength(count);
     expect(
-      h()
-        .platdesk.store.audit.list(10, { action: 'digest.add' })
-        .map((a) => a.actorId),
+      (await h().platdesk.store.audit.list(10, { action: 'digest.add' })).map((a) => a.actorId),
     ).not.toContain(SLACK.userId);
   });
 
@@ -322,6 +320,7 @@ describe('App Home: Add digest', () => {
     await submit({ alias: 'tea', channel: 'CHOMEDEF', time: at, zone: 'Asia/Shanghai', language: 'default' });
     await waitPublish(again);
     expect(await locales.channel('CHOMEDEF')).toBeNull();
-    for (const d of await h().platdesk.store.digests.list()) await h().platdesk.store.digests.remove(d.id, SLACK.adminId);
+    for (const d of await h().platdesk.store.digests.list())
+      await h().platdesk.store.digests.remove(d.id, SLACK.adminId);
   });
 });

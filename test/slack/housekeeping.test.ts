@@ -63,7 +63,7 @@ describe('housekeeping', () => {
     h().advance(2000);
 
     await expect
-      .poll(() => [unused, finished, pager].map((id) => await store.pending.get(id)), {
+      .poll(() => Promise.all([unused, finished, pager].map((id) => store.pending.get(id))), {
         timeout: 3000,
         interval: 20,
       })

@@ -14,7 +14,6 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import {
   confirmationOf,
   type PlatdeskHarness,
@@ -26,6 +25,7 @@ import {
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { postAction, postCommand } from '../helpers/slack-http.js';
 import { blockAction, SLACK, slashCommand } from '../helpers/slack-payloads.js';
+import { openTestStore } from '../helpers/store-engines.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'platdesk-crash-'));
@@ -118,8 +118,8 @@ describe('a lookup cut by a crash', () => {
     await once(first.child, 'exit');
     child = undefined;
     const left = await openTestStore(db);
-    expect(left.pending.get(pendingId)?.state).toBe('running');
-    left.close();
+    expect((await left.pending.get(pendingId))?.state).toBe('running');
+    await left.close();
 
     // Restart at once on the same file (this test's process: the same host, another pid).
     const restartedAt = performance.now();

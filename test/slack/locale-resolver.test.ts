@@ -7,9 +7,9 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocaleSettings, toLocale } from '../../src/lookups/locale.js';
 import { createLocaleResolver, SLACK_LOCALE_TTL_MS } from '../../src/slack/locale-resolver.js';
-import { openTestStore } from '../helpers/store-engines.js';
 import type { Store } from '../../src/store/store.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { openTestStore } from '../helpers/store-engines.js';
 
 describe('locale resolver', () => {
   let fake: FakeSlack;
@@ -91,15 +91,15 @@ describe('locale resolver', () => {
 
   it('a channel: its own language, else the workspace default', async () => {
     const r = resolver();
-    expect(r.channel('C1').locale).toBe('en');
+    expect((await r.channel('C1')).locale).toBe('en');
     await r.settings.setChannel('C1', 'zh-CN', 'UADMIN');
-    expect(r.channel('C1').locale).toBe('zh-CN');
-    expect(r.channel('C2').locale).toBe('en');
+    expect((await r.channel('C1')).locale).toBe('zh-CN');
+    expect((await r.channel('C2')).locale).toBe('en');
     await r.settings.setWorkspace('zh-CN', 'UADMIN');
-    expect(r.channel('C2').locale).toBe('zh-CN');
-    expect(r.channel(null).locale).toBe('zh-CN');
+    expect((await r.channel('C2')).locale).toBe('zh-CN');
+    expect((await r.channel(null)).locale).toBe('zh-CN');
     await r.settings.setChannel('C1', null, 'UADMIN');
-    expect(r.channel('C1').locale).toBe('zh-CN');
+    expect((await r.channel('C1')).locale).toBe('zh-CN');
     // Every change is audited with who made it.
     expect((await store.audit.list(10)).map((a) => a.actorId)).toEqual(['UADMIN', 'UADMIN', 'UADMIN']);
   });

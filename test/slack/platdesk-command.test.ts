@@ -14,7 +14,7 @@ const OTHER_CHANNEL = 'C9999';
 
 describe('/platdesk', () => {
   const settings = () => spendSettings(h().platdesk.store.settings);
-  const audit = () => await h().platdesk.store.audit.list(100);
+  const audit = () => h().platdesk.store.audit.list(100);
 
   /** Runs /platdesk and returns the text of its answer. */
   async function platdesk(text: string, userId: string = SLACK.userId): Promise<string> {
@@ -46,17 +46,17 @@ describe('/platdesk', () => {
       'audit',
     ])
       expect(await platdesk(text)).toContain('is for platdesk admins');
-    expect(audit()).toEqual([]);
-    expect(settings().budgets().workspace.daily).toBeNull();
+    expect(await audit()).toEqual([]);
+    expect((await settings().budgets()).workspace.daily).toBeNull();
   });
 
   it("an admin's budget change is stored and audited with the admin's id", async () => {
     expect(await admin('budget workspace monthly 5000')).toContain(
       'Workspace: daily no cap, monthly 5,000 points',
     );
-    expect(settings().budgets().workspace.monthly).toBe(5000);
-    expect(audit()[0]).toMatchObject({ actorId: SLACK.adminId, action: 'settings.set' });
-    expect(audit()[0]?.detail).toContain('"monthly":5000');
+    expect((await settings().budgets()).workspace.monthly).toBe(5000);
+    expect((await audit())[0]).toMatchObject({ actorId: SLACK.adminId, action: 'settings.set' });
+    expect((await audit())[0]?.detail).toContain('"monthly":5000');
     expect(await admin('audit')).toContain(`<@${SLACK.adminId}> settings.set: budgets`);
   });
 
@@ -66,10 +66,10 @@ describe('/platdesk', () => {
         `shop add tea owner:${owners.small} shop:${shops.tea} <#${SLACK.channelId}|${SLACK.channelName}>`,
       ),
     ).toContain(`*tea*: owner ${owners.small}, shop ${shops.tea}; <#${SLACK.channelId}>`);
-    expect(settings().shops().shops).toEqual([
+    expect((await settings().shops()).shops).toEqual([
       { alias: 'tea', ownerId: owners.small, shopId: shops.tea, channels: [SLACK.channelId] },
     ]);
-    expect(audit()[0]).toMatchObject({ actorId: SLACK.adminId });
+    expect((await audit())[0]).toMatchObject({ actorId: SLACK.adminId });
 
     await h().settle(50);
     const before = h().calls();
@@ -97,7 +97,7 @@ describe('/platdesk', () => {
     await h().settle(100);
     expect(h().calls()).toBe(before);
     await admin('shops registered-only off');
-    expect(settings().shops().registeredOnly).toBe(false);
+    expect((await settings().shops()).registeredOnly).toBe(false);
   });
 
   it('cache lifetimes: 0 for get-shop-id means every lookup asks and calls again', async () => {
@@ -107,7 +107,7 @@ describe('/platdesk', () => {
     expect(textOf(await h().nextResponse(cached.responseUrlId))).toContain('From cache');
 
     expect(await admin('cache get-shop-id 0')).toContain('get-shop-id: not cached');
-    expect(settings().cacheTtlS()['get-shop-id']).toBe(0);
+    expect((await settings().cacheTtlS())['get-shop-id']).toBe(0);
     await h().settle();
     const before = h().calls();
     const again = await h().ask('/shop', `ww ${wwids.known}`);
@@ -127,13 +127,13 @@ describe('/platdesk', () => {
     expect(await platdesk('budget user daily 300', SLACK.secondUserId)).toContain(
       'Each user: daily 300 points',
     );
-    expect(audit()[0]).toMatchObject({ actorId: SLACK.secondUserId });
+    expect((await audit())[0]).toMatchObject({ actorId: SLACK.secondUserId });
 
     expect(await admin(`admins remove <@${SLACK.secondUserId}> <@${SLACK.adminId}>`)).toContain(
       'stay admins: they are set in PLATDESK_ADMINS',
     );
     expect(await platdesk('budget user daily off', SLACK.secondUserId)).toContain('is for platdesk admins');
-    expect(settings().budgets().perUser.daily).toBe(300);
+    expect((await settings().budgets()).perUser.daily).toBe(300);
   });
 
   it('bad input is answered with what was not understood', async () => {

@@ -78,7 +78,7 @@ describe('spend control in Slack', () => {
       const reset = await h().command('/platdesk', 'access everyone', { userId: SLACK.adminId });
       await h().nextResponse(reset.responseUrlId);
     }
-    expect(settings().access().mode).toBe('everyone');
+    expect((await settings().access()).mode).toBe('everyone');
   });
 
   it('a budget refusal states the figures and names the admins', async () => {
@@ -107,7 +107,7 @@ describe('spend control in Slack', () => {
   });
 
   it("/platdesk usage shows the user's own spend from the ledger", async () => {
-    const before = ledger().totals({ ...allTime(), userId: SLACK.userId });
+    const before = await ledger().totals({ ...allTime(), userId: SLACK.userId });
     const { confirmation } = await h().ask('/shop', `ww ${wwids.known}`);
     await h().confirm(confirmation);
     // A call the service answered without charging (a system error, code 200) is still a call
@@ -119,10 +119,10 @@ describe('spend control in Slack', () => {
     } finally {
       h().sandbox.setFaults([]);
     }
-    const mine = ledger().totals({ ...allTime(), userId: SLACK.userId });
+    const mine = await ledger().totals({ ...allTime(), userId: SLACK.userId });
     expect(mine.points).toBe(2);
     expect(mine.calls).toBe(before.calls + 2);
-    const rows = ledger().list({ ...allTime(), userId: SLACK.userId, limit: 2 });
+    const rows = await ledger().list({ ...allTime(), userId: SLACK.userId, limit: 2 });
     expect(rows.map((r) => [r.operation, r.code, r.points])).toEqual([
       ['get-shop-id', 200, 0],
       ['get-shop-id', 0, 2],
@@ -154,8 +154,8 @@ describe('spend control in Slack', () => {
     const sent = await h().command('/platdesk', 'export month', { userId: SLACK.adminId });
     const reply = textOf(await h().nextResponse(sent.responseUrlId));
 
-    const range = reportRange('month', h().now(), settings().budgets().timezone);
-    const rows = [...ledger().iterate(range)];
+    const range = reportRange('month', h().now(), (await await settings().budgets()).timezone);
+    const rows = (await ledger().list(range)).reverse();
     expect(rows.length).toBeGreaterThanOrEqual(3);
     expect(reply).toContain(`(${rows.length} rows) is in your direct messages`);
 
@@ -174,14 +174,14 @@ describe('spend control in Slack', () => {
   });
 
   it('/platdesk export and budget are denied to a non-admin and change nothing', async () => {
-    const budgetsBefore = settings().budgets();
+    const budgetsBefore = await await settings().budgets();
     const auditBefore = (await h().platdesk.store.audit.list(100)).length;
     const uploadsBefore = h().fake.callsTo('file_upload').length;
     for (const text of ['budget user daily 5', 'budget workspace monthly 1', 'export month']) {
       const sent = await h().command('/platdesk', text);
       expect(textOf(await h().nextResponse(sent.responseUrlId))).toContain('is for platdesk admins');
     }
-    expect(settings().budgets()).toEqual(budgetsBefore);
+    expect(await settings().budgets()).toEqual(budgetsBefore);
     expect(await h().platdesk.store.audit.list(100)).toHaveLength(auditBefore);
     expect(h().fake.callsTo('file_upload')).toHaveLength(uploadsBefore);
   });

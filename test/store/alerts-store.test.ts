@@ -4,11 +4,9 @@
  * crash), claim once, reminder once, a post interrupted by a crash never repeated.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AlertOrderFacts } from '../../src/store/store.js';
-import type { Lease } from '../../src/store/store.js';
-import { ENGINES, type EngineName, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
-import type { Store } from '../../src/store/store.js';
+import type { AlertOrderFacts, Lease, Store } from '../../src/store/store.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
+import { ENGINES, type EngineName, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
 const T0 = Date.parse('2026-11-20T02:00:00Z');
 const MINUTE = 60_000;
@@ -79,9 +77,9 @@ describe.each(ENGINES)('alert store on %s', (name) => {
       lease('a', T0 + 60 * MINUTE),
     );
     expect(next.claimed).toBe(true);
-    expect(await store.alerts.recordPending(next.check.id, lease('a', T0 + 60 * MINUTE), [order('s1', 2)])).toEqual(
-      [],
-    );
+    expect(
+      await store.alerts.recordPending(next.check.id, lease('a', T0 + 60 * MINUTE), [order('s1', 2)]),
+    ).toEqual([]);
   });
 
   it('a crash while posting: the check is marked unknown once and its orders are not posted again', async () => {
@@ -91,15 +89,17 @@ describe.each(ENGINES)('alert store on %s', (name) => {
     expect(await store.alerts.markPosting(a.check.id, lease('a', T0))).toBe(true);
     const first = await store.alerts.claimCheck(slot, lease('b', T0 + 11 * MINUTE));
     expect(first).toMatchObject({ claimed: false, orphaned: true });
-    expect(await store.alerts.claimCheck(slot, lease('c', T0 + 12 * MINUTE))).toMatchObject({ orphaned: false });
+    expect(await store.alerts.claimCheck(slot, lease('c', T0 + 12 * MINUTE))).toMatchObject({
+      orphaned: false,
+    });
     expect((await store.alerts.order(1, 's1'))?.state).toBe('unknown');
     const next = await store.alerts.claimCheck(
       { ...slot, slotAt: new Date(T0 + 60 * MINUTE) },
       lease('b', T0 + 60 * MINUTE),
     );
-    expect(await store.alerts.recordPending(next.check.id, lease('b', T0 + 60 * MINUTE), [order('s1', 2)])).toEqual(
-      [],
-    );
+    expect(
+      await store.alerts.recordPending(next.check.id, lease('b', T0 + 60 * MINUTE), [order('s1', 2)]),
+    ).toEqual([]);
   });
 
   it('claim once (the claimer again is fine), handled only by the claimer, shipped once, reminded once', async () => {
@@ -122,7 +122,10 @@ describe.each(ENGINES)('alert store on %s', (name) => {
       order: { state: 'handled' },
     });
     expect(await store.alerts.claimOrder(1, 's1', 'U2', at)).toMatchObject({ ok: false, reason: 'done' });
-    expect(await store.alerts.claimOrder(1, 'nope', 'U2', at)).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await store.alerts.claimOrder(1, 'nope', 'U2', at)).toMatchObject({
+      ok: false,
+      reason: 'not_found',
+    });
     expect(await store.alerts.markReminded(1, 's2', at)).toBe(true);
     expect(await store.alerts.markReminded(1, 's2', at)).toBe(false);
     expect(await store.alerts.markShipped(1, 's2', at)).toBe(true);

@@ -29,7 +29,12 @@ export async function runContender(store: Store, input: ClaimRaceInput): Promise
       // A spin, not Atomics.wait: the point is to release every contender in the same microsecond.
       if (Date.now() > deadline) throw new Error(`claim race: contenders never met at round ${round}`);
     }
-    results.push(await store.pending.claim(id, input.userId, { instanceId: `contender-${input.userId}`, leaseMs: 30_000 }));
+    results.push(
+      await store.pending.claim(id, input.userId, {
+        instanceId: `contender-${input.userId}`,
+        leaseMs: 30_000,
+      }),
+    );
   }
   return { wins: results.map((r) => r.ok), reasons: results.map((r) => (r.ok ? null : r.reason)) };
 }

@@ -56,9 +56,11 @@ describe('PostgreSQL stopped and started again under a running store', () => {
     await server.stop();
 
     expect(await store.ping(1000)).toBe(false);
-    await expect(store.pending.claim(pending.id, 'U1')).rejects.toThrow(StoreUnavailableError);
+    await expect(
+      store.pending.claim(pending.id, 'U1', { instanceId: 'outage-test', leaseMs: 30_000 }),
+    ).rejects.toThrow(StoreUnavailableError);
     // A charge reported by a call that was already under way: kept, not lost, not thrown.
-    charges.record(charge(7));
+    void charges.record(charge(7));
     await new Promise((r) => setTimeout(r, 300));
     expect(charges.backlog()).toBe(1);
 
@@ -69,7 +71,9 @@ describe('PostgreSQL stopped and started again under a running store', () => {
     expect(await store.ping(1000)).toBe(true);
     expect((await store.ledger.list(allTime())).map((e) => e.points)).toEqual([7]);
     // The claim that failed changed nothing: the confirmation is still there to be used once.
-    expect((await store.pending.claim(pending.id, 'U1')).ok).toBe(true);
+    expect(
+      (await store.pending.claim(pending.id, 'U1', { instanceId: 'outage-test', leaseMs: 30_000 })).ok,
+    ).toBe(true);
     charges.stop();
   }, 60_000);
 });

@@ -192,7 +192,10 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
     it('another user gets not_yours, and the owner can still claim', async () => {
       const store = await open();
       const { id } = await store.pending.create(newPending());
-      expect(await store.pending.claim(id, 'U9999', HOLDER)).toMatchObject({ ok: false, reason: 'not_yours' });
+      expect(await store.pending.claim(id, 'U9999', HOLDER)).toMatchObject({
+        ok: false,
+        reason: 'not_yours',
+      });
       expect(await store.pending.cancel(id, 'U9999')).toMatchObject({ ok: false, reason: 'not_yours' });
       expect((await store.pending.claim(id, 'U1234', HOLDER)).ok).toBe(true);
     });
@@ -234,7 +237,10 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         ok: true,
         pending: { state: 'cancelled' },
       });
-      expect(await store.pending.claim(id, 'U1234', HOLDER)).toMatchObject({ ok: false, reason: 'cancelled' });
+      expect(await store.pending.claim(id, 'U1234', HOLDER)).toMatchObject({
+        ok: false,
+        reason: 'cancelled',
+      });
       expect(await store.pending.cancel(id, 'U1234')).toMatchObject({ ok: false, reason: 'cancelled' });
     });
 
