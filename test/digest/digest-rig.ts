@@ -131,7 +131,7 @@ export async function startDigestRig(
     async advance(ms, step = 60_000) {
       const end = clock.now() + ms;
       while (clock.now() < end) {
-        clock.advanceTo(Math.min(end, clock.now() + step));
+        await clock.advanceToAsync(Math.min(end, clock.now() + step));
         await idle();
       }
     },

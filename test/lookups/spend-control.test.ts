@@ -436,7 +436,7 @@ describe('nothing twice', () => {
 
     // After a restart (a new service over the same store) the Confirm button cannot run it again.
     const restarted = createLookupService({ client: h.client, store: r.store, prices: PRICES });
-    expect(restarted.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'interrupted' });
+    expect(await restarted.claim(pending.id, 'U1')).toMatchObject({ ok: false, reason: 'interrupted' });
     expect(calls()).toBe(0);
     expect(await r.store.ledger.list(allTime())).toEqual([]);
   });

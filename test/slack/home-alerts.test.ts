@@ -80,7 +80,7 @@ describe('App Home: ship-by alerts', () => {
     const errors = (JSON.parse(bad.body) as { errors: Record<string, string> }).errors;
     expect(Object.keys(errors).sort()).toEqual(['cap', 'every', 'hours', 'within']);
     expect(errors.within).toContain('from 1 to 72');
-    expect(h().platdesk.store.alerts.list()).toHaveLength(0);
+    expect(await h().platdesk.store.alerts.list()).toHaveLength(0);
 
     const before = h().fake.callsTo('views.publish').length;
     const ok = await h().submitView({
@@ -93,7 +93,7 @@ describe('App Home: ship-by alerts', () => {
     });
     expect(ok.body).toBe('');
     await waitPublish(before);
-    expect(h().platdesk.store.alerts.list()).toMatchObject([
+    expect(await h().platdesk.store.alerts.list()).toMatchObject([
       {
         ownerId: SANDBOX_FIXTURES.owners.dueSoon,
         channelId: 'CHOMEAL01',
@@ -105,7 +105,7 @@ describe('App Home: ship-by alerts', () => {
     await clock.advanceAsync(1000);
     await h().fake.waitFor('chat.postMessage', (c) => c.body.channel === 'CHOMEAL01');
     await h().settle(50);
-    const spent = h().platdesk.store.alerts.spentOn(
+    const spent = await h().platdesk.store.alerts.spentOn(
       1,
       new Date(clock.now() + 8 * 3_600_000).toISOString().slice(0, 10),
     );
@@ -121,10 +121,10 @@ describe('App Home: ship-by alerts', () => {
     const remove = buttonOf({ blocks: home }, 'platdesk.home.alert_remove.1');
     const refused = await h().click(remove.actionId, remove.value, { userId: SLACK.userId });
     expect(textOf(await h().nextResponse(refused.responseUrlId))).toContain('Only platdesk admins');
-    expect(h().platdesk.store.alerts.list()).toHaveLength(1);
+    expect(await h().platdesk.store.alerts.list()).toHaveLength(1);
     const again = h().fake.callsTo('views.publish').length;
     await h().click(remove.actionId, remove.value, { userId: SLACK.adminId });
     expect(textOf({ blocks: await waitPublish(again) })).toContain('Ship-by alerts* (0)');
-    expect(h().platdesk.store.alerts.list()).toHaveLength(0);
+    expect(await h().platdesk.store.alerts.list()).toHaveLength(0);
   });
 });

@@ -4,9 +4,11 @@
  * within Slack's 100 blocks; settings changed from the Home persist and are audited; non-admins
  * cannot change them.
  */
+
 import type { ViewStateValue } from '@slack/bolt';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { localDateOf } from '../../src/digest/zoned-time.js';
+import { BUDGET_ALERT_PREFIX } from '../../src/lookups/lookup-service.js';
 import { autoLookupSettings } from '../../src/lookups/unfurls.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
@@ -123,11 +125,10 @@ describe('App Home', () => {
   });
 
   it('one zone on the whole Home: days, times and budget alerts in the budget zone, labelled so (issue 10, point 18)', async () => {
-    // The budget alert store keeps the instant the local day began: 2026-11-23 00:00 in Shanghai.
-    await h().platdesk.store.settings.set(
-      'budget.alerted',
-      { 'workspace:*:daily:warned': '2026-11-22T16:00:00.000Z' },
-      'platdesk',
+    // The budget alert key holds the instant the local day began: 2026-11-23 00:00 in Shanghai.
+    await h().platdesk.store.alertsSent.claim(
+      `${BUDGET_ALERT_PREFIX}2026-11-22T16:00:00.000Z|workspace:*:daily:warned`,
+      Number.POSITIVE_INFINITY,
     );
     const { blocks } = await openHome(SLACK.adminId);
     const said = textOf({ blocks });
@@ -170,7 +171,7 @@ describe('App Home', () => {
     // A non-admin's submit is refused.
     const refused = await submitForm('platdesk.home.autolookup.form', values, SLACK.userId);
     expect(refused.body).toContain('Only platdesk admins');
-    expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBeNull();
+    expect(await autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBeNull();
 
     const before = h().fake.callsTo('views.publish').length;
     const res = await submitForm('platdesk.home.autolookup.form', values);
@@ -178,7 +179,7 @@ describe('App Home', () => {
     const { call, blocks } = await waitPublish(before);
     expect(call.body.user_id).toBe(SLACK.adminId);
     expect(textOf({ blocks })).toContain('<#CHOME0001>: up to 7 a day, 0 used today');
-    expect(autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBe(7);
+    expect(await autoLookupSettings(h().platdesk.store.settings).capOf('CHOME0001')).toBe(7);
     const audit = await h().platdesk.store.audit.list(5);
     expect(audit.some((a) => a.actorId === SLACK.adminId && a.detail.startsWith('autolookup'))).toBe(true);
   });

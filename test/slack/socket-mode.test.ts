@@ -89,6 +89,7 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
       ok: true,
       mode: 'socket',
       sandbox: true,
+      store: { engine: 'sqlite', reachable: true, ledgerBacklog: 0 },
       limiter: 'in-process',
       socket: { open: 2, connections: 2, downForMs: 0 },
     });
