@@ -25,6 +25,8 @@ import {
   viewSubmission,
 } from './slack-payloads.js';
 
+import { createPostgresDatabase, dropPostgresDatabase, type EngineName } from './store-engines.js';
+
 export const SIGNING_SECRET = 'test-secret';
 
 export interface HarnessOptions {
@@ -44,6 +46,11 @@ export interface HarnessOptions {
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
   signingSecret?: string;
+  /**
+   * The store engine: 'sqlite' (default, a private in-memory database) or 'postgres' (a fresh
+   * database on the run's test server, dropped on close).
+   */
+  engine?: EngineName;
 }
 
 /** What a confirmed lookup answered, and how many plat calls it took. */
@@ -237,6 +244,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     write: (line: string) => void logLines.push(line),
   });
   const signingSecret = options.signingSecret ?? SIGNING_SECRET;
+  const database = options.engine === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test',
     SLACK_SIGNING_SECRET: signingSecret,
@@ -244,6 +252,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     PORT: '0',
     PLAT_SANDBOX: '1',
     DATABASE_PATH: ':memory:',
+    ...(database ? { DATABASE_URL: database } : {}),
     LOG_LEVEL: 'silent',
     PLATDESK_ADMINS: SLACK.adminId,
     ...options.env,
@@ -259,6 +268,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     platdesk = await startPlatdesk(config, startOptions);
   } catch (error) {
     await fake.close();
+    if (database) await dropPostgresDatabase(database);
     throw error;
   }
   const sandbox = platdesk.sandbox;
@@ -416,6 +426,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
         await platdesk.stop();
       } finally {
         await fake.close();
+        if (database) await dropPostgresDatabase(database);
       }
     },
   };

@@ -3,6 +3,7 @@
  * and expiry never call twice or at all; every charge is in the ledger and stated in the answer;
  * a user's own threshold skips the confirmation only for a known price under it.
  */
+
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import {
@@ -13,17 +14,18 @@ import {
   useHarness,
 } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners, links, wwids } = SANDBOX_FIXTURES;
 const MINUTE = 60_000;
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 365 * 24 * 3_600_000) });
 
-describe('confirmation', () => {
+describe.each(ENGINES)('confirmation (%s store)', (engine) => {
   /** A different orders page each time, so no answer can come from a cache or a shared call. */
   let page = 0;
   const ordersRequest = () => `${owners.busy} page:${++page}`;
 
-  const h = useHarness();
+  const h = useHarness({ engine });
 
   it('two concurrent clicks on Confirm make exactly one call', async () => {
     const before = h().calls();

@@ -15,6 +15,7 @@ import { buttonOf, buttonsOf, SIGNING_SECRET, textOf, useHarness } from '../help
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners } = SANDBOX_FIXTURES;
 const ADD = 'platdesk.home.digest_add';
@@ -56,10 +57,10 @@ function farTime(now: Date): string {
   return `${String(later.getUTCHours()).padStart(2, '0')}:00`;
 }
 
-describe('App Home: Add digest', () => {
+describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
   let seq = 0;
 
-  const h = useHarness();
+  const h = useHarness({ engine });
   beforeAll(async () => {
     spendSettings(h().platdesk.store.settings).setShops(
       {

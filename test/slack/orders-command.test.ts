@@ -2,6 +2,7 @@
  * `/orders` end to end: a page with its pager (each page its own charged, single-use lookup),
  * the filter form (views.open, view_submission), and no receiver data in any message.
  */
+
 import { describe, expect, it } from 'vitest';
 import { ORDERS_FORM } from '../../src/blocks/orders-form.js';
 import { buildOrderBook } from '../../src/sandbox/fixtures.js';
@@ -16,6 +17,7 @@ import {
   useHarness,
 } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners, orderCounts } = SANDBOX_FIXTURES;
 const PAGES = Math.ceil(orderCounts.busy / 20);
@@ -50,8 +52,8 @@ function formValues(input: { owner: string; size?: string; from?: Date; to?: Dat
   return values;
 }
 
-describe('/orders', () => {
-  const h = useHarness();
+describe.each(ENGINES)('/orders (%s store)', (engine) => {
+  const h = useHarness({ engine });
 
   it.each([
     [`${owners.busy} size:101`, 'size must be 1 to 100'],
