@@ -28,8 +28,15 @@ import {
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
 import { CLAIM_LEASE_MS } from './interrupted.js';
+import { withoutCharge } from './outcome-codec.js';
 import { configuredPrice, mergePrices, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
+import {
+  createLocalSingleFlight,
+  type Flight,
+  SharedFlightFailure,
+  type SingleFlight,
+} from './single-flight.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
 
 /** DESIGN rule 2 / issue: a confirmation expires after 10 minutes. */
@@ -86,6 +93,8 @@ export interface LookupServiceOptions {
   isAdmin?: (userId: string) => boolean;
   isInGroup?: AccessDeps['isInGroup'];
   onBudgetAlert?: (alert: BudgetAlert) => void;
+  /** Identical lookups in flight share one call: in this process (default) or across replicas. */
+  singleFlight?: SingleFlight<LookupOutcome>;
 }
 
 export interface LookupService {
@@ -156,7 +165,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   const settings = spendSettings(store.settings);
   const guard: BudgetGuard = createBudgetGuard({ ledger: store.ledger, budgets: settings.budgets, now });
   const cache: LookupCache = createLookupCache({ ttlS: settings.cacheTtlS, now: () => now().getTime() });
-  const inFlight = new Map<string, Promise<LookupOutcome>>();
+  const flights = options.singleFlight ?? createLocalSingleFlight<LookupOutcome>();
   /** Every run in progress (leaders and followers), for drain(). */
   const running = new Set<Promise<unknown>>();
   const accessDeps: AccessDeps = {
@@ -345,25 +354,6 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     pending: Pending,
     runOptions: RunOptions,
   ): Promise<LookupOutcome & { shared?: boolean }> {
-    const key = requestKey(pending.request);
-    const leader = inFlight.get(key);
-    if (leader) {
-      // Single-flight: the same question is being asked right now; share its answer, free.
-      try {
-        const outcome = await leader;
-        store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
-        return {
-          ...outcome,
-          chargedPoints: 0,
-          ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
-          shared: true,
-        };
-      } catch (error) {
-        store.pending.finish(pending.id, 'failed', null);
-        throw error;
-      }
-    }
-
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
     const record = (event: ChargeEvent) => {
       store.ledger.record(
@@ -376,22 +366,32 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       );
     };
     const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
-    const running = executeLookup(budgetedClient(pending.userId), pending.request, callOptions);
-    inFlight.set(key, running);
+    let flight: Flight<LookupOutcome>;
     try {
-      const outcome = await running;
-      cache.set(pending.request, outcome);
-      store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
-      return outcome;
+      // Single flight: when the same question is being asked right now, its answer is shared, free.
+      flight = await flights.run(requestKey(pending.request), () =>
+        executeLookup(budgetedClient(pending.userId), pending.request, callOptions),
+      );
     } catch (error) {
       store.pending.finish(pending.id, 'failed', null);
+      // A follower was charged nothing: its answer must not state the leader's charge.
+      if (error instanceof SharedFlightFailure) throw withoutCharge(error.error);
       logger?.warn(
         { err: error, pendingId: pending.id, kind: pending.request.kind, correlationId },
         'lookup failed',
       );
       throw error;
-    } finally {
-      inFlight.delete(key);
     }
+    const outcome = flight.value;
+    store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
+    if (flight.shared)
+      return {
+        ...outcome,
+        chargedPoints: 0,
+        ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
+        shared: true,
+      };
+    cache.set(pending.request, outcome);
+    return outcome;
   }
 }
