@@ -17,6 +17,10 @@ import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
+import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
+import { createRedisSingleFlight } from './lookups/redis-single-flight.js';
+import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
+import type { LookupOutcome } from './lookups/types.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, type RetryPolicy } from './plat/client.js';
@@ -99,6 +103,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
   const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  const singleFlight = createSingleFlight(config, logger);
   const http = createPlatHttp({
     baseUrl,
     token: config.plat.token,
@@ -172,6 +177,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     prices: config.plat.prices,
     logger,
     now,
+    singleFlight,
     isAdmin,
     isInGroup: createGroupMembership(app.client),
     onBudgetAlert: ({ figure, userId, refused }) => {
@@ -231,6 +237,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
     await limiter.stop();
+    await singleFlight.stop();
     await sandbox?.close();
     store.close();
     // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
@@ -282,6 +289,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await http.close({ force: !drained });
         if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
         await limiterStopped;
+        await singleFlight.stop();
         await sandbox?.close();
         store.close();
         logger.info({ drained }, 'platdesk stopped');
@@ -324,6 +332,17 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
     return q.interactive + q.bulk;
   });
   return limiter;
+}
+
+/** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
+function createSingleFlight(config: Config, logger: Logger): SingleFlight<LookupOutcome> {
+  return config.redisUrl
+    ? createRedisSingleFlight({
+        url: config.redisUrl,
+        codec: lookupOutcomeCodec,
+        logger: logger.child({ component: 'single-flight' }),
+      })
+    : createLocalSingleFlight();
 }
 
 async function main(): Promise<void> {

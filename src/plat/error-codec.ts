@@ -139,6 +139,9 @@ const REBUILD: Record<PlatErrorCode, Rebuild> = {
   aborted: (j, o) => new PlatAbortedError(j.message, o),
 };
 
+/** Every PlatError code (the table above holds one of each). */
+export const PLAT_ERROR_CODES = Object.keys(REBUILD) as PlatErrorCode[];
+
 function isPlatErrorCode(code: string): code is PlatErrorCode {
   return Object.hasOwn(REBUILD, code);
 }
