@@ -103,7 +103,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
   const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
-  const singleFlight = createSingleFlight(config, logger);
+  const singleFlight = createSingleFlight(config, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
     token: config.plat.token,
@@ -335,12 +335,17 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
 }
 
 /** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
-function createSingleFlight(config: Config, logger: Logger): SingleFlight<LookupOutcome> {
+function createSingleFlight(config: Config, metrics: Metrics, logger: Logger): SingleFlight<LookupOutcome> {
   return config.redisUrl
     ? createRedisSingleFlight({
         url: config.redisUrl,
         codec: lookupOutcomeCodec,
         logger: logger.child({ component: 'single-flight' }),
+        onUnavailable: () =>
+          metrics.inc(
+            'platdesk_single_flight_unavailable_total',
+            'Lookups refused before any call because Redis (single flight) was unreachable',
+          ),
       })
     : createLocalSingleFlight();
 }

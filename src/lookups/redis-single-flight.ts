@@ -56,6 +56,8 @@ export interface RedisSingleFlightOptions<T> {
   /** How long commands are retried while Redis is unreachable before run() refuses. Default 2000 ms. */
   unavailableAfterMs?: number;
   logger?: { warn(obj: object, msg: string): void };
+  /** A lookup refused because Redis could not be reached (counted in /metrics). */
+  onUnavailable?: () => void;
 }
 
 export const REDIS_SINGLE_FLIGHT_DEFAULTS = {
@@ -290,7 +292,10 @@ export function createRedisSingleFlight<T>(options: RedisSingleFlightOptions<T>)
           SCRIPTS.join,
           [keys.lock, keys.result(followed)],
           [flightId, leaseMs, followed],
-        )) as [string, string];
+        ).catch((error: unknown) => {
+          if (error instanceof PlatUnavailableError) options.onUnavailable?.();
+          throw error;
+        })) as [string, string];
         if (state === 'lead') {
           signal.dispose();
           return await lead(hash, flightId, work);
