@@ -17,7 +17,11 @@ import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
+import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
+import { createRedisSingleFlight } from './lookups/redis-single-flight.js';
 import { SETTING_KEYS } from './lookups/settings.js';
+import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
+import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
@@ -113,6 +117,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
   const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  const singleFlight = createSingleFlight(config, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
     token: config.plat.token,
@@ -190,6 +195,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     prices: config.plat.prices,
     logger,
     now,
+    singleFlight,
     isAdmin,
     isInGroup: createGroupMembership(app.client),
     charges,
@@ -251,6 +257,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
     await limiter.stop();
+    await singleFlight.stop();
     await sandbox?.close();
     await store.close();
     // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
@@ -303,6 +310,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         await http.close({ force: !drained });
         if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
         await limiterStopped;
+        await singleFlight.stop();
         await sandbox?.close();
         // Charges kept while the store was unreachable: one last try before closing.
         const kept = await charges.flush();
@@ -349,6 +357,22 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
     return q.interactive + q.bulk;
   });
   return limiter;
+}
+
+/** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
+function createSingleFlight(config: Config, metrics: Metrics, logger: Logger): SingleFlight<LookupOutcome> {
+  return config.redisUrl
+    ? createRedisSingleFlight({
+        url: config.redisUrl,
+        codec: lookupOutcomeCodec,
+        logger: logger.child({ component: 'single-flight' }),
+        onUnavailable: () =>
+          metrics.inc(
+            'platdesk_single_flight_unavailable_total',
+            'Lookups refused before any call because Redis (single flight) was unreachable',
+          ),
+      })
+    : createLocalSingleFlight();
 }
 
 async function main(): Promise<void> {

@@ -28,8 +28,15 @@ import {
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
 import { CLAIM_LEASE_MS } from './interrupted.js';
+import { withoutCharge } from './outcome-codec.js';
 import { configuredPrice, mergePrices, plannedCalls, quote } from './quote.js';
 import { type SpendSettings, spendSettings } from './settings.js';
+import {
+  createLocalSingleFlight,
+  type Flight,
+  SharedFlightFailure,
+  type SingleFlight,
+} from './single-flight.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
 
 /** Keys of budget alerts in the store's alerts sent: prefix, the local day (ISO), '|', the cap. */
@@ -91,6 +98,8 @@ export interface LookupServiceOptions {
   onBudgetAlert?: (alert: BudgetAlert) => void;
   /** Where charges go (default: a recorder over store.ledger). */
   charges?: ChargeRecorder;
+  /** Identical lookups in flight share one call: in this process (default) or across replicas. */
+  singleFlight?: SingleFlight<LookupOutcome>;
 }
 
 export interface LookupService {
@@ -173,7 +182,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       ledger: store.ledger,
       logger: options.logger ?? { info: () => undefined, warn: () => undefined, error: () => undefined },
     });
-  const inFlight = new Map<string, Promise<LookupOutcome>>();
+  const flights = options.singleFlight ?? createLocalSingleFlight<LookupOutcome>();
   /** Every run in progress (leaders and followers), for drain(). */
   const running = new Set<Promise<unknown>>();
   const accessDeps: AccessDeps = {
@@ -381,25 +390,6 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     pending: Pending,
     runOptions: RunOptions,
   ): Promise<LookupOutcome & { shared?: boolean }> {
-    const key = requestKey(pending.request);
-    const leader = inFlight.get(key);
-    if (leader) {
-      // Single-flight: the same question is being asked right now; share its answer, free.
-      try {
-        const outcome = await leader;
-        await store.pending.finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null);
-        return {
-          ...outcome,
-          chargedPoints: 0,
-          ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
-          shared: true,
-        };
-      } catch (error) {
-        await store.pending.finish(pending.id, 'failed', null).catch(() => undefined);
-        throw error;
-      }
-    }
-
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
     const record = (event: ChargeEvent) => {
       // Never lost: kept and written later when the store cannot be written now.
@@ -413,28 +403,38 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       );
     };
     const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
-    const running = executeLookup(budgetedClient(pending.userId), pending.request, callOptions);
-    inFlight.set(key, running);
+    let flight: Flight<LookupOutcome>;
     try {
-      const outcome = await running;
-      await cache
-        .set(pending.request, outcome)
-        .catch((err: unknown) => logger?.warn({ err }, 'answer not cached'));
-      // The answer is given even if the store cannot mark the lookup done now: the row stays
-      // 'running', which start-up reports as interrupted rather than re-running it.
-      await store.pending
-        .finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null)
-        .catch((err: unknown) => logger?.warn({ err, pendingId: pending.id }, 'lookup not marked done'));
-      return outcome;
+      // Single flight: when the same question is being asked right now, its answer is shared, free.
+      flight = await flights.run(requestKey(pending.request), () =>
+        executeLookup(budgetedClient(pending.userId), pending.request, callOptions),
+      );
     } catch (error) {
       await store.pending.finish(pending.id, 'failed', null).catch(() => undefined);
+      // A follower was charged nothing: its answer must not state the leader's charge.
+      if (error instanceof SharedFlightFailure) throw withoutCharge(error.error);
       logger?.warn(
         { err: error, pendingId: pending.id, kind: pending.request.kind, correlationId },
         'lookup failed',
       );
       throw error;
-    } finally {
-      inFlight.delete(key);
     }
+    const outcome = flight.value;
+    // The answer is given even if the store cannot mark the lookup done now: the row stays
+    // 'running', which start-up reports as interrupted rather than re-running it.
+    await store.pending
+      .finish(pending.id, 'done', runOptions.resultJson?.(outcome) ?? null)
+      .catch((err: unknown) => logger?.warn({ err, pendingId: pending.id }, 'lookup not marked done'));
+    if (flight.shared)
+      return {
+        ...outcome,
+        chargedPoints: 0,
+        ...('quotaCalls' in outcome ? { quotaCalls: 0 } : {}),
+        shared: true,
+      };
+    await cache
+      .set(pending.request, outcome)
+      .catch((err: unknown) => logger?.warn({ err }, 'answer not cached'));
+    return outcome;
   }
 }

@@ -43,6 +43,7 @@ import {
 } from './limiter.js';
 import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 import type { Operation } from './operations.js';
+import { NOT_CONNECTED, REDIS_CONNECTION, redisFailureReason } from './redis-connection.js';
 import { ACQUIRE, HEARTBEAT, type LimiterScript, REJOIN, RELEASE } from './redis-limiter-scripts.js';
 
 /** Why a job had to wait for Redis (counted in /metrics). */
@@ -70,8 +71,6 @@ export interface RedisLimiterOptions extends LimiterOptions {
   onWait?: (reason: RedisWaitReason) => void;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
-
-const NOT_CONNECTED = 'not connected';
 
 /** How long stop() waits for started calls to settle and release their slots. */
 const STOP_WAIT_MS = 2000;
@@ -143,16 +142,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const channel = `${prefix}:released`;
   const procId = randomUUID();
 
-  const connection = {
-    // Fail at once while disconnected instead of queueing: a queued grant could arrive stale.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
-    retryStrategy: (attempt: number) => Math.min(100 * attempt, 500),
-  };
-  const redis = new Redis(options.url, connection);
-  const sub = new Redis(options.url, { ...connection, enableOfflineQueue: true });
+  const redis = new Redis(options.url, REDIS_CONNECTION);
+  const sub = new Redis(options.url, { ...REDIS_CONNECTION, enableOfflineQueue: true });
 
   const leases = new Map<string, LocalLease>();
   /** Calls started and not settled; releases not yet answered (stop() waits for both). */
@@ -208,7 +199,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   function noteDown(error: unknown): void {
     const now = clock.now();
     brokenAt ??= now;
-    const reason = reasonOf(error);
+    const reason = redisFailureReason(error);
     // A command refused while disconnected says less than the connection's own error.
     if (reason !== NOT_CONNECTED || downSince === null) downReason = reason;
     if (downSince === null) {
@@ -540,17 +531,4 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       sub.disconnect();
     },
   };
-}
-
-/**
- * Why Redis failed, short and without addresses (it reaches /healthz, which may be public): the
- * socket error code (ECONNREFUSED, ETIMEDOUT…) when there is one, else the message's first 80
- * characters with IP addresses and ports left out.
- */
-function reasonOf(error: unknown): string {
-  if (error instanceof Error && error.message.startsWith("Stream isn't writeable")) return NOT_CONNECTED;
-  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/\[?[0-9a-f:.]*\d[0-9a-f:.]*\]?:\d+/gi, '[address]').slice(0, 80);
 }

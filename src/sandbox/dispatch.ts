@@ -19,11 +19,26 @@ export interface CallCounters {
   calls: number;
   unauthorized: number;
   callsByOperation: Record<Operation, number>;
+  /** Arrival times in the rate clock, oldest first; trimmed past ARRIVALS_KEPT (see keptArrivals). */
+  arrivals: number[];
 }
+
+/** How many arrival times `Sandbox.arrivals()` returns at most (a long-running sandbox stays bounded). */
+export const ARRIVALS_KEPT = 100_000;
 
 export function emptyCounters(): CallCounters {
   const byOperation = Object.fromEntries(OPERATION_NAMES.map((op) => [op, 0]));
-  return { calls: 0, unauthorized: 0, callsByOperation: byOperation as Record<Operation, number> };
+  return {
+    calls: 0,
+    unauthorized: 0,
+    callsByOperation: byOperation as Record<Operation, number>,
+    arrivals: [],
+  };
+}
+
+/** The newest ARRIVALS_KEPT arrival times, oldest first (a copy). */
+export function keptArrivals(counters: CallCounters): number[] {
+  return counters.arrivals.slice(-ARRIVALS_KEPT);
 }
 
 export interface DispatchDeps {
@@ -63,7 +78,11 @@ export function createDispatcher(deps: DispatchDeps) {
     const { counters } = deps;
     // Counted at arrival, before auth and faults: this is what the real limit would see.
     counters.calls += 1;
-    deps.rate.record(deps.rateClock());
+    const at = deps.rateClock();
+    deps.rate.record(at);
+    counters.arrivals.push(at);
+    // Trimmed in halves so a push stays O(1) amortized.
+    if (counters.arrivals.length >= 2 * ARRIVALS_KEPT) counters.arrivals.splice(0, ARRIVALS_KEPT);
     const answer = (reply: Reply) =>
       sendJson(response, 200, serializeReply(reply, elapsedMs(started), deps.wallClock()));
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Account } from './account.js';
 import { DEBUG_PREFIX, handleDebug, type SandboxControls } from './debug-routes.js';
-import { createDispatcher, emptyCounters } from './dispatch.js';
+import { createDispatcher, emptyCounters, keptArrivals } from './dispatch.js';
 import { FaultEngine } from './faults.js';
 import { buildOrderBook, type OrderWire } from './fixtures.js';
 import type { HandlerContext } from './handlers/index.js';
@@ -105,6 +105,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   return {
     ...controls,
+    arrivals: () => keptArrivals(counters),
     listen: (port = 0, host = '127.0.0.1') =>
       new Promise<string>((resolve, reject) => {
         closing = new AbortController();

@@ -101,7 +101,14 @@ export interface Sandbox {
   /** Closes the server and every socket at once, hung requests included. */
   close(): Promise<void>;
   stats(): SandboxStats;
-  /** Counters, faults, balance and quota back to their initial values. */
+  /**
+   * When each plat call arrived (every call `stats().calls` counts, at the moment it is counted),
+   * oldest first, in the rate clock: `now` when given, else this process's performance.now(). At
+   * most the newest 100,000. For per-phase figures: "no call between t1 and t2", the largest
+   * count in any sliding second of one phase, the first call after a recovery.
+   */
+  arrivals(): number[];
+  /** Counters, arrival times, faults, balance and quota back to their initial values. */
   reset(): void;
   /** Replaces the fault rules (and restarts their PRNG, so runs repeat). */
   setFaults(faults: FaultRule[]): void;

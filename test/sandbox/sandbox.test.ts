@@ -503,6 +503,27 @@ describe('rate accounting, debug endpoints and close', () => {
     }
   });
 
+  it('records each call’s arrival time in its rate clock, 401s included, until reset', async () => {
+    let t = 1_000;
+    const { sandbox, call } = await started({ now: () => t });
+    try {
+      await call('get-shop-id', { query: { wwid: F.wwids.known } });
+      t = 1_250;
+      await call('get-shop-id', { query: { wwid: F.wwids.known }, token: 'wrong' });
+      t = 2_500;
+      await call('get-shop-id', { query: { wwid: F.wwids.known } });
+      expect(sandbox.arrivals()).toEqual([1_000, 1_250, 2_500]);
+      expect(sandbox.stats().calls).toBe(sandbox.arrivals().length);
+      // A copy: the caller cannot change what the sandbox recorded.
+      sandbox.arrivals().pop();
+      expect(sandbox.arrivals()).toHaveLength(3);
+      sandbox.reset();
+      expect(sandbox.arrivals()).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('serves stats, faults, balance and reset over HTTP without counting them', async () => {
     const { sandbox, base, call } = await started();
     const post = (path: string, body?: unknown) =>

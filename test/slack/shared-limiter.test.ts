@@ -95,7 +95,8 @@ describe('REDIS_URL: the shared limiter in the app', () => {
     expect(h.calls()).toBe(before);
 
     const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
-    expect(metrics).toMatch(/^platdesk_limiter_redis_waits_total\{reason="unreachable"\} [1-9]/m);
+    // Single flight asks Redis first (one lock per lookup) and refuses the lookup before the limiter.
+    expect(metrics).toMatch(/^platdesk_single_flight_unavailable_total [1-9]/m);
 
     await redis.start();
     const back = Date.now();
