@@ -35,7 +35,13 @@ const clock = { now: () => new Date(T0) };
 const ALL_TIME = { from: new Date(0), to: new Date(T0 + 365 * DAY) };
 const caps: CapLimit[] = [
   { scope: 'user', period: 'daily', cap: 5000, from: new Date(T0 - DAY), to: new Date(T0 + DAY) },
-  { scope: 'workspace', period: 'monthly', cap: 50_000, from: new Date(T0 - 30 * DAY), to: new Date(T0 + DAY) },
+  {
+    scope: 'workspace',
+    period: 'monthly',
+    cap: 50_000,
+    from: new Date(T0 - 30 * DAY),
+    to: new Date(T0 + DAY),
+  },
 ];
 const lease = (owner: string, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(T0), ms });
 
