@@ -14,6 +14,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   converterFor,
   copySqliteToPostgres,
+  StoreCopyMismatchError,
   StoreCopyRefusedError,
   type TableCopied,
 } from '../../src/store/copy.js';
@@ -361,6 +362,34 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     expect(await store.ledger.list(ALL_TIME)).toHaveLength(40);
   });
 
+  it('rolls everything back when a count differs after copying', async () => {
+    const source = await sqliteSource();
+    const filling = await source.open({ now: clock.now });
+    await fill(filling);
+    await filling.close();
+    const url = await postgresTarget();
+    // A migrated target whose ledger silently drops rows with odd ids (a trigger), as a broken
+    // target might: the counts catch it.
+    await (await openStore({ url })).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    cleanups.push(() => client.end());
+    await client.query(`
+      CREATE FUNCTION drop_odd() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.id % 2 = 1 THEN RETURN NULL; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER drop_odd BEFORE INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION drop_odd();`);
+
+    const copy = copySqliteToPostgres({ from: source.options.path ?? '', to: url });
+    await expect(copy).rejects.toBeInstanceOf(StoreCopyMismatchError);
+    await expect(copy).rejects.toThrow(
+      'Row counts differ after copying, nothing was kept (rolled back): ledger 40 in SQLite, 20 in PostgreSQL',
+    );
+    const { rows } = await client.query(
+      'SELECT (SELECT count(*) FROM ledger)::int AS ledger, (SELECT count(*) FROM pending_lookups)::int AS pending',
+    );
+    expect(rows[0]).toEqual({ ledger: 0, pending: 0 });
+  });
+
   it('refuses a source written by a newer platdesk, before touching the target', async () => {
     const source = await sqliteSource();
     const store = await source.open({ now: clock.now });
@@ -405,7 +434,7 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     );
   });
 
-  it('refuses a missing source file and a --to that is not a PostgreSQL URL', async () => {
+  it('refuses a missing source file, a --to that is not a PostgreSQL URL, and an unreachable server without its password', async () => {
     const url = await postgresTarget();
     await expect(copySqliteToPostgres({ from: '/nonexistent/platdesk.sqlite', to: url })).rejects.toThrow(
       'There is no SQLite database at /nonexistent/platdesk.sqlite.',
@@ -413,6 +442,17 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     await expect(copySqliteToPostgres({ from: '/nonexistent/x', to: 'mysql://u:p@h/db' })).rejects.toThrow(
       '--to must be a postgres:// or postgresql:// URL.',
     );
+    // A server that cannot be reached: named without its password, nothing kept.
+    const source = await sqliteSource();
+    await (await source.open({ now: clock.now })).close();
+    const unreachable = copySqliteToPostgres({
+      from: source.options.path ?? '',
+      to: 'postgres://platdesk:Pa55-w0rd@127.0.0.1:1/platdesk',
+    });
+    await expect(unreachable).rejects.toThrow(
+      /^Copy to postgres:\/\/platdesk@127\.0\.0\.1:1\/platdesk failed, nothing was kept: .*ECONNREFUSED/,
+    );
+    await expect(unreachable).rejects.not.toThrow(/Pa55-w0rd/);
   });
 
   it('converts values to the PostgreSQL types a schema may declare, and refuses what does not fit', async () => {
