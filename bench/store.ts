@@ -1,0 +1,336 @@
+/**
+ * `npm run bench:store [-- --ops 2000 --callers 50 --pool 10 --rate 50]`: the Store's latency on each engine
+ * on loopback, through the Store API (src/store), as the app calls it:
+ *
+ *   claim           pending.claim of a fresh confirmation (the single-use conditional UPDATE)
+ *   ledger append   ledger.record of one charge
+ *   budget reserve  budgets.reserve against a user and a workspace cap (one transaction under
+ *                   the budgets lock row; released again afterwards, outside the timing)
+ *   cache read      cache.get of a stored answer
+ *
+ * Each operation runs `ops` times from `callers` concurrent callers (one store, as one process
+ * has, with a pool of `pool` connections on PostgreSQL), after an untimed warm-up, under two
+ * loads: saturated (each caller goes again at once: the latency is mostly queueing, about
+ * callers ÷ throughput) and paced (operations arrive at `rate` per second; default 50, five times
+ * what 10 plat calls/s ask of each operation: one claim, one reservation, one ledger row per call). The time of an operation includes waiting for a pooled connection
+ * or for SQLite's single connection.
+ * Engines: SQLite in a temporary file (WAL, as platdesk opens it); PostgreSQL on a throwaway
+ * server started with the tests' helper (test/helpers/postgres-server.ts: fsync and
+ * synchronous_commit off, so a commit does not wait for the disk), or, with --url or
+ * DATABASE_URL, a temporary database created on that server and dropped afterwards (the
+ * bench never writes into an existing database: its ledger rows are not real charges).
+ *
+ * Not measured here: confirms/s through the whole app (issue 12 "Figures"); that needs the app
+ * on the merged store.
+ *
+ * Prints a table, the issue's goal (p99 < 5 ms on PostgreSQL), and the figures as one JSON line.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { describeUrl, openStore } from '../src/store/engine.js';
+import type { CapLimit, Store } from '../src/store/store.js';
+import { type PostgresServer, startPostgres } from '../test/helpers/postgres-server.js';
+
+const { values: args } = parseArgs({
+  options: {
+    ops: { type: 'string', default: '2000' },
+    callers: { type: 'string', default: '50' },
+    pool: { type: 'string', default: '10' },
+    rate: { type: 'string', default: '50' },
+    url: { type: 'string' },
+  },
+});
+const OPS = Number(args.ops);
+const CALLERS = Number(args.callers);
+const POOL = Number(args.pool);
+const RATE = Number(args.rate);
+const WARMUP = 200;
+const GOAL_P99_MS = 5;
+// A separate program, like the sandbox's cli.ts: DATABASE_URL only names a server to bench on.
+const SERVER_URL = args.url ?? process.env.DATABASE_URL ?? null;
+
+const DAY = 24 * 60 * 60 * 1000;
+const USERS = 20;
+
+interface Figure {
+  engine: 'sqlite' | 'postgres';
+  /** 'saturated', or the paced arrival rate. */
+  load: string;
+  operation: string;
+  ops: number;
+  p50: number;
+  p99: number;
+  max: number;
+  opsPerSecond: number;
+}
+
+/** Nearest-rank percentile. */
+function percentile(sorted: Float64Array, p: number): number {
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
+  );
+}
+
+/** What an operation leaves to do outside its timing (releasing a reservation). */
+type Op = (i: number) => Promise<(() => Promise<void>) | undefined>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs op(0 … n-1) from `callers` concurrent callers; each operation's time in ms.
+ * rate null: every caller starts its next operation as soon as its last one is done (saturation).
+ * rate R: operation i is due at start + i/R s and its time counts from then, so an operation
+ * that had to wait for a free caller is charged that wait (no coordinated omission).
+ */
+async function measure(n: number, callers: number, op: Op, rate: number | null) {
+  const samples = new Float64Array(n);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      for (let i = next++; i < n; i = next++) {
+        let t = performance.now();
+        if (rate !== null) {
+          const due = started + (i * 1000) / rate;
+          if (due > t) await sleep(due - t);
+          t = due;
+        }
+        const after = await op(i);
+        samples[i] = performance.now() - t;
+        await after?.();
+      }
+    }),
+  );
+  const wallMs = performance.now() - started;
+  samples.sort();
+  return {
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: samples[samples.length - 1] ?? Number.NaN,
+    opsPerSecond: n / (wallMs / 1000),
+  };
+}
+
+const caps = (now: number): CapLimit[] => [
+  { scope: 'user', period: 'daily', cap: 1e12, from: new Date(now - DAY), to: new Date(now + DAY) },
+  {
+    scope: 'workspace',
+    period: 'monthly',
+    cap: 1e12,
+    from: new Date(now - 30 * DAY),
+    to: new Date(now + DAY),
+  },
+];
+
+/** Fails the bench if an operation did not do what it is measured for. */
+function expectOk(ok: boolean, what: string): void {
+  if (!ok) throw new Error(`bench: ${what} did not succeed; the figures would not mean anything`);
+}
+
+interface Operation {
+  name: string;
+  /** Untimed set-up for `n` operations; returns the operation. */
+  prepare(store: Store, n: number): Promise<Op>;
+}
+
+const OPERATIONS: Operation[] = [
+  {
+    name: 'claim',
+    async prepare(store, n) {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i += CALLERS) {
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(CALLERS, n - i) }, (_, k) =>
+            store.pending.create({
+              userId: `U${(i + k) % USERS}`,
+              channelId: 'C1234',
+              teamId: 'T1234',
+              request: { kind: 'item', itemId: String(600_000 + i + k) },
+              quote: { totalPoints: 10 },
+              summary: 'Item details',
+              responseUrl: null,
+              ttlMs: 10 * 60_000,
+            }),
+          ),
+        );
+        ids.push(...batch.map((p) => p.id));
+      }
+      return async (i) => {
+        const result = await store.pending.claim(ids[i] ?? '', `U${i % USERS}`);
+        expectOk(result.ok, 'a claim');
+        return undefined;
+      };
+    },
+  },
+  {
+    name: 'ledger append',
+    async prepare(store) {
+      return async (i) => {
+        await store.ledger.record({
+          at: new Date(),
+          userId: `U${i % USERS}`,
+          channelId: 'C1234',
+          operation: 'item-details',
+          edition: 1,
+          points: 10,
+          quotaCalls: 1,
+          code: 0,
+          outcome: 'ok',
+          requestId: `r${i}`,
+          correlationId: `c${i}`,
+          pendingId: null,
+          source: 'interactive',
+        });
+        return undefined;
+      };
+    },
+  },
+  {
+    name: 'budget reserve',
+    async prepare(store) {
+      return async (i) => {
+        const result = await store.budgets.reserve({
+          userId: `U${i % USERS}`,
+          points: 10,
+          caps: caps(Date.now()),
+          ttlMs: 60_000,
+        });
+        expectOk(result.ok, 'a reservation');
+        // As the app does once the call is in the ledger; not part of the reservation's time.
+        return result.ok ? () => store.budgets.release(result.id) : undefined;
+      };
+    },
+  },
+  {
+    name: 'cache read',
+    async prepare(store) {
+      for (let k = 0; k < 100; k++)
+        await store.cache.set(`item:${k}`, JSON.stringify({ title: `item ${k}` }));
+      const notBefore = new Date(Date.now() - DAY);
+      return async (i) => {
+        expectOk((await store.cache.get(`item:${i % 100}`, notBefore)) !== null, 'a cache read');
+        return undefined;
+      };
+    },
+  },
+];
+
+async function benchEngine(engine: 'sqlite' | 'postgres', open: () => Promise<Store>): Promise<Figure[]> {
+  const store = await open();
+  const figures: Figure[] = [];
+  try {
+    for (const operation of OPERATIONS) {
+      const warm = await operation.prepare(store, WARMUP);
+      await measure(WARMUP, CALLERS, warm, null);
+      for (const rate of [null, RATE]) {
+        const op = await operation.prepare(store, OPS);
+        const figure = await measure(OPS, CALLERS, op, rate);
+        const load = rate === null ? 'saturated' : `${rate} ops/s`;
+        figures.push({ engine, load, operation: operation.name, ops: OPS, ...figure });
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return figures;
+}
+
+/** A temporary database on `server` (postgres://… of any database there); dropped by `drop`. */
+async function temporaryDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `platdesk_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+
+function printTable(figures: Figure[]): void {
+  const header = ['engine', 'load', 'operation', 'ops', 'p50 ms', 'p99 ms', 'max ms', 'ops/s'];
+  const rows = figures.map((f) => [
+    f.engine,
+    f.load,
+    f.operation,
+    String(f.ops),
+    fixed(f.p50),
+    fixed(f.p99),
+    fixed(f.max),
+    f.opsPerSecond.toFixed(0),
+  ]);
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (c < 3 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:store: ${OPS} ops per operation and load from ${CALLERS} concurrent callers, saturated (no pause) ` +
+      `and paced at ${RATE} ops/s; ${WARMUP} untimed warm-up ops; PostgreSQL pool ${POOL}; Node ${process.version}`,
+  );
+  const figures: Figure[] = [];
+
+  const dir = mkdtempSync(join(tmpdir(), 'platdesk-bench-store-'));
+  try {
+    const path = join(dir, 'platdesk.sqlite');
+    console.log(`sqlite: ${path} (WAL)`);
+    figures.push(...(await benchEngine('sqlite', () => openStore({ path }))));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const server: PostgresServer | null = SERVER_URL ? null : await startPostgres();
+  const serverUrl = SERVER_URL ?? server?.url ?? '';
+  try {
+    const db = await temporaryDatabase(serverUrl);
+    console.log(
+      `postgres: ${describeUrl(db.url)} (${server ? 'throwaway test server: fsync=off, synchronous_commit=off' : 'temporary database on the given server'})`,
+    );
+    try {
+      figures.push(...(await benchEngine('postgres', () => openStore({ url: db.url, poolMax: POOL }))));
+    } finally {
+      await db.drop();
+    }
+  } finally {
+    await server?.remove();
+  }
+
+  console.log('');
+  printTable(figures);
+  console.log('');
+  for (const load of new Set(figures.map((f) => f.load))) {
+    const over = figures.filter((f) => f.engine === 'postgres' && f.load === load && f.p99 >= GOAL_P99_MS);
+    console.log(
+      `goal p99 < ${GOAL_P99_MS} ms on PostgreSQL loopback, ${load}: ${
+        over.length === 0
+          ? 'met by every operation'
+          : `NOT met by ${over.map((f) => `${f.operation} (${fixed(f.p99)} ms)`).join(', ')}`
+      }`,
+    );
+  }
+  console.log(JSON.stringify({ ops: OPS, callers: CALLERS, pool: POOL, rate: RATE, figures }));
+}
+
+await main();
