@@ -264,8 +264,13 @@ export function createChargeRecorder(deps: {
     stop() {
       if (timer) clearTimeout(timer);
       timer = null;
+      // The last resort: each charge goes to the log in full (ledger fields only: ids, operation,
+      // points, code; never order data), so an operator can enter it once the store is back.
       if (kept.length > 0)
-        deps.logger.error({ kept: kept.length }, 'stopping with charges not written to the ledger');
+        deps.logger.error(
+          { kept: kept.length, charges: kept },
+          'stopping with charges not written to the ledger',
+        );
     },
   };
 }

@@ -23,9 +23,10 @@
  * - the plat rate limiter's queue (plat/limiter.ts): the window itself is shared through Redis
  *   when REDIS_URL is set (plat/redis-limiter.ts), in process otherwise; the queue of callers
  *   waiting for a slot belongs to the process whose callers wait;
- * - single flight of identical lookups (lookups/lookup-service.ts): per process for now (sharing
- *   it through Redis is separate work); it saves money, it is not needed for correctness of
- *   money: claims, reservations and the ledger are in the store;
+ * - single flight of identical lookups (lookups/single-flight.ts): in process without REDIS_URL
+ *   (one process is then alone on its database), shared through Redis with it
+ *   (lookups/redis-single-flight.ts); it saves money, it is not needed for correctness of money:
+ *   claims, reservations and the ledger are in the store;
  * - lookups, digest runs and alert checks in progress (drained on shutdown; a claim's and a
  *   run's lease are in the store, so what a dead process held is reported or taken over elsewhere);
  * - charges waiting to be written while the store is unreachable (ledger.ts createChargeRecorder):

@@ -76,4 +76,27 @@ describe('PostgreSQL stopped and started again under a running store', () => {
     ).toBe(true);
     charges.stop();
   }, 60_000);
+
+  it('a process stopping while the ledger cannot be written logs every kept charge in full, for an operator to enter', async () => {
+    const logged: { o: object; msg: string }[] = [];
+    const capture = { ...quiet, error: (o: object, msg: string) => logged.push({ o, msg }) };
+    const charges = createChargeRecorder({ ledger: store.ledger, logger: capture, retryMs: 100 });
+    await server.stop();
+    try {
+      void charges.record(charge(3));
+      void charges.record(charge(5));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(charges.backlog()).toBe(2);
+      charges.stop();
+      expect(logged).toHaveLength(1);
+      expect(logged[0]?.msg).toBe('stopping with charges not written to the ledger');
+      const kept = (logged[0]?.o as { charges: NewLedgerEntry[] }).charges;
+      expect(kept.map((c) => [c.operation, c.points, c.userId])).toEqual([
+        ['get-shop-info', 3, 'U1'],
+        ['get-shop-info', 5, 'U1'],
+      ]);
+    } finally {
+      await server.start();
+    }
+  }, 60_000);
 });
