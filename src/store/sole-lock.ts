@@ -14,7 +14,6 @@
  * SQLite needs nothing of this: one file on one machine.
  */
 import pg from 'pg';
-import type { Logger } from '../logger.js';
 import { describeUrl, isUnreachable } from './engine.js';
 import { DatabaseInUseError, StoreUnavailableError } from './errors.js';
 
@@ -28,11 +27,19 @@ const OBJ_ID = String(SOLE_LOCK & 0xffff_ffffn);
 
 export type SoleLockMode = 'exclusive' | 'shared';
 
+/** What the lock logs through (pino's logger is one). */
+type LogFn = (obj: object, msg: string) => void;
+export interface LockLogger {
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
 export interface SoleLockOptions {
   url: string;
   /** 'exclusive' without REDIS_URL, 'shared' with it. */
   mode: SoleLockMode;
-  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  logger: LockLogger;
   /** How often a lost lock is tried again (default 1 s). */
   retryMs?: number;
   /** How often the lock's connection is checked with a trivial query (default 5 s). */
