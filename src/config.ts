@@ -217,6 +217,12 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     problems.push(
       'DATABASE_URL must be a postgres:// (or postgresql://) URL; unset it to use SQLite at DATABASE_PATH',
     );
+  // Replicas share the limiter through Redis and everything else through the store: SQLite files
+  // are one per machine, so replicas on SQLite would each keep their own confirmations and ledger.
+  if (set('REDIS_URL') && !set('DATABASE_URL'))
+    problems.push(
+      'REDIS_URL shares the plat rate limit and single flight across replicas; they also need one PostgreSQL store: set DATABASE_URL (postgres://…), the same on every replica',
+    );
   problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
   return problems;
 }

@@ -6,7 +6,8 @@
  *
  * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
  * the store (SQLite or PostgreSQL) while it cannot be reached, Redis (the shared rate limiter),
- * or the Slack socket after it was down past its bound.
+ * the Slack socket after it was down past its bound, or (PostgreSQL) the database lock that keeps
+ * this process alone or among replicas with Redis, while it is not held (store/sole-lock.ts).
  */
 import type { Server } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
@@ -18,6 +19,7 @@ import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { refuseFutureRequests } from './slack/future-requests.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
+import type { SoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 
 /** How long /healthz waits for the store to answer before saying it is unreachable. */
@@ -89,6 +91,8 @@ export interface HttpFrontOptions {
   limiter: Pick<Limiter, 'health'>;
   /** The store: /healthz answers 503 naming it while it cannot be reached. */
   store: Pick<Store, 'engine' | 'ping'>;
+  /** PostgreSQL: the lock that keeps this process alone (or among replicas with Redis); null on SQLite. */
+  soleLock: Pick<SoleLock, 'health'> | null;
   /** Charges kept until the ledger can be written (shown with the store). */
   ledgerBacklog: () => number;
   metrics: Metrics;
@@ -131,6 +135,15 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       },
     },
   ];
+  const { soleLock } = options;
+  if (soleLock)
+    checks.push({
+      name: 'databaseLock',
+      check: () => {
+        const { mode, held, problem } = soleLock.health();
+        return { ok: held, detail: { mode, held }, ...(problem ? { problem } : {}) };
+      },
+    });
   const routes = httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics);
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({

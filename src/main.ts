@@ -46,6 +46,7 @@ import {
 import { createGroupMembership } from './slack/user-groups.js';
 import { openStore } from './store/engine.js';
 import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
+import { takeSoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 
 export interface Platdesk {
@@ -92,12 +93,24 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const now = () => new Date(clock.now());
   // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
   const botIds = await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
+  // PostgreSQL: alone without REDIS_URL, shared with it; taken before migrating, so a process
+  // that may not join never touches the schema (store/sole-lock.ts).
+  const soleLock = config.database.url
+    ? await takeSoleLock({
+        url: config.database.url,
+        mode: config.redisUrl ? 'shared' : 'exclusive',
+        logger: logger.child({ component: 'database-lock' }),
+      })
+    : null;
   const store = await openStore({
     url: config.database.url,
     path: config.database.path,
     poolMax: config.database.poolMax,
     clock,
     onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
+  }).catch(async (error: unknown) => {
+    await soleLock?.release();
+    throw error;
   });
   logger.info({ engine: store.engine, location: store.location }, 'store ready');
   const metrics = new Metrics();
@@ -153,6 +166,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     config,
     limiter,
     store,
+    soleLock,
     ledgerBacklog: () => charges.backlog(),
     metrics,
     logger,
@@ -260,6 +274,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     await singleFlight.stop();
     await sandbox?.close();
     await store.close();
+    await soleLock?.release();
     // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
     throw isSlackApiError(error)
       ? explainSlackStartFailure(error, { token: 'SLACK_APP_TOKEN', apiUrl: config.slack.apiUrl })
@@ -317,6 +332,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         charges.stop();
         if (kept > 0) logger.error({ kept }, 'charges not written to the ledger at shutdown');
         await store.close();
+        await soleLock?.release();
         logger.info({ drained }, 'platdesk stopped');
       })();
       return stopping;

@@ -91,15 +91,39 @@ describe('loadConfig', () => {
   });
 
   it('reads REDIS_URL (redis:// or rediss://) and refuses anything else without repeating it', async () => {
-    expect(loadConfig({ ...HTTP_BASE, REDIS_URL: 'redis://127.0.0.1:6379/0' }).redisUrl).toBe(
+    const pg = { DATABASE_URL: 'postgres://platdesk@db.internal/platdesk' };
+    expect(loadConfig({ ...HTTP_BASE, ...pg, REDIS_URL: 'redis://127.0.0.1:6379/0' }).redisUrl).toBe(
       'redis://127.0.0.1:6379/0',
     );
-    expect(loadConfig({ ...HTTP_BASE, REDIS_URL: ' rediss://:pw@cache.internal:6380 ' }).redisUrl).toBe(
-      'rediss://:pw@cache.internal:6380',
+    expect(
+      loadConfig({ ...HTTP_BASE, ...pg, REDIS_URL: ' rediss://:pw@cache.internal:6380 ' }).redisUrl,
+    ).toBe('rediss://:pw@cache.internal:6380');
+    const problems = problemsOf({ ...HTTP_BASE, ...pg, REDIS_URL: 'http://user:hunter2@cache:6379' }).join(
+      '\n',
     );
-    const problems = problemsOf({ ...HTTP_BASE, REDIS_URL: 'http://user:hunter2@cache:6379' }).join('\n');
     expect(problems).toContain('REDIS_URL must be a redis:// or rediss:// URL');
     expect(problems).not.toContain('hunter2');
+  });
+
+  it('REDIS_URL needs DATABASE_URL: replicas share one PostgreSQL store, never SQLite files', async () => {
+    for (const database of [{}, { DATABASE_PATH: '/data/platdesk.sqlite' }]) {
+      const problems = problemsOf({ ...HTTP_BASE, ...database, REDIS_URL: 'redis://:hunter2@cache:6379' });
+      expect(problems).toEqual([
+        'REDIS_URL shares the plat rate limit and single flight across replicas; they also need one PostgreSQL store: set DATABASE_URL (postgres://…), the same on every replica',
+      ]);
+      expect(problems.join('\n')).not.toContain('hunter2');
+    }
+    // Listed with the other problems, not instead of them.
+    expect(problemsOf({ REDIS_URL: 'redis://cache:6379' }).join('\n')).toMatch(
+      /SLACK_BOT_TOKEN[\s\S]*REDIS_URL shares/,
+    );
+    const config = loadConfig({
+      ...HTTP_BASE,
+      REDIS_URL: 'redis://cache:6379',
+      DATABASE_URL: 'postgres://platdesk@db:5432/platdesk',
+    });
+    expect(config.redisUrl).toBe('redis://cache:6379');
+    expect(config.database.url).toBe('postgres://platdesk@db:5432/platdesk');
   });
 
   it('selects Socket Mode when SLACK_APP_TOKEN is set (no signing secret needed)', async () => {

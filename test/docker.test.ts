@@ -5,6 +5,8 @@
  * not writable by the `node` user. No Docker daemon is needed: the test applies Docker's rules
  * (image ENV, then --env-file; relative paths from WORKDIR; symlinks made in the image) to the
  * Dockerfile and .env.sample as committed, and reads the database path through loadConfig.
+ * docker-compose.yml (the replicas example) is read the same way: its platdesk environment must
+ * pass loadConfig (REDIS_URL with the postgres service's DATABASE_URL) in Socket Mode.
  */
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
@@ -60,5 +62,70 @@ describe('Docker keeps the database on the /data volume', () => {
 
   it('also when the .env sets the default relative path DATABASE_PATH=./data/platdesk.sqlite', async () => {
     expect(databaseFileInContainer('DATABASE_PATH=./data/platdesk.sqlite\n')).toBe('/data/platdesk.sqlite');
+  });
+});
+
+/** `KEY: value` lines of one block of docker-compose.yml (two-space YAML, no parser needed). */
+function composeBlock(compose: string, path: string[]): string[] {
+  let lines = compose.split('\n');
+  for (const [depth, key] of path.entries()) {
+    const indent = ' '.repeat(depth * 2);
+    const start = lines.indexOf(`${indent}${key}:`);
+    if (start === -1) throw new Error(`docker-compose.yml has no ${path.slice(0, depth + 1).join('.')}`);
+    const rest = lines.slice(start + 1);
+    const end = rest.findIndex((l) => l.trim() !== '' && !l.startsWith(`${indent}  `));
+    lines = end === -1 ? rest : rest.slice(0, end);
+  }
+  return lines.filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+}
+
+/** Compose's ${NAME:-default} with NAME unset. */
+const interpolate = (value: string) => value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+
+describe('docker compose: postgres, redis and two platdesk replicas in Socket Mode', () => {
+  const compose = read('docker-compose.yml');
+  const map = (path: string[]) =>
+    Object.fromEntries(
+      composeBlock(compose, path).map((l) => {
+        const [key = '', ...value] = l.trim().split(': ');
+        return [key, interpolate(value.join(': '))];
+      }),
+    );
+
+  it('every replica gets the same DATABASE_URL (the postgres service) and REDIS_URL, which loadConfig accepts', () => {
+    const env = map(['services', 'platdesk', 'environment']);
+    const pg = map(['services', 'postgres', 'environment']);
+    expect(env.DATABASE_URL).toBe(
+      `postgres://${pg.POSTGRES_USER}:${pg.POSTGRES_PASSWORD}@postgres:5432/${pg.POSTGRES_DB}`,
+    );
+    expect(env.REDIS_URL).toBe('redis://redis:6379');
+    // A .env copied from .env.sample with the tokens filled, under the image's ENV and these.
+    const image = runtimeStage(read('Dockerfile'));
+    const config = loadConfig({
+      ...image.env,
+      ...parseEnv(read('.env.sample')),
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      PLAT_SANDBOX: '1',
+      ...env,
+    });
+    expect(config.database.url).toBe(env.DATABASE_URL);
+    expect(config.redisUrl).toBe(env.REDIS_URL);
+    expect(config.slack.mode).toBe('socket');
+  });
+
+  it('two replicas that wait for healthy postgres and redis, each service with a healthcheck', () => {
+    expect(map(['services', 'platdesk', 'deploy'])).toEqual({ replicas: '2' });
+    expect(composeBlock(compose, ['services', 'platdesk', 'depends_on']).map((l) => l.trim())).toEqual([
+      'postgres:',
+      'condition: service_healthy',
+      'redis:',
+      'condition: service_healthy',
+    ]);
+    for (const service of ['postgres', 'redis', 'platdesk'])
+      expect(map(['services', service, 'healthcheck']).test, service).toBeTruthy();
+    expect(map(['services', 'platdesk', 'healthcheck']).test).toContain('/healthz');
+    // Socket Mode replicas need no published port (and two could not publish the same one).
+    expect(composeBlock(compose, ['services', 'platdesk']).join('\n')).not.toMatch(/^\s{4}ports:/m);
   });
 });

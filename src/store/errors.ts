@@ -26,3 +26,15 @@ export class StoreUnavailableError extends Error {
 export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
   return error instanceof StoreUnavailableError;
 }
+
+/**
+ * PostgreSQL: another platdesk process holds the database in a way this one may not join (one
+ * without REDIS_URL must be alone; replicas with REDIS_URL share it). store/sole-lock.ts.
+ */
+export class DatabaseInUseError extends Error {
+  readonly code = 'database_in_use';
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseInUseError';
+  }
+}

@@ -23,10 +23,11 @@
  * - the plat rate limiter's queue (plat/limiter.ts): the window itself is shared through Redis
  *   when REDIS_URL is set (plat/redis-limiter.ts), in process otherwise; the queue of callers
  *   waiting for a slot belongs to the process whose callers wait;
- * - single flight of identical lookups (lookups/single-flight.ts): in process without REDIS_URL
- *   (one process is then alone on its database), shared through Redis with it
- *   (lookups/redis-single-flight.ts); it saves money, it is not needed for correctness of money:
- *   claims, reservations and the ledger are in the store;
+ * - single flight of identical lookups (lookups/single-flight.ts): shared through Redis with
+ *   REDIS_URL (lookups/redis-single-flight.ts), in process otherwise; it saves money, it is not
+ *   needed for correctness of money: claims, reservations and the ledger are in the store;
+ * - which processes may share the database: not data but a PostgreSQL session lock held by each
+ *   process (sole-lock.ts: alone without REDIS_URL, shared with it);
  * - lookups, digest runs and alert checks in progress (drained on shutdown; a claim's and a
  *   run's lease are in the store, so what a dead process held is reported or taken over elsewhere);
  * - charges waiting to be written while the store is unreachable (ledger.ts createChargeRecorder):

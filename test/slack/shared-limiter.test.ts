@@ -36,7 +36,12 @@ describe('REDIS_URL: the shared limiter in the app', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    h = await startPlatdeskHarness({ env: { REDIS_URL: redis.url }, platTimeouts: { deadlineMs: 500 } });
+    // REDIS_URL needs DATABASE_URL: the harness makes a fresh database on the test PostgreSQL.
+    h = await startPlatdeskHarness({
+      engine: 'postgres',
+      env: { REDIS_URL: redis.url },
+      platTimeouts: { deadlineMs: 500 },
+    });
     // A fresh Redis: the first grants wait out the fence of a new key set and the join delay.
     await h.platdesk.limiter.ready();
   });
