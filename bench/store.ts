@@ -54,6 +54,8 @@ const SERVER_URL = args.url ?? process.env.DATABASE_URL ?? null;
 
 const DAY = 24 * 60 * 60 * 1000;
 const USERS = 20;
+/** The claiming process, as the app passes it (ClaimHolder): one instance id, a lease it would renew. */
+const HOLDER = { instanceId: 'bench', leaseMs: 10 * 60_000 };
 
 interface Figure {
   engine: 'sqlite' | 'postgres';
@@ -159,7 +161,7 @@ const OPERATIONS: Operation[] = [
         ids.push(...batch.map((p) => p.id));
       }
       return async (i) => {
-        const result = await store.pending.claim(ids[i] ?? '', `U${i % USERS}`);
+        const result = await store.pending.claim(ids[i] ?? '', `U${i % USERS}`, HOLDER);
         expectOk(result.ok, 'a claim');
         return undefined;
       };
