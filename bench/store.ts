@@ -1,5 +1,5 @@
 /**
- * `npm run bench:store [-- --ops 2000 --callers 50 --pool 10 --rate 50]`: the Store's latency on each engine
+ * `npm run bench:store [-- --ops 2000 --callers 50 --pool 10 --rate 50 --confirms 500]`: the Store's latency on each engine
  * on loopback, through the Store API (src/store), as the app calls it:
  *
  *   claim           pending.claim of a fresh confirmation (the single-use conditional UPDATE)
