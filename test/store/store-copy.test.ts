@@ -32,7 +32,9 @@ import {
 const T0 = Date.parse('2026-11-20T01:00:00.000Z');
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-const clock = { now: () => new Date(T0) };
+const clock = { now: () => T0 };
+/** The claiming process of a running confirmation, with its lease. */
+const holder = { instanceId: 'instance-a', leaseMs: 10 * MINUTE };
 const ALL_TIME = { from: new Date(0), to: new Date(T0 + 365 * DAY) };
 const caps: CapLimit[] = [
   { scope: 'user', period: 'daily', cap: 5000, from: new Date(T0 - DAY), to: new Date(T0 + DAY) },
@@ -88,6 +90,8 @@ interface Filled {
   runIds: number[];
   subscriptionIds: number[];
   batchIds: string[];
+  alertSubscriptionId: number;
+  checkIds: number[];
 }
 
 /** Everything platdesk keeps, written through the Store API as the app would. */
@@ -110,10 +114,10 @@ async function fill(store: Store): Promise<Filled> {
   const failed = await newPending('U2');
   const cancelled = await newPending('U1');
   const expired = await newPending('U3', -1);
-  await store.pending.claim(running.id, 'U1');
-  await store.pending.claim(done.id, 'U2');
+  await store.pending.claim(running.id, 'U1', holder);
+  await store.pending.claim(done.id, 'U2', holder);
   await store.pending.finish(done.id, 'done', '{"text":"3 orders","blocks":[]}');
-  await store.pending.claim(failed.id, 'U2');
+  await store.pending.claim(failed.id, 'U2', holder);
   await store.pending.finish(failed.id, 'failed', null);
   await store.pending.cancel(cancelled.id, 'U1');
 
@@ -169,6 +173,7 @@ async function fill(store: Store): Promise<Filled> {
     { subscriptionId: gone.id, localDate: '2026-11-20', ...window, requestedBy: 'UADMIN' },
     lease('b'),
   );
+  if (!manual) throw new Error('the fill expected a manual run');
   await store.digests.awaitApproval(manual.id, 'b', 900, new Date(T0));
   await store.digests.remove(gone.id, 'UADMIN');
 
@@ -213,14 +218,63 @@ async function fill(store: Store): Promise<Filled> {
 
   await store.cache.set('item:100', '{"title":"Tea & <cups>"}');
   await store.cache.set('shop:ww:1', '{"shopId":"S100"}');
-  await store.alerts.claim('balance:low:2026-11-20T01', 60 * MINUTE);
-  await store.alerts.claim('budget:daily:2026-11-20', DAY);
+  await store.alertsSent.claim('balance:low:2026-11-20T01', 60 * MINUTE);
+  await store.alertsSent.claim('budget:daily:2026-11-20', DAY);
+
+  // Language choices are settings (lookups/locale.ts keys).
+  await store.settings.set('locale.workspace', 'zh-CN', 'UADMIN');
+  await store.settings.set('locale.user.U1', 'en', 'U1');
+  await store.settings.set('locale.channel.C1234', 'zh-CN', 'UADMIN');
+
+  // Ship-by alerts: a subscription, a posted check with its alerted orders (one claimed, one
+  // handled), a check waiting for approval, the day's cap approval and ask, the failure notice.
+  const shipBy = await store.alerts.add({
+    ownerId: '2200001002',
+    shopLabel: 'tea',
+    channelId: 'C1234',
+    withinHours: 6,
+    everyMinutes: 30,
+    hoursFrom: '09:00',
+    hoursTo: '18:00',
+    timeZone: 'Asia/Shanghai',
+    capPoints: 500,
+    createdBy: 'UADMIN',
+  });
+  const order = (sn: string, hours: number) => ({
+    orderSn: sn,
+    goodsName: `Tea & <cups> ${sn}`,
+    goodsCount: 2,
+    amountFen: 1999,
+    lastShipTime: new Date(T0 + hours * 60 * MINUTE),
+  });
+  const checked = await store.alerts.claimCheck(
+    { subscriptionId: shipBy.id, slotAt: new Date(T0 - 30 * MINUTE), localDate: '2026-11-20' },
+    lease('a'),
+  );
+  if (!checked.claimed) throw new Error('the fill expected a check');
+  await store.alerts.addCharge(checked.check.id, 4.5, 2);
+  await store.alerts.recordPending(checked.check.id, lease('a'), [order('SN1', 2), order('SN2', 5)]);
+  await store.alerts.markPosting(checked.check.id, lease('a'));
+  await store.alerts.markPosted(checked.check.id, 'a', '1763600000.000400', new Date(T0));
+  await store.alerts.claimOrder(shipBy.id, 'SN1', 'U1', new Date(T0));
+  await store.alerts.handleOrder(shipBy.id, 'SN2', 'U2', new Date(T0));
+  const waiting = await store.alerts.claimCheck(
+    { subscriptionId: shipBy.id, slotAt: new Date(T0), localDate: '2026-11-20' },
+    lease('b'),
+  );
+  if (!waiting.claimed) throw new Error('the fill expected a second check');
+  await store.alerts.awaitApproval(waiting.check.id, 'b', 700, new Date(T0));
+  await store.alerts.markAsked(shipBy.id, '2026-11-20', new Date(T0));
+  await store.alerts.approveDay(shipBy.id, '2026-11-19', 'UADMIN', new Date(T0 - DAY));
+  await store.alerts.setNoticeTs(shipBy.id, '1763600000.000500');
 
   return {
     pendingIds: [pending.id, running.id, done.id, failed.id, cancelled.id, expired.id],
     runIds: [posted.run.id, failing.run.id, manual.id],
     subscriptionIds: [tea.id, gone.id],
     batchIds: [open.id, used.id],
+    alertSubscriptionId: shipBy.id,
+    checkIds: [checked.check.id, waiting.check.id],
   };
 }
 
@@ -228,11 +282,11 @@ async function fill(store: Store): Promise<Filled> {
 async function readAll(store: Store, filled: Filled) {
   return {
     pending: await Promise.all(filled.pendingIds.map((id) => store.pending.get(id))),
-    staleRunning: await store.pending.staleRunning(0),
+    runningClaims: await store.pending.runningClaims(),
     ledger: await store.ledger.list(ALL_TIME),
     ledgerTotals: await store.ledger.totals(ALL_TIME),
     byUser: await store.ledger.groupTotals('user', ALL_TIME),
-    byDay: await store.ledger.groupTotals('day', ALL_TIME),
+    byOperation: await store.ledger.groupTotals('operation', ALL_TIME),
     lastCharge: await store.ledger.lastCharge('item-details', 1),
     thresholds: [await store.prefs.getConfirmThreshold('U1'), await store.prefs.getConfirmThreshold('U2')],
     audit: await store.audit.list(100),
@@ -240,6 +294,9 @@ async function readAll(store: Store, filled: Filled) {
       await store.settings.get('admins'),
       await store.settings.get('budgets'),
       await store.settings.get('shops'),
+      await store.settings.get('locale.workspace'),
+      await store.settings.get('locale.user.U1'),
+      await store.settings.get('locale.channel.C1234'),
     ],
     subscriptions: await store.digests.list(),
     removedSubscription: await store.digests.get(filled.subscriptionIds[1] ?? -1),
@@ -254,7 +311,24 @@ async function readAll(store: Store, filled: Filled) {
     batches: await Promise.all(filled.batchIds.map((id) => store.shortcutBatches.get(id))),
     budgetUses: [await store.budgets.uses('U1', caps), await store.budgets.uses(null, caps)],
     cache: [await store.cache.get('item:100', new Date(0)), await store.cache.get('shop:ww:1', new Date(0))],
-    alerts: [await store.alerts.recent('balance:', 10), await store.alerts.recent('budget:', 10)],
+    alertsSent: [await store.alertsSent.recent('balance:', 10), await store.alertsSent.recent('budget:', 10)],
+    alertSubscriptions: await store.alerts.list(),
+    checks: await Promise.all(filled.checkIds.map((id) => store.alerts.check(id))),
+    openChecks: await store.alerts.openChecks(),
+    lastPosted: await store.alerts.lastPosted(filled.alertSubscriptionId),
+    spentOn: await store.alerts.spentOn(filled.alertSubscriptionId, '2026-11-20'),
+    alertOrders: await store.alerts.orders(filled.alertSubscriptionId, [
+      'pending',
+      'alerted',
+      'handled',
+      'shipped',
+      'unknown',
+    ]),
+    approvedOn: [
+      await store.alerts.approvedOn(filled.alertSubscriptionId, '2026-11-19'),
+      await store.alerts.approvedOn(filled.alertSubscriptionId, '2026-11-20'),
+    ],
+    alertNotice: await store.alerts.noticeTs(filled.alertSubscriptionId),
   };
 }
 
@@ -263,7 +337,7 @@ const count = (tables: TableCopied[], name: string) => tables.find((t) => t.tabl
 describe('store:copy (SQLite → PostgreSQL)', () => {
   it('copies a store filled through the Store API, and the PostgreSQL store reads back the same', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ now: clock.now });
+    const filling = await source.open({ clock });
     const filled = await fill(filling);
     await filling.close();
     const url = await postgresTarget();
@@ -282,6 +356,9 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     sqlite.close();
     expect(report.tables.map((t) => t.table).sort()).toEqual(tables.sort());
     for (const t of report.tables) expect(t.target, t.table).toBe(t.source);
+    // The fill reaches every table (migration 6's shared state and the alert tables included),
+    // so a table the copier skipped or emptied would show here.
+    for (const t of report.tables) expect(t.source, `${t.table} filled`).toBeGreaterThan(0);
     expect(count(report.tables, 'ledger')).toBe(40);
     expect(count(report.tables, 'pending_lookups')).toBe(6);
     expect(count(report.tables, 'digest_runs')).toBe(3);
@@ -289,25 +366,34 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     const order = report.tables.map((t) => t.table);
     expect(order.indexOf('digest_subscriptions')).toBeLessThan(order.indexOf('digest_runs'));
 
-    const before = await source.open({ now: clock.now });
-    const after = await openStore({ url, now: clock.now });
+    const before = await source.open({ clock });
+    const after = await openStore({ url, clock });
     cleanups.push(() => after.close());
     const expected = await readAll(before, filled);
     expect(expected.ledger).toHaveLength(40);
     expect(expected.pending.every((p) => p !== null)).toBe(true);
     expect(expected.runs.every((r) => r !== null)).toBe(true);
+    // The running claim keeps its holder and lease; the alert rows are there to compare.
+    expect(expected.runningClaims).toEqual([
+      expect.objectContaining({ claimedBy: 'instance-a', leaseExpiresAt: new Date(T0 + 10 * MINUTE) }),
+    ]);
+    expect(expected.checks.map((c) => c?.state)).toEqual(['posted', 'awaiting_approval']);
+    expect(expected.alertOrders.map((o) => [o.orderSn, o.state, o.claimedBy])).toEqual([
+      ['SN1', 'alerted', 'U1'],
+      ['SN2', 'handled', null],
+    ]);
     expect(await readAll(after, filled)).toEqual(expected);
 
     // Handled event ids stay handled: a Slack retry is not processed again after the move.
     expect(await after.unfurls.firstSeen('Ev1', DAY)).toBe(false);
     // The single-use claim carries over: the pending one can be claimed once, the done one not.
     const [pendingId, , doneId] = filled.pendingIds;
-    expect((await after.pending.claim(pendingId ?? '', 'U1')).ok).toBe(true);
-    expect(await after.pending.claim(pendingId ?? '', 'U1')).toMatchObject({
+    expect((await after.pending.claim(pendingId ?? '', 'U1', holder)).ok).toBe(true);
+    expect(await after.pending.claim(pendingId ?? '', 'U1', holder)).toMatchObject({
       ok: false,
       reason: 'already_used',
     });
-    expect(await after.pending.claim(doneId ?? '', 'U2')).toMatchObject({
+    expect(await after.pending.claim(doneId ?? '', 'U2', holder)).toMatchObject({
       ok: false,
       reason: 'already_used',
     });
@@ -315,13 +401,13 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
 
   it('new rows continue after every id the source used (sequences moved, deleted ids never reused)', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ now: clock.now });
+    const filling = await source.open({ clock });
     await fill(filling);
     await filling.close();
     const url = await postgresTarget();
     await copySqliteToPostgres({ from: source.options.path ?? '', to: url });
 
-    const store = await openStore({ url, now: clock.now });
+    const store = await openStore({ url, clock });
     cleanups.push(() => store.close());
     expect((await store.ledger.record(ledgerEntry(41))).id).toBe(41);
     const sub = await store.digests.add({
@@ -341,11 +427,51 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
       pendingId: 'P',
     });
     expect(offered.id).toBe(4);
+    const shipBy = await store.alerts.add({
+      ownerId: '1',
+      shopLabel: 'x',
+      channelId: 'C1',
+      withinHours: 1,
+      everyMinutes: 30,
+      hoursFrom: '09:00',
+      hoursTo: '18:00',
+      timeZone: 'UTC',
+      capPoints: 10,
+      createdBy: 'U1',
+    });
+    expect(shipBy.id).toBe(2);
+
+    // Every sequence-filled column of every table: its sequence is past the largest id copied.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    cleanups.push(() => client.end());
+    const { rows: columns } = await client.query<{ table_name: string; column_name: string }>(`
+      SELECT table_name, column_name FROM information_schema.columns
+       WHERE table_schema = 'public' AND (is_identity = 'YES' OR column_default LIKE 'nextval(%')`);
+    expect(columns.map((c) => c.table_name).sort()).toEqual(
+      expect.arrayContaining([
+        'alert_checks',
+        'alert_subscriptions',
+        'digest_runs',
+        'ledger',
+        'unfurl_records',
+      ]),
+    );
+    for (const { table_name: table, column_name: column } of columns) {
+      const { rows } = await client.query<{ max: string | null; last: string | null }>(
+        `SELECT (SELECT max("${column}")::text FROM "${table}") AS max,
+                (SELECT last_value::text FROM pg_sequences
+                  WHERE schemaname = 'public' AND sequencename =
+                        split_part(pg_get_serial_sequence('"${table}"', '${column}'), '.', 2)) AS last`,
+      );
+      const [{ max, last } = { max: null, last: null }] = rows;
+      if (max !== null) expect(BigInt(last ?? '0'), `${table}.${column}`).toBeGreaterThanOrEqual(BigInt(max));
+    }
   });
 
   it('refuses a second copy onto the now non-empty target, and keeps what is there', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ now: clock.now });
+    const filling = await source.open({ clock });
     await fill(filling);
     await filling.close();
     const url = await postgresTarget();
@@ -357,14 +483,14 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
       /is not empty \(.*ledger holds 40 rows.*\); refusing to copy over existing data/,
     );
 
-    const store = await openStore({ url, now: clock.now });
+    const store = await openStore({ url, clock });
     cleanups.push(() => store.close());
     expect(await store.ledger.list(ALL_TIME)).toHaveLength(40);
   });
 
   it('rolls everything back when a count differs after copying', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ now: clock.now });
+    const filling = await source.open({ clock });
     await fill(filling);
     await filling.close();
     const url = await postgresTarget();
@@ -392,7 +518,7 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
 
   it('refuses a source written by a newer platdesk, before touching the target', async () => {
     const source = await sqliteSource();
-    const store = await source.open({ now: clock.now });
+    const store = await source.open({ clock });
     await store.ledger.record(ledgerEntry(1));
     await store.close();
     // A newer build: this build's migrations and one more.
@@ -444,7 +570,7 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     );
     // A server that cannot be reached: named without its password, nothing kept.
     const source = await sqliteSource();
-    await (await source.open({ now: clock.now })).close();
+    await (await source.open({ clock })).close();
     const unreachable = copySqliteToPostgres({
       from: source.options.path ?? '',
       to: 'postgres://platdesk:Pa55-w0rd@127.0.0.1:1/platdesk',
@@ -517,7 +643,7 @@ describe('npm run store:copy (the command)', () => {
 
   it('prints the row count of every table and exits 0; a second run is refused with exit 1; never the password', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ now: clock.now });
+    const filling = await source.open({ clock });
     await fill(filling);
     await filling.close();
     const plain = await postgresTarget();
