@@ -9,6 +9,7 @@ import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/fixtures.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const ADMIN = SLACK.adminId;
 const AGENT = SLACK.userId;
@@ -33,9 +34,9 @@ async function say(text: string, userId: string = ADMIN, channelId?: string): Pr
   return textOf(await h.nextResponse(sent.responseUrlId));
 }
 
-describe('/orders digest', () => {
+describe.each(ENGINES)('/orders digest (%s store)', (engine) => {
   it('add (admins only), every channel form, list, remove', async () => {
-    h = await startPlatdeskHarness();
+    h = await startPlatdeskHarness({ engine });
     const at = farTime(h.now());
 
     expect(await say(`digest add 2200001002 <#C1234|support> ${at}`, AGENT)).toContain(
@@ -85,8 +86,8 @@ describe('/orders digest', () => {
   });
 
   it('resolves a registered shop alias to its owner id', async () => {
-    h = await startPlatdeskHarness();
-    spendSettings(h.platdesk.store.settings).setShops(
+    h = await startPlatdeskHarness({ engine });
+    await spendSettings(h.platdesk.store.settings).setShops(
       {
         shops: [{ alias: 'tea', ownerId: SANDBOX_FIXTURES.owners.small, shopId: null, channels: [] }],
         registeredOnly: false,
@@ -101,7 +102,7 @@ describe('/orders digest', () => {
   });
 
   it('run: admins only; posts in the channel with "page 1 of 2" progress, then the digest; the ledger has it', async () => {
-    h = await startPlatdeskHarness();
+    h = await startPlatdeskHarness({ engine });
     // `single`: today's one message (a new digest is threaded by default, tested in threads.test.ts).
     await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())} single`);
     expect(await say('digest run 1', AGENT)).toContain('Only platdesk admins');
@@ -137,7 +138,7 @@ describe('/orders digest', () => {
   });
 
   it('run over the cost cap: asks first; Run anyway is for admins and runs once', async () => {
-    h = await startPlatdeskHarness({ env: { PLAT_PRICES: 'paging-orders:1=2' } });
+    h = await startPlatdeskHarness({ engine, env: { PLAT_PRICES: 'paging-orders:1=2' } });
     await h.platdesk.store.settings.set(MAX_POINTS_SETTING, 1, ADMIN);
     await say(`digest add ${SANDBOX_FIXTURES.owners.small} here ${farTime(h.now())}`);
     const sent = await h.command('/orders', 'digest run 1', { userId: ADMIN });
@@ -167,7 +168,7 @@ describe('/orders digest', () => {
   });
 
   it('run again the same day after the digest was posted: asks first stating the charge; Run again is for admins and single-use', async () => {
-    h = await startPlatdeskHarness();
+    h = await startPlatdeskHarness({ engine });
     // `single`: one message a run (a new digest is threaded by default).
     await say(`digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${farTime(h.now())} single`);
     const first = await h.command('/orders', 'digest run 1', { userId: ADMIN });

@@ -236,5 +236,13 @@ describe('schedules', () => {
     expect(morning?.windowEnd.toISOString()).toBe('2026-11-20T01:00:00.000Z');
     expect(evening?.windowStart.toISOString()).toBe('2026-11-20T01:00:00.000Z');
     expect(evening?.windowEnd.toISOString()).toBe('2026-11-20T09:30:00.000Z');
+    // Each run posted once, and charged exactly the calls the sandbox counted.
+    expect(posts(h, CHANNEL).filter((c) => c.body.thread_ts === undefined)).toHaveLength(2);
+    const calls = h.sandbox.stats().callsByOperation['paging-orders'] ?? 0;
+    expect(calls).toBeGreaterThanOrEqual(2);
+    const ledger = await h.platdesk.store.ledger.list({ from: new Date(0), to: new Date(8.64e15) });
+    expect(ledger.map((e) => [e.source, e.operation])).toEqual(
+      Array.from({ length: calls }, () => ['digest', 'paging-orders']),
+    );
   });
 });

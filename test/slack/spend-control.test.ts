@@ -13,17 +13,18 @@ import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { buttonOf, confirmationOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 const { items, links, wwids } = SANDBOX_FIXTURES;
 const DAY = 24 * 3_600_000;
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 2 * DAY) });
 
-describe('spend control in Slack', () => {
+describe.each(ENGINES)('spend control in Slack (%s store)', (engine) => {
   const settings = () => spendSettings(h().platdesk.store.settings);
   const ledger = () => h().platdesk.store.ledger;
 
-  const h = useHarness({ env: { PLAT_PRICES: 'get-shop-id=2,get-shop-info:1=10' } });
+  const h = useHarness({ engine, env: { PLAT_PRICES: 'get-shop-id=2,get-shop-info:1=10' } });
   beforeAll(async () => {
     // The ledger export goes to the admin's DM: the fake answers conversations.open with one.
     h().fake.setResponse('conversations.open', { channel: { id: SLACK.imChannelId } });

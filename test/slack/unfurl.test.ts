@@ -23,6 +23,7 @@ import {
   linkShared,
   SLACK,
 } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const { items, links } = SANDBOX_FIXTURES;
 const MINUTE = 60_000;
@@ -30,7 +31,7 @@ const AUTO_CHANNEL = 'CAUTO0001';
 
 let eventSeq = 0;
 
-describe('item-link unfurls', () => {
+describe.each(ENGINES)('item-link unfurls (%s store)', (engine) => {
   /** Sends a link_shared event and returns the chat.unfurl call it caused (or null within `quietMs`). */
   async function share(
     input: LinkSharedInput,
@@ -87,7 +88,7 @@ describe('item-link unfurls', () => {
 
   const link = (url: string) => ({ url, domain: new URL(url).hostname });
 
-  const h = useHarness();
+  const h = useHarness({ engine });
 
   it.each([
     ['first marketplace', links.firstMarketplace, items.basic, 'first marketplace'],

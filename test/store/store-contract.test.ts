@@ -299,6 +299,37 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect((await store.pending.get(older.id))?.state).toBe('running');
     });
 
+    it("after an interrupt: not running, finish refused, cancel answers interrupted; renewClaims leaves another holder's lease alone", async () => {
+      const clock = manualClock();
+      const store = await open(clock);
+      const other = { instanceId: 'instance-b', leaseMs: 10_000 };
+      const theirs = await store.pending.create(newPending({ ttlMs: DAY }));
+      const gone = await store.pending.create(newPending({ ttlMs: DAY }));
+      await store.pending.claim(theirs.id, 'U1234', other);
+      await store.pending.claim(gone.id, 'U1234', other);
+      clock.advance(MINUTE);
+      expect(await store.pending.renewClaims(HOLDER)).toBe(0);
+      expect((await store.pending.get(theirs.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 10_000);
+
+      clock.advance(1000);
+      expect(await store.pending.interrupt(gone.id, 'instance-b')).toMatchObject({
+        id: gone.id,
+        state: 'interrupted',
+        stateChangedAt: new Date(T0 + MINUTE + 1000),
+      });
+      expect((await store.pending.runningClaims()).map((p) => p.id)).toEqual([theirs.id]);
+      // The holder coming back cannot finish it, and nobody can cancel or run it again.
+      expect(await store.pending.finish(gone.id, 'done', null)).toBe(false);
+      expect(await store.pending.cancel(gone.id, 'U1234')).toMatchObject({
+        ok: false,
+        reason: 'interrupted',
+      });
+      expect(await store.pending.claim(gone.id, 'U1234', HOLDER)).toMatchObject({
+        ok: false,
+        reason: 'interrupted',
+      });
+    });
+
     it('prune deletes old finished and expired rows, never a live one', async () => {
       const clock = manualClock();
       const store = await open(clock);
@@ -1056,6 +1087,64 @@ describe('SQLite engine', () => {
       ).toHaveLength(1);
       expect(results.filter((r) => r.reasons[i] === 'already_used')).toHaveLength(1);
       expect((await store.pending.get(id))?.state).toBe('running');
+    }
+  });
+
+  it('digest runs claimed from two threads on one file at once: exactly one wins each', async () => {
+    const db = await freshDatabase('sqlite');
+    const store = await db.open();
+    const sub = await subscribe(store);
+    const dates = Array.from({ length: 30 }, (_, i) => `2026-12-${String(i + 1).padStart(2, '0')}`);
+    const input: ClaimRaceInput = {
+      path: db.options.path as string,
+      ids: dates,
+      digestSubscriptionId: sub.id,
+      userId: 'UADMIN',
+      contenders: 2,
+      arrivals: new Int32Array(new SharedArrayBuffer(4)),
+    };
+    const results = await raceAgainstWorker(await db.open(), input);
+    for (const [i, date] of dates.entries()) {
+      expect(
+        results.filter((r) => r.wins[i]),
+        `claims of ${date} that won`,
+      ).toHaveLength(1);
+      expect((await store.digests.scheduledRun(sub.id, date))?.attempts).toBe(1);
+    }
+  });
+
+  it('a confirmation left running by a build before claim holders (schema 3) migrates with no holder and can be interrupted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-sqlite-v3-'));
+    const path = join(dir, 'platdesk.sqlite');
+    try {
+      const raw = new Database(path);
+      for (const [i, ddl] of MIGRATIONS.slice(0, 3).entries()) {
+        raw.exec(ddl);
+        raw.pragma(`user_version = ${i + 1}`);
+      }
+      raw
+        .prepare(
+          `INSERT INTO pending_lookups (id, user_id, request_json, quote_json, summary, created_at, expires_at,
+             state, state_changed_at) VALUES ('old', 'U1234', '{}', '{}', 'item 1', ?, ?, 'running', ?)`,
+        )
+        .run(T0, T0 + MINUTE, T0);
+      raw.close();
+      const store = await openStore({ path, clock: { now: () => T0 + MINUTE } });
+      try {
+        expect(await store.pending.get('old')).toMatchObject({
+          state: 'running',
+          claimedBy: null,
+          leaseExpiresAt: null,
+        });
+        expect(await store.pending.interrupt('old', null)).toMatchObject({
+          state: 'interrupted',
+          summary: 'item 1',
+        });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
