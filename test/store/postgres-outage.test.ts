@@ -90,7 +90,7 @@ describe('PostgreSQL stopped and started again under a running store', () => {
       charges.stop();
       expect(logged).toHaveLength(1);
       expect(logged[0]?.msg).toBe('stopping with charges not written to the ledger');
-      const kept = (logged[0]?.o as { charges: NewLedgerEntry[] }).charges;
+      const kept = ((logged[0] as { o: object }).o as { charges: NewLedgerEntry[] }).charges;
       expect(kept.map((c) => [c.operation, c.points, c.userId])).toEqual([
         ['get-shop-info', 3, 'U1'],
         ['get-shop-info', 5, 'U1'],
