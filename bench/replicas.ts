@@ -1,9 +1,11 @@
 /**
  * `npm run bench:replicas`: three platdesk processes (`npm start`'s entry point, HTTP mode, each a
- * child process: test/helpers/replica-cluster.ts) on one Redis, on loopback, driven over signed
- * HTTP like Slack; the plat API is the sandbox in this process at its default latency (no delay
- * injected), which counts and timestamps every call; Slack is one local fake Web API server.
- * Each replica has its own SQLite file until the store is shared (PostgreSQL, DATABASE_URL).
+ * child process: test/helpers/replica-cluster.ts) on one PostgreSQL database and one Redis, on
+ * loopback, driven over signed HTTP like Slack; the plat API is the sandbox in this process at its
+ * default latency (no delay injected), which counts and timestamps every call; Slack is one local
+ * fake Web API server. The database is a fresh one, dropped at the end: on a throwaway PostgreSQL
+ * server the bench starts (test/helpers/postgres-server.ts), or on the server of DATABASE_URL
+ * when it is set (its user must be allowed to CREATE DATABASE).
  *
  *   0. first call on an empty Redis (a new key set is fenced for the call deadline + a window);
  *   1. saturation: 300 distinct lookups confirmed at once over the three replicas: aggregate
@@ -15,22 +17,21 @@
  *   4. Redis killed (keys lost) under load and restarted 3 s later: time to the first
  *      "temporarily unavailable" answer, and from its return to the next call;
  *   5. N Confirms (default 1,000) each clicked twice at once: double charges at the sandbox and
- *      in the ledgers. `--clicks same` (default: the store is per replica, so a Confirm is known
- *      only to the replica that showed it) or `--clicks random` (each click on a random replica;
- *      meaningful once the store is shared).
+ *      in the shared ledger. `--clicks random` (default: each click on a random replica, so a
+ *      Confirm shown by one replica is often clicked on another) or `--clicks same` (both clicks on
+ *      the replica that showed it).
  *
  * Options: `--confirms N`, `--clicks same|random`. With REDIS_URL set, that Redis is used (its
  * `platdesk:limiter` keys: not a production one) and phase 4 is skipped (the bench restarts only
  * a server it started). Prints a labelled summary, then the figures as one JSON line.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { createSandbox, SANDBOX_FIXTURES } from '../src/sandbox/index.js';
 import { openStore } from '../src/store/engine.js';
 import { arrivalsBetween, largestInAnyWindow, sustainedRate } from '../test/helpers/arrivals.js';
 import { textOf } from '../test/helpers/platdesk-harness.js';
+import { type PostgresServer, startPostgres } from '../test/helpers/postgres-server.js';
 import { type RedisServer, startRedisServer } from '../test/helpers/redis-server.js';
 import { type Replica, startReplicaCluster } from '../test/helpers/replica-cluster.js';
 import { type ConfirmedLookup, replicaSlack } from '../test/helpers/replica-slack.js';
@@ -46,7 +47,7 @@ const DIGEST_ORDERS = 14_900;
 const { values: args } = parseArgs({
   options: {
     confirms: { type: 'string', default: '1000' },
-    clicks: { type: 'string', default: 'same' },
+    clicks: { type: 'string', default: 'random' },
   },
 });
 const confirms = Number(args.confirms);
@@ -82,8 +83,33 @@ const shopOf = (wwid: string) => `No shop was found for messaging account *${wwi
 const UNAVAILABLE = 'platdesk is temporarily unavailable';
 const userOf = (i: number) => `U${3000 + (i % 20)}`;
 
-const results: Record<string, unknown> = {};
-const dir = mkdtempSync(join(tmpdir(), 'platdesk-bench-replicas-'));
+/** Runs one statement on the maintenance connection `url` (CREATE/DROP DATABASE). */
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const results: Record<string, unknown> = { clicks };
+console.log(
+  `mode: --clicks ${clicks} (${clicks === 'same' ? 'both clicks of phase 5 on the replica that showed the Confirm' : 'each click of phase 5 on a random replica'}), --confirms ${confirms}`,
+);
+const givenDatabase = process.env.DATABASE_URL;
+const postgres: PostgresServer | null = givenDatabase ? null : await startPostgres();
+const serverUrl = postgres?.url ?? givenDatabase ?? '';
+const databaseName = `platdesk_bench_replicas_${process.pid}_${Date.now().toString(36)}`;
+await admin(serverUrl, `CREATE DATABASE ${databaseName}`);
+const databaseUrl = (() => {
+  const u = new URL(serverUrl);
+  u.pathname = `/${databaseName}`;
+  return u.toString();
+})();
+// The bench's own view of the shared database (ledger counts); it migrates it before the replicas start.
+const store = await openStore({ url: databaseUrl });
 const givenRedis = process.env.REDIS_URL;
 const redis: RedisServer | null = givenRedis ? null : await startRedisServer();
 const redisUrl = redis?.url ?? givenRedis ?? '';
@@ -94,7 +120,6 @@ const sandbox = createSandbox({
 const platUrl = await sandbox.listen(0);
 const fake = await startSlackApiServer();
 const slack = replicaSlack(fake, SECRET, 'bench');
-const databaseOf = (i: number) => join(dir, `replica-${i}.sqlite`);
 const launchedAt = performance.now();
 const cluster = await startReplicaCluster(REPLICAS, {
   env: {
@@ -104,25 +129,16 @@ const cluster = await startReplicaCluster(REPLICAS, {
     PLAT_BASE_URL: platUrl,
     PLAT_TOKEN,
     REDIS_URL: redisUrl,
+    DATABASE_URL: databaseUrl,
     PLATDESK_ADMINS: SLACK.adminId,
     // Above phase 1's 100 lookups a replica, so none is refused as busy.
     PLAT_QUEUE_MAX: '2000',
   },
-  envOf: (i) => ({ DATABASE_PATH: databaseOf(i) }),
 });
 
-/** Ledger rows of every replica's store (one database once the store is shared). */
+/** Ledger rows in the shared store. */
 async function ledgerRows(): Promise<number> {
-  let rows = 0;
-  for (let i = 0; i < REPLICAS; i++) {
-    const store = await openStore({ path: databaseOf(i) });
-    try {
-      rows += (await store.ledger.totals({ from: new Date(0), to: new Date(Date.now() + 3_600_000) })).calls;
-    } finally {
-      await store.close();
-    }
-  }
-  return rows;
+  return (await store.ledger.totals({ from: new Date(0), to: new Date(Date.now() + 3_600_000) })).calls;
 }
 
 /** Asks one distinct /shop ww lookup per item on the replica chosen for it. */
@@ -389,7 +405,7 @@ try {
     };
     const mode =
       clicks === 'same'
-        ? 'both clicks on the replica that showed the Confirm (the store is per replica; --clicks random once it is shared)'
+        ? 'both clicks on the replica that showed the Confirm'
         : 'each click on a random replica';
     console.log(
       `5 double clicks ${confirms} Confirms clicked twice at once, ${mode}: ${ran} lookups answered, ${calls} calls at the sandbox, ${ledger} ledger rows, double charges ${calls - ran}; ${alreadyUsed} second clicks answered "already used"`,
@@ -414,7 +430,9 @@ try {
   await fake.close();
   await sandbox.close();
   await redis?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await store.close();
+  await admin(serverUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  await postgres?.remove();
 }
 // Calls hung at the sandbox in phase 3 leave nothing behind, but do not wait on stray timers.
 process.exit(0);

@@ -1,30 +1,31 @@
 /**
- * Three platdesk processes on one Redis (issue 13, "Tests with real parts"): each is `npm start`'s
- * entry point in its own child process (test/helpers/replica-cluster.ts), driven over signed HTTP
- * (test/helpers/replica-slack.ts); every plat call goes to the one sandbox in this process, which
- * counts and timestamps arrivals; every Slack call goes to one fake Slack Web API server.
- *
- * Each replica has its own SQLite file for now: the store is still per process, so every lookup is
- * asked and confirmed on the same replica, and the ledger is the sum of the three files. Once the
- * PostgreSQL store is merged the replicas share one DATABASE_URL, and the cases that need a shared
- * store (one Confirm clicked on all three replicas, identical lookups on different replicas, a
- * digest due while all three run) are written against this same cluster.
+ * Three platdesk processes on one PostgreSQL database and one Redis (issue 13, "Tests with real
+ * parts"): each is `npm start`'s entry point in its own child process
+ * (test/helpers/replica-cluster.ts), driven over signed HTTP (test/helpers/replica-slack.ts); every
+ * plat call goes to the one sandbox in this process, which counts and timestamps arrivals; every
+ * Slack call goes to one fake Slack Web API server. The database is made fresh on the run's test
+ * server (vitest globalSetup) and dropped afterwards; the ledger is one count.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisLimiter } from '../../src/plat/redis-limiter.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/engine.js';
+import type { DigestSubscription, Store } from '../../src/store/store.js';
 import { arrivalsBetween, largestInAnyWindow } from '../helpers/arrivals.js';
 import { textOf } from '../helpers/platdesk-harness.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type ReplicaCluster, startReplicaCluster } from '../helpers/replica-cluster.js';
 import { type ReplicaSlack, replicaSlack } from '../helpers/replica-slack.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { postEvent } from '../helpers/slack-http.js';
+import { eventCallback, linkShared } from '../helpers/slack-payloads.js';
+import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
 const SECRET = 'replicas-secret';
+const ADMIN = 'U0REPADMIN';
+const DIGEST_CHANNEL = 'C0DIGEST1';
+const ALREADY_USED = 'This confirmation was already used';
+const INTERRUPTED = 'was interrupted by a platdesk restart before its answer arrived';
 const PLAT_TOKEN = 'replicas-test';
 const REPLICAS = 3;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -49,30 +50,27 @@ async function createLimiterKeys(url: string): Promise<void> {
   }
 }
 
-describe('three replicas on one Redis', () => {
+describe('three replicas on one PostgreSQL database and one Redis', () => {
   let redis: RedisServer;
   let sandbox: Sandbox;
   let fake: FakeSlack;
   let cluster: ReplicaCluster;
   let slack: ReplicaSlack;
-  const dir = mkdtempSync(join(tmpdir(), 'platdesk-replicas-'));
-  const databaseOf = (i: number) => join(dir, `replica-${i}.sqlite`);
+  let databaseUrl: string;
+  /** The test's own view of the shared database (ledger counts, making a digest due). */
+  let store: Store;
+  /** When the suite's digest is due (epoch ms). */
+  let digestDueAt: number;
+  let digest: DigestSubscription;
 
-  /** Ledger rows of every replica's store (one PostgreSQL database once merged). */
-  async function ledgerRows(): Promise<number[]> {
-    const rows: number[] = [];
-    for (let i = 0; i < REPLICAS; i++) {
-      const store = await openStore({ path: databaseOf(i) });
-      try {
-        rows.push(
-          (await store.ledger.totals({ from: new Date(0), to: new Date(Date.now() + 3_600_000) })).calls,
-        );
-      } finally {
-        await store.close();
-      }
-    }
-    return rows;
+  /** Ledger rows in the shared store. */
+  async function ledgerRows(): Promise<number> {
+    return (await store.ledger.totals({ from: new Date(0), to: new Date(Date.now() + 3_600_000) })).calls;
   }
+
+  /** The first post to a click's response_url that is not "Looking up…". */
+  const answerTo = (responseUrlId: string) =>
+    slack.response(responseUrlId, (m) => !textOf(m).includes('Looking up'), 30_000);
 
   async function healthUntil(index: number, status: number, ms: number) {
     const end = performance.now() + ms;
@@ -86,6 +84,23 @@ describe('three replicas on one Redis', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     await createLimiterKeys(redis.url);
+    databaseUrl = await createPostgresDatabase();
+    // Migrated here once, so the three replicas start on a current schema instead of racing to it.
+    store = await openStore({ url: databaseUrl });
+    // A digest due at the first whole minute at least 15 s from now (UTC): the replicas are running
+    // by then (each plans its wake-up at that instant), so all three race for the one run. Should
+    // they take longer to start, each finds it due at start-up and they race there instead.
+    digestDueAt = Math.ceil((Date.now() + 15_000) / 60_000) * 60_000;
+    const due = new Date(digestDueAt);
+    const hhmm = `${String(due.getUTCHours()).padStart(2, '0')}:${String(due.getUTCMinutes()).padStart(2, '0')}`;
+    digest = await store.digests.add({
+      ownerId: SANDBOX_FIXTURES.owners.busy,
+      shopLabel: SANDBOX_FIXTURES.owners.busy,
+      channelId: DIGEST_CHANNEL,
+      localTime: hhmm,
+      timeZone: 'UTC',
+      createdBy: ADMIN,
+    });
     sandbox = createSandbox({ token: PLAT_TOKEN });
     const platUrl = await sandbox.listen(0);
     fake = await startSlackApiServer();
@@ -98,8 +113,9 @@ describe('three replicas on one Redis', () => {
         PLAT_BASE_URL: platUrl,
         PLAT_TOKEN,
         REDIS_URL: redis.url,
+        DATABASE_URL: databaseUrl,
+        PLATDESK_ADMINS: ADMIN,
       },
-      envOf: (i) => ({ DATABASE_PATH: databaseOf(i) }),
     });
   }, 90_000);
 
@@ -108,7 +124,8 @@ describe('three replicas on one Redis', () => {
     await fake?.close();
     await sandbox?.close();
     await redis?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await store?.close();
+    if (databaseUrl) await dropPostgresDatabase(databaseUrl);
   }, 30_000);
 
   it('60 distinct lookups confirmed at once over the replicas: ≤10 in any sliding second at the sandbox, all answered, one ledger row per call', async () => {
@@ -138,11 +155,85 @@ describe('three replicas on one Redis', () => {
     expect(calls).toHaveLength(60);
     expect(sandbox.stats().calls - before).toBe(60);
     expect(largestInAnyWindow(calls)).toBeLessThanOrEqual(10);
-    // Every call is a ledger row, written by the replica that made it (20 each).
-    const ledger = (await ledgerRows()).map((rows, i) => rows - (ledgerBefore[i] ?? 0));
-    expect(ledger).toEqual([20, 20, 20]);
+    // Every call is one ledger row in the shared store.
+    expect((await ledgerRows()) - ledgerBefore).toBe(60);
     expect(sandbox.stats().maxInWindow).toBeLessThanOrEqual(10);
   }, 60_000);
+
+  it('one Confirm clicked on all three replicas at once: one plat call, one answer, the other two "already used"; ledger +1', async () => {
+    const wwid = 'replica-one-confirm';
+    const { confirmation } = await slack.ask(cluster.at(0), '/shop', `ww ${wwid}`, { userId: userOf(0) });
+    const before = sandbox.stats().calls;
+    const ledgerBefore = await ledgerRows();
+    const clicks = await Promise.all(
+      cluster.replicas.map((replica) =>
+        slack.click(replica, 'platdesk.confirm', confirmation.confirm.value, { userId: userOf(0) }),
+      ),
+    );
+    for (const click of clicks) expect(click.status).toBe(200);
+    const said = (await Promise.all(clicks.map((c) => answerTo(c.responseUrlId)))).map((m) => textOf(m));
+    expect(
+      said.filter((t) => t.includes(shopOf(wwid))),
+      cluster.output(),
+    ).toHaveLength(1);
+    expect(said.filter((t) => t.includes(ALREADY_USED))).toHaveLength(2);
+    await sleep(300);
+    expect(sandbox.stats().calls - before).toBe(1);
+    expect((await ledgerRows()) - ledgerBefore).toBe(1);
+  }, 30_000);
+
+  it('10 identical lookups confirmed at once on different replicas: one call at the sandbox, all 10 answered, one ledger row', async () => {
+    const wwid = 'replica-identical';
+    const asked = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const replica = cluster.at(i % REPLICAS);
+        const { confirmation } = await slack.ask(replica, '/shop', `ww ${wwid}`, { userId: userOf(i) });
+        return { replica, confirmation, userId: userOf(i) };
+      }),
+    );
+    const before = sandbox.stats().calls;
+    const ledgerBefore = await ledgerRows();
+    // The one call takes 1.5 s, so every confirmation arrives while it is in flight.
+    sandbox.setFaults([{ kind: 'latency', ms: 1500, operations: ['get-shop-id'] }]);
+    try {
+      const answers = await Promise.all(
+        asked.map(({ replica, confirmation, userId }) => slack.confirm(replica, confirmation, { userId })),
+      );
+      for (const { answer } of answers) expect(textOf(answer), cluster.output()).toContain(shopOf(wwid));
+    } finally {
+      sandbox.setFaults([]);
+    }
+    expect(sandbox.stats().calls - before).toBe(1);
+    expect((await ledgerRows()) - ledgerBefore).toBe(1);
+  }, 30_000);
+
+  it("Slack's retry of a link_shared event delivered to the other replicas is recognised: one unfurl, one call", async () => {
+    const channel = 'CREPAUTO1';
+    const set = await slack.command(cluster.at(0), '/platdesk', `autolookup <#${channel}|auto> on`, {
+      userId: ADMIN,
+    });
+    expect(textOf(await slack.response(set.responseUrlId)), cluster.output()).toContain(
+      'are looked up automatically',
+    );
+    const url = `https://item.taobao.com/item.htm?id=${SANDBOX_FIXTURES.items.missing}`;
+    const envelope = eventCallback(linkShared({ links: [{ url, domain: 'item.taobao.com' }], channel }), {
+      eventId: 'EvREPLICARETRY1',
+    });
+    const before = sandbox.stats().calls;
+    const unfurlsBefore = fake.callsTo('chat.unfurl').length;
+    expect((await postEvent(cluster.at(0).eventsUrl, SECRET, envelope)).status).toBe(200);
+    await fake.waitFor('chat.unfurl', () => fake.callsTo('chat.unfurl').length > unfurlsBefore, 10_000);
+    expect(sandbox.stats().calls - before).toBe(1);
+
+    for (const [index, retryNum] of [
+      [1, 1],
+      [2, 2],
+    ] as const)
+      expect((await postEvent(cluster.at(index).eventsUrl, SECRET, envelope, { retryNum })).status).toBe(200);
+    await sleep(1500);
+    expect(fake.callsTo('chat.unfurl')).toHaveLength(unfurlsBefore + 1);
+    expect(sandbox.stats().calls - before).toBe(1);
+  }, 30_000);
 
   it('Redis stopped: a clear "temporarily unavailable" within seconds and no call; restarted without its keys: lookups resume within 5 s, still ≤10 a second', async () => {
     const lookups = (prefix: string, n: number) =>
@@ -208,6 +299,26 @@ describe('three replicas on one Redis', () => {
     expect(sandbox.stats().maxInWindow).toBeLessThanOrEqual(10);
   }, 60_000);
 
+  it('a digest due while all three run is posted once: one message in its channel, the pages of one run called and charged once', async () => {
+    const localDate = new Date(digestDueAt).toISOString().slice(0, 10);
+    const posted = async () => (await store.digests.scheduledRun(digest.id, localDate))?.state === 'posted';
+    const end = Date.now() + Math.max(0, digestDueAt - Date.now()) + 20_000;
+    while (!(await posted()) && Date.now() < end) await sleep(200);
+    expect(await posted(), cluster.output()).toBe(true);
+    // The losers of the race have looked (a replica wakes at the due time, or its next minute).
+    await sleep(1500);
+    const posts = fake.callsTo('chat.postMessage').filter((c) => c.body.channel === DIGEST_CHANNEL);
+    expect(posts).toHaveLength(1);
+    expect(textOf(posts[0]?.body)).toContain(`Orders digest of ${SANDBOX_FIXTURES.owners.busy}`);
+    expect(textOf(posts[0]?.body)).toContain('This digest cost 4 points (¥0.04) in 2 calls');
+    // The busy shop's 24 h window is two pages (test/digest/commands.test.ts); each is a ledger row.
+    expect(sandbox.stats().callsByOperation['paging-orders']).toBe(2);
+    const entries = await store.ledger.list({ from: new Date(0), to: new Date(Date.now() + 3_600_000) });
+    expect(entries.filter((e) => e.source === 'digest')).toHaveLength(2);
+    const claims = cluster.replicas.flatMap((r) => r.logs().filter((l) => l.msg === 'digest run claimed'));
+    expect(claims).toHaveLength(1);
+  }, 90_000);
+
   it('kill -9 of a replica holding every slot mid-call: the others wait, then answer once its slots come back, and all 10 come back', async () => {
     const victim = 0;
     const others = [1, 2].map((i) => cluster.at(i));
@@ -251,6 +362,18 @@ describe('three replicas on one Redis', () => {
     const firstAfter = Math.min(...arrivalsBetween(sandbox.arrivals(), killedAt));
     // A dead holder's lease lapses 5 s (lease TTL) + a window after its last renewal.
     expect(firstAfter - killedAt).toBeLessThan(10_000);
+
+    // Its ten confirmed lookups (claimed, running when it died) are told to their users by a
+    // survivor's claim watch (the holder's pid is gone on this host), once each.
+    const interrupted = () =>
+      fake.callsTo('chat.postMessage').filter((c) => textOf(c.body).includes(INTERRUPTED));
+    await fake.waitFor('chat.postMessage', () => interrupted().length >= 10, 15_000);
+    await sleep(500);
+    expect(
+      interrupted()
+        .map((c) => c.body.channel)
+        .sort(),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => userOf(i)).sort());
 
     // All ten slots are back: ten lookups confirmed at once on the two survivors, each call kept
     // in flight 3 s, all arrive within 3 s of the first (were one slot still held, the tenth would
