@@ -6,49 +6,22 @@
  * says so in one line on stderr and exits 1, before touching the schema. Then, in process, what
  * /healthz says when the lock was lost and another process took it.
  */
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SOLE_LOCK } from '../src/store/sole-lock.js';
 import { type PlatdeskHarness, startPlatdeskHarness } from './helpers/platdesk-harness.js';
 import { type RedisServer, startRedisServer } from './helpers/redis-server.js';
 import { type ReplicaCluster, startReplicaCluster } from './helpers/replica-cluster.js';
+import { type MainRun, runMain as runMainProcess } from './helpers/run-main.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
 import { createPostgresDatabase, dropPostgresDatabase } from './helpers/store-engines.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** One `npm start` that is expected to refuse: its exit code and output. */
-function runMain(env: Record<string, string>): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/node'), ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    // A process that was not refused would run on: kill it, and the test fails on its code.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
+function runMain(env: Record<string, string>): Promise<MainRun> {
+  return runMainProcess({ PORT: '0', ...env }, { cwd: ROOT, killAfterMs: 40_000 });
 }
 
 /** The schema version platdesk recorded in the database (0 when it never migrated). */
@@ -112,7 +85,7 @@ describe('alone or shared on one PostgreSQL database (child processes of src/mai
     return cluster;
   }
   /** Exactly one line on stderr, exit 1. */
-  function refusedLine(run: Run): string {
+  function refusedLine(run: MainRun): string {
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const lines = run.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);

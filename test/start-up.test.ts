@@ -6,63 +6,33 @@
  * startPlatdesk for Socket Mode's own failures. The child also proves that `.env` is read, the
  * real environment winning.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startPlatdesk } from '../src/main.js';
 import { isSlackStartError, type SlackStartError } from '../src/slack/start-check.js';
 import { freePort } from './helpers/free-port.js';
 import { quickStartEnv } from './helpers/readme.js';
+import { type MainRun, runMain as runMainProcess } from './helpers/run-main.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
 import { socketModeConfig } from './helpers/socket-mode-config.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src/main.ts');
-const TSX = join(ROOT, 'node_modules/tsx/dist/loader.mjs');
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), 'platdesk-start-'));
 afterAll(() => rmSync(EMPTY_DIR, { recursive: true, force: true }));
 /** The settings README's Quick start command line sets (its placeholder tokens), read from README. */
 const QUICK_START = quickStartEnv();
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Runs platdesk's entry point as `npm start` does, with only the given environment, in `cwd`
  * (by default an empty directory, so a developer's own .env cannot change the outcome).
  */
-function runMain(env: Record<string, string>, cwd = EMPTY_DIR): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_PATH: ':memory:', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runMain(env: Record<string, string>, cwd = EMPTY_DIR): Promise<MainRun> {
+  return runMainProcess({ DATABASE_PATH: ':memory:', ...env }, { cwd, killAfterMs: 15_000 });
 }
 
 /** Exactly one line on stderr, no stack anywhere, nothing on stdout at the default log level. */
-function expectOneLine(run: Run): string {
+function expectOneLine(run: MainRun): string {
   expect(run.code).toBe(1);
   expect(run.stdout).toBe('');
   const lines = run.stderr.split('\n').filter((l) => l !== '');
