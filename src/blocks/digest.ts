@@ -24,6 +24,7 @@ import {
   section,
 } from './kit.js';
 import { moreBlock, packSections, SLACK_LIMITS } from './limits.js';
+import { code } from './markers.js';
 import { flagLabel, orderStatusLabel } from './orders.js';
 import { escapeClip, escapeText } from './text.js';
 
@@ -54,14 +55,14 @@ function delta(w: Words, n: number, format: (v: number) => string): string {
 // ---- the digest ------------------------------------------------------------------------------
 
 function urgentEntry(w: Words, o: UrgentOrder, at: number, timeZone: string): string {
-  const sn = `\`${escapeClip(o.orderSn, 64)}\``;
+  const sn = code(escapeClip(o.orderSn, 64));
   const time = w.dateTime(new Date(o.lastShipTime), timeZone);
   if (o.overdue) return w.t('digest.overdueSince', { sn, time });
   return w.t('digest.shipBy', { sn, time, in: inTime(w, o.lastShipTime - at) });
 }
 
 function flagEntry(w: Words, o: FlagGroup['list'][number]): string {
-  const parts = [`\`${escapeClip(o.orderSn, 64)}\``];
+  const parts = [code(escapeClip(o.orderSn, 64))];
   if (o.tagName) parts.push(escapeClip(o.tagName, 40));
   const remark = o.remark
     ? w.t('digest.remark', { remark: escapeClip(o.remark, 200) })

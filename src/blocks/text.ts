@@ -7,14 +7,20 @@
  * surrogate pair, an entity (`&amp;`) or a link (`<url|label>`).
  */
 
+import { NONCHARACTERS } from './markers.js';
+
 const ELLIPSIS = '…';
 
 /**
  * Slack mrkdwn escaping (https://docs.slack.dev/messaging/formatting-message-text#escaping):
  * only `&`, `<` and `>`, so API and user text can never mention (`<!channel>`, `<@U1>`) or link.
+ * Unicode noncharacters (U+FDD0–U+FDEF) are dropped: platdesk holds its own markers as such
+ * (markers.ts), and foreign text must never pass for one.
  */
 export function escapeText(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+  return text
+    .replace(NONCHARACTERS, '')
+    .replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
 /** Cuts `text` to at most `max` units, ending with '…' when cut; never splits a code point. */

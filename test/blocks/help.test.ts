@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderHelp, SLASH_COMMANDS, usageLine } from '../../src/blocks/help.js';
+import { resolveMarkers } from '../../src/blocks/markers.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { en } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
@@ -9,7 +10,7 @@ describe('renderHelp', () => {
     const { text, blocks } = renderHelp(en, command);
     assertWithinSlackLimits(blocks);
     expect(text).toContain(`How to use ${command}`);
-    expect(allText(blocks)).toContain(usageLine(en, command));
+    expect(allText(blocks)).toContain(resolveMarkers(usageLine(en, command)));
     expect(allText(blocks)).not.toMatch(/<[a-z]/);
   });
 
@@ -29,6 +30,6 @@ describe('renderHelp', () => {
   });
 
   it('has a one-line usage per command', () => {
-    expect(usageLine(en, '/item')).toBe('`/item &lt;item link or id&gt; [prices]`');
+    expect(resolveMarkers(usageLine(en, '/item'))).toBe('`/item &lt;item link or id&gt; [prices]`');
   });
 });
