@@ -165,7 +165,7 @@ function priceLine(w: Words, line: QuoteLine, overrides: AdminHome['overrides'])
         : w.points(line.configuredPoints)
       : t('home.notConfigured');
   return line.lastSeenPoints !== null
-    ? t('home.priceLineLast', { label, price, last: w.count(line.lastSeenPoints) })
+    ? t('home.priceLineLast', { label, price, last: w.points(line.lastSeenPoints) })
     : t('home.priceLine', { label, price });
 }
 

@@ -177,6 +177,19 @@ export function resolveMarkers(text: string): string {
 }
 
 /**
+ * Where the last line of a text opens a `*`, `~` or backtick span it never closes (a text cut
+ * short), or -1: a cut backs off to there so that no marker is left showing.
+ */
+export function unclosedMarker(text: string): number {
+  const start = text.lastIndexOf('\n') + 1;
+  const line = text.slice(start);
+  const open = scanLine(line).lone.filter(
+    (i) => line[i] !== '_' && (i === line.length - 1 || !isSpace(line[i + 1])),
+  );
+  return open.length > 0 ? start + Math.min(...open) : -1;
+}
+
+/**
  * The markers in a mrkdwn text that Slack would show as characters instead of formatting: a pair
  * whose opening or closing marker touches a non-boundary, or a lone `*`, `~` or backtick (a lone
  * `_` beside a letter or digit is part of an identifier such as `PLAT_TOKEN`). Each problem names

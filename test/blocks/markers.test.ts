@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOGS, type Catalog, makeWords } from '../../src/blocks/i18n/words.js';
 import { message, section } from '../../src/blocks/kit.js';
 import { bold, code, holdMarkers, markerProblems, resolveMarkers, strike } from '../../src/blocks/markers.js';
-import { escapeText } from '../../src/blocks/text.js';
+import { escapeText, truncateMrkdwn } from '../../src/blocks/text.js';
 import { en, zh } from '../helpers/words.js';
 import { EXTREME_TEXT, everyRender, REALISTIC_TEXT, type Render } from './every-render.js';
 
@@ -154,4 +154,15 @@ describe.each([
       expect(JSON.stringify(r.payload)).not.toMatch(/[\uFDD0-\uFDEF]/);
     },
   );
+});
+
+describe('cutting a long text', () => {
+  it('never leaves a span open or a closing marker against the "…"', () => {
+    const text = '请给出预警编号，可用 `/orders alert list` 查看，或者 *这里是很长的粗体文字* 结束';
+    for (let max = 5; max < text.length; max++) {
+      const cut = truncateMrkdwn(text, max);
+      expect(cut.length, cut).toBeLessThanOrEqual(max);
+      expect(markerProblems(cut), cut).toEqual([]);
+    }
+  });
 });

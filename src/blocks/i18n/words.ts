@@ -145,7 +145,19 @@ export function makeWords(locale: Locale, catalog: Catalog = CATALOGS[locale]): 
       const days = Math.floor(hours / 24);
       return t('common.age.days', { count: days, n: words.count(days) });
     },
-    list: (items) => listFormat.format(items),
+    list: (items) => {
+      if (!zh) return listFormat.format(items);
+      // "a、b和 1 个旺旺号": Chinese puts a space between 和 and a Latin letter or digit.
+      const parts = listFormat.formatToParts(items);
+      return parts
+        .map((p, i) => {
+          if (p.type !== 'literal' || p.value.trim() !== '和') return p.value;
+          const before = /[A-Za-z0-9>)]$/.test(parts[i - 1]?.value ?? '') ? ' ' : '';
+          const after = /^[A-Za-z0-9<(]/.test(parts[i + 1]?.value ?? '') ? ' ' : '';
+          return `${before}${p.value.trim()}${after}`;
+        })
+        .join('');
+    },
   };
   return words;
 }
