@@ -158,7 +158,7 @@ export const digestProblem: Catalog['digestProblem'] = {
   language_bad: '“{{language}}”不是 platdesk 支持的语言：请用 en 或 zh-CN',
   me_in_form: '`me` 只能在命令里使用',
   days_bad: '“days:{{text}}”不是有效的日期：请写 mon-fri、weekdays 或 mon,wed,fri',
-  flag_bad: '“flag:{{text}}”不是旗子颜色：red、yellow、green、blue 或 purple（或 1–5）',
+  flag_bad: '“flag:{{text}}”不是旗帜颜色：red、yellow、green、blue 或 purple（或 1–5）',
   status_bad: '“status:{{text}}”不是订单状态：1 待发货、2 已发货、3 已签收',
   unknown_shop: '没有叫“{{shop}}”的店铺；请提供商家 ID。',
 };

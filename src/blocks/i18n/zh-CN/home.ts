@@ -93,7 +93,7 @@ export const home: Catalog['home'] = {
     accessTitle: '谁可以发起收费查询',
     accessEveryone: '工作区所有人',
     accessListed: '仅限下面的人、用户组和频道（以及管理员）',
-    accessMode: '谁可以执行收费查询',
+    accessMode: '谁可以发起收费查询',
     people: '人员',
     channels: '这些频道的成员',
     groups: '用户组 ID（S…），用空格分隔',

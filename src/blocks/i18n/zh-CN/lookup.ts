@@ -100,7 +100,7 @@ export const refusal: Catalog['refusal'] = {
   askAnyAdmin: '请联系 platdesk 管理员（PLATDESK_ADMINS）。',
   footer: '{{ask}}未发送任何请求，未产生任何费用。',
   reason: {
-    not_allowed: '你不在可执行收费查询的名单中。',
+    not_allowed: '你不在可以发起收费查询的名单中。',
     shop_unregistered: '{{shop}} 不是已登记的店铺；只能查询已登记的店铺。',
     shop_channel: '店铺 {{shop}} 的订单和面单只能在它自己的频道里查询。',
     shop_no_owner: '店铺 {{shop}} 没有登记商家 ID。',
