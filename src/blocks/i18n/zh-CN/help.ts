@@ -2,7 +2,7 @@ import type { Catalog } from '../words.js';
 
 export const help: Catalog['help'] = {
   title: '{{command}} 使用说明',
-  fallback: '{{command}} 使用说明：{{usage}}',
+  fallback: '{{command}} 使用说明 · {{usage}}',
   examplesTitle: '*示例*',
   example: '• `{{example}}` — {{what}}',
   confirmFirst: '每次收费查询都会先请你确认费用。',
