@@ -168,9 +168,7 @@ export function resolveMarkers(text: string): string {
       out = trimmed + held.marker;
       const next = source[i + 1];
       const nextHeld = next === undefined ? undefined : SENTINEL_OF.get(next);
-      if (moved || (next !== undefined && !nextHeld && !isBoundary(next))) {
-        if (next !== ' ') out += ' ';
-      }
+      if (next !== undefined && !nextHeld && !/\s/.test(next) && (moved || !isBoundary(next))) out += ' ';
     }
   }
   return out;

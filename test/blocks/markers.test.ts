@@ -86,6 +86,8 @@ describe("spacing platdesk's own markers", () => {
   it('moves spaces just inside a marker outside it, and drops a pair around nothing', () => {
     expect(resolveMarkers(`价格${bold(' ¥12.00 ')}元`)).toBe('价格 *¥12.00* 元');
     expect(resolveMarkers(`a ${bold('')} b`)).toBe('a  b');
+    expect(resolveMarkers(`合计${bold('12 点 ')}`)).toBe('合计 *12 点*');
+    expect(resolveMarkers(`${code('x')}\n下一行`)).toBe('`x`\n下一行');
   });
 
   it('spaces values the translator fills in, and markers a renderer wrote with bold/code/strike', () => {
