@@ -5,7 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { renderConfirmation } from '../../src/blocks/confirmation.js';
 import { CATALOGS } from '../../src/blocks/i18n/words.js';
+import { makeQuote, makeQuoteLine, PENDING_ID } from '../helpers/domain-factories.js';
 import { en, zh } from '../helpers/words.js';
 import { everyRender, REALISTIC_TEXT } from './every-render.js';
 
@@ -122,6 +124,28 @@ describe('the glossary', () => {
       '店铺 57301234 的 3 张面单的打印数据',
     );
     expect(zh.t('problem.waybill_and_more', { list: 'A, B', n: '3' })).toBe('A, B 及另外 3 个');
+  });
+
+  it('fixes what the review found: the confirmation title, unfurl refusals, the day comparison', () => {
+    const confirmation = renderConfirmation(zh, {
+      pendingId: PENDING_ID,
+      request: { kind: 'item', itemId: '680001234501', withPrices: false },
+      quote: makeQuote([
+        makeQuoteLine({ operation: 'platiteminfo', edition: null, unit: 'quota', configuredPoints: null }),
+      ]),
+      expiresInMinutes: 10,
+    });
+    expect((confirmation.blocks[0] as { text: { text: string } }).text.text).toBe(
+      ':money_with_wings: 查询商品 680001234501，需调用 *商品详情* 接口，费用如下：',
+    );
+    expect(zh.t('unfurl.refused', { reason: 'x' })).not.toMatch(/无权|权限/);
+    expect(zh.t('unfurl.running')).toContain('这个商品正在自动查询中');
+    expect(zh.t('digest.ordersFieldVs', { n: '120', delta: zh.t('digest.same'), date: '2026-11-19' })).toBe(
+      '*订单数*\n120（较 2026-11-19 持平）',
+    );
+    expect(
+      en.t('confirm.lastCharged', { text: 'about 10 points (¥0.10) per call', last: en.points(12) }),
+    ).toBe('about 10 points (¥0.10) per call, last charged 12 points (¥0.12)');
   });
 });
 
