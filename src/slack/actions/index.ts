@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import { LINK_ACTION_PATTERN } from '../../blocks/action-ids.js';
-import { onMessageClick } from '../clicks/message-click.js';
+import { onLinkClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 import { registerConfirmActions } from './confirm.js';
 import { registerItemButtons } from './item-buttons.js';
@@ -13,5 +13,5 @@ export function registerActions(app: App, deps: SlackDeps): void {
   registerItemButtons(app, deps);
   registerWaybillDownload(app, deps);
   // URL buttons (authorization link, item page) still send an action that must be acknowledged.
-  onMessageClick(app, deps, LINK_ACTION_PATTERN, async () => undefined);
+  onLinkClick(app, LINK_ACTION_PATTERN);
 }

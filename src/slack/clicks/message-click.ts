@@ -49,3 +49,15 @@ export function onMessageClick<A extends BlockElementAction = ButtonAction>(
     await handler({ ...args, reply });
   });
 }
+
+/**
+ * A button that only opens a URL (on a message): Slack still sends a click, which is acknowledged
+ * and nothing more. Nothing is done, so a redelivery is harmless and the store is not asked
+ * (a link must keep working while the store is down).
+ */
+export function onLinkClick(app: App, actionId: string | RegExp): void {
+  recordClickRegistration(app, 'message', actionId);
+  app.action(actionId, async ({ ack }) => {
+    await ack();
+  });
+}
