@@ -7,6 +7,7 @@
  * the limit checks, plain Chinese for the pseudo-locale (whose check must tell data from words).
  */
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
+import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
 import {
   renderAlert,
   renderAlertApproval,
@@ -593,6 +594,8 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ] as const
     ).map((refusal, i) => m(`refusal-${i}-${refusal.reason}`, renderRefusal(w, refusal, ['UADMIN']))),
     m('refusal-no-admins', renderRefusal(w, { reason: 'not_allowed' }, [])),
+    m('admin-only-button', renderAdminOnlyButton(w, ['UADMIN', 'U1234'])),
+    m('admin-only-button-no-admins', renderAdminOnlyButton(w, [])),
     ...[...allPlatErrors(), unitAlert].map((error, i) =>
       m(`error-${i}-${error.code}`, renderPlatError(w, error)),
     ),

@@ -118,6 +118,8 @@ export const home = {
     points: 'Points per call (empty: remove the price set here)',
     pricesFooter: '1 point = ¥0.01. Item details and prices use the item quota and have no price in points.',
     onlyAdmins: 'Only platdesk admins can change this.',
+    adminOnlyButton:
+      ':no_entry: Only platdesk admins can use this button: it changes what the whole workspace gets. Nothing was changed. {{ask}}',
     notGroups: 'not user group ids: {{ids}}',
     nameSomeone: 'name at least one person, channel or group (or choose everyone)',
     chooseChannel: 'choose a channel',

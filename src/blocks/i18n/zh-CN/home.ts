@@ -118,6 +118,8 @@ export const home: Catalog['home'] = {
     points: '每次调用的点数（留空：删除此处设置的价格）',
     pricesFooter: '1 点 = ¥0.01。商品详情和价格使用商品额度，不按点计价。',
     onlyAdmins: '只有 platdesk 管理员可以修改。',
+    adminOnlyButton:
+      ':no_entry: 只有 platdesk 管理员可以使用这个按钮：它会影响整个工作区。未做任何修改。{{ask}}',
     notGroups: '不是用户组 ID：{{ids}}',
     nameSomeone: '请至少指定一个人、频道或用户组（或选择所有人）',
     chooseChannel: '请选择频道',
