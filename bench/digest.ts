@@ -153,7 +153,8 @@ async function takeoverTime(d: Digest, epoch: number, from: number): Promise<num
 
 /** A random running digest of the round with at least a page recorded, and its holder. */
 async function victim(round: Digest[], not: Set<number>) {
-  for (let i = 0; i < 200; i++) {
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
     const candidates: { d: Digest; run: DigestRun; holder: Replica }[] = [];
     for (const d of round) {
       if (not.has(d.subscriptionId)) continue;
@@ -199,6 +200,7 @@ try {
       `round ${round + 1}/${rounds}: ${perRound} digests due at ${new Date(dueAt).toISOString()} (${batch.map((d) => d.needed).join(', ')} pages)`,
     );
 
+    await sleep(Math.max(0, dueAt - Date.now()));
     const faults: Promise<void>[] = [];
     const hit = new Set<number>();
     // Kill: a holder at a random moment of its fetch.
