@@ -95,6 +95,16 @@ const pagesNeeded = (owner: string, from: number, to: number) =>
   );
 const platUrl = await sandbox.listen(0);
 const fake = await startSlackApiServer();
+/** Everything started so far is stopped whatever happens, the database dropped. */
+async function cleanUp(cluster?: { stop(): Promise<void> }): Promise<void> {
+  await cluster?.stop();
+  await fake.close();
+  await sandbox.close();
+  await redis.close();
+  await store.close();
+  await admin(serverUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  await postgres?.remove();
+}
 const cluster = await startReplicaCluster(3, {
   env: {
     SLACK_BOT_TOKEN: 'xoxb-bench',
@@ -106,6 +116,11 @@ const cluster = await startReplicaCluster(3, {
     DATABASE_URL: databaseUrl,
     PLATDESK_ADMINS: SLACK.adminId,
   },
+  // tsx compiles on start; a loaded machine needs longer than the tests' 45 s.
+  startTimeoutMs: 180_000,
+}).catch(async (error: unknown) => {
+  await cleanUp();
+  throw error;
 });
 
 interface Digest {
@@ -127,11 +142,14 @@ function holderOf(runId: number): Replica | null {
   let at = -1;
   for (const r of cluster.replicas) {
     if (!r.alive) continue;
-    for (const l of r.logs())
-      if (l.msg === 'digest run claimed' && l.runId === runId && typeof l.time === 'number' && l.time > at) {
-        at = l.time;
+    for (const l of r.logs()) {
+      // pino's isoTime: an ISO string.
+      const time = typeof l.time === 'string' ? Date.parse(l.time) : -1;
+      if (l.msg === 'digest run claimed' && l.runId === runId && time > at) {
+        at = time;
         newest = r;
       }
+    }
   }
   return newest;
 }
@@ -298,12 +316,6 @@ try {
     }),
   );
 } finally {
-  await cluster.stop();
-  await fake.close();
-  await sandbox.close();
-  await redis.close();
-  await store.close();
-  await admin(serverUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await postgres?.remove();
+  await cleanUp(cluster);
 }
 process.exit(0);

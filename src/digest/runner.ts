@@ -237,8 +237,8 @@ async function executeHeld(
           .addCharge(run.id, points, 1)
           .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest run charge not tallied')),
       );
-    /** Answered calls whose page is not recorded yet (tallied with their page, or alone). */
-    let unrecorded = 0;
+    /** Charges of answered calls whose page is not recorded yet (tallied with their page, or alone). */
+    const unrecorded: number[] = [];
     const onCharge = (event: ChargeEvent): void => {
       chargedPoints += event.points;
       // The ledger row is never lost (kept until the store can be written).
@@ -252,7 +252,7 @@ async function executeHeld(
           }),
         ),
       );
-      if (event.code === 0) unrecorded += 1;
+      if (event.code === 0) unrecorded.push(event.points);
       else tally(event.points);
     };
 
@@ -267,7 +267,7 @@ async function executeHeld(
         onCharge,
         onPage: async (page) => {
           const points = page.points ?? 0;
-          unrecorded -= 1;
+          unrecorded.shift();
           const recorded = await store.digestPages.record(run.id, holder, {
             window: page.window,
             page: page.page,
@@ -340,9 +340,9 @@ async function executeHeld(
 async function settle(
   progress: Promise<unknown>,
   writes: Promise<unknown>[],
-  unrecorded: number,
+  unrecorded: number[],
   tally: (points: number) => void,
 ): Promise<void> {
-  for (let i = 0; i < unrecorded; i++) tally(0);
+  for (const points of unrecorded.splice(0)) tally(points);
   await Promise.all([progress, ...writes]);
 }
