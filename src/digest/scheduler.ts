@@ -31,10 +31,13 @@ export interface DigestSchedulerOptions extends DigestDeps {
   instanceId?: string;
   /**
    * How long a claim holds without renewal (renewed by a timer every `renewEveryMs`). Default
-   * 25 s: a run whose holder died is taken over and resumed within about that.
+   * 22 s: a run whose holder died is taken over and resumed within about that (issue 19: < 30 s).
    */
   leaseMs?: number;
-  /** Default 3 s. */
+  /**
+   * Default 2 s: a holder may start calls until leaseMs − callSpanMs (6 s) after its last renewal,
+   * so two renewals can be slow or lost before it has to stop.
+   */
   renewEveryMs?: number;
   /**
    * The longest a plat call takes from being sent to its end: the plat deadline plus a margin
@@ -50,8 +53,8 @@ export interface DigestSchedulerOptions extends DigestDeps {
 }
 
 export const DIGEST_DEFAULTS = {
-  leaseMs: 25_000,
-  renewEveryMs: 3_000,
+  leaseMs: 22_000,
+  renewEveryMs: 2_000,
   callSpanMs: 16_000,
   retryDelaysMs: [5 * MINUTE, 15 * MINUTE, 45 * MINUTE],
   maxSleepMs: MINUTE,
