@@ -12,7 +12,7 @@ import { DigestLeaseLostError } from '../digest/runner.js';
 import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
-import type { AlertCheck, AlertSubscription } from '../store/store.js';
+import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
 import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
 import { dueSlot, nextSlotAfter } from './schedule.js';
@@ -137,6 +137,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   function run(sub: AlertSubscription, check: AlertCheck, force: boolean): Promise<ApproveResult> {
+    const holder = { owner: instanceId, epoch: check.epoch };
     const attempt = async (signal: AbortSignal): Promise<ApproveResult> => {
       try {
         const result = await executeAlertCheck(ctx, sub, check, { force, signal });
@@ -144,11 +145,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
         return result;
       } catch (error) {
         if (signal.aborted) {
-          await alerts.release(check.id, instanceId, new Date(clock.now()));
+          await alerts.release(check.id, holder, new Date(clock.now()));
           return { kind: 'stopped' };
         }
         if (error instanceof DigestLeaseLostError) return { kind: 'already_handled' };
-        await failed(sub, (await alerts.check(check.id)) ?? check, error);
+        await failed(sub, (await alerts.check(check.id)) ?? check, holder, error);
         return { kind: 'failed', error };
       }
     };
@@ -185,7 +186,12 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   /** Records the failure with a retry before the next slot, and posts or updates the one notice. */
-  async function failed(sub: AlertSubscription, check: AlertCheck, error: unknown): Promise<void> {
+  async function failed(
+    sub: AlertSubscription,
+    check: AlertCheck,
+    holder: RunHolder,
+    error: unknown,
+  ): Promise<void> {
     const now = clock.now();
     const delay = retryDelays[check.attempts - 1];
     const nextSlot = nextSlotAfter(sub, check.slotAt.getTime());
@@ -195,9 +201,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       { checkId: check.id, attempts: check.attempts, nextAttemptAt, reason },
       'alert check failed',
     );
-    if (
-      !(await alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) }))
-    )
+    if (!(await alerts.markFailed(check.id, holder, { error: reason, nextAttemptAt, now: new Date(now) })))
       return;
     const noticeTs = await alerts.noticeTs(sub.id);
     try {

@@ -360,22 +360,34 @@ export function renderDigestApproval(w: Words, request: DigestApprovalRequest): 
     run.kind === 'manual'
       ? t('digest.approvalManual')
       : t('digest.approvalDaily', { name: digestName(w, sub) });
-  const text = t('digest.approval', {
-    which,
-    points: w.points(request.estimatePoints),
-    cap: w.points(request.capPoints),
-  });
+  const { estimate } = request;
+  // Pages already bought are kept: the admin is told what they cost and what the rest will.
+  const partial = estimate.pagesDone > 0;
+  const text = partial
+    ? t('digest.approvalPartial', {
+        which,
+        points: w.points(request.estimatePoints),
+        cap: w.points(request.capPoints),
+        charged: w.points(estimate.chargedPoints),
+        done: estimate.pagesDone,
+        left: w.points(estimate.leftPoints),
+        count: estimate.pagesLeft,
+        n: w.count(estimate.pagesLeft),
+      })
+    : t('digest.approval', {
+        which,
+        points: w.points(request.estimatePoints),
+        cap: w.points(request.capPoints),
+      });
+  const buttonPoints = partial ? estimate.leftPoints : request.estimatePoints;
   return message(
     text,
     [
       section(text),
       actions([
         button({
-          label: t('digest.runAnyway', {
-            points: t('common.pointsShort', {
-              count: request.estimatePoints,
-              n: w.count(request.estimatePoints),
-            }),
+          label: t(partial ? 'digest.runAnywayRest' : 'digest.runAnyway', {
+            points: t('common.pointsShort', { count: buttonPoints, n: w.count(buttonPoints) }),
           }),
           actionId: ACTIONS.digestRunAnyway,
           value: String(run.id),

@@ -75,6 +75,12 @@ export interface FaultScope {
   rate?: number;
   /** Operations it applies to. Default: all. */
   operations?: Operation[];
+  /**
+   * paging-orders only: the page numbers (the request's `page`, from 0) it applies to, so a test
+   * can fail or slow one given page of a digest. A call of another operation never matches.
+   * Default: every page (and every operation).
+   */
+  pages?: number[];
 }
 
 export type FaultKind =

@@ -105,6 +105,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         requested_by: input.requestedBy,
         created_at: now,
         updated_at: now,
+        epoch: 1,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -244,7 +245,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
           .execute();
         return true;
       }),
-    markPosted: (runId, owner, messageTs, now) => runs.markPosted(db, runId, owner, messageTs, now),
+    markPosted: (runId, holder, messageTs, now) => runs.markPosted(db, runId, holder, messageTs, now),
     markFailed: runs.markFailed,
     awaitApproval: runs.awaitApproval,
     claimApproved: (runId, lease, approvedBy) =>

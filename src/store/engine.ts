@@ -27,6 +27,7 @@ import { type Clock, realClock } from '../clock.js';
 import { createAlerts } from './alerts.js';
 import { createBudgetReservations } from './budgets.js';
 import { createAlertsSent, createAnswerCache } from './cache.js';
+import { createDigestPages } from './digest-pages.js';
 import { createDigests } from './digests.js';
 import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
@@ -83,6 +84,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     audit: createAuditLog(ctx),
     settings: createSettings(ctx),
     digests: createDigests(ctx),
+    digestPages: createDigestPages(ctx),
     unfurls: createUnfurls(ctx),
     shortcutBatches: createShortcutBatches(ctx),
     budgets: createBudgetReservations(ctx),

@@ -322,6 +322,32 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   INSERT INTO store_locks (name, bumped) VALUES ('budgets', 0), ('digests', 0), ('alerts', 0), ('unfurls', 0);
   `,
+  // 7: every digest page bought once per run, and fenced run leases (issue 19 points 1 and 2).
+  // Each claim of a run bumps its epoch; the holder's writes name the epoch they hold. Each page
+  // a run fetched is a row, written in the transaction that adds its charge to the run, so a
+  // takeover, a retry or "Run anyway" resumes after the last page recorded.
+  `
+  ALTER TABLE digest_runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE alert_checks ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE digest_pages (
+    run_id       INTEGER NOT NULL REFERENCES digest_runs (id),
+    window_index INTEGER NOT NULL,
+    page         INTEGER NOT NULL,
+    total_pages  INTEGER NOT NULL,
+    -- The orders as the summary needs them (digest/page-orders.ts): never receiver data.
+    orders_json  TEXT NOT NULL,
+    order_count  INTEGER NOT NULL,
+    points       REAL NOT NULL,
+    -- Which execution of the run bought it (digest_runs.attempts then), and under which epoch.
+    attempt      INTEGER NOT NULL,
+    epoch        INTEGER NOT NULL,
+    -- digest:<run>:<window>:<page>, the same for every attempt: one charge per page.
+    charge_key   TEXT NOT NULL UNIQUE,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, window_index, page)
+  ) STRICT;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -103,6 +103,22 @@ export interface DigestRunsTable {
   requested_by: string | null;
   created_at: number;
   updated_at: number;
+  /** Bumped by every claim: the holder's writes name it (runs.ts). */
+  epoch: Generated<number>;
+}
+
+export interface DigestPagesTable {
+  run_id: number;
+  window_index: number;
+  page: number;
+  total_pages: number;
+  orders_json: string;
+  order_count: number;
+  points: number;
+  attempt: number;
+  epoch: number;
+  charge_key: string;
+  created_at: number;
 }
 
 type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
@@ -142,6 +158,7 @@ export interface AlertChecksTable {
   estimate_points: number | null;
   created_at: number;
   updated_at: number;
+  epoch: Generated<number>;
 }
 
 export interface AlertOrdersTable {
@@ -243,6 +260,7 @@ export interface Schema {
   settings: SettingsTable;
   digest_subscriptions: DigestSubscriptionsTable;
   digest_runs: DigestRunsTable;
+  digest_pages: DigestPagesTable;
   alert_subscriptions: AlertSubscriptionsTable;
   alert_checks: AlertChecksTable;
   alert_orders: AlertOrdersTable;

@@ -44,6 +44,8 @@ export interface Store {
   settings: Settings;
   /** Daily digest subscriptions and run records (store/digests.ts). */
   digests: DigestStore;
+  /** The pages each digest run bought, with their charges (store/digest-pages.ts). */
+  digestPages: DigestPages;
   /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
   alerts: AlertStore;
   /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/events.ts). */
@@ -368,12 +370,21 @@ export interface AlertsSent {
 
 // ---- leased runs (digest runs and alert checks) ----------------------------------------------
 
-/** Who holds a run, and until when. */
+/** Who claims a run, and until when. */
 export interface Lease {
   owner: string;
   now: Date;
   ms: number;
 }
+
+/** The holder of a claimed run: its owner and the epoch its claim set (a fencing token). */
+export interface RunHolder {
+  owner: string;
+  epoch: number;
+}
+
+/** A holder's lease, to extend it or to move the run on. */
+export type HeldLease = Lease & RunHolder;
 
 export type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
 
@@ -398,6 +409,8 @@ export interface LeasedRun {
   /** The cost estimate that needed an admin's approval. */
   estimatePoints: number | null;
   createdAt: Date;
+  /** Bumped by every claim (1 for a new run): the holder's writes must name it. */
+  epoch: number;
 }
 
 export interface RunFailure {
@@ -534,28 +547,73 @@ export interface DigestStore {
   /** The newest posted scheduled run with local_date < beforeLocalDate (the comparison base). */
   previousPosted(subscriptionId: number, beforeLocalDate: string): Promise<DigestRun | null>;
 
-  /** Extends the caller's lease; false when the caller no longer holds the run. */
-  renew(runId: number, lease: Lease): Promise<boolean>;
+  /**
+   * Extends the caller's lease; false when the caller no longer holds the run (another claim
+   * bumped the epoch, or it is no longer running or posting).
+   */
+  renew(runId: number, lease: HeldLease): Promise<boolean>;
   /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
-  release(runId: number, owner: string, now: Date): Promise<boolean>;
+  release(runId: number, holder: RunHolder, now: Date): Promise<boolean>;
   /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
   addCharge(runId: number, points: number, calls: number): Promise<void>;
   /** running → posting, storing the summary, if the caller still holds it. */
-  markPosting(runId: number, lease: Lease, summaryJson: string): Promise<boolean>;
+  markPosting(runId: number, lease: HeldLease, summaryJson: string): Promise<boolean>;
   /** posting → posted. */
-  markPosted(runId: number, owner: string, messageTs: string, now: Date): Promise<boolean>;
+  markPosted(runId: number, holder: RunHolder, messageTs: string, now: Date): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
   markFailed(
     runId: number,
-    owner: string,
+    holder: RunHolder,
     failure: { error: string; nextAttemptAt: Date | null; now: Date },
   ): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
-  awaitApproval(runId: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  awaitApproval(runId: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second click gets null). */
   claimApproved(runId: number, lease: Lease, approvedBy: string): Promise<DigestRun | null>;
   setNoticeTs(runId: number, ts: string): Promise<void>;
   setMessageTs(runId: number, ts: string): Promise<void>;
+}
+
+/** One page a digest run bought (store/digest-pages.ts). */
+export interface DigestPage {
+  runId: number;
+  /** Which of the run's time windows (digest/fetch-orders.ts splitWindows), from 0. */
+  window: number;
+  /** The page number sent (from 0). */
+  page: number;
+  /** The window's pages, as this page's answer counted them. */
+  totalPages: number;
+  /**
+   * The page's orders as the summary needs them, as JSON whose shape belongs to digest/
+   * (page-orders.ts): never receiver data (DESIGN rule 6).
+   */
+  ordersJson: string;
+  orderCount: number;
+  /** withholding_money of the call that bought it. */
+  points: number;
+  /** The run's execution (attempts then) that bought it. */
+  attempt: number;
+  /** The holder's epoch that recorded it. */
+  epoch: number;
+  /** digest:<run>:<window>:<page>: one charge per page, whichever attempt bought it. */
+  chargeKey: string;
+  createdAt: Date;
+}
+
+export type NewDigestPage = Pick<
+  DigestPage,
+  'window' | 'page' | 'totalPages' | 'ordersJson' | 'orderCount' | 'points'
+>;
+
+export interface DigestPages {
+  /**
+   * In one transaction: adds the page's charge (points, one call) to the run and records the
+   * page, only while `holder` holds the run (running, under its epoch). False, with nothing
+   * written, when it does not.
+   */
+  record(runId: number, holder: RunHolder, page: NewDigestPage): Promise<boolean>;
+  /** The run's pages, by window and page. */
+  list(runId: number): Promise<DigestPage[]>;
 }
 
 // ---- ship-by alerts -------------------------------------------------------------------------
@@ -649,8 +707,8 @@ export interface AlertStore {
   openChecks(): Promise<AlertCheck[]>;
   /** Points charged by the subscription's checks of a local date. */
   spentOn(subscriptionId: number, localDate: string): Promise<number>;
-  renew(checkId: number, lease: Lease): Promise<boolean>;
-  release(checkId: number, owner: string, now: Date): Promise<boolean>;
+  renew(checkId: number, lease: HeldLease): Promise<boolean>;
+  release(checkId: number, holder: RunHolder, now: Date): Promise<boolean>;
   addCharge(checkId: number, points: number, calls: number): Promise<void>;
   /**
    * Records orders found by a check as 'pending' (an order that already has a row is left
@@ -659,19 +717,19 @@ export interface AlertStore {
    */
   recordPending(
     checkId: number,
-    lease: Lease,
+    lease: HeldLease,
     orders: readonly AlertOrderFacts[],
   ): Promise<AlertOrder[] | null>;
   /** running → posting under the lease. */
-  markPosting(checkId: number, lease: Lease): Promise<boolean>;
+  markPosting(checkId: number, lease: HeldLease): Promise<boolean>;
   /** posting → posted; the pending rows become 'alerted' with the message (null: nothing was new). */
-  markPosted(checkId: number, owner: string, messageTs: string | null, now: Date): Promise<boolean>;
+  markPosted(checkId: number, holder: RunHolder, messageTs: string | null, now: Date): Promise<boolean>;
   markFailed(
     checkId: number,
-    owner: string,
+    holder: RunHolder,
     failure: { error: string; nextAttemptAt: Date | null; now: Date },
   ): Promise<boolean>;
-  awaitApproval(checkId: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  awaitApproval(checkId: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running for the caller (single-use). */
   claimApproved(checkId: number, lease: Lease): Promise<AlertCheck | null>;
 

@@ -198,6 +198,7 @@ const ALERT_CHECK: AlertCheck = {
   messageTs: null,
   chargedPoints: 0,
   calls: 0,
+  epoch: 1,
   estimatePoints: 14,
   createdAt: NOW,
 };
@@ -742,6 +743,17 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         run: makeDigestRun(),
         estimatePoints: 300,
         capPoints: 200,
+        estimate: { chargedPoints: 0, pagesDone: 0, pagesLeft: 150, leftPoints: 300 },
+      }),
+    ),
+    m(
+      'digest-approval-partial',
+      renderDigestApproval(w, {
+        subscription: SUB,
+        run: makeDigestRun(),
+        estimatePoints: 300,
+        capPoints: 200,
+        estimate: { chargedPoints: 4, pagesDone: 2, pagesLeft: 148, leftPoints: 296 },
       }),
     ),
     m(

@@ -190,7 +190,7 @@ describe('exactly once across restarts and instances', () => {
       },
       { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE },
     );
-    const lease = { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE };
+    const lease = { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE, epoch: claim.run.epoch };
     expect(await rig.store.digests.markPosting(claim.run.id, lease, '{}')).toBe(true);
     rig.scheduler.start();
     await rig.advance(10 * MINUTE);

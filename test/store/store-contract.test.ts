@@ -584,13 +584,20 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(takeover.run).toMatchObject({ leaseOwner: 'b', attempts: 2 });
       // The old holder can no longer renew, post or fail it.
       const id = takeover.run.id;
-      expect(await store.digests.renew(id, lease('a', DT0 + 11 * MINUTE))).toBe(false);
-      expect(await store.digests.markPosting(id, lease('a', DT0 + 11 * MINUTE), '{}')).toBe(false);
+      const a = { owner: 'a', epoch: first.run.epoch };
+      const b = { owner: 'b', epoch: takeover.run.epoch };
+      expect(b.epoch).toBe(a.epoch + 1);
+      expect(await store.digests.renew(id, { ...lease('a', DT0 + 11 * MINUTE), epoch: a.epoch })).toBe(false);
       expect(
-        await store.digests.markFailed(id, 'a', { error: 'x', nextAttemptAt: null, now: new Date(DT0) }),
+        await store.digests.markPosting(id, { ...lease('a', DT0 + 11 * MINUTE), epoch: a.epoch }, '{}'),
       ).toBe(false);
-      expect(await store.digests.markPosting(id, lease('b', DT0 + 11 * MINUTE), '{"v":1}')).toBe(true);
-      expect(await store.digests.markPosted(id, 'b', '1700000000.000001', new Date(DT0 + 11 * MINUTE))).toBe(
+      expect(
+        await store.digests.markFailed(id, a, { error: 'x', nextAttemptAt: null, now: new Date(DT0) }),
+      ).toBe(false);
+      expect(
+        await store.digests.markPosting(id, { ...lease('b', DT0 + 11 * MINUTE), epoch: b.epoch }, '{"v":1}'),
+      ).toBe(true);
+      expect(await store.digests.markPosted(id, b, '1700000000.000001', new Date(DT0 + 11 * MINUTE))).toBe(
         true,
       );
       expect(
@@ -610,11 +617,15 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
       const next = new Date(DT0 + 5 * MINUTE);
       expect(
-        await store.digests.markFailed(run.id, 'a', {
-          error: '302',
-          nextAttemptAt: next,
-          now: new Date(DT0),
-        }),
+        await store.digests.markFailed(
+          run.id,
+          { owner: 'a', epoch: run.epoch },
+          {
+            error: '302',
+            nextAttemptAt: next,
+            now: new Date(DT0),
+          },
+        ),
       ).toBe(true);
       expect(
         (await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 4 * MINUTE))).claimed,
@@ -622,7 +633,9 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       const retry = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 5 * MINUTE));
       expect(retry).toMatchObject({ claimed: true, how: 'retry' });
       expect(retry.run).toMatchObject({ attempts: 2, nextAttemptAt: null, lastError: '302' });
-      await store.digests.markFailed(run.id, 'b', { error: '302', nextAttemptAt: null, now: new Date(DT0) });
+      expect(retry.run.epoch).toBe(run.epoch + 1);
+      const b = { owner: 'b', epoch: retry.run.epoch };
+      await store.digests.markFailed(run.id, b, { error: '302', nextAttemptAt: null, now: new Date(DT0) });
       expect(
         (await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + 999 * MINUTE))).claimed,
       ).toBe(false);
@@ -632,14 +645,23 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       const store = await open(fixedClock);
       const sub = await subscribe(store);
       const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
-      expect(await store.digests.awaitApproval(run.id, 'a', 240, new Date(DT0))).toBe(true);
-      expect(await store.digests.claimApproved(run.id, lease('b', DT0), 'UADMIN')).toMatchObject({
+      expect(
+        await store.digests.awaitApproval(run.id, { owner: 'a', epoch: run.epoch }, 240, new Date(DT0)),
+      ).toBe(true);
+      const approved = await store.digests.claimApproved(run.id, lease('b', DT0), 'UADMIN');
+      expect(approved).toMatchObject({
         state: 'running',
         requestedBy: 'UADMIN',
         estimatePoints: 240,
+        epoch: run.epoch + 1,
       });
       expect(await store.digests.claimApproved(run.id, lease('c', DT0), 'UADMIN2')).toBeNull();
-      expect(await store.digests.release(run.id, 'b', new Date(DT0 + MINUTE))).toBe(true);
+      expect(
+        await store.digests.release(run.id, { owner: 'b', epoch: run.epoch }, new Date(DT0 + MINUTE)),
+      ).toBe(false);
+      expect(
+        await store.digests.release(run.id, { owner: 'b', epoch: run.epoch + 1 }, new Date(DT0 + MINUTE)),
+      ).toBe(true);
       expect(await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + MINUTE))).toMatchObject({
         claimed: true,
         how: 'takeover',

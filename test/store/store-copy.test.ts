@@ -157,24 +157,37 @@ async function fill(store: Store): Promise<Filled> {
     lease('a'),
   );
   await store.digests.addCharge(posted.run.id, 12.5, 3);
-  await store.digests.markPosting(posted.run.id, lease('a'), '{"orders":3}');
-  await store.digests.markPosted(posted.run.id, 'a', '1763600000.000100', new Date(T0));
+  const postedBy = { owner: 'a', epoch: posted.run.epoch };
+  await store.digestPages.record(posted.run.id, postedBy, {
+    window: 0,
+    page: 0,
+    totalPages: 1,
+    ordersJson: '[]',
+    orderCount: 0,
+    points: 2,
+  });
+  await store.digests.markPosting(posted.run.id, { ...lease('a'), ...postedBy }, '{"orders":3}');
+  await store.digests.markPosted(posted.run.id, postedBy, '1763600000.000100', new Date(T0));
   const failing = await store.digests.claimScheduled(
     { subscriptionId: tea.id, localDate: '2026-11-20', ...window },
     lease('a'),
   );
-  await store.digests.markFailed(failing.run.id, 'a', {
-    error: 'plat 101',
-    nextAttemptAt: new Date(T0 + 5 * MINUTE),
-    now: new Date(T0),
-  });
+  await store.digests.markFailed(
+    failing.run.id,
+    { owner: 'a', epoch: failing.run.epoch },
+    {
+      error: 'plat 101',
+      nextAttemptAt: new Date(T0 + 5 * MINUTE),
+      now: new Date(T0),
+    },
+  );
   await store.digests.setNoticeTs(failing.run.id, '1763600000.000200');
   const manual = await store.digests.createManual(
     { subscriptionId: gone.id, localDate: '2026-11-20', ...window, requestedBy: 'UADMIN' },
     lease('b'),
   );
   if (!manual) throw new Error('the fill expected a manual run');
-  await store.digests.awaitApproval(manual.id, 'b', 900, new Date(T0));
+  await store.digests.awaitApproval(manual.id, { owner: 'b', epoch: manual.epoch }, 900, new Date(T0));
   await store.digests.remove(gone.id, 'UADMIN');
 
   await store.unfurls.firstSeen('Ev1', DAY);
@@ -253,9 +266,13 @@ async function fill(store: Store): Promise<Filled> {
   );
   if (!checked.claimed) throw new Error('the fill expected a check');
   await store.alerts.addCharge(checked.check.id, 4.5, 2);
-  await store.alerts.recordPending(checked.check.id, lease('a'), [order('SN1', 2), order('SN2', 5)]);
-  await store.alerts.markPosting(checked.check.id, lease('a'));
-  await store.alerts.markPosted(checked.check.id, 'a', '1763600000.000400', new Date(T0));
+  const checkedBy = { owner: 'a', epoch: checked.check.epoch };
+  await store.alerts.recordPending(checked.check.id, { ...lease('a'), ...checkedBy }, [
+    order('SN1', 2),
+    order('SN2', 5),
+  ]);
+  await store.alerts.markPosting(checked.check.id, { ...lease('a'), ...checkedBy });
+  await store.alerts.markPosted(checked.check.id, checkedBy, '1763600000.000400', new Date(T0));
   await store.alerts.claimOrder(shipBy.id, 'SN1', 'U1', new Date(T0));
   await store.alerts.handleOrder(shipBy.id, 'SN2', 'U2', new Date(T0));
   const waiting = await store.alerts.claimCheck(
@@ -263,7 +280,12 @@ async function fill(store: Store): Promise<Filled> {
     lease('b'),
   );
   if (!waiting.claimed) throw new Error('the fill expected a second check');
-  await store.alerts.awaitApproval(waiting.check.id, 'b', 700, new Date(T0));
+  await store.alerts.awaitApproval(
+    waiting.check.id,
+    { owner: 'b', epoch: waiting.check.epoch },
+    700,
+    new Date(T0),
+  );
   await store.alerts.markAsked(shipBy.id, '2026-11-20', new Date(T0));
   await store.alerts.approveDay(shipBy.id, '2026-11-19', 'UADMIN', new Date(T0 - DAY));
   await store.alerts.setNoticeTs(shipBy.id, '1763600000.000500');

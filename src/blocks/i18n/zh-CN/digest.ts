@@ -138,6 +138,11 @@ export const digest: Catalog['digest'] = {
     approveOnlyAdmins: ':no_entry: 只有 platdesk 管理员可以批准超过扣费上限的汇总。',
     approved: ':hourglass_flowing_sand: {{user}} 已批准费用；正在运行汇总…',
   },
+  approvalPartial_one:
+    ':moneybag: {{which}}预计总共花费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
+  approvalPartial_other:
+    ':moneybag: {{which}}预计总共花费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
+  runAnywayRest: '拉取剩余部分（约 {{points}}）',
 };
 
 export const digestProblem: Catalog['digestProblem'] = {
