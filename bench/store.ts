@@ -40,6 +40,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startPlatdesk } from '../src/main.js';
 import { describeUrl, openStore } from '../src/store/engine.js';
+import { DEFAULT_BUDGET_ZONE, periodKeys } from '../src/store/periods.js';
 import type { CapLimit, Store } from '../src/store/store.js';
 import { type PostgresServer, startPostgres } from '../test/helpers/postgres-server.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
@@ -133,16 +134,13 @@ async function measure(n: number, callers: number, op: Op, rate: number | null) 
   };
 }
 
-const caps = (now: number): CapLimit[] => [
-  { scope: 'user', period: 'daily', cap: 1e12, from: new Date(now - DAY), to: new Date(now + DAY) },
-  {
-    scope: 'workspace',
-    period: 'monthly',
-    cap: 1e12,
-    from: new Date(now - 30 * DAY),
-    to: new Date(now + DAY),
-  },
-];
+const caps = (now: number, userId: string): CapLimit[] => {
+  const keys = periodKeys(now, DEFAULT_BUDGET_ZONE);
+  return [
+    { scope: 'user', subject: userId, period: 'daily', key: keys.daily, cap: 1e12 },
+    { scope: 'workspace', subject: '*', period: 'monthly', key: keys.monthly, cap: 1e12 },
+  ];
+};
 
 /** Fails the bench if an operation did not do what it is measured for. */
 function expectOk(ok: boolean, what: string): void {
@@ -189,6 +187,7 @@ const OPERATIONS: Operation[] = [
     async prepare(store) {
       return async (i) => {
         await store.ledger.record({
+          chargeId: `bench-${process.pid}-${Date.now()}-${i}`,
           at: new Date(),
           userId: `U${i % USERS}`,
           channelId: 'C1234',
@@ -214,7 +213,7 @@ const OPERATIONS: Operation[] = [
         const result = await store.budgets.reserve({
           userId: `U${i % USERS}`,
           points: 10,
-          caps: caps(Date.now()),
+          caps: caps(Date.now(), `U${i % USERS}`),
           ttlMs: 60_000,
         });
         expectOk(result.ok, 'a reservation');

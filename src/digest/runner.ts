@@ -14,7 +14,7 @@
 
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
 import type { ChargeEvent } from '../plat/types.js';
-import { ledgerEntryFor } from '../store/ledger.js';
+import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Lease, Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, splitWindows } from './fetch-orders.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
@@ -140,12 +140,15 @@ export async function executeDigestRun(
         .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest progress not updated'));
     };
     const chargeWrites: Promise<unknown>[] = [];
+    // Charge ids: this run and its attempt (a takeover makes calls of its own), then each call.
+    let calls = 0;
     const onCharge = (event: ChargeEvent): void => {
       // The ledger row is never lost (kept until the store can be written); the run's own tally
       // is a convenience for the digest's cost line.
       chargeWrites.push(
         ctx.charges.record(
           ledgerEntryFor(event, {
+            chargeId: chargeIdOf(`digest:${run.id}:${run.attempts}`, calls++, event.attempt),
             userId: null,
             channelId: subscription.channelId,
             pendingId: null,

@@ -394,6 +394,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
   };
   const entry: LedgerEntry = {
     id: 1,
+    chargeId: 'p-1:0:0',
     at: NOW,
     userId: 'U1234',
     channelId: 'C1234',
