@@ -150,4 +150,14 @@ export const alert = {
     daily: 'daily',
     monthly: 'monthly',
   },
+  spendTotals: {
+    found_one:
+      ':warning: The nightly check of {{day}} found {{n}} spend total that differs from the ledger. Caps are counted on these totals: please tell whoever runs platdesk (the log has the details).',
+    found_other:
+      ':warning: The nightly check of {{day}} found {{n}} spend totals that differ from the ledger. Caps are counted on these totals: please tell whoever runs platdesk (the log has the details).',
+    spentLine: '• {{who}}, {{period}} {{key}}: total {{counter}} points, ledger {{expected}} points',
+    reservedLine:
+      '• {{who}}, {{period}} {{key}}: {{counter}} points held for calls in flight, reservations {{expected}} points',
+    workspace: 'the workspace',
+  },
 } as const;
