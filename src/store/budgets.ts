@@ -75,16 +75,23 @@ export async function addToCounters(db: Executor, deltas: readonly CounterDelta[
       seen.reserved += d.reserved;
     } else merged.set(id, { ...d });
   }
-  for (const d of [...merged.values()].sort(byCounter)) {
-    if (d.spent === 0 && d.reserved === 0) continue;
+  const ordered = [...merged.values()].filter((d) => d.spent !== 0 || d.reserved !== 0).sort(byCounter);
+  // Many rows per statement (the backfill writes thousands); each key once per statement.
+  for (let i = 0; i < ordered.length; i += COUNTERS_PER_STATEMENT) {
+    const rows = ordered
+      .slice(i, i + COUNTERS_PER_STATEMENT)
+      .map((d) => sql`(${d.scope}, ${d.subject}, ${d.period}, ${d.key}, ${d.spent}, ${d.reserved})`);
     await sql`
       INSERT INTO spend_counters (scope, subject, period, period_key, spent, reserved)
-      VALUES (${d.scope}, ${d.subject}, ${d.period}, ${d.key}, ${d.spent}, ${d.reserved})
+      VALUES ${sql.join(rows)}
       ON CONFLICT (scope, subject, period, period_key) DO UPDATE
       SET spent = spend_counters.spent + excluded.spent,
           reserved = spend_counters.reserved + excluded.reserved`.execute(db);
   }
 }
+
+/** 6 parameters a row: far below SQLite's and PostgreSQL's limits on bound parameters. */
+const COUNTERS_PER_STATEMENT = 500;
 
 const holdOf = (c: CapLimit): Hold => [c.scope, c.subject, c.period, c.key, c.cap];
 function parseHolds(json: string): (CounterKey & { cap: number })[] {
@@ -149,6 +156,7 @@ async function readUses(db: Executor, caps: readonly CapLimit[]): Promise<CapUse
 
 /** Reservations expired and given back per sweep (the rest on the next one). */
 const SWEEP_BATCH = 50;
+const SWEEP_EVERY_MS = 1000;
 
 export function createBudgetReservations({ db, nowMs, engine }: StoreContext): BudgetReservations {
   /** Deletes the reservation (only if still expired, with `expiredAt`) and gives its points back. */
@@ -166,8 +174,15 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
       return true;
     });
 
+  /** When this process last looked for expired reservations (reads and reservations look at most once a second). */
+  let sweptAt = Number.NEGATIVE_INFINITY;
+  const sweepDue = async () => {
+    if (nowMs() - sweptAt >= SWEEP_EVERY_MS) await sweep();
+  };
+
   async function sweep(): Promise<number> {
     const now = nowMs();
+    sweptAt = now;
     const expired = await db
       .selectFrom('budget_reservations')
       .select('id')
@@ -181,13 +196,13 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
 
   return {
     async uses(caps) {
-      await sweep();
+      await sweepDue();
       return readUses(db, caps);
     },
 
     async reserve(input) {
-      // Expired reservations stop counting before anyone is refused for them.
-      await sweep();
+      // Expired reservations stop counting before anyone is refused for them (within a second).
+      await sweepDue();
       const points = input.points;
       const ordered = [...input.caps].sort(byCounter);
       const now = nowMs();
