@@ -341,7 +341,8 @@ export function alertText(w: Words, alert: AdminAlert): string {
     return alert.userId ? t('alert.seenBy', { text, user: `<@${alert.userId}>` }) : text;
   }
   if (alert.kind === 'spend-totals') {
-    const lines = alert.sample.map((d) =>
+    // A direct message's text stays short (the first two differences; the rest are in the log).
+    const lines = alert.sample.slice(0, 2).map((d) =>
       t(d.field === 'spent' ? 'alert.spendTotals.spentLine' : 'alert.spendTotals.reservedLine', {
         who:
           d.scope === 'workspace'

@@ -5,7 +5,6 @@
  * are told (direct message and App Home) so a total the caps rely on never drifts unseen. It
  * changes nothing: a difference is a fault to look into, not something to paper over.
  */
-import type { Logger } from 'pino';
 import { periodsOf } from '../store/periods.js';
 import type { CounterDifference, Store } from '../store/store.js';
 import { spendSettings } from './settings.js';
@@ -13,7 +12,7 @@ import { spendSettings } from './settings.js';
 /** Keys in the store's alerts sent: one reconciliation per local day, whichever replica runs it. */
 export const RECONCILE_PREFIX = 'reconcile|';
 /** Differences carried in an admin alert (the rest are in the log). */
-export const ALERT_SAMPLE = 5;
+export const ALERT_SAMPLE = 2;
 
 export interface SpendCheck {
   /** The local day checked last (yesterday in the budget zone). */
@@ -38,7 +37,7 @@ export async function reconcileSpend(store: Store, now: Date): Promise<SpendChec
 export async function reconcileOncePerDay(deps: {
   store: Store;
   now: Date;
-  logger: Pick<Logger, 'info' | 'warn'>;
+  logger: { info(o: object, msg: string): void; warn(o: object, msg: string): void };
   onDifferences?: (check: SpendCheck) => void;
 }): Promise<SpendCheck | null> {
   const zone = (await spendSettings(deps.store.settings).budgets()).timezone;

@@ -659,6 +659,45 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ),
     ),
     m(
+      'alert-spend-totals',
+      message(
+        alertText(w, {
+          kind: 'spend-totals',
+          day: '2026-11-19',
+          count: 7,
+          sample: [
+            {
+              scope: 'workspace',
+              subject: '*',
+              period: 'daily',
+              key: '2026-11-19',
+              field: 'spent',
+              counter: 95,
+              expected: 100,
+            },
+            {
+              scope: 'user',
+              subject: 'U1234',
+              period: 'monthly',
+              key: '2026-11',
+              field: 'spent',
+              counter: 10,
+              expected: 12.5,
+            },
+            {
+              scope: 'channel',
+              subject: 'C1234',
+              period: 'daily',
+              key: '2026-11-19',
+              field: 'reserved',
+              counter: 5,
+              expected: 0,
+            },
+          ],
+        }),
+      ),
+    ),
+    m(
       'digest',
       renderDigest(w, {
         subscription: { ...SUB, shopLabel: text.short },

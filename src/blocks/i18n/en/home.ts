@@ -152,12 +152,11 @@ export const alert = {
   },
   spendTotals: {
     found_one:
-      ':warning: The nightly check of {{day}} found {{n}} spend total that differs from the ledger. Caps are counted on these totals: please tell whoever runs platdesk (the log has the details).',
+      ':warning: Nightly check of {{day}}: {{n}} spend total differs from the ledger (caps count it). Tell whoever runs platdesk; the log has details.',
     found_other:
-      ':warning: The nightly check of {{day}} found {{n}} spend totals that differ from the ledger. Caps are counted on these totals: please tell whoever runs platdesk (the log has the details).',
-    spentLine: '• {{who}}, {{period}} {{key}}: total {{counter}} points, ledger {{expected}} points',
-    reservedLine:
-      '• {{who}}, {{period}} {{key}}: {{counter}} points held for calls in flight, reservations {{expected}} points',
+      ':warning: Nightly check of {{day}}: {{n}} spend totals differ from the ledger (caps count them). Tell whoever runs platdesk; the log has details.',
+    spentLine: '• {{who}}, {{period}} {{key}}: total {{counter}}, ledger {{expected}} points',
+    reservedLine: '• {{who}}, {{period}} {{key}}: {{counter}} points held, reservations {{expected}}',
     workspace: 'the workspace',
   },
 } as const;

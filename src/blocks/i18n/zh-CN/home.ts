@@ -146,11 +146,11 @@ export const alert: Catalog['alert'] = {
   },
   spendTotals: {
     found_one:
-      ':warning: {{day}} 的夜间核对发现 {{n}} 项花费累计与账本不一致。上限按这些累计计算：请告知 platdesk 的运维人员（详情见日志）。',
+      ':warning: {{day}} 夜间核对：{{n}} 项花费累计与账本不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
     found_other:
-      ':warning: {{day}} 的夜间核对发现 {{n}} 项花费累计与账本不一致。上限按这些累计计算：请告知 platdesk 的运维人员（详情见日志）。',
-    spentLine: '• {{who}}，{{period}} {{key}}：累计 {{counter}} 点，账本 {{expected}} 点',
-    reservedLine: '• {{who}}，{{period}} {{key}}：进行中调用预留 {{counter}} 点，预留记录 {{expected}} 点',
+      ':warning: {{day}} 夜间核对：{{n}} 项花费累计与账本不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
+    spentLine: '• {{who}}，{{period}} {{key}}：累计 {{counter}}，账本 {{expected}} 点',
+    reservedLine: '• {{who}}，{{period}} {{key}}：预留 {{counter}} 点，预留记录 {{expected}}',
     workspace: '工作区',
   },
 };
