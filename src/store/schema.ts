@@ -303,4 +303,4 @@ export async function takeLock(trx: Transaction<Schema>, name: StoreLockName): P
 }
 
 /** The lock rows created by the migrations. */
-export type StoreLockName = 'budgets' | 'digests' | 'alerts' | 'unfurls' | 'counters-backfill';
+export type StoreLockName = 'budgets' | 'digests' | 'alerts' | 'unfurls';
