@@ -18,6 +18,7 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
+import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { createRedisSingleFlight } from './lookups/redis-single-flight.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
@@ -251,6 +252,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     now,
     logger,
+    onSpendDifferences: ({ day, differences }) => {
+      void alerts.notify({
+        kind: 'spend-totals',
+        day,
+        count: differences.length,
+        sample: differences.slice(0, ALERT_SAMPLE),
+      });
+    },
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 

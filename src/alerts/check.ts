@@ -12,7 +12,7 @@
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import { ledgerEntryFor } from '../store/ledger.js';
+import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type { AlertCheck, AlertOrderFacts, AlertSubscription, HeldLease } from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
 import type { AlertDeps } from './types.js';
@@ -89,12 +89,20 @@ export async function executeAlertCheck(
   if (price !== null && spent + estimatedPages * price > cap) return park(estimatedPages * price);
 
   const chargeWrites: Promise<unknown>[] = [];
+  // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each call.
+  let calls = 0;
   const onCharge = (event: ChargeEvent): void => {
     // The ledger row is never lost (kept until the store can be written); the check's own tally
     // is what the daily cap counts.
     chargeWrites.push(
       ctx.charges.record(
-        ledgerEntryFor(event, { userId: null, channelId: sub.channelId, pendingId: null, source: 'alert' }),
+        ledgerEntryFor(event, {
+          chargeId: chargeIdOf(`alert:${check.id}:${holder.epoch}`, calls++, event.attempt),
+          userId: null,
+          channelId: sub.channelId,
+          pendingId: null,
+          source: 'alert',
+        }),
       ),
       alerts
         .addCharge(check.id, event.points, 1)

@@ -340,6 +340,31 @@ export function alertText(w: Words, alert: AdminAlert): string {
     const text = t(`alert.account.${alert.code}`);
     return alert.userId ? t('alert.seenBy', { text, user: `<@${alert.userId}>` }) : text;
   }
+  if (alert.kind === 'spend-totals') {
+    // A direct message's text stays short (the first two differences; the rest are in the log).
+    const lines = alert.sample.slice(0, 2).map((d) =>
+      t(d.field === 'spent' ? 'alert.spendTotals.spentLine' : 'alert.spendTotals.reservedLine', {
+        who:
+          d.scope === 'workspace'
+            ? t('alert.spendTotals.workspace')
+            : d.scope === 'user'
+              ? `<@${escapeClip(d.subject, 20)}>`
+              : `<#${escapeClip(d.subject, 20)}>`,
+        period: t(`alert.period.${d.period}`),
+        key: escapeClip(d.key, 10),
+        counter: w.count(d.counter),
+        expected: w.count(d.expected),
+      }),
+    );
+    return [
+      t('alert.spendTotals.found', {
+        count: alert.count,
+        n: w.count(alert.count),
+        day: escapeClip(alert.day, 10),
+      }),
+      ...lines,
+    ].join('\n');
+  }
   const { figure } = alert;
   const values = {
     user: `<@${alert.userId}>`,

@@ -22,7 +22,7 @@ import type { Clock } from '../clock.js';
 import { isPlatError } from '../plat/errors.js';
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import { ledgerEntryFor } from '../store/ledger.js';
+import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
 import { decodePageOrders, encodePageOrders } from './page-orders.js';
@@ -239,12 +239,16 @@ async function executeHeld(
       );
     /** Charges of answered calls whose page is not recorded yet (tallied with their page, or alone). */
     const unrecorded: number[] = [];
+    // Charge ids: this run and the holder's epoch (every claim bumps it, so a takeover's calls
+    // have ids of their own), then each call and its attempt.
+    let calls = 0;
     const onCharge = (event: ChargeEvent): void => {
       chargedPoints += event.points;
       // The ledger row is never lost (kept until the store can be written).
       chargeWrites.push(
         ctx.charges.record(
           ledgerEntryFor(event, {
+            chargeId: chargeIdOf(`digest:${run.id}:${holder.epoch}`, calls++, event.attempt),
             userId: null,
             channelId: subscription.channelId,
             pendingId: null,

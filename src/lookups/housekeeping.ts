@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
+import { reconcileOncePerDay, type SpendCheck } from './reconcile.js';
 import { EVENT_MEMORY_MS, UNFURL_KEEP_MS } from './unfurls.js';
 
 /**
@@ -50,8 +51,10 @@ export interface Housekeeping {
 export function createHousekeeping(deps: {
   store: Store;
   now: () => Date;
-  logger: Pick<Logger, 'info' | 'error'>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   everyMs?: number;
+  /** The nightly reconciliation found running totals that differ from the ledger (tell the admins). */
+  onSpendDifferences?: (check: SpendCheck) => void;
 }): Housekeeping {
   let timer: NodeJS.Timeout | undefined;
   const housekeeping: Housekeeping = {
@@ -60,6 +63,13 @@ export function createHousekeeping(deps: {
         const pruned = await pruneOldRows(deps.store, deps.now());
         if (pruned.confirmations + pruned.events + pruned.unfurls + pruned.alerts > 0)
           deps.logger.info(pruned, 'old rows pruned');
+        // Once a local day, whichever replica gets there first (reconcile.ts).
+        await reconcileOncePerDay({
+          store: deps.store,
+          now: deps.now(),
+          logger: deps.logger,
+          ...(deps.onSpendDifferences ? { onDifferences: deps.onSpendDifferences } : {}),
+        });
         return pruned;
       } catch (err) {
         // A store fault now is reported by /healthz; the next run tries again.

@@ -122,6 +122,11 @@ export interface CallOptions {
   /** Per-call charge listener (the ledger, with the user's context), besides the global one. */
   onCharge?: ChargeListener;
   onQueued?: (ticket: QueueTicket) => void;
+  /**
+   * Asked before each retry is sent (`retry`: 1 for the first): false ends the call with the
+   * last attempt's error instead (a budget that cannot cover another charged attempt).
+   */
+  beforeRetry?: (retry: number) => Promise<boolean>;
 }
 
 export interface PlatClient {
@@ -187,6 +192,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     params: RequestParams | Record<string, unknown>,
     decode: (data: unknown, message: string) => Decoded<T>,
     call: CallOptions,
+    attemptNo: number,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
     /** Every call that reached the service is reported, charged or not: one ledger row each. */
@@ -199,6 +205,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         code,
         requestId,
         correlationId: call.correlationId ?? null,
+        attempt: attemptNo,
         at: new Date(),
       };
       options.onCharge?.(event);
@@ -325,7 +332,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     for (let n = 0; ; n++) {
       try {
         const result = await limiter.schedule(
-          () => observed(operation, () => attempt(operation, edition, params, decode, call)),
+          () => observed(operation, () => attempt(operation, edition, params, decode, call, n)),
           {
             priority: call.priority ?? 'interactive',
             operation,
@@ -340,7 +347,13 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
         const sent = n + (NOT_SENT_CODES.has(error.code) ? 0 : 1);
         add(error);
-        if (!error.retryable || n >= retry.maxRetries || call.signal?.aborted || call.fence?.signal.aborted) {
+        if (
+          !error.retryable ||
+          n >= retry.maxRetries ||
+          call.signal?.aborted ||
+          call.fence?.signal.aborted ||
+          (call.beforeRetry && !(await call.beforeRetry(n + 1)))
+        ) {
           error.setAttemptTotals({ chargePoints: points, quotaCalls, attempts: sent });
           throw error;
         }

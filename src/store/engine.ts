@@ -25,7 +25,7 @@ import {
 import pg from 'pg';
 import { type Clock, realClock } from '../clock.js';
 import { createAlerts } from './alerts.js';
-import { createBudgetReservations } from './budgets.js';
+import { backfillCounters, createBudgetReservations } from './budgets.js';
 import { createAlertsSent, createAnswerCache } from './cache.js';
 import { createDigestPages } from './digest-pages.js';
 import { createDigests } from './digests.js';
@@ -73,7 +73,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()) };
+  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine };
+  try {
+    await backfillCounters(ctx);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
   let closed: Promise<void> | null = null;
   return {
     engine,
@@ -147,6 +153,13 @@ function postgresDialect(url: string, options: StoreOptions): Dialect {
   // An idle connection whose server went away emits 'error' on the pool; unhandled, it would
   // end the process. The pool drops that connection; the next query connects anew.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // A connection cut while checked out (mid-query, e.g. on COMMIT) emits 'error' on its client,
+  // which the pool only listens to while the client is idle: unhandled, it would end the
+  // process. The same error fails the query in flight (a StoreUnavailableError to its caller),
+  // and the pool drops the client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return new PostgresDialect({ pool });
 }
 

@@ -348,6 +348,35 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, window_index, page)
   ) STRICT;
   `,
+  // 8: running totals for the caps and an idempotent ledger (issue 20; store/budgets.ts, ledger.ts).
+  // Every charge carries the id fixed before its call, unique: writing it twice is a no-op. Spend
+  // per scope (workspace '*', user, channel) and local period lives in spend_counters, updated in
+  // the ledger row's own transaction; a reservation adds to `reserved` with one conditional
+  // upsert per counter. Rows of older builds get a charge id of their own. Reservations of older
+  // builds were counted by summing; they are dropped (they expire within minutes anyway). The
+  // counters are filled from the existing ledger once, in the budget zone, at the first open
+  // after this step (store/budgets.ts backfillCounters, flagged by the lock row below).
+  `
+  ALTER TABLE ledger ADD COLUMN charge_id TEXT;
+  UPDATE ledger SET charge_id = 'legacy:' || id;
+  CREATE UNIQUE INDEX ledger_charge ON ledger (charge_id);
+  -- charges of one lookup (fenced lookups check the ledger by the lookup's id)
+  CREATE INDEX ledger_pending ON ledger (pending_id);
+
+  CREATE TABLE spend_counters (
+    scope      TEXT NOT NULL CHECK (scope IN ('workspace', 'user', 'channel')),
+    subject    TEXT NOT NULL,
+    period     TEXT NOT NULL CHECK (period IN ('daily', 'monthly')),
+    period_key TEXT NOT NULL,
+    spent      REAL NOT NULL,
+    reserved   REAL NOT NULL,
+    PRIMARY KEY (scope, subject, period, period_key)
+  ) STRICT;
+
+  DELETE FROM budget_reservations;
+  ALTER TABLE budget_reservations ADD COLUMN holds TEXT NOT NULL DEFAULT '[]';
+  INSERT INTO store_locks (name, bumped) VALUES ('counters-backfill', 0);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -39,6 +39,8 @@ export interface LedgerTable {
   correlation_id: string | null;
   pending_id: string | null;
   source: string;
+  /** The id fixed before the call (unique): a second write of the same charge is a no-op. */
+  charge_id: string;
 }
 
 export interface UserPrefsTable {
@@ -233,6 +235,22 @@ export interface BudgetReservationsTable {
   created_at: number;
   /** A reservation whose process died stops counting here (the call's deadline plus a margin). */
   expires_at: number;
+  /** JSON [scope, subject, period, period_key][]: the counters whose `reserved` holds `points`. */
+  holds: string;
+}
+
+/** Running totals per scope and local period (store/budgets.ts). */
+export interface SpendCountersTable {
+  scope: 'workspace' | 'user' | 'channel';
+  /** '*' for the workspace, else the user or channel id. */
+  subject: string;
+  period: 'daily' | 'monthly';
+  /** 'YYYY-MM-DD' or 'YYYY-MM' in the budget zone (store/periods.ts). */
+  period_key: string;
+  /** Points of the ledger rows of the period (written in the same transaction as each row). */
+  spent: number;
+  /** Points held by live reservations. */
+  reserved: number;
 }
 
 export interface AnswerCacheTable {
@@ -270,6 +288,7 @@ export interface Schema {
   auto_lookup_counts: AutoLookupCountsTable;
   shortcut_batches: ShortcutBatchesTable;
   budget_reservations: BudgetReservationsTable;
+  spend_counters: SpendCountersTable;
   answer_cache: AnswerCacheTable;
   alerts_sent: AlertsSentTable;
   store_locks: StoreLocksTable;
@@ -283,6 +302,7 @@ export type Executor = Kysely<Schema> | Transaction<Schema>;
 export interface StoreContext {
   db: Db;
   nowMs: () => number;
+  engine: 'sqlite' | 'postgres';
 }
 
 /**

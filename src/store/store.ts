@@ -9,8 +9,9 @@
  * Every guarantee that must hold across processes is a single conditional statement or one
  * transaction opened by a lock-row UPDATE (schema.ts takeLock): the single-use claim of a
  * confirmation is `UPDATE ... WHERE state = 'pending'`, so of any number of claims on any
- * number of connections exactly one changes a row; a budget reservation checks the caps and
- * inserts itself under the 'budgets' lock, so two processes can never both pass a cap. A claim
+ * number of connections exactly one changes a row; a budget reservation is one conditional
+ * upsert per running-total counter (`spent + reserved + p <= cap`) in a fixed order, all in one
+ * transaction, so two processes can never both pass a cap, whatever the ledger's size. A claim
  * is written (and so durable) before its call starts: a caller awaits `pending.claim` first.
  *
  * What a second process must see lives here: confirmations with their claim holder and lease,
@@ -52,7 +53,7 @@ export interface Store {
   unfurls: UnfurlStore;
   /** What a shortcut's modal offered, claimed once by its Confirm (store/shortcut-batches.ts). */
   shortcutBatches: ShortcutBatches;
-  /** Budget reservations of calls in flight (store/budgets.ts). */
+  /** Running totals per cap and reservations of calls in flight (store/budgets.ts). */
   budgets: BudgetReservations;
   /** Answers kept for a while, shared by every process (store/cache.ts). */
   cache: AnswerCache;
@@ -199,6 +200,12 @@ export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shor
 
 export interface LedgerEntry {
   id: number;
+  /**
+   * Fixed before the call (lookups: the lookup's id, the call's place in it and the attempt;
+   * digests and alerts: their run or check, its attempt, the call and the attempt): unique in
+   * the ledger, so writing a charge twice is a no-op (DESIGN rule 8).
+   */
+  chargeId: string;
   at: Date;
   /** null for scheduled work (digests). */
   userId: string | null;
@@ -239,8 +246,23 @@ export interface LedgerGroupRow<K extends string | null = string> extends Ledger
   key: K;
 }
 
+/**
+ * A reservation (BudgetReservations) the charge is paid from: the charge's points, up to what is
+ * left of it, move from its counters' `reserved` to `spent` in the ledger row's transaction.
+ */
+export interface RecordOptions {
+  reservationId?: string | null;
+}
+
 export interface Ledger {
-  record(entry: NewLedgerEntry): Promise<LedgerEntry>;
+  /**
+   * Writes the charge and adds its points to the running totals (workspace, user, channel; day
+   * and month in the budget zone), in one transaction. A charge id already written is a no-op
+   * (nothing counted twice): the stored row is returned either way.
+   */
+  record(entry: NewLedgerEntry, options?: RecordOptions): Promise<LedgerEntry>;
+  /** Every charge of one lookup (its pending id), oldest first: what it has cost so far. */
+  byPending(pendingId: string): Promise<LedgerEntry[]>;
   /**
    * The points of the newest successful (code 0) entry for this operation and edition (null
    * edition for operations without editions), or null if none: the "last charge seen" of a quote.
@@ -305,19 +327,25 @@ export interface Settings {
   delete(key: string, actorId: string): Promise<boolean>;
 }
 
-// ---- budget reservations ---------------------------------------------------------------------
+// ---- budget reservations and running totals --------------------------------------------------
 
-/** One cap that applies to a reservation, with the period it counts. */
+export type CapScope = 'user' | 'channel' | 'workspace';
+
+/**
+ * One cap that applies to a reservation: a scope (the workspace, a user, a channel), its local
+ * period (store/periods.ts: the key of the day or month in the budget zone) and its points.
+ */
 export interface CapLimit {
-  scope: 'user' | 'workspace';
+  scope: CapScope;
+  /** '*' for the workspace, else the user or channel id. */
+  subject: string;
   period: 'daily' | 'monthly';
+  /** 'YYYY-MM-DD' or 'YYYY-MM' (periods.ts periodKeys). */
+  key: string;
   cap: number;
-  /** The period: [from, to). */
-  from: Date;
-  to: Date;
 }
 
-/** A cap with what is spent in its period: ledger points plus live reservations. */
+/** A cap with what is spent in its period: the counter's spent plus reserved. */
 export interface CapUse extends CapLimit {
   spent: number;
 }
@@ -327,13 +355,26 @@ export type ReserveResult =
   /** `exceeded`: the first cap that `points` more would pass; nothing was reserved. */
   | { ok: false; exceeded: CapUse; uses: CapUse[] };
 
+/** A counter that does not match the ledger (or the live reservations), found by reconcile(). */
+export interface CounterDifference {
+  scope: CapScope;
+  subject: string;
+  period: 'daily' | 'monthly';
+  key: string;
+  /** 'spent': against the ledger's rows; 'reserved': against the live reservations. */
+  field: 'spent' | 'reserved';
+  counter: number;
+  expected: number;
+}
+
 export interface BudgetReservations {
-  /** Each cap with its spend now (ledger + reservations); for the quote's check and warnings. */
-  uses(userId: string | null, caps: readonly CapLimit[]): Promise<CapUse[]>;
+  /** Each cap with its spend now (counter spent + reserved); for the quote's check and warnings. */
+  uses(caps: readonly CapLimit[]): Promise<CapUse[]>;
   /**
-   * In one transaction under the budgets lock: sums each cap's spend and, unless `points` more
-   * would pass one, records a reservation that counts until released or until `ttlMs` has
-   * passed (a process that died mid-call). Two processes can never both pass the same cap.
+   * One transaction: one conditional upsert per cap's counter, in a fixed order
+   * (`spent + reserved + points <= cap`), all or nothing, then the reservation row, which counts
+   * until released, consumed by the charges written against it, or expired (`ttlMs`: a process
+   * that died mid-call). O(1) in the ledger's size; two processes can never both pass a cap.
    */
   reserve(input: {
     userId: string | null;
@@ -341,10 +382,23 @@ export interface BudgetReservations {
     caps: readonly CapLimit[];
     ttlMs: number;
   }): Promise<ReserveResult>;
-  /** Removes a reservation (its charge is in the ledger now, or the call did not happen). */
+  /**
+   * Grows a live reservation by `points` on every counter it holds, under the same condition,
+   * all or nothing, and moves its expiry to now + ttlMs (a retry about to be sent). False: a
+   * cap would be passed (nothing changed), or the reservation is gone.
+   */
+  extend(id: string, points: number, ttlMs: number): Promise<boolean>;
+  /** Gives back what is left of a reservation (its charges are in the ledger, or the call made none). */
   release(id: string): Promise<void>;
-  /** Housekeeping: expired reservations. */
+  /** Gives back expired reservations (each exactly once, whichever process sees it); how many. */
   prune(): Promise<number>;
+  /**
+   * Compares the counters of these periods with the ledger's rows (spent) and the live
+   * reservations (reserved), in one consistent read; every difference found. Changes nothing.
+   */
+  reconcile(
+    periods: readonly { period: 'daily' | 'monthly'; key: string; from: Date; to: Date }[],
+  ): Promise<CounterDifference[]>;
 }
 
 // ---- answer cache and alerts -----------------------------------------------------------------

@@ -396,6 +396,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
   };
   const entry: LedgerEntry = {
     id: 1,
+    chargeId: 'p-1:0:0',
     at: NOW,
     userId: 'U1234',
     channelId: 'C1234',
@@ -658,6 +659,45 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           figure: { ...cap, scope: 'workspace' },
           userId: null,
           refused: false,
+        }),
+      ),
+    ),
+    m(
+      'alert-spend-totals',
+      message(
+        alertText(w, {
+          kind: 'spend-totals',
+          day: '2026-11-19',
+          count: 7,
+          sample: [
+            {
+              scope: 'workspace',
+              subject: '*',
+              period: 'daily',
+              key: '2026-11-19',
+              field: 'spent',
+              counter: 95,
+              expected: 100,
+            },
+            {
+              scope: 'user',
+              subject: 'U1234',
+              period: 'monthly',
+              key: '2026-11',
+              field: 'spent',
+              counter: 10,
+              expected: 12.5,
+            },
+            {
+              scope: 'channel',
+              subject: 'C1234',
+              period: 'daily',
+              key: '2026-11-19',
+              field: 'reserved',
+              counter: 5,
+              expected: 0,
+            },
+          ],
         }),
       ),
     ),

@@ -7,13 +7,12 @@
  * server (vitest globalSetup) and dropped afterwards; the ledger is one count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisLimiter } from '../../src/plat/redis-limiter.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/engine.js';
 import type { DigestSubscription, Store } from '../../src/store/store.js';
 import { arrivalsBetween, largestInAnyWindow } from '../helpers/arrivals.js';
 import { textOf } from '../helpers/platdesk-harness.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { createLimiterKeys, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type ReplicaCluster, startReplicaCluster } from '../helpers/replica-cluster.js';
 import { type ReplicaSlack, replicaSlack } from '../helpers/replica-slack.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
@@ -33,22 +32,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** A lookup of its own: /shop ww <id> is one get-shop-id call, answered "no shop was found". */
 const shopOf = (wwid: string) => `No shop was found for messaging account *${wwid}*`;
 const userOf = (i: number) => `U${2000 + (i % 12)}`;
-
-/**
- * A new Redis key set starts fenced for a replica's call deadline + window (15 s + 1 s): calls
- * granted before a loss could still arrive. This empty server has granted nothing, so a limiter
- * with a short deadline creates the key set and its fence is spent before the replicas join; the
- * replicas' own behaviour (joining, granting, losing the keys) is unchanged.
- * `npm run bench:replicas` measures the full fence on an empty Redis.
- */
-async function createLimiterKeys(url: string): Promise<void> {
-  const limiter = createRedisLimiter({ url, deadlineMs: 200 });
-  try {
-    await limiter.ready();
-  } finally {
-    await limiter.stop();
-  }
-}
 
 describe('three replicas on one PostgreSQL database and one Redis', () => {
   let redis: RedisServer;

@@ -37,14 +37,8 @@ const clock = { now: () => T0 };
 const holder = { instanceId: 'instance-a', leaseMs: 10 * MINUTE };
 const ALL_TIME = { from: new Date(0), to: new Date(T0 + 365 * DAY) };
 const caps: CapLimit[] = [
-  { scope: 'user', period: 'daily', cap: 5000, from: new Date(T0 - DAY), to: new Date(T0 + DAY) },
-  {
-    scope: 'workspace',
-    period: 'monthly',
-    cap: 50_000,
-    from: new Date(T0 - 30 * DAY),
-    to: new Date(T0 + DAY),
-  },
+  { scope: 'user', subject: 'U1', period: 'daily', key: '2026-11-20', cap: 5000 },
+  { scope: 'workspace', subject: '*', period: 'monthly', key: '2026-11', cap: 50_000 },
 ];
 const lease = (owner: string, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(T0), ms });
 
@@ -67,6 +61,7 @@ async function postgresTarget(): Promise<string> {
 
 function ledgerEntry(n: number, overrides: Partial<NewLedgerEntry> = {}): NewLedgerEntry {
   return {
+    chargeId: `copy-charge-${n}`,
     at: new Date(T0 - n * MINUTE),
     userId: n % 3 === 0 ? null : `U${n % 2}`,
     channelId: 'C1234',
@@ -331,7 +326,7 @@ async function readAll(store: Store, filled: Filled) {
     ],
     autoUsed: await store.unfurls.autoUsed('C1234', '2026-11-20'),
     batches: await Promise.all(filled.batchIds.map((id) => store.shortcutBatches.get(id))),
-    budgetUses: [await store.budgets.uses('U1', caps), await store.budgets.uses(null, caps)],
+    budgetUses: [await store.budgets.uses(caps), await store.budgets.uses(caps.slice(1))],
     cache: [await store.cache.get('item:100', new Date(0)), await store.cache.get('shop:ww:1', new Date(0))],
     alertsSent: [await store.alertsSent.recent('balance:', 10), await store.alertsSent.recent('budget:', 10)],
     alertSubscriptions: await store.alerts.list(),

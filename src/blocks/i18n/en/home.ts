@@ -152,4 +152,13 @@ export const alert = {
     daily: 'daily',
     monthly: 'monthly',
   },
+  spendTotals: {
+    found_one:
+      ':warning: Nightly check of {{day}}: {{n}} spend total differs from the ledger (caps count it). Tell whoever runs platdesk; the log has details.',
+    found_other:
+      ':warning: Nightly check of {{day}}: {{n}} spend totals differ from the ledger (caps count them). Tell whoever runs platdesk; the log has details.',
+    spentLine: '• {{who}}, {{period}} {{key}}: total {{counter}}, ledger {{expected}} points',
+    reservedLine: '• {{who}}, {{period}} {{key}}: {{counter}} points held, reservations {{expected}}',
+    workspace: 'the workspace',
+  },
 } as const;

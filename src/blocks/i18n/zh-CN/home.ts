@@ -147,4 +147,13 @@ export const alert: Catalog['alert'] = {
     daily: '每日',
     monthly: '每月',
   },
+  spendTotals: {
+    found_one:
+      ':warning: {{day}} 夜间核对：{{n}} 项花费累计与账本不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
+    found_other:
+      ':warning: {{day}} 夜间核对：{{n}} 项花费累计与账本不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
+    spentLine: '• {{who}}，{{period}} {{key}}：累计 {{counter}}，账本 {{expected}} 点',
+    reservedLine: '• {{who}}，{{period}} {{key}}：预留 {{counter}} 点，预留记录 {{expected}}',
+    workspace: '工作区',
+  },
 };
