@@ -50,8 +50,9 @@ describe.each(ENGINES)('digest pages and run epochs on %s', (engine) => {
     return { store, subscriptionId: sub.id };
   }
 
-  it('the schema has the migration appended last', async () => {
-    expect(MIGRATIONS.at(-1)).toContain('CREATE TABLE digest_pages');
+  it('the schema has the digest pages migration, appended after the shipped ones', async () => {
+    const index = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE digest_pages'));
+    expect(index).toBeGreaterThanOrEqual(6);
   });
 
   it('a page is recorded with its charge in one transaction, under the holder epoch only', async () => {
