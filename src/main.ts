@@ -127,6 +127,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
   }
   if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
+  // On the sandbox, quotes state what it charges; an operation PLAT_PRICES names keeps those prices.
+  const prices = sandbox ? { ...sandbox.prices, ...config.plat.prices } : config.plat.prices;
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
   const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
@@ -206,7 +208,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     client,
     store,
     holder,
-    prices: config.plat.prices,
+    prices,
     logger,
     now,
     singleFlight,
@@ -225,7 +227,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     admins,
     language,
     logger,
-    prices: config.plat.prices,
+    prices,
     now,
     metrics,
     charges,
