@@ -18,7 +18,6 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
-import { createRedisSingleFlight } from './lookups/redis-single-flight.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
 import type { LookupOutcome } from './lookups/types.js';
@@ -27,7 +26,6 @@ import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
-import { createRedisLimiter } from './plat/redis-limiter.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -46,7 +44,6 @@ import {
 import { createGroupMembership } from './slack/user-groups.js';
 import { openStore } from './store/engine.js';
 import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
-import { takeSoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 
 export interface Platdesk {
@@ -96,7 +93,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // PostgreSQL: alone without REDIS_URL, shared with it; taken before migrating, so a process
   // that may not join never touches the schema (store/sole-lock.ts).
   const soleLock = config.database.url
-    ? await takeSoleLock({
+    ? await (await import('./store/sole-lock.js')).takeSoleLock({
         url: config.database.url,
         mode: config.redisUrl ? 'shared' : 'exclusive',
         logger: logger.child({ component: 'database-lock' }),
@@ -131,8 +128,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const prices = sandbox ? { ...sandbox.prices, ...config.plat.prices } : config.plat.prices;
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
-  const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
-  const singleFlight = createSingleFlight(config, metrics, logger);
+  // PostgreSQL and Redis code is loaded only when configured (src/store/engine.ts, createLimiter).
+  const limiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  const singleFlight = await createSingleFlight(config, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
     token: config.plat.token,
@@ -343,7 +341,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 }
 
 /** The plat rate limiter: shared through Redis with REDIS_URL, else in this process. */
-function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, logger: Logger): Limiter {
+async function createLimiter(
+  config: Config,
+  deadlineMs: number,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<Limiter> {
   const options: LimiterOptions = {
     maxCalls: config.plat.rateLimit.maxCalls,
     windowMs: config.plat.rateLimit.windowMs,
@@ -359,7 +362,7 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
     },
   };
   const limiter = config.redisUrl
-    ? createRedisLimiter({
+    ? (await import('./plat/redis-limiter.js')).createRedisLimiter({
         ...options,
         url: config.redisUrl,
         deadlineMs,
@@ -378,9 +381,13 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
 }
 
 /** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
-function createSingleFlight(config: Config, metrics: Metrics, logger: Logger): SingleFlight<LookupOutcome> {
+async function createSingleFlight(
+  config: Config,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<SingleFlight<LookupOutcome>> {
   return config.redisUrl
-    ? createRedisSingleFlight({
+    ? (await import('./lookups/redis-single-flight.js')).createRedisSingleFlight({
         url: config.redisUrl,
         codec: lookupOutcomeCodec,
         logger: logger.child({ component: 'single-flight' }),
@@ -393,7 +400,8 @@ function createSingleFlight(config: Config, metrics: Metrics, logger: Logger): S
     : createLocalSingleFlight();
 }
 
-async function main(): Promise<void> {
+/** Runs platdesk as a process (`npm start`): config from the environment and `.env`, stop on SIGTERM. */
+export async function main(): Promise<void> {
   let config: Config;
   try {
     loadEnvFile('.env');
