@@ -73,6 +73,8 @@ export interface StartOptions {
   housekeepingEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
+  /** Socket Mode: called once no connection has been open that long (the process runner exits). */
+  onSocketDeaf?: (downForMs: number) => void;
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -172,6 +174,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     sandbox: sandbox !== null,
     socketLivenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
+    ...(options.onSocketDeaf ? { onSocketDeaf: options.onSocketDeaf } : {}),
   });
   const app = new App({
     token: config.slack.botToken,
@@ -414,9 +417,16 @@ export async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  let platdesk: Platdesk;
+  let platdesk: Platdesk | undefined;
+  // A replica that stays deaf (no Socket Mode connection past the liveness bound) exits non-zero,
+  // so a restart policy replaces it.
+  const onSocketDeaf = (downForMs: number) => {
+    logger.error({ downForMs }, 'no Slack Socket Mode connection for too long: exiting to be restarted');
+    const exit = () => process.exit(1);
+    (platdesk ? platdesk.stop() : Promise.resolve()).then(exit, exit);
+  };
   try {
-    platdesk = await startPlatdesk(config, { logger });
+    platdesk = await startPlatdesk(config, { logger, onSocketDeaf });
   } catch (error) {
     // One line for the operator; the stack only at debug level (LOG_LEVEL=debug).
     logger.debug({ err: error }, 'start-up failed');
