@@ -103,6 +103,11 @@ describe('the bundle (scripts/build.mjs)', () => {
     expect(all.some((i) => /node_modules\/ioredis\//.test(i))).toBe(true);
   });
 
+  it('builds the sandbox and the store copy programs where the commands name them', () => {
+    for (const program of ['sandbox/cli.js', 'store/copy-cli.js', 'main.js', 'app.js'])
+      expect(existsSync(join(out, program)), program).toBe(true);
+  });
+
   it('maps stack traces to src/ files', () => {
     const script = `process.setSourceMapsEnabled(true); const { startPlatdesk } = await import(${JSON.stringify(join(out, 'app.js'))}); try { await startPlatdesk(null); } catch (e) { console.log(e.stack); }`;
     const stack = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
