@@ -26,7 +26,7 @@ import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
-import { createSandbox, type Sandbox } from './sandbox/index.js';
+import type { Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
@@ -121,7 +121,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   let sandbox: Sandbox | null = null;
   let baseUrl = config.plat.baseUrl;
   if (config.plat.sandbox) {
-    sandbox = createSandbox({ token: config.plat.token });
+    // Loaded only with PLAT_SANDBOX=1 (fixtures and all).
+    sandbox = (await import('./sandbox/index.js')).createSandbox({ token: config.plat.token });
     baseUrl = await sandbox.listen(0);
     logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
   }

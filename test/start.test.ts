@@ -81,7 +81,7 @@ describe('the bundle (scripts/build.mjs)', () => {
     if (out) rmSync(out, { recursive: true, force: true });
   });
 
-  it('loads pg, the PostgreSQL dialect and ioredis only by dynamic import', () => {
+  it('loads pg, the PostgreSQL dialect, ioredis and the sandbox only by dynamic import', () => {
     const outputs = metafile.outputs;
     const name = (path: string) => Object.keys(outputs).find((o) => o.endsWith(path)) ?? path;
     /** Every output the app's entry chunk loads before it runs: static imports, transitively. */
@@ -97,6 +97,8 @@ describe('the bundle (scripts/build.mjs)', () => {
     expect(inputs.filter((i) => /node_modules\/(pg|pg-pool|ioredis)\//.test(i))).toEqual([]);
     expect(inputs.filter((i) => /kysely\/dist\/esm\/dialect\/postgres\//.test(i))).toEqual([]);
     expect(inputs).not.toContain('src/store/postgres-dialect.ts');
+    // The built-in sandbox only with PLAT_SANDBOX=1.
+    expect(inputs.filter((i) => i.startsWith('src/sandbox/'))).toEqual([]);
     // …and they are in the build, behind a dynamic import.
     const all = Object.values(outputs).flatMap((o) => Object.keys(o.inputs));
     expect(all.some((i) => /node_modules\/pg\//.test(i))).toBe(true);
