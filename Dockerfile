@@ -10,7 +10,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
+# esbuild: dist/app.js (the app, with source maps) behind dist/main.js (checks the Node version).
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim AS runtime
@@ -32,4 +34,5 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
 # node runs as PID 1: it gets SIGTERM directly and platdesk handles it (graceful stop). Use
 # `docker run --init` (or compose's init: true) to also reap stray child processes.
 STOPSIGNAL SIGTERM
+# dist/main.js keeps Node's compile cache in dist/.cache (owned by node) and maps stack traces to src/.
 CMD ["node", "dist/main.js"]

@@ -101,6 +101,8 @@ export interface HttpFrontOptions {
   sandbox: boolean;
   /** Socket Mode: /healthz fails after this long without a connection. */
   socketLivenessMs: number;
+  /** Socket Mode: called once no connection has been open for `socketLivenessMs`. */
+  onSocketDeaf?: (downForMs: number) => void;
 }
 
 export interface HttpFront {
@@ -156,6 +158,7 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       logger,
       metrics,
       livenessMs: options.socketLivenessMs,
+      ...(options.onSocketDeaf ? { onDeaf: options.onSocketDeaf } : {}),
     });
     checks.push(sockets.health);
     return { receiver: sockets.receiver, healthServer: sockets.httpServer, socketClients: sockets.clients };

@@ -13,16 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-} from 'kysely';
-import pg from 'pg';
+import { type DatabaseConnection, type Dialect, type Driver, Kysely, SqliteDialect, sql } from 'kysely';
 import { type Clock, realClock } from '../clock.js';
 import { createAlerts } from './alerts.js';
 import { backfillCounters, createBudgetReservations } from './budgets.js';
@@ -65,7 +56,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.url ?? null;
   const engine: Engine = url ? 'postgres' : 'sqlite';
   const location = url ? describeUrl(url) : (options.path ?? ':memory:');
-  const dialect = url ? postgresDialect(url, options) : sqliteDialect(options.path ?? ':memory:');
+  // pg and Kysely's PostgreSQL dialect are loaded only when DATABASE_URL selects them.
+  const dialect = url
+    ? (await import('./postgres-dialect.js')).postgresDialect(url, {
+        poolMax: options.poolMax ?? 10,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        queryTimeoutMs: QUERY_TIMEOUT_MS,
+        ...(options.onPoolError ? { onPoolError: options.onPoolError } : {}),
+      })
+    : sqliteDialect(options.path ?? ':memory:');
   const db = new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) });
   try {
     await migrate(db, engine);
@@ -129,38 +128,6 @@ function sqliteDialect(path: string): Dialect {
       return db;
     },
   });
-}
-
-// BIGINT (20) and NUMERIC (1700, what SUM of a BIGINT is) as numbers.
-const TYPE_PARSERS = new Map<number, (value: string) => unknown>([
-  [20, Number],
-  [1700, Number],
-]);
-
-function postgresDialect(url: string, options: StoreOptions): Dialect {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolMax ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    query_timeout: QUERY_TIMEOUT_MS,
-    // Release idle connections so a restarted server is met with fresh ones.
-    idleTimeoutMillis: 30_000,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        TYPE_PARSERS.get(oid) ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // An idle connection whose server went away emits 'error' on the pool; unhandled, it would
-  // end the process. The pool drops that connection; the next query connects anew.
-  pool.on('error', (error) => options.onPoolError?.(error));
-  // A connection cut while checked out (mid-query, e.g. on COMMIT) emits 'error' on its client,
-  // which the pool only listens to while the client is idle: unhandled, it would end the
-  // process. The same error fails the query in flight (a StoreUnavailableError to its caller),
-  // and the pool drops the client when it is released.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
-  return new PostgresDialect({ pool });
 }
 
 /** postgres://user@host:port/db: the URL without password or parameters, for messages. */

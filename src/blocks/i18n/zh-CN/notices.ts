@@ -1,6 +1,8 @@
 import type { Catalog } from '../words.js';
 
 export const notice: Catalog['notice'] = {
+  unknownCommand:
+    'platdesk 没有 `{{command}}` 这个命令。可用命令：`/item`、`/shop`、`/waybill`、`/orders` 和 `/platdesk`（各自可用 `help` 查看用法）。',
   printDataGone: '这份打印数据已无法获取；请重新查询面单。',
   printDataTitle: '面单打印数据',
   printDataComment: '{{summary}}，供打印工具使用。',

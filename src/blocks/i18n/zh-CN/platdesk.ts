@@ -4,6 +4,8 @@ export const platdesk: Catalog['platdesk'] = {
   helpFallback: '/platdesk 帮助',
   helpTitle: 'platdesk',
   help: {
+    lookups:
+      '`/item`、`/shop`、`/waybill`、`/orders`：查商品、店铺、运单和订单（各自可用 `help` 查看用法，如 `/item help`）',
     usage: '`/platdesk usage [today|month]` — 你的扣费统计',
     confirm: '`/platdesk confirm under <点数>` / `/platdesk confirm always` — 便宜的查询是否跳过确认',
     language: '`/platdesk language [zh-CN|en|auto]` — platdesk 对你使用的语言（auto：按你的 Slack 语言）',

@@ -5,7 +5,7 @@ export const problem: Catalog['problem'] = {
   item_count: '请只提供一个商品链接或商品 ID',
   item_short_link: '短链接不调用接口就无法解析：请粘贴完整的商品链接',
   item_not_an_item:
-    '这不是商品链接或商品 ID（例如 https://item.taobao.com/item.htm?id=6543210987 或 6543210987）',
+    '这不是商品链接或商品 ID（例如 https://item.taobao.com/item.htm?id=680001234501 或 680001234501）',
   shop_required: '请提供商品链接，或 ww 加旺旺号',
   shop_ww_id_required: '请在 ww 后面写旺旺号',
   shop_ww_bad_id: '这不是有效的旺旺号',
