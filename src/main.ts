@@ -59,6 +59,11 @@ export interface Platdesk {
   charges: ChargeRecorder;
   /** The plat rate limiter (in-process, or shared through Redis). */
   limiter: Limiter;
+  /**
+   * Resolves when the digest and alert schedulers have no plan, wake-up or run under way (a
+   * test's fake clock waits for it between timers).
+   */
+  schedulersIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,6 +75,8 @@ export interface StartOptions {
   platRetry?: Partial<RetryPolicy>;
   /** Tests: the schedulers' timers (digests, alerts) on a clock they move by hand. */
   schedulerClock?: DigestClock;
+  /** Tests: the schedulers' longest sleep (every due time is a timer of its own; default a minute). */
+  schedulerMaxSleepMs?: number;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
@@ -230,6 +237,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     metrics,
     charges,
     clock: options.schedulerClock ?? clock,
+    ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
   });
   registerListeners(app, {
     digests,
@@ -304,6 +312,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     charges,
     limiter,
+    async schedulersIdle() {
+      await Promise.all([digests.scheduler.idle(), digests.alerts?.idle()]);
+    },
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {
