@@ -56,7 +56,7 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
   let timer: unknown = null;
   let wakeAt: number | null = null;
   let running = false;
-  /** When the last wake-up looked (its `now`): a deadline at or before it was already seen due. */
+  /** When the last wake-up looked (its `now`): a deadline at or before it was seen due then. */
   let lastWake = Number.NEGATIVE_INFINITY;
   const runs = new Map<number, { promise: Promise<unknown>; abort: AbortController }>();
 
@@ -84,7 +84,12 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
     timer = unrefTimer(clock.setTimeout(onTimer, delay));
   }
 
-  function arm(): void {
+  /**
+   * Plans and sets the timer. `afterWake`: the plan that follows a wake-up, which must not wake
+   * at once for what that wake-up just tried (a busy loop); any other plan (work added, a run
+   * finished) wakes at once for whatever is due.
+   */
+  function plan(afterWake: boolean): void {
     if (!running) return;
     const mine = ++generation;
     busy = busy.then(async () => {
@@ -101,7 +106,7 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
       }
       if (!running || mine !== generation) return;
       let at = Math.min(planned, now + options.maxSleepMs);
-      if (at <= lastWake) at = lastWake + RETRY_DUE_MS;
+      if (afterWake && at <= lastWake) at = lastWake + RETRY_DUE_MS;
       setTimer(at);
     });
   }
@@ -117,8 +122,10 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
         return options.wake(now);
       })
       .catch((error: unknown) => options.onError(error))
-      .then(() => arm());
+      .then(() => plan(true));
   }
+
+  const arm = (): void => plan(false);
 
   async function settled(): Promise<void> {
     for (;;) {

@@ -147,6 +147,20 @@ describe('wake loop', () => {
     expect(wakes).toEqual([0, RETRY_DUE_MS, 2 * RETRY_DUE_MS, 3 * RETRY_DUE_MS]);
   });
 
+  it('work added later whose due time has passed (an alert added mid-slot) wakes at once on arm()', async () => {
+    const clock = createFakeClock(0);
+    const due = { at: [] as number[] };
+    const { loop: l, wakes } = loopOn(clock, due);
+    l.start();
+    await l.settled();
+    clock.advance(20 * MINUTE);
+    // Added at 20:00 with its slot at 00:00 (before this loop's last wake-up at 0 too).
+    due.at = [0];
+    l.arm();
+    await l.settled();
+    expect(wakes).toEqual([0, 20 * MINUTE]);
+  });
+
   it('a plan that fails is tried again after the longest sleep', async () => {
     const clock = createFakeClock(0);
     const errors: unknown[] = [];
