@@ -259,6 +259,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     now,
     logger,
+    holder: instance.id,
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 

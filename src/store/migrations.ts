@@ -322,6 +322,18 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   INSERT INTO store_locks (name, bumped) VALUES ('budgets', 0), ('digests', 0), ('alerts', 0), ('unfurls', 0);
   `,
+  // schedule-pg: one replica's turn at a periodic job (store/turns.ts): the hourly housekeeping
+  // is done by whichever replica takes the turn, not by all of them.
+  `
+  CREATE TABLE periodic_turns (
+    name     TEXT PRIMARY KEY,
+    holder   TEXT NOT NULL,
+    taken_at INTEGER NOT NULL
+  ) STRICT;
+  -- Pruning digest runs by age (digests.pruneRuns) and alerts sent (alertsSent.prune).
+  CREATE INDEX digest_runs_created ON digest_runs (created_at);
+  CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {
