@@ -227,7 +227,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const digests = createDigests({
     slackClient: app.client,
     store,
-    client,
+    // Scheduled spend obeys the workspace's daily and monthly caps, call by call.
+    client: lookups.scheduledClient,
     alerts,
     admins,
     language,

@@ -131,6 +131,13 @@ export interface LookupService {
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
   /** Charges kept because the ledger could not be written, written once the store answers. */
   readonly charges: ChargeRecorder;
+  /**
+   * The client scheduled work (digests, ship-by alerts) calls through: every call is checked
+   * and reserved against the workspace's daily and monthly caps first, as a lookup's is (no user
+   * cap applies: nobody asked), and refused with PlatBudgetError, before it is sent, when it
+   * would pass one; admins hear of it once a day per cap, as of a refused lookup.
+   */
+  readonly scheduledClient: PlatClient;
 }
 
 /**
@@ -295,6 +302,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   return {
     settings,
     holder,
+    scheduledClient: budgetedClient(null),
     quote: quoteOf,
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
