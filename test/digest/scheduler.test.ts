@@ -12,13 +12,7 @@ import { MAX_POINTS_SETTING } from '../../src/digest/runner.js';
 import { parseSummary } from '../../src/digest/summarize.js';
 import { buildOrderBook, SANDBOX_FIXTURES } from '../../src/sandbox/fixtures.js';
 import { ENGINES } from '../helpers/store-engines.js';
-import {
-  ADMIN,
-  CHANNEL,
-  type DigestRig,
-  messageText,
-  startDigestRig,
-} from './digest-rig.js';
+import { ADMIN, CHANNEL, type DigestRig, messageText, startDigestRig } from './digest-rig.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
