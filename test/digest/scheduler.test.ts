@@ -223,7 +223,7 @@ describe.each(ENGINES)('digest scheduler (%s store)', (engine) => {
       // And the three instances agree the next day too.
       await rig.advance(22 * HOUR);
       expect(rig.fake.callsTo('chat.postMessage')).toHaveLength(2);
-    });
+    }, 60_000); // A day for three schedulers, each its own pool on PostgreSQL: slow on a loaded host.
   });
 
   describe('failures', () => {
