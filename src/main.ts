@@ -57,6 +57,11 @@ export interface Platdesk {
   charges: ChargeRecorder;
   /** The plat rate limiter (in-process, or shared through Redis). */
   limiter: Limiter;
+  /**
+   * Resolves when the digest and alert schedulers have no plan, wake-up or run under way (a
+   * test's fake clock waits for it between timers).
+   */
+  schedulersIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,6 +73,8 @@ export interface StartOptions {
   platRetry?: Partial<RetryPolicy>;
   /** Tests: the schedulers' timers (digests, alerts) on a clock they move by hand. */
   schedulerClock?: DigestClock;
+  /** Tests: the schedulers' longest sleep (every due time is a timer of its own; default a minute). */
+  schedulerMaxSleepMs?: number;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
@@ -225,7 +232,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const digests = createDigests({
     slackClient: app.client,
     store,
-    client,
+    // Scheduled spend obeys the workspace's daily and monthly caps, call by call.
+    client: lookups.scheduledClient,
     alerts,
     admins,
     language,
@@ -235,6 +243,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     metrics,
     charges,
     clock: options.schedulerClock ?? clock,
+    ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
   });
   registerListeners(app, {
     digests,
@@ -264,6 +273,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         sample: differences.slice(0, ALERT_SAMPLE),
       });
     },
+    holder: instance.id,
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 
@@ -317,6 +327,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     charges,
     limiter,
+    async schedulersIdle() {
+      await Promise.all([digests.scheduler.idle(), digests.alerts?.idle()]);
+    },
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {

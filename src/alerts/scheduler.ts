@@ -50,6 +50,8 @@ export interface AlertScheduler {
   approve(checkId: number, userId: string): Promise<ApproveResult>;
   nextCheckAt(sub: AlertSubscription): number;
   idle(): Promise<void>;
+  /** Resolves when no plan or wake-up is under way (the next timer is set; checks may run on). */
+  settled(): Promise<void>;
   nextWakeAt(): number | null;
 }
 
@@ -87,14 +89,17 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
 
   async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
-    for (const sub of await alerts.list()) {
+    const subs = await alerts.list();
+    for (const sub of subs) {
       next = Math.min(next, nextSlotAfter(sub, now));
       const slot = currentSlot(sub, now);
+      // Due and never claimed: the slot's own time (already passed), see wake-loop.ts.
       if (slot !== null && (await alerts.checkAt(sub.id, new Date(slot))) === null)
-        next = Math.min(next, now);
+        next = Math.min(next, slot);
     }
     for (const check of await alerts.openChecks()) {
-      if (loop.inFlight(check.id)) continue;
+      // A check of a removed alert is never claimed again (claimDue): no deadline to wake for.
+      if (loop.inFlight(check.id) || !subs.some((s) => s.id === check.subscriptionId)) continue;
       const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
       if (at) next = Math.min(next, at.getTime());
     }
@@ -230,6 +235,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     },
     nextCheckAt: (sub) => nextSlotAfter(sub, clock.now()),
     idle: () => loop.idle(),
+    settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
   };
 }

@@ -219,6 +219,8 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
     { type: 'divider' },
     header(t('home.workspaceSpend')),
     section(t('home.total', { totals: totalsText(w, r.totals) })),
+    // Scheduled work is paid from the same account: it counts, and stops, at the workspace caps.
+    context(t('home.scheduledWithinCaps')),
     ...(userLines.length > 0
       ? packSections(userLines, {
           maxBlocks: 2,

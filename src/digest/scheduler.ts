@@ -96,6 +96,8 @@ export interface DigestScheduler {
   nextRunAt(subscription: DigestSubscription): number;
   /** Resolves when no run is in flight (tests). */
   idle(): Promise<void>;
+  /** Resolves when no plan or wake-up is under way: the next timer is set (runs may go on). */
+  settled(): Promise<void>;
   /** When the timer fires next (ms), or null when stopped. */
   nextWakeAt(): number | null;
 }
@@ -201,7 +203,9 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
         const run = await digests.scheduledRun(sub.id, slot.key);
-        if (run === null) next = Math.min(next, now);
+        // Due and never claimed: its own time (already passed), which the wake loop tells from
+        // what its last wake-up already tried.
+        if (run === null) next = Math.min(next, slot.at);
         else if (run.state === 'failed' && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
         else if (
@@ -443,6 +447,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         await Promise.allSettled([...background]);
       }
     },
+    settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
   };
 }

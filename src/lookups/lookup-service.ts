@@ -131,6 +131,13 @@ export interface LookupService {
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
   /** Charges kept because the ledger could not be written, written once the store answers. */
   readonly charges: ChargeRecorder;
+  /**
+   * The client scheduled work (digests, ship-by alerts) calls through: every call is checked
+   * and reserved against the workspace's daily and monthly caps first, as a lookup's is (no user
+   * cap applies: nobody asked), and refused with PlatBudgetError, before it is sent, when it
+   * would pass one; admins hear of it once a day per cap, as of a refused lookup.
+   */
+  readonly scheduledClient: PlatClient;
 }
 
 /**
@@ -253,8 +260,10 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
    * covers the call's first attempt and grows before each retry (refused: no retry); it is given
    * back only once the call's charges are durably in the ledger, not while they are kept in memory.
    */
-  function budgetedClient(pending: Pending, source: LedgerSource): PlatClient {
-    const userId = pending.userId;
+  function budgetedClient(pending: Pending | null, source: LedgerSource): PlatClient {
+    // Scheduled work (pending null: digests, alerts) is checked against the workspace caps; its
+    // runner writes its own ledger rows (its own charge ids), so this client writes none.
+    const userId = pending?.userId ?? null;
     let calls = 0;
     const wrap =
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
@@ -269,6 +278,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         const { held } = reservation;
         const onCharge = (event: ChargeEvent) => {
           o?.onCharge?.(event);
+          if (pending === null) return;
           // Never lost: kept and written later when the store cannot be written now.
           void charges.record(
             ledgerEntryFor(event, {
@@ -319,6 +329,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   return {
     settings,
     holder,
+    scheduledClient: budgetedClient(null, 'digest'),
     quote: quoteOf,
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {

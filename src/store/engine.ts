@@ -29,6 +29,7 @@ import type { Schema, StoreContext } from './schema.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
+import { createPeriodicTurns } from './turns.js';
 
 export interface StoreOptions {
   /** postgres://… selects PostgreSQL; absent: SQLite at `path`. */
@@ -96,6 +97,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     cache: createAnswerCache(ctx),
     alerts: createAlerts(ctx),
     alertsSent: createAlertsSent(ctx),
+    turns: createPeriodicTurns(ctx),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {

@@ -377,6 +377,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE budget_reservations ADD COLUMN holds TEXT NOT NULL DEFAULT '[]';
   INSERT INTO store_locks (name, bumped) VALUES ('counters-backfill', 0);
   `,
+  // 9: one replica's turn at a periodic job (store/turns.ts): the hourly housekeeping
+  // is done by whichever replica takes the turn, not by all of them.
+  `
+  CREATE TABLE periodic_turns (
+    name     TEXT PRIMARY KEY,
+    holder   TEXT NOT NULL,
+    taken_at INTEGER NOT NULL
+  ) STRICT;
+  -- Pruning digest runs by age (digests.pruneRuns) and alerts sent (alertsSent.prune).
+  CREATE INDEX digest_runs_created ON digest_runs (created_at);
+  CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -264,6 +264,13 @@ export interface AlertsSentTable {
   sent_at: number;
 }
 
+/** Whose turn a periodic job was last, and when (store/turns.ts). */
+export interface PeriodicTurnsTable {
+  name: string;
+  holder: string;
+  taken_at: number;
+}
+
 /** Named rows whose UPDATE opens a check-then-write transaction (takeLock below). */
 export interface StoreLocksTable {
   name: string;
@@ -292,6 +299,7 @@ export interface Schema {
   answer_cache: AnswerCacheTable;
   alerts_sent: AlertsSentTable;
   store_locks: StoreLocksTable;
+  periodic_turns: PeriodicTurnsTable;
 }
 
 export type Db = Kysely<Schema>;

@@ -59,6 +59,8 @@ export interface Store {
   cache: AnswerCache;
   /** Admin alerts already sent, so every process sends each one once (store/cache.ts). */
   alertsSent: AlertsSent;
+  /** Turns at periodic jobs, so one process of several does each (store/turns.ts). */
+  turns: PeriodicTurns;
   /** 'sqlite' or 'postgres'. */
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, without secrets (a file path, or postgres://user@host:port/db). */
@@ -420,6 +422,20 @@ export interface AlertsSent {
   claim(key: string, minIntervalMs: number): Promise<boolean>;
   /** The newest alerts whose key starts with `prefix`, newest first (the App Home shows them). */
   recent(prefix: string, limit: number): Promise<{ key: string; sentAt: Date }[]>;
+  /**
+   * Housekeeping: forgets alerts sent before `olderThan`; returns how many. A key claimed "once
+   * ever" must hold its own period (the budget alerts' keys hold their day), so forgetting it
+   * after that period has passed cannot send it again.
+   */
+  prune(olderThan: Date): Promise<number>;
+}
+
+export interface PeriodicTurns {
+  /**
+   * Takes the turn at the job `name` for `holder`, unless a turn was taken less than `periodMs`
+   * ago (by anyone): true for at most one caller of any number racing, on both engines.
+   */
+  take(name: string, holder: string, periodMs: number): Promise<boolean>;
 }
 
 // ---- leased runs (digest runs and alert checks) ----------------------------------------------
@@ -581,6 +597,11 @@ export interface DigestStore {
   list(): Promise<DigestSubscription[]>;
   /** Soft delete (run records keep pointing at it); audited. False when not found or already removed. */
   remove(id: number, actorId: string): Promise<boolean>;
+  /**
+   * Housekeeping: deletes the runs created before `olderThan` (with the rows that belong to
+   * them, children first) except a run still held under a live lease; returns how many runs.
+   */
+  pruneRuns(olderThan: Date): Promise<number>;
 
   /**
    * Claims the scheduled run of (subscription, local date) in one transaction under the digests lock: creates

@@ -268,7 +268,13 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     PLATDESK_ADMINS: SLACK.adminId,
     ...options.env,
   });
-  const startOptions: StartOptions = { now, logger, ...(clock ? { schedulerClock: clock } : {}) };
+  const startOptions: StartOptions = {
+    now,
+    logger,
+    // Every due time is a timer of its own (wake-loop.ts); the longest sleep only bounds how
+    // late work added elsewhere is seen, and a quarter hour keeps a day's advance short.
+    ...(clock ? { schedulerClock: clock, schedulerMaxSleepMs: 15 * 60_000 } : {}),
+  };
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
@@ -285,6 +291,9 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   }
   const sandbox = ownSandbox ?? platdesk.sandbox;
   if (!sandbox) throw new Error('PLAT_SANDBOX=1 should start the in-process sandbox');
+  // The fake clock waits for the schedulers (their store round trips, their runs) between two
+  // timers, so it never jumps past a due time on either engine.
+  const unsettle = clock?.settleWith(() => platdesk.schedulersIdle());
   const eventsUrl = `${platdesk.url}/slack/events`;
   let seq = 0;
   const consumed = new Map<string, number>();
@@ -434,6 +443,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     },
     logs: () => [...logLines],
     async close() {
+      unsettle?.();
       try {
         await platdesk.stop();
       } finally {

@@ -99,6 +99,7 @@ describe.each(ENGINES)('nightly reconciliation on %s', (engine) => {
     const lines: { msg?: string; day?: string; differences?: unknown[] }[] = [];
     const housekeeping = createHousekeeping({
       store: b,
+      holder: 'replica-b',
       now: () => new Date(now),
       logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
       onSpendDifferences: (c) => told.push(c),

@@ -228,6 +228,8 @@ async function fill(store: Store): Promise<Filled> {
   await store.cache.set('shop:ww:1', '{"shopId":"S100"}');
   await store.alertsSent.claim('balance:low:2026-11-20T01', 60 * MINUTE);
   await store.alertsSent.claim('budget:daily:2026-11-20', DAY);
+  // Whose turn the hourly housekeeping was (store/turns.ts).
+  expect(await store.turns.take('housekeeping', 'copy-test', 60 * MINUTE)).toBe(true);
 
   // Language choices are settings (lookups/locale.ts keys).
   await store.settings.set('locale.workspace', 'zh-CN', 'UADMIN');

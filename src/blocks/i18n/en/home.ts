@@ -47,6 +47,8 @@ export const home = {
   byOperation: '*By operation*',
   byDay: '*By day* ({{zone}}, newest first)',
   userLine: '• {{who}}: {{totals}}',
+  scheduledWithinCaps:
+    'Scheduled digests and ship-by alerts are counted here and obey the workspace caps: a page that would pass one is not fetched, and Run anyway does not lift it.',
   scheduledDigests: 'scheduled digests',
   moreUsers_one: '…and {{n}} more user',
   moreUsers_other: '…and {{n}} more users',

@@ -47,6 +47,8 @@ export const home: Catalog['home'] = {
   byOperation: '*按接口*',
   byDay: '*按天（{{zone}}，最新在前）*',
   userLine: '• {{who}}：{{totals}}',
+  scheduledWithinCaps:
+    '定时汇总和发货提醒的费用计入上述数字，并受工作区上限约束：会超出上限的分页不会获取，“仍然运行”也不会解除工作区上限。',
   scheduledDigests: '定时汇总',
   moreUsers_one: '…还有 {{n}} 位用户',
   moreUsers_other: '…还有 {{n}} 位用户',
