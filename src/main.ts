@@ -23,7 +23,7 @@ import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
 import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
-import { createPlatClient, type RetryPolicy } from './plat/client.js';
+import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
@@ -76,6 +76,8 @@ export interface StartOptions {
   housekeepingEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
+  /** Tests: a short claim lease and renewal beat (default CLAIM_LEASE_MS, CLAIM_RENEW_MS). */
+  claims?: { leaseMs: number; renewEveryMs: number };
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -201,7 +203,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // This process in claim records: a lookup it claims is held under a lease it renews, so after a
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
   const instance = currentInstance();
-  const holder = { instanceId: instance.id, leaseMs: CLAIM_LEASE_MS };
+  const holder = { instanceId: instance.id, leaseMs: options.claims?.leaseMs ?? CLAIM_LEASE_MS };
   const lookups = createLookupService({
     client,
     store,
@@ -246,7 +248,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     language,
   });
 
-  const claims = createClaimWatch({ store, client: app.client, language, logger, instance, holder, now });
+  const claims = createClaimWatch({
+    store,
+    client: app.client,
+    language,
+    logger,
+    instance,
+    holder,
+    now,
+    longestCallMs: longestCallMs(timeouts.deadlineMs, options.platRetry),
+    ...(options.claims ? { everyMs: options.claims.renewEveryMs } : {}),
+  });
   const housekeeping = createHousekeeping({
     store,
     now,

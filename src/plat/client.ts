@@ -73,6 +73,17 @@ export const DEFAULT_RETRY: RetryPolicy = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+/**
+ * The longest a call can take from its first attempt's start to its last attempt's end: every
+ * attempt up to its deadline, and the longest backoff before each retry (delays are jittered up
+ * to 1.25×). A claim is marked interrupted only once this has passed after its lease ran out
+ * (lookups/interrupted.ts), so a cut-off holder's call in flight is over by then.
+ */
+export function longestCallMs(deadlineMs: number, retry: Partial<RetryPolicy> = {}): number {
+  const policy = { ...DEFAULT_RETRY, ...retry };
+  return (policy.maxRetries + 1) * deadlineMs + policy.maxRetries * policy.maxDelayMs * 1.25;
+}
+
 export interface PlatClientOptions {
   http: PlatHttp;
   limiter: Limiter;
@@ -107,6 +118,12 @@ export interface CallOptions {
   /** Per-call charge listener (the ledger, with the user's context), besides the global one. */
   onCharge?: ChargeListener;
   onQueued?: (ticket: QueueTicket) => void;
+  /**
+   * Called once the limiter has started the attempt, just before it is sent (each retry too): a
+   * rejection (a PlatError such as PlatClaimLostError) stops it unsent. The holder of a
+   * confirmed lookup re-checks its claim here (DESIGN rule 8).
+   */
+  beforeSend?: (operation: Operation) => Promise<void>;
 }
 
 export interface PlatClient {
@@ -139,6 +156,8 @@ const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
   'busy',
   'aborted',
   'budget_exceeded',
+  'claim_lost',
+  'lock_lost',
 ]);
 
 export function createPlatClient(options: PlatClientOptions): PlatClient {
@@ -292,7 +311,10 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     for (let n = 0; ; n++) {
       try {
         const result = await limiter.schedule(
-          () => observed(operation, () => attempt(operation, edition, params, decode, call)),
+          async () => {
+            await call.beforeSend?.(operation);
+            return observed(operation, () => attempt(operation, edition, params, decode, call));
+          },
           {
             priority: call.priority ?? 'interactive',
             operation,

@@ -28,7 +28,9 @@ export type PlatErrorCode =
   | 'busy'
   | 'unavailable'
   | 'budget_exceeded'
-  | 'aborted';
+  | 'aborted'
+  | 'claim_lost'
+  | 'lock_lost';
 
 export interface PlatErrorOptions {
   operation: Operation | null;
@@ -272,6 +274,22 @@ export interface BudgetCapFigure {
 
 export class PlatAbortedError extends PlatError {
   readonly code = 'aborted';
+}
+/**
+ * Not sent: the caller's check just before the call said it may no longer call, because the
+ * confirmed lookup's claim was lost (interrupted or taken over after its lease ran out) or could
+ * not be confirmed (the store did not answer). DESIGN rule 8: a holder that lost its lease makes
+ * no further call.
+ */
+export class PlatClaimLostError extends PlatError {
+  readonly code = 'claim_lost';
+}
+/**
+ * Not sent: this process does not hold its database lock now (store/sole-lock.ts), so another
+ * process may be calling under the same rate limit; its limiter refuses until the lock is back.
+ */
+export class PlatLockLostError extends PlatError {
+  readonly code = 'lock_lost';
 }
 
 export function isPlatError(value: unknown): value is PlatError {

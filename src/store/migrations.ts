@@ -322,6 +322,16 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   INSERT INTO store_locks (name, bumped) VALUES ('budgets', 0), ('digests', 0), ('alerts', 0), ('unfurls', 0);
   `,
+  // 7: fenced lookup claims (issue 20 pt 3; store/pending.ts fence). claim_epoch counts the claims
+  // and takeovers of a row, so a holder's last check before a call names the claim it made;
+  // calls_sent counts the calls its holder was allowed to send, so an interrupted lookup is known
+  // to have been sent (never offered again) even while its charge is still on its way to the
+  // ledger. ledger_pending: the charges of one lookup, read before anything is offered again.
+  `
+  ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX ledger_pending ON ledger (pending_id);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -6,10 +6,11 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderConfirmationClosed, renderInterrupted } from '../../blocks/confirmation.js';
+import { interruptedTruth } from '../../lookups/interrupted.js';
 import type { Claimed } from '../../lookups/lookup-service.js';
 import type { Pending } from '../../lookups/types.js';
 import { ackFirst } from '../ack.js';
-import { offerLookup, type Reply, runAndAnswer } from '../answer.js';
+import { answerOf, offerLookup, type Reply, runAndAnswer } from '../answer.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
 
@@ -32,9 +33,11 @@ export async function answerRefusedClaim(
 }
 
 /**
- * A click on a lookup a crash cut (its claim was interrupted): what happened, and a fresh
- * confirmation to run it again. The message it came from holds no answer (it was never
- * delivered), so the notice replaces it.
+ * A click on a lookup cut off from its holder (its claim was interrupted). The ledger and the
+ * claim's sent calls are read first (lookups/interrupted.ts): a lookup never sent gets a fresh
+ * confirmation; one that was sent is never offered again: the user is told what it cost and
+ * shown its answer when one was kept. The message it came from holds no answer (none was
+ * delivered through it), so the notice replaces it.
  */
 export async function answerInterrupted(
   deps: SlackDeps,
@@ -42,12 +45,22 @@ export async function answerInterrupted(
   reply: Reply,
   responseUrl: string | null,
 ): Promise<void> {
+  const truth = await interruptedTruth(deps.store, pending, deps.now());
   const w = await deps.language.user(pending.userId);
   await reply({
     response_type: 'ephemeral',
     replace_original: true,
-    ...renderInterrupted(w, pending.request, { offerAgain: true }),
+    ...renderInterrupted(w, pending.request, truth, { offerAgain: !truth.sent }),
   });
+  if (truth.sent) {
+    if (truth.answer)
+      await reply({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...(await answerOf(deps, w, truth.answer.outcome, pending, { ageMs: truth.answer.ageMs })),
+      });
+    return;
+  }
   const actor = { userId: pending.userId, channelId: pending.channelId, teamId: pending.teamId, responseUrl };
   await offerLookup(deps, pending.request, actor, reply);
 }
