@@ -24,6 +24,7 @@ import { createLocalSingleFlight, type SingleFlight } from './lookups/single-fli
 import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
+import { gatedLimiter } from './plat/gated-limiter.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
@@ -131,7 +132,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
-  const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  const engineLimiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  // PostgreSQL: no call while this process does not hold its database lock (store/sole-lock.ts).
+  const limiter = soleLock
+    ? gatedLimiter(engineLimiter, () =>
+        soleLock.held() ? null : 'this process does not hold its database lock',
+      )
+    : engineLimiter;
   const singleFlight = createSingleFlight(config, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
