@@ -81,7 +81,7 @@ describe('the database lock lost (PostgreSQL, no Redis)', () => {
     const said = textOf(answer);
     expect(said).toContain('platdesk is temporarily unavailable');
     expect(said).toContain('lost its database lock');
-    expect(said).toContain('nothing was sent');
+    expect(said).toContain('Nothing was charged');
     await harness.settle(200);
     expect(harness.calls()).toBe(0);
 

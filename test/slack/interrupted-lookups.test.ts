@@ -135,7 +135,7 @@ describe('a lookup cut by a crash', () => {
     expect(told).toContain(`item ${item}`);
     expect(told).toContain('after its call was sent, and it was not run again (nor will it be)');
     expect(told).toContain('What it cost is not recorded yet');
-    expect(told).toContain('Its answer was lost on the way');
+    expect(told).toContain('If its answer has not reached you, it was lost');
     expect((await h.platdesk.store.pending.get(pendingId))?.state).toBe('interrupted');
 
     // Confirm clicked again, and Slack's retry of that click: what happened; its call was sent, so

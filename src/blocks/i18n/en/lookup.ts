@@ -57,7 +57,7 @@ export const confirm = {
   interruptedRunAgain: 'To run it, use the same command again: it asks you to confirm the charge first.',
   interruptedAnswerBelow: 'Its answer, as it came back, follows.',
   interruptedAnswerLost:
-    'Its answer was lost on the way. If you still need it, use the command again: it asks you to confirm before any new charge.',
+    'If its answer has not reached you, it was lost: use the command again if you still need it; it asks you to confirm before any new charge.',
   lookingUp: ':hourglass_flowing_sand: Looking up {{summary}}…',
   refresh: 'Refresh ({{short}})',
 } as const;

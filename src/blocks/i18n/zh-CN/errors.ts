@@ -25,7 +25,7 @@ export const error: Catalog['error'] = {
     unavailable: 'platdesk 暂时不可用',
     budget_exceeded: '将超出消费上限',
     aborted: '查询已取消',
-    claim_lost: '查询在调用前已停止',
+    claim_lost: '查询已停止',
     lock_lost: 'platdesk 暂时不可用',
   },
   remedy: {
@@ -56,9 +56,8 @@ export const error: Catalog['error'] = {
     aborted: '查询在发送前已取消；未产生任何费用。',
     aborted_sent: '查询在发送后被取消；服务可能仍计了这次调用。',
     claim_lost:
-      'platdesk 在调用前无法确认仍持有此查询（数据库没有响应，或查询已被接管），因此没有发送这次调用，之后也不会再发送。',
-    lock_lost:
-      '此 platdesk 进程失去了数据库锁，在重新持有之前不会发送任何调用；未发送任何请求。请一分钟后重试。',
+      'platdesk 在调用前无法确认仍持有此查询（数据库没有响应，或查询已被接管），因此那次调用没有发送，之后也不会再发送。',
+    lock_lost: '此 platdesk 进程失去了数据库锁，在重新持有之前不会发送任何调用。请一分钟后重试。',
   },
   sentence: '{{text}}。',
   overAttempts: '{{text}}（共尝试 {{n}} 次）',

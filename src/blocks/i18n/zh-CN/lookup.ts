@@ -57,7 +57,8 @@ export const confirm: Catalog['confirm'] = {
   interruptedRunBelow: '如需查询，请确认下面的新请求。',
   interruptedRunAgain: '如需查询，请再次输入同一命令：它会先请你确认费用。',
   interruptedAnswerBelow: '下面是它返回的结果。',
-  interruptedAnswerLost: '它的结果在途中丢失。如仍需要，请再次输入命令：任何新的扣费前都会先请你确认。',
+  interruptedAnswerLost:
+    '如果你还没有收到它的结果，说明结果已丢失：如仍需要，请再次输入命令；任何新的扣费前都会先请你确认。',
   lookingUp: ':hourglass_flowing_sand: 正在查询{{summary}}…',
   refresh: '刷新（{{short}}）',
 };
