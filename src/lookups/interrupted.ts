@@ -62,21 +62,25 @@ export type InterruptedTruth =
       sent: true;
       /** The ledger's rows for it (calls 0: no charge recorded yet). */
       charged: LedgerTotals;
-      /** Its answer, when one was kept (the answer cache, stored since it was asked). */
-      answer: { outcome: LookupOutcome; ageMs: number } | null;
+      /**
+       * Its answer, when one was kept (the answer cache, stored since it was asked), stating what
+       * the ledger holds for this lookup rather than what the call that kept it cost.
+       */
+      answer: LookupOutcome | null;
     };
 
-export async function interruptedTruth(store: Store, pending: Pending, now: Date): Promise<InterruptedTruth> {
+export async function interruptedTruth(store: Store, pending: Pending): Promise<InterruptedTruth> {
   const charged = await store.ledger.chargesOf(pending.id);
   // Epoch 0: claimed by a build before fencing, which counted no calls: it may have sent one.
   const sent = pending.callsSent > 0 || pending.claimEpoch === 0 || charged.calls > 0;
   if (!sent) return { sent: false };
   const hit = await store.cache.get(requestKey(pending.request), pending.createdAt);
-  const answer = hit
-    ? {
-        outcome: fromJson<LookupOutcome>(hit.valueJson),
-        ageMs: Math.max(0, now.getTime() - hit.storedAt.getTime()),
-      }
-    : null;
+  if (!hit) return { sent: true, charged, answer: null };
+  const { attempts: _attempts, ...kept } = fromJson<LookupOutcome>(hit.valueJson);
+  const answer = {
+    ...kept,
+    chargedPoints: charged.points,
+    ...('quotaCalls' in kept ? { quotaCalls: charged.quotaCalls } : {}),
+  } as LookupOutcome;
   return { sent: true, charged, answer };
 }

@@ -60,7 +60,7 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
     async tell(interrupted) {
       for (const p of interrupted) {
         // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
-        const truth = await interruptedTruth(deps.store, p, deps.now());
+        const truth = await interruptedTruth(deps.store, p);
         const w = await deps.language.user(p.userId);
         const to = { userId: p.userId, channelId: null };
         await sendPrivately(
@@ -73,10 +73,7 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
           await sendPrivately(
             deps.client,
             to,
-            renderOutcome(w, truth.answer.outcome, {
-              now: deps.now(),
-              cached: { ageMs: truth.answer.ageMs },
-            }),
+            renderOutcome(w, truth.answer, { now: deps.now() }),
             deps.logger,
           );
       }

@@ -594,7 +594,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           renderInterrupted(
             w,
             requests[3] as LookupRequest,
-            { sent: true, charged, answer: kept ? { outcome: itemOutcome, ageMs: 1000 } : null },
+            { sent: true, charged, answer: kept ? itemOutcome : null },
             { offerAgain: false },
           ),
         ),

@@ -45,7 +45,7 @@ export async function answerInterrupted(
   reply: Reply,
   responseUrl: string | null,
 ): Promise<void> {
-  const truth = await interruptedTruth(deps.store, pending, deps.now());
+  const truth = await interruptedTruth(deps.store, pending);
   const w = await deps.language.user(pending.userId);
   await reply({
     response_type: 'ephemeral',
@@ -57,7 +57,7 @@ export async function answerInterrupted(
       await reply({
         response_type: 'ephemeral',
         replace_original: false,
-        ...(await answerOf(deps, w, truth.answer.outcome, pending, { ageMs: truth.answer.ageMs })),
+        ...(await answerOf(deps, w, truth.answer, pending)),
       });
     return;
   }

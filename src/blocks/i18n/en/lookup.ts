@@ -55,7 +55,7 @@ export const confirm = {
     ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call was sent, and it was not run again (nor will it be). What it cost is not recorded yet: `/platdesk usage` shows it once it is.',
   interruptedRunBelow: 'To run it, confirm the new request below.',
   interruptedRunAgain: 'To run it, use the same command again: it asks you to confirm the charge first.',
-  interruptedAnswerBelow: 'Its answer, as it came back, follows.',
+  interruptedAnswerBelow: 'Its answer, as kept at the time, follows.',
   interruptedAnswerLost:
     'If its answer has not reached you, it was lost: use the command again if you still need it; it asks you to confirm before any new charge.',
   lookingUp: ':hourglass_flowing_sand: Looking up {{summary}}…',

@@ -56,7 +56,7 @@ export const confirm: Catalog['confirm'] = {
     ':warning: 你对{{summary}}的查询在调用发送后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。费用尚未记录：记录后可在 `/platdesk usage` 查看。',
   interruptedRunBelow: '如需查询，请确认下面的新请求。',
   interruptedRunAgain: '如需查询，请再次输入同一命令：它会先请你确认费用。',
-  interruptedAnswerBelow: '下面是它返回的结果。',
+  interruptedAnswerBelow: '下面是当时保存的结果。',
   interruptedAnswerLost:
     '如果你还没有收到它的结果，说明结果已丢失：如仍需要，请再次输入命令；任何新的扣费前都会先请你确认。',
   lookingUp: ':hourglass_flowing_sand: 正在查询{{summary}}…',
