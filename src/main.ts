@@ -11,7 +11,7 @@ import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import type { DigestClock } from './digest/types.js';
 import { createHttpFront, listening } from './http-server.js';
-import { currentInstance } from './instance.js';
+import { currentInstance, type Instance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
@@ -77,6 +77,11 @@ export interface StartOptions {
   housekeepingEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
+  /**
+   * Tests: who this process is in claim records (default currentInstance()); replicas started in
+   * one test process stand for processes on different hosts.
+   */
+  instance?: Instance;
   /** Tests: a short claim lease and renewal beat (default CLAIM_LEASE_MS, CLAIM_RENEW_MS). */
   claims?: { leaseMs: number; renewEveryMs: number };
 }
@@ -209,7 +214,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const alerts = createAdminAlerts({ client: app.client, admins, language, logger, sent: store.alertsSent });
   // This process in claim records: a lookup it claims is held under a lease it renews, so after a
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
-  const instance = currentInstance();
+  const instance = options.instance ?? currentInstance();
   const holder = { instanceId: instance.id, leaseMs: options.claims?.leaseMs ?? CLAIM_LEASE_MS };
   const lookups = createLookupService({
     client,

@@ -304,6 +304,8 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
   ): Promise<PlatResult<T>> {
     let points: number | null = null;
     let quotaCalls = 0;
+    /** What the newest attempt that was sent showed (for a retry then stopped unsent). */
+    let lastSent: { reachedService: boolean; answered: boolean } | undefined;
     const add = (charged: { chargePoints: number | null; quotaCalls: number }) => {
       if (charged.chargePoints !== null) points = (points ?? 0) + charged.chargePoints;
       quotaCalls += charged.quotaCalls;
@@ -327,10 +329,17 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       } catch (error) {
         if (!isPlatError(error)) throw error;
         // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
-        const sent = n + (NOT_SENT_CODES.has(error.code) ? 0 : 1);
+        const notSent = NOT_SENT_CODES.has(error.code);
+        const sent = n + (notSent ? 0 : 1);
         add(error);
+        if (!notSent) lastSent = { reachedService: error.reachedService, answered: error.answered };
         if (!error.retryable || n >= retry.maxRetries || call.signal?.aborted) {
-          error.setAttemptTotals({ chargePoints: points, quotaCalls, attempts: sent });
+          error.setAttemptTotals({
+            chargePoints: points,
+            quotaCalls,
+            attempts: sent,
+            ...(notSent && lastSent ? { lastSent } : {}),
+          });
           throw error;
         }
         const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n) * (0.75 + Math.random() * 0.5);

@@ -59,6 +59,12 @@ export interface AttemptTotals {
   quotaCalls: number;
   /** Attempts sent (1 + retries). */
   attempts: number;
+  /**
+   * A failure raised before its own attempt was sent (a retry stopped by the fence or the lock)
+   * after earlier attempts were: what the last attempt sent showed (it reached the service, it
+   * was answered), so the charge is not said to be nothing when it is not known.
+   */
+  lastSent?: { reachedService: boolean; answered: boolean };
 }
 
 export abstract class PlatError extends Error {
@@ -74,9 +80,9 @@ export abstract class PlatError extends Error {
   quotaCalls: number;
   attempts = 1;
   /** See PlatErrorOptions.reachedService. */
-  readonly reachedService: boolean;
+  reachedService: boolean;
   /** See PlatErrorOptions.answered. */
-  readonly answered: boolean;
+  answered: boolean;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -93,6 +99,10 @@ export abstract class PlatError extends Error {
     this.chargePoints = totals.chargePoints;
     this.quotaCalls = totals.quotaCalls;
     this.attempts = totals.attempts;
+    if (totals.lastSent) {
+      this.reachedService = totals.lastSent.reachedService;
+      this.answered = totals.lastSent.answered;
+    }
   }
 }
 

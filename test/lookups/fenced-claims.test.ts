@@ -85,7 +85,8 @@ describe.each(ENGINES)('fenced claims (%s)', (engine) => {
       const error = await settled;
       expect(error).toBeInstanceOf(PlatClaimLostError);
       // What the first attempt cost stays on the error: the answer states it.
-      expect(error).toMatchObject({ attempts: 1 });
+      // and that it was sent and answered, so the answer never says "nothing was charged" unread.
+      expect(error).toMatchObject({ attempts: 1, reachedService: true, answered: true });
     } finally {
       h.sandbox.setFaults([]);
     }
