@@ -144,7 +144,8 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       name: 'databaseLock',
       check: () => {
         const { mode, held, problem } = soleLock.health();
-        return { ok: held, detail: { mode, held }, ...(problem ? { problem } : {}) };
+        // Without the lock the limiter refuses every plat call (plat/gated-limiter.ts): said here.
+        return { ok: held, detail: { mode, held, callsRefused: !held }, ...(problem ? { problem } : {}) };
       },
     });
   const routes = httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics);

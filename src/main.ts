@@ -11,7 +11,7 @@ import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import type { DigestClock } from './digest/types.js';
 import { createHttpFront, listening } from './http-server.js';
-import { currentInstance } from './instance.js';
+import { currentInstance, type Instance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
@@ -23,7 +23,8 @@ import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
 import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
-import { createPlatClient, type RetryPolicy } from './plat/client.js';
+import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
+import { gatedLimiter } from './plat/gated-limiter.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
@@ -83,6 +84,13 @@ export interface StartOptions {
   socketLivenessMs?: number;
   /** Socket Mode: called once no connection has been open that long (the process runner exits). */
   onSocketDeaf?: (downForMs: number) => void;
+  /**
+   * Tests: who this process is in claim records (default currentInstance()); replicas started in
+   * one test process stand for processes on different hosts.
+   */
+  instance?: Instance;
+  /** Tests: a short claim lease and renewal beat (default CLAIM_LEASE_MS, CLAIM_RENEW_MS). */
+  claims?: { leaseMs: number; renewEveryMs: number };
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -140,7 +148,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
   // PostgreSQL and Redis code is loaded only when configured (src/store/engine.ts, createLimiter).
-  const limiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  const engineLimiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  // PostgreSQL: no call while this process does not hold its database lock (store/sole-lock.ts).
+  const limiter = soleLock
+    ? gatedLimiter(engineLimiter, () =>
+        soleLock.held() ? null : 'this process does not hold its database lock',
+      )
+    : engineLimiter;
   const singleFlight = await createSingleFlight(config, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
@@ -212,8 +226,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const alerts = createAdminAlerts({ client: app.client, admins, language, logger, sent: store.alertsSent });
   // This process in claim records: a lookup it claims is held under a lease it renews, so after a
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
-  const instance = currentInstance();
-  const holder = { instanceId: instance.id, leaseMs: CLAIM_LEASE_MS };
+  const instance = options.instance ?? currentInstance();
+  const holder = { instanceId: instance.id, leaseMs: options.claims?.leaseMs ?? CLAIM_LEASE_MS };
   const lookups = createLookupService({
     client,
     store,
@@ -260,7 +274,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     language,
   });
 
-  const claims = createClaimWatch({ store, client: app.client, language, logger, instance, holder, now });
+  const claims = createClaimWatch({
+    store,
+    client: app.client,
+    language,
+    logger,
+    instance,
+    holder,
+    now,
+    longestCallMs: longestCallMs(timeouts.deadlineMs, options.platRetry),
+    ...(options.claims ? { everyMs: options.claims.renewEveryMs } : {}),
+  });
   const housekeeping = createHousekeeping({
     store,
     now,

@@ -4,6 +4,7 @@
  * and a "Cancel" button, both carrying only the pending lookup id.
  */
 import type { CapFigure } from '../lookups/budgets.js';
+import type { InterruptedTruth } from '../lookups/interrupted.js';
 import type { LookupRequest, Quote, QuoteLine } from '../lookups/types.js';
 import { ACTIONS } from './action-ids.js';
 import { quoteShort } from './charge-note.js';
@@ -126,17 +127,39 @@ export function renderConfirmationClosed(w: Words, reason: ConfirmationClosedRea
 }
 
 /**
- * A confirmed lookup cut by a crash or restart: what happened (not run again), that it may have
- * been charged, and how to run it again. `offerAgain`: a fresh confirmation follows this message.
+ * A confirmed lookup cut off from its holder (lookups/interrupted.ts), told as far as it is
+ * known: not sent (nothing charged; a fresh confirmation follows when `offerAgain`, else how to
+ * run it), or sent (never offered again): what the ledger holds for it, and whether its answer
+ * follows or was lost.
  */
 export function renderInterrupted(
   w: Words,
   request: LookupRequest,
+  truth: InterruptedTruth,
   options: { offerAgain: boolean },
 ): RenderedMessage {
-  const text = w.t(options.offerAgain ? 'confirm.interruptedOffer' : 'confirm.interruptedAgain', {
-    summary: escapeClip(describeRequest(w, request), 500),
-  });
+  const { t } = w;
+  const summary = escapeClip(describeRequest(w, request), 500);
+  const lines: string[] = [];
+  if (!truth.sent) {
+    lines.push(t('confirm.interruptedNotSent', { summary }));
+    lines.push(t(options.offerAgain ? 'confirm.interruptedRunBelow' : 'confirm.interruptedRunAgain'));
+  } else {
+    const { points, quotaCalls, calls } = truth.charged;
+    const quota = () => t('error.quotaCalls', { count: quotaCalls, n: w.count(quotaCalls) });
+    if (points > 0 || quotaCalls > 0) {
+      const cost =
+        points > 0 && quotaCalls > 0
+          ? t('error.chargedAndQuota', { points: w.points(points), quota: quota() })
+          : points > 0
+            ? t('error.chargedPoints', { points: w.points(points) })
+            : t('error.costQuota', { quota: quota() });
+      lines.push(t('confirm.interruptedCharged', { summary, cost }));
+    } else if (calls > 0) lines.push(t('confirm.interruptedNoCharge', { summary }));
+    else lines.push(t('confirm.interruptedChargeUnknown', { summary }));
+    lines.push(t(truth.answer ? 'confirm.interruptedAnswerBelow' : 'confirm.interruptedAnswerLost'));
+  }
+  const text = lines.join(' ');
   return message(text, [section(text)]);
 }
 

@@ -56,6 +56,8 @@ const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
   'unavailable',
   'budget_exceeded',
   'aborted',
+  'claim_lost',
+  'lock_lost',
 ]);
 
 /**

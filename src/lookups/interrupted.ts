@@ -1,33 +1,86 @@
 /**
- * Confirmed lookups cut by a crash (issue 10): a claim is held by one process under a lease it
- * renews while it runs (store.ts ClaimHolder). A running claim whose holder is gone — its lease
- * ran out, or the holder is certainly gone (instance.ts: a process of this host that no longer
- * exists, or an earlier start of this one) — is marked interrupted, exactly once across
- * processes, and never run again: its call may already have been charged.
+ * Confirmed lookups cut off from their holder (issues 10 and 20): a claim is held by one process
+ * under a lease it renews while it runs (store.ts ClaimHolder), and fenced: just before each call
+ * the holder re-checks it (store `fence`: same holder, same epoch, lease not run out), so a
+ * holder that lost it sends nothing more.
+ *
+ * A running claim whose holder is gone is marked interrupted, exactly once across processes, and
+ * never run again: its holder is certainly gone (instance.ts: a process of this host that no
+ * longer exists, or an earlier start of this one), or its lease ran out longer ago than the
+ * longest call can take (the client's deadline with retries: a holder cut off from the store
+ * passed its last fence before its lease ran out, so whatever it sent is over by then).
+ *
+ * Before anything is offered again, what is known is read (`interruptedTruth`): whether a call
+ * was sent (the fence counts them), what the ledger holds for the lookup, and its answer if it
+ * was kept; a lookup that may have been charged is never offered again.
  */
 import { type Instance, isCertainlyGone } from '../instance.js';
-import type { Store } from '../store/store.js';
-import type { Pending } from './types.js';
+import { fromJson } from '../store/json.js';
+import type { LedgerTotals, Store } from '../store/store.js';
+import { requestKey } from './cache.js';
+import type { LookupOutcome, Pending } from './types.js';
 
 /**
- * How long a claim stays held without renewal: renewed every CLAIM_RENEW_MS, so a live holder
- * keeps it through a few missed beats; a holder on another host that died is seen within this.
+ * How long a claim stays held without renewal: renewed every CLAIM_RENEW_MS (and at each fence),
+ * so a live holder keeps it through a few missed beats.
  */
 export const CLAIM_LEASE_MS = 30_000;
 export const CLAIM_RENEW_MS = 10_000;
 
-/** Marks interrupted every running claim whose holder is gone; returns those this caller marked. */
-export async function interruptGoneClaims(store: Store, me: Instance, now: Date): Promise<Pending[]> {
+/**
+ * Marks interrupted every running claim whose holder is gone; returns those this caller marked.
+ * `graceMs`: the longest a call can take (plat/client.ts longestCallMs), waited after a lease
+ * ran out before its claim is taken as gone.
+ */
+export async function interruptGoneClaims(
+  store: Store,
+  me: Instance,
+  now: Date,
+  graceMs: number,
+): Promise<Pending[]> {
   const marked: Pending[] = [];
   for (const claim of await store.pending.runningClaims<Pending['request'], Pending['quote']>()) {
     if (claim.claimedBy === me.id) continue;
-    const leaseOver = claim.leaseExpiresAt === null || claim.leaseExpiresAt.getTime() <= now.getTime();
-    if (!leaseOver && !(claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me))) continue;
+    const over = claim.leaseExpiresAt === null || claim.leaseExpiresAt.getTime() + graceMs <= now.getTime();
+    if (!over && !(claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me))) continue;
     const interrupted = await store.pending.interrupt<Pending['request'], Pending['quote']>(
       claim.id,
       claim.claimedBy,
+      claim.claimEpoch,
     );
     if (interrupted) marked.push(interrupted);
   }
   return marked;
+}
+
+/** What is known of an interrupted lookup, read before anything is said or offered. */
+export type InterruptedTruth =
+  /** No call of it was sent: nothing was charged; it may be offered again. */
+  | { sent: false }
+  | {
+      /** A call was sent (or, for a claim of an older build, may have been): never offered again. */
+      sent: true;
+      /** The ledger's rows for it (calls 0: no charge recorded yet). */
+      charged: LedgerTotals;
+      /**
+       * Its answer, when one was kept (the answer cache, stored since it was asked), stating what
+       * the ledger holds for this lookup rather than what the call that kept it cost.
+       */
+      answer: LookupOutcome | null;
+    };
+
+export async function interruptedTruth(store: Store, pending: Pending): Promise<InterruptedTruth> {
+  const charged = await store.ledger.chargesOf(pending.id);
+  // Epoch 0: claimed by a build before fencing, which counted no calls: it may have sent one.
+  const sent = pending.callsSent > 0 || pending.claimEpoch === 0 || charged.calls > 0;
+  if (!sent) return { sent: false };
+  const hit = await store.cache.get(requestKey(pending.request), pending.createdAt);
+  if (!hit) return { sent: true, charged, answer: null };
+  const { attempts: _attempts, ...kept } = fromJson<LookupOutcome>(hit.valueJson);
+  const answer = {
+    ...kept,
+    chargedPoints: charged.points,
+    ...('quotaCalls' in kept ? { quotaCalls: charged.quotaCalls } : {}),
+  } as LookupOutcome;
+  return { sent: true, charged, answer };
 }

@@ -12,7 +12,7 @@ import type { PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
 import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
-import { PlatBudgetError } from '../plat/errors.js';
+import { PlatBudgetError, PlatClaimLostError } from '../plat/errors.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import { type ChargeRecorder, chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
@@ -426,7 +426,22 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     runOptions: RunOptions,
   ): Promise<LookupOutcome & { shared?: boolean }> {
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
-    const callOptions: CallOptions = { priority: 'interactive', correlationId };
+    // Fenced (DESIGN rule 8): just before each call (retries too) the claim is re-checked and its
+    // lease extended; a claim lost, or not confirmed because the store did not answer, sends nothing.
+    const fence = async (operation: Operation) => {
+      let held: boolean;
+      try {
+        held = await store.pending.fence(pending.id, holder, pending.claimEpoch);
+      } catch (cause) {
+        throw new PlatClaimLostError(`${operation} not sent: the claim could not be confirmed`, {
+          operation,
+          cause,
+        });
+      }
+      if (!held) throw new PlatClaimLostError(`${operation} not sent: the claim was lost`, { operation });
+    };
+    // The ledger rows are written by the run's budgeted client (each under its charge id).
+    const callOptions: CallOptions = { priority: 'interactive', correlationId, beforeSend: fence };
     let flight: Flight<LookupOutcome>;
     try {
       // Single flight: when the same question is being asked right now, its answer is shared, free.

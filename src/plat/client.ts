@@ -74,6 +74,17 @@ export const DEFAULT_RETRY: RetryPolicy = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+/**
+ * The longest a call can take from its first attempt's start to its last attempt's end: every
+ * attempt up to its deadline, and the longest backoff before each retry (delays are jittered up
+ * to 1.25×). A claim is marked interrupted only once this has passed after its lease ran out
+ * (lookups/interrupted.ts), so a cut-off holder's call in flight is over by then.
+ */
+export function longestCallMs(deadlineMs: number, retry: Partial<RetryPolicy> = {}): number {
+  const policy = { ...DEFAULT_RETRY, ...retry };
+  return (policy.maxRetries + 1) * deadlineMs + policy.maxRetries * policy.maxDelayMs * 1.25;
+}
+
 export interface PlatClientOptions {
   http: PlatHttp;
   limiter: Limiter;
@@ -127,6 +138,12 @@ export interface CallOptions {
    * last attempt's error instead (a budget that cannot cover another charged attempt).
    */
   beforeRetry?: (retry: number) => Promise<boolean>;
+  /**
+   * Called once the limiter has started the attempt, just before it is sent (each retry too): a
+   * rejection (a PlatError such as PlatClaimLostError) stops it unsent. The holder of a
+   * confirmed lookup re-checks its claim here (DESIGN rule 8).
+   */
+  beforeSend?: (operation: Operation) => Promise<void>;
 }
 
 export interface PlatClient {
@@ -159,6 +176,8 @@ const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
   'busy',
   'aborted',
   'budget_exceeded',
+  'claim_lost',
+  'lock_lost',
 ]);
 
 /** What withdraws a queued call: the caller's signal and its fence's, either. */
@@ -324,6 +343,8 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
   ): Promise<PlatResult<T>> {
     let points: number | null = null;
     let quotaCalls = 0;
+    /** What the newest attempt that was sent showed (for a retry then stopped unsent). */
+    let lastSent: { reachedService: boolean; answered: boolean } | undefined;
     const add = (charged: { chargePoints: number | null; quotaCalls: number }) => {
       if (charged.chargePoints !== null) points = (points ?? 0) + charged.chargePoints;
       quotaCalls += charged.quotaCalls;
@@ -332,7 +353,10 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     for (let n = 0; ; n++) {
       try {
         const result = await limiter.schedule(
-          () => observed(operation, () => attempt(operation, edition, params, decode, call, n)),
+          async () => {
+            await call.beforeSend?.(operation);
+            return observed(operation, () => attempt(operation, edition, params, decode, call, n));
+          },
           {
             priority: call.priority ?? 'interactive',
             operation,
@@ -345,8 +369,10 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       } catch (error) {
         if (!isPlatError(error)) throw error;
         // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
-        const sent = n + (NOT_SENT_CODES.has(error.code) ? 0 : 1);
+        const notSent = NOT_SENT_CODES.has(error.code);
+        const sent = n + (notSent ? 0 : 1);
         add(error);
+        if (!notSent) lastSent = { reachedService: error.reachedService, answered: error.answered };
         if (
           !error.retryable ||
           n >= retry.maxRetries ||
@@ -354,7 +380,12 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
           call.fence?.signal.aborted ||
           (call.beforeRetry && !(await call.beforeRetry(n + 1)))
         ) {
-          error.setAttemptTotals({ chargePoints: points, quotaCalls, attempts: sent });
+          error.setAttemptTotals({
+            chargePoints: points,
+            quotaCalls,
+            attempts: sent,
+            ...(notSent && lastSent ? { lastSent } : {}),
+          });
           throw error;
         }
         const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n) * (0.75 + Math.random() * 0.5);

@@ -12,6 +12,7 @@ import {
   PlatBadResponseError,
   PlatBudgetError,
   PlatBusyError,
+  PlatClaimLostError,
   PlatConnectionError,
   PlatCredentialError,
   type PlatError,
@@ -19,6 +20,7 @@ import {
   type PlatErrorOptions,
   PlatInputError,
   PlatItemNotFoundError,
+  PlatLockLostError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -137,6 +139,8 @@ const REBUILD: Record<PlatErrorCode, Rebuild> = {
       j.wantedPoints ?? 0,
     ),
   aborted: (j, o) => new PlatAbortedError(j.message, o),
+  claim_lost: (j, o) => new PlatClaimLostError(j.message, o),
+  lock_lost: (j, o) => new PlatLockLostError(j.message, o),
 };
 
 /** Every PlatError code (the table above holds one of each). */

@@ -28,7 +28,9 @@ export type PlatErrorCode =
   | 'busy'
   | 'unavailable'
   | 'budget_exceeded'
-  | 'aborted';
+  | 'aborted'
+  | 'claim_lost'
+  | 'lock_lost';
 
 export interface PlatErrorOptions {
   operation: Operation | null;
@@ -57,6 +59,12 @@ export interface AttemptTotals {
   quotaCalls: number;
   /** Attempts sent (1 + retries). */
   attempts: number;
+  /**
+   * A failure raised before its own attempt was sent (a retry stopped by the fence or the lock)
+   * after earlier attempts were: what the last attempt sent showed (it reached the service, it
+   * was answered), so the charge is not said to be nothing when it is not known.
+   */
+  lastSent?: { reachedService: boolean; answered: boolean };
 }
 
 export abstract class PlatError extends Error {
@@ -72,9 +80,9 @@ export abstract class PlatError extends Error {
   quotaCalls: number;
   attempts = 1;
   /** See PlatErrorOptions.reachedService. */
-  readonly reachedService: boolean;
+  reachedService: boolean;
   /** See PlatErrorOptions.answered. */
-  readonly answered: boolean;
+  answered: boolean;
 
   constructor(message: string, options: PlatErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -91,6 +99,10 @@ export abstract class PlatError extends Error {
     this.chargePoints = totals.chargePoints;
     this.quotaCalls = totals.quotaCalls;
     this.attempts = totals.attempts;
+    if (totals.lastSent) {
+      this.reachedService = totals.lastSent.reachedService;
+      this.answered = totals.lastSent.answered;
+    }
   }
 }
 
@@ -272,6 +284,22 @@ export interface BudgetCapFigure {
 
 export class PlatAbortedError extends PlatError {
   readonly code = 'aborted';
+}
+/**
+ * Not sent: the caller's check just before the call said it may no longer call, because the
+ * confirmed lookup's claim was lost (interrupted or taken over after its lease ran out) or could
+ * not be confirmed (the store did not answer). DESIGN rule 8: a holder that lost its lease makes
+ * no further call.
+ */
+export class PlatClaimLostError extends PlatError {
+  readonly code = 'claim_lost';
+}
+/**
+ * Not sent: this process does not hold its database lock now (store/sole-lock.ts), so another
+ * process may be calling under the same rate limit; its limiter refuses until the lock is back.
+ */
+export class PlatLockLostError extends PlatError {
+  readonly code = 'lock_lost';
 }
 
 export function isPlatError(value: unknown): value is PlatError {

@@ -6,8 +6,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { renderInterrupted } from '../blocks/confirmation.js';
+import { renderOutcome } from '../blocks/outcome.js';
 import type { Instance } from '../instance.js';
-import { CLAIM_RENEW_MS, interruptGoneClaims } from '../lookups/interrupted.js';
+import { CLAIM_RENEW_MS, interruptedTruth, interruptGoneClaims } from '../lookups/interrupted.js';
 import type { Pending } from '../lookups/types.js';
 import type { ClaimHolder, Store } from '../store/store.js';
 import type { LocaleResolver } from './locale-resolver.js';
@@ -22,6 +23,11 @@ export interface ClaimWatchDeps {
   instance: Instance;
   holder: ClaimHolder;
   now: () => Date;
+  /**
+   * The longest a plat call can take (plat/client.ts longestCallMs): a claim whose lease ran out
+   * is taken as gone only this long after, when a cut-off holder's last call is surely over.
+   */
+  longestCallMs: number;
   everyMs?: number;
 }
 
@@ -38,7 +44,12 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
   let timer: NodeJS.Timeout | undefined;
   const watch: ClaimWatch = {
     async sweep() {
-      const interrupted = await interruptGoneClaims(deps.store, deps.instance, deps.now());
+      const interrupted = await interruptGoneClaims(
+        deps.store,
+        deps.instance,
+        deps.now(),
+        deps.longestCallMs,
+      );
       for (const p of interrupted)
         deps.logger.warn(
           { pendingId: p.id, kind: p.request.kind, holder: p.claimedBy },
@@ -47,13 +58,25 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
       return interrupted;
     },
     async tell(interrupted) {
-      for (const p of interrupted)
+      for (const p of interrupted) {
+        // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
+        const truth = await interruptedTruth(deps.store, p);
+        const w = await deps.language.user(p.userId);
+        const to = { userId: p.userId, channelId: null };
         await sendPrivately(
           deps.client,
-          { userId: p.userId, channelId: null },
-          renderInterrupted(await deps.language.user(p.userId), p.request, { offerAgain: false }),
+          to,
+          renderInterrupted(w, p.request, truth, { offerAgain: false }),
           deps.logger,
         );
+        if (truth.sent && truth.answer)
+          await sendPrivately(
+            deps.client,
+            to,
+            renderOutcome(w, truth.answer, { now: deps.now() }),
+            deps.logger,
+          );
+      }
     },
     start() {
       timer ??= setInterval(() => {

@@ -201,6 +201,18 @@ export function createLedger({ db }: StoreContext): Ledger {
       return row ? row.points : null;
     },
     totals: async (q) => toTotals(await sums(q).executeTakeFirstOrThrow()),
+    async chargesOf(pendingId) {
+      const row = await db
+        .selectFrom('ledger')
+        .where('pending_id', '=', pendingId)
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
+          eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),
+          eb.fn.countAll<number>().as('calls'),
+        ])
+        .executeTakeFirstOrThrow();
+      return toTotals(row);
+    },
     // The overloads in Ledger narrow the key type; one implementation serves them all.
     groupTotals: groupTotals as Ledger['groupTotals'],
     async list(q) {

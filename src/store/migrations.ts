@@ -389,6 +389,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX digest_runs_created ON digest_runs (created_at);
   CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
   `,
+  // 10: fenced lookup claims (issue 20 pt 3; store/pending.ts fence). claim_epoch counts the claims
+  // and takeovers of a row, so a holder's last check before a call names the claim it made;
+  // calls_sent counts the calls its holder was allowed to send, so an interrupted lookup is known
+  // to have been sent (never offered again) even while its charge is still on its way to the
+  // ledger. (The charges of one lookup are read through migration 8's ledger_pending index.)
+  `
+  ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

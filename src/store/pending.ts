@@ -27,6 +27,8 @@ function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
     resultJson: row.result_json,
     claimedBy: row.claimed_by,
     leaseExpiresAt: row.lease_expires_at === null ? null : new Date(row.lease_expires_at),
+    claimEpoch: Number(row.claim_epoch),
+    callsSent: Number(row.calls_sent),
   };
 }
 
@@ -47,12 +49,13 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
     // exactly one sees state = 'pending' and changes the row.
     const moved = await db
       .updateTable('pending_lookups')
-      .set({
+      .set((eb) => ({
         state: to,
         state_changed_at: now,
         claimed_by: holder?.instanceId ?? null,
         lease_expires_at: holder ? now + holder.leaseMs : null,
-      })
+        claim_epoch: eb('claim_epoch', '+', 1),
+      }))
       .where('id', '=', id)
       .where('state', '=', 'pending')
       .where('user_id', '=', userId)
@@ -90,6 +93,8 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
         result_json: null,
         claimed_by: null,
         lease_expires_at: null,
+        claim_epoch: 0,
+        calls_sent: 0,
       };
       await db.insertInto('pending_lookups').values(row).execute();
       return toPending<R, Q>(row);
@@ -119,6 +124,19 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
+    async fence(id, holder, epoch) {
+      const now = nowMs();
+      const result = await db
+        .updateTable('pending_lookups')
+        .set((eb) => ({ lease_expires_at: now + holder.leaseMs, calls_sent: eb('calls_sent', '+', 1) }))
+        .where('id', '=', id)
+        .where('state', '=', 'running')
+        .where('claimed_by', '=', holder.instanceId)
+        .where('claim_epoch', '=', epoch)
+        .where('lease_expires_at', '>', now)
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
+    },
     async runningClaims<R, Q>() {
       const rows = await db
         .selectFrom('pending_lookups')
@@ -129,17 +147,17 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
         .execute();
       return rows.map((row) => toPending<R, Q>(row));
     },
-    async interrupt<R, Q>(id: string, claimedBy: string | null) {
+    async interrupt<R, Q>(id: string, claimedBy: string | null, epoch?: number) {
       // Only while still running under the same holder (`is` matches a NULL holder of a claim
       // made before leases): of several processes deciding at once, exactly one gets the row.
-      const row = await db
+      let update = db
         .updateTable('pending_lookups')
         .set({ state: 'interrupted', state_changed_at: nowMs() })
         .where('id', '=', id)
         .where('state', '=', 'running')
-        .where('claimed_by', claimedBy === null ? 'is' : '=', claimedBy)
-        .returningAll()
-        .executeTakeFirst();
+        .where('claimed_by', claimedBy === null ? 'is' : '=', claimedBy);
+      if (epoch !== undefined) update = update.where('claim_epoch', '=', epoch);
+      const row = await update.returningAll().executeTakeFirst();
       return row ? toPending<R, Q>(row) : null;
     },
     async prune(olderThan) {

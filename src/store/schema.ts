@@ -22,6 +22,8 @@ export interface PendingLookupsTable {
   result_json: string | null;
   claimed_by: string | null;
   lease_expires_at: number | null;
+  claim_epoch: Generated<number>;
+  calls_sent: Generated<number>;
 }
 
 export interface LedgerTable {

@@ -12,6 +12,14 @@
  * soon as the database answers again; if another process took it meanwhile, that is logged as an
  * error and reported by health() (/healthz 503) until this process holds it again, never ignored.
  * SQLite needs nothing of this: one file on one machine.
+ *
+ * Never stale (issue 20 pt 4): `held()` is true only while the lock was confirmed within
+ * `heartbeatMs + QUERY_TIMEOUT_MS` (taken, or a heartbeat answered), and the process's limiter
+ * refuses every plat call while it is false (plat/gated-limiter.ts). The server, for its part,
+ * ends a session that stops answering, and so releases its lock, only well after that: TCP
+ * keepalive probes and a TCP user timeout on both ends, a statement timeout, and (PostgreSQL 14+)
+ * an idle-session timeout the heartbeat keeps from firing while the process lives. So a process
+ * cut off from its database has stopped calling before another process can take the lock.
  */
 import pg from 'pg';
 import { describeUrl, isUnreachable } from './engine.js';
@@ -55,12 +63,22 @@ export interface SoleLockHealth {
 
 export interface SoleLock {
   health(): SoleLockHealth;
+  /** Held and confirmed within heartbeatMs + the query timeout: plat calls may be sent. */
+  held(): boolean;
   /** Ends the connection (the server releases the lock); calling it again does nothing. */
   release(): Promise<void>;
 }
 
 const CONNECT_TIMEOUT_MS = 3000;
 const QUERY_TIMEOUT_MS = 5000;
+/**
+ * How long the server keeps the session of a process that stopped answering (TCP keepalive:
+ * 10 s idle + 3 probes 5 s apart; unacknowledged data: 25 s; idle session: 30 s). Above the
+ * longest a process goes on calling without a confirmation (heartbeatMs + QUERY_TIMEOUT_MS, 10 s
+ * by default): whoever takes the lock next finds the previous holder already refusing.
+ */
+export const SERVER_RELEASE_MS = 25_000;
+const SERVER_IDLE_SESSION_MS = 30_000;
 
 /** Takes the lock or throws DatabaseInUseError (held elsewhere) / StoreUnavailableError. */
 export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> {
@@ -68,10 +86,16 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
   const location = describeUrl(url);
   const retryMs = options.retryMs ?? 1000;
   const heartbeatMs = options.heartbeatMs ?? 5000;
+  /** Past this without a confirmation the lock is not counted as held, whatever the socket says. */
+  const staleAfterMs = heartbeatMs + QUERY_TIMEOUT_MS;
+  if (staleAfterMs >= SERVER_RELEASE_MS)
+    throw new RangeError(`heartbeatMs must leave the lock confirmed well within ${SERVER_RELEASE_MS} ms`);
 
   const first = await attempt(url, mode, location);
   if (!first.ok) throw first.error;
   let client: pg.Client | null = first.client;
+  let confirmedAt = performance.now();
+  const held = () => client !== null && performance.now() - confirmedAt <= staleAfterMs;
   let problem: string | null = null;
   let released = false;
   let timer: NodeJS.Timeout | undefined;
@@ -87,7 +111,9 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
   const heartbeat = async (c: pg.Client) => {
     try {
       await c.query('SELECT 1');
-      if (client === c) schedule(heartbeatMs, () => heartbeat(c));
+      if (client !== c) return;
+      confirmedAt = performance.now();
+      schedule(heartbeatMs, () => heartbeat(c));
     } catch (error) {
       lost(c, error);
     }
@@ -114,6 +140,7 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
     }
     if (result.ok) {
       client = result.client;
+      confirmedAt = performance.now();
       problem = null;
       logger.info({ mode }, 'the database lock is held again');
       watch(result.client);
@@ -129,7 +156,14 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
 
   watch(first.client);
   return {
-    health: () => ({ mode, held: client !== null, problem }),
+    held,
+    health: () => {
+      if (held()) return { mode, held: true, problem: null };
+      const why =
+        problem ??
+        `the database lock of this process has not been confirmed for over ${Math.round(staleAfterMs / 1000)} s`;
+      return { mode, held: false, problem: `${why}; plat calls are refused until it is held again` };
+    },
     async release() {
       if (released) return;
       released = true;
@@ -148,7 +182,18 @@ async function attempt(url: string, mode: SoleLockMode, location: string): Promi
     connectionString: url,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
+    // The server's side of the same bounds (PostgreSQL runtime settings, sent at connect).
+    statement_timeout: QUERY_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: QUERY_TIMEOUT_MS,
+    options: [
+      '-c tcp_keepalives_idle=10',
+      '-c tcp_keepalives_interval=5',
+      '-c tcp_keepalives_count=3',
+      `-c tcp_user_timeout=${SERVER_RELEASE_MS}`,
+    ].join(' '),
+    // This end: a dead link is seen by the heartbeat's query timeout; keepalive keeps NATs open.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 5000,
     // Seen in pg_stat_activity: which connection holds the lock.
     application_name: `platdesk lock (${mode})`,
   });
@@ -157,6 +202,11 @@ async function attempt(url: string, mode: SoleLockMode, location: string): Promi
   client.on('error', ignore);
   try {
     await client.connect();
+    // idle_session_timeout exists from PostgreSQL 14 on (an unknown setting at connect would refuse it).
+    await client.query(
+      `SELECT set_config('idle_session_timeout', $1, false) WHERE current_setting('server_version_num')::int >= 140000`,
+      [String(SERVER_IDLE_SESSION_MS)],
+    );
     const take = mode === 'exclusive' ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared';
     const { rows } = await client.query<{ ok: boolean }>(`SELECT ${take}($1::bigint) AS ok`, [
       SOLE_LOCK.toString(),

@@ -121,6 +121,13 @@ export interface PendingLookup<R = unknown, Q = unknown> {
   claimedBy: string | null;
   /** Until when the claim is held, renewed while it runs; null before a claim. */
   leaseExpiresAt: Date | null;
+  /**
+   * Bumped by every claim of the row (0: never claimed, or claimed by a build before fencing):
+   * the fencing token of the claim (DESIGN rule 8). A holder checks it just before each call.
+   */
+  claimEpoch: number;
+  /** Calls its holder was allowed to send (each passed `fence`): > 0 means it may have been charged. */
+  callsSent: number;
 }
 
 export type ClaimFailure =
@@ -176,18 +183,28 @@ export interface PendingLookups {
   /** Extends the lease of every running claim of this holder; returns how many. */
   renewClaims(holder: ClaimHolder): Promise<number>;
   /**
+   * The holder's last check just before it sends a call (issue 20 pt 3): one conditional UPDATE
+   * that succeeds only while the claim is still running under this holder and epoch and its lease
+   * has not run out; it then extends the lease and counts the call as sent. False: the claim was
+   * lost (interrupted, taken over, or its lease ran out), and the call must not be sent. A store
+   * that cannot be reached rejects: no call either.
+   */
+  fence(id: string, holder: ClaimHolder, epoch: number): Promise<boolean>;
+  /**
    * Every running claim, oldest first, with its holder and lease, so a process can tell which
    * ones belong to a holder that is gone.
    */
   runningClaims<R = unknown, Q = unknown>(): Promise<PendingLookup<R, Q>[]>;
   /**
-   * running → interrupted, only while the claim is still running under `claimedBy` (a holder that
-   * renewed or finished it meanwhile keeps it): of several processes deciding at once, exactly one
-   * gets the row back, and only that one tells the user. Never re-run: the call may have been charged.
+   * running → interrupted, only while the claim is still running under `claimedBy` (and `epoch`,
+   * when given: the claim as the caller read it); the old holder's next `fence` then fails (the
+   * epoch is kept: 0 still tells a claim of a build before fencing). Of several processes deciding
+   * at once, exactly one gets the row back, and only that one tells the user. Never re-run.
    */
   interrupt<R = unknown, Q = unknown>(
     id: string,
     claimedBy: string | null,
+    epoch?: number,
   ): Promise<PendingLookup<R, Q> | null>;
   /**
    * Housekeeping: deletes rows whose state changed before `olderThan` and that expired before it
@@ -284,6 +301,8 @@ export interface Ledger {
   groupTotals(by: 'operation', q: LedgerRange & { userId?: string }): Promise<LedgerGroupRow[]>;
   /** Entries in [from, to), newest first, for one user or all; at most `limit` (default: all). */
   list(q: LedgerRange & { userId?: string; limit?: number }): Promise<LedgerEntry[]>;
+  /** What the calls of one confirmed lookup cost together (its pendingId), retries included. */
+  chargesOf(pendingId: string): Promise<LedgerTotals>;
   /**
    * Entries in [from, to), oldest first, read page by page (for CSV export): no connection is
    * held between pages, so the store stays usable while the caller writes them out.

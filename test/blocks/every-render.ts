@@ -574,8 +574,35 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         renderConfirmation(w, { pendingId: PENDING_ID, request, quote: itemQuote, expiresInMinutes: 1 }),
       ),
     ),
-    m('interrupted-offer', renderInterrupted(w, requests[3] as LookupRequest, { offerAgain: true })),
-    m('interrupted-again', renderInterrupted(w, requests[6] as LookupRequest, { offerAgain: false })),
+    m(
+      'interrupted-not-sent-offer',
+      renderInterrupted(w, requests[3] as LookupRequest, { sent: false }, { offerAgain: true }),
+    ),
+    m(
+      'interrupted-not-sent-again',
+      renderInterrupted(w, requests[6] as LookupRequest, { sent: false }, { offerAgain: false }),
+    ),
+    ...(
+      [
+        ['points', { points: 12.5, quotaCalls: 0, calls: 2 }],
+        ['quota', { points: 0, quotaCalls: 1, calls: 1 }],
+        ['points-and-quota', { points: 3, quotaCalls: 2, calls: 2 }],
+        ['no-charge', { points: 0, quotaCalls: 0, calls: 1 }],
+        ['unknown', { points: 0, quotaCalls: 0, calls: 0 }],
+      ] as const
+    ).flatMap(([name, charged]) =>
+      [true, false].map((kept) =>
+        m(
+          `interrupted-sent-${name}-${kept ? 'answer' : 'lost'}`,
+          renderInterrupted(
+            w,
+            requests[3] as LookupRequest,
+            { sent: true, charged, answer: kept ? itemOutcome : null },
+            { offerAgain: false },
+          ),
+        ),
+      ),
+    ),
     ...(
       ['cancelled', 'expired', 'already_used', 'not_yours', 'running', 'interrupted', 'not_found'] as const
     ).map((r) => m(`closed-${r}`, renderConfirmationClosed(w, r))),

@@ -81,6 +81,8 @@ describe('catalog parity', () => {
       unavailable: true,
       budget_exceeded: true,
       aborted: true,
+      claim_lost: true,
+      lock_lost: true,
     };
     for (const code of Object.keys(errorCodes)) {
       expect(EN.has(`error.title.${code}`), code).toBe(true);

@@ -44,6 +44,10 @@ export interface HarnessOptions {
   platRetry?: StartOptions['platRetry'];
   drainTimeoutMs?: StartOptions['drainTimeoutMs'];
   housekeepingEveryMs?: StartOptions['housekeepingEveryMs'];
+  /** The claim lease and the claim watch's beat (default: the production ones). */
+  claims?: StartOptions['claims'];
+  /** Who the app is in claim records (replicas in one test process as on different hosts). */
+  instance?: StartOptions['instance'];
   /** Level of the captured log (default 'warn'); `logs()` returns every line captured. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
@@ -278,6 +282,8 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
+  if (options.claims) startOptions.claims = options.claims;
+  if (options.instance) startOptions.instance = options.instance;
   if (options.housekeepingEveryMs !== undefined)
     startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
   let platdesk: Platdesk;

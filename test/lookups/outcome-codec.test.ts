@@ -21,11 +21,13 @@ import {
   PlatBadResponseError,
   PlatBudgetError,
   PlatBusyError,
+  PlatClaimLostError,
   PlatConnectionError,
   PlatCredentialError,
   type PlatError,
   PlatInputError,
   PlatItemNotFoundError,
+  PlatLockLostError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -166,6 +168,8 @@ describe('PlatError ⇄ JSON', () => {
     new PlatUnavailableError('not sent: Redis unreachable (ECONNREFUSED)', { operation: null }),
     new PlatBudgetError('get-shop-info', { scope: 'workspace', period: 'monthly', cap: 100, spent: 95 }, 10),
     new PlatAbortedError('cancelled', { operation: 'platdybw', reachedService: true }),
+    new PlatClaimLostError('not sent: the claim was lost', { operation: 'get-shop-info' }),
+    new PlatLockLostError('not sent: no database lock', { operation: 'paging-orders' }),
   ];
   every[3]?.setAttemptTotals({ chargePoints: 9, quotaCalls: 0, attempts: 3 });
 

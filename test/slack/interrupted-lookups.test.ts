@@ -3,7 +3,8 @@
  * entry point) on a SQLite file, a user confirms a lookup, the process is killed with SIGKILL while
  * the call is in flight, and platdesk starts again on the same file. The user is told within
  * seconds of the restart (not after a 5-minute wait); nothing runs twice; Confirm clicked again
- * (and Slack's retry of that click) says what happened and offers a fresh confirmation.
+ * (and Slack's retry of that click) says what happened and, its call having been sent, offers no
+ * second charge (issue 20 pt 3).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -132,24 +133,24 @@ describe('a lookup cut by a crash', () => {
     expect(performance.now() - restartedAt).toBeLessThan(10_000);
     const told = textOf(notice.body);
     expect(told).toContain(`item ${item}`);
-    expect(told).toContain('was not run again');
-    expect(told).toContain('may have been charged');
-    expect(told).toContain('use the same command again');
+    expect(told).toContain('after its call was sent, and it was not run again (nor will it be)');
+    expect(told).toContain('What it cost is not recorded yet');
+    expect(told).toContain('If its answer has not reached you, it was lost');
     expect((await h.platdesk.store.pending.get(pendingId))?.state).toBe('interrupted');
 
-    // Confirm clicked again, and Slack's retry of that click: what happened, and a fresh
-    // confirmation to run it again; no call.
+    // Confirm clicked again, and Slack's retry of that click: what happened; its call was sent, so
+    // no second confirmation is offered (it could charge twice); no call.
     for (const attempt of ['again', 'retry']) {
       const sent = await h.click('platdesk.confirm', pendingId);
       expect(sent.status, attempt).toBe(200);
       const answer = await h.nextResponse(sent.responseUrlId);
       expect(answer.replace_original, attempt).toBe(true);
-      expect(textOf(answer), attempt).toContain('was not run again');
-      expect(textOf(answer), attempt).toContain('may have been charged');
+      expect(textOf(answer), attempt).toContain('was not run again (nor will it be)');
+      expect(textOf(answer), attempt).toContain('What it cost is not recorded yet');
       expect(textOf(answer), attempt).not.toContain('already used');
-      const offer = confirmationOf(await h.nextResponse(sent.responseUrlId));
-      expect(offer.confirm.value, attempt).not.toBe(pendingId);
-      expect(offer.text, attempt).toContain(`item ${item}`);
+      await h.settle(100);
+      expect(h.responses(sent.responseUrlId), attempt).toHaveLength(1);
+      expect(() => confirmationOf(answer), attempt).toThrow();
     }
     await h.settle(100);
     expect(h.calls()).toBe(0);

@@ -152,6 +152,58 @@ describe('the database lock (PostgreSQL)', () => {
   });
 });
 
+describe('the database lock when its server session stops answering (SIGSTOP of its backend)', () => {
+  let url: string;
+  let stopped: number | null = null;
+  afterAll(async () => {
+    if (stopped !== null) process.kill(stopped, 'SIGCONT');
+    if (url) await dropPostgresDatabase(url);
+  });
+
+  it('is not held past heartbeat + query timeout, whatever the socket says; taken again once the session is gone', async () => {
+    url = await createPostgresDatabase();
+    const logged: Logged[] = [];
+    const heartbeatMs = 300;
+    const lock = await takeSoleLock({
+      url,
+      mode: 'exclusive',
+      logger: recordingLogger(logged),
+      heartbeatMs,
+      retryMs: 200,
+    });
+    try {
+      expect(lock.held()).toBe(true);
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'platdesk lock (exclusive)'`,
+      );
+      const pid = rows[0]?.pid;
+      if (pid === undefined) throw new Error('no lock session');
+      // The link goes silent: the session neither answers nor ends (as in a partition).
+      process.kill(pid, 'SIGSTOP');
+      stopped = pid;
+      const cutAt = Date.now();
+      expect(await until(() => !lock.held(), 8000)).toBe(true);
+      // Within the heartbeat, the heartbeat's query timeout (5 s) and timer slack.
+      expect(Date.now() - cutAt).toBeLessThan(heartbeatMs + 5000 + 1500);
+      expect(lock.health()).toMatchObject({ held: false });
+      expect(lock.health().problem).toMatch(/plat calls are refused until it is held again$/);
+      // The frozen session still holds the lock on the server: a retake is refused meanwhile.
+      await sleep(600);
+      expect(lock.held()).toBe(false);
+      // The session wakes and finds its client gone: the server releases the lock, which is retaken.
+      process.kill(pid, 'SIGCONT');
+      stopped = null;
+      expect(await until(() => lock.held(), 10_000)).toBe(true);
+      expect(lock.health()).toEqual({ mode: 'exclusive', held: true, problem: null });
+      await admin.end();
+    } finally {
+      await lock.release();
+    }
+  }, 30_000);
+});
+
 describe('the database lock across a PostgreSQL restart', () => {
   let server: PostgresServer;
   afterAll(async () => {

@@ -337,6 +337,52 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       });
     });
 
+    it('fence: only the holder of the claim as made (same epoch), inside its lease; it extends the lease and counts the call', async () => {
+      const clock = manualClock();
+      const store = await open(clock);
+      const other = { instanceId: 'instance-b', leaseMs: 10_000 };
+      const { id } = await store.pending.create(newPending({ ttlMs: DAY }));
+      // Not claimed yet: nobody may send.
+      expect(await store.pending.fence(id, HOLDER, 1)).toBe(false);
+      const claimed = await store.pending.claim(id, 'U1234', other);
+      if (!claimed.ok) throw new Error(claimed.reason);
+      expect(claimed.pending).toMatchObject({ claimEpoch: 1, callsSent: 0 });
+      const epoch = claimed.pending.claimEpoch;
+      // Another holder, or this holder naming another epoch, is refused.
+      expect(await store.pending.fence(id, HOLDER, epoch)).toBe(false);
+      expect(await store.pending.fence(id, other, epoch + 1)).toBe(false);
+      clock.advance(9_000);
+      expect(await store.pending.fence(id, other, epoch)).toBe(true);
+      expect(await store.pending.get(id)).toMatchObject({
+        callsSent: 1,
+        leaseExpiresAt: new Date(T0 + 9_000 + 10_000),
+      });
+      // Its lease ran out (no renewal, no fence): the holder may no longer send, even unmarked.
+      clock.advance(10_000);
+      expect(await store.pending.fence(id, other, epoch)).toBe(false);
+      expect((await store.pending.get(id))?.callsSent).toBe(1);
+      // Interrupted (by the claim as read): never again, and the count of sent calls is kept.
+      expect(await store.pending.interrupt(id, 'instance-b', epoch + 1)).toBeNull();
+      expect(await store.pending.interrupt(id, 'instance-b', epoch)).toMatchObject({
+        state: 'interrupted',
+        callsSent: 1,
+        claimEpoch: epoch,
+      });
+      clock.advance(-15_000);
+      expect(await store.pending.fence(id, other, epoch)).toBe(false);
+    });
+
+    it('ledger chargesOf: the sums of one lookup only', async () => {
+      const store = await open();
+      expect(await store.ledger.chargesOf('p-1')).toEqual({ points: 0, quotaCalls: 0, calls: 0 });
+      await store.ledger.record(entry({ pendingId: 'p-1', points: 5 }));
+      await store.ledger.record(entry({ pendingId: 'p-1', points: 2.5, quotaCalls: 1 }));
+      await store.ledger.record(entry({ pendingId: 'p-2', points: 7 }));
+      await store.ledger.record(entry({ pendingId: null, points: 9 }));
+      expect(await store.ledger.chargesOf('p-1')).toEqual({ points: 7.5, quotaCalls: 1, calls: 2 });
+      expect(await store.ledger.chargesOf('p-2')).toEqual({ points: 7, quotaCalls: 0, calls: 1 });
+    });
+
     it('prune deletes old finished and expired rows, never a live one', async () => {
       const clock = manualClock();
       const store = await open(clock);

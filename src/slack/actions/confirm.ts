@@ -6,9 +6,10 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderConfirmationClosed, renderInterrupted } from '../../blocks/confirmation.js';
+import { interruptedTruth } from '../../lookups/interrupted.js';
 import type { Claimed } from '../../lookups/lookup-service.js';
 import type { Pending } from '../../lookups/types.js';
-import { offerLookup, type Reply, runAndAnswer } from '../answer.js';
+import { answerOf, offerLookup, type Reply, runAndAnswer } from '../answer.js';
 import { onMessageClick } from '../clicks/message-click.js';
 import { clickOnRunningLookup } from '../clicks/redelivery.js';
 import type { SlackDeps } from '../deps.js';
@@ -35,9 +36,11 @@ export async function answerRefusedClaim(
 }
 
 /**
- * A click on a lookup a crash cut (its claim was interrupted): what happened, and a fresh
- * confirmation to run it again. The message it came from holds no answer (it was never
- * delivered), so the notice replaces it.
+ * A click on a lookup cut off from its holder (its claim was interrupted). The ledger and the
+ * claim's sent calls are read first (lookups/interrupted.ts): a lookup never sent gets a fresh
+ * confirmation; one that was sent is never offered again: the user is told what it cost and
+ * shown its answer when one was kept. The message it came from holds no answer (none was
+ * delivered through it), so the notice replaces it.
  */
 export async function answerInterrupted(
   deps: SlackDeps,
@@ -45,12 +48,22 @@ export async function answerInterrupted(
   reply: Reply,
   responseUrl: string | null,
 ): Promise<void> {
+  const truth = await interruptedTruth(deps.store, pending);
   const w = await deps.language.user(pending.userId);
   await reply({
     response_type: 'ephemeral',
     replace_original: true,
-    ...renderInterrupted(w, pending.request, { offerAgain: true }),
+    ...renderInterrupted(w, pending.request, truth, { offerAgain: !truth.sent }),
   });
+  if (truth.sent) {
+    if (truth.answer)
+      await reply({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...(await answerOf(deps, w, truth.answer, pending)),
+      });
+    return;
+  }
   const actor = { userId: pending.userId, channelId: pending.channelId, teamId: pending.teamId, responseUrl };
   await offerLookup(deps, pending.request, actor, reply);
 }

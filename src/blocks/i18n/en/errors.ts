@@ -24,6 +24,8 @@ export const error = {
     unavailable: 'platdesk is temporarily unavailable',
     budget_exceeded: 'A spending cap would be exceeded',
     aborted: 'The lookup was cancelled',
+    claim_lost: 'The lookup was stopped',
+    lock_lost: 'platdesk is temporarily unavailable',
   },
   remedy: {
     invalid_input: 'Correct the input and try again; nothing was charged.',
@@ -59,6 +61,10 @@ export const error = {
       'This call ({{cost}}) would exceed {{cap}}. Ask an admin to raise the cap, or wait for the next period.',
     aborted: 'The lookup was cancelled before it was sent; nothing was charged.',
     aborted_sent: 'The lookup was cancelled after it was sent; the service may still have counted the call.',
+    claim_lost:
+      'platdesk could not confirm it still held this lookup just before a call (its database did not answer, or the lookup was handed over), so that call was not sent, and none will be.',
+    lock_lost:
+      'This platdesk process has lost its database lock, so it sends no calls until it holds it again. Try again in a minute.',
   },
   sentence: '{{text}}.',
   overAttempts: '{{text}} over {{n}} attempts',

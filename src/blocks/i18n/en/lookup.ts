@@ -45,10 +45,19 @@ export const confirm = {
     interrupted:
       ':warning: This lookup was interrupted by a platdesk restart before its answer arrived and was not run again. It may have been charged: `/platdesk usage` shows your spend. Run the command again if you still need it.',
   },
-  interruptedOffer:
-    ':warning: Your lookup of {{summary}} was interrupted by a platdesk restart before its answer arrived, and it was not run again. It may have been charged: `/platdesk usage` shows your spend. To run it again, confirm the new request below.',
-  interruptedAgain:
-    ':warning: Your lookup of {{summary}} was interrupted by a platdesk restart before its answer arrived, and it was not run again. It may have been charged: `/platdesk usage` shows your spend. To run it again, use the same command again: it asks you to confirm the charge first.',
+  interruptedNotSent:
+    ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) before its call was sent, so nothing was charged.',
+  interruptedCharged:
+    ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call, and it was not run again (nor will it be). {{cost}}: `/platdesk usage` shows it.',
+  interruptedNoCharge:
+    ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call reached the data service, which reported no charge for it. It was not run again (nor will it be).',
+  interruptedChargeUnknown:
+    ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call was sent, and it was not run again (nor will it be). What it cost is not recorded yet: `/platdesk usage` shows it once it is.',
+  interruptedRunBelow: 'To run it, confirm the new request below.',
+  interruptedRunAgain: 'To run it, use the same command again: it asks you to confirm the charge first.',
+  interruptedAnswerBelow: 'Its answer, as kept at the time, follows.',
+  interruptedAnswerLost:
+    'If its answer has not reached you, it was lost: use the command again if you still need it; it asks you to confirm before any new charge.',
   lookingUp: ':hourglass_flowing_sand: Looking up {{summary}}…',
   refresh: 'Refresh ({{short}})',
 } as const;

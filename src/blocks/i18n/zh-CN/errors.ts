@@ -25,6 +25,8 @@ export const error: Catalog['error'] = {
     unavailable: 'platdesk 暂时不可用',
     budget_exceeded: '将超出扣费上限',
     aborted: '查询已取消',
+    claim_lost: '查询已停止',
+    lock_lost: 'platdesk 暂时不可用',
   },
   remedy: {
     invalid_input: '请修正输入后重试；未产生任何费用。',
@@ -53,6 +55,9 @@ export const error: Catalog['error'] = {
     budget_exceeded: '本次调用（{{cost}}）将超出{{cap}}。请联系管理员提高上限，或等到下一个周期。',
     aborted: '查询在发送前已取消；未产生任何费用。',
     aborted_sent: '查询在发送后被取消；服务方可能仍计入了这次调用。',
+    claim_lost:
+      'platdesk 在调用前无法确认仍持有此查询（数据库没有响应，或查询已被接管），因此那次调用没有发送，之后也不会再发送。',
+    lock_lost: '此 platdesk 进程失去了数据库锁，在重新持有之前不会发送任何调用。请一分钟后重试。',
   },
   sentence: '{{text}}。',
   overAttempts: '{{text}}（共尝试 {{n}} 次）',

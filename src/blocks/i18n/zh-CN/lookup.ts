@@ -46,10 +46,19 @@ export const confirm: Catalog['confirm'] = {
     interrupted:
       ':warning: 此查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如仍需要，请重新输入命令。',
   },
-  interruptedOffer:
-    ':warning: 你的查询（{{summary}}）在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如需重新查询，请确认下面的新请求。',
-  interruptedAgain:
-    ':warning: 你的查询（{{summary}}）在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如需重新查询，请再次输入同一命令，它会先请你确认费用。',
+  interruptedNotSent:
+    ':warning: 你对{{summary}}的查询在调用发送前中断（platdesk 重启或数据库连接中断），未产生任何费用。',
+  interruptedCharged:
+    ':warning: 你对{{summary}}的查询在调用后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。{{cost}}：`/platdesk usage` 可查看。',
+  interruptedNoCharge:
+    ':warning: 你对{{summary}}的查询在调用到达数据服务后中断（platdesk 重启或数据库连接中断），服务没有报告任何费用。没有重新执行，也不会再执行。',
+  interruptedChargeUnknown:
+    ':warning: 你对{{summary}}的查询在调用发送后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。费用尚未记录：记录后可在 `/platdesk usage` 查看。',
+  interruptedRunBelow: '如需查询，请确认下面的新请求。',
+  interruptedRunAgain: '如需查询，请再次输入同一命令：它会先请你确认费用。',
+  interruptedAnswerBelow: '下面是当时保存的结果。',
+  interruptedAnswerLost:
+    '如果你还没有收到它的结果，说明结果已丢失：如仍需要，请再次输入命令；任何新的扣费前都会先请你确认。',
   lookingUp: ':hourglass_flowing_sand: 正在查询{{summary}}…',
   refresh: '刷新（{{short}}）',
 };
