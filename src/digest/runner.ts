@@ -17,6 +17,7 @@ import type { ChargeEvent } from '../plat/types.js';
 import { ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Lease, Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, splitWindows } from './fetch-orders.js';
+import { POST_SETTLE_MS, postOnce } from './posted-once.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestPost } from './types.js';
 import { addDays } from './zoned-time.js';
@@ -50,7 +51,12 @@ export class DigestLeaseLostError extends Error {
 
 export type RunResult =
   | { kind: 'posted'; run: DigestRun; messageTs: string; summary: DigestSummary }
-  | { kind: 'awaiting_approval'; run: DigestRun; estimatePoints: number; capPoints: number };
+  | { kind: 'awaiting_approval'; run: DigestRun; estimatePoints: number; capPoints: number }
+  /**
+   * Slack's answer to the post was unclear: the channel's history is read for the post's key at
+   * `checkAt`; null when the history cannot be read (nothing is posted again, admins are told).
+   */
+  | { kind: 'unknown'; run: DigestRun; checkAt: Date | null };
 
 export interface RunnerContext extends DigestDeps {
   now: () => number;
@@ -193,8 +199,14 @@ export async function executeDigestRun(
     });
   }
 
-  // From here on the summary is stored, so a failed post is retried without fetching again.
-  if (!(await digests.markPosting(run.id, lease(), JSON.stringify(summary))))
+  // From here on the summary is stored, so a failed post is retried without fetching again. A run
+  // claimed in 'posting' is a history check of a post left unknown: it is still 'posting'.
+  const verify = run.state === 'posting';
+  if (
+    !(verify
+      ? await digests.renew(run.id, lease())
+      : await digests.markPosting(run.id, lease(), JSON.stringify(summary)))
+  )
     throw new DigestLeaseLostError(run.id);
   const current = (await digests.run(run.id)) ?? run;
   const post: DigestPost = {
@@ -204,12 +216,29 @@ export async function executeDigestRun(
     previous: await previousDigest(store, current),
     cost: { points: current.chargedPoints, calls: current.calls },
   };
-  const messageTs = await publisher.postDigest(post, current.messageTs);
+  // "Run now" replaces its progress message: an update, which may simply be sent again.
+  const outcome =
+    current.messageTs !== null
+      ? { kind: 'posted' as const, ts: await publisher.postDigest(post, current.messageTs) }
+      : await postOnce({
+          verify,
+          find: () => publisher.findDigest(post),
+          post: () => publisher.postDigest(post, null),
+        });
+  if (outcome.kind === 'unknown' || outcome.kind === 'unverified') {
+    const checkAt = outcome.kind === 'unknown' ? new Date(ctx.now() + POST_SETTLE_MS) : null;
+    const error = `${outcome.kind === 'unknown' ? 'post outcome unknown' : 'history unreadable'}: ${String(outcome.error)}`;
+    if (!(await digests.markUnknown(run.id, ctx.instanceId, { error, checkAt, now: new Date(ctx.now()) })))
+      throw new DigestLeaseLostError(run.id);
+    ctx.logger?.warn({ runId: run.id, err: outcome.error, checkAt }, 'digest post outcome unknown');
+    return { kind: 'unknown', run: (await digests.run(run.id)) ?? current, checkAt };
+  }
+  const messageTs = outcome.ts;
   if (!(await digests.markPosted(run.id, ctx.instanceId, messageTs, new Date(ctx.now()))))
     ctx.logger?.warn({ runId: run.id }, 'digest posted but its run record was taken over');
   ctx.logger?.info(
     { runId: run.id, subscriptionId: subscription.id, orders: summary.orders, points: current.chargedPoints },
-    'digest posted',
+    outcome.kind === 'found' ? 'digest found in the channel: recorded, not posted again' : 'digest posted',
   );
   return { kind: 'posted', run: (await digests.run(run.id)) ?? current, messageTs, summary };
 }

@@ -7,7 +7,15 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from './schema.js';
-import type { ExistingRunClaim, Lease, LeasedRun, LeasedRunState, RunFailure } from './store.js';
+import {
+  type ExistingRunClaim,
+  type Lease,
+  type LeasedRun,
+  type LeasedRunState,
+  POST_SETTLE_MS,
+  type RunFailure,
+  type UnknownPost,
+} from './store.js';
 
 /** The tables holding leased runs (a fixed list: the name is an identifier in the SQL). */
 export type LeasedRunTable = 'digest_runs' | 'alert_checks';
@@ -65,6 +73,8 @@ export interface LeasedRuns {
   markPosted(db: Executor, id: number, owner: string, messageTs: string | null, now: Date): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
   markFailed(id: number, owner: string, failure: RunFailure): Promise<boolean>;
+  /** posting → unknown (Slack's answer was unclear), releasing the lease; see UnknownPost. */
+  markUnknown(db: Executor, id: number, owner: string, unknown: UnknownPost): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
   awaitApproval(id: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second caller gets false). */
@@ -81,7 +91,7 @@ async function changedOne(db: Executor, query: RawBuilder<unknown>): Promise<boo
 
 /**
  * `orphanError` is what an operator reads on a run whose post was interrupted (it names what was
- * being posted).
+ * being posted) until its history check runs.
  */
 export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError: string): LeasedRuns {
   const table = sql.table(name);
@@ -108,15 +118,21 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         )
       )
         return 'retry';
+      // Posted once (digest/posted-once.ts): a holder that stopped while posting leaves the post
+      // unknown; its history check is due once a request it may still have had in flight has landed.
+      await sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
+          next_attempt_at = lease_expires_at + ${POST_SETTLE_MS}, updated_at = ${now},
+          last_error = ${orphanError}
+        WHERE id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`.execute(trx);
       if (
         await changedOne(
           trx,
-          sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
-            updated_at = ${now}, last_error = ${orphanError}
-          WHERE id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`,
+          sql`UPDATE ${table} SET state = 'posting', lease_owner = ${lease.owner},
+            lease_expires_at = ${expires}, attempts = attempts + 1, next_attempt_at = NULL, updated_at = ${now}
+          WHERE id = ${id} AND state = 'unknown' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
         )
       )
-        return 'orphaned';
+        return 'verify';
       return null;
     },
     renew(id, lease) {
@@ -172,6 +188,16 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
           next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
           lease_expires_at = NULL, updated_at = ${at}
         WHERE id = ${id} AND lease_owner = ${owner} AND state IN ('running', 'posting')`,
+      );
+    },
+    markUnknown(trx, id, owner, unknown) {
+      const at = unknown.now.getTime();
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET state = 'unknown', last_error = ${unknown.error.slice(0, ERROR_MAX)},
+          next_attempt_at = ${unknown.checkAt?.getTime() ?? null}, lease_owner = NULL,
+          lease_expires_at = NULL, updated_at = ${at}
+        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'posting'`,
       );
     },
     awaitApproval(id, owner, estimatePoints, now) {

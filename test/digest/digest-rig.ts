@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
+import type { AlertPublisher } from '../../src/alerts/types.js';
 import {
   createDigestScheduler,
   type DigestScheduler,
@@ -17,6 +18,7 @@ import {
 import type { PriceOf } from '../../src/digest/types.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
+import { createSlackAlertPublisher } from '../../src/slack/alerts/publisher.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
 import { createChargeRecorder } from '../../src/store/ledger.js';
 import type { DigestSubscription, Store } from '../../src/store/store.js';
@@ -24,7 +26,12 @@ import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
-import { alertsSentInMemory, openTestStore } from '../helpers/store-engines.js';
+import {
+  alertsSentInMemory,
+  type EngineName,
+  openTestStore,
+  testDatabase,
+} from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 export const CHANNEL = SLACK.channelId;
@@ -35,6 +42,10 @@ export interface RigOptions {
   start: number;
   /** A SQLite file shared by every instance; default: each instance its own ':memory:'. */
   shared?: boolean;
+  /** A fresh database of this engine shared by every instance (instead of `shared`). */
+  engine?: EngineName;
+  /** Past this a digest or alert post is unknown (publisher postTimeoutMs). */
+  postTimeoutMs?: number;
   plat?: Omit<PlatHarnessOptions, 'sandbox'>;
 }
 
@@ -47,6 +58,10 @@ export interface DigestRig {
   clock: FakeClock;
   plat: PlatHarness;
   fake: FakeSlack;
+  /** The WebClient the publishers use (no automatic retries). */
+  slack: WebClient;
+  /** The ship-by alert publisher on the same client (for alert schedulers built beside the digest one). */
+  alertPublisher: AlertPublisher;
   /** The first instance (created by startDigestRig). */
   store: Store;
   scheduler: DigestScheduler;
@@ -75,20 +90,40 @@ export async function startDigestRig(
     ...options.plat,
     sandbox: { now: () => clock.now() },
   });
-  const fake = await startSlackApiServer();
+  // Message ts values on the fake clock, as Slack's follow real time.
+  const fake = await startSlackApiServer({ now: () => clock.now() });
   const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   const logger = quietLogger();
   const admins = async () => [ADMIN];
   // Every admin and channel reads English here; test/slack/i18n.test.ts covers the languages.
   const language = { user: async () => en, channel: async () => en };
   const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
-  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, language, logger });
-  const dir = options.shared ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
+  const timeout = options.postTimeoutMs !== undefined ? { postTimeoutMs: options.postTimeoutMs } : {};
+  const publisher = createSlackDigestPublisher({
+    client: slack,
+    alerts,
+    admins,
+    language,
+    logger,
+    ...timeout,
+  });
+  const alertPublisher = createSlackAlertPublisher({
+    client: slack,
+    alerts,
+    admins,
+    language,
+    logger,
+    ...timeout,
+  });
+  const database = options.engine ? await testDatabase(options.engine) : null;
+  const dir = options.shared && !database ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
   const path = dir ? join(dir, 'platdesk.sqlite') : ':memory:';
   const stores: Store[] = [];
   const schedulers: DigestScheduler[] = [];
   const openStore = async () => {
-    const store = await openTestStore(path, { now: () => new Date(clock.now()) });
+    const store = database
+      ? await database.open({ clock: { now: () => clock.now() } })
+      : await openTestStore(path, { now: () => new Date(clock.now()) });
     stores.push(store);
     return store;
   };
@@ -97,7 +132,7 @@ export async function startDigestRig(
     id: string,
     extra: Partial<DigestSchedulerOptions> & { store?: Store } = {},
   ): Promise<Instance> {
-    const store = extra.store ?? (dir ? await openStore() : first.store);
+    const store = extra.store ?? (dir || database ? await openStore() : first.store);
     const scheduler = createDigestScheduler({
       client: plat.client,
       store,
@@ -125,6 +160,8 @@ export async function startDigestRig(
     clock,
     plat,
     fake,
+    slack,
+    alertPublisher,
     store: first.store,
     scheduler: first.scheduler,
     instance,
@@ -153,7 +190,8 @@ export async function startDigestRig(
       await Promise.all(schedulers.map((s) => s.stop()));
       await plat.close();
       await fake.close();
-      for (const store of stores) await store.close();
+      if (database) await database.dispose();
+      else for (const store of stores) await store.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
