@@ -10,7 +10,7 @@
  */
 
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
-import { POST_SETTLE_MS, postOnce } from '../digest/posted-once.js';
+import { postOnce, unknownPostOf } from '../digest/posted-once.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import { ledgerEntryFor } from '../store/ledger.js';
@@ -236,12 +236,14 @@ async function postAlertOnce(
           post: () => ctx.publisher.postAlert(sub, check, pending, options.at, options.deferred),
         });
   if (outcome?.kind === 'unknown' || outcome?.kind === 'unverified') {
-    const checkAt = outcome.kind === 'unknown' ? new Date(ctx.now() + POST_SETTLE_MS) : null;
-    const error = `${outcome.kind === 'unknown' ? 'post outcome unknown' : 'history unreadable'}: ${String(outcome.error)}`;
-    if (!(await alerts.markUnknown(check.id, ctx.instanceId, { error, checkAt, now: new Date(ctx.now()) })))
+    const unknown = unknownPostOf(outcome, check.attempts, ctx.now());
+    if (!(await alerts.markUnknown(check.id, ctx.instanceId, unknown)))
       throw new DigestLeaseLostError(check.id);
-    ctx.logger?.warn({ checkId: check.id, err: outcome.error, checkAt }, 'alert post outcome unknown');
-    return { kind: 'unknown', check: (await alerts.check(check.id)) ?? check, checkAt };
+    ctx.logger?.warn(
+      { checkId: check.id, err: outcome.error, checkAt: unknown.checkAt },
+      'alert post outcome unknown',
+    );
+    return { kind: 'unknown', check: (await alerts.check(check.id)) ?? check, checkAt: unknown.checkAt };
   }
   if (!(await alerts.markPosted(check.id, ctx.instanceId, outcome?.ts ?? null, new Date(ctx.now()))))
     ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');

@@ -9,9 +9,12 @@
  * This module is the rule; the Slack side (slack/scheduled-posts.ts) classifies Slack's answers
  * into these errors and reads the history.
  */
-import type { AlertCheck, DigestRun } from '../store/store.js';
+import { type AlertCheck, type DigestRun, POST_SETTLE_MS, type UnknownPost } from '../store/store.js';
 
-export { POST_SETTLE_MS } from '../store/store.js';
+export { POST_SETTLE_MS };
+
+/** The longest wait between two history checks of a post Slack keeps leaving unclear (32 min). */
+const MAX_CHECK_DOUBLINGS = 6;
 
 /** Slack may stamp a message a little before our clock says we sent it. */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -97,4 +100,23 @@ export async function postOnce(options: {
     if (isPostOutcomeUnknown(error)) return { kind: 'unknown', error };
     throw error;
   }
+}
+
+/**
+ * What a run records for an unclear or unverifiable outcome: why, and when its history is read
+ * next. After the first unclear post that is POST_SETTLE_MS; a Slack that keeps failing the same
+ * way is asked less and less often (doubling with each attempt, up to 32 min), never given up on:
+ * each check either finds the message, posts it once more, or asks the admins.
+ */
+export function unknownPostOf(
+  outcome: Extract<PostOnceOutcome, { kind: 'unknown' | 'unverified' }>,
+  attempts: number,
+  nowMs: number,
+): UnknownPost {
+  const wait = POST_SETTLE_MS * 2 ** Math.min(Math.max(attempts - 1, 0), MAX_CHECK_DOUBLINGS);
+  return {
+    error: `${outcome.kind === 'unknown' ? 'post outcome unknown' : 'history unreadable'}: ${String(outcome.error)}`,
+    checkAt: outcome.kind === 'unknown' ? new Date(nowMs + wait) : null,
+    now: new Date(nowMs),
+  };
 }

@@ -17,7 +17,7 @@ import type { ChargeEvent } from '../plat/types.js';
 import { ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Lease, Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, splitWindows } from './fetch-orders.js';
-import { POST_SETTLE_MS, postOnce } from './posted-once.js';
+import { postOnce, unknownPostOf } from './posted-once.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestPost } from './types.js';
 import { addDays } from './zoned-time.js';
@@ -226,12 +226,13 @@ export async function executeDigestRun(
           post: () => publisher.postDigest(post, null),
         });
   if (outcome.kind === 'unknown' || outcome.kind === 'unverified') {
-    const checkAt = outcome.kind === 'unknown' ? new Date(ctx.now() + POST_SETTLE_MS) : null;
-    const error = `${outcome.kind === 'unknown' ? 'post outcome unknown' : 'history unreadable'}: ${String(outcome.error)}`;
-    if (!(await digests.markUnknown(run.id, ctx.instanceId, { error, checkAt, now: new Date(ctx.now()) })))
-      throw new DigestLeaseLostError(run.id);
-    ctx.logger?.warn({ runId: run.id, err: outcome.error, checkAt }, 'digest post outcome unknown');
-    return { kind: 'unknown', run: (await digests.run(run.id)) ?? current, checkAt };
+    const unknown = unknownPostOf(outcome, current.attempts, ctx.now());
+    if (!(await digests.markUnknown(run.id, ctx.instanceId, unknown))) throw new DigestLeaseLostError(run.id);
+    ctx.logger?.warn(
+      { runId: run.id, err: outcome.error, checkAt: unknown.checkAt },
+      'digest post outcome unknown',
+    );
+    return { kind: 'unknown', run: (await digests.run(run.id)) ?? current, checkAt: unknown.checkAt };
   }
   const messageTs = outcome.ts;
   if (!(await digests.markPosted(run.id, ctx.instanceId, messageTs, new Date(ctx.now()))))

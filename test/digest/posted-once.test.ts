@@ -102,6 +102,63 @@ describe.each(ENGINES)('posted once (%s)', (engine) => {
       expect(rig.posts(ADMIN)).toHaveLength(0);
     });
 
+    it('a threaded digest found with an empty thread gets its replies then, once', async () => {
+      rig = await start();
+      const sub = await rig.subscribe({ layout: 'thread', ownerId: SANDBOX_FIXTURES.owners.busy });
+      rig.fake.fault('chat.postMessage', 'accept-then-cut');
+      rig.scheduler.start();
+      await rig.advance(DUE - START);
+      await rig.advance(2 * MINUTE);
+      const parents = rig.fake.messages(CHANNEL);
+      expect(parents).toHaveLength(1);
+      const replies = rig.posts().filter((c) => c.body.thread_ts !== undefined);
+      expect(replies.length).toBeGreaterThan(0);
+      expect(replies.every((c) => c.body.thread_ts === parents[0]?.ts)).toBe(true);
+      // The parent once, each reply once.
+      expect(rig.posts()).toHaveLength(1 + replies.length);
+      expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+        state: 'posted',
+        messageTs: parents[0]?.ts,
+      });
+    });
+
+    it('Slack refusing the post outright (not_in_channel) is an ordinary failure: no history read, retried', async () => {
+      rig = await start();
+      const sub = await rig.subscribe();
+      rig.fake.failNext('chat.postMessage', { error: 'not_in_channel' });
+      rig.scheduler.start();
+      await rig.advance(DUE - START);
+      expect((await rig.store.digests.scheduledRun(sub.id, '2026-11-20'))?.state).toBe('failed');
+      await rig.advance(6 * MINUTE);
+      expect(rig.fake.callsTo('conversations.history')).toHaveLength(0);
+      expect(keyed(rig, 'platdesk_digest')).toHaveLength(1);
+      expect((await rig.store.digests.scheduledRun(sub.id, '2026-11-20'))?.state).toBe('posted');
+    });
+
+    it('Slack failing the same way again: each check posts at most once, and the checks back off', async () => {
+      rig = await start();
+      const sub = await rig.subscribe();
+      // Three unclear answers to posts Slack never stored, then Slack works.
+      rig.fake.failNext('chat.postMessage', { error: 'bad_gateway', status: 502 }, 3);
+      rig.scheduler.start();
+      await rig.advance(DUE - START);
+      const checks: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const run = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
+        expect(run?.state).toBe('unknown');
+        checks.push((run?.nextAttemptAt?.getTime() ?? 0) - (run?.updatedAt.getTime() ?? 0));
+        await rig.clock.advanceToAsync(run?.nextAttemptAt?.getTime() ?? 0);
+        await rig.advance(MINUTE);
+      }
+      expect(checks).toEqual([POST_SETTLE_MS, 2 * POST_SETTLE_MS, 4 * POST_SETTLE_MS]);
+      // The wake loop looks at the store every minute at least (its timers on PostgreSQL: issue 19 point 4).
+      await rig.advance(5 * MINUTE);
+      expect(rig.fake.messages(CHANNEL)).toHaveLength(1);
+      expect(rig.posts()).toHaveLength(4);
+      expect(rig.fake.callsTo('conversations.history')).toHaveLength(3);
+      expect((await rig.store.digests.scheduledRun(sub.id, '2026-11-20'))?.state).toBe('posted');
+    });
+
     it('history unreadable: the admins are told once and nothing is posted again', async () => {
       rig = await start();
       const sub = await rig.subscribe();
