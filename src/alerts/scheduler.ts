@@ -96,7 +96,9 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     }
     for (const check of await alerts.openChecks()) {
       if (loop.inFlight(check.id)) continue;
-      const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
+      // A retry, a history check of a post left unknown, or another holder's lease running out.
+      const at =
+        check.state === 'failed' || check.state === 'unknown' ? check.nextAttemptAt : check.leaseExpiresAt;
       if (at) next = Math.min(next, at.getTime());
     }
     return next;

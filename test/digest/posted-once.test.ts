@@ -302,7 +302,13 @@ describe.each(ENGINES)('posted once (%s)', (engine) => {
         rig = r;
         r.fake.fault('chat.postMessage', fault);
         scheduler.start();
-        await advance(MINUTE);
+        await expect
+          .poll(async () => (await r.store.alerts.openChecks())[0]?.state, { timeout: 10_000 })
+          .toBe('unknown');
+        const [unknown] = await r.store.alerts.openChecks();
+        expect(unknown?.nextAttemptAt?.getTime()).toBe(START + POST_SETTLE_MS);
+        // The scheduler's next wake-up is that history check.
+        await expect.poll(() => scheduler.nextWakeAt(), { timeout: 10_000 }).toBe(START + POST_SETTLE_MS);
         expect(keyed(r, 'platdesk_ship_by_alert')).toHaveLength(1);
         const orders = await alerted(r, sub);
         expect(orders.length).toBeGreaterThan(0);
