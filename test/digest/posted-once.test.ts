@@ -53,6 +53,7 @@ describe.each(ENGINES)('posted once (%s)', (engine) => {
       const left = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
       expect(left).toMatchObject({ state: 'unknown', messageTs: null });
       expect(left?.nextAttemptAt?.getTime()).toBe(DUE + POST_SETTLE_MS);
+      await expect.poll(() => rig?.scheduler.nextWakeAt()).toBe(DUE + POST_SETTLE_MS);
       expect(keyed(rig, 'platdesk_digest')).toHaveLength(1);
 
       await rig.advance(2 * MINUTE);
