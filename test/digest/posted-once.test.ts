@@ -25,7 +25,7 @@ const HOUR = 60 * MINUTE;
 const START = Date.parse('2026-11-20T00:00:00Z');
 const DUE = Date.parse('2026-11-20T01:00:00Z');
 /** Short, so the 'timeout' fault is met quickly (real time: the WebClient's own timer). */
-const POST_TIMEOUT_MS = 400;
+const POST_TIMEOUT_MS = 1_500;
 
 let rig: DigestRig | null = null;
 afterEach(async () => {

@@ -46,7 +46,7 @@ afterEach(async () => {
 
 describe('keyed posts', () => {
   it('carry the key in metadata and go out once, though the app client retries 5xx', async () => {
-    const keyed = createKeyedPosts({ client: appClient(), timeoutMs: 300 });
+    const keyed = createKeyedPosts({ client: appClient(), timeoutMs: 2_000 });
     fake.fault('chat.postMessage', 'store-then-500');
     await expect(keyed.post(CHANNEL, message, key('k1'))).rejects.toBeInstanceOf(PostOutcomeUnknownError);
     expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
@@ -67,7 +67,7 @@ describe('keyed posts', () => {
     ['no answer (timeout)', true, () => fake.fault('chat.postMessage', 'timeout')],
   ] as const)('%s: outcome unknown: %s', async (_name, unknown, arm) => {
     arm();
-    const outcome = await createKeyedPosts({ client: appClient(), timeoutMs: 300 })
+    const outcome = await createKeyedPosts({ client: appClient(), timeoutMs: 2_000 })
       .post(CHANNEL, message, key('k'))
       .catch((error: unknown) => error);
     expect(outcome instanceof PostOutcomeUnknownError).toBe(unknown);
