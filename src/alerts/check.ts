@@ -10,10 +10,18 @@
  */
 
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
+import { postOnce, unknownPostOf } from '../digest/posted-once.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
-import type { AlertCheck, AlertOrderFacts, AlertSubscription, HeldLease } from '../store/store.js';
+import type {
+  AlertCheck,
+  AlertOrder,
+  AlertOrderFacts,
+  AlertSubscription,
+  HeldLease,
+  RunHolder,
+} from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
 import type { AlertDeps } from './types.js';
 
@@ -34,6 +42,8 @@ export interface CheckContext extends AlertDeps {
 
 export type CheckResult =
   | { kind: 'posted'; check: AlertCheck; alerted: number; shipped: number; reminded: number }
+  /** Slack's answer to the alert's post was unclear (digest/posted-once.ts; checkAt null: given up). */
+  | { kind: 'unknown'; check: AlertCheck; checkAt: Date | null }
   | {
       kind: 'awaiting_approval';
       check: AlertCheck;
@@ -60,6 +70,13 @@ export async function executeAlertCheck(
   // The claim's epoch fences every write of this holder (store/runs.ts).
   const holder = { owner: ctx.instanceId, epoch: check.epoch };
   const lease = (): HeldLease => ({ ...holder, now: new Date(ctx.now()), ms: ctx.leaseMs });
+  // Claimed in 'posting': a history check of a post left unknown. Its orders are recorded; nothing
+  // is fetched again.
+  if (check.state === 'posting') {
+    if (!(await alerts.renew(check.id, lease()))) throw new DigestLeaseLostError(check.id);
+    const pending = (await alerts.orders(sub.id, ['pending'])).filter((o) => o.checkId === check.id);
+    return postAlertOnce(ctx, sub, check, holder, pending, { at: ctx.now(), deferred: 0, verify: true });
+  }
   const approved = options.force || (await alerts.approvedOn(sub.id, check.localDate)) !== null;
   const cap = approved ? Number.POSITIVE_INFINITY : sub.capPoints;
   const spent = await alerts.spentOn(sub.id, check.localDate);
@@ -167,10 +184,12 @@ export async function executeAlertCheck(
   const pending = await alerts.recordPending(check.id, lease(), batch.map(facts));
   if (pending === null || !(await alerts.markPosting(check.id, lease())))
     throw new DigestLeaseLostError(check.id);
-  const messageTs =
-    pending.length > 0 ? await ctx.publisher.postAlert(sub, pending, at, due.length - batch.length) : null;
-  if (!(await alerts.markPosted(check.id, holder, messageTs, new Date(ctx.now()))))
-    ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');
+  const posted = await postAlertOnce(ctx, sub, check, holder, pending, {
+    at,
+    deferred: due.length - batch.length,
+    verify: false,
+  });
+  if (posted.kind === 'unknown') return posted;
 
   const quietly = (p: Promise<unknown>, what: string) =>
     p.catch((err: unknown) => ctx.logger?.warn({ err, checkId: check.id }, what));
@@ -209,11 +228,49 @@ export async function executeAlertCheck(
     { checkId: check.id, subscriptionId: sub.id, alerted: pending.length, shipped, reminded },
     'alert check done',
   );
+  return { ...posted, shipped, reminded };
+}
+
+/**
+ * The alert's post, once (digest/posted-once.ts): keyed in its metadata, no automatic retry, an
+ * unclear answer recorded 'unknown'; with `verify` the channel's history is read for the key first.
+ * Nothing new to alert posts nothing.
+ */
+async function postAlertOnce(
+  ctx: CheckContext,
+  sub: AlertSubscription,
+  check: AlertCheck,
+  holder: RunHolder,
+  pending: readonly AlertOrder[],
+  options: { at: number; deferred: number; verify: boolean },
+): Promise<Extract<CheckResult, { kind: 'posted' | 'unknown' }>> {
+  const alerts = ctx.store.alerts;
+  const outcome =
+    pending.length === 0
+      ? null
+      : await postOnce({
+          verify: options.verify,
+          find: () => ctx.publisher.findAlert(sub, check),
+          post: () => ctx.publisher.postAlert(sub, check, pending, options.at, options.deferred),
+        });
+  if (outcome?.kind === 'unknown' || outcome?.kind === 'unverified') {
+    const unknown = unknownPostOf(outcome, check.attempts, ctx.now());
+    if (!(await alerts.markUnknown(check.id, holder, unknown))) throw new DigestLeaseLostError(check.id);
+    ctx.logger?.warn(
+      { checkId: check.id, err: outcome.error, checkAt: unknown.checkAt },
+      'alert post outcome unknown',
+    );
+    return { kind: 'unknown', check: (await alerts.check(check.id)) ?? check, checkAt: unknown.checkAt };
+  }
+  if (!(await alerts.markPosted(check.id, holder, outcome?.ts ?? null, new Date(ctx.now()))))
+    ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');
+  if (outcome?.kind === 'found')
+    ctx.logger?.info({ checkId: check.id }, 'alert found in the channel: recorded, not posted again');
   return {
     kind: 'posted',
     check: (await alerts.check(check.id)) ?? check,
     alerted: pending.length,
-    shipped,
-    reminded,
+    shipped: 0,
+    reminded: 0,
   };
 }

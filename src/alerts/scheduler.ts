@@ -2,7 +2,8 @@
  * The alert scheduler: at each subscription's slot (schedule.ts) claim that slot's check in the
  * store and run it; retry a failure with backoff until the next slot; ask the admins when a
  * check would pass the day's cap. The store's UNIQUE keys make it exactly once across restarts
- * and instances (store/alerts.ts); leases and the orphaned-post rule are the digest's.
+ * and instances (store/alerts.ts); leases and the posted-once rule (digest/posted-once.ts) are
+ * the digest's.
  *
  * The timer loop and run tracking are the digest scheduler's (digest/wake-loop.ts); the clock is
  * injected.
@@ -100,7 +101,9 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     for (const check of await alerts.openChecks()) {
       // A check of a removed alert is never claimed again (claimDue): no deadline to wake for.
       if (loop.inFlight(check.id) || !subs.some((s) => s.id === check.subscriptionId)) continue;
-      const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
+      // A retry, a history check of a post left unknown, or another holder's lease running out.
+      const at =
+        check.state === 'failed' || check.state === 'unknown' ? check.nextAttemptAt : check.leaseExpiresAt;
       if (at) next = Math.min(next, at.getTime());
     }
     return next;
@@ -117,11 +120,6 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
         'alert check claimed',
       );
       void run(sub, claimed.check, false);
-    } else if (claimed.orphaned) {
-      logger?.warn({ checkId: claimed.check.id }, 'alert post interrupted by a stop');
-      void publisher
-        .alertOrphaned(sub, claimed.check)
-        .catch((err: unknown) => logger?.error({ err }, 'alert admin message not delivered'));
     }
   }
 
@@ -167,6 +165,13 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   async function after(sub: AlertSubscription, result: CheckResult): Promise<void> {
+    if (result.kind === 'unknown') {
+      if (result.checkAt === null)
+        await publisher
+          .alertUnverified(sub, result.check)
+          .catch((err: unknown) => logger?.error({ err }, 'alert admin message not delivered'));
+      return;
+    }
     if (result.kind === 'posted') {
       // A check that works again closes the failure notice.
       const noticeTs = await alerts.noticeTs(sub.id);

@@ -9,13 +9,20 @@ import type { ChargeRecorder } from '../store/ledger.js';
 import type { AlertCheck, AlertOrder, AlertSubscription, Store } from '../store/store.js';
 
 export interface AlertPublisher {
-  /** One compact message per check in the subscription's channel; returns its ts. */
+  /**
+   * One compact message per check in the subscription's channel, keyed in its metadata
+   * (digest/posted-once.ts alertPostKey) and sent once: an unclear answer throws
+   * PostOutcomeUnknownError. Returns its ts.
+   */
   postAlert(
     sub: AlertSubscription,
+    check: AlertCheck,
     orders: readonly AlertOrder[],
     at: number,
     deferred: number,
   ): Promise<string>;
+  /** The ts of the check's message if the channel's history holds its key, else null (or HistoryUnreadableError). */
+  findAlert(sub: AlertSubscription, check: AlertCheck): Promise<string | null>;
   /** Re-renders an alert message from its orders' current state (claimed, handled, shipped). */
   updateAlert(
     sub: AlertSubscription,
@@ -33,8 +40,8 @@ export interface AlertPublisher {
   ): Promise<string>;
   /** Over the day's cap: asks every admin, with a button carrying the check id. */
   askApproval(request: AlertApprovalRequest): Promise<void>;
-  /** A stop between posting and recording it: the admins are told once; the alert is not re-posted. */
-  alertOrphaned(sub: AlertSubscription, check: AlertCheck): Promise<void>;
+  /** The post's outcome is unknown and the history cannot be read: not re-posted, the admins look. */
+  alertUnverified(sub: AlertSubscription, check: AlertCheck): Promise<void>;
 }
 
 export interface AlertApprovalRequest {

@@ -159,8 +159,12 @@ export function renderAlertApproval(w: Words, r: AlertApprovalRequest): Rendered
   );
 }
 
-export function renderAlertOrphaned(w: Words, sub: AlertSubscription, _check: AlertCheck): RenderedMessage {
-  const text = w.t('shipAlert.orphaned', { id: sub.id, shop: shopOf(sub), channel: channel(sub.channelId) });
+export function renderAlertUnverified(w: Words, sub: AlertSubscription, _check: AlertCheck): RenderedMessage {
+  const text = w.t('shipAlert.unverified', {
+    id: sub.id,
+    shop: shopOf(sub),
+    channel: channel(sub.channelId),
+  });
   return message(text, [section(text)]);
 }
 

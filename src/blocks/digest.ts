@@ -331,8 +331,8 @@ export function renderDigestNotice(w: Words, notice: DigestNotice): RenderedMess
 export function renderDigestAlert(w: Words, alert: DigestAlert): RenderedMessage {
   const { t } = w;
   const sub = alert.subscription;
-  if (alert.kind === 'orphaned') {
-    const text = t('digest.orphaned', { name: digestName(w, sub), date: alert.run.localDate, id: sub.id });
+  if (alert.kind === 'unverified') {
+    const text = t('digest.unverified', { name: digestName(w, sub), date: alert.run.localDate, id: sub.id });
     return message(text, [section(text)]);
   }
   const error = alert.error;

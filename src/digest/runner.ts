@@ -26,6 +26,7 @@ import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
 import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
 import { decodePageOrders, encodePageOrders } from './page-orders.js';
+import { postOnce, unknownPostOf } from './posted-once.js';
 import { createRunFence, RunLeaseLostError } from './run-fence.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestEstimate, DigestPost } from './types.js';
@@ -69,7 +70,12 @@ export type RunResult =
       estimatePoints: number;
       capPoints: number;
       estimate: DigestEstimate;
-    };
+    }
+  /**
+   * Slack's answer to the post was unclear: the channel's history is read for the post's key at
+   * `checkAt`; null when the history cannot be read (nothing is posted again, admins are told).
+   */
+  | { kind: 'unknown'; run: DigestRun; checkAt: Date | null };
 
 export interface RunnerContext extends DigestDeps {
   now: () => number;
@@ -316,8 +322,14 @@ async function executeHeld(
     });
   }
 
-  // From here on the summary is stored, so a failed post is retried without fetching again.
-  if (!(await digests.markPosting(run.id, fence.lease(), JSON.stringify(summary))))
+  // From here on the summary is stored, so a failed post is retried without fetching again. A run
+  // claimed in 'posting' is a history check of a post left unknown: it is still 'posting'.
+  const verify = run.state === 'posting';
+  if (
+    !(verify
+      ? await digests.renew(run.id, fence.lease())
+      : await digests.markPosting(run.id, fence.lease(), JSON.stringify(summary)))
+  )
     throw new DigestLeaseLostError(run.id);
   const current = (await digests.run(run.id)) ?? run;
   const post: DigestPost = {
@@ -327,12 +339,30 @@ async function executeHeld(
     previous: await previousDigest(store, current),
     cost: { points: current.chargedPoints, calls: current.calls },
   };
-  const messageTs = await publisher.postDigest(post, current.messageTs);
+  // "Run now" replaces its progress message: an update, which may simply be sent again.
+  const outcome =
+    current.messageTs !== null
+      ? { kind: 'posted' as const, ts: await publisher.postDigest(post, current.messageTs) }
+      : await postOnce({
+          verify,
+          find: () => publisher.findDigest(post),
+          post: () => publisher.postDigest(post, null),
+        });
+  if (outcome.kind === 'unknown' || outcome.kind === 'unverified') {
+    const unknown = unknownPostOf(outcome, current.attempts, ctx.now());
+    if (!(await digests.markUnknown(run.id, holder, unknown))) throw new DigestLeaseLostError(run.id);
+    ctx.logger?.warn(
+      { runId: run.id, err: outcome.error, checkAt: unknown.checkAt },
+      'digest post outcome unknown',
+    );
+    return { kind: 'unknown', run: (await digests.run(run.id)) ?? current, checkAt: unknown.checkAt };
+  }
+  const messageTs = outcome.ts;
   if (!(await digests.markPosted(run.id, holder, messageTs, new Date(ctx.now()))))
     ctx.logger?.warn({ runId: run.id }, 'digest posted but its run record was taken over');
   ctx.logger?.info(
     { runId: run.id, subscriptionId: subscription.id, orders: summary.orders, points: current.chargedPoints },
-    'digest posted',
+    outcome.kind === 'found' ? 'digest found in the channel: recorded, not posted again' : 'digest posted',
   );
   return { kind: 'posted', run: (await digests.run(run.id)) ?? current, messageTs, summary };
 }

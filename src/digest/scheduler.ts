@@ -5,10 +5,11 @@
  *
  * Exactly once per subscription per local day, across restarts and instances, rests on the store
  * (store/digests.ts): the run of a local date is a row with a UNIQUE (subscription, local date),
- * held under a lease; only the lease holder may move it to 'posting' and post. The one window no
- * store can close is a crash between Slack accepting the post and the row saying so: such a run
- * is found in 'posting' with an expired lease, is NOT posted again (a double post is worse than an
- * admin alert) and the admins are told to check the channel.
+ * held under a lease; only the lease holder may move it to 'posting' and post. The window no
+ * store can close, Slack accepting the post without the row saying so (an unclear answer, or a
+ * crash before the record), is closed by the post's key in its message metadata: such a run is
+ * 'unknown', and before anything is posted again the channel's history is read for the key
+ * (posted-once.ts). Admins are told only when that history cannot be read.
  *
  * Timers: one timer for the next thing to do (a due time, a retry, a lease to take over), never
  * longer than `maxSleepMs`, so subscriptions added by another instance and clock changes are seen
@@ -183,13 +184,6 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
   });
   const arm = () => loop.arm();
-  /** Alerts sent outside a run, so idle() and stop() can wait for them. */
-  const background = new Set<Promise<unknown>>();
-  const track = (p: Promise<unknown>): void => {
-    const settled = p.catch((err: unknown) => logger?.error({ err }, 'digest alert not delivered'));
-    background.add(settled);
-    void settled.finally(() => background.delete(settled));
-  };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
 
   /**
@@ -206,7 +200,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         // Due and never claimed: its own time (already passed), which the wake loop tells from
         // what its last wake-up already tried.
         if (run === null) next = Math.min(next, slot.at);
-        else if (run.state === 'failed' && run.nextAttemptAt)
+        else if ((run.state === 'failed' || run.state === 'unknown') && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
         else if (
           (run.state === 'running' || run.state === 'posting') &&
@@ -252,9 +246,6 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     if (claim.claimed) {
       logger?.info({ runId: claim.run.id, subscriptionId: sub.id, how: claim.how }, 'digest run claimed');
       void start(sub, claim.run, false);
-    } else if (claim.orphaned) {
-      logger?.warn({ runId: claim.run.id, subscriptionId: sub.id }, 'digest post interrupted by a stop');
-      track(publisher.alertAdmins({ kind: 'orphaned', subscription: sub, run: claim.run }));
     }
   }
 
@@ -299,6 +290,15 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   async function afterRun(sub: DigestSubscription, run: DigestRun, result: RunResult): Promise<void> {
     const quietly = (p: Promise<unknown>, what: string) =>
       p.catch((err: unknown) => logger?.error({ err, runId: run.id }, what));
+    if (result.kind === 'unknown') {
+      // Not posted again, and the history cannot tell whether it was: the admins look.
+      if (result.checkAt === null)
+        await quietly(
+          publisher.alertAdmins({ kind: 'unverified', subscription: sub, run: result.run }),
+          'digest alert not delivered',
+        );
+      return;
+    }
     if (result.kind === 'posted') {
       const noticeTs = result.run.noticeTs;
       if (noticeTs !== null)
@@ -391,10 +391,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   return {
     instanceId,
     start: () => loop.start(),
-    async stop() {
-      await loop.stop();
-      await Promise.allSettled([...background]);
-    },
+    stop: () => loop.stop(),
     reschedule: () => arm(),
     async runNow(subscriptionId, userId, newestRunId) {
       const sub = await digests.get(subscriptionId);
@@ -440,13 +437,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       return start(sub, run, true);
     },
     nextRunAt: (sub) => nextRunAfter(sub, clock.now()),
-    async idle() {
-      for (;;) {
-        await loop.idle();
-        if (background.size === 0) return;
-        await Promise.allSettled([...background]);
-      }
-    },
+    idle: () => loop.idle(),
     settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
   };

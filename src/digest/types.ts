@@ -51,8 +51,11 @@ export type DigestAlert =
       error: unknown;
       nextAttemptAt: Date | null;
     }
-  /** platdesk stopped between sending the digest to Slack and recording it: not re-posted. */
-  | { kind: 'orphaned'; subscription: DigestSubscription; run: DigestRun };
+  /**
+   * Slack's answer to the digest's post was unclear (or platdesk stopped while posting) and the
+   * channel's history, which would tell, cannot be read: it is not posted again.
+   */
+  | { kind: 'unverified'; subscription: DigestSubscription; run: DigestRun };
 
 /**
  * The cost cap's estimate of a run (runner.ts): what its calls already cost and what remains.
@@ -78,8 +81,17 @@ export interface DigestApprovalRequest {
 }
 
 export interface DigestPublisher {
-  /** Posts the digest in the subscription's channel, or replaces message `replaceTs`; returns its ts. */
+  /**
+   * Posts the digest in the subscription's channel with its key (posted-once.ts digestPostKey) in
+   * the message metadata, or replaces message `replaceTs`; returns its ts. A new post is sent
+   * once: an unclear answer throws PostOutcomeUnknownError.
+   */
   postDigest(post: DigestPost, replaceTs: string | null): Promise<string>;
+  /**
+   * The ts of the digest's message if the channel's history holds its key (an earlier post
+   * reached Slack), else null; HistoryUnreadableError when the history cannot be read.
+   */
+  findDigest(post: DigestPost): Promise<string | null>;
   /** "Run now": posts or updates the progress message (page k of n; null before the first page). */
   postProgress(
     subscription: DigestSubscription,

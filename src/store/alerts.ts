@@ -223,19 +223,9 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           return { claimed: true, check: toCheck(created), how: 'new' };
         }
         const how = await runs.claimExisting(trx, row.id, lease);
-        if (how === 'takeover' || how === 'retry')
-          return { claimed: true, check: await mustCheck(trx, row.id), how };
-        const orphaned = how === 'orphaned';
-        // The orders such a post carried are not posted again (a double alert is worse than an
-        // admin alert).
-        if (orphaned)
-          await trx
-            .updateTable('alert_orders')
-            .set({ state: 'unknown' })
-            .where('check_id', '=', row.id)
-            .where('state', '=', 'pending')
-            .execute();
-        return { claimed: false, check: orphaned ? await mustCheck(trx, row.id) : toCheck(row), orphaned };
+        return how === null
+          ? { claimed: false, check: await mustCheck(trx, row.id) }
+          : { claimed: true, check: await mustCheck(trx, row.id), how };
       }),
     check: (id) => checkOf(db, id),
     async checkAt(sub, slotAt) {
@@ -259,7 +249,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         .selectAll()
         .where((eb) =>
           eb.or([
-            eb.and([eb('state', '=', 'failed'), eb('next_attempt_at', 'is not', null)]),
+            eb.and([eb('state', 'in', ['failed', 'unknown']), eb('next_attempt_at', 'is not', null)]),
             eb('state', 'in', ['running', 'posting']),
           ]),
         )
@@ -282,12 +272,20 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       db.transaction().execute(async (trx) => {
         if (!(await runs.holdRunning(trx, checkId, lease))) return null;
         const check = await mustCheck(trx, checkId);
-        // Adopt the subscription's pending rows left by an earlier attempt.
+        // Adopt the subscription's pending rows left by an earlier attempt, but not those of a
+        // check whose post is in doubt: that check posts them, or finds them posted.
         await trx
           .updateTable('alert_orders')
           .set({ check_id: checkId })
           .where('subscription_id', '=', check.subscriptionId)
           .where('state', '=', 'pending')
+          .where('check_id', 'not in', (eb) =>
+            eb
+              .selectFrom('alert_checks')
+              .select('id')
+              .where('subscription_id', '=', check.subscriptionId)
+              .where('state', 'in', ['posting', 'unknown']),
+          )
           .execute();
         for (const [seq, o] of orders.entries()) {
           await trx
@@ -330,6 +328,20 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_orders')
             .set({ state: 'alerted', message_ts: ts })
+            .where('check_id', '=', id)
+            .where('state', '=', 'pending')
+            .execute();
+        return true;
+      }),
+    markUnknown: (id, holder, unknown) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await runs.markUnknown(trx, id, holder, unknown))) return false;
+        // Given up: the orders it carried are never posted again (a double alert is worse than an
+        // admin asked to look).
+        if (unknown.checkAt === null)
+          await trx
+            .updateTable('alert_orders')
+            .set({ state: 'unknown' })
             .where('check_id', '=', id)
             .where('state', '=', 'pending')
             .execute();

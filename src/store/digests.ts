@@ -183,10 +183,9 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         const row = await scheduledRow(trx, input.subscriptionId, input.localDate);
         if (!row) return { claimed: true, run: await newRun(trx, 'scheduled', input, lease), how: 'new' };
         const how = await runs.claimExisting(trx, row.id, lease);
-        if (how === 'takeover' || how === 'retry')
-          return { claimed: true, run: await mustRun(trx, row.id), how };
-        const orphaned = how === 'orphaned';
-        return { claimed: false, run: orphaned ? await mustRun(trx, row.id) : toRun(row), orphaned };
+        return how === null
+          ? { claimed: false, run: await mustRun(trx, row.id) }
+          : { claimed: true, run: await mustRun(trx, row.id), how };
       }),
     createManual: (input, lease, newestRunId) =>
       newestRunId === undefined
@@ -246,6 +245,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         return true;
       }),
     markPosted: (runId, holder, messageTs, now) => runs.markPosted(db, runId, holder, messageTs, now),
+    markUnknown: (runId, holder, unknown) => runs.markUnknown(db, runId, holder, unknown),
     markFailed: runs.markFailed,
     awaitApproval: runs.awaitApproval,
     claimApproved: (runId, lease, approvedBy) =>

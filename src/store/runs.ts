@@ -7,14 +7,16 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from './schema.js';
-import type {
-  ExistingRunClaim,
-  HeldLease,
-  Lease,
-  LeasedRun,
-  LeasedRunState,
-  RunFailure,
-  RunHolder,
+import {
+  type ExistingRunClaim,
+  type HeldLease,
+  type Lease,
+  type LeasedRun,
+  type LeasedRunState,
+  POST_SETTLE_MS,
+  type RunFailure,
+  type RunHolder,
+  type UnknownPost,
 } from './store.js';
 
 /** The tables holding leased runs (a fixed list: the name is an identifier in the SQL). */
@@ -91,6 +93,8 @@ export interface LeasedRuns {
   ): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
   markFailed(id: number, holder: RunHolder, failure: RunFailure): Promise<boolean>;
+  /** posting → unknown (Slack's answer was unclear), releasing the lease; see UnknownPost. */
+  markUnknown(db: Executor, id: number, holder: RunHolder, unknown: UnknownPost): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
   awaitApproval(id: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second caller gets false). */
@@ -107,7 +111,7 @@ async function changedOne(db: Executor, query: RawBuilder<unknown>): Promise<boo
 
 /**
  * `orphanError` is what an operator reads on a run whose post was interrupted (it names what was
- * being posted).
+ * being posted) until its history check runs.
  */
 export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError: string): LeasedRuns {
   const table = sql.table(name);
@@ -135,15 +139,22 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         )
       )
         return 'retry';
+      // Posted once (digest/posted-once.ts): a holder that stopped while posting leaves the post
+      // unknown; its history check is due once a request it may still have had in flight has landed.
+      await sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
+          next_attempt_at = lease_expires_at + ${POST_SETTLE_MS}, updated_at = ${now},
+          last_error = ${orphanError}
+        WHERE id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`.execute(trx);
       if (
         await changedOne(
           trx,
-          sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
-            updated_at = ${now}, last_error = ${orphanError}
-          WHERE id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`,
+          sql`UPDATE ${table} SET state = 'posting', lease_owner = ${lease.owner},
+            lease_expires_at = ${expires}, attempts = attempts + 1, epoch = epoch + 1,
+            next_attempt_at = NULL, updated_at = ${now}
+          WHERE id = ${id} AND state = 'unknown' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
         )
       )
-        return 'orphaned';
+        return 'verify';
       return null;
     },
     renew(id, lease) {
@@ -206,6 +217,16 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
           next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
           lease_expires_at = NULL, updated_at = ${at}
         WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state IN ('running', 'posting')`,
+      );
+    },
+    markUnknown(trx, id, holder, unknown) {
+      const at = unknown.now.getTime();
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET state = 'unknown', last_error = ${unknown.error.slice(0, ERROR_MAX)},
+          next_attempt_at = ${unknown.checkAt?.getTime() ?? null}, lease_owner = NULL,
+          lease_expires_at = NULL, updated_at = ${at}
+        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
       );
     },
     awaitApproval(id, holder, estimatePoints, now) {

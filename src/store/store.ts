@@ -486,7 +486,10 @@ export interface LeasedRun {
   attempts: number;
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
-  /** Set while failed and a retry is planned; null once given up. */
+  /**
+   * Set while failed and a retry is planned, or while unknown and the history check is planned;
+   * null once given up (unknown with no check: the history could not be read, admins were told).
+   */
   nextAttemptAt: Date | null;
   lastError: string | null;
   /** The message the run posted. */
@@ -502,6 +505,14 @@ export interface LeasedRun {
   epoch: number;
 }
 
+/** A post whose outcome Slack left unclear. */
+export interface UnknownPost {
+  error: string;
+  /** When to read the channel's history for the post's key; null: it cannot be read (given up). */
+  checkAt: Date | null;
+  now: Date;
+}
+
 export interface RunFailure {
   error: string;
   /** When to retry; null gives up. */
@@ -510,15 +521,24 @@ export interface RunFailure {
 }
 
 /**
- * How an existing run was claimed: taken over (its holder's lease expired while running), taken
- * for its due retry, found orphaned (its lease expired while posting: now 'unknown'; exactly one
- * claimer sees this), or not at all (someone holds it, or it is finished or waiting).
+ * How long after an unclear post, or after the lease of a holder that stopped while posting, the
+ * channel's history is read for the post's key (digest/posted-once.ts): a request still on its
+ * way to Slack has landed by then, so "not in the history" means it never will be.
  */
-export type ExistingRunClaim = 'takeover' | 'retry' | 'orphaned' | null;
+export const POST_SETTLE_MS = 30_000;
 
 /**
- * Whether a claim could take the run now: its holder's lease has expired (a takeover, or an
- * orphaned post to mark), or its retry is due. Lets a scheduler skip a write transaction.
+ * How an existing run was claimed: taken over (its holder's lease expired while running), taken
+ * for its due retry, taken to verify a post whose outcome is unknown (state 'posting': the holder
+ * reads the channel's history for the post's key before posting), or not at all (someone holds
+ * it, or it is finished or waiting). A 'posting' run whose holder's lease expired becomes
+ * 'unknown' with its check due POST_SETTLE_MS after that lease.
+ */
+export type ExistingRunClaim = 'takeover' | 'retry' | 'verify' | null;
+
+/**
+ * Whether a claim could change the run now: its holder's lease has expired (a takeover, or a post
+ * left unknown), or its retry or history check is due. Lets a scheduler skip a write transaction.
  */
 export function claimable(run: LeasedRun, nowMs: number): boolean {
   switch (run.state) {
@@ -526,6 +546,7 @@ export function claimable(run: LeasedRun, nowMs: number): boolean {
     case 'posting':
       return run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= nowMs;
     case 'failed':
+    case 'unknown':
       return run.nextAttemptAt !== null && run.nextAttemptAt.getTime() <= nowMs;
     default:
       return false;
@@ -599,14 +620,13 @@ export interface NewDigestRun {
 }
 
 export type RunClaim =
-  /** The caller holds the run now. `how`: first execution, lease takeover, or a due retry. */
-  | { claimed: true; run: DigestRun; how: 'new' | 'takeover' | 'retry' }
   /**
-   * Someone else holds it, or it is finished, waiting for approval or for its retry. `orphaned`:
-   * this claim found a post interrupted by a crash and marked it 'unknown' (exactly one claimer
-   * sees this, so exactly one alert is sent).
+   * The caller holds the run now. `how`: first execution, lease takeover, a due retry, or a
+   * history check of a post left unknown ('verify': the run is 'posting').
    */
-  | { claimed: false; run: DigestRun; orphaned: boolean };
+  | { claimed: true; run: DigestRun; how: 'new' | 'takeover' | 'retry' | 'verify' }
+  /** Someone else holds it, or it is finished, waiting for approval, a retry or a history check. */
+  | { claimed: false; run: DigestRun };
 
 export interface DigestStore {
   add(input: NewDigestSubscription): Promise<DigestSubscription>;
@@ -654,6 +674,8 @@ export interface DigestStore {
   markPosting(runId: number, lease: HeldLease, summaryJson: string): Promise<boolean>;
   /** posting → posted. */
   markPosted(runId: number, holder: RunHolder, messageTs: string, now: Date): Promise<boolean>;
+  /** posting → unknown: Slack's answer to the post was unclear (digest/posted-once.ts). */
+  markUnknown(runId: number, holder: RunHolder, unknown: UnknownPost): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
   markFailed(
     runId: number,
@@ -769,8 +791,8 @@ export interface AlertOrder extends AlertOrderFacts {
 }
 
 export type AlertCheckClaim =
-  | { claimed: true; check: AlertCheck; how: 'new' | 'takeover' | 'retry' }
-  | { claimed: false; check: AlertCheck; orphaned: boolean };
+  | { claimed: true; check: AlertCheck; how: 'new' | 'takeover' | 'retry' | 'verify' }
+  | { claimed: false; check: AlertCheck };
 
 export type ClaimOrderResult =
   | { ok: true; order: AlertOrder }
@@ -785,9 +807,10 @@ export interface AlertStore {
 
   /**
    * Claims the check of (subscription, slot): creates it, takes over a 'running' one whose lease
-   * expired, or takes a 'failed' one whose retry is due. A 'posting' one whose lease expired is
-   * marked 'unknown' (orphaned: exactly one claimer sees it). Creating a check gives up the
-   * retries of the subscription's older failed checks (the new check reads everything anew).
+   * expired, takes a 'failed' one whose retry is due, or an 'unknown' one whose history check is
+   * due ('verify'; a 'posting' one whose lease expired becomes 'unknown' first, runs.ts). Creating
+   * a check gives up the retries of the subscription's older failed checks (the new check reads
+   * everything anew).
    */
   claimCheck(
     input: { subscriptionId: number; slotAt: Date; localDate: string },
@@ -797,7 +820,7 @@ export interface AlertStore {
   checkAt(subscriptionId: number, slotAt: Date): Promise<AlertCheck | null>;
   /** The newest check that fetched (posted), for the next estimate. */
   lastPosted(subscriptionId: number): Promise<AlertCheck | null>;
-  /** Checks that wait for a retry or a lease expiry (for the scheduler's timer). */
+  /** Checks that wait for a retry, a history check or a lease expiry (for the scheduler's timer). */
   openChecks(): Promise<AlertCheck[]>;
   /** Points charged by the subscription's checks of a local date. */
   spentOn(subscriptionId: number, localDate: string): Promise<number>;
@@ -806,7 +829,8 @@ export interface AlertStore {
   addCharge(checkId: number, points: number, calls: number): Promise<void>;
   /**
    * Records orders found by a check as 'pending' (an order that already has a row is left
-   * alone) and adopts the subscription's pending rows left by an earlier attempt; returns every
+   * alone) and adopts the subscription's pending rows left by an earlier attempt (not those of a
+   * check whose post is in doubt: 'posting' or 'unknown', it posts them or finds them); returns every
    * pending row, most urgent first. Only the holder's call counts: false lease → null.
    */
   recordPending(
@@ -818,6 +842,11 @@ export interface AlertStore {
   markPosting(checkId: number, lease: HeldLease): Promise<boolean>;
   /** posting → posted; the pending rows become 'alerted' with the message (null: nothing was new). */
   markPosted(checkId: number, holder: RunHolder, messageTs: string | null, now: Date): Promise<boolean>;
+  /**
+   * posting → unknown (digest/posted-once.ts). Given up (`checkAt` null): its pending rows become
+   * 'unknown', so no later check posts them again.
+   */
+  markUnknown(checkId: number, holder: RunHolder, unknown: UnknownPost): Promise<boolean>;
   markFailed(
     checkId: number,
     holder: RunHolder,

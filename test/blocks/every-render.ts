@@ -14,8 +14,8 @@ import {
   renderAlertFailure,
   renderAlertHelp,
   renderAlertList,
-  renderAlertOrphaned,
   renderAlertReminder,
+  renderAlertUnverified,
   renderClaimRefusal,
 } from '../../src/blocks/alerts.js';
 import {
@@ -800,8 +800,8 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       }),
     ),
     m(
-      'digest-alert-orphaned',
-      renderDigestAlert(w, { kind: 'orphaned', subscription: SUB, run: makeDigestRun() }),
+      'digest-alert-unverified',
+      renderDigestAlert(w, { kind: 'unverified', subscription: SUB, run: makeDigestRun() }),
     ),
     m(
       'digest-approval',
@@ -913,7 +913,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         capPoints: 200,
       }),
     ),
-    m('alert-orphaned', renderAlertOrphaned(w, ALERT_SUB, ALERT_CHECK)),
+    m('alert-unverified', renderAlertUnverified(w, ALERT_SUB, ALERT_CHECK)),
     m(
       'alert-refused-claim',
       renderClaimRefusal(w, ALERT_SUB, alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }), 'claim'),

@@ -7,6 +7,7 @@
  */
 
 import { WebClient } from '@slack/web-api';
+import type { AlertPublisher } from '../../src/alerts/types.js';
 import {
   createDigestScheduler,
   type DigestScheduler,
@@ -15,6 +16,7 @@ import {
 import type { PriceOf } from '../../src/digest/types.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
+import { createSlackAlertPublisher } from '../../src/slack/alerts/publisher.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
 import { createChargeRecorder } from '../../src/store/ledger.js';
 import type { DigestSubscription, Store } from '../../src/store/store.js';
@@ -35,6 +37,8 @@ export interface RigOptions {
   engine?: EngineName;
   /** Each instance opens its own store on the database; default: they share the first store. */
   shared?: boolean;
+  /** Past this a digest or alert post is unknown (publisher postTimeoutMs). */
+  postTimeoutMs?: number;
   plat?: Omit<PlatHarnessOptions, 'sandbox'>;
 }
 
@@ -47,6 +51,10 @@ export interface DigestRig {
   clock: FakeClock;
   plat: PlatHarness;
   fake: FakeSlack;
+  /** The WebClient the publishers use (no automatic retries). */
+  slack: WebClient;
+  /** The ship-by alert publisher on the same client (for alert schedulers built beside the digest one). */
+  alertPublisher: AlertPublisher;
   /** The first instance (created by startDigestRig). */
   store: Store;
   scheduler: DigestScheduler;
@@ -75,14 +83,31 @@ export async function startDigestRig(
     ...options.plat,
     sandbox: { now: () => clock.now() },
   });
-  const fake = await startSlackApiServer();
+  // Message ts values on the fake clock, as Slack's follow real time.
+  const fake = await startSlackApiServer({ now: () => clock.now() });
   const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
   const logger = quietLogger();
   const admins = async () => [ADMIN];
   // Every admin and channel reads English here; test/slack/i18n.test.ts covers the languages.
   const language = { user: async () => en, channel: async () => en };
   const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
-  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, language, logger });
+  const timeout = options.postTimeoutMs !== undefined ? { postTimeoutMs: options.postTimeoutMs } : {};
+  const publisher = createSlackDigestPublisher({
+    client: slack,
+    alerts,
+    admins,
+    language,
+    logger,
+    ...timeout,
+  });
+  const alertPublisher = createSlackAlertPublisher({
+    client: slack,
+    alerts,
+    admins,
+    language,
+    logger,
+    ...timeout,
+  });
   const db = await testDatabase(options.engine ?? 'sqlite');
   const schedulers: DigestScheduler[] = [];
   const openStore = () => db.open({ clock: { now: () => clock.now() } });
@@ -126,6 +151,8 @@ export async function startDigestRig(
     clock,
     plat,
     fake,
+    slack,
+    alertPublisher,
     store: first.store,
     scheduler: first.scheduler,
     instance,

@@ -15,11 +15,12 @@ import type { AlertSubscription } from '../../src/store/store.js';
 /** A publisher that posts nothing anywhere: only the check's calls and charges are measured. */
 export const quietAlertPublisher: AlertPublisher = {
   postAlert: async () => '1.1',
+  findAlert: async () => null,
   updateAlert: async () => {},
   remind: async () => {},
   postFailure: async () => '1.2',
   askApproval: async () => {},
-  alertOrphaned: async () => {},
+  alertUnverified: async () => {},
 };
 
 /** Claims the check of `sub` for the slot at `now()` and runs it. */

@@ -14,6 +14,16 @@
  * or use `retryAfter: 0` with `retryConfig: { retries: 1, minTimeout: 0 }` (p-retry otherwise waits
  * at least 1 s between attempts) to exercise the retry path quickly.
  *
+ * Messages: chat.postMessage stores the message (with its `metadata`) in its channel (a DM by user
+ * id in `D…`, the id conversations.open answers), chat.update and chat.delete change it, and
+ * conversations.history answers from the store as Slack documents it
+ * (https://docs.slack.dev/reference/methods/conversations.history): newest first, `oldest` /
+ * `latest` / `inclusive`, `limit` and a `next_cursor`, only channel-level messages (a thread's
+ * parent carries `reply_count`), and `metadata` only with `include_all_metadata=true`. Message ts
+ * values are the server clock's seconds (`options.now`, default Date.now) and a sequence number.
+ * `fault(method, kind)` injects what a post with an unclear outcome meets: the message is stored,
+ * then the connection is cut, or a 500 is answered, or nothing is answered at all.
+ *
  * Socket Mode (`fake.socket`): `apps.connections.open`, called with an app-level token (`Bearer xapp-…`),
  * answers `{ ok: true, url: 'ws://127.0.0.1:PORT/socket' }`, a `ws` WebSocketServer on this server.
  * What @slack/socket-mode 3 (SocketModeClient.js, SlackWebSocket.js) expects of that socket:
@@ -60,6 +70,20 @@ export type SlackFailure =
   | { error: 'ratelimited'; status?: 429; retryAfter?: number }
   /** `{ ok: false, error }` with HTTP 200 (how Slack reports method errors), or `status` if given. */
   | { error: string; status?: number; retryAfter?: number };
+
+/**
+ * What happens after the method did its work (a message is stored): the connection is cut with no
+ * answer, HTTP 500 `internal_error` is answered, or no answer comes at all (the client times out).
+ */
+export type SlackFault = 'accept-then-cut' | 'store-then-500' | 'timeout';
+
+/** A message as conversations.history answers it. */
+export interface StoredMessage extends Record<string, unknown> {
+  ts: string;
+  text: string;
+  thread_ts?: string;
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
+}
 
 /** A fixed answer, or one computed from the call; `ok: true` is added unless the answer sets `ok`. */
 export type SlackAnswer = Record<string, unknown> | ((call: SlackCall) => Record<string, unknown>);
@@ -138,6 +162,10 @@ export interface FakeSlack {
    * `retryConfig: { retries: 0 }`.
    */
   failNext(method: string, failure: SlackFailure, times?: number): void;
+  /** The next `times` calls to `method` do their work, then meet `fault` (see SlackFault). */
+  fault(method: string, fault: SlackFault, times?: number): void;
+  /** The channel-level messages of a channel (a DM: the `D…` id or the user id), oldest first. */
+  messages(channel: string): StoredMessage[];
   /** Replaces the default answer of `method` until `reset()`. */
   setResponse(method: string, answer: SlackAnswer): void;
   /** Delays the answers of `method` by `ms` until `reset()` (a slow Slack). */
@@ -147,7 +175,7 @@ export interface FakeSlack {
    * as Slack answers for an English workspace) until `reset()`.
    */
   setLocale(userId: string, locale: string): void;
-  /** Forgets calls, pending failures, answers and delays. */
+  /** Forgets calls, pending failures and faults, answers, delays and messages. */
   reset(): void;
   /** The Socket Mode WebSocket endpoint (see the file comment). */
   readonly socket: FakeSocketMode;
@@ -275,11 +303,31 @@ function messageOf(call: SlackCall, ts: string): Record<string, unknown> {
   if (body.blocks !== undefined) message.blocks = body.blocks;
   if (body.attachments !== undefined) message.attachments = body.attachments;
   if (typeof body.thread_ts === 'string') message.thread_ts = body.thread_ts;
+  if (isMetadata(body.metadata)) message.metadata = body.metadata;
   return message;
 }
 
-export async function startSlackApiServer(): Promise<FakeSlack> {
+function isMetadata(value: unknown): value is NonNullable<StoredMessage['metadata']> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { event_type?: unknown }).event_type === 'string' &&
+    typeof (value as { event_payload?: unknown }).event_payload === 'object'
+  );
+}
+
+/** Where Slack keeps a message sent to a user id: the app's DM with them (as conversations.open answers). */
+const conversationOf = (channel: string) => (/^[UW]/.test(channel) ? `D${channel.slice(1)}` : channel);
+
+const tsValue = (ts: string) => Number(ts);
+
+export async function startSlackApiServer(options: { now?: () => number } = {}): Promise<FakeSlack> {
+  const clock = options.now ?? Date.now;
   const calls: SlackCall[] = [];
+  const faults = new Map<string, SlackFault[]>();
+  /** Messages by conversation, oldest first; replies are kept beside their parents. */
+  const stored = new Map<string, StoredMessage[]>();
+  const held = new Set<ServerResponse>();
   const failures = new Map<string, SlackFailure[]>();
   const answers = new Map<string, SlackAnswer>();
   const delays = new Map<string, number>();
@@ -287,8 +335,50 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
   const waiters = new Set<Waiter>();
   let seq = 0;
   let responseSeq = 0;
-  /** Message ts values increase with every message posted, as Slack's do. */
-  const nextTs = () => `1700000000.${String(++seq).padStart(6, '0')}`;
+  /** Message ts values increase with every message posted, as Slack's do (the clock's seconds). */
+  const nextTs = () => `${Math.floor(clock() / 1000)}.${String(++seq).padStart(6, '0')}`;
+  const conversation = (channel: string): StoredMessage[] => {
+    const id = conversationOf(channel);
+    const list = stored.get(id) ?? [];
+    stored.set(id, list);
+    return list;
+  };
+  const history = (call: SlackCall): Record<string, unknown> => {
+    const b = call.body;
+    const inclusive = String(b.inclusive) === 'true' || String(b.inclusive) === '1';
+    const oldest = b.oldest === undefined ? Number.NEGATIVE_INFINITY : Number(b.oldest);
+    const latest = b.latest === undefined ? Number.POSITIVE_INFINITY : Number(b.latest);
+    const withMetadata = String(b.include_all_metadata) === 'true' || String(b.include_all_metadata) === '1';
+    const limit = Math.min(999, Math.max(1, Number(b.limit ?? 100) || 100));
+    const offset =
+      typeof b.cursor === 'string' && b.cursor !== ''
+        ? Number(Buffer.from(b.cursor, 'base64').toString())
+        : 0;
+    const all = conversation(str(b.channel, SLACK.channelId));
+    const inWindow = all
+      .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
+      .filter((m) => {
+        const t = tsValue(m.ts);
+        return (inclusive ? t >= oldest : t > oldest) && (inclusive ? t <= latest : t < latest);
+      })
+      .reverse();
+    const page = inWindow.slice(offset, offset + limit).map((m) => {
+      const replies = all.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts).length;
+      const { metadata, ...rest } = m;
+      return {
+        ...rest,
+        ...(replies > 0 ? { thread_ts: m.ts, reply_count: replies } : {}),
+        ...(withMetadata && metadata ? { metadata } : {}),
+      };
+    });
+    const more = offset + limit < inWindow.length;
+    return {
+      messages: page,
+      has_more: more,
+      pin_count: 0,
+      response_metadata: { next_cursor: more ? Buffer.from(String(offset + limit)).toString('base64') : '' },
+    };
+  };
   const nextId = (prefix: string) => `${prefix}${String(++seq).padStart(8, '0')}`;
   let origin = '';
 
@@ -304,11 +394,21 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
     }),
     'chat.postMessage': (call) => {
       const ts = nextTs();
-      return { channel: str(call.body.channel, SLACK.channelId), ts, message: messageOf(call, ts) };
+      const channel = conversationOf(str(call.body.channel, SLACK.channelId));
+      const message = messageOf(call, ts);
+      conversation(channel).push(message as StoredMessage);
+      return { channel, ts, message };
     },
+    'conversations.history': (call) => history(call),
     'chat.postEphemeral': () => ({ message_ts: nextTs() }),
     'chat.update': (call) => {
       const ts = str(call.body.ts, SLACK.messageTs);
+      const kept = conversation(str(call.body.channel, SLACK.channelId)).find((m) => m.ts === ts);
+      if (kept) {
+        kept.text = str(call.body.text, '');
+        if (call.body.blocks !== undefined) kept.blocks = call.body.blocks;
+        if (isMetadata(call.body.metadata)) kept.metadata = call.body.metadata;
+      }
       return {
         channel: str(call.body.channel, SLACK.channelId),
         ts,
@@ -316,10 +416,12 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
         message: messageOf(call, ts),
       };
     },
-    'chat.delete': (call) => ({
-      channel: str(call.body.channel, SLACK.channelId),
-      ts: str(call.body.ts, ''),
-    }),
+    'chat.delete': (call) => {
+      const list = conversation(str(call.body.channel, SLACK.channelId));
+      const at = list.findIndex((m) => m.ts === call.body.ts);
+      if (at >= 0) list.splice(at, 1);
+      return { channel: str(call.body.channel, SLACK.channelId), ts: str(call.body.ts, '') };
+    },
     'chat.unfurl': () => ({}),
     'chat.getPermalink': (call) => ({
       channel: str(call.body.channel, SLACK.channelId),
@@ -497,7 +599,22 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
     }
     const answer = answers.get(method);
     const computed = typeof answer === 'function' ? answer(call) : (answer ?? defaults[method]?.(call) ?? {});
-    send(res, 200, { ok: true, ...computed });
+    const fault = faults.get(method)?.shift();
+    if (faults.get(method)?.length === 0) faults.delete(method);
+    switch (fault) {
+      case 'accept-then-cut':
+        res.socket?.destroy();
+        return;
+      case 'store-then-500':
+        send(res, 500, { ok: false, error: 'internal_error' });
+        return;
+      case 'timeout':
+        // Never answered; ended by close().
+        held.add(res);
+        return;
+      default:
+        send(res, 200, { ok: true, ...computed });
+    }
   }
 
   const server = createServer((req, res) => {
@@ -553,6 +670,15 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
       for (let i = 0; i < times; i++) queue.push(failure);
       failures.set(method, queue);
     },
+    fault(method, fault, times = 1) {
+      const queue = faults.get(method) ?? [];
+      for (let i = 0; i < times; i++) queue.push(fault);
+      faults.set(method, queue);
+    },
+    messages: (channel) =>
+      conversation(channel)
+        .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
+        .map((m) => ({ ...m })),
     setResponse: (method, answer) => void answers.set(method, answer),
     setDelay: (method, ms) => void delays.set(method, ms),
     setLocale: (userId, locale) => void locales.set(userId, locale),
@@ -560,6 +686,8 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
       locales.clear();
       calls.length = 0;
       failures.clear();
+      faults.clear();
+      stored.clear();
       answers.clear();
       delays.clear();
     },
@@ -570,6 +698,8 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
       waiters.clear();
       // Upgraded sockets keep the HTTP server open: end the WebSocket links first.
       socket.close();
+      for (const res of held) res.destroy();
+      held.clear();
       // fetch keeps connections alive; close them so close() does not wait for their idle timeout.
       server.closeAllConnections();
       return new Promise<void>((resolve, reject) =>

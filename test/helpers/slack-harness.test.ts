@@ -416,3 +416,85 @@ describe('Bolt 5 construction facts (auth.test, default receiver)', () => {
     }
   });
 });
+
+describe('the stand-in keeps messages: conversations.history and the unclear-outcome faults', () => {
+  let fake: FakeSlack;
+  let at = Date.parse('2026-11-20T01:00:00Z');
+  const noRetry = () =>
+    new WebClient(TOKEN, {
+      slackApiUrl: fake.apiUrl,
+      retryConfig: { retries: 0 },
+      timeout: 300,
+      logLevel: LogLevel.ERROR,
+    });
+  beforeEach(async () => {
+    at = Date.parse('2026-11-20T01:00:00Z');
+    fake = await startSlackApiServer({ now: () => at });
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it('answers history newest first within oldest/latest, a page at a time, with replies counted on the parent', async () => {
+    const client = noRetry();
+    const ts: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ts.push((await client.chat.postMessage({ channel: 'C1', text: `m${i}` })).ts ?? '');
+      at += 10_000;
+    }
+    expect(ts[0]?.startsWith(String(Date.parse('2026-11-20T01:00:00Z') / 1000))).toBe(true);
+    await client.chat.postMessage({ channel: 'C1', text: 'reply', thread_ts: ts[1] as string });
+    await client.chat.postMessage({ channel: 'C2', text: 'elsewhere' });
+    const first = await client.conversations.history({
+      channel: 'C1',
+      oldest: ts[1] as string,
+      inclusive: true,
+      limit: 2,
+    });
+    expect(first.messages?.map((m) => m.text)).toEqual(['m4', 'm3']);
+    expect(first.has_more).toBe(true);
+    const cursor = first.response_metadata?.next_cursor as string;
+    const second = await client.conversations.history({
+      channel: 'C1',
+      oldest: ts[1] as string,
+      inclusive: true,
+      limit: 2,
+      cursor,
+    });
+    expect(second.messages?.map((m) => [m.text, m.reply_count])).toEqual([
+      ['m2', undefined],
+      ['m1', 1],
+    ]);
+    expect(second.has_more).toBe(false);
+    const exclusive = await client.conversations.history({
+      channel: 'C1',
+      oldest: ts[1] as string,
+      latest: ts[3] as string,
+    });
+    expect(exclusive.messages?.map((m) => m.text)).toEqual(['m2']);
+    expect(fake.messages('C1')).toHaveLength(5);
+  });
+
+  it('a DM by user id is kept in the D… conversation conversations.open answers', async () => {
+    const client = noRetry();
+    const posted = await client.chat.postMessage({ channel: SLACK.userId, text: 'hi' });
+    const im = await client.conversations.open({ users: SLACK.userId });
+    expect(posted.channel).toBe(im.channel?.id);
+    expect((await client.conversations.history({ channel: im.channel?.id as string })).messages).toHaveLength(
+      1,
+    );
+    expect(fake.messages(SLACK.userId)).toHaveLength(1);
+  });
+
+  it.each([
+    ['accept-then-cut', ErrorCode.RequestError],
+    ['store-then-500', ErrorCode.HTTPError],
+    ['timeout', ErrorCode.RequestError],
+  ] as const)('%s: the message is stored and the client sees %s', async (fault, code) => {
+    fake.fault('chat.postMessage', fault);
+    await expect(noRetry().chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({ code });
+    expect(fake.messages('C1').map((m) => m.text)).toEqual(['x']);
+    // Once: the next post is answered.
+    expect((await noRetry().chat.postMessage({ channel: 'C1', text: 'y' })).ok).toBe(true);
+  });
+});

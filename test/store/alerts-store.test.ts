@@ -4,7 +4,13 @@
  * crash), claim once, reminder once, a post interrupted by a crash never repeated.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AlertOrderFacts, HeldLease, Lease, Store } from '../../src/store/store.js';
+import {
+  type AlertOrderFacts,
+  type HeldLease,
+  type Lease,
+  POST_SETTLE_MS,
+  type Store,
+} from '../../src/store/store.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
 import { ENGINES, type EngineName, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
@@ -103,26 +109,49 @@ describe.each(ENGINES)('alert store on %s', (name) => {
     ).toEqual([]);
   });
 
-  it('a crash while posting: the check is marked unknown once and its orders are not posted again', async () => {
+  it('a crash while posting: unknown after the lease, its history check due after the grace; a later check leaves its orders alone', async () => {
     const { store } = await setup();
     const a = await store.alerts.claimCheck(slot, lease('a', T0));
     await store.alerts.recordPending(a.check.id, held('a', T0, a.check.epoch), [order('s1', 2)]);
     expect(await store.alerts.markPosting(a.check.id, held('a', T0, a.check.epoch))).toBe(true);
-    const first = await store.alerts.claimCheck(slot, lease('b', T0 + 11 * MINUTE));
-    expect(first).toMatchObject({ claimed: false, orphaned: true });
-    expect(await store.alerts.claimCheck(slot, lease('c', T0 + 12 * MINUTE))).toMatchObject({
-      orphaned: false,
+    // Lease expired (T0 + 10 min), grace not yet run: unknown, nobody holds it.
+    expect(await store.alerts.claimCheck(slot, lease('b', T0 + 10 * MINUTE))).toMatchObject({
+      claimed: false,
     });
-    expect((await store.alerts.order(1, 's1'))?.state).toBe('unknown');
+    const unknown = await store.alerts.check(a.check.id);
+    expect(unknown).toMatchObject({ state: 'unknown', leaseOwner: null });
+    expect(unknown?.nextAttemptAt?.getTime()).toBe(T0 + 10 * MINUTE + POST_SETTLE_MS);
+    expect((await store.alerts.openChecks()).map((c) => c.id)).toEqual([a.check.id]);
+    // The next slot's check does not adopt the order of a check whose post is in doubt.
     const next = await store.alerts.claimCheck(
       { ...slot, slotAt: new Date(T0 + 60 * MINUTE) },
-      lease('b', T0 + 60 * MINUTE),
+      lease('c', T0 + 60 * MINUTE),
     );
     expect(
-      await store.alerts.recordPending(next.check.id, held('b', T0 + 60 * MINUTE, next.check.epoch), [
+      await store.alerts.recordPending(next.check.id, held('c', T0 + 60 * MINUTE, next.check.epoch), [
         order('s1', 2),
       ]),
     ).toEqual([]);
+    expect((await store.alerts.order(1, 's1'))?.checkId).toBe(a.check.id);
+    // Its history check: exactly one claimer, in 'posting'.
+    const verify = await store.alerts.claimCheck(slot, lease('b', T0 + 61 * MINUTE));
+    expect(verify).toMatchObject({ claimed: true, how: 'verify', check: { state: 'posting', attempts: 2 } });
+    expect((await store.alerts.claimCheck(slot, lease('d', T0 + 61 * MINUTE))).claimed).toBe(false);
+    // The history cannot be read: given up, and its orders are never posted again.
+    expect(
+      await store.alerts.markUnknown(
+        a.check.id,
+        { owner: 'b', epoch: verify.claimed ? verify.check.epoch : -1 },
+        {
+          error: 'history unreadable',
+          checkAt: null,
+          now: new Date(T0 + 61 * MINUTE),
+        },
+      ),
+    ).toBe(true);
+    expect((await store.alerts.order(1, 's1'))?.state).toBe('unknown');
+    expect(await store.alerts.check(a.check.id)).toMatchObject({ state: 'unknown', nextAttemptAt: null });
+    expect((await store.alerts.openChecks()).map((c) => c.id)).toEqual([next.check.id]);
   });
 
   it('claim once (the claimer again is fine), handled only by the claimer, shipped once, reminded once', async () => {

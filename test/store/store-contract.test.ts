@@ -18,13 +18,14 @@ import { openStore } from '../../src/store/engine.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { forPostgres, MIGRATIONS, migrate, StoreSchemaTooNewError } from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
-import type {
-  CapLimit,
-  Lease,
-  NewDigestRun,
-  NewLedgerEntry,
-  NewPendingLookup,
-  Store,
+import {
+  type CapLimit,
+  type Lease,
+  type NewDigestRun,
+  type NewLedgerEntry,
+  type NewPendingLookup,
+  POST_SETTLE_MS,
+  type Store,
 } from '../../src/store/store.js';
 import { ENGINES, type EngineName, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 import { type ClaimRaceInput, type ClaimRaceResults, runContender } from './claim-race.js';
@@ -626,10 +627,7 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(first).toMatchObject({ claimed: true, how: 'new' });
       expect(
         await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 9 * MINUTE)),
-      ).toMatchObject({
-        claimed: false,
-        orphaned: false,
-      });
+      ).toMatchObject({ claimed: false });
       // Manual runs do not count against the day.
       await store.digests.createManual(runInput(sub.id), lease('a', DT0));
       const takeover = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 10 * MINUTE));
@@ -662,6 +660,59 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(
         (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('c', DT0))).claimed,
       ).toBe(true);
+    });
+
+    it('posted once: an unclear post is unknown until its history check, which one claimer takes in posting', async () => {
+      const store = await open(fixedClock);
+      const sub = await subscribe(store);
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      expect(
+        await store.digests.markPosting(run.id, { ...lease('a', DT0), epoch: run.epoch }, '{"v":1}'),
+      ).toBe(true);
+      // Only the holder records the unclear outcome.
+      const unknown = { error: 'post outcome unknown', checkAt: new Date(DT0 + MINUTE), now: new Date(DT0) };
+      expect(await store.digests.markUnknown(run.id, { owner: 'b', epoch: run.epoch }, unknown)).toBe(false);
+      expect(await store.digests.markUnknown(run.id, { owner: 'a', epoch: run.epoch }, unknown)).toBe(true);
+      expect(await store.digests.run(run.id)).toMatchObject({
+        state: 'unknown',
+        leaseOwner: null,
+        summaryJson: '{"v":1}',
+      });
+      expect(
+        (await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + MINUTE - 1))).claimed,
+      ).toBe(false);
+      const verify = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + MINUTE));
+      expect(verify).toMatchObject({
+        claimed: true,
+        how: 'verify',
+        run: { state: 'posting', leaseOwner: 'b', attempts: 2 },
+      });
+      expect((await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + MINUTE))).claimed).toBe(
+        false,
+      );
+      const verifier = { owner: 'b', epoch: verify.claimed ? verify.run.epoch : -1 };
+      expect(
+        await store.digests.markPosted(run.id, verifier, '1795136400.000001', new Date(DT0 + MINUTE)),
+      ).toBe(true);
+
+      // A holder that stops while posting: unknown once its lease ends, checked POST_SETTLE_MS later.
+      const other = await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('a', DT0));
+      expect(
+        await store.digests.markPosting(other.run.id, { ...lease('a', DT0), epoch: other.run.epoch }, '{}'),
+      ).toBe(true);
+      expect(
+        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('b', DT0 + 10 * MINUTE)))
+          .claimed,
+      ).toBe(false);
+      const left = await store.digests.run(other.run.id);
+      expect(left).toMatchObject({ state: 'unknown', leaseOwner: null });
+      expect(left?.nextAttemptAt?.getTime()).toBe(DT0 + 10 * MINUTE + POST_SETTLE_MS);
+      expect(
+        await store.digests.claimScheduled(
+          runInput(sub.id, '2026-11-21'),
+          lease('b', DT0 + 10 * MINUTE + POST_SETTLE_MS),
+        ),
+      ).toMatchObject({ claimed: true, how: 'verify' });
     });
 
     it('a failed run is claimed again only when its retry is due, and never once given up', async () => {

@@ -85,7 +85,9 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
             ? t('shipAlert.answer.notFound')
             : result.kind === 'stopped'
               ? t('shipAlert.answer.stopped')
-              : t('shipAlert.answer.alreadyHandled');
+              : result.kind === 'unknown'
+                ? t('shipAlert.answer.unknown')
+                : t('shipAlert.answer.alreadyHandled');
     await respond({ replace_original: true, ...renderDigestAnswer(text) });
   });
 }

@@ -10,13 +10,14 @@ import {
   renderAlert,
   renderAlertApproval,
   renderAlertFailure,
-  renderAlertOrphaned,
   renderAlertReminder,
+  renderAlertUnverified,
 } from '../../blocks/alerts.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
+import { alertPostKey } from '../../digest/posted-once.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
-import { createAdminMessenger, postMessage } from '../scheduled-posts.js';
+import { createAdminMessenger, createKeyedPosts, postMessage } from '../scheduled-posts.js';
 
 export interface SlackAlertPublisherDeps {
   client: WebClient;
@@ -24,6 +25,8 @@ export interface SlackAlertPublisherDeps {
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   admins: () => Promise<readonly string[]>;
   logger: Pick<Logger, 'warn' | 'error'>;
+  /** Past this an alert's post is unknown (default KEYED_POST_TIMEOUT_MS). */
+  postTimeoutMs?: number;
 }
 
 export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertPublisher {
@@ -31,6 +34,10 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
   const words = (channelId: string) => deps.language.channel(channelId);
 
   const post = (channel: string, m: RenderedMessage): Promise<string> => postMessage(client, channel, m);
+  const keyed = createKeyedPosts({
+    client,
+    ...(deps.postTimeoutMs !== undefined ? { timeoutMs: deps.postTimeoutMs } : {}),
+  });
 
   const toAdmins = createAdminMessenger({
     client,
@@ -41,8 +48,13 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
   });
 
   return {
-    postAlert: async (sub, orders, at, deferred) =>
-      post(sub.channelId, renderAlert(await words(sub.channelId), sub, orders, at, deferred)),
+    postAlert: async (sub, check, orders, at, deferred) =>
+      keyed.post(
+        sub.channelId,
+        renderAlert(await words(sub.channelId), sub, orders, at, deferred),
+        alertPostKey(check),
+      ),
+    findAlert: async (sub, check) => (await keyed.find(sub.channelId, alertPostKey(check)))?.ts ?? null,
     async updateAlert(sub, ts, orders, at) {
       const m = renderAlert(await words(sub.channelId), sub, orders, at);
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
@@ -65,6 +77,6 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
       return post(sub.channelId, m);
     },
     askApproval: (request) => toAdmins((w) => renderAlertApproval(w, request)),
-    alertOrphaned: (sub, check) => toAdmins((w) => renderAlertOrphaned(w, sub, check)),
+    alertUnverified: (sub, check) => toAdmins((w) => renderAlertUnverified(w, sub, check)),
   };
 }

@@ -17,10 +17,11 @@ import {
 } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import type { DigestPublisher } from '../../digest/types.js';
+import { digestPostKey } from '../../digest/posted-once.js';
+import type { DigestPost, DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
-import { createAdminMessenger, postMessage } from '../scheduled-posts.js';
+import { createAdminMessenger, createKeyedPosts, metadataOf, postMessage } from '../scheduled-posts.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
@@ -29,10 +30,16 @@ export interface SlackDigestPublisherDeps {
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   admins: () => Promise<readonly string[]>;
   logger: Pick<Logger, 'warn' | 'error'>;
+  /** Past this a digest's post is unknown (default KEYED_POST_TIMEOUT_MS). */
+  postTimeoutMs?: number;
 }
 
 export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): DigestPublisher {
   const { client, logger } = deps;
+  const keyed = createKeyedPosts({
+    client,
+    ...(deps.postTimeoutMs !== undefined ? { timeoutMs: deps.postTimeoutMs } : {}),
+  });
 
   async function put(channel: string, m: RenderedMessage, replaceTs: string | null): Promise<string> {
     if (replaceTs !== null) {
@@ -40,6 +47,44 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       return replaceTs;
     }
     return postMessage(client, channel, m);
+  }
+
+  // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry of the
+  // run would post the summary a second time (never reply_broadcast: the channel stays quiet).
+  async function postReplies(
+    post: DigestPost,
+    replies: readonly RenderedMessage[],
+    ts: string,
+  ): Promise<void> {
+    const channel = post.subscription.channelId;
+    for (const reply of replies)
+      await client.chat
+        .postMessage({
+          channel,
+          thread_ts: ts,
+          text: reply.text,
+          blocks: reply.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        })
+        .catch((err: unknown) =>
+          logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
+        );
+  }
+
+  /** The digest's parent message: a new one keyed and sent once, or the "Run now" progress message replaced. */
+  async function putDigest(post: DigestPost, m: RenderedMessage, replaceTs: string | null): Promise<string> {
+    const channel = post.subscription.channelId;
+    const key = digestPostKey(post.run);
+    if (replaceTs === null) return keyed.post(channel, m, key);
+    await client.chat.update({
+      channel,
+      ts: replaceTs,
+      text: m.text,
+      blocks: m.blocks,
+      metadata: metadataOf(key),
+    });
+    return replaceTs;
   }
 
   const toAdmins = createAdminMessenger({
@@ -55,29 +100,22 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
 
   return {
     async postDigest(post, replaceTs) {
-      const channel = post.subscription.channelId;
-      const w = await words(channel);
-      if (post.subscription.layout === 'single') return put(channel, renderDigest(w, post), replaceTs);
-      // Threaded: the summary in the channel, the details as replies in its thread (never
-      // reply_broadcast: the channel stays quiet).
+      const w = await words(post.subscription.channelId);
+      if (post.subscription.layout === 'single') return putDigest(post, renderDigest(w, post), replaceTs);
+      // Threaded: the summary in the channel, the details as replies in its thread.
       const { parent, replies } = renderDigestThread(w, post);
-      const ts = await put(channel, parent, replaceTs);
-      // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry
-      // of the run would post the summary a second time.
-      for (const reply of replies)
-        await client.chat
-          .postMessage({
-            channel,
-            thread_ts: ts,
-            text: reply.text,
-            blocks: reply.blocks,
-            unfurl_links: false,
-            unfurl_media: false,
-          })
-          .catch((err: unknown) =>
-            logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
-          );
+      const ts = await putDigest(post, parent, replaceTs);
+      await postReplies(post, replies, ts);
       return ts;
+    },
+    async findDigest(post) {
+      const found = await keyed.find(post.subscription.channelId, digestPostKey(post.run));
+      // Found with an empty thread: the attempt that posted it stopped before its replies.
+      if (found && post.subscription.layout === 'thread' && found.replyCount === 0) {
+        const { replies } = renderDigestThread(await words(post.subscription.channelId), post);
+        await postReplies(post, replies, found.ts);
+      }
+      return found?.ts ?? null;
     },
     postProgress: async (sub, _run, plan, replaceTs) =>
       put(sub.channelId, renderDigestProgress(await words(sub.channelId), sub, plan), replaceTs),

@@ -61,6 +61,8 @@ export async function answerOf(deps: SlackDeps, w: Words, result: ManualResult):
       return renderDigestAnswer(t('digest.answer.alreadyHandled'));
     case 'stopped':
       return renderDigestAnswer(t('digest.answer.stopped'));
+    case 'unknown':
+      return renderDigestAnswer(t(result.checkAt ? 'digest.answer.unknown' : 'digest.answer.unverified'));
   }
 }
 

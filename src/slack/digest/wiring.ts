@@ -53,6 +53,12 @@ function countingPublisher(publisher: DigestPublisher, metrics: Metrics): Digest
       count('posted');
       return ts;
     },
+    // A digest found in the channel by its key was posted by an earlier attempt that Slack left unclear.
+    findDigest: async (post) => {
+      const ts = await publisher.findDigest(post);
+      if (ts !== null) count('posted');
+      return ts;
+    },
     postNotice: async (notice, replaceTs) => {
       count('failed');
       return publisher.postNotice(notice, replaceTs);
@@ -73,6 +79,11 @@ function countingAlertPublisher(publisher: AlertPublisher, metrics: Metrics): Al
     postAlert: async (...args) => {
       const ts = await publisher.postAlert(...args);
       count('posted');
+      return ts;
+    },
+    findAlert: async (sub, check) => {
+      const ts = await publisher.findAlert(sub, check);
+      if (ts !== null) count('posted');
       return ts;
     },
     postFailure: async (sub, failure, replaceTs) => {

@@ -28,8 +28,8 @@ export const shipAlert = {
   approval:
     ':moneybag: Ship-by alert #{{id}} ({{shop}} → {{channel}}) would pass its daily cap: {{spent}} spent today, this check about {{points}}, cap {{cap}}. Its orders were not fetched.',
   runAnyway: 'Run anyway today (~{{points}})',
-  orphaned:
-    ':warning: platdesk stopped while posting ship-by alert #{{id}} ({{shop}}): it may or may not have reached {{channel}}. Those orders are not alerted again, to avoid a double post.',
+  unverified:
+    ":warning: Slack did not confirm that ship-by alert #{{id}} ({{shop}}) was posted in {{channel}}, and platdesk cannot read that channel's history to check (missing scope, or platdesk is not in the channel). Those orders are not alerted again, to avoid a double post.",
   refusedClaim: 'Order `{{sn}}` is already claimed by {{user}} (since {{time}}); they are on it.',
   refusedDone: 'Order `{{sn}}` is already done: {{state}}.',
   refusedHandled: 'Order `{{sn}}` is claimed by {{user}}; only they can mark it handled.',
@@ -66,6 +66,8 @@ export const shipAlert = {
     ran_one: ':white_check_mark: Checked: {{n}} order alerted.',
     ran_other: ':white_check_mark: Checked: {{n}} orders alerted.',
     alreadyHandled: 'That check was already approved or run; nothing more was charged.',
+    unknown:
+      ':hourglass_flowing_sand: Checked, but Slack did not confirm the alert post. platdesk looks for it in the channel and posts it only if it is missing.',
     failed: ':warning: The check failed: {{reason}}.',
     notFound: 'There is no such check.',
     stopped: 'platdesk is restarting; try again in a minute.',

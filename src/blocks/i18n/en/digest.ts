@@ -63,8 +63,8 @@ export const digest = {
   failedNext: ':warning: {{what}} could not be prepared: {{reason}}. {{next}}',
   tryAgainAt: 'Trying again at {{time}} ({{zone}}).',
   noMoreAttempts: 'No more attempts today; the admins have been told.',
-  orphaned:
-    ':warning: platdesk stopped while posting {{name}} of {{date}}: it may or may not have reached the channel. It was not posted again, to avoid a double post; if it is missing, run `/orders digest run {{id}}`.',
+  unverified:
+    ":warning: Slack did not confirm that {{name}} of {{date}} was posted, and platdesk cannot read the channel's history to check (missing scope, or platdesk is not in the channel). It was not posted again, to avoid a double post; if it is missing, run `/orders digest run {{id}}`.",
   alert: ':rotating_light: {{name}} failed (attempt {{attempt}}): {{reason}}.{{remedy}}{{next}}',
   nextAttempt: ' Next attempt at {{time}} ({{zone}}).',
   noMoreToday: ' No more attempts today.',
@@ -133,6 +133,10 @@ export const digest = {
     failed: ':warning: The digest could not be prepared: {{reason}}.{{remedy}}',
     notFound: 'There is no such digest (see `/orders digest list`).',
     alreadyHandled: 'That digest was already approved or run; nothing more was charged.',
+    unknown:
+      ':hourglass_flowing_sand: Slack did not confirm the digest post. platdesk looks for it in the channel and posts it only if it is missing.',
+    unverified:
+      ":warning: Slack did not confirm the digest post and the channel's history cannot be read to check: it was not posted again. Look in the channel.",
     stopped: 'platdesk is restarting; try again in a minute.',
     ranSince:
       'Digest #{{id}} has run since this question; nothing more was charged. Use `/orders digest run {{id}}` to ask again.',

@@ -28,8 +28,8 @@ export const shipAlert: Catalog['shipAlert'] = {
   approval:
     ':moneybag: 发货预警 #{{id}}（{{shop}} → {{channel}}）将超出每日扣费上限：今天已扣 {{spent}}，本次检查约 {{points}}，上限 {{cap}}。尚未拉取订单。',
   runAnyway: '今天仍然运行（约 {{points}}）',
-  orphaned:
-    ':warning: 发布发货预警 #{{id}}（{{shop}}）时 platdesk 停止了：{{channel}} 可能收到了，也可能没有。为避免重复发布，这些订单不会再次提醒。',
+  unverified:
+    ':warning: Slack 未确认发货预警 #{{id}}（{{shop}}）已发到 {{channel}}，且 platdesk 无法读取该频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，这些订单不会再次提醒。',
   refusedClaim: '订单 `{{sn}}` 已被 {{user}} 认领（{{time}} 起），对方正在处理。',
   refusedDone: '订单 `{{sn}}` 已完成：{{state}}。',
   refusedHandled: '订单 `{{sn}}` 已被 {{user}} 认领，只有对方可以标记为已处理。',
@@ -66,6 +66,8 @@ export const shipAlert: Catalog['shipAlert'] = {
     ran_one: ':white_check_mark: 检查完成：提醒了 {{n}} 单。',
     ran_other: ':white_check_mark: 检查完成：提醒了 {{n}} 单。',
     alreadyHandled: '这次检查已被批准或已运行，没有再扣费。',
+    unknown:
+      ':hourglass_flowing_sand: 已检查，但 Slack 未确认预警已发布。platdesk 会在频道中查找，只有缺失时才再发布。',
     failed: ':warning: 检查失败：{{reason}}。',
     notFound: '没有这次检查。',
     stopped: 'platdesk 正在重启，请一分钟后再试。',

@@ -64,8 +64,8 @@ export const digest: Catalog['digest'] = {
   failedNext: ':warning: {{what}}未能生成：{{reason}}。{{next}}',
   tryAgainAt: '将在 {{time}}（{{zone}}）重试。',
   noMoreAttempts: '今天不再重试；已通知管理员。',
-  orphaned:
-    ':warning: platdesk 在发布 {{date}} 的{{name}}时停止：消息可能已经发到频道，也可能没有。为避免重复发布，没有再次发布；如果频道里没有，请运行 `/orders digest run {{id}}` 重新发布。',
+  unverified:
+    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且 platdesk 无法读取频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，没有再次发布；如果缺失，请运行 `/orders digest run {{id}}`。',
   alert: ':rotating_light: {{name}}失败（第 {{attempt}} 次尝试）：{{reason}}。{{remedy}}{{next}}',
   nextAttempt: '下次尝试：{{time}}（{{zone}}）。',
   noMoreToday: '今天不再尝试。',
@@ -131,6 +131,8 @@ export const digest: Catalog['digest'] = {
     failed: ':warning: 汇总未能生成：{{reason}}。{{remedy}}',
     notFound: '没有这个汇总，可用 `/orders digest list` 查看。',
     alreadyHandled: '该汇总已被批准或运行过；没有再产生费用。',
+    unknown: ':hourglass_flowing_sand: Slack 未确认汇总已发布。platdesk 会在频道中查找，只有缺失时才再发布。',
+    unverified: ':warning: Slack 未确认汇总已发布，且无法读取频道历史来核对：没有再次发布。请到频道中查看。',
     stopped: 'platdesk 正在重启；请一分钟后再试。',
     ranSince:
       '汇总 #{{id}} 在此提问之后已经运行过；没有再产生费用。如需再次运行，请用 `/orders digest run {{id}}` 重新发起。',
