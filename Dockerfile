@@ -1,19 +1,28 @@
-# syntax=docker/dockerfile:1
-# platdesk: multi-stage build on Node 24 LTS (slim). Nothing compiles: better-sqlite3 13 ships
-# prebuilt Node-API binaries in its registry package. The build stage also installs the pinned
-# `node` devDependency (used by npm scripts on machines with an older system Node); `npm prune`
-# drops it, and the runtime stage runs on the image's own Node 24 with production dependencies
-# only, as a non-root user.
+# platdesk image: multi-stage, Node 24 LTS (slim), no compiler, non-root.
+# Build with any OCI builder (`docker build .`); CI builds and smoke-tests it with podman:
+# scripts/container/build.sh, test/image.test.ts.
+#
+# Install scripts are off (`--ignore-scripts`), so nothing compiles and nothing downloads:
+# better-sqlite3 ships prebuilt Node-API binaries in its registry package (prebuilds/, loaded by
+# lib/binding.js), and the `node` devDependency (a whole Node binary, for npm scripts on machines
+# with an older system Node) is never fetched: the image has its own Node.
 
-FROM node:24-bookworm-slim AS build
+FROM docker.io/library/node:24-bookworm-slim AS build
 WORKDIR /app
+# Set only where the registry is reached through a private CA (see scripts/container/build.sh).
+ARG npm_config_cafile
+ARG npm_config_update_notifier=false
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ # better-sqlite3: the SQLite sources and other platforms' binaries are not needed at run time.
+ && cd node_modules/better-sqlite3 && rm -rf deps src build \
+ && find prebuilds -name '*.node' ! -name "linux-$(node -p process.arch).node" -delete
 
-FROM node:24-bookworm-slim AS runtime
+FROM docker.io/library/node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_PATH=/data/platdesk.sqlite
