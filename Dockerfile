@@ -14,12 +14,17 @@ ARG npm_config_cafile
 ARG npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts ./scripts
 COPY src ./src
+# esbuild: dist/app.js (the app, with source maps, pg and ioredis in chunks loaded only when
+# configured) behind dist/main.js (checks the Node version). The bundle needs one package at run
+# time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary.
 RUN npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
- # better-sqlite3: the SQLite sources and other platforms' binaries are not needed at run time.
- && cd node_modules/better-sqlite3 && rm -rf deps src build \
+ && mkdir -p /runtime/node_modules \
+ && cp -r node_modules/better-sqlite3 /runtime/node_modules/ \
+ && cd /runtime/node_modules/better-sqlite3 \
+ && rm -rf deps src build \
  && find prebuilds -name '*.node' ! -name "linux-$(node -p process.arch).node" -delete
 
 FROM docker.io/library/node:24-bookworm-slim AS runtime
@@ -27,7 +32,7 @@ ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_PATH=/data/platdesk.sqlite
 WORKDIR /app
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /runtime/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json manifest.yml ./
 # ./data (the default DATABASE_PATH's directory, relative to /app) is the volume too, so a .env

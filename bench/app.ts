@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: one run of the whole app (real Bolt app over signed HTTP, the in-process
  * sandbox, a local Slack-compatible Web API server) that prints:
- *   A. ack latency p50/p99 for 200 concurrent slash commands;
+ *   A. ack latency p50/p99 for 3 × 200 concurrent slash commands, beside a bare Bolt app's;
  *   B. plat calls/s and the largest count in any sliding second under saturation (300 confirmed
  *      lookups at once), measured at the sandbox;
  *   C. interactive wait while a digest-sized bulk job pages through orders;
  *   D. RSS after 10,000 lookups (a second instance with a raised rate limit, so the run is
  *      about memory, not the 10/s limit).
+ *   E. Confirm → answer p50/p99 at 10 confirmations a second.
  * Everything runs in this one process, so RSS includes the sandbox and the fake Slack.
  */
 import { execFile } from 'node:child_process';
@@ -14,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Platdesk, startPlatdesk } from '../src/main.js';
@@ -124,26 +126,52 @@ async function main() {
 
     // A. 200 slash commands at once, from a separate process (bench/command-load.ts) so the load
     // generator does not share this event loop; each is validated, quoted and answered with a
-    // confirmation. Client-side: until the HTTP response; server-side: request in → ack out.
+    // confirmation. Side by side with a bare Bolt app (HTTPReceiver, one listener that acks and
+    // responds) in this same process, alternating, 3 rounds each: the machine's noise falls on both.
+    // Client-side: until the HTTP response; server-side: request in → ack out.
     const serverAcks: number[] = [];
     const server = (app.app as unknown as { receiver: { server?: Server } }).receiver.server;
     server?.on('request', (_req, res) => {
       const t = performance.now();
       res.once('finish', () => serverAcks.push(performance.now() - t));
     });
-    const load = await commandLoad(`${app.url}/slack/events`, fake.responseUrl(''), 200, 'a');
-    const acks = load.ms;
+    const bare = await startBareBolt();
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    let non200 = 0;
+    for (let round = 0; round < 3; round++) {
+      const b = await commandLoad(`${bare.url}/slack/events`, fake.responseUrl(''), 200, `bare${round}`);
+      theirs.push(...b.ms);
+      const load = await commandLoad(
+        `${app.url}/slack/events`,
+        fake.responseUrl(''),
+        200,
+        round === 0 ? 'a' : `a${round}`,
+      );
+      ours.push(...load.ms);
+      non200 += [...b.statuses, ...load.statuses].filter((st) => st !== 200).length;
+      await fake.waitFor(
+        'response_url',
+        () => fake.callsTo('response_url').length >= 400 * (round + 1),
+        60_000,
+      );
+    }
+    await bare.stop();
+    const acks = ours;
     results.ack = {
-      commands: 200,
-      non200: load.statuses.filter((st) => st !== 200).length,
+      commands: 600,
+      non200,
       p50Ms: round(percentile(acks, 50)),
       p99Ms: round(percentile(acks, 99)),
       maxMs: round(Math.max(...acks)),
+      bareBoltP50Ms: round(percentile(theirs, 50)),
+      bareBoltP99Ms: round(percentile(theirs, 99)),
+      p99VsBareBolt: round(percentile(acks, 99) / percentile(theirs, 99), 2),
       serverP50Ms: round(percentile(serverAcks, 50)),
       serverP99Ms: round(percentile(serverAcks, 99)),
     };
     console.log(
-      `A ack latency   200 simultaneous commands: p50 ${round(percentile(acks, 50))} ms, p99 ${round(percentile(acks, 99))} ms (server-side, request to ack: p50 ${round(percentile(serverAcks, 50))} ms, p99 ${round(percentile(serverAcks, 99))} ms)`,
+      `A ack latency   3 × 200 simultaneous commands: platdesk p50 ${round(percentile(acks, 50))} ms, p99 ${round(percentile(acks, 99))} ms; bare Bolt p50 ${round(percentile(theirs, 50))} ms, p99 ${round(percentile(theirs, 99))} ms; p99 ratio ${round(percentile(acks, 99) / percentile(theirs, 99), 2)}× (goal ≤ 0.8×) (server-side, request to ack: p50 ${round(percentile(serverAcks, 50))} ms, p99 ${round(percentile(serverAcks, 99))} ms)`,
     );
     const a = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
@@ -176,6 +204,32 @@ async function main() {
     };
     console.log(
       `B saturation    ${stats.calls} plat calls in ${round(seconds, 2)} s: ${round((stats.calls - 1) / seconds, 2)} calls/s, largest count in any sliding second ${stats.maxInWindow}, violations ${stats.violations}`,
+    );
+
+    // E. Confirm → answer at 10 calls/s with the plat answering at once: 100 confirmations, one
+    // every 100 ms, each timed from the click to the answer's post.
+    const paced = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        ask(app, fake, `e${i}`, '/shop', `ww bench-e-${i}`, `U${3000 + (i % 20)}`),
+      ),
+    );
+    const answerMs: number[] = [];
+    await Promise.all(
+      paced.map(async (p, i) => {
+        await new Promise((r) => setTimeout(r, i * 100));
+        const t = performance.now();
+        await confirm(app, fake, `ce${i}`, p.confirmValue ?? '', `U${3000 + (i % 20)}`);
+        answerMs.push(performance.now() - t);
+      }),
+    );
+    results.confirmToAnswer = {
+      confirms: 100,
+      perSecond: 10,
+      p50Ms: round(percentile(answerMs, 50)),
+      p99Ms: round(percentile(answerMs, 99)),
+    };
+    console.log(
+      `E confirm → answer at 10/s, plat answering at once: p50 ${round(percentile(answerMs, 50))} ms, p99 ${round(percentile(answerMs, 99))} ms (goal p99 < 50 ms)`,
     );
 
     // C. A digest-sized bulk job (50 order pages at bulk priority) while people look things up.
@@ -280,3 +334,22 @@ main().then(
     process.exit(1);
   },
 );
+
+/** A bare Bolt app in HTTP mode: one command listener that acks and then responds, as a baseline. */
+async function startBareBolt(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const receiver = new HTTPReceiver({ signingSecret: SECRET, endpoints: '/slack/events' });
+  const bolt = new App({
+    receiver,
+    token: 'xoxb-bare',
+    tokenVerificationEnabled: false,
+    logLevel: LogLevel.ERROR,
+  });
+  bolt.command(/.*/, async ({ ack, respond, command }) => {
+    await ack();
+    await respond({ response_type: 'ephemeral', text: `received ${command.text}` });
+  });
+  const server = (await receiver.start(0)) as Server;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, stop: () => receiver.stop() };
+}

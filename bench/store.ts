@@ -35,11 +35,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startPlatdesk } from '../src/main.js';
 import { describeUrl, openStore } from '../src/store/engine.js';
+import { DEFAULT_BUDGET_ZONE, periodKeys, periodsOf } from '../src/store/periods.js';
 import type { CapLimit, Store } from '../src/store/store.js';
 import { type PostgresServer, startPostgres } from '../test/helpers/postgres-server.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
@@ -54,6 +56,11 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '50' },
     url: { type: 'string' },
     confirms: { type: 'string', default: '500' },
+    'ledger-rows': { type: 'string', default: '1000000' },
+    replicas: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '30' },
+    only: { type: 'string' },
   },
 });
 const OPS = Number(args.ops);
@@ -61,6 +68,13 @@ const CALLERS = Number(args.callers);
 const POOL = Number(args.pool);
 const RATE = Number(args.rate);
 const CONFIRMS = Number(args.confirms);
+const LEDGER_ROWS = Number(args['ledger-rows']);
+const REPLICAS = Number(args.replicas);
+const CONCURRENCY = Number(args.concurrency);
+const ROUNDS = Number(args.rounds);
+/** `--only caps`: just the caps section (issue 20's figures). */
+const ONLY_CAPS = args.only === 'caps';
+const GOAL_CAPS_P99_MS = 10;
 /** The plat rate limit the whole-app run lifts the app's limiter to (the sandbox only counts). */
 const LIFTED_RATE_LIMIT = 1000;
 const SECRET = 'bench-store-secret';
@@ -133,16 +147,13 @@ async function measure(n: number, callers: number, op: Op, rate: number | null) 
   };
 }
 
-const caps = (now: number): CapLimit[] => [
-  { scope: 'user', period: 'daily', cap: 1e12, from: new Date(now - DAY), to: new Date(now + DAY) },
-  {
-    scope: 'workspace',
-    period: 'monthly',
-    cap: 1e12,
-    from: new Date(now - 30 * DAY),
-    to: new Date(now + DAY),
-  },
-];
+const caps = (now: number, userId: string): CapLimit[] => {
+  const keys = periodKeys(now, DEFAULT_BUDGET_ZONE);
+  return [
+    { scope: 'user', subject: userId, period: 'daily', key: keys.daily, cap: 1e12 },
+    { scope: 'workspace', subject: '*', period: 'monthly', key: keys.monthly, cap: 1e12 },
+  ];
+};
 
 /** Fails the bench if an operation did not do what it is measured for. */
 function expectOk(ok: boolean, what: string): void {
@@ -189,6 +200,7 @@ const OPERATIONS: Operation[] = [
     async prepare(store) {
       return async (i) => {
         await store.ledger.record({
+          chargeId: `bench-${process.pid}-${Date.now()}-${i}`,
           at: new Date(),
           userId: `U${i % USERS}`,
           channelId: 'C1234',
@@ -214,7 +226,7 @@ const OPERATIONS: Operation[] = [
         const result = await store.budgets.reserve({
           userId: `U${i % USERS}`,
           points: 10,
-          caps: caps(Date.now()),
+          caps: caps(Date.now(), `U${i % USERS}`),
           ttlMs: 60_000,
         });
         expectOk(result.ok, 'a reservation');
@@ -425,7 +437,270 @@ function printTable(figures: Figure[]): void {
   for (const row of rows) console.log(line(row));
 }
 
+// ---- caps under load (issue 20): reservations on a large ledger from several replicas ---------
+
+interface CapsFigure {
+  engine: 'sqlite' | 'postgres';
+  ledgerRows: number;
+  fillSeconds: number;
+  backfillSeconds: number;
+  replicas: number;
+  concurrency: number;
+  reservations: number;
+  refused: number;
+  reserve: { p50: number; p99: number; max: number };
+  claim: { p50: number; p99: number; max: number };
+  cacheRead: { p50: number; p99: number; max: number };
+  /** Counter differences the reconciliation found after the run (must be 0). */
+  differences: number;
+  /** |workspace day counter - ledger sum of the day| after the run (must be 0). */
+  workspaceGap: number;
+}
+
+const FILL_DAYS = 60;
+
+/**
+ * `rows` ledger rows spread over the last FILL_DAYS days, in one statement inside one
+ * transaction (generate_series on PostgreSQL, a recursive CTE on SQLite), then the counters
+ * filled from them by the store's own one-time backfill (migration 7's flag set again).
+ */
+async function fillLedger(
+  engine: 'sqlite' | 'postgres',
+  options: { url?: string; path?: string },
+  rows: number,
+): Promise<{ fillSeconds: number; backfillSeconds: number }> {
+  const now = Date.now();
+  const span = FILL_DAYS * DAY;
+  const started = performance.now();
+  const select = (g: string) => `
+    SELECT 'fill:' || ${g}, ${now} - (${g} * ${span}) / ${rows} - 1,
+      'U' || (${g} % 500), 'C' || (${g} % 40), 'get-shop-id', NULL, 2, 0, 0, 'ok', 'interactive'`;
+  const columns =
+    'charge_id, at, user_id, channel_id, operation, edition, points, quota_calls, code, outcome, source';
+  if (engine === 'postgres') {
+    const client = new pg.Client({ connectionString: options.url ?? '' });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO ledger (${columns}) ${select('g')} FROM generate_series(1, ${rows}) AS g`,
+      );
+      await client.query(`UPDATE store_locks SET bumped = 0 WHERE name = 'counters-backfill'`);
+      await client.query('COMMIT');
+      await client.query('ANALYZE ledger');
+    } finally {
+      await client.end();
+    }
+  } else {
+    const db = new Database(options.path ?? '');
+    try {
+      db.exec('BEGIN');
+      db.exec(
+        `WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${rows})
+         INSERT INTO ledger (${columns}) ${select('g')} FROM s`,
+      );
+      db.exec(`UPDATE store_locks SET bumped = 0 WHERE name = 'counters-backfill'`);
+      db.exec('COMMIT');
+      db.exec('ANALYZE');
+    } finally {
+      db.close();
+    }
+  }
+  const filled = performance.now();
+  // The next open backfills the counters (store/budgets.ts backfillCounters).
+  const store = await openStore(options);
+  await store.close();
+  return { fillSeconds: (filled - started) / 1000, backfillSeconds: (performance.now() - filled) / 1000 };
+}
+
+function summary(samples: number[]): { p50: number; p99: number; max: number } {
+  const sorted = Float64Array.from(samples).sort();
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}
+
+/**
+ * `replicas` stores (PostgreSQL: one pool each, as replicas have; SQLite: one store, since
+ * better-sqlite3 waits for a lock on the thread that holds it) × `concurrency` callers, each
+ * doing `ROUNDS` times what a Confirm does to the store: the claim of its confirmation, an
+ * answer-cache read, the reservation against a workspace and a user daily cap, the charge
+ * written against it, the release. Reservation, claim and cache read are timed.
+ */
+async function benchCaps(
+  engine: 'sqlite' | 'postgres',
+  options: { url?: string; path?: string },
+): Promise<CapsFigure> {
+  const { fillSeconds, backfillSeconds } = await fillLedger(engine, options, LEDGER_ROWS);
+  const stores: Store[] = [];
+  if (engine === 'postgres')
+    for (let r = 0; r < REPLICAS; r++) stores.push(await openStore({ ...options, poolMax: POOL }));
+  else stores.push(await openStore(options));
+  try {
+    const store = stores[0] as Store;
+    const callers = REPLICAS * CONCURRENCY;
+    const total = callers * ROUNDS;
+    const pendings: string[] = [];
+    for (let i = 0; i < total; i += 100)
+      pendings.push(
+        ...(
+          await Promise.all(
+            Array.from({ length: Math.min(100, total - i) }, (_, k) =>
+              store.pending.create({
+                userId: `U${(i + k) % USERS}`,
+                channelId: 'C1234',
+                teamId: 'T1234',
+                request: { kind: 'shop-id', wwid: `bench-${i + k}` },
+                quote: { totalPoints: 2 },
+                summary: 'shop-id',
+                responseUrl: null,
+                ttlMs: 60 * 60_000,
+              }),
+            ),
+          )
+        ).map((p) => p.id),
+      );
+    for (let k = 0; k < 100; k++) await store.cache.set(`item:${k}`, JSON.stringify({ title: `item ${k}` }));
+    const keys = periodKeys(Date.now(), DEFAULT_BUDGET_ZONE);
+    const capsOf = (userId: string): CapLimit[] => [
+      { scope: 'workspace', subject: '*', period: 'daily', key: keys.daily, cap: 1e12 },
+      { scope: 'user', subject: userId, period: 'daily', key: keys.daily, cap: 1e12 },
+    ];
+    const reserveMs: number[] = [];
+    const claimMs: number[] = [];
+    const cacheMs: number[] = [];
+    let refused = 0;
+    let next = 0;
+    const notBefore = new Date(Date.now() - DAY);
+    await Promise.all(
+      Array.from({ length: callers }, async (_, c) => {
+        const replica = stores[c % stores.length] as Store;
+        for (let i = next++; i < total; i = next++) {
+          const userId = `U${i % USERS}`;
+          let t = performance.now();
+          const claimed = await replica.pending.claim(pendings[i] ?? '', userId, HOLDER);
+          claimMs.push(performance.now() - t);
+          expectOk(claimed.ok, 'a claim');
+          t = performance.now();
+          expectOk((await replica.cache.get(`item:${i % 100}`, notBefore)) !== null, 'a cache read');
+          cacheMs.push(performance.now() - t);
+          t = performance.now();
+          const reservation = await replica.budgets.reserve({
+            userId,
+            points: 2,
+            caps: capsOf(userId),
+            ttlMs: 60_000,
+          });
+          reserveMs.push(performance.now() - t);
+          if (!reservation.ok) {
+            refused++;
+            continue;
+          }
+          await replica.ledger.record(
+            {
+              chargeId: `${pendings[i]}:0:0`,
+              at: new Date(),
+              userId,
+              channelId: 'C1234',
+              operation: 'get-shop-id',
+              edition: null,
+              points: 2,
+              quotaCalls: 0,
+              code: 0,
+              outcome: 'ok',
+              requestId: null,
+              correlationId: null,
+              pendingId: pendings[i] ?? null,
+              source: 'interactive',
+            },
+            { reservationId: reservation.id },
+          );
+          await replica.budgets.release(reservation.id);
+        }
+      }),
+    );
+    const today = periodsOf(Date.now(), DEFAULT_BUDGET_ZONE);
+    const differences = await store.budgets.reconcile([today.daily, today.monthly]);
+    const [workspace] = await store.budgets.uses([capsOf('U0')[0] as CapLimit]);
+    const ledgerDay = await store.ledger.totals({ from: today.daily.from, to: today.daily.to });
+    return {
+      engine,
+      ledgerRows: LEDGER_ROWS,
+      fillSeconds,
+      backfillSeconds,
+      replicas: stores.length,
+      concurrency: callers / stores.length,
+      reservations: total,
+      refused,
+      reserve: summary(reserveMs),
+      claim: summary(claimMs),
+      cacheRead: summary(cacheMs),
+      differences: differences.length,
+      workspaceGap: Math.abs((workspace?.spent ?? 0) - ledgerDay.points),
+    };
+  } finally {
+    for (const s of stores) await s.close();
+  }
+}
+
+function printCaps(figures: CapsFigure[]): void {
+  console.log('');
+  console.log(
+    `caps under load: ${REPLICAS} replicas × ${CONCURRENCY} concurrent callers, ${ROUNDS} Confirms each (claim, cache read, reserve, charge, release), ledger of ${LEDGER_ROWS.toLocaleString('en')} rows`,
+  );
+  for (const f of figures) {
+    const line = (name: string, x: { p50: number; p99: number; max: number }) =>
+      `    ${name.padEnd(12)} p50 ${fixed(x.p50)} ms  p99 ${fixed(x.p99)} ms  max ${fixed(x.max)} ms${
+        x.p99 < GOAL_CAPS_P99_MS ? '' : `  (goal p99 < ${GOAL_CAPS_P99_MS} ms NOT met)`
+      }`;
+    console.log(
+      `  ${f.engine}: ${f.replicas} store(s) × ${f.concurrency} callers; ledger filled in ${f.fillSeconds.toFixed(1)} s, counters backfilled in ${f.backfillSeconds.toFixed(1)} s; ${f.reservations} reservations, ${f.refused} refused`,
+    );
+    console.log(line('reservation', f.reserve));
+    console.log(line('claim', f.claim));
+    console.log(line('cache read', f.cacheRead));
+    console.log(
+      `    counters vs ledger after the run: ${f.differences} differences, workspace day gap ${fixed(f.workspaceGap)} points${
+        f.differences === 0 && f.workspaceGap === 0 ? '' : '  (MUST be 0)'
+      }`,
+    );
+  }
+}
+
+async function mainCaps(): Promise<CapsFigure[]> {
+  const figures: CapsFigure[] = [];
+  const server: PostgresServer | null = SERVER_URL ? null : await startPostgres();
+  try {
+    const db = await temporaryDatabase(SERVER_URL ?? server?.url ?? '');
+    try {
+      await (await openStore({ url: db.url })).close();
+      figures.push(await benchCaps('postgres', { url: db.url }));
+    } finally {
+      await db.drop();
+    }
+  } finally {
+    await server?.remove();
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'platdesk-bench-caps-'));
+  try {
+    const path = join(dir, 'caps.sqlite');
+    await (await openStore({ path })).close();
+    figures.push(await benchCaps('sqlite', { path }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
 async function main(): Promise<void> {
+  if (ONLY_CAPS) {
+    const caps = await mainCaps();
+    printCaps(caps);
+    console.log(JSON.stringify({ caps }));
+    return;
+  }
   console.log(
     `bench:store: ${OPS} ops per operation and load from ${CALLERS} concurrent callers, saturated (no pause) ` +
       `and paced at ${RATE} ops/s; ${WARMUP} untimed warm-up ops; PostgreSQL pool ${POOL}; Node ${process.version}`,
@@ -502,7 +777,9 @@ async function main(): Promise<void> {
         `worst p99 paced at ${RATE} ops/s ${fixed(worstP99)} ms; whole app ${app ? app.confirmsPerSecond.toFixed(1) : '-'} confirms/s`,
     );
   }
-  console.log(JSON.stringify({ ops: OPS, callers: CALLERS, pool: POOL, rate: RATE, figures, apps }));
+  const caps = await mainCaps();
+  printCaps(caps);
+  console.log(JSON.stringify({ ops: OPS, callers: CALLERS, pool: POOL, rate: RATE, figures, apps, caps }));
 }
 
 await main();

@@ -1,7 +1,7 @@
 /**
  * The one place that reads process.env (CONVENTIONS 8). Validated with zod at start-up; a
  * missing or bad variable stops start-up with one message listing every problem.
- * Every variable is described in README.md, "Settings".
+ * Every variable is described in docs/settings.md.
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
@@ -15,7 +15,7 @@ export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
     super(
-      `platdesk cannot start; fix these settings (see README.md, "Settings"):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      `platdesk cannot start; fix these settings (see docs/settings.md):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
     this.name = 'ConfigError';
     this.problems = problems;

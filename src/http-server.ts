@@ -17,6 +17,7 @@ import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
 import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { ackCommandsEarly } from './slack/early-ack.js';
 import { refuseFutureRequests } from './slack/future-requests.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
 import type { SoleLock } from './store/sole-lock.js';
@@ -100,6 +101,8 @@ export interface HttpFrontOptions {
   sandbox: boolean;
   /** Socket Mode: /healthz fails after this long without a connection. */
   socketLivenessMs: number;
+  /** Socket Mode: called once no connection has been open for `socketLivenessMs`. */
+  onSocketDeaf?: (downForMs: number) => void;
 }
 
 export interface HttpFront {
@@ -155,6 +158,7 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       logger,
       metrics,
       livenessMs: options.socketLivenessMs,
+      ...(options.onSocketDeaf ? { onDeaf: options.onSocketDeaf } : {}),
     });
     checks.push(sockets.health);
     return { receiver: sockets.receiver, healthServer: sockets.httpServer, socketClients: sockets.clients };
@@ -165,6 +169,8 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     customRoutes: routes,
     logger: boltLogger(logger),
   });
+  ackCommandsEarly(receiver, { signingSecret: config.slack.signingSecret ?? '', logger });
+  // Outermost: a request signed for the future is refused before anything reads it.
   refuseFutureRequests(receiver, { logger });
   return { receiver, healthServer: undefined, socketClients: [] };
 }

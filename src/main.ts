@@ -18,7 +18,7 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
-import { createRedisSingleFlight } from './lookups/redis-single-flight.js';
+import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
 import type { LookupOutcome } from './lookups/types.js';
@@ -27,8 +27,7 @@ import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
-import { createRedisLimiter } from './plat/redis-limiter.js';
-import { createSandbox, type Sandbox } from './sandbox/index.js';
+import type { Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
@@ -46,7 +45,6 @@ import {
 import { createGroupMembership } from './slack/user-groups.js';
 import { openStore } from './store/engine.js';
 import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
-import { takeSoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 
 export interface Platdesk {
@@ -59,6 +57,11 @@ export interface Platdesk {
   charges: ChargeRecorder;
   /** The plat rate limiter (in-process, or shared through Redis). */
   limiter: Limiter;
+  /**
+   * Resolves when the digest and alert schedulers have no plan, wake-up or run under way (a
+   * test's fake clock waits for it between timers).
+   */
+  schedulersIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,12 +73,16 @@ export interface StartOptions {
   platRetry?: Partial<RetryPolicy>;
   /** Tests: the schedulers' timers (digests, alerts) on a clock they move by hand. */
   schedulerClock?: DigestClock;
+  /** Tests: the schedulers' longest sleep (every due time is a timer of its own; default a minute). */
+  schedulerMaxSleepMs?: number;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
   housekeepingEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
+  /** Socket Mode: called once no connection has been open that long (the process runner exits). */
+  onSocketDeaf?: (downForMs: number) => void;
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -96,7 +103,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // PostgreSQL: alone without REDIS_URL, shared with it; taken before migrating, so a process
   // that may not join never touches the schema (store/sole-lock.ts).
   const soleLock = config.database.url
-    ? await takeSoleLock({
+    ? await (await import('./store/sole-lock.js')).takeSoleLock({
         url: config.database.url,
         mode: config.redisUrl ? 'shared' : 'exclusive',
         logger: logger.child({ component: 'database-lock' }),
@@ -122,15 +129,19 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   let sandbox: Sandbox | null = null;
   let baseUrl = config.plat.baseUrl;
   if (config.plat.sandbox) {
-    sandbox = createSandbox({ token: config.plat.token });
+    // Loaded only with PLAT_SANDBOX=1 (fixtures and all).
+    sandbox = (await import('./sandbox/index.js')).createSandbox({ token: config.plat.token });
     baseUrl = await sandbox.listen(0);
     logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
   }
   if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
+  // On the sandbox, quotes state what it charges; an operation PLAT_PRICES names keeps those prices.
+  const prices = sandbox ? { ...sandbox.prices, ...config.plat.prices } : config.plat.prices;
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
-  const limiter = createLimiter(config, timeouts.deadlineMs, metrics, logger);
-  const singleFlight = createSingleFlight(config, metrics, logger);
+  // PostgreSQL and Redis code is loaded only when configured (src/store/engine.ts, createLimiter).
+  const limiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  const singleFlight = await createSingleFlight(config, metrics, logger);
   const http = createPlatHttp({
     baseUrl,
     token: config.plat.token,
@@ -172,6 +183,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     sandbox: sandbox !== null,
     socketLivenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
+    ...(options.onSocketDeaf ? { onSocketDeaf: options.onSocketDeaf } : {}),
   });
   const app = new App({
     token: config.slack.botToken,
@@ -206,7 +218,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     client,
     store,
     holder,
-    prices: config.plat.prices,
+    prices,
     logger,
     now,
     singleFlight,
@@ -220,16 +232,18 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const digests = createDigests({
     slackClient: app.client,
     store,
-    client,
+    // Scheduled spend obeys the workspace's daily and monthly caps, call by call.
+    client: lookups.scheduledClient,
     alerts,
     admins,
     language,
     logger,
-    prices: config.plat.prices,
+    prices,
     now,
     metrics,
     charges,
     clock: options.schedulerClock ?? clock,
+    ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
   });
   registerListeners(app, {
     digests,
@@ -251,6 +265,15 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     now,
     logger,
+    onSpendDifferences: ({ day, differences }) => {
+      void alerts.notify({
+        kind: 'spend-totals',
+        day,
+        count: differences.length,
+        sample: differences.slice(0, ALERT_SAMPLE),
+      });
+    },
+    holder: instance.id,
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 
@@ -304,6 +327,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     charges,
     limiter,
+    async schedulersIdle() {
+      await Promise.all([digests.scheduler.idle(), digests.alerts?.idle()]);
+    },
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
       stopping ??= (async () => {
@@ -341,7 +367,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 }
 
 /** The plat rate limiter: shared through Redis with REDIS_URL, else in this process. */
-function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, logger: Logger): Limiter {
+async function createLimiter(
+  config: Config,
+  deadlineMs: number,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<Limiter> {
   const options: LimiterOptions = {
     maxCalls: config.plat.rateLimit.maxCalls,
     windowMs: config.plat.rateLimit.windowMs,
@@ -357,7 +388,7 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
     },
   };
   const limiter = config.redisUrl
-    ? createRedisLimiter({
+    ? (await import('./plat/redis-limiter.js')).createRedisLimiter({
         ...options,
         url: config.redisUrl,
         deadlineMs,
@@ -376,9 +407,13 @@ function createLimiter(config: Config, deadlineMs: number, metrics: Metrics, log
 }
 
 /** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
-function createSingleFlight(config: Config, metrics: Metrics, logger: Logger): SingleFlight<LookupOutcome> {
+async function createSingleFlight(
+  config: Config,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<SingleFlight<LookupOutcome>> {
   return config.redisUrl
-    ? createRedisSingleFlight({
+    ? (await import('./lookups/redis-single-flight.js')).createRedisSingleFlight({
         url: config.redisUrl,
         codec: lookupOutcomeCodec,
         logger: logger.child({ component: 'single-flight' }),
@@ -391,7 +426,8 @@ function createSingleFlight(config: Config, metrics: Metrics, logger: Logger): S
     : createLocalSingleFlight();
 }
 
-async function main(): Promise<void> {
+/** Runs platdesk as a process (`npm start`): config from the environment and `.env`, stop on SIGTERM. */
+export async function main(): Promise<void> {
   let config: Config;
   try {
     loadEnvFile('.env');
@@ -404,9 +440,16 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  let platdesk: Platdesk;
+  let platdesk: Platdesk | undefined;
+  // A replica that stays deaf (no Socket Mode connection past the liveness bound) exits non-zero,
+  // so a restart policy replaces it.
+  const onSocketDeaf = (downForMs: number) => {
+    logger.error({ downForMs }, 'no Slack Socket Mode connection for too long: exiting to be restarted');
+    const exit = () => process.exit(1);
+    (platdesk ? platdesk.stop() : Promise.resolve()).then(exit, exit);
+  };
   try {
-    platdesk = await startPlatdesk(config, { logger });
+    platdesk = await startPlatdesk(config, { logger, onSocketDeaf });
   } catch (error) {
     // One line for the operator; the stack only at debug level (LOG_LEVEL=debug).
     logger.debug({ err: error }, 'start-up failed');

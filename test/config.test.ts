@@ -39,7 +39,7 @@ describe('loadConfig', () => {
       loadConfig({});
       expect.unreachable();
     } catch (error) {
-      expect((error as Error).message).toContain('README.md, "Settings"');
+      expect((error as Error).message).toContain('docs/settings.md');
       expect((error as Error).message).toMatch(/\n {2}- SLACK_BOT_TOKEN/);
     }
   });

@@ -79,25 +79,67 @@ function composeBlock(compose: string, path: string[]): string[] {
   return lines.filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
 }
 
-/** Compose's ${NAME:-default} with NAME unset. */
-const interpolate = (value: string) => value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+/**
+ * Compose's interpolation: ${NAME:-default} and ${NAME:?message} (refuses to start with the
+ * message when NAME is unset or empty), from the shell or the project's .env.
+ */
+function interpolate(value: string, vars: Record<string, string>): string {
+  return value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_all, name: string, op?: string, arg = '') => {
+    const set = vars[name];
+    if (set !== undefined && set !== '') return set;
+    if (op === '?') throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    return op === '-' ? arg : '';
+  });
+}
+
+/** A password with every character a URL would need escaped. */
+const PASSWORD = 'p@ss:w/rd#?%&= x';
 
 describe('docker compose: postgres, redis and two platdesk replicas in Socket Mode', () => {
   const compose = read('docker-compose.yml');
-  const map = (path: string[]) =>
+  const map = (
+    path: string[],
+    vars: Record<string, string> = { POSTGRES_PASSWORD: PASSWORD, SLACK_APP_TOKEN: 'xapp-1' },
+  ) =>
     Object.fromEntries(
       composeBlock(compose, path).map((l) => {
         const [key = '', ...value] = l.trim().split(': ');
-        return [key, interpolate(value.join(': '))];
+        return [key, interpolate(value.join(': '), vars)];
       }),
     );
 
+  it('refuses to start without a database password (no default) or without SLACK_APP_TOKEN (Socket Mode only)', () => {
+    for (const service of ['postgres', 'platdesk'])
+      expect(() => map(['services', service, 'environment'], { SLACK_APP_TOKEN: 'xapp-1' }), service).toThrow(
+        /POSTGRES_PASSWORD.*no default/,
+      );
+    expect(() => map(['services', 'platdesk', 'environment'], { POSTGRES_PASSWORD: PASSWORD })).toThrow(
+      /Socket Mode only/,
+    );
+    expect(compose).not.toMatch(/POSTGRES_PASSWORD:-/);
+  });
+
+  it('passes the password apart from the URL (PGPASSWORD), so any character is safe, and pg uses it', async () => {
+    const env = map(['services', 'platdesk', 'environment']);
+    const pgEnv = map(['services', 'postgres', 'environment']);
+    expect(pgEnv.POSTGRES_PASSWORD).toBe(PASSWORD);
+    expect(env.PGPASSWORD).toBe(PASSWORD);
+    expect(env.DATABASE_URL).toBe(`postgres://${pgEnv.POSTGRES_USER}@postgres:5432/${pgEnv.POSTGRES_DB}`);
+    const { default: pg } = await import('pg');
+    const before = process.env.PGPASSWORD;
+    process.env.PGPASSWORD = env.PGPASSWORD;
+    try {
+      const client = new pg.Client({ connectionString: env.DATABASE_URL });
+      expect((client as unknown as { password: string }).password).toBe(PASSWORD);
+      expect(client.user).toBe('platdesk');
+    } finally {
+      if (before === undefined) delete process.env.PGPASSWORD;
+      else process.env.PGPASSWORD = before;
+    }
+  });
+
   it('every replica gets the same DATABASE_URL (the postgres service) and REDIS_URL, which loadConfig accepts', () => {
     const env = map(['services', 'platdesk', 'environment']);
-    const pg = map(['services', 'postgres', 'environment']);
-    expect(env.DATABASE_URL).toBe(
-      `postgres://${pg.POSTGRES_USER}:${pg.POSTGRES_PASSWORD}@postgres:5432/${pg.POSTGRES_DB}`,
-    );
     expect(env.REDIS_URL).toBe('redis://redis:6379');
     // A .env copied from .env.sample with the tokens filled, under the image's ENV and these.
     const image = runtimeStage(read('Dockerfile'));
@@ -105,13 +147,17 @@ describe('docker compose: postgres, redis and two platdesk replicas in Socket Mo
       ...image.env,
       ...parseEnv(read('.env.sample')),
       SLACK_BOT_TOKEN: 'xoxb-1',
-      SLACK_APP_TOKEN: 'xapp-1',
       PLAT_SANDBOX: '1',
       ...env,
     });
     expect(config.database.url).toBe(env.DATABASE_URL);
     expect(config.redisUrl).toBe(env.REDIS_URL);
     expect(config.slack.mode).toBe('socket');
+  });
+
+  it('no anonymous /data volume per replica: a tmpfs takes the place of the image volume', () => {
+    const volumes = composeBlock(compose, ['services', 'platdesk', 'volumes']).map((l) => l.trim());
+    expect(volumes.slice(0, 2)).toEqual(['- type: tmpfs', 'target: /data']);
   });
 
   it('two replicas that wait for healthy postgres and redis, each service with a healthcheck', () => {

@@ -12,8 +12,8 @@
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import { ledgerEntryFor } from '../store/ledger.js';
-import type { AlertCheck, AlertOrderFacts, AlertSubscription, Lease } from '../store/store.js';
+import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
+import type { AlertCheck, AlertOrderFacts, AlertSubscription, HeldLease } from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
 import type { AlertDeps } from './types.js';
 
@@ -57,7 +57,9 @@ export async function executeAlertCheck(
   options: { force: boolean; signal?: AbortSignal },
 ): Promise<CheckResult> {
   const alerts = ctx.store.alerts;
-  const lease = (): Lease => ({ owner: ctx.instanceId, now: new Date(ctx.now()), ms: ctx.leaseMs });
+  // The claim's epoch fences every write of this holder (store/runs.ts).
+  const holder = { owner: ctx.instanceId, epoch: check.epoch };
+  const lease = (): HeldLease => ({ ...holder, now: new Date(ctx.now()), ms: ctx.leaseMs });
   const approved = options.force || (await alerts.approvedOn(sub.id, check.localDate)) !== null;
   const cap = approved ? Number.POSITIVE_INFINITY : sub.capPoints;
   const spent = await alerts.spentOn(sub.id, check.localDate);
@@ -67,7 +69,7 @@ export async function executeAlertCheck(
   const to = new Date(now);
 
   const park = async (estimatePoints: number): Promise<CheckResult> => {
-    if (!(await alerts.awaitApproval(check.id, ctx.instanceId, estimatePoints, new Date(ctx.now()))))
+    if (!(await alerts.awaitApproval(check.id, holder, estimatePoints, new Date(ctx.now()))))
       throw new DigestLeaseLostError(check.id);
     ctx.logger?.info({ checkId: check.id, estimatePoints, spent, cap }, 'alert check over the daily cap');
     return {
@@ -87,12 +89,20 @@ export async function executeAlertCheck(
   if (price !== null && spent + estimatedPages * price > cap) return park(estimatedPages * price);
 
   const chargeWrites: Promise<unknown>[] = [];
+  // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each call.
+  let calls = 0;
   const onCharge = (event: ChargeEvent): void => {
     // The ledger row is never lost (kept until the store can be written); the check's own tally
     // is what the daily cap counts.
     chargeWrites.push(
       ctx.charges.record(
-        ledgerEntryFor(event, { userId: null, channelId: sub.channelId, pendingId: null, source: 'alert' }),
+        ledgerEntryFor(event, {
+          chargeId: chargeIdOf(`alert:${check.id}:${holder.epoch}`, calls++, event.attempt),
+          userId: null,
+          channelId: sub.channelId,
+          pendingId: null,
+          source: 'alert',
+        }),
       ),
       alerts
         .addCharge(check.id, event.points, 1)
@@ -159,7 +169,7 @@ export async function executeAlertCheck(
     throw new DigestLeaseLostError(check.id);
   const messageTs =
     pending.length > 0 ? await ctx.publisher.postAlert(sub, pending, at, due.length - batch.length) : null;
-  if (!(await alerts.markPosted(check.id, ctx.instanceId, messageTs, new Date(ctx.now()))))
+  if (!(await alerts.markPosted(check.id, holder, messageTs, new Date(ctx.now()))))
     ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');
 
   const quietly = (p: Promise<unknown>, what: string) =>

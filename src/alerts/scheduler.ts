@@ -12,7 +12,7 @@ import { DigestLeaseLostError } from '../digest/runner.js';
 import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
-import type { AlertCheck, AlertSubscription } from '../store/store.js';
+import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
 import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
 import { dueSlot, nextSlotAfter } from './schedule.js';
@@ -50,6 +50,8 @@ export interface AlertScheduler {
   approve(checkId: number, userId: string): Promise<ApproveResult>;
   nextCheckAt(sub: AlertSubscription): number;
   idle(): Promise<void>;
+  /** Resolves when no plan or wake-up is under way (the next timer is set; checks may run on). */
+  settled(): Promise<void>;
   nextWakeAt(): number | null;
 }
 
@@ -87,14 +89,17 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
 
   async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
-    for (const sub of await alerts.list()) {
+    const subs = await alerts.list();
+    for (const sub of subs) {
       next = Math.min(next, nextSlotAfter(sub, now));
       const slot = currentSlot(sub, now);
+      // Due and never claimed: the slot's own time (already passed), see wake-loop.ts.
       if (slot !== null && (await alerts.checkAt(sub.id, new Date(slot))) === null)
-        next = Math.min(next, now);
+        next = Math.min(next, slot);
     }
     for (const check of await alerts.openChecks()) {
-      if (loop.inFlight(check.id)) continue;
+      // A check of a removed alert is never claimed again (claimDue): no deadline to wake for.
+      if (loop.inFlight(check.id) || !subs.some((s) => s.id === check.subscriptionId)) continue;
       const at = check.state === 'failed' ? check.nextAttemptAt : check.leaseExpiresAt;
       if (at) next = Math.min(next, at.getTime());
     }
@@ -137,6 +142,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   function run(sub: AlertSubscription, check: AlertCheck, force: boolean): Promise<ApproveResult> {
+    const holder = { owner: instanceId, epoch: check.epoch };
     const attempt = async (signal: AbortSignal): Promise<ApproveResult> => {
       try {
         const result = await executeAlertCheck(ctx, sub, check, { force, signal });
@@ -144,11 +150,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
         return result;
       } catch (error) {
         if (signal.aborted) {
-          await alerts.release(check.id, instanceId, new Date(clock.now()));
+          await alerts.release(check.id, holder, new Date(clock.now()));
           return { kind: 'stopped' };
         }
         if (error instanceof DigestLeaseLostError) return { kind: 'already_handled' };
-        await failed(sub, (await alerts.check(check.id)) ?? check, error);
+        await failed(sub, (await alerts.check(check.id)) ?? check, holder, error);
         return { kind: 'failed', error };
       }
     };
@@ -185,7 +191,12 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   }
 
   /** Records the failure with a retry before the next slot, and posts or updates the one notice. */
-  async function failed(sub: AlertSubscription, check: AlertCheck, error: unknown): Promise<void> {
+  async function failed(
+    sub: AlertSubscription,
+    check: AlertCheck,
+    holder: RunHolder,
+    error: unknown,
+  ): Promise<void> {
     const now = clock.now();
     const delay = retryDelays[check.attempts - 1];
     const nextSlot = nextSlotAfter(sub, check.slotAt.getTime());
@@ -195,9 +206,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       { checkId: check.id, attempts: check.attempts, nextAttemptAt, reason },
       'alert check failed',
     );
-    if (
-      !(await alerts.markFailed(check.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) }))
-    )
+    if (!(await alerts.markFailed(check.id, holder, { error: reason, nextAttemptAt, now: new Date(now) })))
       return;
     const noticeTs = await alerts.noticeTs(sub.id);
     try {
@@ -226,6 +235,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     },
     nextCheckAt: (sub) => nextSlotAfter(sub, clock.now()),
     idle: () => loop.idle(),
+    settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
   };
 }

@@ -14,6 +14,7 @@ import { ACTIONS, alertActionId } from './action-ids.js';
 import { digestFailureReason, digestRemedy, renderDigestAnswer } from './digest.js';
 import type { TKey, Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
+import { bold } from './markers.js';
 import { escapeClip, escapeText } from './text.js';
 import { describeDigestProblem } from './words-of.js';
 
@@ -192,7 +193,7 @@ export function renderAlertList(w: Words, rows: readonly AlertRow[]): RenderedMe
   if (rows.length === 0) return renderDigestAnswer(t('shipAlert.listNone'));
   const shown = rows.slice(0, 45);
   const blocks: KnownBlock[] = [
-    section(`*${t('shipAlert.listTitle', { n: w.count(rows.length) })}*`),
+    section(bold(t('shipAlert.listTitle', { n: w.count(rows.length) }))),
     ...shown.map(({ subscription: s, spentToday, nextCheckAt }) =>
       section(
         t('shipAlert.listRow', {

@@ -36,7 +36,7 @@ function perCall(w: Words, line: QuoteLine): string {
     text =
       configured === null
         ? t('confirm.asLastCharged', { text })
-        : t('confirm.lastCharged', { text, last: w.count(last) });
+        : t('confirm.lastCharged', { text, last: w.points(last) });
   return line.calls === 1
     ? text
     : t('confirm.callsThen', {

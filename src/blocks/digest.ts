@@ -24,6 +24,7 @@ import {
   section,
 } from './kit.js';
 import { moreBlock, packSections, SLACK_LIMITS } from './limits.js';
+import { code } from './markers.js';
 import { flagLabel, orderStatusLabel } from './orders.js';
 import { escapeClip, escapeText } from './text.js';
 
@@ -54,14 +55,14 @@ function delta(w: Words, n: number, format: (v: number) => string): string {
 // ---- the digest ------------------------------------------------------------------------------
 
 function urgentEntry(w: Words, o: UrgentOrder, at: number, timeZone: string): string {
-  const sn = `\`${escapeClip(o.orderSn, 64)}\``;
+  const sn = code(escapeClip(o.orderSn, 64));
   const time = w.dateTime(new Date(o.lastShipTime), timeZone);
   if (o.overdue) return w.t('digest.overdueSince', { sn, time });
   return w.t('digest.shipBy', { sn, time, in: inTime(w, o.lastShipTime - at) });
 }
 
 function flagEntry(w: Words, o: FlagGroup['list'][number]): string {
-  const parts = [`\`${escapeClip(o.orderSn, 64)}\``];
+  const parts = [code(escapeClip(o.orderSn, 64))];
   if (o.tagName) parts.push(escapeClip(o.tagName, 40));
   const remark = o.remark
     ? w.t('digest.remark', { remark: escapeClip(o.remark, 200) })
@@ -359,22 +360,34 @@ export function renderDigestApproval(w: Words, request: DigestApprovalRequest): 
     run.kind === 'manual'
       ? t('digest.approvalManual')
       : t('digest.approvalDaily', { name: digestName(w, sub) });
-  const text = t('digest.approval', {
-    which,
-    points: w.points(request.estimatePoints),
-    cap: w.points(request.capPoints),
-  });
+  const { estimate } = request;
+  // Pages already bought are kept: the admin is told what they cost and what the rest will.
+  const partial = estimate.pagesDone > 0;
+  const text = partial
+    ? t('digest.approvalPartial', {
+        which,
+        points: w.points(request.estimatePoints),
+        cap: w.points(request.capPoints),
+        charged: w.points(estimate.chargedPoints),
+        done: estimate.pagesDone,
+        left: w.points(estimate.leftPoints),
+        count: estimate.pagesLeft,
+        n: w.count(estimate.pagesLeft),
+      })
+    : t('digest.approval', {
+        which,
+        points: w.points(request.estimatePoints),
+        cap: w.points(request.capPoints),
+      });
+  const buttonPoints = partial ? estimate.leftPoints : request.estimatePoints;
   return message(
     text,
     [
       section(text),
       actions([
         button({
-          label: t('digest.runAnyway', {
-            points: t('common.pointsShort', {
-              count: request.estimatePoints,
-              n: w.count(request.estimatePoints),
-            }),
+          label: t(partial ? 'digest.runAnywayRest' : 'digest.runAnyway', {
+            points: t('common.pointsShort', { count: buttonPoints, n: w.count(buttonPoints) }),
           }),
           actionId: ACTIONS.digestRunAnyway,
           value: String(run.id),

@@ -4,6 +4,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
+import { code } from './markers.js';
 import { escapeText } from './text.js';
 
 export type SlashCommand = '/item' | '/shop' | '/waybill' | '/orders';
@@ -46,9 +47,9 @@ const SHAPE: Record<SlashCommand, { examples: [TKey, TKey][]; notes: TKey[] }> =
   },
 };
 
-/** "`/item <item link or id> [prices]`" (mrkdwn, escaped). */
+/** "`/item <item link or id> [prices]`" (mrkdwn, escaped; the code markers are held until sent, markers.ts). */
 export function usageLine(w: Words, command: SlashCommand): string {
-  return `\`${escapeText(w.t(`help.${command}.usage`))}\``;
+  return code(escapeText(w.t(`help.${command}.usage`)));
 }
 
 export function renderHelp(w: Words, command: SlashCommand): RenderedMessage {

@@ -165,7 +165,7 @@ function priceLine(w: Words, line: QuoteLine, overrides: AdminHome['overrides'])
         : w.points(line.configuredPoints)
       : t('home.notConfigured');
   return line.lastSeenPoints !== null
-    ? t('home.priceLineLast', { label, price, last: w.count(line.lastSeenPoints) })
+    ? t('home.priceLineLast', { label, price, last: w.points(line.lastSeenPoints) })
     : t('home.priceLine', { label, price });
 }
 
@@ -219,6 +219,8 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
     { type: 'divider' },
     header(t('home.workspaceSpend')),
     section(t('home.total', { totals: totalsText(w, r.totals) })),
+    // Scheduled work is paid from the same account: it counts, and stops, at the workspace caps.
+    context(t('home.scheduledWithinCaps')),
     ...(userLines.length > 0
       ? packSections(userLines, {
           maxBlocks: 2,
@@ -339,6 +341,31 @@ export function alertText(w: Words, alert: AdminAlert): string {
   if (alert.kind === 'account') {
     const text = t(`alert.account.${alert.code}`);
     return alert.userId ? t('alert.seenBy', { text, user: `<@${alert.userId}>` }) : text;
+  }
+  if (alert.kind === 'spend-totals') {
+    // A direct message's text stays short (the first two differences; the rest are in the log).
+    const lines = alert.sample.slice(0, 2).map((d) =>
+      t(d.field === 'spent' ? 'alert.spendTotals.spentLine' : 'alert.spendTotals.reservedLine', {
+        who:
+          d.scope === 'workspace'
+            ? t('alert.spendTotals.workspace')
+            : d.scope === 'user'
+              ? `<@${escapeClip(d.subject, 20)}>`
+              : `<#${escapeClip(d.subject, 20)}>`,
+        period: t(`alert.period.${d.period}`),
+        key: escapeClip(d.key, 10),
+        counter: w.count(d.counter),
+        expected: w.count(d.expected),
+      }),
+    );
+    return [
+      t('alert.spendTotals.found', {
+        count: alert.count,
+        n: w.count(alert.count),
+        day: escapeClip(alert.day, 10),
+      }),
+      ...lines,
+    ].join('\n');
   }
   const { figure } = alert;
   const values = {

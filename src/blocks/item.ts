@@ -18,6 +18,7 @@ import {
   section,
 } from './kit.js';
 import { packSections } from './limits.js';
+import { strike } from './markers.js';
 import { escapeClip, mrkdwnLink, safeUrl, truncate } from './text.js';
 
 /** Shown at most, so a 300-SKU item stays readable; the rest is counted. */
@@ -53,7 +54,7 @@ function skuPriceText(w: Words, skus: readonly Sku[]): string | null {
     w,
     skus.map((s) => s.originalPrice),
   );
-  return original !== null && original !== selling ? `${selling} ~${original}~` : selling;
+  return original !== null && original !== selling ? `${selling} ${strike(original)}` : selling;
 }
 
 /** "颜色分类: 红色, 尺码: XL" from the joined names and values (spec §2.4). */
@@ -70,7 +71,7 @@ function skuProps(w: Words, sku: Sku): string {
 function skuLine(w: Words, sku: Sku): string {
   let price = sku.price === null ? w.t('item.noPrice') : w.yuan(sku.price);
   if (sku.originalPrice !== null && sku.originalPrice !== sku.price)
-    price += ` ~${w.yuan(sku.originalPrice)}~`;
+    price += ` ${strike(w.yuan(sku.originalPrice))}`;
   return w.t('item.skuLine', { props: escapeClip(skuProps(w, sku), 200), price });
 }
 
@@ -84,7 +85,7 @@ function pricesFields(w: Words, prices: ItemPrices): string[] {
   const original = priceValueText(w, prices.originalPrice);
   return [
     w.t('item.priceField', { value: priceValueText(w, prices.price) }),
-    w.t('item.originalPriceField', { value: original === '—' ? original : `~${original}~` }),
+    w.t('item.originalPriceField', { value: original === '—' ? original : strike(original) }),
     w.t('item.referencePriceField', { value: priceValueText(w, prices.referencePrice) }),
   ];
 }

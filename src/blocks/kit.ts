@@ -15,6 +15,7 @@ import type {
 } from '@slack/types';
 import type { ActionId } from './action-ids.js';
 import { fitMessage, SLACK_LIMITS } from './limits.js';
+import { resolveMarkers } from './markers.js';
 import { escapeClip, safeUrl, truncate, truncateMrkdwn } from './text.js';
 
 /** A message: blocks plus the fallback text shown in notifications. */
@@ -32,7 +33,8 @@ const EMPTY = '—';
  * still work (https://docs.slack.dev/reference/block-kit/composition-objects/text-object).
  */
 export function mrkdwn(text: string, max: number = SLACK_LIMITS.text): MrkdwnElement {
-  return { type: 'mrkdwn', text: truncateMrkdwn(text, max) || EMPTY, verbatim: true };
+  // Markers written with bold()/code()/strike() and not yet spaced by the translator (markers.ts).
+  return { type: 'mrkdwn', text: truncateMrkdwn(resolveMarkers(text), max) || EMPTY, verbatim: true };
 }
 
 /** A section of mrkdwn (already escaped), cut to 3000 characters. */
@@ -114,7 +116,7 @@ export function image(url: string | null | undefined, alt: string): ImageElement
  */
 export function message(text: string, blocks: KnownBlock[], keepLast = 0): RenderedMessage {
   return {
-    text: truncateMrkdwn(text, SLACK_LIMITS.fallbackText) || EMPTY,
+    text: truncateMrkdwn(resolveMarkers(text), SLACK_LIMITS.fallbackText) || EMPTY,
     blocks: fitMessage(blocks, { keepLast }),
   };
 }

@@ -3,6 +3,7 @@
  * renderers stay inside them: `packSections` for lists, `fitMessage` as the last guard.
  */
 import type { ContextBlock, KnownBlock, SectionBlock } from '@slack/types';
+import { resolveMarkers } from './markers.js';
 import { truncateMrkdwn } from './text.js';
 
 export const SLACK_LIMITS = {
@@ -35,7 +36,13 @@ export function moreBlock(text: string): ContextBlock {
   return {
     type: 'context',
     // verbatim: no auto-linking of the escaped text (see kit.ts mrkdwn).
-    elements: [{ type: 'mrkdwn', text: truncateMrkdwn(text, SLACK_LIMITS.contextText), verbatim: true }],
+    elements: [
+      {
+        type: 'mrkdwn',
+        text: truncateMrkdwn(resolveMarkers(text), SLACK_LIMITS.contextText),
+        verbatim: true,
+      },
+    ],
   };
 }
 
@@ -92,11 +99,12 @@ export function packSections(entries: readonly string[], options: PackOptions): 
   const pack = (sectionBudget: number): { texts: string[]; shown: number } => {
     const texts: string[] = [];
     if (sectionBudget < 1) return { texts, shown: 0 };
-    let current = options.title === undefined ? '' : truncateMrkdwn(options.title, maxChars);
+    // Markers are spaced (markers.ts) before measuring, as they will be sent.
+    let current = options.title === undefined ? '' : truncateMrkdwn(resolveMarkers(options.title), maxChars);
     let hasEntry = false;
     let shown = 0;
     for (let i = 0; i < maxEntries; i++) {
-      const entry = truncateMrkdwn(entries[i] ?? '', maxChars);
+      const entry = truncateMrkdwn(resolveMarkers(entries[i] ?? ''), maxChars);
       const joined = current === '' ? entry : `${current}${hasEntry ? separator : '\n'}${entry}`;
       if (joined.length <= maxChars) {
         current = joined;

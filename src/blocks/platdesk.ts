@@ -15,7 +15,12 @@ import { packSections } from './limits.js';
 import { escapeClip, escapeText } from './text.js';
 import { operationTitle } from './words-of.js';
 
-const HELP_ALL: TKey[] = ['platdesk.help.usage', 'platdesk.help.confirm', 'platdesk.help.language'];
+const HELP_ALL: TKey[] = [
+  'platdesk.help.lookups',
+  'platdesk.help.usage',
+  'platdesk.help.confirm',
+  'platdesk.help.language',
+];
 const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.usage',
   'platdesk.helpAdmin.export',

@@ -6,6 +6,7 @@ import type { ShopIdLookup, ShopInfo } from '../plat/types.js';
 import { type ChargeNote, renderChargeNote } from './charge-note.js';
 import type { Words } from './i18n/words.js';
 import { context, image, message, type RenderedMessage, section } from './kit.js';
+import { bold } from './markers.js';
 import { escapeClip, mrkdwnLink, safeUrl, truncate } from './text.js';
 
 /** get-shop-info `type` (spec/notes.md): 0 first marketplace, 1 its branded store, 2 second marketplace. */
@@ -24,7 +25,7 @@ export function renderShopInfo(w: Words, shop: ShopInfo, charge: ChargeNote): Re
   if (shop.version?.trim()) facts.push(t('shop.version', { version: escapeClip(shop.version.trim(), 100) }));
 
   const lines = [
-    `*${mrkdwnLink(shop.url, name)}*`,
+    bold(mrkdwnLink(shop.url, name)),
     facts.join(t('common.sep')),
     t('shop.shopId', { id: escapeClip(shop.shopId, 64) }),
   ];

@@ -32,14 +32,20 @@ export function withRefreshButton(
 export function renderRefusal(w: Words, refusal: Refusal, admins: readonly string[]): RenderedMessage {
   const { t } = w;
   const reason = escapeClip(describeRefusal(w, refusal), 1000);
-  const named = admins
-    .slice(0, 10)
-    .filter((id) => /^[UW][A-Z0-9]+$/.test(id))
-    .map((id) => `<@${id}>`);
-  const ask =
-    named.length > 0 ? t('refusal.askAdmins', { admins: named.join(', ') }) : t('refusal.askAnyAdmin');
+  const ask = askAdmins(w, admins);
   return message(t('refusal.fallback', { reason }), [
     section(t('refusal.title', { reason })),
     context(t('refusal.footer', { ask })),
   ]);
+}
+
+/** "Ask an admin: @a, @b." (the first ten), or who to ask when no admin is known. */
+export function askAdmins(w: Words, admins: readonly string[]): string {
+  const named = admins
+    .slice(0, 10)
+    .filter((id) => /^[UW][A-Z0-9]+$/.test(id))
+    .map((id) => `<@${id}>`);
+  return named.length > 0
+    ? w.t('refusal.askAdmins', { admins: named.join(', ') })
+    : w.t('refusal.askAnyAdmin');
 }

@@ -7,14 +7,20 @@
  * surrogate pair, an entity (`&amp;`) or a link (`<url|label>`).
  */
 
+import { NONCHARACTERS, unclosedMarker } from './markers.js';
+
 const ELLIPSIS = '…';
 
 /**
  * Slack mrkdwn escaping (https://docs.slack.dev/messaging/formatting-message-text#escaping):
  * only `&`, `<` and `>`, so API and user text can never mention (`<!channel>`, `<@U1>`) or link.
+ * Unicode noncharacters (U+FDD0–U+FDEF) are dropped: platdesk holds its own markers as such
+ * (markers.ts), and foreign text must never pass for one.
  */
 export function escapeText(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+  return text
+    .replace(NONCHARACTERS, '')
+    .replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
 /** Cuts `text` to at most `max` units, ending with '…' when cut; never splits a code point. */
@@ -40,7 +46,7 @@ export function escapeClip(raw: string, max: number): string {
     if (out.length + piece.length > max - 1) break;
     out += piece;
   }
-  return out + ELLIPSIS;
+  return endCut(out, max);
 }
 
 /**
@@ -54,7 +60,22 @@ export function truncateMrkdwn(text: string, max: number): string {
   if (open > cut.lastIndexOf('>')) cut = cut.slice(0, open);
   const amp = cut.lastIndexOf('&');
   if (amp > cut.lastIndexOf(';') && amp >= cut.length - 5) cut = cut.slice(0, amp);
-  return cut + ELLIPSIS;
+  return endCut(cut, max);
+}
+
+/**
+ * `cut` (at most `max - 1` units) and "…", leaving neither a bold or code span open nor a closing
+ * marker against the "…", where Slack would show it as a character (markers.ts).
+ */
+function endCut(text: string, max: number): string {
+  let cut = text;
+  for (;;) {
+    const unclosed = unclosedMarker(cut);
+    if (unclosed >= 0) cut = cut.slice(0, unclosed);
+    if (!/[*_~`]$/.test(cut)) return cut + ELLIPSIS;
+    if (cut.length + 2 <= max) return `${cut} ${ELLIPSIS}`;
+    cut = cut.slice(0, -1);
+  }
 }
 
 /** Slack rejects longer URLs in buttons and images. */

@@ -16,6 +16,7 @@ import { errorChargeText, errorTitle } from './errors.js';
 import type { Words } from './i18n/words.js';
 import { priceRange, renderItem } from './item.js';
 import { actions, button, context, image, message, type RenderedMessage, section } from './kit.js';
+import { bold } from './markers.js';
 import { escapeClip, mrkdwnLink, truncate } from './text.js';
 import { describeRefusal } from './words-of.js';
 
@@ -64,7 +65,7 @@ export function itemSummaryBlocks(w: Words, item: Item, url: string): KnownBlock
   if (item.skus.length > 0)
     facts.push(t('item.skus', { count: item.skus.length, n: w.count(item.skus.length) }));
   const picture = item.images.map((u) => image(u, t('item.imageAlt'))).find((img) => img !== undefined);
-  return [section(`*${mrkdwnLink(url, title)}*\n${facts.join(t('common.sep'))}`, picture)];
+  return [section(`${bold(mrkdwnLink(url, title))}\n${facts.join(t('common.sep'))}`, picture)];
 }
 
 function lookUpButton(

@@ -14,6 +14,7 @@ import { errorRemedy, errorTitle } from './errors.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, header, message, type RenderedMessage } from './kit.js';
 import { packSections } from './limits.js';
+import { code } from './markers.js';
 import { escapeClip, mrkdwnLink } from './text.js';
 
 export type WaybillPrintOutcome = Extract<LookupOutcome, { kind: 'waybill-print' }>;
@@ -29,18 +30,18 @@ export interface WaybillPrintRenderOptions {
   downloadValue?: string;
 }
 
-function code(text: string | null, fallback: string): string {
-  return text?.trim() ? `\`${escapeClip(text.trim(), 64)}\`` : fallback;
+function codeOr(text: string | null, fallback: string): string {
+  return text?.trim() ? code(escapeClip(text.trim(), 64)) : fallback;
 }
 
 function printLine(w: Words, record: WaybillPrintRecord): string {
   const { t } = w;
-  const number = code(
+  const number = codeOr(
     record.waybillCode,
     t('waybill.request', { id: escapeClip(record.objectId ?? '?', 64) }),
   );
   const parent = record.parentWaybillCode?.trim()
-    ? t('waybill.parent', { code: code(record.parentWaybillCode, '') })
+    ? t('waybill.parent', { code: codeOr(record.parentWaybillCode, '') })
     : '';
   if (!record.success) {
     const reason = [record.errorCode, record.errorMessage].filter((s) => s?.trim()).join(': ');
@@ -153,7 +154,7 @@ function infoFields(extra: Record<string, unknown>, prefix = '', depth = 0): str
 
 function infoLine(w: Words, record: WaybillInfoRecord): string {
   const { t } = w;
-  const number = code(
+  const number = codeOr(
     record.waybillCode,
     t('waybill.request', { id: escapeClip(record.objectId ?? '?', 64) }),
   );

@@ -6,8 +6,12 @@
  *
  * Pages are fetched one after the other: at most one digest call waits in the limiter at a time,
  * so a digest never fills the bounded queue that interactive lookups also need.
+ *
+ * Resumable (issue 19): given the pages an earlier attempt of the run recorded (`done`), it goes
+ * on after the last of them and never asks for one of them again; each new page is handed to
+ * `onPage` (which records it) before the next call.
  */
-import type { CallOptions, PlatClient } from '../plat/client.js';
+import type { CallFence, CallOptions, PlatClient } from '../plat/client.js';
 import { PlatAbortedError } from '../plat/errors.js';
 import { MAX_ORDER_WINDOW_MS, MAX_PAGE_SIZE } from '../plat/inputs.js';
 import type { ChargeListener, Order } from '../plat/types.js';
@@ -34,7 +38,7 @@ export function splitWindows(from: Date, to: Date, maxMs: number = MAX_ORDER_WIN
 
 /** What is known of the fetch so far, for a progress message and for the cost cap. */
 export interface FetchPlan {
-  /** Pages fetched so far. */
+  /** Pages fetched so far, by this attempt and earlier ones. */
   pagesDone: number;
   /**
    * Pages the whole fetch will take: exact for the windows whose first page is in, one for each
@@ -45,6 +49,21 @@ export interface FetchPlan {
   exact: boolean;
   /** Points the last page was charged (withholding_money), when reported. */
   lastPagePoints: number | null;
+}
+
+/** A page an earlier attempt bought (store digest_pages). */
+export interface DonePage {
+  window: number;
+  page: number;
+  totalPages: number;
+  orderCount: number;
+}
+
+/** A page just bought. */
+export interface FetchedPage extends DonePage {
+  orders: Order[];
+  /** withholding_money of the call that answered it (its retries of codes 101/202 aside). */
+  points: number | null;
 }
 
 export interface FetchOrdersOptions {
@@ -58,15 +77,21 @@ export interface FetchOrdersOptions {
   correlationId?: string;
   /** Every call that reached the service, charged or not (the ledger). */
   onCharge?: ChargeListener;
+  /** Pages bought before (by window and page, as recorded): not fetched again. */
+  done?: readonly DonePage[];
+  /** Each page as it comes, before the next call: record it, or throw to stop. */
+  onPage?: (page: FetchedPage) => Promise<void>;
   /** After every page: "page k of n". */
   onProgress?: (plan: FetchPlan) => void | Promise<void>;
   /** After each window's first page, before the rest are fetched: throw to stop (the cost cap). */
   checkPlan?: (plan: FetchPlan) => void;
   signal?: AbortSignal;
+  /** The lease the caller must hold for each call to start (plat/client.ts CallFence). */
+  fence?: CallFence;
 }
 
 export interface FetchedOrders {
-  /** De-duplicated by order number, in the order the pages listed them. */
+  /** Of the pages bought by this call, de-duplicated by order number, in the order listed. */
   orders: Order[];
   /** Pages answered (every call, retries and failures included, is counted through onCharge). */
   calls: number;
@@ -75,35 +100,78 @@ export interface FetchedOrders {
   windows: number;
 }
 
+/** Where a window stands after the pages recorded for it. */
+interface WindowState {
+  /** The next page to fetch. */
+  next: number;
+  /** Its page count, once its first page is in. */
+  total: number | null;
+  finished: boolean;
+  /** Pages recorded. */
+  done: number;
+}
+
+function windowStates(windows: number, done: readonly DonePage[]): WindowState[] {
+  return Array.from({ length: windows }, (_, w) => {
+    const pages = done.filter((p) => p.window === w).sort((a, b) => a.page - b.page);
+    const last = pages.at(-1);
+    if (!last) return { next: 0, total: null, finished: false, done: 0 };
+    // Pages are recorded one after the other from 0, so the last one says where to go on.
+    const total = pages[0]?.totalPages ?? last.totalPages;
+    return {
+      next: last.page + 1,
+      total,
+      finished: last.page + 1 >= last.totalPages || last.orderCount === 0,
+      done: pages.length,
+    };
+  });
+}
+
+/** The plan of a fetch from the windows' states. */
+export function planOf(states: readonly WindowState[], lastPagePoints: number | null): FetchPlan {
+  let planned = 0;
+  let doneCount = 0;
+  for (const s of states) {
+    doneCount += s.done;
+    planned += s.total === null ? 1 : s.finished ? s.done : Math.max(s.total, s.done + 1);
+  }
+  return {
+    pagesDone: doneCount,
+    pagesPlanned: planned,
+    exact: states.every((s) => s.total !== null),
+    lastPagePoints,
+  };
+}
+
+/** The plan given the pages recorded so far, before any call (for the cost cap). */
+export function planFromDone(from: Date, to: Date, done: readonly DonePage[]): FetchPlan {
+  return planOf(windowStates(splitWindows(from, to).length, done), null);
+}
+
 export async function fetchOrders(client: PlatClient, options: FetchOrdersOptions): Promise<FetchedOrders> {
   const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
   const windows = splitWindows(options.from, options.to);
+  const states = windowStates(windows.length, options.done ?? []);
   const byNumber = new Map<string, Order>();
-  const knownPages: number[] = [];
   let calls = 0;
   let chargedPoints = 0;
   let lastPagePoints: number | null = null;
 
-  const plan = (): FetchPlan => {
-    const planned = knownPages.reduce((a, b) => a + b, 0) + (windows.length - knownPages.length);
-    return {
-      pagesDone: calls,
-      pagesPlanned: planned,
-      exact: knownPages.length === windows.length,
-      lastPagePoints,
-    };
-  };
   const call: CallOptions = {
     priority: options.priority ?? 'bulk',
     ...(options.correlationId ? { correlationId: options.correlationId } : {}),
     ...(options.onCharge ? { onCharge: options.onCharge } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.fence ? { fence: options.fence } : {}),
   };
 
-  for (const window of windows) {
-    for (let page = 0; ; page++) {
+  for (const [w, window] of windows.entries()) {
+    const state = states[w];
+    if (!state || state.finished) continue;
+    for (let page = state.next; ; page++) {
       if (options.signal?.aborted)
         throw new PlatAbortedError('digest fetch stopped', { operation: 'paging-orders' });
+      options.fence?.check();
       const result = await client.orders(
         {
           ownerId: options.ownerId,
@@ -120,16 +188,28 @@ export async function fetchOrders(client: PlatClient, options: FetchOrdersOption
       chargedPoints += result.chargePoints ?? 0;
       // One attempt's charge: the estimate of each page still to fetch (retries aside).
       lastPagePoints = result.pricePoints;
-      for (const order of result.data.orders)
-        if (!byNumber.has(order.orderSn)) byNumber.set(order.orderSn, order);
-      if (page === 0) {
-        // totalElements / pageSize, as the client computed it (at least 1).
-        knownPages.push(result.data.totalPages);
-        options.checkPlan?.(plan());
-      }
-      await options.onProgress?.(plan());
+      const orders = result.data.orders;
+      for (const order of orders) if (!byNumber.has(order.orderSn)) byNumber.set(order.orderSn, order);
+      // totalElements / pageSize, as the client computed it (at least 1).
+      const totalPages = state.total ?? result.data.totalPages;
+      await options.onPage?.({
+        window: w,
+        page,
+        totalPages,
+        orderCount: orders.length,
+        orders,
+        points: result.pricePoints,
+      });
+      state.done += 1;
+      state.next = page + 1;
       // An empty page ends the window early, should totalElements overstate it.
-      if (page + 1 >= result.data.totalPages || result.data.orders.length === 0) break;
+      state.finished = page + 1 >= totalPages || orders.length === 0;
+      if (state.total === null) {
+        state.total = totalPages;
+        options.checkPlan?.(planOf(states, lastPagePoints));
+      }
+      await options.onProgress?.(planOf(states, lastPagePoints));
+      if (state.finished) break;
     }
   }
   return { orders: [...byNumber.values()], calls, chargedPoints, windows: windows.length };

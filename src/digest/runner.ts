@@ -3,22 +3,32 @@
  * run record. The caller (scheduler.ts) holds the run's lease and handles failures; this module
  * keeps the lease alive and gives up the moment it finds someone else holds it.
  *
- * Cost cap: the estimate is pages × price per page. The price is PLAT_PRICES' paging-orders
- * price, else the last charge seen. The number of pages is not known before a call (totalElements
- * comes with page 0), so it is estimated twice:
- *  1. before any call, from the previous digest's order count (one page a window when unknown):
- *     over the cap → no call at all;
+ * Every page bought once per run (issue 19): each page is recorded (store digest_pages) in the
+ * transaction that adds its charge to the run, under the holder's epoch; a takeover, a retry and
+ * "Run anyway" go on after the last page recorded, and the summary is built from the recorded
+ * pages. The lease is kept by a timer (run-fence.ts), not between pages, and fences every call.
+ *
+ * Cost cap: the estimate is what the run's calls already cost (every attempt) + the pages still
+ * to buy × the price per page. The price is PLAT_PRICES' paging-orders price, else the last
+ * charge seen. The number of pages is not known before a call (totalElements comes with page 0),
+ * so it is estimated twice:
+ *  1. before any call, from the pages recorded and the previous digest's order count (one page a
+ *     window when unknown): over the cap → no call at all;
  *  2. after each window's first page, from totalElements: over the cap → the rest is not fetched.
- * Either way the run waits for an admin's "Run anyway".
+ * Either way the run waits for an admin's "Run anyway", which fetches only what remains.
  */
 
+import type { Clock } from '../clock.js';
+import { isPlatError } from '../plat/errors.js';
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
-import type { ChargeEvent } from '../plat/types.js';
-import { ledgerEntryFor } from '../store/ledger.js';
-import type { DigestRun, DigestSubscription, Lease, Store } from '../store/store.js';
-import { type FetchPlan, fetchOrders, splitWindows } from './fetch-orders.js';
+import type { ChargeEvent, Order } from '../plat/types.js';
+import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
+import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
+import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
+import { decodePageOrders, encodePageOrders } from './page-orders.js';
+import { createRunFence, RunLeaseLostError } from './run-fence.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
-import type { DigestDeps, DigestPost } from './types.js';
+import type { DigestDeps, DigestEstimate, DigestPost } from './types.js';
 import { addDays } from './zoned-time.js';
 
 /** Store setting: the most points one digest may cost without an admin's approval. */
@@ -33,7 +43,10 @@ export async function digestCap(store: Store): Promise<number> {
 
 export class DigestOverCapError extends Error {
   readonly code = 'digest_over_cap';
-  constructor(readonly estimatePoints: number) {
+  constructor(
+    readonly estimatePoints: number,
+    readonly estimate?: DigestEstimate,
+  ) {
     super(`the digest would cost about ${estimatePoints} points`);
     this.name = 'DigestOverCapError';
   }
@@ -50,12 +63,24 @@ export class DigestLeaseLostError extends Error {
 
 export type RunResult =
   | { kind: 'posted'; run: DigestRun; messageTs: string; summary: DigestSummary }
-  | { kind: 'awaiting_approval'; run: DigestRun; estimatePoints: number; capPoints: number };
+  | {
+      kind: 'awaiting_approval';
+      run: DigestRun;
+      estimatePoints: number;
+      capPoints: number;
+      estimate: DigestEstimate;
+    };
 
 export interface RunnerContext extends DigestDeps {
   now: () => number;
+  /** The timers of the lease renewal (run-fence.ts). */
+  clock: Clock;
   instanceId: string;
   leaseMs: number;
+  /** How often a holder renews its lease. */
+  renewEveryMs: number;
+  /** The longest a plat call takes from being sent to its end (the plat deadline + margin). */
+  callSpanMs: number;
   /** Least time between two progress updates of "Run now". */
   progressIntervalMs: number;
 }
@@ -85,39 +110,106 @@ export async function previousDigest(
   return summary ? { localDate: previous.localDate, summary } : null;
 }
 
+/** Whether an error means the holder lost its run (another claim, or its lease ran out): it stops quietly. */
+export function isLeaseLost(error: unknown): boolean {
+  return error instanceof DigestLeaseLostError || error instanceof RunLeaseLostError;
+}
+
+/** Orders of the recorded pages, de-duplicated by order number, in the order the pages listed them. */
+function ordersOfPages(pages: readonly { ordersJson: string }[]): Order[] {
+  const byNumber = new Map<string, Order>();
+  for (const page of pages)
+    for (const order of decodePageOrders(page.ordersJson))
+      if (!byNumber.has(order.orderSn)) byNumber.set(order.orderSn, order);
+  return [...byNumber.values()];
+}
+
 export async function executeDigestRun(
   ctx: RunnerContext,
   subscription: DigestSubscription,
   claimed: DigestRun,
   options: ExecuteOptions,
 ): Promise<RunResult> {
+  const { store } = ctx;
+  const fence = createRunFence({
+    runId: claimed.id,
+    holder: { owner: ctx.instanceId, epoch: claimed.epoch },
+    expiresAt: claimed.leaseExpiresAt?.getTime() ?? ctx.now() + ctx.leaseMs,
+    leaseMs: ctx.leaseMs,
+    renewEveryMs: ctx.renewEveryMs,
+    callSpanMs: ctx.callSpanMs,
+    clock: ctx.clock,
+    renew: (lease) => store.digests.renew(claimed.id, lease),
+    logger: ctx.logger,
+  });
+  try {
+    return await executeHeld(ctx, subscription, claimed, options, fence);
+  } catch (error) {
+    // A call withdrawn from the limiter because the lease was lost is that loss, not a failure.
+    if (fence.signal.aborted && isPlatError(error) && error.code === 'aborted') throw fence.signal.reason;
+    throw error;
+  } finally {
+    fence.stop();
+  }
+}
+
+async function executeHeld(
+  ctx: RunnerContext,
+  subscription: DigestSubscription,
+  claimed: DigestRun,
+  options: ExecuteOptions,
+  fence: ReturnType<typeof createRunFence>,
+): Promise<RunResult> {
   const { store, publisher } = ctx;
   const digests = store.digests;
-  const lease = (): Lease => ({ owner: ctx.instanceId, now: new Date(ctx.now()), ms: ctx.leaseMs });
+  const holder = fence.holder;
   const cap = options.force ? Number.POSITIVE_INFINITY : await digestCap(store);
   const edition = 1; // the time filters need the enhanced edition (spec §4.7)
   const price = await ctx.priceOf('paging-orders', edition);
   const run = claimed;
 
-  const park = async (estimatePoints: number): Promise<RunResult> => {
-    if (!(await digests.awaitApproval(run.id, ctx.instanceId, estimatePoints, new Date(ctx.now()))))
+  const park = async (estimate: DigestEstimate): Promise<RunResult> => {
+    const estimatePoints = estimate.chargedPoints + estimate.leftPoints;
+    if (!(await digests.awaitApproval(run.id, holder, estimatePoints, new Date(ctx.now()))))
       throw new DigestLeaseLostError(run.id);
-    ctx.logger?.info({ runId: run.id, estimatePoints, capPoints: cap }, 'digest over the cost cap');
+    ctx.logger?.info(
+      { runId: run.id, estimatePoints, capPoints: cap, ...estimate },
+      'digest over the cost cap',
+    );
     return {
       kind: 'awaiting_approval',
       run: (await digests.run(run.id)) ?? run,
       estimatePoints,
       capPoints: cap,
+      estimate,
     };
   };
 
   // A previous attempt got as far as posting (Slack failed): post its summary, fetch nothing again.
   let summary = parseSummary(run.summaryJson);
   if (!summary) {
+    const done = await store.digestPages.list(run.id);
+    /** Points charged by the run's calls so far: earlier attempts, then this one's as they come. */
+    let chargedPoints = run.chargedPoints;
+    const estimateOf = (plan: FetchPlan, each: number): DigestEstimate => {
+      const pagesLeft = Math.max(0, plan.pagesPlanned - plan.pagesDone);
+      return { chargedPoints, pagesDone: plan.pagesDone, pagesLeft, leftPoints: pagesLeft * each };
+    };
+
     const windows = splitWindows(run.windowStart, run.windowEnd).length;
+    const resumed = planFromDone(run.windowStart, run.windowEnd, done);
     const last = await previousDigest(store, { ...run, kind: 'manual' });
-    const estimatedPages = Math.max(windows, Math.ceil((last?.summary.orders ?? 0) / MAX_PAGE_SIZE));
-    if (price !== null && estimatedPages * price > cap) return park(estimatedPages * price);
+    // Before any call: the pages recorded say most; the previous digest's size helps while no
+    // window's first page is in.
+    const fromLast = Math.max(windows, Math.ceil((last?.summary.orders ?? 0) / MAX_PAGE_SIZE));
+    const firstPlan: FetchPlan = {
+      ...resumed,
+      pagesPlanned: Math.max(resumed.pagesPlanned, resumed.pagesDone === 0 ? fromLast : 0),
+    };
+    if (price !== null) {
+      const estimate = estimateOf(firstPlan, price);
+      if (estimate.pagesLeft > 0 && estimate.chargedPoints + estimate.leftPoints > cap) return park(estimate);
+    }
 
     let progressTs = run.messageTs;
     if (options.progress && progressTs === null) {
@@ -126,9 +218,7 @@ export async function executeDigestRun(
     }
     let lastProgressAt = Number.NEGATIVE_INFINITY;
     let progressChain: Promise<unknown> = Promise.resolve();
-    const onProgress = async (plan: FetchPlan): Promise<void> => {
-      // Every page renews the lease: a long fetch keeps the run; a lost lease stops it here.
-      if (!(await digests.renew(run.id, lease()))) throw new DigestLeaseLostError(run.id);
+    const onProgress = (plan: FetchPlan): void => {
       const now = ctx.now();
       if (progressTs === null || plan.pagesDone >= plan.pagesPlanned) return;
       if (plan.pagesDone > 1 && now - lastProgressAt < ctx.progressIntervalMs) return;
@@ -140,49 +230,82 @@ export async function executeDigestRun(
         .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest progress not updated'));
     };
     const chargeWrites: Promise<unknown>[] = [];
+    const tally = (points: number) =>
+      chargeWrites.push(
+        // Calls that bought no page (errors, answers not read) count in the run's cost too.
+        digests
+          .addCharge(run.id, points, 1)
+          .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest run charge not tallied')),
+      );
+    /** Charges of answered calls whose page is not recorded yet (tallied with their page, or alone). */
+    const unrecorded: number[] = [];
+    // Charge ids: this run and the holder's epoch (every claim bumps it, so a takeover's calls
+    // have ids of their own), then each call and its attempt.
+    let calls = 0;
     const onCharge = (event: ChargeEvent): void => {
-      // The ledger row is never lost (kept until the store can be written); the run's own tally
-      // is a convenience for the digest's cost line.
+      chargedPoints += event.points;
+      // The ledger row is never lost (kept until the store can be written).
       chargeWrites.push(
         ctx.charges.record(
           ledgerEntryFor(event, {
+            chargeId: chargeIdOf(`digest:${run.id}:${holder.epoch}`, calls++, event.attempt),
             userId: null,
             channelId: subscription.channelId,
             pendingId: null,
             source: 'digest',
           }),
         ),
-        digests
-          .addCharge(run.id, event.points, 1)
-          .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'digest run charge not tallied')),
       );
+      if (event.code === 0) unrecorded.push(event.points);
+      else tally(event.points);
     };
 
-    let fetched: Awaited<ReturnType<typeof fetchOrders>>;
     try {
-      fetched = await fetchOrders(ctx.client, {
+      await fetchOrders(ctx.client, {
         ownerId: subscription.ownerId,
         from: run.windowStart,
         to: run.windowEnd,
         priority: 'bulk',
         correlationId: `digest-${run.id}`,
+        done,
         onCharge,
+        onPage: async (page) => {
+          const points = page.points ?? 0;
+          unrecorded.shift();
+          const recorded = await store.digestPages.record(run.id, holder, {
+            window: page.window,
+            page: page.page,
+            totalPages: page.totalPages,
+            ordersJson: encodePageOrders(page.orders),
+            orderCount: page.orderCount,
+            points,
+          });
+          if (!recorded) {
+            // Bought, but the run is no longer ours: its cost still counts; stop before any other call.
+            tally(points);
+            throw new DigestLeaseLostError(run.id);
+          }
+        },
         onProgress,
         checkPlan: (plan) => {
           const each = price ?? plan.lastPagePoints;
-          if (each !== null && plan.pagesPlanned * each > cap)
-            throw new DigestOverCapError(plan.pagesPlanned * each);
+          if (each === null) return;
+          const estimate = estimateOf(plan, each);
+          if (estimate.pagesLeft > 0 && estimate.chargedPoints + estimate.leftPoints > cap)
+            throw new DigestOverCapError(estimate.chargedPoints + estimate.leftPoints, estimate);
         },
+        fence,
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
-      await Promise.all([progressChain, ...chargeWrites]);
-      if (error instanceof DigestOverCapError) return park(error.estimatePoints);
+      await settle(progressChain, chargeWrites, unrecorded, tally);
+      if (error instanceof DigestOverCapError && error.estimate) return park(error.estimate);
       throw error;
     }
-    await Promise.all([progressChain, ...chargeWrites]);
+    await settle(progressChain, chargeWrites, unrecorded, tally);
+    const pages = await store.digestPages.list(run.id);
     // The subscription's filters (flag colours, statuses), stated in the digest's header.
-    const kept = fetched.orders.filter(
+    const kept = ordersOfPages(pages).filter(
       (o) =>
         (!subscription.flags || (o.remarkTag !== null && subscription.flags.includes(o.remarkTag))) &&
         (!subscription.statuses || (o.status !== null && subscription.statuses.includes(o.status))),
@@ -194,7 +317,7 @@ export async function executeDigestRun(
   }
 
   // From here on the summary is stored, so a failed post is retried without fetching again.
-  if (!(await digests.markPosting(run.id, lease(), JSON.stringify(summary))))
+  if (!(await digests.markPosting(run.id, fence.lease(), JSON.stringify(summary))))
     throw new DigestLeaseLostError(run.id);
   const current = (await digests.run(run.id)) ?? run;
   const post: DigestPost = {
@@ -205,11 +328,25 @@ export async function executeDigestRun(
     cost: { points: current.chargedPoints, calls: current.calls },
   };
   const messageTs = await publisher.postDigest(post, current.messageTs);
-  if (!(await digests.markPosted(run.id, ctx.instanceId, messageTs, new Date(ctx.now()))))
+  if (!(await digests.markPosted(run.id, holder, messageTs, new Date(ctx.now()))))
     ctx.logger?.warn({ runId: run.id }, 'digest posted but its run record was taken over');
   ctx.logger?.info(
     { runId: run.id, subscriptionId: subscription.id, orders: summary.orders, points: current.chargedPoints },
     'digest posted',
   );
   return { kind: 'posted', run: (await digests.run(run.id)) ?? current, messageTs, summary };
+}
+
+/**
+ * Waits for the progress updates and charge writes; an answered call whose page was never
+ * recorded (its answer did not parse) still counts in the run's cost.
+ */
+async function settle(
+  progress: Promise<unknown>,
+  writes: Promise<unknown>[],
+  unrecorded: number[],
+  tally: (points: number) => void,
+): Promise<void> {
+  for (const points of unrecorded.splice(0)) tally(points);
+  await Promise.all([progress, ...writes]);
 }

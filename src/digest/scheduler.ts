@@ -16,9 +16,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isPlatError } from '../plat/errors.js';
-import type { DigestRun, DigestSubscription } from '../store/store.js';
+import type { DigestRun, DigestSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
-import { DigestLeaseLostError, executeDigestRun, type RunnerContext, type RunResult } from './runner.js';
+import { executeDigestRun, isLeaseLost, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
@@ -29,8 +29,21 @@ export interface DigestSchedulerOptions extends DigestDeps {
   clock?: DigestClock;
   /** This process, in lease records. Default: a random UUID. */
   instanceId?: string;
-  /** How long a claim holds without renewal (renewed on every page). Default 10 min. */
+  /**
+   * How long a claim holds without renewal (renewed by a timer every `renewEveryMs`). Default
+   * 22 s: a run whose holder died is taken over and resumed within about that (issue 19: < 30 s).
+   */
   leaseMs?: number;
+  /**
+   * Default 2 s: a holder may start calls until leaseMs − callSpanMs (6 s) after its last renewal,
+   * so two renewals can be slow or lost before it has to stop.
+   */
+  renewEveryMs?: number;
+  /**
+   * The longest a plat call takes from being sent to its end: the plat deadline plus a margin
+   * (default 16 s). A holder starts no call later than this before its lease runs out.
+   */
+  callSpanMs?: number;
   /** Waits before the 2nd, 3rd… attempt; a retry is planned only if it falls within the local day. */
   retryDelaysMs?: readonly number[];
   /** Longest sleep between two looks at the store. Default 60 s. */
@@ -40,7 +53,9 @@ export interface DigestSchedulerOptions extends DigestDeps {
 }
 
 export const DIGEST_DEFAULTS = {
-  leaseMs: 10 * MINUTE,
+  leaseMs: 22_000,
+  renewEveryMs: 2_000,
+  callSpanMs: 16_000,
   retryDelaysMs: [5 * MINUTE, 15 * MINUTE, 45 * MINUTE],
   maxSleepMs: MINUTE,
   progressIntervalMs: 1_500,
@@ -81,6 +96,8 @@ export interface DigestScheduler {
   nextRunAt(subscription: DigestSubscription): number;
   /** Resolves when no run is in flight (tests). */
   idle(): Promise<void>;
+  /** Resolves when no plan or wake-up is under way: the next timer is set (runs may go on). */
+  settled(): Promise<void>;
   /** When the timer fires next (ms), or null when stopped. */
   nextWakeAt(): number | null;
 }
@@ -150,8 +167,11 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   const ctx: RunnerContext = {
     ...options,
     now: () => clock.now(),
+    clock,
     instanceId,
     leaseMs,
+    renewEveryMs: options.renewEveryMs ?? DIGEST_DEFAULTS.renewEveryMs,
+    callSpanMs: options.callSpanMs ?? DIGEST_DEFAULTS.callSpanMs,
     progressIntervalMs: options.progressIntervalMs ?? DIGEST_DEFAULTS.progressIntervalMs,
   };
 
@@ -183,7 +203,9 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
         const run = await digests.scheduledRun(sub.id, slot.key);
-        if (run === null) next = Math.min(next, now);
+        // Due and never claimed: its own time (already passed), which the wake loop tells from
+        // what its last wake-up already tried.
+        if (run === null) next = Math.min(next, slot.at);
         else if (run.state === 'failed' && run.nextAttemptAt)
           next = Math.min(next, run.nextAttemptAt.getTime());
         else if (
@@ -238,6 +260,8 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
 
   /** Executes a held run in the background; failures go through `failed`. Never rejects. */
   function start(sub: DigestSubscription, run: DigestRun, force: boolean): Promise<ManualResult> {
+    /** This claim: the store takes the holder's writes only under its epoch. */
+    const holder = { owner: instanceId, epoch: run.epoch };
     const attempt = async (signal: AbortSignal): Promise<ManualResult> => {
       try {
         const result = await executeDigestRun(ctx, sub, run, {
@@ -250,14 +274,14 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       } catch (error) {
         if (signal.aborted) {
           // Stopping: hand the run over at once instead of letting the lease run out.
-          await digests.release(run.id, instanceId, new Date(clock.now()));
+          await digests.release(run.id, holder, new Date(clock.now()));
           return { kind: 'stopped' };
         }
-        if (error instanceof DigestLeaseLostError) {
-          logger?.warn({ runId: run.id }, 'digest run taken over by another instance');
+        if (isLeaseLost(error)) {
+          logger?.warn({ runId: run.id, err: error }, 'digest run lost its lease: stopped');
           return { kind: 'already_handled', run: await digests.run(run.id) };
         }
-        await failed(sub, (await digests.run(run.id)) ?? run, error);
+        await failed(sub, (await digests.run(run.id)) ?? run, holder, error);
         return { kind: 'failed', run: (await digests.run(run.id)) ?? run, error };
       }
     };
@@ -306,6 +330,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
           run: result.run,
           estimatePoints: result.estimatePoints,
           capPoints: result.capPoints,
+          estimate: result.estimate,
         }),
         'digest approval request not delivered',
       );
@@ -316,7 +341,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
    * channel (one notice per run, updated afterwards) and the admins (first failure and giving up).
    * "Run now" failures are answered to the admin who asked instead, and not retried.
    */
-  async function failed(sub: DigestSubscription, run: DigestRun, error: unknown): Promise<void> {
+  async function failed(
+    sub: DigestSubscription,
+    run: DigestRun,
+    holder: RunHolder,
+    error: unknown,
+  ): Promise<void> {
     const now = clock.now();
     const dayEnd = startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone);
     const delay = run.kind === 'scheduled' ? retryDelays[run.attempts - 1] : undefined;
@@ -326,7 +356,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       { runId: run.id, subscriptionId: sub.id, attempts: run.attempts, nextAttemptAt, reason },
       'digest run failed',
     );
-    if (!(await digests.markFailed(run.id, instanceId, { error: reason, nextAttemptAt, now: new Date(now) })))
+    if (!(await digests.markFailed(run.id, holder, { error: reason, nextAttemptAt, now: new Date(now) })))
       return;
     const current = (await digests.run(run.id)) ?? run;
     if (run.kind === 'manual') {
@@ -417,6 +447,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         await Promise.allSettled([...background]);
       }
     },
+    settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
   };
 }

@@ -54,11 +54,27 @@ export type DigestAlert =
   /** platdesk stopped between sending the digest to Slack and recording it: not re-posted. */
   | { kind: 'orphaned'; subscription: DigestSubscription; run: DigestRun };
 
+/**
+ * The cost cap's estimate of a run (runner.ts): what its calls already cost and what remains.
+ * `estimatePoints` (what is compared with the cap) is chargedPoints + leftPoints.
+ */
+export interface DigestEstimate {
+  /** Points already charged by the run's calls, every attempt included. */
+  chargedPoints: number;
+  /** Pages already bought (not fetched again). */
+  pagesDone: number;
+  /** Pages still to buy (a lower bound while a window's first page is not in). */
+  pagesLeft: number;
+  /** pagesLeft × the price of a page. */
+  leftPoints: number;
+}
+
 export interface DigestApprovalRequest {
   subscription: DigestSubscription;
   run: DigestRun;
   estimatePoints: number;
   capPoints: number;
+  estimate: DigestEstimate;
 }
 
 export interface DigestPublisher {

@@ -1,10 +1,13 @@
 /**
  * Daily and monthly caps in points, per user and for the whole workspace. A call that would
  * exceed a cap is refused before it is made; at 80 % the user is warned. Spend is read from the
- * ledger; points of calls in flight are reserved in the store (store/budgets.ts), atomically with
- * the check, so concurrent calls cannot overshoot together, even from different processes.
+ * store's running totals (store/budgets.ts: counters kept with every ledger row); points of calls
+ * in flight are reserved there, atomically with the check, so concurrent calls cannot overshoot
+ * together, even from different processes.
  */
-import { offsetAt } from '../digest/zoned-time.js';
+import { DEFAULT_RETRY } from '../plat/client.js';
+import { DEFAULT_TIMEOUTS } from '../plat/http.js';
+import { periodsOf } from '../store/periods.js';
 import type { BudgetReservations, CapLimit, CapUse } from '../store/store.js';
 import type { Budgets, Caps } from './settings.js';
 
@@ -25,27 +28,26 @@ export type BudgetCheck =
   | { ok: true; warnings: CapFigure[] }
   | { ok: false; exceeded: CapFigure; wanted: number; warnings: CapFigure[] };
 
-/** The start of the local day and month containing `at`, as instants. */
+/** The start of the local day and month containing `at`, as instants (store/periods.ts). */
 export function periodStarts(
   at: Date,
   timeZone: string,
 ): { day: Date; month: Date; nextDay: Date; nextMonth: Date } {
-  const local = new Date(at.getTime() + offsetAt(at.getTime(), timeZone));
-  const y = local.getUTCFullYear();
-  const m = local.getUTCMonth();
-  const d = local.getUTCDate();
-  // Local midnight as an instant: subtract the zone's offset at (about) that moment; twice for DST days.
-  const instant = (wallUtc: number) => {
-    let guess = wallUtc - offsetAt(wallUtc, timeZone);
-    guess = wallUtc - offsetAt(guess, timeZone);
-    return new Date(guess);
-  };
-  return {
-    day: instant(Date.UTC(y, m, d)),
-    nextDay: instant(Date.UTC(y, m, d + 1)),
-    month: instant(Date.UTC(y, m, 1)),
-    nextMonth: instant(Date.UTC(y, m + 1, 1)),
-  };
+  const { daily, monthly } = periodsOf(at, timeZone);
+  return { day: daily.from, nextDay: daily.to, month: monthly.from, nextMonth: monthly.to };
+}
+
+/** A reservation held for a call in flight. */
+export interface HeldBudget {
+  /** The store's reservation (null: no cap applies, nothing is held). */
+  id: string | null;
+  /**
+   * Grows the reservation by `points` (a retry about to be sent) under the same caps, all or
+   * nothing; false: a cap would be passed, so the retry must not be sent.
+   */
+  extend(points: number): Promise<boolean>;
+  /** Gives back what its charges did not use (call once they are durably in the ledger). */
+  release(): Promise<void>;
 }
 
 export interface BudgetGuard {
@@ -58,17 +60,27 @@ export interface BudgetGuard {
    * processes can never both pass a cap). On success, `release` gives the reservation back once
    * the call's charge is in the ledger (or it made none).
    */
-  reserve(userId: string | null, points: number): Promise<BudgetCheck & { release: () => Promise<void> }>;
+  reserve(userId: string | null, points: number): Promise<BudgetCheck & { held: HeldBudget }>;
 }
 
 /**
- * A reservation outlives its call only if its process died mid-call; it then stops counting
- * after this long (above the plat call deadline with its retries).
+ * The longest a call may take from its reservation to its last answer: every attempt's deadline,
+ * the backoff before each retry, and a wait in the limiter's queue (bounded: at most 100 queued,
+ * at 10 calls/s) before each attempt.
  */
-export const RESERVATION_TTL_MS = 5 * 60 * 1000;
+export const LONGEST_CALL_MS =
+  (DEFAULT_RETRY.maxRetries + 1) * (DEFAULT_TIMEOUTS.deadlineMs + 60_000) +
+  DEFAULT_RETRY.maxRetries * DEFAULT_RETRY.maxDelayMs * 1.25;
+/**
+ * A reservation is given back once its charges are written; it expires on its own only if its
+ * process died (or the store stayed unreachable), and never before its call can have ended: twice
+ * the longest call. Each retry moves the expiry on again (HeldBudget.extend).
+ */
+export const RESERVATION_TTL_MS = 2 * LONGEST_CALL_MS;
 
 const figureOf = (use: CapUse): CapFigure => ({
-  scope: use.scope,
+  // Caps are set for the workspace and per user (lookups/settings.ts); channel counters only count.
+  scope: use.scope === 'user' ? 'user' : 'workspace',
   period: use.period,
   cap: use.cap,
   spent: use.spent,
@@ -82,20 +94,21 @@ export function createBudgetGuard(deps: {
   /** Every cap that applies to this user now, with its period. */
   async function capsFor(userId: string | null): Promise<CapLimit[]> {
     const budgets = await deps.budgets();
-    const applicable: { scope: CapScope; caps: Caps }[] = [{ scope: 'workspace', caps: budgets.workspace }];
+    const applicable: { scope: CapScope; subject: string; caps: Caps }[] = [
+      { scope: 'workspace', subject: '*', caps: budgets.workspace },
+    ];
     // Scheduled work (no user) counts against the workspace only.
-    if (userId) applicable.push({ scope: 'user', caps: budgets.users[userId] ?? budgets.perUser });
-    // No caps set (the default): nothing to read from the ledger.
+    if (userId)
+      applicable.push({ scope: 'user', subject: userId, caps: budgets.users[userId] ?? budgets.perUser });
+    // No caps set (the default): nothing to read.
     if (applicable.every(({ caps }) => caps.daily === null && caps.monthly === null)) return [];
-    const periods = periodStarts(deps.now(), budgets.timezone);
+    const periods = periodsOf(deps.now(), budgets.timezone);
     const limits: CapLimit[] = [];
-    for (const { scope, caps } of applicable) {
+    for (const { scope, subject, caps } of applicable) {
       for (const period of ['daily', 'monthly'] as const) {
         const cap = caps[period];
         if (cap === null) continue;
-        const from = period === 'daily' ? periods.day : periods.month;
-        const to = period === 'daily' ? periods.nextDay : periods.nextMonth;
-        limits.push({ scope, period, cap, from, to });
+        limits.push({ scope, subject, period, key: periods[period].key, cap });
       }
     }
     return limits;
@@ -111,38 +124,43 @@ export function createBudgetGuard(deps: {
     return exceeded ? { ok: false, exceeded, wanted: points, warnings } : { ok: true, warnings };
   }
 
-  const nothingToRelease = async () => undefined;
+  const nothingHeld: HeldBudget = { id: null, extend: async () => true, release: async () => undefined };
 
   return {
     async figures(userId) {
       const caps = await capsFor(userId);
       if (caps.length === 0) return [];
-      return (await deps.reservations.uses(userId, caps)).map(figureOf);
+      return (await deps.reservations.uses(caps)).map(figureOf);
     },
 
     async check(userId, points) {
       const caps = await capsFor(userId);
       if (caps.length === 0) return { ok: true, warnings: [] };
-      return verdict(await deps.reservations.uses(userId, caps), points);
+      return verdict(await deps.reservations.uses(caps), points);
     },
 
     async reserve(userId, points) {
       const caps = await capsFor(userId);
       // Nothing to count against, or nothing to count: no reservation needed.
       if (caps.length === 0 || points <= 0) {
-        const uses = caps.length === 0 ? [] : await deps.reservations.uses(userId, caps);
-        return { ...verdict(uses, points), release: nothingToRelease };
+        const uses = caps.length === 0 ? [] : await deps.reservations.uses(caps);
+        return { ...verdict(uses, points), held: nothingHeld };
       }
       const result = await deps.reservations.reserve({ userId, points, caps, ttlMs: RESERVATION_TTL_MS });
       const check = verdict(result.uses, points);
-      if (!result.ok) return { ...check, release: nothingToRelease };
+      if (!result.ok) return { ...check, held: nothingHeld };
       let released = false;
       return {
         ...check,
-        release: async () => {
-          if (released) return;
-          released = true;
-          await deps.reservations.release(result.id);
+        held: {
+          id: result.id,
+          extend: (more) =>
+            more <= 0 ? Promise.resolve(true) : deps.reservations.extend(result.id, more, RESERVATION_TTL_MS),
+          release: async () => {
+            if (released) return;
+            released = true;
+            await deps.reservations.release(result.id);
+          },
         },
       };
     },

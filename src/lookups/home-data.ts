@@ -8,6 +8,7 @@ import { localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
   AlertSubscription,
+  CounterDifference,
   DigestSubscription,
   LedgerEntry,
   LedgerTotals,
@@ -186,7 +187,9 @@ export async function homeData(
  */
 export type AdminAlert =
   | { kind: 'account'; code: 'credential_invalid' | 'quota_exhausted'; userId: string | null }
-  | { kind: 'budget'; figure: CapFigure; userId: string | null; refused: boolean };
+  | { kind: 'budget'; figure: CapFigure; userId: string | null; refused: boolean }
+  /** The nightly reconciliation (reconcile.ts): `count` running totals differ from the ledger. */
+  | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] };
 
 const ALERT_SCHEMA = z.union([
   z.object({
@@ -204,6 +207,22 @@ const ALERT_SCHEMA = z.union([
     }),
     userId: z.string().nullable(),
     refused: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal('spend-totals'),
+    day: z.string(),
+    count: z.number(),
+    sample: z.array(
+      z.object({
+        scope: z.enum(['user', 'channel', 'workspace']),
+        subject: z.string(),
+        period: z.enum(['daily', 'monthly']),
+        key: z.string(),
+        field: z.enum(['spent', 'reserved']),
+        counter: z.number(),
+        expected: z.number(),
+      }),
+    ),
   }),
 ]);
 

@@ -1,11 +1,18 @@
 /**
  * Rows that only grow are pruned on a schedule (issue 10): confirmations (pager buttons'
  * included) that expired or finished long ago, Events API ids past the window in which Slack
- * retries, and unfurl records, day counts and shortcut offers past their use. A live
- * confirmation and a running claim are never removed (store.ts prune).
+ * retries, unfurl records, day counts and shortcut offers past their use, ship-by alert orders
+ * and checks, digest runs (with the rows that belong to them) and admin alerts sent, each past
+ * the retention stated below. A live confirmation, a running claim and a held run are never
+ * removed (store.ts prune, pruneRuns).
+ *
+ * One process does it (issue 19 point 5): every process looks every `everyMs / 6`, and the one
+ * that takes the turn in the store (store/turns.ts: at most one turn per `everyMs` across every
+ * process on the database) prunes; the others do nothing until the next turn is due.
  */
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
+import { reconcileOncePerDay, type SpendCheck } from './reconcile.js';
 import { EVENT_MEMORY_MS, UNFURL_KEEP_MS } from './unfurls.js';
 
 /**
@@ -19,12 +26,28 @@ export const HOUSEKEEPING_EVERY_MS = 60 * 60 * 1000;
  * longer known) and the checks no order points at.
  */
 export const ALERT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * Digest runs (and their rows) a month old: the digest compares with the day before and the App
+ * Home shows the last run; the ledger, not the run, is the record of what was charged.
+ */
+export const DIGEST_RUN_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * Admin alerts sent, past a month and a few days: a once-ever key holds its day (a budget alert),
+ * and the App Home lists the month's budget alerts.
+ */
+export const ALERTS_SENT_KEEP_MS = 35 * 24 * 60 * 60 * 1000;
+/** The name of housekeeping's turn in the store (store/turns.ts). */
+export const HOUSEKEEPING_TURN = 'housekeeping';
+/** How many looks for the turn each process takes per period: the turn is taken at most this late. */
+const LOOKS_PER_TURN = 6;
 
 export interface Pruned {
   confirmations: number;
   events: number;
   unfurls: number;
   alerts: number;
+  digestRuns: number;
+  alertsSent: number;
 }
 
 export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
@@ -34,6 +57,8 @@ export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
     events: await store.unfurls.forgetEvents(before(EVENT_MEMORY_MS)),
     unfurls: await store.unfurls.prune(before(UNFURL_KEEP_MS)),
     alerts: await store.alerts.prune(before(ALERT_KEEP_MS)),
+    digestRuns: await store.digests.pruneRuns(before(DIGEST_RUN_KEEP_MS)),
+    alertsSent: await store.alertsSent.prune(before(ALERTS_SENT_KEEP_MS)),
   };
   // Reservations whose process died mid-call.
   await store.budgets.prune();
@@ -41,7 +66,10 @@ export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
 }
 
 export interface Housekeeping {
-  /** Prunes now (also done at start). */
+  /**
+   * Prunes now if this process takes the turn (also tried at start): what it pruned, or null
+   * when another process has had the turn within the period (or the store failed).
+   */
   run(): Promise<Pruned | null>;
   start(): void;
   stop(): void;
@@ -50,16 +78,28 @@ export interface Housekeeping {
 export function createHousekeeping(deps: {
   store: Store;
   now: () => Date;
-  logger: Pick<Logger, 'info' | 'error'>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** This process, as the turn's holder (for whoever reads the row). */
+  holder: string;
   everyMs?: number;
+  /** The nightly reconciliation found running totals that differ from the ledger (tell the admins). */
+  onSpendDifferences?: (check: SpendCheck) => void;
 }): Housekeeping {
+  const everyMs = deps.everyMs ?? HOUSEKEEPING_EVERY_MS;
   let timer: NodeJS.Timeout | undefined;
   const housekeeping: Housekeeping = {
     async run() {
       try {
+        if (!(await deps.store.turns.take(HOUSEKEEPING_TURN, deps.holder, everyMs))) return null;
         const pruned = await pruneOldRows(deps.store, deps.now());
-        if (pruned.confirmations + pruned.events + pruned.unfurls + pruned.alerts > 0)
-          deps.logger.info(pruned, 'old rows pruned');
+        if (Object.values(pruned).some((n) => n > 0)) deps.logger.info(pruned, 'old rows pruned');
+        // Once a local day, whichever replica gets there first (reconcile.ts).
+        await reconcileOncePerDay({
+          store: deps.store,
+          now: deps.now(),
+          logger: deps.logger,
+          ...(deps.onSpendDifferences ? { onDifferences: deps.onSpendDifferences } : {}),
+        });
         return pruned;
       } catch (err) {
         // A store fault now is reported by /healthz; the next run tries again.
@@ -69,7 +109,7 @@ export function createHousekeeping(deps: {
     },
     start() {
       void housekeeping.run();
-      timer ??= setInterval(() => void housekeeping.run(), deps.everyMs ?? HOUSEKEEPING_EVERY_MS);
+      timer ??= setInterval(() => void housekeeping.run(), everyMs / LOOKS_PER_TURN);
       timer.unref();
     },
     stop() {

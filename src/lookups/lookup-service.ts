@@ -15,7 +15,7 @@ import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError } from '../plat/errors.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
-import { type ChargeRecorder, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
+import { type ChargeRecorder, chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
 import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess, type Refusal } from './access.js';
 import {
@@ -131,6 +131,13 @@ export interface LookupService {
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
   /** Charges kept because the ledger could not be written, written once the store answers. */
   readonly charges: ChargeRecorder;
+  /**
+   * The client scheduled work (digests, ship-by alerts) calls through: every call is checked
+   * and reserved against the workspace's daily and monthly caps first, as a lookup's is (no user
+   * cap applies: nobody asked), and refused with PlatBudgetError, before it is sent, when it
+   * would pass one; admins hear of it once a day per cap, as of a refused lookup.
+   */
+  readonly scheduledClient: PlatClient;
 }
 
 /**
@@ -246,25 +253,52 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     if (!check.ok) await alertOnce(check.exceeded, userId, true);
   }
 
-  /** The client with a budget check and reservation around every call (caps hold mid-batch). */
-  function budgetedClient(userId: string | null): PlatClient {
+  /**
+   * The client of one run: a budget check and reservation around every call (caps hold
+   * mid-batch), each charge written under an id fixed before its call (the lookup's id, the
+   * call's place in the run, the attempt) and paid from the call's reservation. The reservation
+   * covers the call's first attempt and grows before each retry (refused: no retry); it is given
+   * back only once the call's charges are durably in the ledger, not while they are kept in memory.
+   */
+  function budgetedClient(pending: Pending | null, source: LedgerSource): PlatClient {
+    // Scheduled work (pending null: digests, alerts) is checked against the workspace caps; its
+    // runner writes its own ledger rows (its own charge ids), so this client writes none.
+    const userId = pending?.userId ?? null;
+    let calls = 0;
     const wrap =
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
       async (input: A, o?: CallOptions): Promise<R> => {
+        const seq = calls++;
         const points = await pointsPerCall(operation);
         // Checked and reserved in one store transaction: no other call, in this process or
         // another, can pass the same cap in between.
         const reservation = await guard.reserve(userId, points);
         await budgetVerdict(reservation, userId);
         if (!reservation.ok) throw new PlatBudgetError(operation, reservation.exceeded, points);
+        const { held } = reservation;
+        const onCharge = (event: ChargeEvent) => {
+          o?.onCharge?.(event);
+          if (pending === null) return;
+          // Never lost: kept and written later when the store cannot be written now.
+          void charges.record(
+            ledgerEntryFor(event, {
+              chargeId: chargeIdOf(pending.id, seq, event.attempt),
+              userId,
+              channelId: pending.channelId,
+              pendingId: pending.id,
+              source,
+            }),
+            { reservationId: held.id },
+          );
+        };
         try {
-          return await call(input, o);
+          return await call(input, { ...o, onCharge, beforeRetry: () => held.extend(points) });
         } finally {
-          // The charge is in the ledger (or kept for it) by now; a reservation left by a failed
-          // release expires on its own (RESERVATION_TTL_MS).
           await charges.flush().catch(() => undefined);
-          await reservation
-            .release()
+          // Given back once the charges are written (now, or when the kept ones are); a release
+          // that fails leaves a reservation that expires on its own (RESERVATION_TTL_MS).
+          await charges
+            .afterWritten(() => held.release())
             .catch((err: unknown) => logger?.warn({ err }, 'budget reservation not released'));
         }
       };
@@ -295,6 +329,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   return {
     settings,
     holder,
+    scheduledClient: budgetedClient(null, 'digest'),
     quote: quoteOf,
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
@@ -391,23 +426,16 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     runOptions: RunOptions,
   ): Promise<LookupOutcome & { shared?: boolean }> {
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
-    const record = (event: ChargeEvent) => {
-      // Never lost: kept and written later when the store cannot be written now.
-      void charges.record(
-        ledgerEntryFor(event, {
-          userId: pending.userId,
-          channelId: pending.channelId,
-          pendingId: pending.id,
-          source: runOptions.source ?? 'interactive',
-        }),
-      );
-    };
-    const callOptions: CallOptions = { priority: 'interactive', correlationId, onCharge: record };
+    const callOptions: CallOptions = { priority: 'interactive', correlationId };
     let flight: Flight<LookupOutcome>;
     try {
       // Single flight: when the same question is being asked right now, its answer is shared, free.
       flight = await flights.run(requestKey(pending.request), () =>
-        executeLookup(budgetedClient(pending.userId), pending.request, callOptions),
+        executeLookup(
+          budgetedClient(pending, runOptions.source ?? 'interactive'),
+          pending.request,
+          callOptions,
+        ),
       );
     } catch (error) {
       await store.pending.finish(pending.id, 'failed', null).catch(() => undefined);

@@ -9,6 +9,7 @@ import { errorForCode, NO_ANSWER_CODE, takesQuotaCall } from './codes.js';
 import {
   isPlatApiError,
   isPlatError,
+  PlatAbortedError,
   type PlatErrorCode,
   PlatInputError,
   PlatSchemaError,
@@ -98,15 +99,34 @@ export interface AttemptInfo {
   ms: number;
 }
 
+/**
+ * A lease the caller must still hold for a call to start (a digest run's, DESIGN rule 8): its
+ * signal withdraws the call while it waits in the limiter, and `check` is asked just before each
+ * attempt is sent. A call already sent runs to its end (its answer, and its charge, still come).
+ */
+export interface CallFence {
+  readonly signal: AbortSignal;
+  /** Throws when no call may start now (the lease is lost, or its local deadline has passed). */
+  check(): void;
+}
+
 export interface CallOptions {
   /** Interactive lookups go ahead of bulk work (digests). Default interactive. */
   priority?: Priority;
+  /** Aborts the call while queued and in flight (shutdown). */
   signal?: AbortSignal;
+  /** Stops the call before it is sent, never once sent. */
+  fence?: CallFence;
   /** Carried from the Slack request into logs and charge events. */
   correlationId?: string;
   /** Per-call charge listener (the ledger, with the user's context), besides the global one. */
   onCharge?: ChargeListener;
   onQueued?: (ticket: QueueTicket) => void;
+  /**
+   * Asked before each retry is sent (`retry`: 1 for the first): false ends the call with the
+   * last attempt's error instead (a budget that cannot cover another charged attempt).
+   */
+  beforeRetry?: (retry: number) => Promise<boolean>;
 }
 
 export interface PlatClient {
@@ -141,6 +161,12 @@ const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
   'budget_exceeded',
 ]);
 
+/** What withdraws a queued call: the caller's signal and its fence's, either. */
+function queueSignal(call: CallOptions): AbortSignal | undefined {
+  if (call.signal && call.fence) return AbortSignal.any([call.signal, call.fence.signal]);
+  return call.signal ?? call.fence?.signal;
+}
+
 export function createPlatClient(options: PlatClientOptions): PlatClient {
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const { http, limiter, logger } = options;
@@ -166,6 +192,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     params: RequestParams | Record<string, unknown>,
     decode: (data: unknown, message: string) => Decoded<T>,
     call: CallOptions,
+    attemptNo: number,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
     /** Every call that reached the service is reported, charged or not: one ledger row each. */
@@ -178,11 +205,23 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         code,
         requestId,
         correlationId: call.correlationId ?? null,
+        attempt: attemptNo,
         at: new Date(),
       };
       options.onCharge?.(event);
       call.onCharge?.(event);
     };
+    if (call.fence) {
+      try {
+        call.fence.check();
+      } catch (error) {
+        // Not sent: no attempt, no ledger row.
+        throw new PlatAbortedError(`${operation} not sent: the caller's lease is lost`, {
+          operation,
+          cause: error,
+        });
+      }
+    }
     let body: unknown;
     try {
       ({ body } = await http.send({ operation, params, signal: call.signal }));
@@ -289,14 +328,15 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       if (charged.chargePoints !== null) points = (points ?? 0) + charged.chargePoints;
       quotaCalls += charged.quotaCalls;
     };
+    const withdraw = queueSignal(call);
     for (let n = 0; ; n++) {
       try {
         const result = await limiter.schedule(
-          () => observed(operation, () => attempt(operation, edition, params, decode, call)),
+          () => observed(operation, () => attempt(operation, edition, params, decode, call, n)),
           {
             priority: call.priority ?? 'interactive',
             operation,
-            ...(call.signal ? { signal: call.signal } : {}),
+            ...(withdraw ? { signal: withdraw } : {}),
             ...(call.onQueued ? { onQueued: call.onQueued } : {}),
           },
         );
@@ -307,7 +347,13 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
         const sent = n + (NOT_SENT_CODES.has(error.code) ? 0 : 1);
         add(error);
-        if (!error.retryable || n >= retry.maxRetries || call.signal?.aborted) {
+        if (
+          !error.retryable ||
+          n >= retry.maxRetries ||
+          call.signal?.aborted ||
+          call.fence?.signal.aborted ||
+          (call.beforeRetry && !(await call.beforeRetry(n + 1)))
+        ) {
           error.setAttemptTotals({ chargePoints: points, quotaCalls, attempts: sent });
           throw error;
         }

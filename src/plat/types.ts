@@ -48,6 +48,8 @@ export interface ChargeEvent {
   code: number;
   requestId: string | null;
   correlationId: string | null;
+  /** Which attempt of the call this was: 0 the first, 1 the first retry… (part of its charge id). */
+  attempt: number;
   at: Date;
 }
 export type ChargeListener = (event: ChargeEvent) => void;

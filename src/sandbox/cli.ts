@@ -5,7 +5,7 @@
  */
 import { parseFaults } from './faults.js';
 import { createSandbox } from './server.js';
-import type { FaultRule } from './types.js';
+import type { FaultRule, Sandbox } from './types.js';
 
 interface CliSettings {
   port: number;
@@ -33,13 +33,30 @@ function readSettings(env: NodeJS.ProcessEnv = process.env): CliSettings {
   return { port, host: env.SANDBOX_HOST || '127.0.0.1', token: env.SANDBOX_TOKEN || 'sandbox', faults };
 }
 
+/** The sandbox's prices as PLAT_PRICES (`operation[:edition]=points`); quota-charged operations left out. */
+export function platPrices(prices: Sandbox['prices']): string {
+  return Object.entries(prices)
+    .flatMap(([operation, byEdition]) =>
+      Object.entries(byEdition)
+        .filter(([, points]) => points > 0)
+        .map(([edition, points]) =>
+          edition === '*' ? `${operation}=${points}` : `${operation}:${edition}=${points}`,
+        ),
+    )
+    .join(',');
+}
+
 async function main(): Promise<void> {
   const settings = readSettings();
   const sandbox = createSandbox({ token: settings.token });
   sandbox.setFaults(settings.faults);
   const url = await sandbox.listen(settings.port, settings.host);
-  const faultNote = settings.faults.length > 0 ? `, ${settings.faults.length} fault rule(s)` : '';
-  console.log(`plat sandbox listening on ${url} (PLAT_BASE_URL=${url}${faultNote})`);
+  const faultNote = settings.faults.length > 0 ? ` (${settings.faults.length} fault rule(s))` : '';
+  console.log(`plat sandbox listening on ${url}${faultNote}`);
+  // What platdesk needs to use it in place of the real plat API, its prices included.
+  console.log(
+    `pair platdesk with it: PLAT_BASE_URL=${url} PLAT_TOKEN=${settings.token} PLAT_PRICES=${platPrices(sandbox.prices)}`,
+  );
   const stop = () => {
     sandbox.close().then(
       () => process.exit(0),

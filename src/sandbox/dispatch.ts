@@ -12,7 +12,7 @@ import { authUrlFor } from './fixtures.js';
 import { HANDLERS, type HandlerContext } from './handlers/index.js';
 import { send, sendJson } from './http-io.js';
 import type { RateWindow } from './rate-window.js';
-import { readBody } from './request-body.js';
+import { readBody, readFields } from './request-body.js';
 import { OPERATION_NAMES, type Operation, SANDBOX_OPERATIONS } from './spec-table.js';
 
 export interface CallCounters {
@@ -97,7 +97,12 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     counters.callsByOperation[operation] += 1;
 
-    const decision = deps.faults.decide(operation);
+    const decision = deps.faults.decide(
+      operation,
+      deps.faults.needsPage && operation === 'paging-orders' && body !== null
+        ? await pageOf(body, request.headers['content-type'])
+        : null,
+    );
     if (decision.delayMs > 0 && !(await wait(decision.delayMs, deps.closing()))) return;
     if (decision.fault !== null) return applyFault(operation, decision.fault, response, deps, answer);
     if (body === null) return answer(paramError('the body is too large'));
@@ -144,6 +149,13 @@ async function applyFault(
       return answer(fail(fault.code, msg, data));
     }
   }
+}
+
+/** The `page` field of a paging-orders body (0 when not sent, as the handler reads it), or null. */
+async function pageOf(body: Buffer, contentType: string | undefined): Promise<number | null> {
+  const fields = await readFields(body, contentType);
+  const text = fields?.get('page')?.trim() || '0';
+  return /^\d+$/.test(text) ? Number(text) : null;
 }
 
 /** A 302 without a link would be unlike the real one (spec §4.6). */

@@ -14,6 +14,7 @@ const scope = {
   count: z.number().int().nonnegative().optional(),
   rate: z.number().min(0).max(1).optional(),
   operations: z.array(z.enum(OPERATION_NAMES)).optional(),
+  pages: z.array(z.number().int().nonnegative()).optional(),
 };
 
 const faultRuleSchema = z.discriminatedUnion('kind', [
@@ -71,12 +72,19 @@ export class FaultEngine {
     this.#random = mulberry32(this.#seed);
   }
 
-  decide(operation: Operation): FaultDecision {
+  /** Whether some rule names pages (dispatch then reads a paging-orders call's page first). */
+  get needsPage(): boolean {
+    return this.#rules.some((active) => active.rule.pages !== undefined);
+  }
+
+  /** `page`: the paging-orders call's page number (null for other operations or when unread). */
+  decide(operation: Operation, page: number | null = null): FaultDecision {
     let delayMs = 0;
     for (const active of this.#rules) {
       const { rule } = active;
       if (active.remaining === 0) continue;
       if (rule.operations !== undefined && !rule.operations.includes(operation)) continue;
+      if (rule.pages !== undefined && (page === null || !rule.pages.includes(page))) continue;
       if (rule.rate !== undefined && this.#random() >= rule.rate) continue;
       if (active.remaining !== null) active.remaining -= 1;
       if (rule.kind === 'latency') {

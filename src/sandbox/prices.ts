@@ -19,6 +19,24 @@ export const DEFAULT_PRICES = {
 
 export type PriceOf = (operation: Operation, edition: number | null) => number;
 
+/**
+ * The sandbox's prices as the app's price table (PLAT_PRICES' shape: edition → points, `*` for
+ * every edition), so an app on the sandbox quotes what the sandbox will charge.
+ */
+export function priceList(overrides: SandboxPrices = {}): Record<Operation, Record<string, number>> {
+  const list = {} as Record<Operation, Record<string, number>>;
+  for (const operation of Object.keys(DEFAULT_PRICES) as Operation[]) {
+    const byEdition: Record<string, number> = {};
+    for (const setting of [DEFAULT_PRICES[operation], overrides[operation]]) {
+      if (typeof setting === 'number')
+        for (const k of ['*', ...Object.keys(byEdition)]) byEdition[k] = setting;
+      else if (setting) Object.assign(byEdition, setting);
+    }
+    list[operation] = byEdition;
+  }
+  return list;
+}
+
 /** Builds the price lookup: an overriding number covers every edition, a map only the editions it names. */
 export function createPriceTable(overrides: SandboxPrices = {}): PriceOf {
   return (operation, edition) =>

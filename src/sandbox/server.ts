@@ -11,7 +11,7 @@ import { createDispatcher, emptyCounters, keptArrivals } from './dispatch.js';
 import { FaultEngine } from './faults.js';
 import { buildOrderBook, type OrderWire } from './fixtures.js';
 import type { HandlerContext } from './handlers/index.js';
-import { createPriceTable } from './prices.js';
+import { createPriceTable, priceList } from './prices.js';
 import { RateWindow } from './rate-window.js';
 import type { Sandbox, SandboxOptions, SandboxStats } from './types.js';
 
@@ -105,6 +105,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   return {
     ...controls,
+    prices: priceList(options.prices),
     arrivals: () => keptArrivals(counters),
     listen: (port = 0, host = '127.0.0.1') =>
       new Promise<string>((resolve, reject) => {

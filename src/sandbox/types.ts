@@ -75,6 +75,12 @@ export interface FaultScope {
   rate?: number;
   /** Operations it applies to. Default: all. */
   operations?: Operation[];
+  /**
+   * paging-orders only: the page numbers (the request's `page`, from 0) it applies to, so a test
+   * can fail or slow one given page of a digest. A call of another operation never matches.
+   * Default: every page (and every operation).
+   */
+  pages?: number[];
 }
 
 export type FaultKind =
@@ -101,6 +107,8 @@ export interface Sandbox {
   /** Closes the server and every socket at once, hung requests included. */
   close(): Promise<void>;
   stats(): SandboxStats;
+  /** Points per call by operation and edition (`*`: every edition): what this sandbox charges. */
+  readonly prices: Readonly<Record<Operation, Readonly<Record<string, number>>>>;
   /**
    * When each plat call arrived (every call `stats().calls` counts, at the moment it is counted),
    * oldest first, in the rate clock: `now` when given, else this process's performance.now(). At

@@ -36,6 +36,12 @@ export interface SocketConnectionsOptions {
   metrics: Metrics;
   /** /healthz fails once no connection has been open for this long. */
   livenessMs: number;
+  /**
+   * Called once when no connection has been open for `livenessMs` (checked every few seconds while
+   * the receivers run): the process runner exits non-zero so a restart policy replaces a replica
+   * that stays deaf, since Docker restarts only containers that exit, not unhealthy ones.
+   */
+  onDeaf?: (downForMs: number) => void;
   now?: () => number;
 }
 
@@ -84,15 +90,25 @@ export function socketLogger(logger: Logger, connection: number): BoltLogger {
 }
 
 class SocketReceivers implements Receiver {
-  constructor(private readonly parts: SocketModeReceiver[]) {}
+  private watchdog: NodeJS.Timeout | undefined;
+  constructor(
+    private readonly parts: SocketModeReceiver[],
+    private readonly deafCheck: { everyMs: number; check: () => void } | null,
+  ) {}
   init(app: App): void {
     for (const part of this.parts) part.init(app);
   }
   async start(): Promise<unknown> {
+    if (this.deafCheck && !this.watchdog) {
+      this.watchdog = setInterval(this.deafCheck.check, this.deafCheck.everyMs);
+      this.watchdog.unref();
+    }
     const [first] = await Promise.all(this.parts.map((part) => part.start()));
     return first;
   }
   async stop(): Promise<void> {
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
     await Promise.all(this.parts.map((part) => part.stop()));
   }
 }
@@ -150,8 +166,22 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
 
   metrics.gauge('platdesk_socket_connections_open', 'Socket Mode connections open', () => up.size);
 
+  const { onDeaf } = options;
+  let toldDeaf = false;
+  const deafCheck = onDeaf
+    ? {
+        everyMs: Math.min(5000, Math.max(100, Math.floor(options.livenessMs / 4))),
+        check: () => {
+          const downForMs = downSince === null ? 0 : now() - downSince;
+          if (downForMs < options.livenessMs || toldDeaf) return;
+          toldDeaf = true;
+          onDeaf(downForMs);
+        },
+      }
+    : null;
+
   return {
-    receiver: new SocketReceivers(parts),
+    receiver: new SocketReceivers(parts, deafCheck),
     httpServer: (parts[0] as unknown as { httpServer?: Server } | undefined)?.httpServer,
     clients: parts.map((part) => part.client),
     health: {

@@ -216,6 +216,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
               estimate_points: null,
               created_at: now,
               updated_at: now,
+              epoch: 1,
             })
             .returningAll()
             .executeTakeFirstOrThrow();
@@ -322,9 +323,9 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         return rows.map(toOrder);
       }),
     markPosting: (checkId, lease) => runs.markPosting(db, checkId, lease),
-    markPosted: (id, owner, ts, now) =>
+    markPosted: (id, holder, ts, now) =>
       db.transaction().execute(async (trx) => {
-        if (!(await runs.markPosted(trx, id, owner, ts, now))) return false;
+        if (!(await runs.markPosted(trx, id, holder, ts, now))) return false;
         if (ts !== null)
           await trx
             .updateTable('alert_orders')

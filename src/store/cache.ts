@@ -73,5 +73,12 @@ export function createAlertsSent({ db, nowMs }: StoreContext): AlertsSent {
         .execute();
       return rows.map((row) => ({ key: row.key, sentAt: new Date(row.sent_at) }));
     },
+    async prune(olderThan) {
+      const result = await db
+        .deleteFrom('alerts_sent')
+        .where('sent_at', '<', olderThan.getTime())
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }

@@ -105,6 +105,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         requested_by: input.requestedBy,
         created_at: now,
         updated_at: now,
+        epoch: 1,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -244,7 +245,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
           .execute();
         return true;
       }),
-    markPosted: (runId, owner, messageTs, now) => runs.markPosted(db, runId, owner, messageTs, now),
+    markPosted: (runId, holder, messageTs, now) => runs.markPosted(db, runId, holder, messageTs, now),
     markFailed: runs.markFailed,
     awaitApproval: runs.awaitApproval,
     claimApproved: (runId, lease, approvedBy) =>
@@ -263,5 +264,49 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
     async setMessageTs(runId, ts) {
       await db.updateTable('digest_runs').set({ message_ts: ts }).where('id', '=', runId).execute();
     },
+    async pruneRuns(olderThan) {
+      let pruned = 0;
+      // In batches, each its own short transaction under the digests lock (a claim waits for one
+      // batch, not for the whole prune).
+      for (;;) {
+        const deleted = await db.transaction().execute(async (trx) => {
+          await takeLock(trx, 'digests');
+          const now = nowMs();
+          const ids = (
+            await trx
+              .selectFrom('digest_runs')
+              .select('id')
+              .where('created_at', '<', olderThan.getTime())
+              // A run still held is never removed under its holder.
+              .where((eb) =>
+                eb.not(eb.and([eb('state', 'in', ['running', 'posting']), eb('lease_expires_at', '>', now)])),
+              )
+              .orderBy('id')
+              .limit(PRUNE_BATCH)
+              .execute()
+          ).map((row) => Number(row.id));
+          if (ids.length === 0) return 0;
+          await deleteRunChildren(trx, ids);
+          const result = await trx.deleteFrom('digest_runs').where('id', 'in', ids).executeTakeFirst();
+          return Number(result.numDeletedRows);
+        });
+        pruned += deleted;
+        if (deleted < PRUNE_BATCH) return pruned;
+      }
+    },
   };
+}
+
+/** Runs deleted per transaction by pruneRuns (well under either engine's bound-parameter limit). */
+const PRUNE_BATCH = 500;
+
+/**
+ * The rows that belong to runs, deleted in the same transaction before their runs: there is no
+ * ON DELETE CASCADE (the migrations are shared by both engines, and SQLite enforces foreign keys
+ * only when asked). A table of rows per run (such as a digest's page records) deletes its rows
+ * of `runIds` here, so they go with their run.
+ */
+async function deleteRunChildren(trx: Executor, runIds: readonly number[]): Promise<void> {
+  // digest_pages.run_id references digest_runs: a run's pages go first.
+  await trx.deleteFrom('digest_pages').where('run_id', 'in', runIds).execute();
 }

@@ -13,20 +13,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-} from 'kysely';
-import pg from 'pg';
+import { type DatabaseConnection, type Dialect, type Driver, Kysely, SqliteDialect, sql } from 'kysely';
 import { type Clock, realClock } from '../clock.js';
 import { createAlerts } from './alerts.js';
-import { createBudgetReservations } from './budgets.js';
+import { backfillCounters, createBudgetReservations } from './budgets.js';
 import { createAlertsSent, createAnswerCache } from './cache.js';
+import { createDigestPages } from './digest-pages.js';
 import { createDigests } from './digests.js';
 import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
@@ -37,6 +29,7 @@ import type { Schema, StoreContext } from './schema.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
+import { createPeriodicTurns } from './turns.js';
 
 export interface StoreOptions {
   /** postgres://… selects PostgreSQL; absent: SQLite at `path`. */
@@ -64,7 +57,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.url ?? null;
   const engine: Engine = url ? 'postgres' : 'sqlite';
   const location = url ? describeUrl(url) : (options.path ?? ':memory:');
-  const dialect = url ? postgresDialect(url, options) : sqliteDialect(options.path ?? ':memory:');
+  // pg and Kysely's PostgreSQL dialect are loaded only when DATABASE_URL selects them.
+  const dialect = url
+    ? (await import('./postgres-dialect.js')).postgresDialect(url, {
+        poolMax: options.poolMax ?? 10,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        queryTimeoutMs: QUERY_TIMEOUT_MS,
+        ...(options.onPoolError ? { onPoolError: options.onPoolError } : {}),
+      })
+    : sqliteDialect(options.path ?? ':memory:');
   const db = new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) });
   try {
     await migrate(db, engine);
@@ -72,7 +73,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()) };
+  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine };
+  try {
+    await backfillCounters(ctx);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
   let closed: Promise<void> | null = null;
   return {
     engine,
@@ -83,12 +90,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     audit: createAuditLog(ctx),
     settings: createSettings(ctx),
     digests: createDigests(ctx),
+    digestPages: createDigestPages(ctx),
     unfurls: createUnfurls(ctx),
     shortcutBatches: createShortcutBatches(ctx),
     budgets: createBudgetReservations(ctx),
     cache: createAnswerCache(ctx),
     alerts: createAlerts(ctx),
     alertsSent: createAlertsSent(ctx),
+    turns: createPeriodicTurns(ctx),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {
@@ -121,31 +130,6 @@ function sqliteDialect(path: string): Dialect {
       return db;
     },
   });
-}
-
-// BIGINT (20) and NUMERIC (1700, what SUM of a BIGINT is) as numbers.
-const TYPE_PARSERS = new Map<number, (value: string) => unknown>([
-  [20, Number],
-  [1700, Number],
-]);
-
-function postgresDialect(url: string, options: StoreOptions): Dialect {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolMax ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    query_timeout: QUERY_TIMEOUT_MS,
-    // Release idle connections so a restarted server is met with fresh ones.
-    idleTimeoutMillis: 30_000,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        TYPE_PARSERS.get(oid) ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // An idle connection whose server went away emits 'error' on the pool; unhandled, it would
-  // end the process. The pool drops that connection; the next query connects anew.
-  pool.on('error', (error) => options.onPoolError?.(error));
-  return new PostgresDialect({ pool });
 }
 
 /** postgres://user@host:port/db: the URL without password or parameters, for messages. */

@@ -5,7 +5,9 @@
  * cannot be written at the moment it arrives.
  */
 import type { Selectable } from 'kysely';
-import type { LedgerTable, StoreContext } from './schema.js';
+import { addToCounters, consumeReservation, countersOf } from './budgets.js';
+import { budgetZone, periodKeys } from './periods.js';
+import type { Executor, LedgerTable, StoreContext } from './schema.js';
 import type {
   Ledger,
   LedgerEntry,
@@ -15,6 +17,7 @@ import type {
   LedgerSource,
   LedgerTotals,
   NewLedgerEntry,
+  RecordOptions,
 } from './store.js';
 
 // ---- a charge as a ledger row ----------------------------------------------------------------
@@ -32,6 +35,8 @@ export interface ChargeFacts {
 }
 
 export interface ChargeContext {
+  /** The id fixed before the call (store.ts LedgerEntry.chargeId; chargeIdOf below). */
+  chargeId: string;
   /** null for scheduled work (digests). */
   userId: string | null;
   channelId: string | null;
@@ -39,8 +44,17 @@ export interface ChargeContext {
   source: LedgerSource;
 }
 
+/**
+ * A charge id: what it is a charge of (a lookup's id, `digest:<run>:<attempt>`…), the call's place
+ * in it and the plat client's attempt of that call (0 first, 1 the first retry…).
+ */
+export function chargeIdOf(owner: string, call: number, attempt: number): string {
+  return `${owner}:${call}:${attempt}`;
+}
+
 export function ledgerEntryFor(charge: ChargeFacts, context: ChargeContext): NewLedgerEntry {
   return {
+    chargeId: context.chargeId,
     at: charge.at,
     userId: context.userId,
     channelId: context.channelId,
@@ -64,6 +78,7 @@ type LedgerRow = Selectable<LedgerTable>;
 function toLedgerEntry(row: LedgerRow): LedgerEntry {
   return {
     id: row.id,
+    chargeId: row.charge_id,
     at: new Date(row.at),
     userId: row.user_id,
     channelId: row.channel_id,
@@ -86,6 +101,8 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
 const PAGE = 500;
 
 export function createLedger({ db }: StoreContext): Ledger {
+  const byChargeId = (executor: Executor, chargeId: string) =>
+    executor.selectFrom('ledger').selectAll().where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
   const filtered = (q: LedgerRange & { userId?: string; channelId?: string }) => {
     let query = db.selectFrom('ledger').where('at', '>=', q.from.getTime()).where('at', '<', q.to.getTime());
     if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
@@ -123,27 +140,51 @@ export function createLedger({ db }: StoreContext): Ledger {
   }
 
   return {
-    async record(entry: NewLedgerEntry) {
-      const { id } = await db
-        .insertInto('ledger')
-        .values({
-          at: entry.at.getTime(),
-          user_id: entry.userId,
-          channel_id: entry.channelId,
-          operation: entry.operation,
-          edition: entry.edition,
-          points: entry.points,
-          quota_calls: entry.quotaCalls,
-          code: entry.code,
-          outcome: entry.outcome,
-          request_id: entry.requestId,
-          correlation_id: entry.correlationId,
-          pending_id: entry.pendingId,
-          source: entry.source,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return { ...entry, id: Number(id) };
+    record: (entry: NewLedgerEntry, options: RecordOptions = {}) =>
+      db.transaction().execute(async (trx) => {
+        // ON CONFLICT DO NOTHING: a charge written before (a write retried after it had in fact
+        // committed) inserts nothing, and so counts nothing again.
+        const inserted = await trx
+          .insertInto('ledger')
+          .values({
+            charge_id: entry.chargeId,
+            at: entry.at.getTime(),
+            user_id: entry.userId,
+            channel_id: entry.channelId,
+            operation: entry.operation,
+            edition: entry.edition,
+            points: entry.points,
+            quota_calls: entry.quotaCalls,
+            code: entry.code,
+            outcome: entry.outcome,
+            request_id: entry.requestId,
+            correlation_id: entry.correlationId,
+            pending_id: entry.pendingId,
+            source: entry.source,
+          })
+          .onConflict((oc) => oc.column('charge_id').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
+        // The reservation row first, then the counters in their fixed order (budgets.ts).
+        const released = options.reservationId
+          ? await consumeReservation(trx, options.reservationId, entry.points)
+          : [];
+        const keys = periodKeys(entry.at, await budgetZone(trx));
+        await addToCounters(trx, [
+          ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
+          ...released,
+        ]);
+        return { ...entry, id: Number(inserted.id) };
+      }),
+    async byPending(pendingId) {
+      const rows = await db
+        .selectFrom('ledger')
+        .selectAll()
+        .where('pending_id', '=', pendingId)
+        .orderBy('id')
+        .execute();
+      return rows.map(toLedgerEntry);
     },
     async lastCharge(operation, edition) {
       // Walks ledger_operation_edition backwards from the newest id to the first successful row.
@@ -195,9 +236,16 @@ export interface ChargeRecorder {
    * Writes the charge now; if the store cannot be written, keeps it and writes it when the store
    * answers again (retried every `retryMs`). Never rejects: a charge is a fact, not a request.
    * Resolves once this charge is written or kept (callers that answer after a call await it, so
-   * the answer comes after its ledger row).
+   * the answer comes after its ledger row). A kept charge is written with the same charge id,
+   * so a write that had in fact committed is not counted twice.
    */
-  record(entry: NewLedgerEntry): Promise<void>;
+  record(entry: NewLedgerEntry, options?: RecordOptions): Promise<void>;
+  /**
+   * Runs `then` once every charge recorded before this call is durably in the ledger: now when
+   * none is kept, else right after the kept ones are written (a budget reservation is held until
+   * its charges are written, not merely kept in memory). Resolves when `then` ran or was queued.
+   */
+  afterWritten(then: () => Promise<void>): Promise<void>;
   /** Charges kept, not yet written. */
   backlog(): number;
   /** Tries to write every kept charge now; resolves with how many are still kept. */
@@ -205,6 +253,10 @@ export interface ChargeRecorder {
   /** Stops retrying (after a last flush by the caller). */
   stop(): void;
 }
+
+type KeptItem =
+  | { kind: 'charge'; entry: NewLedgerEntry; options: RecordOptions }
+  | { kind: 'then'; run: () => Promise<void> };
 
 export function createChargeRecorder(deps: {
   ledger: Ledger;
@@ -215,10 +267,11 @@ export function createChargeRecorder(deps: {
   };
   retryMs?: number;
 }): ChargeRecorder {
-  const kept: NewLedgerEntry[] = [];
+  const kept: KeptItem[] = [];
   const retryMs = deps.retryMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<number> | null = null;
+  const charges = () => kept.filter((k) => k.kind === 'charge').length;
 
   const schedule = () => {
     timer ??= setTimeout(() => {
@@ -230,16 +283,21 @@ export function createChargeRecorder(deps: {
 
   async function writeKept(): Promise<number> {
     while (kept.length > 0) {
-      const next = kept[0] as NewLedgerEntry;
+      const next = kept[0] as KeptItem;
+      if (next.kind === 'then') {
+        kept.shift();
+        await next.run().catch((err: unknown) => deps.logger.warn({ err }, 'after charges written: failed'));
+        continue;
+      }
       try {
-        await deps.ledger.record(next);
+        await deps.ledger.record(next.entry, next.options);
       } catch (err) {
-        deps.logger.warn({ err, kept: kept.length }, 'ledger not writable: charges kept for later');
+        deps.logger.warn({ err, kept: charges() }, 'ledger not writable: charges kept for later');
         schedule();
-        return kept.length;
+        return charges();
       }
       kept.shift();
-      if (kept.length === 0) deps.logger.info({}, 'kept charges written to the ledger');
+      if (charges() === 0) deps.logger.info({}, 'kept charges written to the ledger');
     }
     return 0;
   }
@@ -254,21 +312,30 @@ export function createChargeRecorder(deps: {
   }
 
   return {
-    async record(entry) {
+    async record(entry, options = {}) {
       // Order is kept: while older charges wait, a new one queues behind them.
-      kept.push(entry);
+      kept.push({ kind: 'charge', entry, options });
       await flush();
     },
-    backlog: () => kept.length,
+    async afterWritten(then) {
+      if (kept.length === 0 && flushing === null) {
+        await then();
+        return;
+      }
+      kept.push({ kind: 'then', run: then });
+      await flush();
+    },
+    backlog: charges,
     flush,
     stop() {
       if (timer) clearTimeout(timer);
       timer = null;
       // The last resort: each charge goes to the log in full (ledger fields only: ids, operation,
       // points, code; never order data), so an operator can enter it once the store is back.
-      if (kept.length > 0)
+      const left = kept.flatMap((k) => (k.kind === 'charge' ? [k.entry] : []));
+      if (left.length > 0)
         deps.logger.error(
-          { kept: kept.length, charges: kept },
+          { kept: left.length, charges: left },
           'stopping with charges not written to the ledger',
         );
     },

@@ -322,6 +322,73 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   INSERT INTO store_locks (name, bumped) VALUES ('budgets', 0), ('digests', 0), ('alerts', 0), ('unfurls', 0);
   `,
+  // 7: every digest page bought once per run, and fenced run leases (issue 19 points 1 and 2).
+  // Each claim of a run bumps its epoch; the holder's writes name the epoch they hold. Each page
+  // a run fetched is a row, written in the transaction that adds its charge to the run, so a
+  // takeover, a retry or "Run anyway" resumes after the last page recorded.
+  `
+  ALTER TABLE digest_runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE alert_checks ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE digest_pages (
+    run_id       INTEGER NOT NULL REFERENCES digest_runs (id),
+    window_index INTEGER NOT NULL,
+    page         INTEGER NOT NULL,
+    total_pages  INTEGER NOT NULL,
+    -- The orders as the summary needs them (digest/page-orders.ts): never receiver data.
+    orders_json  TEXT NOT NULL,
+    order_count  INTEGER NOT NULL,
+    points       REAL NOT NULL,
+    -- Which execution of the run bought it (digest_runs.attempts then), and under which epoch.
+    attempt      INTEGER NOT NULL,
+    epoch        INTEGER NOT NULL,
+    -- digest:<run>:<window>:<page>, the same for every attempt: one charge per page.
+    charge_key   TEXT NOT NULL UNIQUE,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, window_index, page)
+  ) STRICT;
+  `,
+  // 8: running totals for the caps and an idempotent ledger (issue 20; store/budgets.ts, ledger.ts).
+  // Every charge carries the id fixed before its call, unique: writing it twice is a no-op. Spend
+  // per scope (workspace '*', user, channel) and local period lives in spend_counters, updated in
+  // the ledger row's own transaction; a reservation adds to `reserved` with one conditional
+  // upsert per counter. Rows of older builds get a charge id of their own. Reservations of older
+  // builds were counted by summing; they are dropped (they expire within minutes anyway). The
+  // counters are filled from the existing ledger once, in the budget zone, at the first open
+  // after this step (store/budgets.ts backfillCounters, flagged by the lock row below).
+  `
+  ALTER TABLE ledger ADD COLUMN charge_id TEXT;
+  UPDATE ledger SET charge_id = 'legacy:' || id;
+  CREATE UNIQUE INDEX ledger_charge ON ledger (charge_id);
+  -- charges of one lookup (fenced lookups check the ledger by the lookup's id)
+  CREATE INDEX ledger_pending ON ledger (pending_id);
+
+  CREATE TABLE spend_counters (
+    scope      TEXT NOT NULL CHECK (scope IN ('workspace', 'user', 'channel')),
+    subject    TEXT NOT NULL,
+    period     TEXT NOT NULL CHECK (period IN ('daily', 'monthly')),
+    period_key TEXT NOT NULL,
+    spent      REAL NOT NULL,
+    reserved   REAL NOT NULL,
+    PRIMARY KEY (scope, subject, period, period_key)
+  ) STRICT;
+
+  DELETE FROM budget_reservations;
+  ALTER TABLE budget_reservations ADD COLUMN holds TEXT NOT NULL DEFAULT '[]';
+  INSERT INTO store_locks (name, bumped) VALUES ('counters-backfill', 0);
+  `,
+  // 9: one replica's turn at a periodic job (store/turns.ts): the hourly housekeeping
+  // is done by whichever replica takes the turn, not by all of them.
+  `
+  CREATE TABLE periodic_turns (
+    name     TEXT PRIMARY KEY,
+    holder   TEXT NOT NULL,
+    taken_at INTEGER NOT NULL
+  ) STRICT;
+  -- Pruning digest runs by age (digests.pruneRuns) and alerts sent (alertsSent.prune).
+  CREATE INDEX digest_runs_created ON digest_runs (created_at);
+  CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

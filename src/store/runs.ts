@@ -7,7 +7,15 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from './schema.js';
-import type { ExistingRunClaim, Lease, LeasedRun, LeasedRunState, RunFailure } from './store.js';
+import type {
+  ExistingRunClaim,
+  HeldLease,
+  Lease,
+  LeasedRun,
+  LeasedRunState,
+  RunFailure,
+  RunHolder,
+} from './store.js';
 
 /** The tables holding leased runs (a fixed list: the name is an identifier in the SQL). */
 export type LeasedRunTable = 'digest_runs' | 'alert_checks';
@@ -27,6 +35,7 @@ export interface LeasedRunRow {
   calls: number;
   estimate_points: number | null;
   created_at: number;
+  epoch: number;
 }
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
@@ -45,28 +54,45 @@ export const toLeasedRun = (r: LeasedRunRow): LeasedRun => ({
   calls: r.calls,
   estimatePoints: r.estimate_points,
   createdAt: new Date(r.created_at),
+  epoch: r.epoch,
 });
 
-/** The lease transitions of one run table, by run id. Each is one conditional UPDATE. */
+/**
+ * The lease transitions of one run table, by run id. Each is one conditional UPDATE. Every claim
+ * bumps the run's epoch (a fencing token: Kleppmann, "How to do distributed locking"); every
+ * write of a holder names the owner AND the epoch it claimed, so a holder whose lease ran out and
+ * was claimed again (even by the same process) changes nothing any more.
+ */
 export interface LeasedRuns {
   /** Call inside the caller's locked transaction (`db`), after finding the run row. */
   claimExisting(db: Executor, id: number, lease: Lease): Promise<ExistingRunClaim>;
   /** Extends the caller's lease (running or posting); false when the caller no longer holds it. */
-  renew(id: number, lease: Lease): Promise<boolean>;
+  renew(id: number, lease: HeldLease): Promise<boolean>;
   /** Extends the caller's lease only while still running (before anything is posted). */
-  holdRunning(db: Executor, id: number, lease: Lease): Promise<boolean>;
+  holdRunning(db: Executor, id: number, lease: HeldLease): Promise<boolean>;
   /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
-  release(id: number, owner: string, now: Date): Promise<boolean>;
+  release(id: number, holder: RunHolder, now: Date): Promise<boolean>;
   /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
   addCharge(id: number, points: number, calls: number): Promise<void>;
+  /**
+   * Adds a charge while the caller still holds the run (running, its epoch): inside the caller's
+   * transaction, so what the charge bought is recorded with it or not at all.
+   */
+  addHeldCharge(db: Executor, id: number, holder: RunHolder, points: number, calls: number): Promise<boolean>;
   /** running → posting under the caller's lease (from here a crash leaves the post unknown). */
-  markPosting(db: Executor, id: number, lease: Lease): Promise<boolean>;
+  markPosting(db: Executor, id: number, lease: HeldLease): Promise<boolean>;
   /** posting → posted, releasing the lease. */
-  markPosted(db: Executor, id: number, owner: string, messageTs: string | null, now: Date): Promise<boolean>;
+  markPosted(
+    db: Executor,
+    id: number,
+    holder: RunHolder,
+    messageTs: string | null,
+    now: Date,
+  ): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
-  markFailed(id: number, owner: string, failure: RunFailure): Promise<boolean>;
+  markFailed(id: number, holder: RunHolder, failure: RunFailure): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
-  awaitApproval(id: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  awaitApproval(id: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second caller gets false). */
   claimApproved(db: Executor, id: number, lease: Lease): Promise<boolean>;
 }
@@ -94,7 +120,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         await changedOne(
           trx,
           sql`UPDATE ${table} SET lease_owner = ${lease.owner}, lease_expires_at = ${expires},
-            attempts = attempts + 1, updated_at = ${now}
+            attempts = attempts + 1, epoch = epoch + 1, updated_at = ${now}
           WHERE id = ${id} AND state = 'running' AND lease_expires_at <= ${now}`,
         )
       )
@@ -103,7 +129,8 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         await changedOne(
           trx,
           sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner},
-            lease_expires_at = ${expires}, attempts = attempts + 1, next_attempt_at = NULL, updated_at = ${now}
+            lease_expires_at = ${expires}, attempts = attempts + 1, epoch = epoch + 1,
+            next_attempt_at = NULL, updated_at = ${now}
           WHERE id = ${id} AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
         )
       )
@@ -124,7 +151,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         db,
         sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE id = ${id} AND lease_owner = ${lease.owner} AND state IN ('running', 'posting')`,
+        WHERE id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state IN ('running', 'posting')`,
       );
     },
     holdRunning(trx, id, lease) {
@@ -132,55 +159,62 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         trx,
         sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE id = ${id} AND lease_owner = ${lease.owner} AND state = 'running'`,
+        WHERE id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
       );
     },
-    release(id, owner, now) {
+    release(id, holder, now) {
       const at = now.getTime();
       return changedOne(
         db,
         sql`UPDATE ${table} SET lease_expires_at = ${at}, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'running'`,
+        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
       );
     },
     async addCharge(id, points, calls) {
       await sql`UPDATE ${table} SET charged_points = charged_points + ${points}, calls = calls + ${calls}
         WHERE id = ${id}`.execute(db);
     },
+    addHeldCharge(trx, id, holder, points, calls) {
+      return changedOne(
+        trx,
+        sql`UPDATE ${table} SET charged_points = charged_points + ${points}, calls = calls + ${calls}
+        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
+      );
+    },
     markPosting(trx, id, lease) {
       const { now, expires } = span(lease);
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'posting', lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE id = ${id} AND lease_owner = ${lease.owner} AND state = 'running'`,
+        WHERE id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
       );
     },
-    markPosted(trx, id, owner, messageTs, now) {
+    markPosted(trx, id, holder, messageTs, now) {
       const at = now.getTime();
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'posted', message_ts = ${messageTs}, lease_owner = NULL,
           lease_expires_at = NULL, next_attempt_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'posting'`,
+        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
       );
     },
-    markFailed(id, owner, failure) {
+    markFailed(id, holder, failure) {
       const at = failure.now.getTime();
       return changedOne(
         db,
         sql`UPDATE ${table} SET state = 'failed', last_error = ${failure.error.slice(0, ERROR_MAX)},
           next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
           lease_expires_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${owner} AND state IN ('running', 'posting')`,
+        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state IN ('running', 'posting')`,
       );
     },
-    awaitApproval(id, owner, estimatePoints, now) {
+    awaitApproval(id, holder, estimatePoints, now) {
       const at = now.getTime();
       return changedOne(
         db,
         sql`UPDATE ${table} SET state = 'awaiting_approval', estimate_points = ${estimatePoints},
           lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${owner} AND state = 'running'`,
+        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
       );
     },
     claimApproved(trx, id, lease) {
@@ -188,7 +222,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner}, lease_expires_at = ${expires},
-          attempts = attempts + 1, updated_at = ${now}
+          attempts = attempts + 1, epoch = epoch + 1, updated_at = ${now}
         WHERE id = ${id} AND state = 'awaiting_approval'`,
       );
     },

@@ -39,6 +39,8 @@ export interface LedgerTable {
   correlation_id: string | null;
   pending_id: string | null;
   source: string;
+  /** The id fixed before the call (unique): a second write of the same charge is a no-op. */
+  charge_id: string;
 }
 
 export interface UserPrefsTable {
@@ -103,6 +105,22 @@ export interface DigestRunsTable {
   requested_by: string | null;
   created_at: number;
   updated_at: number;
+  /** Bumped by every claim: the holder's writes name it (runs.ts). */
+  epoch: Generated<number>;
+}
+
+export interface DigestPagesTable {
+  run_id: number;
+  window_index: number;
+  page: number;
+  total_pages: number;
+  orders_json: string;
+  order_count: number;
+  points: number;
+  attempt: number;
+  epoch: number;
+  charge_key: string;
+  created_at: number;
 }
 
 type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
@@ -142,6 +160,7 @@ export interface AlertChecksTable {
   estimate_points: number | null;
   created_at: number;
   updated_at: number;
+  epoch: Generated<number>;
 }
 
 export interface AlertOrdersTable {
@@ -216,6 +235,22 @@ export interface BudgetReservationsTable {
   created_at: number;
   /** A reservation whose process died stops counting here (the call's deadline plus a margin). */
   expires_at: number;
+  /** JSON [scope, subject, period, period_key][]: the counters whose `reserved` holds `points`. */
+  holds: string;
+}
+
+/** Running totals per scope and local period (store/budgets.ts). */
+export interface SpendCountersTable {
+  scope: 'workspace' | 'user' | 'channel';
+  /** '*' for the workspace, else the user or channel id. */
+  subject: string;
+  period: 'daily' | 'monthly';
+  /** 'YYYY-MM-DD' or 'YYYY-MM' in the budget zone (store/periods.ts). */
+  period_key: string;
+  /** Points of the ledger rows of the period (written in the same transaction as each row). */
+  spent: number;
+  /** Points held by live reservations. */
+  reserved: number;
 }
 
 export interface AnswerCacheTable {
@@ -227,6 +262,13 @@ export interface AnswerCacheTable {
 export interface AlertsSentTable {
   key: string;
   sent_at: number;
+}
+
+/** Whose turn a periodic job was last, and when (store/turns.ts). */
+export interface PeriodicTurnsTable {
+  name: string;
+  holder: string;
+  taken_at: number;
 }
 
 /** Named rows whose UPDATE opens a check-then-write transaction (takeLock below). */
@@ -243,6 +285,7 @@ export interface Schema {
   settings: SettingsTable;
   digest_subscriptions: DigestSubscriptionsTable;
   digest_runs: DigestRunsTable;
+  digest_pages: DigestPagesTable;
   alert_subscriptions: AlertSubscriptionsTable;
   alert_checks: AlertChecksTable;
   alert_orders: AlertOrdersTable;
@@ -252,9 +295,11 @@ export interface Schema {
   auto_lookup_counts: AutoLookupCountsTable;
   shortcut_batches: ShortcutBatchesTable;
   budget_reservations: BudgetReservationsTable;
+  spend_counters: SpendCountersTable;
   answer_cache: AnswerCacheTable;
   alerts_sent: AlertsSentTable;
   store_locks: StoreLocksTable;
+  periodic_turns: PeriodicTurnsTable;
 }
 
 export type Db = Kysely<Schema>;
@@ -265,6 +310,7 @@ export type Executor = Kysely<Schema> | Transaction<Schema>;
 export interface StoreContext {
   db: Db;
   nowMs: () => number;
+  engine: 'sqlite' | 'postgres';
 }
 
 /**

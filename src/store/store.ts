@@ -9,8 +9,9 @@
  * Every guarantee that must hold across processes is a single conditional statement or one
  * transaction opened by a lock-row UPDATE (schema.ts takeLock): the single-use claim of a
  * confirmation is `UPDATE ... WHERE state = 'pending'`, so of any number of claims on any
- * number of connections exactly one changes a row; a budget reservation checks the caps and
- * inserts itself under the 'budgets' lock, so two processes can never both pass a cap. A claim
+ * number of connections exactly one changes a row; a budget reservation is one conditional
+ * upsert per running-total counter (`spent + reserved + p <= cap`) in a fixed order, all in one
+ * transaction, so two processes can never both pass a cap, whatever the ledger's size. A claim
  * is written (and so durable) before its call starts: a caller awaits `pending.claim` first.
  *
  * What a second process must see lives here: confirmations with their claim holder and lease,
@@ -44,18 +45,22 @@ export interface Store {
   settings: Settings;
   /** Daily digest subscriptions and run records (store/digests.ts). */
   digests: DigestStore;
+  /** The pages each digest run bought, with their charges (store/digest-pages.ts). */
+  digestPages: DigestPages;
   /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
   alerts: AlertStore;
   /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/events.ts). */
   unfurls: UnfurlStore;
   /** What a shortcut's modal offered, claimed once by its Confirm (store/shortcut-batches.ts). */
   shortcutBatches: ShortcutBatches;
-  /** Budget reservations of calls in flight (store/budgets.ts). */
+  /** Running totals per cap and reservations of calls in flight (store/budgets.ts). */
   budgets: BudgetReservations;
   /** Answers kept for a while, shared by every process (store/cache.ts). */
   cache: AnswerCache;
   /** Admin alerts already sent, so every process sends each one once (store/cache.ts). */
   alertsSent: AlertsSent;
+  /** Turns at periodic jobs, so one process of several does each (store/turns.ts). */
+  turns: PeriodicTurns;
   /** 'sqlite' or 'postgres'. */
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, without secrets (a file path, or postgres://user@host:port/db). */
@@ -197,6 +202,12 @@ export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shor
 
 export interface LedgerEntry {
   id: number;
+  /**
+   * Fixed before the call (lookups: the lookup's id, the call's place in it and the attempt;
+   * digests and alerts: their run or check, its attempt, the call and the attempt): unique in
+   * the ledger, so writing a charge twice is a no-op (DESIGN rule 8).
+   */
+  chargeId: string;
   at: Date;
   /** null for scheduled work (digests). */
   userId: string | null;
@@ -237,8 +248,23 @@ export interface LedgerGroupRow<K extends string | null = string> extends Ledger
   key: K;
 }
 
+/**
+ * A reservation (BudgetReservations) the charge is paid from: the charge's points, up to what is
+ * left of it, move from its counters' `reserved` to `spent` in the ledger row's transaction.
+ */
+export interface RecordOptions {
+  reservationId?: string | null;
+}
+
 export interface Ledger {
-  record(entry: NewLedgerEntry): Promise<LedgerEntry>;
+  /**
+   * Writes the charge and adds its points to the running totals (workspace, user, channel; day
+   * and month in the budget zone), in one transaction. A charge id already written is a no-op
+   * (nothing counted twice): the stored row is returned either way.
+   */
+  record(entry: NewLedgerEntry, options?: RecordOptions): Promise<LedgerEntry>;
+  /** Every charge of one lookup (its pending id), oldest first: what it has cost so far. */
+  byPending(pendingId: string): Promise<LedgerEntry[]>;
   /**
    * The points of the newest successful (code 0) entry for this operation and edition (null
    * edition for operations without editions), or null if none: the "last charge seen" of a quote.
@@ -303,19 +329,25 @@ export interface Settings {
   delete(key: string, actorId: string): Promise<boolean>;
 }
 
-// ---- budget reservations ---------------------------------------------------------------------
+// ---- budget reservations and running totals --------------------------------------------------
 
-/** One cap that applies to a reservation, with the period it counts. */
+export type CapScope = 'user' | 'channel' | 'workspace';
+
+/**
+ * One cap that applies to a reservation: a scope (the workspace, a user, a channel), its local
+ * period (store/periods.ts: the key of the day or month in the budget zone) and its points.
+ */
 export interface CapLimit {
-  scope: 'user' | 'workspace';
+  scope: CapScope;
+  /** '*' for the workspace, else the user or channel id. */
+  subject: string;
   period: 'daily' | 'monthly';
+  /** 'YYYY-MM-DD' or 'YYYY-MM' (periods.ts periodKeys). */
+  key: string;
   cap: number;
-  /** The period: [from, to). */
-  from: Date;
-  to: Date;
 }
 
-/** A cap with what is spent in its period: ledger points plus live reservations. */
+/** A cap with what is spent in its period: the counter's spent plus reserved. */
 export interface CapUse extends CapLimit {
   spent: number;
 }
@@ -325,13 +357,26 @@ export type ReserveResult =
   /** `exceeded`: the first cap that `points` more would pass; nothing was reserved. */
   | { ok: false; exceeded: CapUse; uses: CapUse[] };
 
+/** A counter that does not match the ledger (or the live reservations), found by reconcile(). */
+export interface CounterDifference {
+  scope: CapScope;
+  subject: string;
+  period: 'daily' | 'monthly';
+  key: string;
+  /** 'spent': against the ledger's rows; 'reserved': against the live reservations. */
+  field: 'spent' | 'reserved';
+  counter: number;
+  expected: number;
+}
+
 export interface BudgetReservations {
-  /** Each cap with its spend now (ledger + reservations); for the quote's check and warnings. */
-  uses(userId: string | null, caps: readonly CapLimit[]): Promise<CapUse[]>;
+  /** Each cap with its spend now (counter spent + reserved); for the quote's check and warnings. */
+  uses(caps: readonly CapLimit[]): Promise<CapUse[]>;
   /**
-   * In one transaction under the budgets lock: sums each cap's spend and, unless `points` more
-   * would pass one, records a reservation that counts until released or until `ttlMs` has
-   * passed (a process that died mid-call). Two processes can never both pass the same cap.
+   * One transaction: one conditional upsert per cap's counter, in a fixed order
+   * (`spent + reserved + points <= cap`), all or nothing, then the reservation row, which counts
+   * until released, consumed by the charges written against it, or expired (`ttlMs`: a process
+   * that died mid-call). O(1) in the ledger's size; two processes can never both pass a cap.
    */
   reserve(input: {
     userId: string | null;
@@ -339,10 +384,23 @@ export interface BudgetReservations {
     caps: readonly CapLimit[];
     ttlMs: number;
   }): Promise<ReserveResult>;
-  /** Removes a reservation (its charge is in the ledger now, or the call did not happen). */
+  /**
+   * Grows a live reservation by `points` on every counter it holds, under the same condition,
+   * all or nothing, and moves its expiry to now + ttlMs (a retry about to be sent). False: a
+   * cap would be passed (nothing changed), or the reservation is gone.
+   */
+  extend(id: string, points: number, ttlMs: number): Promise<boolean>;
+  /** Gives back what is left of a reservation (its charges are in the ledger, or the call made none). */
   release(id: string): Promise<void>;
-  /** Housekeeping: expired reservations. */
+  /** Gives back expired reservations (each exactly once, whichever process sees it); how many. */
   prune(): Promise<number>;
+  /**
+   * Compares the counters of these periods with the ledger's rows (spent) and the live
+   * reservations (reserved), in one consistent read; every difference found. Changes nothing.
+   */
+  reconcile(
+    periods: readonly { period: 'daily' | 'monthly'; key: string; from: Date; to: Date }[],
+  ): Promise<CounterDifference[]>;
 }
 
 // ---- answer cache and alerts -----------------------------------------------------------------
@@ -364,16 +422,39 @@ export interface AlertsSent {
   claim(key: string, minIntervalMs: number): Promise<boolean>;
   /** The newest alerts whose key starts with `prefix`, newest first (the App Home shows them). */
   recent(prefix: string, limit: number): Promise<{ key: string; sentAt: Date }[]>;
+  /**
+   * Housekeeping: forgets alerts sent before `olderThan`; returns how many. A key claimed "once
+   * ever" must hold its own period (the budget alerts' keys hold their day), so forgetting it
+   * after that period has passed cannot send it again.
+   */
+  prune(olderThan: Date): Promise<number>;
+}
+
+export interface PeriodicTurns {
+  /**
+   * Takes the turn at the job `name` for `holder`, unless a turn was taken less than `periodMs`
+   * ago (by anyone): true for at most one caller of any number racing, on both engines.
+   */
+  take(name: string, holder: string, periodMs: number): Promise<boolean>;
 }
 
 // ---- leased runs (digest runs and alert checks) ----------------------------------------------
 
-/** Who holds a run, and until when. */
+/** Who claims a run, and until when. */
 export interface Lease {
   owner: string;
   now: Date;
   ms: number;
 }
+
+/** The holder of a claimed run: its owner and the epoch its claim set (a fencing token). */
+export interface RunHolder {
+  owner: string;
+  epoch: number;
+}
+
+/** A holder's lease, to extend it or to move the run on. */
+export type HeldLease = Lease & RunHolder;
 
 export type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
 
@@ -398,6 +479,8 @@ export interface LeasedRun {
   /** The cost estimate that needed an admin's approval. */
   estimatePoints: number | null;
   createdAt: Date;
+  /** Bumped by every claim (1 for a new run): the holder's writes must name it. */
+  epoch: number;
 }
 
 export interface RunFailure {
@@ -514,6 +597,11 @@ export interface DigestStore {
   list(): Promise<DigestSubscription[]>;
   /** Soft delete (run records keep pointing at it); audited. False when not found or already removed. */
   remove(id: number, actorId: string): Promise<boolean>;
+  /**
+   * Housekeeping: deletes the runs created before `olderThan` (with the rows that belong to
+   * them, children first) except a run still held under a live lease; returns how many runs.
+   */
+  pruneRuns(olderThan: Date): Promise<number>;
 
   /**
    * Claims the scheduled run of (subscription, local date) in one transaction under the digests lock: creates
@@ -534,28 +622,73 @@ export interface DigestStore {
   /** The newest posted scheduled run with local_date < beforeLocalDate (the comparison base). */
   previousPosted(subscriptionId: number, beforeLocalDate: string): Promise<DigestRun | null>;
 
-  /** Extends the caller's lease; false when the caller no longer holds the run. */
-  renew(runId: number, lease: Lease): Promise<boolean>;
+  /**
+   * Extends the caller's lease; false when the caller no longer holds the run (another claim
+   * bumped the epoch, or it is no longer running or posting).
+   */
+  renew(runId: number, lease: HeldLease): Promise<boolean>;
   /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
-  release(runId: number, owner: string, now: Date): Promise<boolean>;
+  release(runId: number, holder: RunHolder, now: Date): Promise<boolean>;
   /** Adds calls and their charges; unconditional, since they happened whoever holds the run. */
   addCharge(runId: number, points: number, calls: number): Promise<void>;
   /** running → posting, storing the summary, if the caller still holds it. */
-  markPosting(runId: number, lease: Lease, summaryJson: string): Promise<boolean>;
+  markPosting(runId: number, lease: HeldLease, summaryJson: string): Promise<boolean>;
   /** posting → posted. */
-  markPosted(runId: number, owner: string, messageTs: string, now: Date): Promise<boolean>;
+  markPosted(runId: number, holder: RunHolder, messageTs: string, now: Date): Promise<boolean>;
   /** running | posting → failed, releasing the lease. */
   markFailed(
     runId: number,
-    owner: string,
+    holder: RunHolder,
     failure: { error: string; nextAttemptAt: Date | null; now: Date },
   ): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
-  awaitApproval(runId: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  awaitApproval(runId: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second click gets null). */
   claimApproved(runId: number, lease: Lease, approvedBy: string): Promise<DigestRun | null>;
   setNoticeTs(runId: number, ts: string): Promise<void>;
   setMessageTs(runId: number, ts: string): Promise<void>;
+}
+
+/** One page a digest run bought (store/digest-pages.ts). */
+export interface DigestPage {
+  runId: number;
+  /** Which of the run's time windows (digest/fetch-orders.ts splitWindows), from 0. */
+  window: number;
+  /** The page number sent (from 0). */
+  page: number;
+  /** The window's pages, as this page's answer counted them. */
+  totalPages: number;
+  /**
+   * The page's orders as the summary needs them, as JSON whose shape belongs to digest/
+   * (page-orders.ts): never receiver data (DESIGN rule 6).
+   */
+  ordersJson: string;
+  orderCount: number;
+  /** withholding_money of the call that bought it. */
+  points: number;
+  /** The run's execution (attempts then) that bought it. */
+  attempt: number;
+  /** The holder's epoch that recorded it. */
+  epoch: number;
+  /** digest:<run>:<window>:<page>: one charge per page, whichever attempt bought it. */
+  chargeKey: string;
+  createdAt: Date;
+}
+
+export type NewDigestPage = Pick<
+  DigestPage,
+  'window' | 'page' | 'totalPages' | 'ordersJson' | 'orderCount' | 'points'
+>;
+
+export interface DigestPages {
+  /**
+   * In one transaction: adds the page's charge (points, one call) to the run and records the
+   * page, only while `holder` holds the run (running, under its epoch). False, with nothing
+   * written, when it does not.
+   */
+  record(runId: number, holder: RunHolder, page: NewDigestPage): Promise<boolean>;
+  /** The run's pages, by window and page. */
+  list(runId: number): Promise<DigestPage[]>;
 }
 
 // ---- ship-by alerts -------------------------------------------------------------------------
@@ -649,8 +782,8 @@ export interface AlertStore {
   openChecks(): Promise<AlertCheck[]>;
   /** Points charged by the subscription's checks of a local date. */
   spentOn(subscriptionId: number, localDate: string): Promise<number>;
-  renew(checkId: number, lease: Lease): Promise<boolean>;
-  release(checkId: number, owner: string, now: Date): Promise<boolean>;
+  renew(checkId: number, lease: HeldLease): Promise<boolean>;
+  release(checkId: number, holder: RunHolder, now: Date): Promise<boolean>;
   addCharge(checkId: number, points: number, calls: number): Promise<void>;
   /**
    * Records orders found by a check as 'pending' (an order that already has a row is left
@@ -659,19 +792,19 @@ export interface AlertStore {
    */
   recordPending(
     checkId: number,
-    lease: Lease,
+    lease: HeldLease,
     orders: readonly AlertOrderFacts[],
   ): Promise<AlertOrder[] | null>;
   /** running → posting under the lease. */
-  markPosting(checkId: number, lease: Lease): Promise<boolean>;
+  markPosting(checkId: number, lease: HeldLease): Promise<boolean>;
   /** posting → posted; the pending rows become 'alerted' with the message (null: nothing was new). */
-  markPosted(checkId: number, owner: string, messageTs: string | null, now: Date): Promise<boolean>;
+  markPosted(checkId: number, holder: RunHolder, messageTs: string | null, now: Date): Promise<boolean>;
   markFailed(
     checkId: number,
-    owner: string,
+    holder: RunHolder,
     failure: { error: string; nextAttemptAt: Date | null; now: Date },
   ): Promise<boolean>;
-  awaitApproval(checkId: number, owner: string, estimatePoints: number, now: Date): Promise<boolean>;
+  awaitApproval(checkId: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running for the caller (single-use). */
   claimApproved(checkId: number, lease: Lease): Promise<AlertCheck | null>;
 

@@ -1,7 +1,8 @@
 /**
  * Ship-by alerts through the REAL Bolt app of startPlatdesk: signed commands and button clicks,
  * the fake Slack Web API, the in-process sandbox (the snack shop's orders due within hours), a
- * SQLite file shared across a restart, and a fake clock that drives the alert scheduler.
+ * database shared across a restart (a SQLite file, or a PostgreSQL database: every case runs on
+ * both), and a fake clock that drives the alert scheduler, waiting for it between timers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,12 @@ import {
 } from '../helpers/platdesk-harness.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import {
+  createPostgresDatabase,
+  dropPostgresDatabase,
+  ENGINES,
+  type EngineName,
+} from '../helpers/store-engines.js';
 
 const ADMIN = SLACK.adminId;
 const AGENT = SLACK.userId;
@@ -30,20 +37,36 @@ const HOUR = 3_600_000;
 const RECEIVER = /[张王李赵刘陈杨黄周吴]\*\*|\d{3}\*{4}\d{4}|号\*\*室|receiver_/;
 
 let h: PlatdeskHarness | null = null;
-let dir: string | null = null;
+/** The test's database, kept across a restart: its settings, and how to remove it. */
+let db: { env: Record<string, string>; remove(): Promise<void> } | null = null;
 afterEach(async () => {
   await h?.close();
   h = null;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = null;
+  await db?.remove();
+  db = null;
 });
+
+/** A fresh database of `engine` that outlives a harness (a restart opens it again). */
+async function database(engine: EngineName): Promise<Record<string, string>> {
+  if (engine === 'postgres') {
+    const url = await createPostgresDatabase();
+    db = { env: { DATABASE_URL: url }, remove: () => dropPostgresDatabase(url) };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    db = {
+      env: { DATABASE_PATH: join(dir, 'platdesk.sqlite') },
+      remove: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  return db.env;
+}
 
 async function start(
   clock: FakeClock,
-  path: string,
+  database: Record<string, string>,
   env: Record<string, string> = {},
 ): Promise<PlatdeskHarness> {
-  return startPlatdeskHarness({ clock, env: { DATABASE_PATH: path, ...env } });
+  return startPlatdeskHarness({ clock, env: { ...database, ...env } });
 }
 
 async function say(text: string, userId: string = ADMIN): Promise<string> {
@@ -89,10 +112,9 @@ function orderSnOf(harness: PlatdeskHarness, n: number, _anchor: number): string
   return found?.[0] ?? `missing #${n}`;
 }
 
-describe('ship-by alerts', () => {
+describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
   it('posts the orders due within 6 h once, with Claim and Handled, at bulk cost in the ledger; never again across a restart', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
-    const path = join(dir, 'platdesk.sqlite');
+    const path = await database(engine);
     const clock = createFakeClock(Date.now());
     h = await start(clock, path);
 
@@ -151,14 +173,14 @@ describe('ship-by alerts', () => {
   });
 
   it('a restart in the middle of a check neither skips nor repeats: the restarted instance takes the check over and posts once', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
-    const path = join(dir, 'platdesk.sqlite');
+    const path = await database(engine);
     const clock = createFakeClock(Date.now());
     h = await start(clock, path);
     // Slow pages: the stop comes while the check is fetching.
     h.sandbox.setFaults([{ kind: 'latency', ms: 3000, operations: ['paging-orders'] }]);
+    // The alert's current slot is due at once: its check starts without the clock moving (an
+    // advance would wait for the check to finish, and this restart must come in the middle).
     await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
-    await clock.advanceAsync(1000);
     const first = h;
     await expect
       .poll(() => first.sandbox.stats().callsByOperation['paging-orders'], { timeout: 3000 })
@@ -179,9 +201,9 @@ describe('ship-by alerts', () => {
   });
 
   it('Slack refusing the post after the orders were recorded: the retry posts exactly those, once', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const path = await database(engine);
     const clock = createFakeClock(Date.now());
-    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    h = await start(clock, path);
     h.fake.failNext('chat.postMessage', { error: 'channel_not_found' }, 1);
     await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
     await advance(clock, 1000);
@@ -204,9 +226,9 @@ describe('ship-by alerts', () => {
   });
 
   it('Claim updates the message for everyone; a second Claim is refused naming the holder; Handled; Shipped ✓; one reminder', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const path = await database(engine);
     const clock = createFakeClock(Date.now());
-    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    h = await start(clock, path);
     await say(`alert add ${OWNER} here within:6 hours:00:00-23:59`);
     await advance(clock, 1000);
     const first = await h.fake.waitFor('chat.postMessage', (c) => c.body.channel === CHANNEL);
@@ -277,9 +299,9 @@ describe('ship-by alerts', () => {
   });
 
   it('a check over the daily cap asks the admins first (no call); Run anyway runs it once', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const path = await database(engine);
     const clock = createFakeClock(Date.now());
-    h = await start(clock, join(dir, 'platdesk.sqlite'), { PLAT_PRICES: 'paging-orders=2' });
+    h = await start(clock, path, { PLAT_PRICES: 'paging-orders=2' });
     const before = h.calls();
     expect(await say(`alert add ${OWNER} here within:6 hours:00:00-23:59 cap:3`)).toContain(
       'daily cap 3 points',
@@ -305,10 +327,10 @@ describe('ship-by alerts', () => {
   });
 
   it('a failing check posts one notice with the reason, retries with backoff, and says when it works again', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const path = await database(engine);
     // Ten minutes past an hour: the retries (2 and 5 min later) fall before the next hourly check.
     const clock = createFakeClock(Date.now() - (Date.now() % HOUR) + 10 * 60_000);
-    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    h = await start(clock, path);
     // Two checks' first calls fail (code 303: the shop has not subscribed).
     h.sandbox.setFaults([
       { kind: 'code', code: 303, msg: 'shop not subscribed', operations: ['paging-orders'], count: 2 },
@@ -333,9 +355,9 @@ describe('ship-by alerts', () => {
   });
 
   it('lang:zh-CN: the channel reads its alerts in Chinese', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platdesk-alerts-'));
+    const path = await database(engine);
     const clock = createFakeClock(Date.now());
-    h = await start(clock, join(dir, 'platdesk.sqlite'));
+    h = await start(clock, path);
     expect(await say(`alert add ${OWNER} here within:6 hours:00:00-23:59 lang:zh-CN`)).toContain(
       'Ship-by alert #1 added',
     );
@@ -348,7 +370,7 @@ describe('ship-by alerts', () => {
 
   it('list shows spend today; remove; bad input costs nothing', async () => {
     const clock = createFakeClock(Date.now());
-    h = await startPlatdeskHarness({ clock });
+    h = await start(clock, await database(engine));
     const before = h.calls();
     const bad = await say(`alert add ${OWNER} here within:0 every:5 hours:21:00-09:00 cap:-1`);
     expect(bad).toContain('whole number of hours from 1 to 72');

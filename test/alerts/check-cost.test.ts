@@ -1,7 +1,8 @@
 /**
  * What one alert check costs, counted at the sandbox: the real check (alerts/check.ts) with the
  * real client and limiter over loopback reads ceil(n/100) pages (at least one) for each 24 h
- * window of the 48 h lookback holding n orders, each page in the ledger as 'alert'.
+ * window of the 48 h lookback holding n orders, each page in the ledger as 'alert', on both
+ * store engines.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { pagesPerCheck } from '../../src/alerts/cost.js';
@@ -10,20 +11,20 @@ import type { Store } from '../../src/store/store.js';
 import { claimAndCheck, ordersPerWindow } from '../helpers/alert-check.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
-import { openTestStore } from '../helpers/store-engines.js';
+import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
 const ANCHOR = Date.parse('2026-11-20T06:00:00Z');
 
 let plat: PlatHarness | null = null;
-let store: Store | null = null;
+let db: TestDatabase | null = null;
 afterEach(async () => {
   await plat?.close();
-  store?.close();
+  await db?.dispose();
   plat = null;
-  store = null;
+  db = null;
 });
 
-describe('calls per alert check', () => {
+describe.each(ENGINES)('calls per alert check (%s store)', (engine) => {
   it.each([0, 30, 100, 101, 300, 1000])(
     'a shop with %i orders a day: Σ ceil(n/100) per 24 h window',
     async (perDay) => {
@@ -32,7 +33,8 @@ describe('calls per alert check', () => {
         limiter: { maxCalls: 100 },
         sandbox: { now: () => ANCHOR, orderCounts: counts },
       });
-      store = await openTestStore(':memory:', { now: () => new Date(ANCHOR) });
+      db = await testDatabase(engine);
+      const store: Store = await db.open({ clock: { now: () => ANCHOR } });
       const sub = await store.alerts.add(
         makeNewAlertSubscription({ ownerId: F.owners.busy, shopLabel: 'busy', capPoints: 1_000_000 }),
       );

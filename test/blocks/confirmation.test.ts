@@ -35,7 +35,9 @@ describe('renderConfirmation', () => {
       ':money_with_wings: *Waybill print data (basic)* for print data of 1 waybill of shop 57301234 costs:',
     );
     expect(all).not.toContain('SF1234567890123 is charged');
-    expect(all).toContain('*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12');
+    expect(all).toContain(
+      '*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12 points (¥0.12)',
+    );
     expect(all).toContain('*Total:* about 10 points (¥0.10)');
     expect(all).toContain('Expires in 10 minutes');
     const [confirm, cancel] = buttons(blocks);

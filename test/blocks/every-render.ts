@@ -7,6 +7,7 @@
  * the limit checks, plain Chinese for the pseudo-locale (whose check must tell data from words).
  */
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
+import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
 import {
   renderAlert,
   renderAlertApproval,
@@ -197,6 +198,7 @@ const ALERT_CHECK: AlertCheck = {
   messageTs: null,
   chargedPoints: 0,
   calls: 0,
+  epoch: 1,
   estimatePoints: 14,
   createdAt: NOW,
 };
@@ -394,6 +396,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
   };
   const entry: LedgerEntry = {
     id: 1,
+    chargeId: 'p-1:0:0',
     at: NOW,
     userId: 'U1234',
     channelId: 'C1234',
@@ -593,6 +596,8 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ] as const
     ).map((refusal, i) => m(`refusal-${i}-${refusal.reason}`, renderRefusal(w, refusal, ['UADMIN']))),
     m('refusal-no-admins', renderRefusal(w, { reason: 'not_allowed' }, [])),
+    m('admin-only-button', renderAdminOnlyButton(w, ['UADMIN', 'U1234'])),
+    m('admin-only-button-no-admins', renderAdminOnlyButton(w, [])),
     ...[...allPlatErrors(), unitAlert].map((error, i) =>
       m(`error-${i}-${error.code}`, renderPlatError(w, error)),
     ),
@@ -654,6 +659,45 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           figure: { ...cap, scope: 'workspace' },
           userId: null,
           refused: false,
+        }),
+      ),
+    ),
+    m(
+      'alert-spend-totals',
+      message(
+        alertText(w, {
+          kind: 'spend-totals',
+          day: '2026-11-19',
+          count: 7,
+          sample: [
+            {
+              scope: 'workspace',
+              subject: '*',
+              period: 'daily',
+              key: '2026-11-19',
+              field: 'spent',
+              counter: 95,
+              expected: 100,
+            },
+            {
+              scope: 'user',
+              subject: 'U1234',
+              period: 'monthly',
+              key: '2026-11',
+              field: 'spent',
+              counter: 10,
+              expected: 12.5,
+            },
+            {
+              scope: 'channel',
+              subject: 'C1234',
+              period: 'daily',
+              key: '2026-11-19',
+              field: 'reserved',
+              counter: 5,
+              expected: 0,
+            },
+          ],
         }),
       ),
     ),
@@ -739,6 +783,17 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         run: makeDigestRun(),
         estimatePoints: 300,
         capPoints: 200,
+        estimate: { chargedPoints: 0, pagesDone: 0, pagesLeft: 150, leftPoints: 300 },
+      }),
+    ),
+    m(
+      'digest-approval-partial',
+      renderDigestApproval(w, {
+        subscription: SUB,
+        run: makeDigestRun(),
+        estimatePoints: 300,
+        capPoints: 200,
+        estimate: { chargedPoints: 4, pagesDone: 2, pagesLeft: 148, leftPoints: 296 },
       }),
     ),
     m(

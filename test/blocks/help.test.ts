@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderHelp, SLASH_COMMANDS, usageLine } from '../../src/blocks/help.js';
+import { resolveMarkers } from '../../src/blocks/markers.js';
+import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
-import { en } from '../helpers/words.js';
+import { en, zh } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 describe('renderHelp', () => {
@@ -9,14 +11,25 @@ describe('renderHelp', () => {
     const { text, blocks } = renderHelp(en, command);
     assertWithinSlackLimits(blocks);
     expect(text).toContain(`How to use ${command}`);
-    expect(allText(blocks)).toContain(usageLine(en, command));
+    expect(allText(blocks)).toContain(resolveMarkers(usageLine(en, command)));
     expect(allText(blocks)).not.toMatch(/<[a-z]/);
   });
 
+  it('gives examples the sandbox answers: every item id in any help or problem text, in both languages, is one it has', () => {
+    const texts = [en, zh].flatMap((w) =>
+      (['/item', '/shop', '/waybill', '/orders'] as const).map((c) => allText(renderHelp(w, c).blocks)),
+    );
+    texts.push(en.t('problem.item_not_an_item'), zh.t('problem.item_not_an_item'));
+    const ids = texts.flatMap((t) => [...t.matchAll(/(?:id=|\/item )(\d{6,})/g)].map((m) => m[1]));
+    expect(ids.length).toBeGreaterThanOrEqual(6);
+    const known = new Set<string>(Object.values(SANDBOX_FIXTURES.items));
+    expect(ids.filter((id) => !known.has(id ?? '') || id === SANDBOX_FIXTURES.items.missing)).toEqual([]);
+  });
+
   it('gives the documented examples', () => {
-    expect(allText(renderHelp(en, '/item').blocks)).toContain('`/item 6543210987`');
+    expect(allText(renderHelp(en, '/item').blocks)).toContain('`/item 680001234502`');
     expect(allText(renderHelp(en, '/item').blocks)).toContain(
-      'https://item.taobao.com/item.htm?id=6543210987',
+      'https://item.taobao.com/item.htm?id=680001234501',
     );
     expect(allText(renderHelp(en, '/shop').blocks)).toContain('`/shop ww &lt;account id&gt;`');
     const waybill = allText(renderHelp(en, '/waybill').blocks);
@@ -29,6 +42,6 @@ describe('renderHelp', () => {
   });
 
   it('has a one-line usage per command', () => {
-    expect(usageLine(en, '/item')).toBe('`/item &lt;item link or id&gt; [prices]`');
+    expect(resolveMarkers(usageLine(en, '/item'))).toBe('`/item &lt;item link or id&gt; [prices]`');
   });
 });

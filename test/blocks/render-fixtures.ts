@@ -198,6 +198,7 @@ function alertMessages(): { name: string; message: RenderedMessage }[] {
     calls: 0,
     estimatePoints: 14,
     createdAt: NOW,
+    epoch: 1,
   };
   const rows = Array.from({ length: 60 }, (_, i) => ({
     subscription: { ...ALERT_SUB, id: i + 1 },

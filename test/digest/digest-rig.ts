@@ -1,13 +1,11 @@
 /**
  * The digest scheduler with everything real except time: the plat client stack against the
- * in-process sandbox (its orders anchored at the fake clock's start), a SQLite store (private or
- * a file shared by several instances), the Slack publisher and AdminAlerts on a real WebClient
- * pointed at the fake Slack Web API server. Time moves only through the fake clock.
+ * in-process sandbox (its orders anchored at the fake clock's start), a store on either engine
+ * (one per instance when shared, as separate processes would have), the Slack publisher and
+ * AdminAlerts on a real WebClient pointed at the fake Slack Web API server. Time moves only
+ * through the fake clock, which waits for every scheduler to go idle between two timers.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
 import {
   createDigestScheduler,
@@ -24,7 +22,7 @@ import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatHarness, type PlatHarnessOptions, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
-import { alertsSentInMemory, openTestStore } from '../helpers/store-engines.js';
+import { alertsSentInMemory, type EngineName, testDatabase } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
 export const CHANNEL = SLACK.channelId;
@@ -33,7 +31,9 @@ export const ADMIN = SLACK.adminId;
 export interface RigOptions {
   /** Fake clock start (ms); the sandbox's orders are the 72 h before it. */
   start: number;
-  /** A SQLite file shared by every instance; default: each instance its own ':memory:'. */
+  /** The store engine (default SQLite); one fresh database, dropped on close. */
+  engine?: EngineName;
+  /** Each instance opens its own store on the database; default: they share the first store. */
   shared?: boolean;
   plat?: Omit<PlatHarnessOptions, 'sandbox'>;
 }
@@ -50,10 +50,10 @@ export interface DigestRig {
   /** The first instance (created by startDigestRig). */
   store: Store;
   scheduler: DigestScheduler;
-  /** Another scheduler (another "process") on the shared file, or on `store` when not shared. */
+  /** Another scheduler (another "process") with its own store when shared, else on `store`. */
   instance(id: string, options?: Partial<DigestSchedulerOptions> & { store?: Store }): Promise<Instance>;
-  /** Moves the fake clock in steps of at most `step`, waiting for runs in flight after each. */
-  advance(ms: number, step?: number): Promise<void>;
+  /** Moves the fake clock, each timer at its time with every scheduler idle in between. */
+  advance(ms: number): Promise<void>;
   /** Every scheduler's runs settled. */
   idle(): Promise<void>;
   /** chat.postMessage calls to a channel (a user id for DMs). */
@@ -83,21 +83,15 @@ export async function startDigestRig(
   const language = { user: async () => en, channel: async () => en };
   const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
   const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, language, logger });
-  const dir = options.shared ? mkdtempSync(join(tmpdir(), 'platdesk-digest-')) : null;
-  const path = dir ? join(dir, 'platdesk.sqlite') : ':memory:';
-  const stores: Store[] = [];
+  const db = await testDatabase(options.engine ?? 'sqlite');
   const schedulers: DigestScheduler[] = [];
-  const openStore = async () => {
-    const store = await openTestStore(path, { now: () => new Date(clock.now()) });
-    stores.push(store);
-    return store;
-  };
+  const openStore = () => db.open({ clock: { now: () => clock.now() } });
 
   async function instance(
     id: string,
     extra: Partial<DigestSchedulerOptions> & { store?: Store } = {},
   ): Promise<Instance> {
-    const store = extra.store ?? (dir ? await openStore() : first.store);
+    const store = extra.store ?? (options.shared ? await openStore() : first.store);
     const scheduler = createDigestScheduler({
       client: plat.client,
       store,
@@ -107,6 +101,10 @@ export async function startDigestRig(
       clock,
       instanceId: id,
       logger,
+      // Every due time, retry and lease expiry is a deadline of its own (wake-loop.ts): the
+      // longest sleep only bounds how late work added elsewhere is seen. A quarter hour rather
+      // than production's minute makes a three-day advance fire 288 timers, not 4320.
+      maxSleepMs: 15 * 60_000,
       ...options.scheduler,
       ...extra,
     });
@@ -120,6 +118,9 @@ export async function startDigestRig(
     // A run that ends may arm a timer that starts another: settle until nothing is in flight.
     for (let i = 0; i < 3; i++) await Promise.all(schedulers.map((s) => s.idle()));
   };
+  // Between two timers: the store's answers (a socket round trip on PostgreSQL) are in and the
+  // next timers set, so time never jumps past a due time (wake-loop.ts).
+  clock.settleWith(idle);
 
   return {
     clock,
@@ -128,12 +129,9 @@ export async function startDigestRig(
     store: first.store,
     scheduler: first.scheduler,
     instance,
-    async advance(ms, step = 60_000) {
-      const end = clock.now() + ms;
-      while (clock.now() < end) {
-        await clock.advanceToAsync(Math.min(end, clock.now() + step));
-        await idle();
-      }
+    async advance(ms) {
+      await clock.advanceAsync(ms);
+      await idle();
     },
     idle,
     posts: (channel = CHANNEL) => fake.callsTo('chat.postMessage').filter((c) => c.body.channel === channel),
@@ -153,8 +151,7 @@ export async function startDigestRig(
       await Promise.all(schedulers.map((s) => s.stop()));
       await plat.close();
       await fake.close();
-      for (const store of stores) await store.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await db.dispose();
     },
   };
 }

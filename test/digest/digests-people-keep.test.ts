@@ -2,7 +2,7 @@
  * Digests people keep enabled (issue 15), through the REAL Bolt app of startPlatdesk with the
  * in-process sandbox: threaded digests (one parent in the channel, details as replies with
  * thread_ts and never reply_broadcast), weekday schedules across a DST change and several times
- * a day (a fake clock drives the scheduler), filters that change the numbers exactly, and a
+ * a day (a fake clock drives the scheduler, on SQLite and PostgreSQL), filters that change the numbers exactly, and a
  * personal digest by DM.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
+import { ENGINES } from '../helpers/store-engines.js';
 
 const ADMIN = SLACK.adminId;
 const CHANNEL = SLACK.channelId;
@@ -48,11 +49,10 @@ function farTime(now: Date): string {
 const posts = (harness: PlatdeskHarness, channel: string): SlackCall[] =>
   harness.fake.callsTo('chat.postMessage').filter((c) => c.body.channel === channel);
 
+/** Moves the fake clock; it waits for the schedulers between timers (platdesk-harness.ts). */
 async function advanceTo(clock: FakeClock, at: number): Promise<void> {
-  while (clock.now() < at) {
-    await clock.advanceAsync(Math.min(3_600_000, at - clock.now()));
-    await h?.settle(30);
-  }
+  await clock.advanceToAsync(at);
+  await h?.platdesk.schedulersIdle();
 }
 
 describe('threaded digests', () => {
@@ -183,11 +183,11 @@ describe('filters', () => {
   });
 });
 
-describe('schedules', () => {
+describe.each(ENGINES)('schedules (%s store)', (engine) => {
   it('days:mon-fri skips the weekend across the spring-forward change (America/New_York): Friday 09:00 EST, then Monday 09:00 EDT with a window from Friday', async () => {
     // Friday 2026-03-06 08:00 EST; clocks spring forward on Sunday 2026-03-08.
     const clock = createFakeClock(Date.parse('2026-03-06T13:00:00Z'));
-    h = await startPlatdeskHarness({ clock });
+    h = await startPlatdeskHarness({ clock, engine });
     expect(await say(`digest add ${BUSY} here 09:00 America/New_York days:mon-fri`)).toContain(
       'on Mon, Tue, Wed, Thu, and Fri at 09:00 America/New_York',
     );
@@ -219,7 +219,7 @@ describe('schedules', () => {
   it('09:00,17:30: two digests a day whose windows tile the day', async () => {
     // 2026-11-20 08:00 in Shanghai.
     const clock = createFakeClock(Date.parse('2026-11-20T00:00:00Z'));
-    h = await startPlatdeskHarness({ clock });
+    h = await startPlatdeskHarness({ clock, engine });
     expect(await say(`digest add ${BUSY} here 17:30,09:00`)).toContain(
       'every day at 09:00, 17:30 Asia/Shanghai',
     );

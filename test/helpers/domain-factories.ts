@@ -347,6 +347,7 @@ export function makeDigestRun(overrides: Partial<DigestRun> = {}): DigestRun {
     requestedBy: null,
     createdAt: NOW,
     updatedAt: NOW,
+    epoch: 1,
     ...overrides,
   };
 }

@@ -7,6 +7,11 @@
  * after each one (`flushMicrotasks`), so that what a timer's callback sets off through promises
  * (a task settling, a limiter releasing its slot) happens at that timer's time, as it would on a
  * real clock, and not after the whole advance.
+ *
+ * Flushing microtasks is not enough for code that waits on real I/O (a PostgreSQL round trip
+ * before a scheduler sets its next timer): `settleWith` registers what to wait for as well (a
+ * scheduler's `idle()`), and the `…Async` variants wait for it before the first timer and after
+ * each, so time never jumps past a timer that is about to be set.
  */
 export interface FakeClock {
   now(): number;
@@ -19,6 +24,11 @@ export interface FakeClock {
   next(): boolean;
   /** Timers set and not yet fired or cleared. */
   pending(): number;
+  /**
+   * Adds something the `…Async` variants wait for before the first timer and after each (e.g. a
+   * scheduler's `idle`); returns a function that removes it.
+   */
+  settleWith(settle: () => Promise<unknown>): () => void;
   /** `advance`, flushing microtasks before the first timer and after each. */
   advanceAsync(ms: number): Promise<void>;
   advanceToAsync(time: number): Promise<void>;
@@ -44,6 +54,15 @@ export function createFakeClock(start = 0): FakeClock {
   let now = start;
   let nextId = 1;
   const timers = new Map<number, Timer>();
+  const settlers = new Set<() => Promise<unknown>>();
+
+  /** Promise reactions, then everything registered with settleWith (which may set timers). */
+  async function settle(): Promise<void> {
+    await flushMicrotasks();
+    if (settlers.size === 0) return;
+    await Promise.all([...settlers].map((s) => s()));
+    await flushMicrotasks();
+  }
 
   function earliest(): Timer | undefined {
     let first: Timer | undefined;
@@ -77,8 +96,8 @@ export function createFakeClock(start = 0): FakeClock {
 
   async function advanceToAsync(time: number): Promise<void> {
     checkForward(time);
-    await flushMicrotasks();
-    while (fireNext(time)) await flushMicrotasks();
+    await settle();
+    while (fireNext(time)) await settle();
     now = time;
   }
 
@@ -102,13 +121,17 @@ export function createFakeClock(start = 0): FakeClock {
       return true;
     },
     pending: () => timers.size,
+    settleWith(settler) {
+      settlers.add(settler);
+      return () => settlers.delete(settler);
+    },
     advanceAsync: (ms) => advanceToAsync(now + ms),
     advanceToAsync,
     async runAllAsync(maxTimers = 100_000) {
-      await flushMicrotasks();
+      await settle();
       for (let fired = 0; fired < maxTimers; fired++) {
         if (!fireNext(Number.POSITIVE_INFINITY)) return;
-        await flushMicrotasks();
+        await settle();
       }
       throw new Error(`runAllAsync: still timers after ${maxTimers} (a timer that re-arms itself forever?)`);
     },

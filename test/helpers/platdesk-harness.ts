@@ -1,8 +1,10 @@
 /**
  * The whole app under test: the REAL Bolt app of `startPlatdesk` in HTTP mode, signed requests
  * into `POST /slack/events`, every Web API call and response_url post landing on the fake Slack
- * server, and the plat API served by the in-process sandbox (PLAT_SANDBOX=1), whose call counter
- * proves "no call" and "exactly one call".
+ * server, and the plat API served by a sandbox on loopback, whose call counter proves "no call" and
+ * "exactly one call". By default the app reaches it as it reaches the real plat API (PLAT_BASE_URL,
+ * PLAT_TOKEN: no price known until PLAT_PRICES or a charge says it); `plat: 'sandbox'` runs the
+ * app's own in-process sandbox instead (PLAT_SANDBOX=1, which quotes the sandbox's prices).
  *
  * The clock is the harness's own (`advance(ms)`), so confirmation expiry is tested without waiting.
  */
@@ -11,7 +13,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type Platdesk, type StartOptions, startPlatdesk } from '../../src/main.js';
-import { SANDBOX_DEFAULTS, type Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox, SANDBOX_DEFAULTS, type Sandbox } from '../../src/sandbox/index.js';
 import { assertWithinSlackLimits } from './block-limits.js';
 import type { FakeClock } from './fake-clock.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from './slack-api-server.js';
@@ -51,6 +53,11 @@ export interface HarnessOptions {
    * database on the run's test server, dropped on close).
    */
   engine?: EngineName;
+  /**
+   * How the app reaches the plat API: 'api' (default) a sandbox the harness starts, at PLAT_BASE_URL
+   * as the real API would be; 'sandbox' the app's built-in one (PLAT_SANDBOX=1).
+   */
+  plat?: 'api' | 'sandbox';
 }
 
 /** What a confirmed lookup answered, and how many plat calls it took. */
@@ -245,19 +252,29 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   });
   const signingSecret = options.signingSecret ?? SIGNING_SECRET;
   const database = options.engine === 'postgres' ? await createPostgresDatabase() : null;
+  const ownSandbox = options.plat === 'sandbox' ? null : createSandbox({ token: 'sandbox' });
+  const platEnv = ownSandbox
+    ? { PLAT_BASE_URL: await ownSandbox.listen(0), PLAT_TOKEN: 'sandbox' }
+    : { PLAT_SANDBOX: '1' };
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test',
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_API_URL: fake.apiUrl,
     PORT: '0',
-    PLAT_SANDBOX: '1',
+    ...platEnv,
     DATABASE_PATH: ':memory:',
     ...(database ? { DATABASE_URL: database } : {}),
     LOG_LEVEL: 'silent',
     PLATDESK_ADMINS: SLACK.adminId,
     ...options.env,
   });
-  const startOptions: StartOptions = { now, logger, ...(clock ? { schedulerClock: clock } : {}) };
+  const startOptions: StartOptions = {
+    now,
+    logger,
+    // Every due time is a timer of its own (wake-loop.ts); the longest sleep only bounds how
+    // late work added elsewhere is seen, and a quarter hour keeps a day's advance short.
+    ...(clock ? { schedulerClock: clock, schedulerMaxSleepMs: 15 * 60_000 } : {}),
+  };
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
@@ -268,11 +285,15 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     platdesk = await startPlatdesk(config, startOptions);
   } catch (error) {
     await fake.close();
+    await ownSandbox?.close();
     if (database) await dropPostgresDatabase(database);
     throw error;
   }
-  const sandbox = platdesk.sandbox;
+  const sandbox = ownSandbox ?? platdesk.sandbox;
   if (!sandbox) throw new Error('PLAT_SANDBOX=1 should start the in-process sandbox');
+  // The fake clock waits for the schedulers (their store round trips, their runs) between two
+  // timers, so it never jumps past a due time on either engine.
+  const unsettle = clock?.settleWith(() => platdesk.schedulersIdle());
   const eventsUrl = `${platdesk.url}/slack/events`;
   let seq = 0;
   const consumed = new Map<string, number>();
@@ -422,10 +443,12 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     },
     logs: () => [...logLines],
     async close() {
+      unsettle?.();
       try {
         await platdesk.stop();
       } finally {
         await fake.close();
+        await ownSandbox?.close();
         if (database) await dropPostgresDatabase(database);
       }
     },

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRedisLimiter } from '../../src/plat/redis-limiter.js';
 import { freePort } from './free-port.js';
 
 export interface RedisServer {
@@ -84,4 +85,20 @@ export async function startRedisServer(): Promise<RedisServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new Redis key set starts fenced for a replica's call deadline + window (15 s + 1 s): calls
+ * granted before a loss could still arrive. This empty server has granted nothing, so a limiter
+ * with a short deadline creates the key set and its fence is spent before the replicas join; the
+ * replicas' own behaviour (joining, granting, losing the keys) is unchanged.
+ * `npm run bench:replicas` measures the full fence on an empty Redis.
+ */
+export async function createLimiterKeys(url: string): Promise<void> {
+  const limiter = createRedisLimiter({ url, deadlineMs: 200 });
+  try {
+    await limiter.ready();
+  } finally {
+    await limiter.stop();
+  }
 }

@@ -36,6 +36,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { blockKitProblemsOfCall } from './block-kit/check.js';
 import { SLACK } from './slack-payloads.js';
 
 export interface SlackCall {
@@ -243,6 +244,17 @@ interface Waiter {
   predicate: (call: SlackCall) => boolean;
   resolve: (call: SlackCall) => void;
   reject: (error: Error) => void;
+}
+
+/**
+ * Block Kit the app sent that Slack would refuse, from every fake in this test worker, until taken:
+ * test/helpers/block-kit/guard.ts fails the test that caused them (vitest `setupFiles`).
+ */
+const blockKitRejections: string[] = [];
+
+/** Takes (and clears) the Block Kit problems the fakes of this worker have refused so far. */
+export function takeBlockKitRejections(): string[] {
+  return blockKitRejections.splice(0);
 }
 
 function str(value: unknown, fallback: string): string {
@@ -465,6 +477,15 @@ export async function startSlackApiServer(): Promise<FakeSlack> {
       if (status === 429 || failure.retryAfter !== undefined)
         headers['retry-after'] = String(failure.retryAfter ?? 1);
       send(res, status, { ok: false, error: failure.error }, headers);
+      return;
+    }
+
+    // Slack validates Block Kit before anything else and refuses the whole call.
+    const invalid = blockKitProblemsOfCall(method, call.body);
+    if (invalid.length > 0) {
+      blockKitRejections.push(...invalid);
+      const error = method.startsWith('views.') ? 'invalid_arguments' : 'invalid_blocks';
+      send(res, 200, { ok: false, error, response_metadata: { messages: invalid } });
       return;
     }
 

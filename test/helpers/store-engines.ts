@@ -122,5 +122,10 @@ export function alertsSentInMemory(now: () => number = Date.now): AlertsSent {
         .slice(0, limit)
         .map(([key, at]) => ({ key, sentAt: new Date(at) }));
     },
+    async prune(olderThan) {
+      const old = [...sent.entries()].filter(([, at]) => at < olderThan.getTime());
+      for (const [key] of old) sent.delete(key);
+      return old.length;
+    },
   };
 }

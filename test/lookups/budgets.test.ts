@@ -97,8 +97,10 @@ describe('createBudgetGuard', async () => {
       budgets: async () => full,
       now: () => NOW,
     });
+    let charges = 0;
     const spend = (userId: string | null, points: number, when = NOW) =>
       store.ledger.record({
+        chargeId: `spend-${++charges}`,
         at: when,
         userId,
         channelId: null,
@@ -193,11 +195,11 @@ describe('createBudgetGuard', async () => {
     // A third reservation would pass the cap: refused, nothing reserved.
     expect(await guard.reserve('U1', 1)).toMatchObject({ ok: false, exceeded: { spent: 10 } });
     expect((await guard.check('U2', 10)).ok).toBe(true);
-    await first.release();
-    await first.release();
+    await first.held.release();
+    await first.held.release();
     expect((await guard.check('U1', 5)).ok).toBe(true);
     expect((await guard.check('U1', 6)).ok).toBe(false);
-    await second.release();
+    await second.held.release();
     expect((await guard.check('U1', 10)).ok).toBe(true);
   });
 });

@@ -51,8 +51,10 @@ const problemsOf = (r: PlatdeskResult) =>
 const settings = () => spendSettings(store.settings);
 const audits = async () => await store.audit.list(100);
 
+let charges = 0;
 function charge(userId: string | null, points: number, at = NOW): NewLedgerEntry {
   return {
+    chargeId: `test-charge-${++charges}`,
     at,
     userId,
     channelId: 'C1234',

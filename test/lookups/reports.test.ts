@@ -13,6 +13,7 @@ const HEADER =
 function entry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
     id: 1,
+    chargeId: 'p-1:0:0',
     at: new Date('2026-11-20T04:00:00.000Z'),
     userId: 'U1234',
     channelId: 'C1234',
@@ -140,7 +141,7 @@ describe('usageReport', () => {
     const now = new Date('2026-11-20T04:00:00Z');
     store = await openTestStore(':memory:', { now: () => now });
     const row = (at: string, userId: string | null, points: number): NewLedgerEntry => {
-      const { id: _id, ...rest } = entry({ at: new Date(at), userId, points });
+      const { id: _id, ...rest } = entry({ at: new Date(at), userId, points, chargeId: `${at}|${userId}` });
       return rest;
     };
     await store.ledger.record(row('2026-11-20T01:00:00Z', 'U1', 10));
@@ -162,7 +163,7 @@ describe('usageReport', () => {
     const now = new Date('2026-11-20T04:00:00Z');
     store = await openTestStore(':memory:', { now: () => now });
     const row = (at: string, points: number): NewLedgerEntry => {
-      const { id: _id, ...rest } = entry({ at: new Date(at), points });
+      const { id: _id, ...rest } = entry({ at: new Date(at), points, chargeId: at });
       return rest;
     };
     // All three fall on 2026-11-19 in UTC; in Shanghai they are on two days.

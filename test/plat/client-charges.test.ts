@@ -73,6 +73,7 @@ describe('charge events', () => {
         code: 0,
         requestId: null,
         correlationId: 'req-42',
+        attempt: 0,
         at: expect.any(Date),
       },
       expect.objectContaining({

@@ -7,18 +7,17 @@
  * server (vitest globalSetup) and dropped afterwards; the ledger is one count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisLimiter } from '../../src/plat/redis-limiter.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/engine.js';
 import type { DigestSubscription, Store } from '../../src/store/store.js';
 import { arrivalsBetween, largestInAnyWindow } from '../helpers/arrivals.js';
 import { textOf } from '../helpers/platdesk-harness.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { createLimiterKeys, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type ReplicaCluster, startReplicaCluster } from '../helpers/replica-cluster.js';
 import { type ReplicaSlack, replicaSlack } from '../helpers/replica-slack.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
-import { postEvent } from '../helpers/slack-http.js';
-import { eventCallback, linkShared } from '../helpers/slack-payloads.js';
+import { postAction, postEvent } from '../helpers/slack-http.js';
+import { blockAction, eventCallback, linkShared } from '../helpers/slack-payloads.js';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
 const SECRET = 'replicas-secret';
@@ -33,22 +32,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** A lookup of its own: /shop ww <id> is one get-shop-id call, answered "no shop was found". */
 const shopOf = (wwid: string) => `No shop was found for messaging account *${wwid}*`;
 const userOf = (i: number) => `U${2000 + (i % 12)}`;
-
-/**
- * A new Redis key set starts fenced for a replica's call deadline + window (15 s + 1 s): calls
- * granted before a loss could still arrive. This empty server has granted nothing, so a limiter
- * with a short deadline creates the key set and its fence is spent before the replicas join; the
- * replicas' own behaviour (joining, granting, losing the keys) is unchanged.
- * `npm run bench:replicas` measures the full fence on an empty Redis.
- */
-async function createLimiterKeys(url: string): Promise<void> {
-  const limiter = createRedisLimiter({ url, deadlineMs: 200 });
-  try {
-    await limiter.ready();
-  } finally {
-    await limiter.stop();
-  }
-}
 
 describe('three replicas on one PostgreSQL database and one Redis', () => {
   let redis: RedisServer;
@@ -182,26 +165,73 @@ describe('three replicas on one PostgreSQL database and one Redis', () => {
     expect(sandbox.stats().maxInWindow).toBeLessThanOrEqual(10);
   }, 60_000);
 
-  it('one Confirm clicked on all three replicas at once: one plat call, one answer, the other two "already used"; ledger +1', async () => {
+  it('one Confirm clicked on all three replicas at once: one plat call, one answer, nothing for the two clicks that came while it ran; a later click hears "already used"; ledger +1', async () => {
     const wwid = 'replica-one-confirm';
     const { confirmation } = await slack.ask(cluster.at(0), '/shop', `ww ${wwid}`, { userId: userOf(0) });
     const before = sandbox.stats().calls;
     const ledgerBefore = await ledgerRows();
-    const clicks = await Promise.all(
-      cluster.replicas.map((replica) =>
-        slack.click(replica, 'platdesk.confirm', confirmation.confirm.value, { userId: userOf(0) }),
-      ),
-    );
-    for (const click of clicks) expect(click.status).toBe(200);
-    const said = (await Promise.all(clicks.map((c) => answerTo(c.responseUrlId)))).map((m) => textOf(m));
-    expect(
-      said.filter((t) => t.includes(shopOf(wwid))),
-      cluster.output(),
-    ).toHaveLength(1);
-    expect(said.filter((t) => t.includes(ALREADY_USED))).toHaveLength(2);
-    await sleep(300);
+    // The call takes 1 s: the other two clicks are handled while it runs.
+    sandbox.setFaults([{ kind: 'latency', ms: 1000, operations: ['get-shop-id'] }]);
+    try {
+      const clicks = await Promise.all(
+        cluster.replicas.map((replica) =>
+          slack.click(replica, 'platdesk.confirm', confirmation.confirm.value, { userId: userOf(0) }),
+        ),
+      );
+      for (const click of clicks) expect(click.status).toBe(200);
+      const ids = clicks.map((c) => c.responseUrlId);
+      const answer = await fake.waitFor(
+        'response_url',
+        (c) => ids.includes(c.id ?? '') && textOf(c.body).includes(shopOf(wwid)),
+        30_000,
+      );
+      await sleep(300);
+      const said = fake.callsTo('response_url').filter((c) => ids.includes(c.id ?? ''));
+      // The winner's "Looking up…" and its answer; not a word for the other two.
+      expect(
+        said.map((c) => c.id),
+        cluster.output(),
+      ).toEqual([answer.id, answer.id]);
+    } finally {
+      sandbox.setFaults([]);
+    }
+    const later = await slack.click(cluster.at(2), 'platdesk.confirm', confirmation.confirm.value, {
+      userId: userOf(0),
+    });
+    expect(textOf(await answerTo(later.responseUrlId))).toContain(ALREADY_USED);
     expect(sandbox.stats().calls - before).toBe(1);
     expect((await ledgerRows()) - ledgerBefore).toBe(1);
+  }, 30_000);
+
+  it('a Confirm Slack delivers again, to the other replicas, during the run and after it: one call, one answer, no "already used"', async () => {
+    const wwid = 'replica-redelivered';
+    const { confirmation } = await slack.ask(cluster.at(0), '/shop', `ww ${wwid}`, { userId: userOf(0) });
+    const before = sandbox.stats().calls;
+    // One click, as Slack sends it each time: same user, action, value, action_ts and response_url.
+    const click = blockAction({
+      actionId: 'platdesk.confirm',
+      ...(confirmation.confirm.value !== undefined ? { value: confirmation.confirm.value } : {}),
+      userId: userOf(0),
+      responseUrl: fake.responseUrl('replica-redelivered'),
+      actionTs: '1700000099.000100',
+    });
+    sandbox.setFaults([{ kind: 'latency', ms: 800, operations: ['get-shop-id'] }]);
+    try {
+      const sent = await Promise.all(
+        [0, 1, 2].map((i) => postAction(cluster.at(i).eventsUrl, SECRET, click)),
+      );
+      for (const res of sent) expect(res.status).toBe(200);
+      await slack.response('replica-redelivered', (m) => textOf(m).includes(shopOf(wwid)), 30_000);
+    } finally {
+      sandbox.setFaults([]);
+    }
+    // Once more, after the answer, on another replica.
+    expect((await postAction(cluster.at(1).eventsUrl, SECRET, click)).status).toBe(200);
+    await sleep(500);
+    const said = fake.callsTo('response_url').filter((c) => c.id === 'replica-redelivered');
+    expect(said, cluster.output()).toHaveLength(2);
+    expect(said.map((c) => textOf(c.body)).join('\n')).not.toContain(ALREADY_USED);
+    expect(sandbox.stats().calls - before).toBe(1);
   }, 30_000);
 
   it('10 identical lookups confirmed at once on different replicas: one call at the sandbox, all 10 answered, one ledger row', async () => {

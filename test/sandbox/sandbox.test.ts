@@ -353,6 +353,28 @@ describe('plat API sandbox', () => {
       expect(sandbox.stats().charges.byOperation['get-shop-id'].count).toBe(1);
     });
 
+    it('a fault scoped to pages hits only those paging-orders pages; the others answer exactly as without faults', async () => {
+      const form = (page: number) => ({
+        form: { owner_id: F.owners.busy, page: String(page), pageSize: '100' },
+      });
+      const normal = await call('paging-orders', form(1));
+      sandbox.reset();
+      sandbox.setFaults([{ kind: 'http500', pages: [1], count: 2 }]);
+      expect((await raw('paging-orders', form(1))).status).toBe(500);
+      // Another page, another operation: untouched.
+      const page0 = await call('paging-orders', form(0));
+      expect(page0.code).toBe(0);
+      expect((await call('get-shop-id', { query: { wwid: F.wwids.known } })).code).toBe(0);
+      expect((await raw('paging-orders', form(1))).status).toBe(500);
+      // Used up: page 1 answers as it did with no fault at all (time and msec aside).
+      const after = await call('paging-orders', form(1));
+      expect(after.data).toEqual(normal.data);
+      expect(after.code).toBe(0);
+      // The failed calls arrived and were counted, but nothing was charged for them.
+      expect(sandbox.stats().callsByOperation['paging-orders']).toBe(4);
+      expect(sandbox.stats().charges.byOperation['paging-orders'].count).toBe(2);
+    });
+
     it('a 302 code fault carries a link by default', async () => {
       sandbox.setFaults([{ kind: 'code', code: 302 }]);
       expect((await call('get-shop-id', { query: { wwid: F.wwids.known } })).data.url).toMatch(/^https:\/\//);

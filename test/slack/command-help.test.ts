@@ -23,3 +23,39 @@ describe('help of the lookup commands', () => {
     expect(h().calls()).toBe(0);
   });
 });
+
+describe('a slash command platdesk does not know', () => {
+  const h = useHarness();
+
+  it('is acknowledged at once, answered with the commands it knows, and logged as a warning only', async () => {
+    const logsBefore = h().logs().length;
+    const sent = await h().command('/platdesk-old', 'help');
+    expect(sent.status).toBe(200);
+    expect(sent.ms).toBeLessThan(1000);
+    const answer = await h().nextResponse(sent.responseUrlId);
+    expect(answer.response_type).toBe('ephemeral');
+    expect(textOf(answer)).toContain('platdesk does not know `/platdesk-old`');
+    for (const command of ['/item', '/shop', '/waybill', '/orders', '/platdesk'])
+      expect(textOf(answer)).toContain(`\`${command}\``);
+    const lines = h()
+      .logs()
+      .slice(logsBefore)
+      .map((l) => JSON.parse(l) as { level: number; msg: string; command?: string });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: 'a slash command platdesk does not know',
+        command: '/platdesk-old',
+      }),
+    );
+    expect(h().calls()).toBe(0);
+  });
+
+  it('does not answer a known command twice', async () => {
+    const sent = await h().command('/item', 'help');
+    await h().nextResponse(sent.responseUrlId);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h().responses(sent.responseUrlId)).toHaveLength(1);
+  });
+});

@@ -27,22 +27,36 @@ describe.each(ENGINES)('confirmation (%s store)', (engine) => {
 
   const h = useHarness({ engine });
 
-  it('two concurrent clicks on Confirm make exactly one call', async () => {
+  it('two concurrent clicks on Confirm make exactly one call; the second says nothing while the first runs', async () => {
     const before = h().calls();
     const { confirmation } = await h().ask('/orders', ordersRequest());
-    const [a, b] = await Promise.all([
-      h().click('platdesk.confirm', confirmation.confirm.value),
-      h().click('platdesk.confirm', confirmation.confirm.value),
-    ]);
-    expect(a.status).toBe(200);
-    expect(b.status).toBe(200);
-    const first = await Promise.all([h().nextResponse(a.responseUrlId), h().nextResponse(b.responseUrlId)]);
-    const texts = first.map((m) => textOf(m));
-    expect(texts.filter((t) => t.includes('Looking up'))).toHaveLength(1);
-    expect(texts.filter((t) => t.includes('already used'))).toHaveLength(1);
-    const winner = texts[0]?.includes('Looking up') ? a : b;
-    expect(textOf(await h().nextResponse(winner.responseUrlId))).toContain('page');
-    await h().settle();
+    // The call takes 800 ms, so the second click is handled while the first one's lookup runs.
+    h().sandbox.setFaults([{ kind: 'latency', ms: 800, operations: ['paging-orders'] }]);
+    try {
+      const [a, b] = await Promise.all([
+        h().click('platdesk.confirm', confirmation.confirm.value),
+        h().click('platdesk.confirm', confirmation.confirm.value),
+      ]);
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      const ids = [a.responseUrlId, b.responseUrlId];
+      const first = await h().fake.waitFor('response_url', (c) => ids.includes(c.id ?? ''), 5000);
+      expect(textOf(first.body)).toContain('Looking up');
+      const winner = first.id === a.responseUrlId ? a : b;
+      const loser = winner === a ? b : a;
+      expect(textOf(await h().nextResponse(winner.responseUrlId))).toContain('Looking up');
+      const answer = await h().nextResponse(winner.responseUrlId);
+      expect(textOf(answer)).toContain('page');
+      await h().settle();
+      // Neither "already used" nor anything else for the click that came while the lookup ran.
+      expect(h().responses(loser.responseUrlId)).toEqual([]);
+      expect(h().calls()).toBe(before + 1);
+    } finally {
+      h().sandbox.setFaults([]);
+    }
+    // A click after it finished is a genuine one on a used confirmation: it is told so.
+    const later = await h().click('platdesk.confirm', confirmation.confirm.value);
+    expect(textOf(await h().nextResponse(later.responseUrlId))).toContain('already used');
     expect(h().calls()).toBe(before + 1);
   });
 

@@ -44,6 +44,15 @@ describe('App Home: ship-by alerts', () => {
     );
     return waitPublish(before);
   }
+  /** The n-th refusal sent to `userId` by direct message (a click in the Home has no response_url). */
+  async function refusedByDm(userId: string, n: number): Promise<void> {
+    const refusals = () =>
+      h()
+        .fake.callsTo('chat.postMessage')
+        .filter((c) => c.body.channel === userId && textOf(c.body).includes('Only platdesk admins'));
+    await h().fake.waitFor('chat.postMessage', () => refusals().length >= n, 5000);
+    expect(refusals()).toHaveLength(n);
+  }
   async function waitPublish(before: number): Promise<Json[]> {
     await h().fake.waitFor('views.publish', () => h().fake.callsTo('views.publish').length > before, 5000);
     const call = h().fake.callsTo('views.publish')[before] as SlackCall;
@@ -58,15 +67,15 @@ describe('App Home: ship-by alerts', () => {
     expect(textOf({ blocks: admin })).toContain('Ship-by alerts* (0)');
 
     const opened = h().fake.callsTo('views.open').length;
-    await h().click(ADD, 'add', { userId: SLACK.adminId });
+    await h().clickInView(ADD, 'add', { surface: 'home', userId: SLACK.adminId });
     const view = (await h().fake.waitFor('views.open', () => h().fake.callsTo('views.open').length > opened))
       .body.view as Json & { blocks: Json[] };
     expect(view.callback_id).toBe(FORM);
     const initial = (block: string) =>
       (view.blocks.find((b) => b.block_id === block)?.element as Json | undefined)?.initial_value;
     expect([initial('within'), initial('every'), initial('hours')]).toEqual(['6', '60', '09:00-21:00']);
-    const denied = await h().click(ADD, 'add', { userId: SLACK.userId });
-    expect(textOf(await h().nextResponse(denied.responseUrlId))).toContain('Only platdesk admins');
+    await h().clickInView(ADD, 'add', { surface: 'home', userId: SLACK.userId });
+    await refusedByDm(SLACK.userId, 1);
 
     // Bad answers: errors on their fields, nothing stored, nothing charged.
     const bad = await h().submitView({
@@ -119,12 +128,18 @@ describe('App Home: ship-by alerts', () => {
 
     // Remove: others are refused; an admin's click removes it.
     const remove = buttonOf({ blocks: home }, 'platdesk.home.alert_remove.1');
-    const refused = await h().click(remove.actionId, remove.value, { userId: SLACK.userId });
-    expect(textOf(await h().nextResponse(refused.responseUrlId))).toContain('Only platdesk admins');
+    await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.userId });
+    await refusedByDm(SLACK.userId, 2);
     expect(await h().platdesk.store.alerts.list()).toHaveLength(1);
     const again = h().fake.callsTo('views.publish').length;
-    await h().click(remove.actionId, remove.value, { userId: SLACK.adminId });
-    expect(textOf({ blocks: await waitPublish(again) })).toContain('Ship-by alerts* (0)');
+    await h().clickInView(remove.actionId, remove.value, { surface: 'home', userId: SLACK.adminId });
+    // The member's refused click publishes their Home again too: wait for the admin's.
+    const published = await h().fake.waitFor(
+      'views.publish',
+      (c) => c.body.user_id === SLACK.adminId && h().fake.callsTo('views.publish').indexOf(c) >= again,
+      5000,
+    );
+    expect(textOf(published.body.view)).toContain('Ship-by alerts* (0)');
     expect(await h().platdesk.store.alerts.list()).toHaveLength(0);
   });
 });

@@ -64,7 +64,7 @@ describe('a zh-CN user', () => {
     expect(said).toContain('无法查询');
     expect(said).toContain('每页数量须为 1 到 100');
     expect(said).toContain('旗帜须为 1 到 5');
-    expect(said).toContain('用法：`/orders &lt;商家 ID&gt;');
+    expect(said).toContain('用法：\n`/orders &lt;商家 ID&gt;');
     expect(said).toContain('未发送任何请求，未产生任何费用');
     expect(() => confirmationOf(answer)).toThrow();
     await h().settle(50);
@@ -131,8 +131,8 @@ describe('a zh-CN user', () => {
 
   it('/platdesk usage answers in Chinese', async () => {
     const said = textOf(await say(h(), '/platdesk', 'usage'));
-    expect(said).toContain('今天的消费');
-    expect(said).toContain(`<@${ZH_USER}>今天的消费`);
+    expect(said).toContain('今天的扣费');
+    expect(said).toContain(`<@${ZH_USER}>今天共扣费`);
     expect(said).toContain('*按接口*');
   });
 
@@ -165,8 +165,8 @@ describe('a zh-CN user', () => {
 
   it('the App Home is Chinese, says which language and offers the others', async () => {
     const home = await openHome(ZH_USER);
-    expect(home).toContain('你的消费');
-    expect(home).toContain('*语言*：中文（按你的 Slack 语言或工作区默认语言）');
+    expect(home).toContain('你的扣费');
+    expect(home).toContain('*语言：* 中文（按你的 Slack 语言或工作区默认语言）');
     expect(home).toContain(`商家 ${owners.busy} 的订单，第 2 页（每页 50 单）`);
     expect(home).not.toContain('Your spend');
   });
@@ -284,8 +284,8 @@ describe('a channel set to zh-CN', () => {
       expect(digest).toContain('最近 24 小时的订单 · 2200001002');
       expect(digest).toContain('*订单数*');
       expect(digest).toContain('*按状态*');
-      expect(digest).toContain('本次汇总花费');
-      expect(digest).toContain('不含收件人姓名、电话或地址');
+      expect(digest).toContain('本次汇总扣费');
+      expect(digest).toContain('不含收货人姓名、电话和地址');
       expect(digest).not.toMatch(/Orders of the last|This digest cost/);
       expect(digest).toMatch(HAN);
     } finally {

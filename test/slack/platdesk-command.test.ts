@@ -32,6 +32,8 @@ describe('/platdesk', () => {
   it('help lists the admin subcommands to admins only', async () => {
     const mine = await platdesk('help');
     expect(mine).toContain('/platdesk usage');
+    // A member is pointed to the lookups themselves (issue 22.6).
+    for (const command of ['/item', '/shop', '/waybill', '/orders']) expect(mine).toContain(`\`${command}\``);
     expect(mine).not.toContain('/platdesk budget');
     expect(await admin('')).toContain('/platdesk budget');
   });

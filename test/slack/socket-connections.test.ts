@@ -29,7 +29,7 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function start(socketLivenessMs?: number) {
+async function start(socketLivenessMs?: number, onSocketDeaf?: (downForMs: number) => void) {
   fake = await startSlackApiServer();
   const logs: { level: number; msg: string; reason?: string }[] = [];
   const logger = createLogger('info', { write: (line: string) => void logs.push(JSON.parse(line)) });
@@ -41,7 +41,11 @@ async function start(socketLivenessMs?: number) {
     PLAT_SANDBOX: '1',
     DATABASE_PATH: ':memory:',
   });
-  platdesk = await startPlatdesk(config, { logger, ...(socketLivenessMs ? { socketLivenessMs } : {}) });
+  platdesk = await startPlatdesk(config, {
+    logger,
+    ...(socketLivenessMs ? { socketLivenessMs } : {}),
+    ...(onSocketDeaf ? { onSocketDeaf } : {}),
+  });
   await fake.socket.waitForConnection();
   const url = platdesk.url;
   const health = async () => {
@@ -115,6 +119,22 @@ describe('Socket Mode with two connections', () => {
     expect(await health()).toMatchObject({ status: 200, body: { ok: true, socket: { downForMs: 0 } } });
     expect(await metrics()).toMatch(/^platdesk_socket_reconnects_total\{reason="warning"\} 2$/m);
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('a replica deaf past the liveness bound is told once (main() then exits non-zero), not before', async () => {
+    const deaf: number[] = [];
+    const { fake } = await start(800, (downForMs) => deaf.push(downForMs));
+    await sleep(1200);
+    expect(deaf).toEqual([]); // connected: never deaf, however long
+    fake.socket.requestDisconnect('warning', 'all');
+    await fake.socket.waitForDisconnect(3000);
+    await sleep(400);
+    expect(deaf).toEqual([]); // down, but not yet for the bound
+    await sleep(1000);
+    expect(deaf).toHaveLength(1);
+    expect(deaf[0]).toBeGreaterThanOrEqual(800);
+    await sleep(600);
+    expect(deaf).toHaveLength(1);
   });
 
   it('a cut link (no close handshake) logs warnings with the reason, not error lines with empty text', async () => {

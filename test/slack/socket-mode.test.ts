@@ -16,6 +16,8 @@ import { type FakeSlack, type SocketAck, startSlackApiServer } from '../helpers/
 import { appHomeOpened, blockAction, eventCallback, SLACK, slashCommand } from '../helpers/slack-payloads.js';
 import { socketModeConfig } from '../helpers/socket-mode-config.js';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('Socket Mode (SLACK_APP_TOKEN)', () => {
   let fake: FakeSlack;
   let platdesk: Platdesk;
@@ -149,18 +151,70 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
     expect(textOf(answer)).toContain(SANDBOX_FIXTURES.items.basic);
     expect(calls()).toBe(before + 1);
 
-    // Slack redelivering the same click (a retry, new envelope) never calls twice.
+    // Slack redelivering the same click (new envelope, same payload: same action_ts and
+    // response_url) after the answer: dropped without a word, no second call.
     const again = await push({
       type: 'interactive',
       payload: blockAction({
         actionId: 'platdesk.confirm',
         ...(confirmation.confirm.value !== undefined ? { value: confirmation.confirm.value } : {}),
         text: confirmation.confirm.label,
-        responseUrl: fake.responseUrl('sock-act-2'),
+        responseUrl: fake.responseUrl('sock-act'),
       }),
+      retry_attempt: 1,
+      retry_reason: 'timeout',
     });
     expect(again.ms).toBeLessThan(1000);
-    expect(textOf(await response('sock-act-2', 0))).toContain('already used');
+    await sleep(300);
+    expect(responsesTo('sock-act')).toHaveLength(2);
+    expect(calls()).toBe(before + 1);
+  });
+
+  it('a Confirm delivered twice while it runs (a reconnect): one call, one answer, no "already used"; a later genuine click is told "already used"', async () => {
+    const calls = () => platdesk.sandbox?.stats().calls ?? -1;
+    await push({
+      type: 'slash_commands',
+      payload: slashCommand({
+        command: '/shop',
+        text: `ww ${SANDBOX_FIXTURES.wwids.known}`,
+        responseUrl: fake.responseUrl('sock-dup-cmd'),
+      }),
+    });
+    const confirmation = confirmationOf(await response('sock-dup-cmd', 0));
+    const before = calls();
+    const click = blockAction({
+      actionId: 'platdesk.confirm',
+      ...(confirmation.confirm.value !== undefined ? { value: confirmation.confirm.value } : {}),
+      text: confirmation.confirm.label,
+      responseUrl: fake.responseUrl('sock-dup'),
+      actionTs: '1700000009.000100',
+    });
+    // The call takes 600 ms: the second delivery arrives while the first one's lookup runs.
+    platdesk.sandbox?.setFaults([{ kind: 'latency', ms: 600, operations: ['get-shop-id'] }]);
+    try {
+      const [first, second] = await Promise.all([
+        push({ type: 'interactive', payload: click }),
+        push({ type: 'interactive', payload: click, retry_attempt: 1, retry_reason: 'warning' }),
+      ]);
+      expect(first.ms).toBeLessThan(1000);
+      expect(second.ms).toBeLessThan(1000);
+      expect((await response('sock-dup', 0)).text).toContain('Looking up');
+      expect(textOf(await response('sock-dup', 1))).toContain(SANDBOX_FIXTURES.shops.clothing);
+      await sleep(300);
+    } finally {
+      platdesk.sandbox?.setFaults([]);
+    }
+    const said = responsesTo('sock-dup').map((c) => textOf(c.body));
+    expect(said).toHaveLength(2);
+    expect(said.join('\n')).not.toContain('already used');
+    expect(calls()).toBe(before + 1);
+
+    // A genuine click later (its own action_ts) on the used confirmation: the clear answer.
+    await push({
+      type: 'interactive',
+      payload: { ...click, actions: click.actions.map((a) => ({ ...a, action_ts: '1700000019.000100' })) },
+    });
+    expect(textOf(await response('sock-dup', 2))).toContain('already used');
     expect(calls()).toBe(before + 1);
   });
 

@@ -4,7 +4,7 @@
  * crash), claim once, reminder once, a post interrupted by a crash never repeated.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AlertOrderFacts, Lease, Store } from '../../src/store/store.js';
+import type { AlertOrderFacts, HeldLease, Lease, Store } from '../../src/store/store.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
 import { ENGINES, type EngineName, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
@@ -27,6 +27,7 @@ async function setup() {
   return { store, sub };
 }
 const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(at), ms });
+const held = (owner: string, at: number, epoch: number): HeldLease => ({ ...lease(owner, at), epoch });
 const order = (sn: string, hours: number): AlertOrderFacts => ({
   orderSn: sn,
   goodsName: 'tea',
@@ -48,23 +49,41 @@ describe.each(ENGINES)('alert store on %s', (name) => {
     expect((await store.alerts.claimCheck(slot, lease('b', T0 + MINUTE))).claimed).toBe(false);
     const checkId = a.check.id;
     expect(
-      await store.alerts.recordPending(checkId, lease('a', T0), [order('s1', 2), order('s2', 1)]),
+      await store.alerts.recordPending(checkId, held('a', T0, a.check.epoch), [
+        order('s1', 2),
+        order('s2', 1),
+      ]),
     ).toHaveLength(2);
 
     // 'a' dies before posting; once its lease has run out 'b' takes the same check over.
     const b = await store.alerts.claimCheck(slot, lease('b', T0 + 11 * MINUTE));
     expect(b).toMatchObject({ claimed: true, how: 'takeover' });
-    // 'a' cannot record any more.
-    expect(await store.alerts.recordPending(checkId, lease('a', T0 + 11 * MINUTE), [])).toBeNull();
+    // 'a' cannot record any more, and the takeover bumped the epoch: even the same owner name
+    // under the old epoch is refused.
+    expect(b.claimed && b.check.epoch).toBe(a.check.epoch + 1);
+    const bEpoch = b.claimed ? b.check.epoch : -1;
+    expect(
+      await store.alerts.recordPending(checkId, held('a', T0 + 11 * MINUTE, a.check.epoch), []),
+    ).toBeNull();
+    expect(
+      await store.alerts.recordPending(checkId, held('b', T0 + 11 * MINUTE, a.check.epoch), []),
+    ).toBeNull();
     // 'b' fetches the same orders plus a new one: all three are its to post, most urgent first.
-    const pending = await store.alerts.recordPending(checkId, lease('b', T0 + 11 * MINUTE), [
+    const pending = await store.alerts.recordPending(checkId, held('b', T0 + 11 * MINUTE, bEpoch), [
       order('s1', 2),
       order('s2', 1),
       order('s3', 3),
     ]);
     expect(pending?.map((o) => o.orderSn)).toEqual(['s2', 's1', 's3']);
-    expect(await store.alerts.markPosting(checkId, lease('b', T0 + 11 * MINUTE))).toBe(true);
-    expect(await store.alerts.markPosted(checkId, 'b', '111.222', new Date(T0 + 12 * MINUTE))).toBe(true);
+    expect(await store.alerts.markPosting(checkId, held('b', T0 + 11 * MINUTE, bEpoch))).toBe(true);
+    expect(
+      await store.alerts.markPosted(
+        checkId,
+        { owner: 'b', epoch: bEpoch },
+        '111.222',
+        new Date(T0 + 12 * MINUTE),
+      ),
+    ).toBe(true);
     expect((await store.alerts.ordersOfMessage(1, '111.222')).map((o) => [o.orderSn, o.state])).toEqual([
       ['s2', 'alerted'],
       ['s1', 'alerted'],
@@ -78,15 +97,17 @@ describe.each(ENGINES)('alert store on %s', (name) => {
     );
     expect(next.claimed).toBe(true);
     expect(
-      await store.alerts.recordPending(next.check.id, lease('a', T0 + 60 * MINUTE), [order('s1', 2)]),
+      await store.alerts.recordPending(next.check.id, held('a', T0 + 60 * MINUTE, next.check.epoch), [
+        order('s1', 2),
+      ]),
     ).toEqual([]);
   });
 
   it('a crash while posting: the check is marked unknown once and its orders are not posted again', async () => {
     const { store } = await setup();
     const a = await store.alerts.claimCheck(slot, lease('a', T0));
-    await store.alerts.recordPending(a.check.id, lease('a', T0), [order('s1', 2)]);
-    expect(await store.alerts.markPosting(a.check.id, lease('a', T0))).toBe(true);
+    await store.alerts.recordPending(a.check.id, held('a', T0, a.check.epoch), [order('s1', 2)]);
+    expect(await store.alerts.markPosting(a.check.id, held('a', T0, a.check.epoch))).toBe(true);
     const first = await store.alerts.claimCheck(slot, lease('b', T0 + 11 * MINUTE));
     expect(first).toMatchObject({ claimed: false, orphaned: true });
     expect(await store.alerts.claimCheck(slot, lease('c', T0 + 12 * MINUTE))).toMatchObject({
@@ -98,16 +119,21 @@ describe.each(ENGINES)('alert store on %s', (name) => {
       lease('b', T0 + 60 * MINUTE),
     );
     expect(
-      await store.alerts.recordPending(next.check.id, lease('b', T0 + 60 * MINUTE), [order('s1', 2)]),
+      await store.alerts.recordPending(next.check.id, held('b', T0 + 60 * MINUTE, next.check.epoch), [
+        order('s1', 2),
+      ]),
     ).toEqual([]);
   });
 
   it('claim once (the claimer again is fine), handled only by the claimer, shipped once, reminded once', async () => {
     const { store } = await setup();
     const a = await store.alerts.claimCheck(slot, lease('a', T0));
-    await store.alerts.recordPending(a.check.id, lease('a', T0), [order('s1', 2), order('s2', 3)]);
-    await store.alerts.markPosting(a.check.id, lease('a', T0));
-    await store.alerts.markPosted(a.check.id, 'a', '1.1', new Date(T0));
+    await store.alerts.recordPending(a.check.id, held('a', T0, a.check.epoch), [
+      order('s1', 2),
+      order('s2', 3),
+    ]);
+    await store.alerts.markPosting(a.check.id, held('a', T0, a.check.epoch));
+    await store.alerts.markPosted(a.check.id, { owner: 'a', epoch: a.check.epoch }, '1.1', new Date(T0));
     const at = new Date(T0 + MINUTE);
     expect(await store.alerts.claimOrder(1, 's1', 'U1', at)).toMatchObject({ ok: true });
     expect(await store.alerts.claimOrder(1, 's1', 'U1', at)).toMatchObject({ ok: true });
@@ -135,12 +161,15 @@ describe.each(ENGINES)('alert store on %s', (name) => {
   it('housekeeping prunes orders past their deadline and the checks nothing points at; a check reads only orders still due', async () => {
     const { store } = await setup();
     const a = await store.alerts.claimCheck(slot, lease('a', T0));
-    await store.alerts.recordPending(a.check.id, lease('a', T0), [order('old', -200), order('due', 2)]);
+    await store.alerts.recordPending(a.check.id, held('a', T0, a.check.epoch), [
+      order('old', -200),
+      order('due', 2),
+    ]);
     expect((await store.alerts.orders(1, ['pending'], new Date(T0))).map((o) => o.orderSn)).toEqual(['due']);
     expect((await store.alerts.orders(1, ['pending'])).map((o) => o.orderSn)).toEqual(['old', 'due']);
     const b = await store.alerts.claimCheck({ ...slot, slotAt: new Date(T0 + 60 * MINUTE) }, lease('a', T0));
-    await store.alerts.markPosting(b.check.id, lease('a', T0));
-    await store.alerts.markPosted(b.check.id, 'a', null, new Date(T0));
+    await store.alerts.markPosting(b.check.id, held('a', T0, b.check.epoch));
+    await store.alerts.markPosted(b.check.id, { owner: 'a', epoch: b.check.epoch }, null, new Date(T0));
     // 'old' is gone; check b (no orders, not running) too; check a keeps 'due'.
     expect(await store.alerts.prune(new Date(T0 + 1))).toBe(2);
     expect(await store.alerts.order(1, 'old')).toBeNull();

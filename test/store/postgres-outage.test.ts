@@ -12,7 +12,9 @@ import type { NewLedgerEntry, Store } from '../../src/store/store.js';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+let charges = 0;
 const charge = (points: number): NewLedgerEntry => ({
+  chargeId: `outage-charge-${++charges}`,
   at: new Date(),
   userId: 'U1',
   channelId: 'C1',

@@ -37,14 +37,8 @@ const clock = { now: () => T0 };
 const holder = { instanceId: 'instance-a', leaseMs: 10 * MINUTE };
 const ALL_TIME = { from: new Date(0), to: new Date(T0 + 365 * DAY) };
 const caps: CapLimit[] = [
-  { scope: 'user', period: 'daily', cap: 5000, from: new Date(T0 - DAY), to: new Date(T0 + DAY) },
-  {
-    scope: 'workspace',
-    period: 'monthly',
-    cap: 50_000,
-    from: new Date(T0 - 30 * DAY),
-    to: new Date(T0 + DAY),
-  },
+  { scope: 'user', subject: 'U1', period: 'daily', key: '2026-11-20', cap: 5000 },
+  { scope: 'workspace', subject: '*', period: 'monthly', key: '2026-11', cap: 50_000 },
 ];
 const lease = (owner: string, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(T0), ms });
 
@@ -67,6 +61,7 @@ async function postgresTarget(): Promise<string> {
 
 function ledgerEntry(n: number, overrides: Partial<NewLedgerEntry> = {}): NewLedgerEntry {
   return {
+    chargeId: `copy-charge-${n}`,
     at: new Date(T0 - n * MINUTE),
     userId: n % 3 === 0 ? null : `U${n % 2}`,
     channelId: 'C1234',
@@ -157,24 +152,37 @@ async function fill(store: Store): Promise<Filled> {
     lease('a'),
   );
   await store.digests.addCharge(posted.run.id, 12.5, 3);
-  await store.digests.markPosting(posted.run.id, lease('a'), '{"orders":3}');
-  await store.digests.markPosted(posted.run.id, 'a', '1763600000.000100', new Date(T0));
+  const postedBy = { owner: 'a', epoch: posted.run.epoch };
+  await store.digestPages.record(posted.run.id, postedBy, {
+    window: 0,
+    page: 0,
+    totalPages: 1,
+    ordersJson: '[]',
+    orderCount: 0,
+    points: 2,
+  });
+  await store.digests.markPosting(posted.run.id, { ...lease('a'), ...postedBy }, '{"orders":3}');
+  await store.digests.markPosted(posted.run.id, postedBy, '1763600000.000100', new Date(T0));
   const failing = await store.digests.claimScheduled(
     { subscriptionId: tea.id, localDate: '2026-11-20', ...window },
     lease('a'),
   );
-  await store.digests.markFailed(failing.run.id, 'a', {
-    error: 'plat 101',
-    nextAttemptAt: new Date(T0 + 5 * MINUTE),
-    now: new Date(T0),
-  });
+  await store.digests.markFailed(
+    failing.run.id,
+    { owner: 'a', epoch: failing.run.epoch },
+    {
+      error: 'plat 101',
+      nextAttemptAt: new Date(T0 + 5 * MINUTE),
+      now: new Date(T0),
+    },
+  );
   await store.digests.setNoticeTs(failing.run.id, '1763600000.000200');
   const manual = await store.digests.createManual(
     { subscriptionId: gone.id, localDate: '2026-11-20', ...window, requestedBy: 'UADMIN' },
     lease('b'),
   );
   if (!manual) throw new Error('the fill expected a manual run');
-  await store.digests.awaitApproval(manual.id, 'b', 900, new Date(T0));
+  await store.digests.awaitApproval(manual.id, { owner: 'b', epoch: manual.epoch }, 900, new Date(T0));
   await store.digests.remove(gone.id, 'UADMIN');
 
   await store.unfurls.firstSeen('Ev1', DAY);
@@ -220,6 +228,8 @@ async function fill(store: Store): Promise<Filled> {
   await store.cache.set('shop:ww:1', '{"shopId":"S100"}');
   await store.alertsSent.claim('balance:low:2026-11-20T01', 60 * MINUTE);
   await store.alertsSent.claim('budget:daily:2026-11-20', DAY);
+  // Whose turn the hourly housekeeping was (store/turns.ts).
+  expect(await store.turns.take('housekeeping', 'copy-test', 60 * MINUTE)).toBe(true);
 
   // Language choices are settings (lookups/locale.ts keys).
   await store.settings.set('locale.workspace', 'zh-CN', 'UADMIN');
@@ -253,9 +263,13 @@ async function fill(store: Store): Promise<Filled> {
   );
   if (!checked.claimed) throw new Error('the fill expected a check');
   await store.alerts.addCharge(checked.check.id, 4.5, 2);
-  await store.alerts.recordPending(checked.check.id, lease('a'), [order('SN1', 2), order('SN2', 5)]);
-  await store.alerts.markPosting(checked.check.id, lease('a'));
-  await store.alerts.markPosted(checked.check.id, 'a', '1763600000.000400', new Date(T0));
+  const checkedBy = { owner: 'a', epoch: checked.check.epoch };
+  await store.alerts.recordPending(checked.check.id, { ...lease('a'), ...checkedBy }, [
+    order('SN1', 2),
+    order('SN2', 5),
+  ]);
+  await store.alerts.markPosting(checked.check.id, { ...lease('a'), ...checkedBy });
+  await store.alerts.markPosted(checked.check.id, checkedBy, '1763600000.000400', new Date(T0));
   await store.alerts.claimOrder(shipBy.id, 'SN1', 'U1', new Date(T0));
   await store.alerts.handleOrder(shipBy.id, 'SN2', 'U2', new Date(T0));
   const waiting = await store.alerts.claimCheck(
@@ -263,7 +277,12 @@ async function fill(store: Store): Promise<Filled> {
     lease('b'),
   );
   if (!waiting.claimed) throw new Error('the fill expected a second check');
-  await store.alerts.awaitApproval(waiting.check.id, 'b', 700, new Date(T0));
+  await store.alerts.awaitApproval(
+    waiting.check.id,
+    { owner: 'b', epoch: waiting.check.epoch },
+    700,
+    new Date(T0),
+  );
   await store.alerts.markAsked(shipBy.id, '2026-11-20', new Date(T0));
   await store.alerts.approveDay(shipBy.id, '2026-11-19', 'UADMIN', new Date(T0 - DAY));
   await store.alerts.setNoticeTs(shipBy.id, '1763600000.000500');
@@ -309,7 +328,7 @@ async function readAll(store: Store, filled: Filled) {
     ],
     autoUsed: await store.unfurls.autoUsed('C1234', '2026-11-20'),
     batches: await Promise.all(filled.batchIds.map((id) => store.shortcutBatches.get(id))),
-    budgetUses: [await store.budgets.uses('U1', caps), await store.budgets.uses(null, caps)],
+    budgetUses: [await store.budgets.uses(caps), await store.budgets.uses(caps.slice(1))],
     cache: [await store.cache.get('item:100', new Date(0)), await store.cache.get('shop:ww:1', new Date(0))],
     alertsSent: [await store.alertsSent.recent('balance:', 10), await store.alertsSent.recent('budget:', 10)],
     alertSubscriptions: await store.alerts.list(),

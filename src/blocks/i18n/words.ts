@@ -9,6 +9,7 @@
  */
 import i18next, { type ParseKeys, type TOptions } from 'i18next';
 import type { Locale } from '../../lookups/locale.js';
+import { holdMarkers, resolveMarkers } from '../markers.js';
 import { en } from './en/index.js';
 import { zhCN } from './zh-CN/index.js';
 
@@ -48,7 +49,20 @@ export const SHANGHAI = 'Asia/Shanghai';
 
 const instances = new Map<string, T>();
 
-/** One i18next instance per catalog, initialised synchronously (resources are in memory). */
+type Tree = { readonly [key: string]: string | Tree };
+
+/** The catalog with its mrkdwn markers held (markers.ts), so they can be spaced once values are in. */
+function heldCatalog(tree: Tree): Tree {
+  return Object.fromEntries(
+    Object.entries(tree).map(([k, v]) => [k, typeof v === 'string' ? holdMarkers(v) : heldCatalog(v)]),
+  );
+}
+
+/**
+ * One i18next instance per catalog, initialised synchronously (resources are in memory). Its texts
+ * come out with their bold, code and strikethrough markers spaced where they touch Chinese text
+ * (markers.ts), so a catalog entry can be written `*店铺：*{{shop}}` and still render bold.
+ */
 function translator(lng: string, catalog: Catalog): T {
   const key = `${lng}:${catalog === en ? 'en' : catalog === zhCN ? 'zh' : 'custom'}`;
   const known = catalog === en || catalog === zhCN ? instances.get(key) : undefined;
@@ -57,12 +71,13 @@ function translator(lng: string, catalog: Catalog): T {
   void instance.init({
     lng,
     fallbackLng: false,
-    resources: { [lng]: { translation: catalog } },
+    resources: { [lng]: { translation: heldCatalog(catalog as unknown as Tree) } },
     initAsync: false,
     interpolation: { escapeValue: false },
     returnNull: false,
   });
-  const t = instance.getFixedT(lng) as unknown as T;
+  const fixed = instance.getFixedT(lng) as unknown as T;
+  const t: T = (key, options) => resolveMarkers(fixed(key, options));
   if (catalog === en || catalog === zhCN) instances.set(key, t);
   return t;
 }
@@ -130,7 +145,19 @@ export function makeWords(locale: Locale, catalog: Catalog = CATALOGS[locale]): 
       const days = Math.floor(hours / 24);
       return t('common.age.days', { count: days, n: words.count(days) });
     },
-    list: (items) => listFormat.format(items),
+    list: (items) => {
+      if (!zh) return listFormat.format(items);
+      // "a、b和 1 个旺旺号": Chinese puts a space between 和 and a Latin letter or digit.
+      const parts = listFormat.formatToParts(items);
+      return parts
+        .map((p, i) => {
+          if (p.type !== 'literal' || p.value.trim() !== '和') return p.value;
+          const before = /[A-Za-z0-9>)]$/.test(parts[i - 1]?.value ?? '') ? ' ' : '';
+          const after = /^[A-Za-z0-9<(]/.test(parts[i + 1]?.value ?? '') ? ' ' : '';
+          return `${before}${p.value.trim()}${after}`;
+        })
+        .join('');
+    },
   };
   return words;
 }

@@ -3,21 +3,22 @@
  * the claim is one conditional UPDATE, so a double click, a Slack retry, another user's click
  * or a click after expiry never calls twice (DESIGN rule 2).
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderConfirmationClosed, renderInterrupted } from '../../blocks/confirmation.js';
 import type { Claimed } from '../../lookups/lookup-service.js';
 import type { Pending } from '../../lookups/types.js';
-import { ackFirst } from '../ack.js';
 import { offerLookup, type Reply, runAndAnswer } from '../answer.js';
+import { onMessageClick } from '../clicks/message-click.js';
+import { clickOnRunningLookup } from '../clicks/redelivery.js';
 import type { SlackDeps } from '../deps.js';
-import { privateReply } from '../private-reply.js';
 
 /**
  * Answers a refused claim. The message holding the button is replaced only when it can still be
  * the unused confirmation (expired, cancelled): after a run it holds the answer the user paid
  * for, which a double click or a Slack retry must never overwrite with a refusal; a click by
  * someone else never changes the owner's message; a row no longer found may have been a done one.
+ * The owner's click while the lookup is still running gets no answer at all (clicks/redelivery.ts).
  */
 export async function answerRefusedClaim(
   deps: SlackDeps,
@@ -25,6 +26,8 @@ export async function answerRefusedClaim(
   claimed: Exclude<Claimed, { ok: true }>,
   reply: Reply,
 ): Promise<void> {
+  // A second click while the first one's lookup runs: that lookup answers; nothing new to say.
+  if (clickOnRunningLookup(claimed)) return;
   const w = await deps.language.user(userId);
   const closed = renderConfirmationClosed(w, claimed.reason);
   const replace = claimed.reason === 'expired' || claimed.reason === 'cancelled';
@@ -55,9 +58,7 @@ export async function answerInterrupted(
 export function registerConfirmActions(app: App, deps: SlackDeps): void {
   // Refresh on a cached answer is a Confirm whose label stated the charge: same single-use claim.
   for (const actionId of [ACTIONS.confirm, ACTIONS.refresh]) {
-    app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond, client }) => {
-      await ackFirst(ack);
-      const reply = privateReply({ respond, client, body, logger: deps.logger });
+    onMessageClick(app, deps, actionId, async ({ action, body, reply }) => {
       const claimed = await deps.lookups.claim(action.value ?? '', body.user.id);
       if (!claimed.ok && claimed.reason === 'interrupted' && claimed.pending)
         return answerInterrupted(deps, claimed.pending, reply, body.response_url ?? null);
@@ -66,9 +67,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     });
   }
 
-  app.action<BlockButtonAction>(ACTIONS.cancel, async ({ ack, action, body, respond, client }) => {
-    await ackFirst(ack);
-    const reply = privateReply({ respond, client, body, logger: deps.logger });
+  onMessageClick(app, deps, ACTIONS.cancel, async ({ action, body, reply }) => {
     const cancelled = await deps.lookups.cancel(action.value ?? '', body.user.id);
     if (!cancelled.ok) return answerRefusedClaim(deps, body.user.id, cancelled, reply);
     const w = await deps.language.user(body.user.id);

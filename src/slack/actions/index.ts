@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { LINK_ACTION_PATTERN } from '../../blocks/action-ids.js';
+import { onLinkClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 import { registerConfirmActions } from './confirm.js';
 import { registerItemButtons } from './item-buttons.js';
@@ -12,7 +13,5 @@ export function registerActions(app: App, deps: SlackDeps): void {
   registerItemButtons(app, deps);
   registerWaybillDownload(app, deps);
   // URL buttons (authorization link, item page) still send an action that must be acknowledged.
-  app.action(LINK_ACTION_PATTERN, async ({ ack }) => {
-    await ack();
-  });
+  onLinkClick(app, LINK_ACTION_PATTERN);
 }

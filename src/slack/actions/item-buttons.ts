@@ -2,29 +2,20 @@
  * The Prices and Shop buttons on an item answer: each starts a new lookup with its own
  * confirmation, posted below the item (the item answer stays).
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderInvalidInput } from '../../blocks/invalid-input.js';
 import { canonicalItemUrl, type ItemRef, parseItemRef } from '../../lookups/parse/item-link.js';
 import { problem } from '../../lookups/parse/problems.js';
 import type { LookupRequest } from '../../lookups/types.js';
-import { ackFirst } from '../ack.js';
 import { offerLookup } from '../answer.js';
+import { type MessageClick, onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
-import { privateReply } from '../private-reply.js';
 
 export function registerItemButtons(app: App, deps: SlackDeps): void {
   const offer =
     (command: '/item' | '/shop', build: (ref: Extract<ItemRef, { ok: true }>) => LookupRequest) =>
-    async ({
-      ack,
-      action,
-      body,
-      respond,
-      client,
-    }: Parameters<Parameters<typeof app.action<BlockButtonAction>>[1]>[0]) => {
-      await ackFirst(ack);
-      const reply = privateReply({ respond, client, body, logger: deps.logger });
+    async ({ action, body, reply }: MessageClick) => {
       const ref = parseItemRef(action.value ?? '');
       if (!ref.ok) {
         await reply({
@@ -45,12 +36,16 @@ export function registerItemButtons(app: App, deps: SlackDeps): void {
       await offerLookup(deps, build(ref), actor, reply);
     };
 
-  app.action<BlockButtonAction>(
+  onMessageClick(
+    app,
+    deps,
     ACTIONS.itemPrices,
     offer('/item', (ref) => ({ kind: 'item-prices', itemId: ref.itemId })),
   );
   // get-shop-info needs a link: the button carries the item's link, whose host gives the type (spec §4.4).
-  app.action<BlockButtonAction>(
+  onMessageClick(
+    app,
+    deps,
     ACTIONS.itemShop,
     offer('/shop', (ref) => ({
       kind: 'shop-info',

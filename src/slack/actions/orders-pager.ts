@@ -3,19 +3,16 @@
  * whose label stated the charge: a click claims it like Confirm does. An expired one is offered
  * again with a fresh confirmation rather than refused, posted beside the page (never over it).
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
-import { ackFirst } from '../ack.js';
 import { offerLookup, runAndAnswer } from '../answer.js';
+import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
-import { privateReply } from '../private-reply.js';
 import { answerInterrupted, answerRefusedClaim } from './confirm.js';
 
 export function registerOrdersPager(app: App, deps: SlackDeps): void {
   for (const actionId of [ACTIONS.ordersPrev, ACTIONS.ordersNext]) {
-    app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond, client }) => {
-      await ackFirst(ack);
-      const reply = privateReply({ respond, client, body, logger: deps.logger });
+    onMessageClick(app, deps, actionId, async ({ action, body, reply }) => {
       const claimed = await deps.lookups.claim(action.value ?? '', body.user.id);
       if (claimed.ok) return runAndAnswer(deps, claimed.pending, reply);
       if (claimed.reason === 'interrupted' && claimed.pending)

@@ -3,19 +3,16 @@
  * who asked, in their direct messages with platdesk, never to the channel (it holds
  * encryptedData and signature). No plat call is made: the file is what was already paid for.
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { escapeText } from '../../blocks/text.js';
 import { describeRequest } from '../../blocks/words-of.js';
 import type { LookupRequest } from '../../lookups/types.js';
-import { ackFirst } from '../ack.js';
+import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
-import { privateReply } from '../private-reply.js';
 
 export function registerWaybillDownload(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.waybillDownload, async ({ ack, action, body, respond, client }) => {
-    await ackFirst(ack);
-    const reply = privateReply({ respond, client, body, logger: deps.logger });
+  onMessageClick(app, deps, ACTIONS.waybillDownload, async ({ action, body, client, reply }) => {
     const pending = await deps.store.pending.get<LookupRequest, unknown>(action.value ?? '');
     const w = await deps.language.user(body.user.id);
     if (!pending || pending.userId !== body.user.id || !pending.resultJson) {

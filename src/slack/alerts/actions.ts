@@ -3,24 +3,18 @@
  * it), Handled (marks it done), both updating the channel message for everyone; and "Run anyway"
  * on a check over its daily cap (admins only, single-use).
  */
-import type { App, BlockAction, BlockButtonAction, ButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { claimOrder, handleOrder, readOrderRef } from '../../alerts/subscriptions.js';
 import { ACTIONS, ALERT_CLAIM_PATTERN, ALERT_HANDLED_PATTERN } from '../../blocks/action-ids.js';
 import { renderAlert, renderClaimRefusal } from '../../blocks/alerts.js';
 import { digestFailureReason, renderDigestAnswer } from '../../blocks/digest.js';
+import { type MessageClick, onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 
 export function registerAlertActions(app: App, deps: SlackDeps): void {
   const onOrder =
     (kind: 'claim' | 'handled') =>
-    async ({
-      ack,
-      action,
-      body,
-      respond,
-      client,
-    }: Parameters<Parameters<typeof app.action<BlockAction<ButtonAction>>>[1]>[0]) => {
-      await ack();
+    async ({ action, body, respond, client }: MessageClick) => {
       const w = await deps.language.user(body.user.id);
       const ref = readOrderRef(action.value);
       const sub = ref ? await deps.store.alerts.get(ref.subscriptionId) : null;
@@ -59,11 +53,10 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
       );
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
     };
-  app.action<BlockAction<ButtonAction>>(ALERT_CLAIM_PATTERN, onOrder('claim'));
-  app.action<BlockAction<ButtonAction>>(ALERT_HANDLED_PATTERN, onOrder('handled'));
+  onMessageClick(app, deps, ALERT_CLAIM_PATTERN, onOrder('claim'));
+  onMessageClick(app, deps, ALERT_HANDLED_PATTERN, onOrder('handled'));
 
-  app.action<BlockButtonAction>(ACTIONS.alertRunAnyway, async ({ ack, action, body, respond }) => {
-    await ack();
+  onMessageClick(app, deps, ACTIONS.alertRunAnyway, async ({ action, body, respond }) => {
     const w = await deps.language.user(body.user.id);
     const scheduler = deps.digests?.alerts;
     if (!scheduler) return;

@@ -4,6 +4,7 @@ import { registerItemCommand } from './item.js';
 import { registerOrdersCommand } from './orders.js';
 import { registerPlatdeskCommand } from './platdesk.js';
 import { registerShopCommand } from './shop.js';
+import { registerUnknownCommand } from './unknown.js';
 import { registerWaybillCommand } from './waybill.js';
 
 export function registerCommands(app: App, deps: SlackDeps): void {
@@ -12,4 +13,5 @@ export function registerCommands(app: App, deps: SlackDeps): void {
   registerWaybillCommand(app, deps);
   registerOrdersCommand(app, deps);
   registerPlatdeskCommand(app, deps);
+  registerUnknownCommand(app, deps);
 }

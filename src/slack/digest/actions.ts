@@ -3,15 +3,15 @@
  * conditional claim), and the button's message is replaced so it reads as done. "Run again" on a
  * digest already posted today: admins only, single-use (run-now.ts).
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS, parseDigestRunAgainValue } from '../../blocks/action-ids.js';
 import { renderDigestAnswer } from '../../blocks/digest.js';
+import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 import { answerOf, runAgainAndAnswer } from './run-now.js';
 
 export function registerDigestActions(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.digestRunAnyway, async ({ ack, action, body, respond }) => {
-    await ack();
+  onMessageClick(app, deps, ACTIONS.digestRunAnyway, async ({ action, body, respond }) => {
     const digests = deps.digests;
     if (!digests) return;
     const w = await deps.language.user(body.user.id);
@@ -33,8 +33,7 @@ export function registerDigestActions(app: App, deps: SlackDeps): void {
     await respond({ replace_original: true, ...(await answerOf(deps, w, result)) });
   });
 
-  app.action<BlockButtonAction>(ACTIONS.digestRunAgain, async ({ ack, action, body, respond }) => {
-    await ack();
+  onMessageClick(app, deps, ACTIONS.digestRunAgain, async ({ action, body, respond }) => {
     const digests = deps.digests;
     if (!digests) return;
     if (!(await deps.isAdmin(body.user.id))) {

@@ -43,6 +43,7 @@ export async function answerOf(deps: SlackDeps, w: Words, result: ManualResult):
         run: result.run,
         estimatePoints: result.estimatePoints,
         capPoints: result.capPoints,
+        estimate: result.estimate,
       });
     }
     case 'failed': {

@@ -38,6 +38,8 @@ export interface DigestWiring {
   metrics: Metrics;
   /** Timers of the digest and alert schedulers (tests move time by hand); default: real timers on `now`. */
   clock?: DigestClock;
+  /** The schedulers' longest sleep between two looks at the store (default theirs: a minute). */
+  maxSleepMs?: number;
 }
 
 /** Counts what the digests post, for /metrics: digests posted, failure notices, approvals asked. */
@@ -118,6 +120,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     ),
     priceOf,
     clock,
+    ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
   });
   const alerts = createAlertScheduler({
     client: w.client,
@@ -136,6 +139,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     ),
     priceOf,
     clock,
+    ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
   });
   return {
     scheduler,

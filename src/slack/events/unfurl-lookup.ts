@@ -3,17 +3,17 @@
  * (offerLookup, answered only to them), or the earlier result when the item was looked up in this
  * channel within 30 minutes. The unfurl itself stays as it is.
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { parseUnfurlButtonValue, renderEarlierAnswer } from '../../blocks/unfurl.js';
 import { canonicalItemUrl } from '../../lookups/parse/item-link.js';
 import { itemRequest, type UnfurlService } from '../../lookups/unfurls.js';
 import { offerLookup, type Reply } from '../answer.js';
+import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 
 export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlService): void {
-  app.action<BlockButtonAction>(ACTIONS.unfurlLookup, async ({ ack, action, body, respond }) => {
-    await ack();
+  onMessageClick(app, deps, ACTIONS.unfurlLookup, async ({ action, body, respond }) => {
     const ref = parseUnfurlButtonValue(action.value);
     if (!ref) {
       await respond({

@@ -3,7 +3,7 @@
  * the `/orders alert add` grammar and added the same way (alerts/subscriptions.ts addAlert);
  * each alert's Remove button removes it. The Home is published again either way.
  */
-import type { App, BlockButtonAction, ViewOutput } from '@slack/bolt';
+import type { App, ViewOutput } from '@slack/bolt';
 import type { AlertProblem } from '../../alerts/grammar.js';
 import { parseAlertCommand } from '../../alerts/grammar.js';
 import { addAlert, removeAlert } from '../../alerts/subscriptions.js';
@@ -12,6 +12,7 @@ import { describeAlertProblem } from '../../blocks/alerts.js';
 import { HOME_ALERT_FORM, renderAlertAddModal } from '../../blocks/home-alert-form.js';
 import { toLocale } from '../../lookups/locale.js';
 import { alertUseCase } from '../alerts/command.js';
+import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
 
@@ -62,22 +63,17 @@ function asCommand(values: Values): string {
 }
 
 export function registerAlertForm(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.homeAlertAdd, async ({ ack, body, client, respond }) => {
-    await ack();
-    const w = await deps.language.user(body.user.id);
-    const refusal = !(await deps.isAdmin(body.user.id))
-      ? w.t('alertForm.onlyAdmins')
-      : !deps.digests?.alerts
-        ? w.t('shipAlert.answer.notEnabled')
-        : null;
-    if (refusal) {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: refusal }).catch(
-        () => undefined,
-      );
-      return;
-    }
-    await client.views.open({ trigger_id: body.trigger_id, view: renderAlertAddModal(w) });
-  });
+  onViewClick(
+    app,
+    deps,
+    ACTIONS.homeAlertAdd,
+    async (click) => {
+      const w = await click.words();
+      if (!deps.digests?.alerts) return click.refuse(w.t('shipAlert.answer.notEnabled'));
+      await click.openModal(renderAlertAddModal(w));
+    },
+    { adminOnly: true },
+  );
 
   app.view(f.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;
@@ -118,21 +114,19 @@ export function registerAlertForm(app: App, deps: SlackDeps): void {
     await publishHome(deps, client, userId);
   });
 
-  app.action<BlockButtonAction>(HOME_ALERT_REMOVE_PATTERN, async ({ ack, action, body, client, respond }) => {
-    await ack();
-    const userId = body.user.id;
-    const scheduler = deps.digests?.alerts;
-    if (!(await deps.isAdmin(userId)) || !deps.digests || !scheduler) {
-      const w = await deps.language.user(userId);
-      await respond({
-        response_type: 'ephemeral',
-        replace_original: false,
-        text: w.t('shipAlert.answer.onlyAdmins'),
-      }).catch(() => undefined);
-      return;
-    }
-    const id = Number(action.value);
-    if (Number.isInteger(id)) await removeAlert(alertUseCase(deps, deps.digests, scheduler), id, userId);
-    await publishHome(deps, client, userId);
-  });
+  onViewClick(
+    app,
+    deps,
+    HOME_ALERT_REMOVE_PATTERN,
+    async (click) => {
+      const scheduler = deps.digests?.alerts;
+      if (!deps.digests || !scheduler)
+        return click.refuse((await click.words()).t('shipAlert.answer.notEnabled'));
+      const id = Number(click.action.value);
+      if (Number.isInteger(id))
+        await removeAlert(alertUseCase(deps, deps.digests, scheduler), id, click.userId);
+      await click.republishHome();
+    },
+    { adminOnly: true },
+  );
 }

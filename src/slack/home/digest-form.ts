@@ -5,7 +5,7 @@
  * then the admin's Home is published again. Admin rights are checked on the click and on the
  * submit, never trusted from the view.
  */
-import type { App, BlockButtonAction, ViewOutput } from '@slack/bolt';
+import type { App, ViewOutput } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { HOME_DIGEST_FORM, renderDigestAddModal } from '../../blocks/home-digest-form.js';
 import type { Words } from '../../blocks/i18n/words.js';
@@ -18,9 +18,9 @@ import {
 } from '../../digest/grammar.js';
 import { addDigestSubscription } from '../../digest/subscriptions.js';
 import { type Locale, toLocale } from '../../lookups/locale.js';
+import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
-import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
 type Errors = Record<string, string>;
@@ -83,20 +83,19 @@ function checkForm(
 }
 
 export function registerDigestForm(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.homeDigestAdd, async ({ ack, body, client }) => {
-    await ack();
-    const w = await deps.language.user(body.user.id);
-    const refusal = !(await deps.isAdmin(body.user.id))
-      ? w.t('digestForm.onlyAdmins')
-      : !deps.digests
-        ? w.t('digest.answer.notEnabled')
-        : null;
-    if (refusal) return refuseFromHome(deps, client, body.user.id, refusal);
-    await client.views.open({
-      trigger_id: body.trigger_id,
-      view: renderDigestAddModal(w, { shops: await digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
-    });
-  });
+  onViewClick(
+    app,
+    deps,
+    ACTIONS.homeDigestAdd,
+    async (click) => {
+      const w = await click.words();
+      if (!deps.digests) return click.refuse(w.t('digest.answer.notEnabled'));
+      await click.openModal(
+        renderDigestAddModal(w, { shops: await digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
+      );
+    },
+    { adminOnly: true },
+  );
 
   app.view(f.callbackId, async ({ ack, view, body, client }) => {
     const userId = body.user.id;

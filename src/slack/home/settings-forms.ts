@@ -4,7 +4,8 @@
  * saved through the settings (audited with who made it) and the admin's Home is published again.
  * Admin rights are checked on every click and every submit, never trusted from the view.
  */
-import type { App, BlockButtonAction, ViewOutput } from '@slack/bolt';
+import type { App, ViewOutput } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import { ACTIONS, HOME_DIGEST_REMOVE_PATTERN } from '../../blocks/action-ids.js';
 import {
   HOME_FORMS,
@@ -17,9 +18,9 @@ import type { Words } from '../../blocks/i18n/words.js';
 import { currentPrices } from '../../lookups/home-data.js';
 import type { AccessPolicy } from '../../lookups/settings.js';
 import { autoLookupSettings, MAX_AUTO_CAP } from '../../lookups/unfurls.js';
+import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
-import { refuseFromHome } from './refuse.js';
 
 type Values = ViewOutput['state']['values'];
 function readAccess(w: Words, values: Values): { policy: AccessPolicy } | { error: [string, string] } {
@@ -41,19 +42,9 @@ function readAccess(w: Words, values: Values): { policy: AccessPolicy } | { erro
 }
 
 export function registerSettingsForms(app: App, deps: SlackDeps): void {
-  const onlyAdmins = async (userId: string) => (await deps.language.user(userId)).t('home.form.onlyAdmins');
-  const openForm = (
-    actionId: string,
-    build: (w: Words) => Promise<Parameters<App['client']['views']['open']>[0]['view']>,
-  ) =>
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, client }) => {
-      await ack();
-      if (!(await deps.isAdmin(body.user.id)))
-        return refuseFromHome(deps, client, body.user.id, await onlyAdmins(body.user.id));
-      await client.views.open({
-        trigger_id: body.trigger_id,
-        view: await build(await deps.language.user(body.user.id)),
-      });
+  const openForm = (actionId: string, build: (w: Words) => Promise<ModalView>) =>
+    onViewClick(app, deps, actionId, async (click) => click.openModal(await build(await click.words())), {
+      adminOnly: true,
     });
 
   openForm(ACTIONS.homeAccess, async (w) => renderAccessModal(w, await deps.lookups.settings.access()));
@@ -155,14 +146,17 @@ export function registerSettingsForms(app: App, deps: SlackDeps): void {
     await publishHome(deps, client, userId);
   });
 
-  app.action<BlockButtonAction>(HOME_DIGEST_REMOVE_PATTERN, async ({ ack, action, body, client }) => {
-    await ack();
-    const userId = body.user.id;
-    if (!(await deps.isAdmin(userId))) return refuseFromHome(deps, client, userId, await onlyAdmins(userId));
-    const id = Number(action.value);
-    // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
-    if (Number.isInteger(id) && (await deps.store.digests.remove(id, userId)))
-      deps.digests?.scheduler.reschedule();
-    await publishHome(deps, client, userId);
-  });
+  onViewClick(
+    app,
+    deps,
+    HOME_DIGEST_REMOVE_PATTERN,
+    async (click) => {
+      const id = Number(click.action.value);
+      // As `/orders digest remove` does: the scheduler plans again at once, not at its next look.
+      if (Number.isInteger(id) && (await deps.store.digests.remove(id, click.userId)))
+        deps.digests?.scheduler.reschedule();
+      await click.republishHome();
+    },
+    { adminOnly: true },
+  );
 }

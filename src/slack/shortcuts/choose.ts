@@ -4,9 +4,10 @@
  * submit or a Slack retry never runs anything twice; a submit whose choice differs from the
  * stated total is shown the new total first.
  */
-import type { App, BlockAction } from '@slack/bolt';
+import type { App, BlockElementAction } from '@slack/bolt';
 import { describePlanProblem, SHORTCUT_FORM, shortcutClosedText } from '../../blocks/shortcut.js';
 import { claimBatch, readPayload } from '../../lookups/shortcut-lookups.js';
+import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
 import { blockOfProblem, chooseView, fingerprint, readChoice, readMetadata } from './choose-view.js';
 import { type Destination, runBatch } from './run-batch.js';
@@ -20,14 +21,12 @@ const DISPATCHING = [
 
 export function registerChooseModal(app: App, deps: SlackDeps): void {
   for (const actionId of DISPATCHING) {
-    app.action<BlockAction>(actionId, async ({ ack, body, client }) => {
-      await ack();
-      const view = body.view;
+    onViewClick<BlockElementAction>(app, deps, actionId, async ({ view, userId, client, words }) => {
       const meta = view ? readMetadata(view.private_metadata) : null;
       const batch = meta ? await deps.store.shortcutBatches.get(meta.b) : null;
       const payload = batch ? readPayload(batch) : null;
-      if (!view || !batch || !payload || batch.userId !== body.user.id || batch.state !== 'open') return;
-      const w = await deps.language.user(body.user.id);
+      if (!view || !batch || !payload || batch.userId !== userId || batch.state !== 'open') return;
+      const w = await words();
       const next = (await chooseView(deps, w, batch, payload, readChoice(view.state.values, payload.found)))
         .view;
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });

@@ -140,6 +140,11 @@ export const digest = {
     approveOnlyAdmins: ':no_entry: Only platdesk admins can approve a digest over the cost cap.',
     approved: ':hourglass_flowing_sand: {{user}} approved the cost; running the digest…',
   },
+  approvalPartial_one:
+    ':moneybag: {{which}} would cost about {{points}} in all, over the cap of {{cap}} (`/platdesk digest-cap`). Already charged: {{charged}} for the {{done}} pages fetched (kept, never fetched again). Remaining: about {{left}} for {{n}} more page.',
+  approvalPartial_other:
+    ':moneybag: {{which}} would cost about {{points}} in all, over the cap of {{cap}} (`/platdesk digest-cap`). Already charged: {{charged}} for the {{done}} pages fetched (kept, never fetched again). Remaining: about {{left}} for {{n}} more pages.',
+  runAnywayRest: 'Run the rest (~{{points}})',
 } as const;
 
 /** Why a digest command or the digest form cannot be taken (digest/grammar.ts codes). */

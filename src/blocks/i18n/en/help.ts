@@ -9,9 +9,9 @@ export const help = {
     usage: '/item <item link or id> [prices]',
     summary:
       'Item details: title, shop, SKUs and prices, attributes. Uses the item quota: 1 call, 1 more with prices.',
-    ex1: '/item https://item.taobao.com/item.htm?id=6543210987 prices',
+    ex1: '/item https://item.taobao.com/item.htm?id=680001234501 prices',
     ex1What: 'details and current prices of a linked item',
-    ex2: '/item 6543210987',
+    ex2: '/item 680001234502',
     ex2What: 'details of an item by id',
     note1: 'Short links (m.tb.cn, e.tb.cn) cannot be resolved: paste the full item link.',
   },
@@ -19,7 +19,7 @@ export const help = {
     usage: '/shop <item link> [0|1|2]  or  /shop ww <account id>',
     summary:
       'Shop information from an item link, or the shop id of a seller messaging account. Charged in points.',
-    ex1: '/shop https://detail.tmall.com/item.htm?id=6543210987 1',
+    ex1: '/shop https://detail.tmall.com/item.htm?id=680001234505 1',
     ex1What: 'the shop selling that item (1 = branded store)',
     ex2: '/shop ww <account id>',
     ex2What: 'the shop id of a messaging account',

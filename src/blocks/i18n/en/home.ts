@@ -47,6 +47,8 @@ export const home = {
   byOperation: '*By operation*',
   byDay: '*By day* ({{zone}}, newest first)',
   userLine: '• {{who}}: {{totals}}',
+  scheduledWithinCaps:
+    'Scheduled digests and ship-by alerts are counted here and obey the workspace caps: a page that would pass one is not fetched, and Run anyway does not lift it.',
   scheduledDigests: 'scheduled digests',
   moreUsers_one: '…and {{n}} more user',
   moreUsers_other: '…and {{n}} more users',
@@ -118,6 +120,8 @@ export const home = {
     points: 'Points per call (empty: remove the price set here)',
     pricesFooter: '1 point = ¥0.01. Item details and prices use the item quota and have no price in points.',
     onlyAdmins: 'Only platdesk admins can change this.',
+    adminOnlyButton:
+      ':no_entry: Only platdesk admins can use this button: it changes what the whole workspace gets. Nothing was changed. {{ask}}',
     notGroups: 'not user group ids: {{ids}}',
     nameSomeone: 'name at least one person, channel or group (or choose everyone)',
     chooseChannel: 'choose a channel',
@@ -149,5 +153,14 @@ export const alert = {
   period: {
     daily: 'daily',
     monthly: 'monthly',
+  },
+  spendTotals: {
+    found_one:
+      ':warning: Nightly check of {{day}}: {{n}} spend total differs from the ledger (caps count it). Tell whoever runs platdesk; the log has details.',
+    found_other:
+      ':warning: Nightly check of {{day}}: {{n}} spend totals differ from the ledger (caps count them). Tell whoever runs platdesk; the log has details.',
+    spentLine: '• {{who}}, {{period}} {{key}}: total {{counter}}, ledger {{expected}} points',
+    reservedLine: '• {{who}}, {{period}} {{key}}: {{counter}} points held, reservations {{expected}}',
+    workspace: 'the workspace',
   },
 } as const;

@@ -1,5 +1,7 @@
 /** Short notices of the Slack layer: files sent, links not understood, lookups interrupted. */
 export const notice = {
+  unknownCommand:
+    'platdesk does not know `{{command}}`. Its commands: `/item`, `/shop`, `/waybill`, `/orders` and `/platdesk` (each answers `help`).',
   printDataGone: 'That print data is no longer available to you; run the waybill lookup again.',
   printDataTitle: 'Waybill print data',
   printDataComment: 'Print data for {{summary}}, for your printing tool.',

@@ -3,6 +3,8 @@ export const platdesk = {
   helpFallback: '/platdesk help',
   helpTitle: 'platdesk',
   help: {
+    lookups:
+      '`/item`, `/shop`, `/waybill`, `/orders`: look up items, shops, waybills and orders (each answers `help`, e.g. `/item help`)',
     usage: '`/platdesk usage [today|month]`: your spend',
     confirm:
       '`/platdesk confirm under <points>` / `/platdesk confirm always`: skip confirmations for cheap lookups, or not',

@@ -4,7 +4,7 @@ export const problem = {
   item_count: 'give exactly one item link or id',
   item_short_link: 'short links cannot be resolved without a call: paste the full item link',
   item_not_an_item:
-    'that is not an item link or id (expected e.g. https://item.taobao.com/item.htm?id=6543210987 or 6543210987)',
+    'that is not an item link or id (expected e.g. https://item.taobao.com/item.htm?id=680001234501 or 680001234501)',
   shop_required: 'an item link, or ww and a seller account id, is required',
   shop_ww_id_required: 'give the seller messaging account id after ww',
   shop_ww_bad_id: 'that is not a messaging account id',

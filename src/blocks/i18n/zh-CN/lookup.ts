@@ -1,40 +1,40 @@
 import type { Catalog } from '../words.js';
 
 export const charge: Catalog['charge'] = {
-  fromCache: '来自缓存（{{age}}前）：未收费',
-  shared: '与正在进行的相同查询共用结果：未收费',
+  fromCache: '来自缓存（{{age}}前）：未扣费',
+  shared: '与正在进行的相同查询共用结果：未扣费',
   charged: '已扣费 {{points}}',
   quotaUsed_one: '已使用商品额度 {{n}} 次',
   quotaUsed_other: '已使用商品额度 {{n}} 次',
-  noneReported: '未报告扣费（0 点）',
+  noneReported: '服务未返回扣费（0 点）',
   overAttempts: '{{text}}（共尝试 {{n}} 次）',
   note: ':receipt: {{text}}',
   priceUnknown: '价格暂未知',
-  noCharge: '不收费',
+  noCharge: '不扣费',
   plus: '{{a}} + {{b}}',
 };
 
 export const confirm: Catalog['confirm'] = {
-  title: ':money_with_wings: 查询{{summary}}需使用*{{operations}}*，费用如下：',
+  title: ':money_with_wings: 查询{{summary}}，需调用 *{{operations}}* 接口，费用如下：',
   quotaPerCall_one: '额度 {{n}} 次',
   quotaPerCall_other: '额度 {{n}} 次',
   about: '每次约 {{points}}',
-  asLastCharged: '{{text}}，按上次扣费',
-  lastCharged: '{{text}}，上次扣费 {{last}} 点',
+  asLastCharged: '{{text}}（按上次实际扣费）',
+  lastCharged: '{{text}}，上次实际扣费 {{last}}',
   callsThen: '{{calls}}，{{text}}',
-  line: '• *{{operation}}*：{{price}}',
+  line: '• *{{operation}}：* {{price}}',
   moreOperations_one: '…还有 {{n}} 项接口',
   moreOperations_other: '…还有 {{n}} 项接口',
   aboutTotal: '约 {{points}}',
-  and: '{{a}}，另加{{b}}',
-  total: '*合计：*{{total}}。查询结果会写明实际扣费。',
+  and: '{{a}}，另用{{b}}',
+  total: '*合计：* {{total}}。查询结果会写明实际扣费。',
   warning: ':warning: {{text}}',
   confirmButton: '确认（{{short}}）',
   cancelButton: '取消',
   expires_one: '{{n}} 分钟后失效。确认之前不会产生任何费用。',
   expires_other: '{{n}} 分钟后失效。确认之前不会产生任何费用。',
-  fallback: '请确认：{{summary}}，{{operations}}：{{short}}',
-  capWarning: '本次查询后将达到{{cap}}。',
+  fallback: '请确认查询{{summary}}，调用{{operations}}：{{short}}',
+  capWarning: '本次查询后，{{cap}}。',
   closed: {
     cancelled: ':no_entry_sign: 已取消，未产生任何费用。',
     expired: ':hourglass: 此确认已失效，未产生任何费用。请重新输入命令。',
@@ -44,12 +44,12 @@ export const confirm: Catalog['confirm'] = {
     not_found:
       ':hourglass: 此按钮已失效（已过期，或超过 platdesk 的保存期限）。这次点击没有产生任何费用。如仍需要，请重新输入命令。',
     interrupted:
-      ':warning: 此查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如仍需要，请重新输入命令。',
+      ':warning: 此查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如仍需要，请重新输入命令。',
   },
   interruptedOffer:
-    ':warning: 你对{{summary}}的查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如需重新查询，请确认下面的新请求。',
+    ':warning: 你的查询（{{summary}}）在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如需重新查询，请确认下面的新请求。',
   interruptedAgain:
-    ':warning: 你对{{summary}}的查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费：`/platdesk usage` 可查看你的消费。如需重新查询，请再次输入同一命令：它会先请你确认费用。',
+    ':warning: 你的查询（{{summary}}）在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如需重新查询，请再次输入同一命令，它会先请你确认费用。',
   lookingUp: ':hourglass_flowing_sand: 正在查询{{summary}}…',
   refresh: '刷新（{{short}}）',
 };
@@ -58,12 +58,12 @@ export const summary: Catalog['summary'] = {
   item: '商品 {{id}}',
   itemWithPrices: '商品 {{id}}（含价格）',
   itemPrices: '商品 {{id}} 的价格',
-  shopInfo: '{{url}} 所属店铺',
-  shopId: '旺旺 {{wwid}} 的店铺 ID',
-  waybillPrint_one: '店铺 {{shop}} 的 {{n}} 个面单的打印数据',
-  waybillPrint_other: '店铺 {{shop}} 的 {{n}} 个面单的打印数据',
-  waybillInfo_one: '商家 {{owner}} 的 {{n}} 个面单信息',
-  waybillInfo_other: '商家 {{owner}} 的 {{n}} 个面单信息',
+  shopInfo: '链接 {{url}} 所属的店铺',
+  shopId: '旺旺号 {{wwid}} 的店铺 ID',
+  waybillPrint_one: '店铺 {{shop}} 的 {{n}} 张面单的打印数据',
+  waybillPrint_other: '店铺 {{shop}} 的 {{n}} 张面单的打印数据',
+  waybillInfo_one: '商家 {{owner}} 的 {{n}} 张电子面单信息',
+  waybillInfo_other: '商家 {{owner}} 的 {{n}} 张电子面单信息',
   orders: '商家 {{owner}} 的订单，第 {{page}} 页（每页 {{size}} 单）',
 };
 
@@ -88,9 +88,9 @@ export const cap: Catalog['cap'] = {
   },
   quotaCalls_one: '商品额度 {{n}} 次',
   quotaCalls_other: '商品额度 {{n}} 次',
-  quotaNoPoints: '{{quota}}，不扣点数',
+  quotaNoPoints: '{{quota}}，不扣点',
   aboutPoints: '约 {{n}} 点',
-  pointsAndQuota: '{{points}}，另加{{quota}}',
+  pointsAndQuota: '{{points}}，另用{{quota}}',
 };
 
 export const refusal: Catalog['refusal'] = {
@@ -100,7 +100,7 @@ export const refusal: Catalog['refusal'] = {
   askAnyAdmin: '请联系 platdesk 管理员（PLATDESK_ADMINS）。',
   footer: '{{ask}}未发送任何请求，未产生任何费用。',
   reason: {
-    not_allowed: '你不在可执行收费查询的名单中。',
+    not_allowed: '你不在可以发起收费查询的名单中。',
     shop_unregistered: '{{shop}} 不是已登记的店铺；只能查询已登记的店铺。',
     shop_channel: '店铺 {{shop}} 的订单和面单只能在它自己的频道里查询。',
     shop_no_owner: '店铺 {{shop}} 没有登记商家 ID。',

@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:start`: how fast platdesk starts, before (the tsc build, `node dist/main.js` as it
+ * was) and after (the esbuild bundle behind the version-checking entry, compile cache on), side by
+ * side, in HTTP mode and in Socket Mode: SQLite (an existing file), sandbox off, a local
+ * Slack-compatible server answering auth.test and Socket Mode.
+ *
+ * Per run: the child's CPU (user + system, from /proc, 10 ms ticks) and wall time from spawn to the
+ * first `/healthz` 200, then its RSS after 2 s idle. One warm-up run per variant (it creates the
+ * database file and fills the compile cache) is not counted; then RUNS runs: min and median.
+ * Figures are noisy on a shared machine: run it on an idle one for the README.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { startSlackApiServer } from '../test/helpers/slack-api-server.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+const IDLE_MS = 2000;
+const TICK_MS = 1000 / 100; // USER_HZ
+
+interface Run {
+  cpuMs: number;
+  wallMs: number;
+  rssMb: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject()));
+    });
+  });
+}
+
+function cpuMsOf(pid: number): number {
+  // /proc/PID/stat: fields 14 and 15 (utime, stime) after the ")" that ends the command name.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+function rssMbOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+}
+
+async function startOnce(entry: string, env: Record<string, string>): Promise<Run> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`exited ${code} before /healthz: ${stderr}`))),
+  );
+  exited.catch(() => undefined);
+  try {
+    const pid = child.pid ?? 0;
+    for (;;) {
+      const ok = await Promise.race([
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+        exited,
+      ]);
+      if (ok) break;
+      if (performance.now() - started > 30_000) throw new Error(`no /healthz 200 within 30 s: ${stderr}`);
+      await sleep(5);
+    }
+    const wallMs = performance.now() - started;
+    const cpuMs = cpuMsOf(pid);
+    await sleep(IDLE_MS);
+    const rssMb = rssMbOf(pid);
+    return { cpuMs, wallMs, rssMb };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const closed = new Promise((r) => child.once('close', r));
+      child.kill('SIGTERM');
+      await closed;
+    }
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2
+    ? (s[(s.length - 1) / 2] ?? 0)
+    : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
+};
+
+async function main(): Promise<void> {
+  // Inside the project, so both builds find node_modules (the bundle keeps better-sqlite3 there).
+  mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, 'node_modules/.cache/platdesk-bench-start-'));
+  const fake = await startSlackApiServer();
+  try {
+    process.stderr.write('building: tsc (before) and esbuild (after)…\n');
+    execFileSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'tsconfig.build.json',
+        '--outDir',
+        join(dir, 'tsc'),
+      ],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--out', join(dir, 'bundle')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    const variants = [
+      { name: 'before (tsc dist)', entry: join(dir, 'tsc/main.js') },
+      { name: 'after (bundle)', entry: join(dir, 'bundle/main.js') },
+    ];
+    const modes = {
+      http: { SLACK_SIGNING_SECRET: 'bench-secret' },
+      socket: { SLACK_APP_TOKEN: 'xapp-bench' },
+    };
+    const rows: string[] = [];
+    for (const [mode, modeEnv] of Object.entries(modes)) {
+      for (const variant of variants) {
+        const env = {
+          SLACK_BOT_TOKEN: 'xoxb-bench',
+          SLACK_API_URL: fake.apiUrl,
+          PLAT_BASE_URL: 'http://127.0.0.1:9',
+          PLAT_TOKEN: 'bench',
+          DATABASE_PATH: join(dir, `${mode}-${variant.entry.includes('tsc') ? 'tsc' : 'bundle'}.sqlite`),
+          LOG_LEVEL: 'warn',
+          ...modeEnv,
+        };
+        await startOnce(variant.entry, env); // warm-up: database file, compile cache
+        const runs: Run[] = [];
+        for (let i = 0; i < RUNS; i++) runs.push(await startOnce(variant.entry, env));
+        const cpu = runs.map((r) => r.cpuMs);
+        const wall = runs.map((r) => r.wallMs);
+        const rss = runs.map((r) => r.rssMb);
+        rows.push(
+          `| ${mode.padEnd(6)} | ${variant.name.padEnd(17)} | ${Math.min(...cpu)
+            .toFixed(0)
+            .padStart(4)} / ${median(cpu).toFixed(0).padStart(4)} | ${Math.min(...wall)
+            .toFixed(0)
+            .padStart(4)} / ${median(wall).toFixed(0).padStart(4)} | ${median(rss).toFixed(1).padStart(6)} |`,
+        );
+        process.stderr.write(`${rows.at(-1)}\n`);
+      }
+    }
+    process.stdout.write(
+      [
+        `Start → /healthz 200, ${RUNS} runs each after one warm-up (SQLite file, sandbox off, Node ${process.versions.node})`,
+        '',
+        '| mode   | build             | CPU ms min / median | wall ms min / median | idle RSS MB (median) |',
+        '|--------|-------------------|---------------------|----------------------|----------------------|',
+        ...rows,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,171 @@
+/**
+ * Builds what `npm start` and the image run (tsc stays the type checker, `npm run typecheck`):
+ * - dist/app.js: src/main.ts bundled by esbuild (ESM, code split so that what is loaded only when
+ *   configured — pg and Kysely's PostgreSQL dialect, ioredis — sits in chunks of its own), with
+ *   source maps; better-sqlite3 (a native addon) stays in node_modules;
+ * - dist/main.js: src/start.ts, the entry that checks the Node version before loading the app;
+ * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`), and
+ *   dist/store/copy-cli.js: the SQLite → PostgreSQL copy (`npm run store:copy`, in the image).
+ *
+ * `--if-stale` builds only when a source is newer than the build (npm start on a built tree
+ * starts at once). `--out DIR` writes elsewhere (bench/start.ts).
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const outIndex = args.indexOf('--out');
+const OUT = resolve(ROOT, outIndex >= 0 ? (args[outIndex + 1] ?? 'dist') : 'dist');
+/** The file whose age says when the build was made: written last. */
+const STAMP = join(OUT, 'main.js');
+
+/** The newest modification time of the build's inputs. */
+function newestInput() {
+  let newest = 0;
+  const visit = (path) => {
+    const stat = statSync(path);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+    else newest = Math.max(newest, stat.mtimeMs);
+  };
+  for (const input of ['src', 'package.json', 'package-lock.json', 'scripts/build.mjs']) visit(join(ROOT, input));
+  return newest;
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+function decodeSegment(text) {
+  const values = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of text) {
+    const digit = B64.indexOf(char);
+    value += (digit & 31) << shift;
+    if (digit & 32) shift += 5;
+    else {
+      values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return values;
+}
+
+function encodeValue(n) {
+  let v = n < 0 ? (-n << 1) | 1 : n << 1;
+  let out = '';
+  do {
+    let digit = v & 31;
+    v >>>= 5;
+    if (v > 0) digit |= 32;
+    out += B64[digit];
+  } while (v > 0);
+  return out;
+}
+
+/**
+ * Keeps in a source map only what maps to platdesk's own files: Node parses every map it finds
+ * when source maps are on, and the dependencies' mappings were most of its memory and start time.
+ * A stack frame in a dependency then shows the bundle's line instead.
+ */
+function ownSourcesOnly(file) {
+  const map = JSON.parse(readFileSync(file, 'utf8'));
+  const keep = map.sources.map((s) => !s.includes('node_modules/'));
+  const newIndex = [];
+  const sources = [];
+  map.sources.forEach((s, i) => {
+    if (keep[i]) newIndex[i] = sources.push(s) - 1;
+  });
+  let src = 0;
+  let line = 0;
+  let col = 0;
+  let prev = { src: 0, line: 0, col: 0 };
+  const lines = map.mappings.split(';').map((text) => {
+    let genCol = 0;
+    let prevGenCol = 0;
+    const out = [];
+    for (const segment of text ? text.split(',') : []) {
+      const v = decodeSegment(segment);
+      genCol += v[0];
+      if (v.length < 4) continue;
+      src += v[1];
+      line += v[2];
+      col += v[3];
+      if (!keep[src]) continue;
+      const ns = newIndex[src];
+      out.push(
+        encodeValue(genCol - prevGenCol) +
+          encodeValue(ns - prev.src) +
+          encodeValue(line - prev.line) +
+          encodeValue(col - prev.col),
+      );
+      prevGenCol = genCol;
+      prev = { src: ns, line, col };
+    }
+    return out.join(',');
+  });
+  writeFileSync(file, JSON.stringify({ version: 3, sources, names: [], mappings: lines.join(';') }));
+}
+
+export function isStale() {
+  return !existsSync(STAMP) || statSync(STAMP).mtimeMs < newestInput();
+}
+
+/** Builds into OUT (or `out`); resolves with the time taken and esbuild's metafile. */
+export async function buildApp(out = OUT) {
+  const { build } = await import('esbuild');
+  const started = performance.now();
+  rmSync(out, { recursive: true, force: true });
+  const common = {
+    absWorkingDir: ROOT,
+    platform: 'node',
+    format: 'esm',
+    sourcemap: true,
+    // Stack traces need file and line only: without the sources' text the maps Node reads at
+    // start are a third of the size (memory and start time).
+    sourcesContent: false,
+    // Keep names in stack traces and in the logs (pino, errors by class name).
+    keepNames: true,
+    minify: true,
+    logLevel: 'warning',
+  };
+  const { metafile } = await build({
+    ...common,
+    metafile: true,
+    entryPoints: {
+      app: 'src/main.ts',
+      // The two other programs, where the tsc build put them (README, Docker commands).
+      'sandbox/cli': 'src/sandbox/cli.ts',
+      'store/copy-cli': 'src/store/copy-cli.ts',
+    },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    target: 'node22',
+    chunkNames: 'chunks/[name]-[hash]',
+    // Native addon (and pg's optional native binding, never used).
+    external: ['better-sqlite3', 'pg-native'],
+    // Bundled CommonJS packages call require() and read __dirname; ESM has neither.
+    banner: {
+      js: [
+        "import { createRequire as __platdeskRequire } from 'node:module';",
+        "import { fileURLToPath as __platdeskPath } from 'node:url';",
+        'const require = __platdeskRequire(import.meta.url);',
+        'const __filename = __platdeskPath(import.meta.url);',
+        "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+      ].join('\n'),
+    },
+  });
+  for (const output of Object.keys(metafile.outputs))
+    if (output.endsWith('.js.map')) ownSourcesOnly(resolve(ROOT, output));
+  // Last: its time is the build's (STAMP).
+  await build({ ...common, entryPoints: { main: 'src/start.ts' }, outdir: out, bundle: false, target: 'node18' });
+  return { ms: performance.now() - started, metafile };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (args.includes('--if-stale') && !isStale()) process.exit(0);
+  const { ms } = await buildApp();
+  process.stderr.write(`platdesk built in ${Math.round(ms)} ms (${OUT.replace(`${ROOT}/`, '')})\n`);
+}

@@ -1,0 +1,135 @@
+/**
+ * The fence of a held run (digest run or ship-by alert check; DESIGN rule 8, CONVENTIONS 15):
+ * a timer renews the run's lease in the store under the claim's epoch, independent of what the
+ * run is doing (a page waiting in the limiter behind interactive lookups does not hold renewal
+ * up), and a local deadline stops the holder from starting any call that might still be in
+ * flight when its lease runs out:
+ *
+ *   deadline = (start of the last successful renewal) + leaseMs − callSpanMs
+ *
+ * A call started before the deadline ends (or is abandoned at the plat deadline) before the lease
+ * can expire, so no other replica's takeover can overlap it. Past the deadline, or once a renewal
+ * finds the run claimed again (another epoch), the fence's signal aborts: a call waiting in the
+ * limiter is withdrawn, and `check()` (asked before each call is sent) throws. A paused process
+ * (SIGSTOP, a long GC) that wakes past its deadline makes no call: `check()` reads the clock.
+ */
+import type { Clock } from '../clock.js';
+import type { CallFence } from '../plat/client.js';
+import type { HeldLease, RunHolder } from '../store/store.js';
+
+/** The holder lost its run (taken over, or its lease ran past the local deadline): it stops. */
+export class RunLeaseLostError extends Error {
+  readonly code = 'run_lease_lost';
+  constructor(
+    readonly runId: number,
+    readonly reason: 'taken' | 'deadline',
+  ) {
+    super(
+      reason === 'taken'
+        ? `run ${runId} was claimed by another holder`
+        : `run ${runId}: its lease was not renewed in time, so no call may start`,
+    );
+    this.name = 'RunLeaseLostError';
+  }
+}
+
+export interface RunFenceOptions {
+  runId: number;
+  holder: RunHolder;
+  /** When the claim's lease ends (ms, the store's lease_expires_at). */
+  expiresAt: number;
+  leaseMs: number;
+  /** How often the lease is renewed; a few renewals fit in one lease. */
+  renewEveryMs: number;
+  /** The longest a plat call can take from being sent to its end (the plat deadline + margin). */
+  callSpanMs: number;
+  clock: Clock;
+  /** The store's renewal under the holder's epoch: false when the run is held by another claim. */
+  renew(lease: HeldLease): Promise<boolean>;
+  logger?: { warn(obj: object, msg: string): void } | undefined;
+}
+
+export interface RunFence extends CallFence {
+  readonly holder: RunHolder;
+  /** A lease from now under the holder's epoch, for a state change (running → posting). */
+  lease(): HeldLease;
+  /** The local deadline (ms): no call starts at or after it. */
+  deadline(): number;
+  /** Stops renewing (the run is done or handed on). */
+  stop(): void;
+}
+
+/** Starts renewing at once; stop() it when the run ends. */
+export function createRunFence(options: RunFenceOptions): RunFence {
+  const { clock, holder, leaseMs, callSpanMs, runId } = options;
+  const controller = new AbortController();
+  let deadline = options.expiresAt - callSpanMs;
+  let renewTimer: unknown = null;
+  let deadlineTimer: unknown = null;
+  let stopped = false;
+
+  const lease = (): HeldLease => ({ ...holder, now: new Date(clock.now()), ms: leaseMs });
+  const clearTimers = () => {
+    if (renewTimer !== null) clock.clearTimeout(renewTimer);
+    if (deadlineTimer !== null) clock.clearTimeout(deadlineTimer);
+    renewTimer = null;
+    deadlineTimer = null;
+  };
+  const lose = (reason: 'taken' | 'deadline') => {
+    if (controller.signal.aborted) return;
+    controller.abort(new RunLeaseLostError(runId, reason));
+    clearTimers();
+    options.logger?.warn({ runId, reason }, 'run lease lost: no further call');
+  };
+  const armDeadline = () => {
+    if (deadlineTimer !== null) clock.clearTimeout(deadlineTimer);
+    deadlineTimer = clock.setTimeout(
+      () => {
+        deadlineTimer = null;
+        if (clock.now() >= deadline) lose('deadline');
+        else armDeadline();
+      },
+      Math.max(0, deadline - clock.now()),
+    );
+  };
+  const renewSoon = () => {
+    renewTimer = clock.setTimeout(() => {
+      renewTimer = null;
+      void renewNow();
+    }, options.renewEveryMs);
+  };
+  const renewNow = async () => {
+    if (stopped || controller.signal.aborted) return;
+    const next = lease();
+    try {
+      if (await options.renew(next)) {
+        deadline = Math.max(deadline, next.now.getTime() + leaseMs - callSpanMs);
+        if (!stopped && !controller.signal.aborted) armDeadline();
+      } else {
+        lose('taken');
+        return;
+      }
+    } catch (err) {
+      // The store did not answer: try again; the deadline stops calls meanwhile.
+      options.logger?.warn({ err, runId }, 'run lease not renewed');
+    }
+    if (!stopped && !controller.signal.aborted) renewSoon();
+  };
+
+  armDeadline();
+  renewSoon();
+  return {
+    holder,
+    signal: controller.signal,
+    check() {
+      if (!controller.signal.aborted && clock.now() >= deadline) lose('deadline');
+      if (controller.signal.aborted) throw controller.signal.reason;
+    },
+    lease,
+    deadline: () => deadline,
+    stop() {
+      stopped = true;
+      clearTimers();
+    },
+  };
+}

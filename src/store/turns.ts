@@ -1,0 +1,28 @@
+/**
+ * Turns at periodic jobs (store.ts PeriodicTurns): the row of a job says who took its last turn
+ * and when. Taking a turn is one statement, an insert or an update only when the last turn is at
+ * least a period old, so of any number of processes racing exactly one gets a row back: the same
+ * statement on SQLite and PostgreSQL (as alertsSent.claim in cache.ts).
+ */
+import type { StoreContext } from './schema.js';
+import type { PeriodicTurns } from './store.js';
+
+export function createPeriodicTurns({ db, nowMs }: StoreContext): PeriodicTurns {
+  return {
+    async take(name, holder, periodMs) {
+      const now = nowMs();
+      const row = await db
+        .insertInto('periodic_turns')
+        .values({ name, holder, taken_at: now })
+        .onConflict((oc) =>
+          oc
+            .column('name')
+            .doUpdateSet({ holder, taken_at: now })
+            .where('periodic_turns.taken_at', '<=', now - periodMs),
+        )
+        .returning('name')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * Every page bought once per run (issue 19 point 1), on both engines, with everything real and
+ * the real clock: the plat client against the sandbox over loopback (its fault hook fails a given
+ * page), the store (SQLite and PostgreSQL), the Slack publisher on a WebClient against the local
+ * Slack Web API server, and the scheduler with short leases and retry delays. A retry and "Run
+ * anyway" go on after the last page recorded; the sandbox counts what was bought.
+ */
+import { WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { realClock } from '../../src/clock.js';
+import { splitWindows } from '../../src/digest/fetch-orders.js';
+import { MAX_POINTS_SETTING } from '../../src/digest/runner.js';
+import { createDigestScheduler, type DigestScheduler } from '../../src/digest/scheduler.js';
+import { createLogger } from '../../src/logger.js';
+import { buildOrderBook, SANDBOX_FIXTURES } from '../../src/sandbox/fixtures.js';
+import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
+import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
+import { createChargeRecorder } from '../../src/store/ledger.js';
+import type { DigestRun, Store } from '../../src/store/store.js';
+import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
+import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { SLACK } from '../helpers/slack-payloads.js';
+import { alertsSentInMemory, ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
+import { en } from '../helpers/words.js';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const BUSY = SANDBOX_FIXTURES.owners.busy;
+const CHANNEL = SLACK.channelId;
+const ADMIN = SLACK.adminId;
+const PRICE = 2;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+interface Rig {
+  store: Store;
+  plat: PlatHarness;
+  fake: FakeSlack;
+  scheduler: DigestScheduler;
+  anchor: number;
+  /** The slot due now: the start of the current UTC minute. */
+  slot: number;
+}
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const thing of open.splice(0).reverse()) await thing.close();
+});
+
+/** Orders of the busy shop in [from, to) for these sandbox counts. */
+function ordersIn(anchor: number, counts: Record<string, number> | undefined, from: number, to: number) {
+  return (buildOrderBook(anchor, counts).get(BUSY) ?? []).filter(
+    (o) => o.confirm_time >= from && o.confirm_time < to,
+  ).length;
+}
+const pagesOf = (orders: number) => Math.max(1, Math.ceil(orders / 100));
+
+async function startRig(
+  engine: (typeof ENGINES)[number],
+  options: { orderCounts?: Record<string, number>; days?: number[]; capPoints?: number },
+): Promise<Rig> {
+  const anchor = Date.now();
+  const plat = await startPlatHarness({
+    limiter: { maxCalls: 100 },
+    sandbox: { now: () => anchor, ...(options.orderCounts ? { orderCounts: options.orderCounts } : {}) },
+  });
+  open.push(plat);
+  const db: TestDatabase = await testDatabase(engine);
+  open.push({ close: () => db.dispose() });
+  // The subscription is made 10 minutes "ago", so the slot of this minute is due at once.
+  let offset = -10 * MINUTE;
+  const store = await db.open({ clock: { now: () => Date.now() + offset } });
+  const fake = await startSlackApiServer();
+  open.push(fake);
+  const slot = Math.floor(Date.now() / MINUTE) * MINUTE;
+  await store.digests.add({
+    ownerId: BUSY,
+    shopLabel: 'busy',
+    channelId: CHANNEL,
+    localTime: hhmm(slot),
+    timeZone: 'UTC',
+    createdBy: ADMIN,
+    ...(options.days ? { days: options.days } : {}),
+  });
+  offset = 0;
+  if (options.capPoints !== undefined) await store.settings.set(MAX_POINTS_SETTING, options.capPoints, ADMIN);
+
+  const logger = createLogger('silent');
+  const slack = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+  const language = { user: async () => en, channel: async () => en };
+  const admins = async () => [ADMIN];
+  const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
+  const scheduler = createDigestScheduler({
+    client: plat.client,
+    store,
+    publisher: createSlackDigestPublisher({ client: slack, alerts, admins, language, logger }),
+    priceOf: async () => PRICE,
+    charges: createChargeRecorder({ ledger: store.ledger, logger }),
+    clock: realClock,
+    instanceId: `resume-${engine}`,
+    logger,
+    // Short enough for a test; the plat deadline of the harness is 3 s (TEST_TIMEOUTS).
+    leaseMs: 6_000,
+    renewEveryMs: 500,
+    callSpanMs: 3_500,
+    retryDelaysMs: [200, 200, 200],
+    maxSleepMs: 1_000,
+  });
+  open.push({ close: () => scheduler.stop() });
+  return { store, plat, fake, scheduler, anchor, slot };
+}
+
+async function runUntil(rig: Rig, done: (run: DigestRun | null) => boolean, ms = 30_000): Promise<DigestRun> {
+  const localDate = new Date(rig.slot).toISOString().slice(0, 10);
+  const sub = (await rig.store.digests.list())[0];
+  if (!sub) throw new Error('no subscription');
+  const end = Date.now() + ms;
+  for (;;) {
+    const run = await rig.store.digests.scheduledRun(sub.id, localDate);
+    if (done(run) && run) return run;
+    if (Date.now() > end) throw new Error(`the run did not get there: ${JSON.stringify(run)}`);
+    await sleep(100);
+  }
+}
+
+const digestPosts = (fake: FakeSlack) =>
+  fake
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === CHANNEL && String(c.body.text ?? '').includes('Orders digest of'));
+
+describe.each(ENGINES)('a digest run resumes after its last recorded page, on %s', (engine) => {
+  it('the 5th of 6 pages fails with HTTP 500 twice, then succeeds: 6 pages bought once each, plus the 2 failed calls; posted once', async () => {
+    // A 24 h window of 6 pages (501–600 orders in it), whatever minute the test runs.
+    const slotNow = Math.floor(Date.now() / MINUTE) * MINUTE;
+    const anchorGuess = Date.now();
+    let counts: Record<string, number> | undefined;
+    for (let perDay = 520; perDay <= 700 && !counts; perDay += 10) {
+      const c = { [BUSY]: perDay * 3 };
+      if (pagesOf(ordersIn(anchorGuess, c, slotNow - DAY, slotNow)) === 6) counts = c;
+    }
+    if (!counts) throw new Error('no order count gives 6 pages');
+    const rig = await startRig(engine, { orderCounts: counts });
+    const pagesNeeded = pagesOf(ordersIn(rig.anchor, counts, rig.slot - DAY, rig.slot));
+    expect(pagesNeeded).toBe(6);
+    rig.plat.sandbox.setFaults([{ kind: 'http500', operations: ['paging-orders'], pages: [4], count: 2 }]);
+
+    rig.scheduler.start();
+    const run = await runUntil(rig, (r) => r?.state === 'posted');
+    await rig.scheduler.idle();
+
+    const stats = rig.plat.sandbox.stats();
+    expect(stats.callsByOperation['paging-orders']).toBe(6 + 2);
+    expect(stats.charges.byOperation['paging-orders'].count).toBe(6);
+    const pages = await rig.store.digestPages.list(run.id);
+    expect(pages.map((p) => [p.window, p.page])).toEqual(Array.from({ length: 6 }, (_, i) => [0, i]));
+    // Pages 1–4 by the first attempt; the 5th and 6th by the third (the second failed on the 5th).
+    expect(pages.map((p) => p.attempt)).toEqual([1, 1, 1, 1, 3, 3]);
+    expect(new Set(pages.map((p) => p.chargeKey)).size).toBe(6);
+    expect(run.attempts).toBe(3);
+    // Ledger rows = calls at the sandbox; the run's charge = the sum of its pages.
+    const ledger = await rig.store.ledger.list({ from: new Date(0), to: new Date(Date.now() + DAY) });
+    expect(ledger.filter((e) => e.source === 'digest')).toHaveLength(stats.callsByOperation['paging-orders']);
+    expect(run.chargedPoints).toBe(pages.reduce((n, p) => n + p.points, 0));
+    expect(run.chargedPoints).toBe(6 * PRICE);
+    expect(run.calls).toBe(8);
+    expect(digestPosts(rig.fake)).toHaveLength(1);
+    // Every order of the window is in the digest, once.
+    expect(JSON.parse(run.summaryJson ?? '{}').orders).toBe(
+      ordersIn(rig.anchor, counts, rig.slot - DAY, rig.slot),
+    );
+  }, 60_000);
+
+  it('"Run anyway" after a cap stop on page 3: pages 1–2 are not fetched again; the admin is told what was charged and what remains', async () => {
+    const today = new Date(Math.floor(Date.now() / MINUTE) * MINUTE).getUTCDay();
+    // Posted today and two days ago only: today's window is 48 h, two 24 h windows.
+    const rig = await startRig(engine, { days: [today, (today + 5) % 7], capPoints: 7 });
+    const windows = splitWindows(new Date(rig.slot - 2 * DAY), new Date(rig.slot));
+    const perWindow = windows.map((w) =>
+      pagesOf(ordersIn(rig.anchor, undefined, w.start.getTime(), w.end.getTime())),
+    );
+    // The busy shop's 350 orders over 72 h: two pages a window. The estimate after page 1 is
+    // 3 pages (6 points, under the cap of 7); page 3 is window 2's first: 4 pages, 8 points.
+    expect(perWindow).toEqual([2, 2]);
+
+    rig.scheduler.start();
+    const parked = await runUntil(rig, (r) => r?.state === 'awaiting_approval');
+    expect(rig.plat.sandbox.stats().callsByOperation['paging-orders']).toBe(3);
+    expect(parked).toMatchObject({ chargedPoints: 6, calls: 3, estimatePoints: 8 });
+    const asked = await rig.fake.waitFor('chat.postMessage', (c) => c.body.channel === ADMIN, 5_000);
+    // The message itself (its notification text is cut short).
+    const text = JSON.stringify(asked.body.blocks ?? []);
+    expect(text).toContain('Already charged: 6 points');
+    expect(text).toContain('for the 3 pages fetched');
+    expect(text).toContain('Remaining: about 2 points');
+    expect(text).toContain('for 1 more page');
+
+    const result = await rig.scheduler.approve(parked.id, ADMIN);
+    expect(result.kind).toBe('posted');
+    const stats = rig.plat.sandbox.stats();
+    // One more page, the 4th: nothing bought before is bought again.
+    expect(stats.callsByOperation['paging-orders']).toBe(4);
+    expect(stats.charges.byOperation['paging-orders'].count).toBe(4);
+    const pages = await rig.store.digestPages.list(parked.id);
+    expect(pages.map((p) => [p.window, p.page, p.attempt])).toEqual([
+      [0, 0, 1],
+      [0, 1, 1],
+      [1, 0, 1],
+      [1, 1, 2],
+    ]);
+    const run = await rig.store.digests.run(parked.id);
+    expect(run).toMatchObject({ state: 'posted', chargedPoints: 8, calls: 4 });
+    expect(digestPosts(rig.fake)).toHaveLength(1);
+  }, 60_000);
+});

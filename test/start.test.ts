@@ -1,0 +1,166 @@
+/**
+ * Issues 22.4 and 21.1: the process entry (src/start.ts → dist/main.js) refuses an older Node in
+ * one line naming the Node it needs, before anything imports undici; the production build is an
+ * esbuild bundle whose entry chunk does not load pg, Kysely's PostgreSQL dialect or ioredis (they
+ * are reached only by dynamic import, when configured), whose stack traces name src/ files
+ * through its source maps, and which starts and answers /healthz in both Slack modes.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_REQUIRED, nodeSupported } from '../src/start.js';
+import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const read = (name: string) => JSON.parse(readFileSync(join(ROOT, name), 'utf8'));
+
+describe('the Node version check', () => {
+  it('accepts exactly the range package.json names (and the lockfile repeats)', () => {
+    expect(read('package.json').engines.node).toBe(NODE_REQUIRED.range);
+    expect(read('package-lock.json').packages[''].engines.node).toBe(NODE_REQUIRED.range);
+    expect(['20.20.2', '22.18.1', '23.11.0', '18.0.0'].filter(nodeSupported)).toEqual([]);
+    expect(['22.19.0', '22.21.1', '24.0.0', '24.21.0', '25.2.0'].every(nodeSupported)).toBe(true);
+    expect(nodeSupported(process.versions.node)).toBe(true);
+  });
+
+  it('on an older Node the entry exits 1 with one line naming the Node it needs, loading nothing', () => {
+    // The entry as Node runs it (type stripping), on a Node that says it is 20.20.2.
+    const pretend = `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.20.2' } });`;
+    const result = spawnSyncText(process.execPath, [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(pretend)}`,
+      join(ROOT, 'src/start.ts'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('platdesk needs Node.js 22.19 or newer');
+    expect(lines[0]).toContain('this is Node.js 20.20.2');
+  });
+});
+
+function spawnSyncText(cmd: string, args: string[]): { code: number; stdout: string; stderr: string } {
+  try {
+    const stdout = execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, stdout, stderr: '' };
+  } catch (error) {
+    const e = error as { status: number; stdout: string; stderr: string };
+    return { code: e.status, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject()));
+    });
+  });
+}
+
+describe('the bundle (scripts/build.mjs)', () => {
+  let out: string;
+  let metafile: { outputs: Record<string, { imports: { path: string; kind: string }[]; inputs: object }> };
+  let fake: FakeSlack;
+
+  beforeAll(async () => {
+    mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
+    out = mkdtempSync(join(ROOT, 'node_modules/.cache/platdesk-build-test-'));
+    const { buildApp } = (await import(join(ROOT, 'scripts/build.mjs'))) as {
+      buildApp: (out: string) => Promise<{ metafile: typeof metafile }>;
+    };
+    ({ metafile } = await buildApp(out));
+    fake = await startSlackApiServer();
+  }, 120_000);
+  afterAll(async () => {
+    await fake?.close();
+    if (out) rmSync(out, { recursive: true, force: true });
+  });
+
+  it('loads pg, the PostgreSQL dialect, ioredis and the sandbox only by dynamic import', () => {
+    const outputs = metafile.outputs;
+    const name = (path: string) => Object.keys(outputs).find((o) => o.endsWith(path)) ?? path;
+    /** Every output the app's entry chunk loads before it runs: static imports, transitively. */
+    const loaded = new Set<string>();
+    const visit = (output: string) => {
+      if (loaded.has(output)) return;
+      loaded.add(output);
+      for (const i of outputs[output]?.imports ?? []) if (i.kind === 'import-statement') visit(i.path);
+    };
+    visit(name('/app.js'));
+    const inputs = [...loaded].flatMap((o) => Object.keys(outputs[o]?.inputs ?? {}));
+    expect(inputs.some((i) => i.startsWith('src/main.ts'))).toBe(true);
+    expect(inputs.filter((i) => /node_modules\/(pg|pg-pool|ioredis)\//.test(i))).toEqual([]);
+    expect(inputs.filter((i) => /kysely\/dist\/esm\/dialect\/postgres\//.test(i))).toEqual([]);
+    expect(inputs).not.toContain('src/store/postgres-dialect.ts');
+    // The built-in sandbox only with PLAT_SANDBOX=1.
+    expect(inputs.filter((i) => i.startsWith('src/sandbox/'))).toEqual([]);
+    // …and they are in the build, behind a dynamic import.
+    const all = Object.values(outputs).flatMap((o) => Object.keys(o.inputs));
+    expect(all.some((i) => /node_modules\/pg\//.test(i))).toBe(true);
+    expect(all.some((i) => /node_modules\/ioredis\//.test(i))).toBe(true);
+  });
+
+  it('builds the sandbox and the store copy programs where the commands name them', () => {
+    for (const program of ['sandbox/cli.js', 'store/copy-cli.js', 'main.js', 'app.js'])
+      expect(existsSync(join(out, program)), program).toBe(true);
+  });
+
+  it('maps stack traces to src/ files', () => {
+    const script = `process.setSourceMapsEnabled(true); const { startPlatdesk } = await import(${JSON.stringify(join(out, 'app.js'))}); try { await startPlatdesk(null); } catch (e) { console.log(e.stack); }`;
+    const stack = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(stack).toMatch(/src\/main\.ts:\d+/);
+  });
+
+  it.each([
+    ['HTTP mode', { SLACK_SIGNING_SECRET: 'test-secret' }],
+    ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-test' }],
+  ])(
+    'starts in %s through the entry and answers /healthz 200',
+    async (_mode, modeEnv) => {
+      const port = await freePort();
+      const child = spawn(process.execPath, [join(out, 'main.js')], {
+        cwd: out,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          SLACK_BOT_TOKEN: 'xoxb-test',
+          SLACK_API_URL: fake.apiUrl,
+          PLAT_BASE_URL: 'http://127.0.0.1:9',
+          PLAT_TOKEN: 'test',
+          DATABASE_PATH: join(out, `${port}.sqlite`),
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          ...modeEnv,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      try {
+        let status = 0;
+        for (let i = 0; i < 600 && status !== 200 && child.exitCode === null; i++) {
+          status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          );
+          if (status !== 200) await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(status, stderr).toBe(200);
+        // Node's compile cache beside the build (writable here).
+        expect(existsSync(join(out, '.cache'))).toBe(true);
+      } finally {
+        const closed = new Promise((r) => child.once('close', r));
+        if (child.exitCode === null) child.kill('SIGTERM');
+        await closed;
+      }
+    },
+    60_000,
+  );
+});

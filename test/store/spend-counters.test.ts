@@ -1,0 +1,355 @@
+/**
+ * Running totals for the caps and the idempotent ledger (issue 20 pts 1–2), on both engines
+ * (CONVENTIONS 13): counters written with each ledger row, reservations as one conditional
+ * upsert per counter (concurrent reservations from several pools never pass a cap), charges paid
+ * from their reservation, expiry, reconciliation against the ledger, the one-time backfill of a
+ * ledger written before the counters, and a charge id written twice counting once.
+ */
+import Database from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore } from '../../src/store/engine.js';
+import { createChargeRecorder } from '../../src/store/ledger.js';
+import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
+import { periodsOf } from '../../src/store/periods.js';
+import type { Schema } from '../../src/store/schema.js';
+import type { CapLimit, NewLedgerEntry, Store } from '../../src/store/store.js';
+import { startCommitCutter } from '../helpers/pg-commit-cutter.js';
+import {
+  createPostgresDatabase,
+  dropPostgresDatabase,
+  ENGINES,
+  type EngineName,
+  type TestDatabase,
+  testDatabase,
+} from '../helpers/store-engines.js';
+
+/** 2025-03-01 17:00 in Asia/Shanghai (the default budget zone). */
+const T0 = Date.parse('2025-03-01T09:00:00.000Z');
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+function manualClock(start = T0) {
+  let t = start;
+  return {
+    clock: { now: () => t },
+    advance(ms: number) {
+      t += ms;
+    },
+  };
+}
+
+const databases: TestDatabase[] = [];
+afterEach(async () => {
+  await Promise.all(databases.splice(0).map((d) => d.dispose()));
+});
+
+let charges = 0;
+function entry(overrides: Partial<NewLedgerEntry> = {}): NewLedgerEntry {
+  return {
+    chargeId: `charge-${++charges}`,
+    at: new Date(T0),
+    userId: 'U1',
+    channelId: 'C1',
+    operation: 'get-shop-info',
+    edition: 1,
+    points: 10,
+    quotaCalls: 0,
+    code: 0,
+    outcome: 'ok',
+    requestId: null,
+    correlationId: null,
+    pendingId: null,
+    source: 'interactive',
+    ...overrides,
+  };
+}
+
+const cap = (
+  scope: CapLimit['scope'],
+  subject: string,
+  points: number,
+  period: CapLimit['period'] = 'daily',
+) =>
+  ({ scope, subject, period, key: period === 'daily' ? '2025-03-01' : '2025-03', cap: points }) as CapLimit;
+
+/** Plain SQL on the test database, beside the store (to inject a difference, or to seed an old schema). */
+async function raw(db: TestDatabase): Promise<Kysely<Schema>> {
+  const dialect =
+    db.engine === 'postgres'
+      ? new PostgresDialect({ pool: new pg.Pool({ connectionString: db.options.url ?? '', max: 1 }) })
+      : new SqliteDialect({ database: new Database(db.options.path ?? '', { timeout: 5000 }) });
+  return new Kysely<Schema>({ dialect });
+}
+
+describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine: EngineName) => {
+  async function fresh(clock = manualClock()): Promise<{ db: TestDatabase; store: Store }> {
+    const db = await testDatabase(engine);
+    databases.push(db);
+    return { db, store: await db.open(clock) };
+  }
+
+  it('every ledger row adds to its workspace, user and channel counters, day and month', async () => {
+    const { store } = await fresh();
+    await store.ledger.record(entry({ userId: 'U1', channelId: 'C1', points: 10 }));
+    await store.ledger.record(entry({ userId: 'U2', channelId: 'C1', points: 5 }));
+    await store.ledger.record(entry({ userId: null, channelId: 'C2', points: 7, source: 'digest' }));
+    // Next local day (2025-03-02 in Shanghai) and another month's day.
+    await store.ledger.record(entry({ at: new Date(T0 + DAY), userId: 'U1', points: 3 }));
+    await store.ledger.record(entry({ at: new Date(T0 - 2 * DAY), userId: 'U1', points: 100 }));
+    const uses = await store.budgets.uses([
+      cap('workspace', '*', 1000),
+      cap('user', 'U1', 1000),
+      cap('user', 'U2', 1000),
+      cap('channel', 'C1', 1000),
+      cap('channel', 'C2', 1000),
+      cap('workspace', '*', 1000, 'monthly'),
+      cap('user', 'U1', 1000, 'monthly'),
+    ]);
+    expect(uses.map((u) => u.spent)).toEqual([22, 10, 5, 15, 7, 25, 13]);
+    // The counters are what the ledger says, period by period.
+    const periods = [periodsOf(T0, 'Asia/Shanghai'), periodsOf(T0 + DAY, 'Asia/Shanghai')].flatMap((p) => [
+      p.daily,
+      p.monthly,
+    ]);
+    expect(await store.budgets.reconcile(periods)).toEqual([]);
+  });
+
+  it('a charge id written twice is one row, counted once; the stored row is returned', async () => {
+    const { store } = await fresh();
+    const first = await store.ledger.record(entry({ chargeId: 'p-1:0:0', points: 10 }));
+    const again = await store.ledger.record(entry({ chargeId: 'p-1:0:0', points: 10, requestId: 'other' }));
+    expect(again).toEqual(first);
+    await store.ledger.record(entry({ chargeId: 'p-1:0:1', points: 10, pendingId: 'p-1' }));
+    expect((await store.budgets.uses([cap('workspace', '*', 1000)]))[0]?.spent).toBe(20);
+    expect(
+      await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) }).then((r) => r.length),
+    ).toBe(2);
+    expect((await store.ledger.byPending('p-1')).map((e) => e.chargeId)).toEqual(['p-1:0:1']);
+  });
+
+  it('a charge is paid from its reservation: reserved moves to spent in the same write', async () => {
+    const { store } = await fresh();
+    const caps = [cap('workspace', '*', 30), cap('user', 'U1', 100)];
+    const r = await store.budgets.reserve({ userId: 'U1', points: 12, caps, ttlMs: MINUTE });
+    if (!r.ok) throw new Error('refused');
+    await store.ledger.record(entry({ points: 8 }), { reservationId: r.id });
+    // 8 spent, 4 still reserved: 18 left under the workspace cap.
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([12, 12]);
+    expect(
+      await store.budgets.reserve({ userId: 'U2', points: 19, caps: [caps[0] as CapLimit], ttlMs: MINUTE }),
+    ).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'workspace', spent: 12 },
+    });
+    // A charge larger than what is left takes only what is left: reserved never goes below 0.
+    await store.ledger.record(entry({ points: 9 }), { reservationId: r.id });
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([17, 17]);
+    await store.budgets.release(r.id);
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([17, 17]);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+  });
+
+  it('extend grows a reservation under the same caps, all or nothing, and moves its expiry', async () => {
+    const clock = manualClock();
+    const { store } = await fresh(clock);
+    const caps = [cap('workspace', '*', 20), cap('user', 'U1', 12)];
+    const r = await store.budgets.reserve({ userId: 'U1', points: 5, caps, ttlMs: MINUTE });
+    if (!r.ok) throw new Error('refused');
+    expect(await store.budgets.extend(r.id, 5, MINUTE)).toBe(true);
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([10, 10]);
+    // The user cap (12) refuses 5 more: nothing changes on the workspace counter either.
+    expect(await store.budgets.extend(r.id, 5, MINUTE)).toBe(false);
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([10, 10]);
+    // Extended at +50 s for another minute: still held at +100 s, gone at +110 s.
+    clock.advance(50_000);
+    expect(await store.budgets.extend(r.id, 1, MINUTE)).toBe(true);
+    clock.advance(50_000);
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([11, 11]);
+    clock.advance(10_000);
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([0, 0]);
+    expect(await store.budgets.extend(r.id, 1, MINUTE)).toBe(false);
+  });
+
+  it('many concurrent reservations from several pools against one cap never pass it', async () => {
+    const { db } = await fresh();
+    const stores = await db.openMany(4);
+    const caps = [cap('workspace', '*', 100)];
+    // 60 reservations of 5 points, each also under its user's cap, in varying cap orders.
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const mine = [cap('user', `U${i % 7}`, 1000), ...caps];
+        return (stores[i % stores.length] as Store).budgets.reserve({
+          userId: `U${i % 7}`,
+          points: 5,
+          caps: i % 2 ? mine : mine.reverse(),
+          ttlMs: 10 * MINUTE,
+        });
+      }),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(20);
+    const store = stores[0] as Store;
+    expect((await store.budgets.uses(caps))[0]?.spent).toBe(100);
+    // Half are paid (charges written against them, from every pool at once), the rest released.
+    const held = results.flatMap((r) => (r.ok ? [r.id] : []));
+    await Promise.all(
+      held.map((id, i) =>
+        i % 2
+          ? (stores[i % stores.length] as Store).ledger.record(entry({ userId: `U${i}`, points: 5 }), {
+              reservationId: id,
+            })
+          : (stores[i % stores.length] as Store).budgets.release(id),
+      ),
+    );
+    await Promise.all(held.map((id) => store.budgets.release(id)));
+    expect((await store.budgets.uses(caps))[0]?.spent).toBe(50);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+  });
+
+  it('reconciliation finds a counter that differs from the ledger, and a stray reservation', async () => {
+    const { db, store } = await fresh();
+    await store.ledger.record(entry({ userId: 'U1', points: 10 }));
+    await store.ledger.record(entry({ userId: 'U2', points: 4 }));
+    const r = await store.budgets.reserve({
+      userId: 'U1',
+      points: 3,
+      caps: [cap('workspace', '*', 100)],
+      ttlMs: MINUTE,
+    });
+    expect(r.ok).toBe(true);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+    const k = await raw(db);
+    try {
+      // A lost update on U2's day counter, and a reserved count nothing holds.
+      await sql`UPDATE spend_counters SET spent = spent - 4 WHERE scope = 'user' AND subject = 'U2' AND period = 'daily'`.execute(
+        k,
+      );
+      await sql`UPDATE spend_counters SET reserved = reserved + 2 WHERE scope = 'workspace' AND period = 'daily'`.execute(
+        k,
+      );
+    } finally {
+      await k.destroy();
+    }
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual(
+      expect.arrayContaining([
+        {
+          scope: 'user',
+          subject: 'U2',
+          period: 'daily',
+          key: '2025-03-01',
+          field: 'spent',
+          counter: 0,
+          expected: 4,
+        },
+        {
+          scope: 'workspace',
+          subject: '*',
+          period: 'daily',
+          key: '2025-03-01',
+          field: 'reserved',
+          counter: 5,
+          expected: 3,
+        },
+      ]),
+    );
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toHaveLength(2);
+  });
+
+  it('a ledger written before the counters is backfilled once, in the budget zone', async () => {
+    const db = await testDatabase(engine);
+    databases.push(db);
+    const k = await raw(db);
+    try {
+      await migrate(k, engine, MIGRATIONS.slice(0, 6));
+      // Counted in UTC: 23:30 UTC on 2025-02-28 and 00:30 UTC on 2025-03-01 are two days, two months.
+      await sql`INSERT INTO settings (key, value_json, updated_at, updated_by)
+        VALUES ('budgets', '{"timezone":"UTC"}', 0, 'UADMIN')`.execute(k);
+      const row = (at: string, user: string | null, points: number) =>
+        sql`INSERT INTO ledger (at, user_id, channel_id, operation, edition, points, quota_calls, code, outcome, source)
+          VALUES (${Date.parse(at)}, ${user}, 'C1', 'get-shop-info', 1, ${points}, 0, 0, 'ok', 'interactive')`.execute(
+          k,
+        );
+      await row('2025-02-28T23:30:00Z', 'U1', 10);
+      await row('2025-03-01T00:30:00Z', 'U1', 4);
+      await row('2025-03-01T01:30:00Z', null, 6);
+      await row('2025-03-03T12:00:00Z', 'U2', 1);
+    } finally {
+      await k.destroy();
+    }
+    // Two stores opening at once (PostgreSQL: two pools; SQLite: one after the other, as
+    // better-sqlite3 waits for a lock on the very thread that holds it).
+    const [a, b] =
+      engine === 'postgres' ? await Promise.all([db.open(), db.open()]) : [await db.open(), await db.open()];
+    const store = a as Store;
+    const march = (subject: string, scope: CapLimit['scope'] = 'user') => ({
+      scope,
+      subject,
+      cap: 1000,
+    });
+    const uses = await store.budgets.uses([
+      { ...march('*', 'workspace'), period: 'daily', key: '2025-02-28' },
+      { ...march('*', 'workspace'), period: 'daily', key: '2025-03-01' },
+      { ...march('*', 'workspace'), period: 'monthly', key: '2025-03' },
+      { ...march('U1'), period: 'monthly', key: '2025-02' },
+      { ...march('U1'), period: 'daily', key: '2025-03-01' },
+      { ...march('C1', 'channel'), period: 'monthly', key: '2025-03' },
+    ]);
+    // Filled once although two stores opened.
+    expect(uses.map((u) => u.spent)).toEqual([10, 10, 11, 10, 4, 11]);
+    const periods = ['2025-02-28', '2025-03-01', '2025-03-03'].flatMap((d) => {
+      const p = periodsOf(Date.parse(`${d}T12:00:00Z`), 'UTC');
+      return [p.daily, p.monthly];
+    });
+    expect(await store.budgets.reconcile(periods)).toEqual([]);
+    expect(
+      (await (b as Store).ledger.list({ from: new Date(0), to: new Date(T0 + 5 * DAY) })).map(
+        (e) => e.chargeId,
+      ),
+    ).toEqual(['legacy:4', 'legacy:3', 'legacy:2', 'legacy:1']);
+  });
+});
+
+describe('the ledger on PostgreSQL, when a commit succeeds but its answer is lost', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('the charge written again after the cut is one row, counted once', async () => {
+    const url = await createPostgresDatabase();
+    cleanups.push(() => dropPostgresDatabase(url));
+    const cutter = await startCommitCutter(url);
+    cleanups.push(() => cutter.close());
+    const store = await openStore({ url: cutter.url, clock: { now: () => T0 } });
+    cleanups.push(() => store.close());
+    const warnings: unknown[] = [];
+    const recorder = createChargeRecorder({
+      ledger: store.ledger,
+      logger: { info: () => undefined, error: () => undefined, warn: (o) => void warnings.push(o) },
+      retryMs: 20,
+    });
+    cleanups.push(async () => recorder.stop());
+    const caps = [cap('workspace', '*', 100)];
+    const r = await store.budgets.reserve({ userId: 'U1', points: 10, caps, ttlMs: MINUTE });
+    if (!r.ok) throw new Error('refused');
+
+    cutter.arm();
+    await recorder.record(entry({ chargeId: 'p-cut:0:0', points: 10 }), { reservationId: r.id });
+    // The client saw the connection cut on COMMIT: the charge is kept, although it committed.
+    expect(cutter.cut()).toBe(1);
+    expect(warnings).toHaveLength(1);
+    // Written again (the same charge id) once the store answers: a no-op.
+    await vi.waitFor(() => expect(recorder.backlog()).toBe(0), { timeout: 5000 });
+    const rows = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+    expect(rows.map((e) => e.chargeId)).toEqual(['p-cut:0:0']);
+    expect((await store.budgets.uses(caps))[0]?.spent).toBe(10);
+    await store.budgets.release(r.id);
+    expect((await store.budgets.uses(caps))[0]?.spent).toBe(10);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+  });
+});
