@@ -1,26 +1,38 @@
-# syntax=docker/dockerfile:1
-# platdesk: multi-stage build on Node 24 LTS (slim). Nothing compiles: better-sqlite3 13 ships
-# prebuilt Node-API binaries in its registry package. The build stage also installs the pinned
-# `node` devDependency (used by npm scripts on machines with an older system Node); `npm prune`
-# drops it, and the runtime stage runs on the image's own Node 24 with production dependencies
-# only, as a non-root user.
+# platdesk image: multi-stage, Node 24 LTS (slim), no compiler, non-root.
+# Build with any OCI builder (`docker build .`); CI builds and smoke-tests it with podman:
+# scripts/container/build.sh, test/image.test.ts.
+#
+# Install scripts are off (`--ignore-scripts`), so nothing compiles and nothing downloads:
+# better-sqlite3 ships prebuilt Node-API binaries in its registry package (prebuilds/, loaded by
+# lib/binding.js), and the `node` devDependency (a whole Node binary, for npm scripts on machines
+# with an older system Node) is never fetched: the image has its own Node.
 
-FROM node:24-bookworm-slim AS build
+FROM docker.io/library/node:24-bookworm-slim AS build
 WORKDIR /app
+# Set only where the registry is reached through a private CA (see scripts/container/build.sh).
+ARG npm_config_cafile
+ARG npm_config_update_notifier=false
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
-# esbuild: dist/app.js (the app, with source maps) behind dist/main.js (checks the Node version).
-RUN npm run build && npm prune --omit=dev
+# esbuild: dist/app.js (the app, with source maps, pg and ioredis in chunks loaded only when
+# configured) behind dist/main.js (checks the Node version). The bundle needs one package at run
+# time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary.
+RUN npm run build \
+ && mkdir -p /runtime/node_modules \
+ && cp -r node_modules/better-sqlite3 /runtime/node_modules/ \
+ && cd /runtime/node_modules/better-sqlite3 \
+ && rm -rf deps src build \
+ && find prebuilds -name '*.node' ! -name "linux-$(node -p process.arch).node" -delete
 
-FROM node:24-bookworm-slim AS runtime
+FROM docker.io/library/node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_PATH=/data/platdesk.sqlite
 WORKDIR /app
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /runtime/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json manifest.yml ./
 # ./data (the default DATABASE_PATH's directory, relative to /app) is the volume too, so a .env
@@ -34,5 +46,4 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
 # node runs as PID 1: it gets SIGTERM directly and platdesk handles it (graceful stop). Use
 # `docker run --init` (or compose's init: true) to also reap stray child processes.
 STOPSIGNAL SIGTERM
-# dist/main.js keeps Node's compile cache in dist/.cache (owned by node) and maps stack traces to src/.
 CMD ["node", "dist/main.js"]
