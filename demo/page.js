@@ -43,7 +43,37 @@ function el(tag, className, text) {
   return node;
 }
 
-const decode = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+// The emoji shortcodes platdesk writes; any other :name: stays as typed.
+const EMOJI = {
+  warning: '⚠️',
+  white_check_mark: '✅',
+  no_entry: '⛔',
+  hourglass_flowing_sand: '⏳',
+  money_with_wings: '💸',
+  rotating_light: '🚨',
+  x: '❌',
+  repeat: '🔁',
+  receipt: '🧾',
+  moneybag: '💰',
+  wastebasket: '🗑️',
+  shopping_bags: '🛍️',
+  recycle: '♻️',
+  lock: '🔒',
+  link: '🔗',
+  hourglass: '⌛',
+  alarm_clock: '⏰',
+  thread: '🧵',
+  robot_face: '🤖',
+  raising_hand: '🙋',
+  package: '📦',
+  no_entry_sign: '🚫',
+  mag: '🔍',
+  information_source: 'ℹ️',
+  grey_question: '❔',
+};
+const emoji = (s) => s.replace(/:([a-z0-9_+-]+):/g, (all, name) => EMOJI[name] ?? all);
+const decodeEntities = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (s) => emoji(decodeEntities(s));
 const channelName = (id) => state.channels.find((c) => c.id === id)?.name ?? `#${id}`;
 const userName = (id) => USERS.find((u) => u.id === id)?.name ?? id;
 
@@ -93,9 +123,9 @@ function mrkdwn(text, into) {
 
 function textObject(t) {
   if (!t || typeof t.text !== 'string') return el('span');
-  return t.type === 'mrkdwn' ? mrkdwn(t.text) : el('span', '', t.text);
+  return t.type === 'mrkdwn' ? mrkdwn(t.text) : el('span', '', plain(t));
 }
-const plain = (t) => (t && typeof t.text === 'string' ? t.text : '');
+const plain = (t) => (t && typeof t.text === 'string' ? (t.emoji === false ? t.text : emoji(t.text)) : '');
 
 // ---------------------------------------------------------------------------------------------
 // Interactive elements. `where` is { channel, ts } for a message or { viewId } for a view.
@@ -149,6 +179,7 @@ function interactive(element, blockId, where) {
   if (element.type === 'button') {
     const button = el('button', `el ${element.style ?? ''}`.trim(), plain(element.text));
     button.type = 'button';
+    button.dataset.actionId = element.action_id ?? '';
     button.addEventListener('click', () => {
       if (!confirmed(element)) return;
       if (element.url) window.open(element.url, '_blank', 'noopener');
@@ -177,6 +208,8 @@ function imageOf(element, className) {
   const img = el('img', className);
   img.src = element.image_url ?? '';
   img.alt = element.alt_text ?? '';
+  // Sandbox images point nowhere: show the alt text instead of a broken image.
+  img.addEventListener('error', () => img.replaceWith(el('span', 'unknown', `[${img.alt || 'image'}]`)));
   return img;
 }
 
@@ -226,7 +259,10 @@ function block(b, where, view) {
 
 function blocks(list, where, view) {
   const box = el('div', 'blocks');
-  for (const b of list ?? []) box.append(block(b, where, view));
+  // Slack gives a block without a block_id one of its own.
+  (list ?? []).forEach((b, i) => {
+    box.append(block({ block_id: `b${i}`, ...b }, where, view));
+  });
   return box;
 }
 
@@ -392,7 +428,6 @@ function messageNode(m) {
   const head = el('div');
   head.append(el('span', 'who', m.author === 'you' ? 'agent (you)' : 'platdesk'));
   if (m.ephemeral && !m.command) head.append(el('span', 'meta', 'Only visible to you'));
-  if (m.edited) head.append(el('span', 'meta', ' (edited)'));
   node.append(head);
   if (m.command) node.append(el('div', '', m.text));
   else if (m.blocks.length > 0) node.append(blocks(m.blocks, { channel: m.channel, ts: m.ts }));

@@ -22,7 +22,6 @@ export interface DemoMessage {
   threadTs: string | null;
   /** The app's chat.unfurl for links in this message. */
   unfurls: { url: string; blocks: unknown[] }[];
-  edited: boolean;
 }
 
 export interface DemoView {
@@ -96,8 +95,8 @@ export function createWorld(fake: FakeSlack): World {
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
   const blocksOf = (body: Json): unknown[] => (Array.isArray(body.blocks) ? body.blocks : []);
 
-  function add(message: Omit<DemoMessage, 'ts' | 'unfurls' | 'edited'>): DemoMessage {
-    const full: DemoMessage = { ...message, ts: nextTs(), unfurls: [], edited: false };
+  function add(message: Omit<DemoMessage, 'ts' | 'unfurls'>): DemoMessage {
+    const full: DemoMessage = { ...message, ts: nextTs(), unfurls: [] };
     messages.push(full);
     changed();
     return full;
@@ -119,7 +118,6 @@ export function createWorld(fake: FakeSlack): World {
   function replace(target: DemoMessage, body: Json): void {
     target.text = str(body.text);
     target.blocks = blocksOf(body);
-    target.edited = true;
     changed();
   }
 
