@@ -155,3 +155,31 @@ describe.each(['en', 'zh-CN'] as const)('the demo page in a browser (%s)', (loca
     expect(await page.$$('#conversation script, #conversation iframe')).toHaveLength(0);
   }, 80_000);
 });
+
+describe('the demo page renders mrkdwn as Slack does, and only as text', () => {
+  it('bold, italic, strike, code, links and entities become elements; markup the app echoes stays text', async () => {
+    demo = await startDemo({ port: 0, logLevel: 'error' });
+    page = await browser.newPage();
+    await page.goto(demo.url);
+    await page.waitForSelector('#channels button');
+    // page.js's own renderer, on a string holding every kind of mark-up Slack's mrkdwn has.
+    const html = await page.evaluate(
+      "mrkdwn('*bold* _it_ ~gone~ `a<b` <https://example.com/?a=1&amp;b=2|a &lt;link&gt;> <#C1234> &lt;script&gt; snake_case_id 2*3*4\\nnext').innerHTML",
+    );
+    expect(html).toBe(
+      '<b>bold</b> <i>it</i> <s>gone</s> <code>a&lt;b</code> ' +
+        '<a href="https://example.com/?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">a &lt;link&gt;</a> ' +
+        '<span class="mention">#support</span> &lt;script&gt; snake_case_id 2*3*4<br>next',
+    );
+    const javascriptLink = await page.evaluate("mrkdwn('<javascript:alert(1)|click>').innerHTML");
+    expect(javascriptLink).toBe('<a>click</a>');
+
+    // Through the app: a command echoing hostile input is answered, and shown as the text it is.
+    const hostile = '<img src=x onerror="window.pwned=1">';
+    await type(page, `/item ${hostile}`);
+    await waitForText(page, 'onerror');
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    expect(await page.$$('#conversation img')).toHaveLength(0);
+    expect(calls()).toBe(0);
+  }, 30_000);
+});
