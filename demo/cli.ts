@@ -9,7 +9,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`DEMO_PORT must be a port number (0–65535), not "${process.env.DEMO_PORT}"`);
   process.exit(1);
 }
-const demo = await startDemo({ port }).catch((error: unknown) => {
+// The app's start-up warning ("using the built-in sandbox") is the point here: log errors only.
+const demo = await startDemo({ port, logLevel: 'error' }).catch((error: unknown) => {
   const busy = (error as { code?: string }).code === 'EADDRINUSE';
   console.error(busy ? `Port ${port} is in use: set DEMO_PORT to another port` : String(error));
   process.exit(1);
