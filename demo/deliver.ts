@@ -118,7 +118,7 @@ export function createDeliverer(world: World, eventsUrl: string, signingSecret: 
 
   return {
     async command(channel, line, threadTs) {
-      const [name = '', ...rest] = line.trim().split(/\s+/);
+      const name = line.trim().split(/\s+/)[0] ?? '';
       world.addUserMessage(channel, line.trim(), { command: true });
       const payload = slashCommand({
         command: name,
@@ -127,7 +127,6 @@ export function createDeliverer(world: World, eventsUrl: string, signingSecret: 
         responseUrl: world.responseUrl({ channel, sourceTs: null, threadTs: threadTs ?? null }),
         triggerId: randomUUID(),
       });
-      void rest;
       const delivery = await send(postCommand(eventsUrl, signingSecret, payload));
       showAck(channel, delivery);
       return delivery;

@@ -84,7 +84,7 @@ async function shot(p: Page, name: string): Promise<void> {
 describe.each(['en', 'zh-CN'] as const)('the demo page in a browser (%s)', (locale) => {
   const w = wordsFor(locale);
 
-  it('item lookup, orders page turn, digest run: rendered from what the app sent, one sandbox call each', async () => {
+  it('item lookup, orders page turn, digest run: rendered from what the app sent, with the sandbox call count at each step', async () => {
     demo = await startDemo({ port: 0, logLevel: 'error' });
     page = await browser.newPage();
     await page.setViewport({ width: 1200, height: 820 });
@@ -141,13 +141,15 @@ describe.each(['en', 'zh-CN'] as const)('the demo page in a browser (%s)', (loca
     expect(turned).not.toContain(position(1));
     if (locale === 'zh-CN') await shot(page, 'demo-orders-zh-CN.png');
 
-    // A digest, added for #support and run now: posted in the channel, in its language.
-    await type(page, `/orders digest add ${OWNER} here 03:17 single`);
+    // A digest, added for #support and run now: posted in the channel, in its language, threaded.
+    await type(page, `/orders digest add ${OWNER} here 03:17`);
     await waitForText(page, String(w.t('digest.answer.added', { id: 1 }).match(/[^:]+#1/)?.[0]).trim());
     await type(page, '/orders digest run 1');
     const heading = w.t('digest.titleManual', { shop: '' }).replace(/ · $/, '');
     await waitForText(page, heading, 20_000);
     await expect.poll(calls, { timeout: 10_000 }).toBe(5);
+    // A new digest is threaded: its details are replies under the summary (thread_ts).
+    await page.waitForSelector('#conversation .thread .msg');
     const text = await shown(page);
     // Receiver data never reaches the page (the sandbox masks it as 张**, 138****1234, …).
     expect(text).not.toMatch(/[张王李赵刘陈杨黄周吴]\*\*|\d{3}\*{4}\d{4}|号\*\*室/);
