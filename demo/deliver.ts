@@ -34,14 +34,18 @@ const UNFURL_DOMAINS = [
   'm.tb.cn',
 ];
 
-/** What a person did to an interactive element, as the page reports it. */
+/**
+ * What a person did to an interactive element, as the page reports it: a button's value and label,
+ * or the element's new state in Slack's shape (`selected_option` with its text object,
+ * `selected_options`, `value`…).
+ */
 export interface ElementAction {
   type: string;
   action_id: string;
   block_id: string;
   value?: string;
   text?: string;
-  selected_option?: { text: string; value: string };
+  [state: string]: unknown;
 }
 
 export interface Delivery {
@@ -54,16 +58,16 @@ const nextActionTs = () => `${Math.floor(Date.now() / 1000)}.${String(++actionSe
 
 const plain = (text: string) => ({ type: 'plain_text', text, emoji: true });
 
-/** The action as Slack reports it: a button's value, a select's or overflow's selected_option. */
+/** The action as Slack reports it: a button's label and value, any other element's new state. */
 function slackAction(a: ElementAction, actionTs: string): Json {
-  const base: Json = { type: a.type, action_id: a.action_id, block_id: a.block_id, action_ts: actionTs };
-  if (a.type === 'button') {
-    base.text = plain(a.text ?? '');
+  const { type, action_id, block_id, text, ...state } = a;
+  const base: Json = { type, action_id, block_id, action_ts: actionTs };
+  if (type === 'button') {
+    base.text = plain(text ?? '');
     if (a.value !== undefined) base.value = a.value;
-  } else if (a.selected_option) {
-    base.selected_option = { text: plain(a.selected_option.text), value: a.selected_option.value };
+    return base;
   }
-  return base;
+  return { ...base, ...state };
 }
 
 /** The view as Slack sends it back in an interaction payload: with its id, hash and state. */

@@ -195,7 +195,7 @@ function interactive(element, blockId, where) {
         act(where, {
           ...base,
           type: element.type,
-          selected_option: { text: plain(option.text), value: option.value },
+          selected_option: { text: option.text, value: option.value },
         }),
       chooseLabel,
     );
@@ -351,11 +351,30 @@ function inputBlock(b, view) {
   }
   control.classList.add('control');
   box.append(control);
+  if (b.dispatch_action && view) dispatchOnChange(box, control, e, view.id);
   if (b.hint) box.append(el('div', 'hint', plain(b.hint)));
   const error = view?.errors?.[b.block_id];
   if (error) box.append(el('div', 'error', error));
   box.optionsOf = optionsOf(e);
   return box;
+}
+
+// An input block with dispatch_action sends block_actions as its element changes (a text input:
+// when Enter is pressed), carrying the element's new state and the view's.
+function dispatchOnChange(box, control, element, viewId) {
+  const send = () => {
+    const form = box.closest('[data-view-id]');
+    const values = collectState(form);
+    const own = values[box.dataset.blockId]?.[box.dataset.actionId] ?? {};
+    act({ viewId }, { ...own, action_id: element.action_id, block_id: box.dataset.blockId });
+  };
+  if (element.type === 'plain_text_input' || element.type === 'number_input')
+    control.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' || element.multiline) return;
+      event.preventDefault();
+      send();
+    });
+  else control.addEventListener('change', send);
 }
 
 function collectState(root) {
