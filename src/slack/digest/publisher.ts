@@ -17,10 +17,11 @@ import {
 } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import type { DigestPublisher } from '../../digest/types.js';
+import type { DigestPost, DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
 import { createAdminMessenger, postMessage } from '../scheduled-posts.js';
+import type { DigestChartPoster } from './chart.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
@@ -29,6 +30,8 @@ export interface SlackDigestPublisherDeps {
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   admins: () => Promise<readonly string[]>;
   logger: Pick<Logger, 'warn' | 'error'>;
+  /** Posts the digest's chart in its thread once the digest is posted (issue 26); none: no chart. */
+  postChart?: DigestChartPoster;
 }
 
 export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): DigestPublisher {
@@ -53,30 +56,42 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
   const words = (channelId: string): Promise<Words> =>
     /^[UW]/.test(channelId) ? deps.language.user(channelId) : deps.language.channel(channelId);
 
+  async function putDigest(
+    channel: string,
+    w: Words,
+    post: DigestPost,
+    replaceTs: string | null,
+  ): Promise<string> {
+    if (post.subscription.layout === 'single') return put(channel, renderDigest(w, post), replaceTs);
+    // Threaded: the summary in the channel, the details as replies in its thread (never
+    // reply_broadcast: the channel stays quiet).
+    const { parent, replies } = renderDigestThread(w, post);
+    const ts = await put(channel, parent, replaceTs);
+    // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry
+    // of the run would post the summary a second time.
+    for (const reply of replies)
+      await client.chat
+        .postMessage({
+          channel,
+          thread_ts: ts,
+          text: reply.text,
+          blocks: reply.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        })
+        .catch((err: unknown) =>
+          logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
+        );
+    return ts;
+  }
+
   return {
     async postDigest(post, replaceTs) {
       const channel = post.subscription.channelId;
       const w = await words(channel);
-      if (post.subscription.layout === 'single') return put(channel, renderDigest(w, post), replaceTs);
-      // Threaded: the summary in the channel, the details as replies in its thread (never
-      // reply_broadcast: the channel stays quiet).
-      const { parent, replies } = renderDigestThread(w, post);
-      const ts = await put(channel, parent, replaceTs);
-      // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry
-      // of the run would post the summary a second time.
-      for (const reply of replies)
-        await client.chat
-          .postMessage({
-            channel,
-            thread_ts: ts,
-            text: reply.text,
-            blocks: reply.blocks,
-            unfurl_links: false,
-            unfurl_media: false,
-          })
-          .catch((err: unknown) =>
-            logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
-          );
+      const ts = await putDigest(channel, w, post, replaceTs);
+      // Issue 26: the chart goes in the digest's thread, after everything else is posted.
+      await deps.postChart?.(w, post, channel, ts);
       return ts;
     },
     postProgress: async (sub, _run, plan, replaceTs) =>
