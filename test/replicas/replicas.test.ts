@@ -24,7 +24,8 @@ const SECRET = 'replicas-secret';
 const ADMIN = 'U0REPADMIN';
 const DIGEST_CHANNEL = 'C0DIGEST1';
 const ALREADY_USED = 'This confirmation was already used';
-const INTERRUPTED = 'was interrupted by a platdesk restart before its answer arrived';
+// Every interrupted-lookup message (lookup.interrupted*: sent or not, charged or not) says this.
+const INTERRUPTED = 'was interrupted (a platdesk restart or a lost database connection)';
 const PLAT_TOKEN = 'replicas-test';
 const REPLICAS = 3;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

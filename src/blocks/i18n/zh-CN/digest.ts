@@ -141,9 +141,9 @@ export const digest: Catalog['digest'] = {
     approved: ':hourglass_flowing_sand: {{user}} 已批准费用；正在运行汇总…',
   },
   approvalPartial_one:
-    ':moneybag: {{which}}预计总共花费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
+    ':moneybag: {{which}}预计总共扣费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
   approvalPartial_other:
-    ':moneybag: {{which}}预计总共花费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
+    ':moneybag: {{which}}预计总共扣费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
   runAnywayRest: '拉取剩余部分（约 {{points}}）',
 };
 

@@ -48,7 +48,7 @@ export const home: Catalog['home'] = {
   byDay: '*按天（{{zone}}，最新在前）*',
   userLine: '• {{who}}：{{totals}}',
   scheduledWithinCaps:
-    '定时汇总和发货提醒的费用计入上述数字，并受工作区上限约束：会超出上限的分页不会获取，“仍然运行”也不会解除工作区上限。',
+    '定时汇总和发货预警的扣费计入上述数字，并受工作区上限约束：会超出上限的分页不会获取，“仍然运行”也不会解除工作区上限。',
   scheduledDigests: '定时汇总',
   moreUsers_one: '…还有 {{n}} 位用户',
   moreUsers_other: '…还有 {{n}} 位用户',
@@ -151,10 +151,10 @@ export const alert: Catalog['alert'] = {
   },
   spendTotals: {
     found_one:
-      ':warning: {{day}} 夜间核对：{{n}} 项花费累计与账本不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
+      ':warning: {{day}} 夜间核对：{{n}} 项扣费累计与扣费明细不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
     found_other:
-      ':warning: {{day}} 夜间核对：{{n}} 项花费累计与账本不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
-    spentLine: '• {{who}}，{{period}} {{key}}：累计 {{counter}}，账本 {{expected}} 点',
+      ':warning: {{day}} 夜间核对：{{n}} 项扣费累计与扣费明细不一致（上限按累计计算）。请告知 platdesk 运维人员，详情见日志。',
+    spentLine: '• {{who}}，{{period}} {{key}}：累计 {{counter}}，扣费明细 {{expected}} 点',
     reservedLine: '• {{who}}，{{period}} {{key}}：预留 {{counter}} 点，预留记录 {{expected}}',
     workspace: '工作区',
   },
