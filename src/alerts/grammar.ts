@@ -11,7 +11,7 @@ import {
   parseChannel,
   type ReadLocale,
 } from '../digest/grammar.js';
-import { canonicalTimeZone, normalizeLocalTime, parseLocalTime } from '../digest/zoned-time.js';
+import { canonicalTimeZone, normalizeLocalTime, parseLocalTime } from '../zoned-time.js';
 
 export const ALERT_DEFAULTS = {
   withinHours: 6,

@@ -3,8 +3,9 @@
  * subscription's zone, each slot a local wall time turned into an instant by zonedInstant
  * (DST-aware: a slot in a spring-forward gap moves forward, a repeated one is the earlier).
  */
-import { addDays, localDateOf, parseLocalTime, zonedInstant } from '../digest/zoned-time.js';
+
 import type { AlertSubscription } from '../store/store.js';
+import { addDays, localDateOf, parseLocalTime, zonedInstant } from '../zoned-time.js';
 
 type Hours = Pick<AlertSubscription, 'everyMinutes' | 'hoursFrom' | 'hoursTo' | 'timeZone'>;
 

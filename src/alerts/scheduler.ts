@@ -11,10 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import { DigestLeaseLostError } from '../digest/runner.js';
 import { createWakeLoop, realClock } from '../digest/wake-loop.js';
-import { localDateOf } from '../digest/zoned-time.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
+import { localDateOf } from '../zoned-time.js';
 import { type CheckContext, type CheckResult, executeAlertCheck } from './check.js';
 import { dueSlot, nextSlotAfter } from './schedule.js';
 import type { AlertClock, AlertDeps } from './types.js';

@@ -6,8 +6,8 @@
 import { digestCap } from '../digest/runner.js';
 import type { ResolveShop } from '../digest/subscriptions.js';
 import type { PriceOf } from '../digest/types.js';
-import { localDateOf } from '../digest/zoned-time.js';
 import type { AlertSubscription, ClaimOrderResult, Store } from '../store/store.js';
+import { localDateOf } from '../zoned-time.js';
 import { firstCheckEstimate } from './cost.js';
 import type { AlertAdd } from './grammar.js';
 import type { AlertScheduler } from './scheduler.js';

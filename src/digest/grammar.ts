@@ -13,7 +13,7 @@
 
 import { REMARK_FLAG_WORDS } from '../plat/remark-flags.js';
 import type { DigestLayout } from '../store/store.js';
-import { canonicalTimeZone, normalizeLocalTime } from './zoned-time.js';
+import { canonicalTimeZone, normalizeLocalTime } from '../zoned-time.js';
 
 /** Why a digest command or form cannot be taken, as a code and the values its sentence names. */
 export type DigestProblem = {

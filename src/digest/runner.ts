@@ -24,13 +24,13 @@ import { MAX_PAGE_SIZE } from '../plat/inputs.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
+import { addDays } from '../zoned-time.js';
 import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
 import { decodePageOrders, encodePageOrders } from './page-orders.js';
 import { postOnce, unknownPostOf } from './posted-once.js';
 import { createRunFence, RunLeaseLostError } from './run-fence.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestEstimate, DigestPost } from './types.js';
-import { addDays } from './zoned-time.js';
 
 /** Store setting: the most points one digest may cost without an admin's approval. */
 export const MAX_POINTS_SETTING = 'digest.maxPoints';

@@ -19,10 +19,10 @@ import { randomUUID } from 'node:crypto';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
+import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from '../zoned-time.js';
 import { executeDigestRun, isLeaseLost, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
-import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from './zoned-time.js';
 
 const MINUTE = 60_000;
 

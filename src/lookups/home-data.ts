@@ -4,7 +4,6 @@
  * the settings they can change there. Pure reads: blocks/home.ts renders it.
  */
 import { z } from 'zod';
-import { localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
   AlertSubscription,
@@ -14,6 +13,7 @@ import type {
   LedgerTotals,
   Store,
 } from '../store/store.js';
+import { localDateOf } from '../zoned-time.js';
 import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
 import { type UsageReport, usageReport } from './reports.js';

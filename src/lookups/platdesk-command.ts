@@ -4,9 +4,9 @@
  * change is stored (and audited with who made it) through the store's settings.
  */
 import { digestCap, MAX_POINTS_SETTING } from '../digest/runner.js';
-import { canonicalTimeZone, localDateOf } from '../digest/zoned-time.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type { AuditRecord, LedgerEntry, Store } from '../store/store.js';
+import { canonicalTimeZone, localDateOf } from '../zoned-time.js';
 import { type Locale, type LocaleSettings, toLocale } from './locale.js';
 import { type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, RegisteredShop, ShopRegistry, SpendSettings } from './settings.js';

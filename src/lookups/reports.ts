@@ -2,9 +2,10 @@
  * Spend reports read from the ledger: totals by period, by operation, by user and by day, and
  * the CSV export for accounting.
  */
-import { localDateOf } from '../digest/zoned-time.js';
+
 import { NO_ANSWER_CODE } from '../plat/codes.js';
 import type { LedgerEntry, LedgerGroupRow, LedgerTotals, Store } from '../store/store.js';
+import { localDateOf } from '../zoned-time.js';
 import { periodStarts } from './budgets.js';
 
 export type ReportPeriod = 'today' | 'month' | 'last30';

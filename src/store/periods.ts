@@ -3,8 +3,9 @@
  * instant in the workspace's budget zone, as keys ('2026-11-25', '2026-11') and as instants
  * [from, to). One function for the caps (lookups/budgets.ts), the counters written with each
  * ledger row (ledger.ts) and the reconciliation (budgets.ts), so they can never disagree on
- * which period a charge belongs to. Intl only; SQLite knows no zones.
+ * which period a charge belongs to. Built on src/zoned-time.ts (Intl only; SQLite knows no zones).
  */
+import { addDays, canonicalTimeZone, localDateOf, startOfLocalDay } from '../zoned-time.js';
 import type { Executor } from './schema.js';
 
 export type PeriodName = 'daily' | 'monthly';
@@ -22,75 +23,43 @@ export const DEFAULT_BUDGET_ZONE = 'Asia/Shanghai';
 /** The settings key of the budgets (lookups/settings.ts SETTING_KEYS.budgets). */
 export const BUDGETS_SETTING_KEY = 'budgets';
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-      });
-    } catch {
-      // An unknown zone in a hand-edited setting: count in the default zone rather than fail a charge.
-      f = formatter(DEFAULT_BUDGET_ZONE);
-    }
-    formatters.set(timeZone, f);
+/** Zones as given → a zone Intl knows (an unknown one in a hand-edited setting counts in the default zone rather than fail a charge). */
+const zones = new Map<string, string>();
+function knownZone(timeZone: string): string {
+  let zone = zones.get(timeZone);
+  if (zone === undefined) {
+    zone = canonicalTimeZone(timeZone) ?? DEFAULT_BUDGET_ZONE;
+    zones.set(timeZone, zone);
   }
-  return f;
+  return zone;
 }
-
-function wall(atMs: number, timeZone: string): { y: number; m: number; d: number; offset: number } {
-  const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(atMs)))
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  const y = parts.year ?? 1970;
-  const m = parts.month ?? 1;
-  const d = parts.day ?? 1;
-  const asUtc = Date.UTC(y, m - 1, d, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
-  return { y, m, d, offset: asUtc - Math.floor(atMs / 1000) * 1000 };
-}
-
-/** The instant of local midnight of the wall date whose UTC reading is `wallUtc`. */
-function localMidnight(wallUtc: number, timeZone: string): number {
-  // Subtract the zone's offset at (about) that moment; twice for days whose offset changes.
-  let guess = wallUtc - wall(wallUtc, timeZone).offset;
-  guess = wallUtc - wall(guess, timeZone).offset;
-  return guess;
-}
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** The local day and month containing `at`. */
 export function periodsOf(at: Date | number, timeZone: string): { daily: Period; monthly: Period } {
-  const { y, m, d } = wall(typeof at === 'number' ? at : at.getTime(), timeZone);
+  const zone = knownZone(timeZone);
+  const day = localDateOf(typeof at === 'number' ? at : at.getTime(), zone);
+  const month = day.slice(0, 7);
+  const nextMonth = addDays(`${month}-28`, 4).slice(0, 7);
   return {
     daily: {
       period: 'daily',
-      key: `${pad(y, 4)}-${pad(m)}-${pad(d)}`,
-      from: new Date(localMidnight(Date.UTC(y, m - 1, d), timeZone)),
-      to: new Date(localMidnight(Date.UTC(y, m - 1, d + 1), timeZone)),
+      key: day,
+      from: new Date(startOfLocalDay(day, zone)),
+      to: new Date(startOfLocalDay(addDays(day, 1), zone)),
     },
     monthly: {
       period: 'monthly',
-      key: `${pad(y, 4)}-${pad(m)}`,
-      from: new Date(localMidnight(Date.UTC(y, m - 1, 1), timeZone)),
-      to: new Date(localMidnight(Date.UTC(y, m, 1), timeZone)),
+      key: month,
+      from: new Date(startOfLocalDay(`${month}-01`, zone)),
+      to: new Date(startOfLocalDay(`${nextMonth}-01`, zone)),
     },
   };
 }
 
 /** Only the keys (the hot path of every ledger row: no midnight arithmetic). */
 export function periodKeys(at: Date | number, timeZone: string): { daily: string; monthly: string } {
-  const { y, m, d } = wall(typeof at === 'number' ? at : at.getTime(), timeZone);
-  return { daily: `${pad(y, 4)}-${pad(m)}-${pad(d)}`, monthly: `${pad(y, 4)}-${pad(m)}` };
+  const day = localDateOf(typeof at === 'number' ? at : at.getTime(), knownZone(timeZone));
+  return { daily: day, monthly: day.slice(0, 7) };
 }
 
 /** The budget zone as stored in the settings (read in the caller's transaction). */

@@ -7,10 +7,10 @@
 
 import type { ViewStateValue } from '@slack/bolt';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { localDateOf } from '../../src/digest/zoned-time.js';
 import { BUDGET_ALERT_PREFIX } from '../../src/lookups/lookup-service.js';
 import { autoLookupSettings } from '../../src/lookups/unfurls.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { localDateOf } from '../../src/zoned-time.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { buttonOf, SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';

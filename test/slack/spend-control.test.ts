@@ -6,11 +6,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
-import { localDateOf } from '../../src/digest/zoned-time.js';
 import { periodStarts } from '../../src/lookups/budgets.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { localDateOf } from '../../src/zoned-time.js';
 import { buttonOf, confirmationOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';

@@ -4,7 +4,8 @@
  * shift (Australia/Lord_Howe).
  */
 import { describe, expect, it } from 'vitest';
-import { nextRunAfter, scheduledInstant } from '../../src/digest/scheduler.js';
+import { nextRunAfter, scheduledInstant } from '../src/digest/scheduler.js';
+import type { DigestSubscription } from '../src/store/store.js';
 import {
   addDays,
   canonicalTimeZone,
@@ -12,8 +13,7 @@ import {
   normalizeLocalTime,
   startOfLocalDay,
   zonedInstant,
-} from '../../src/digest/zoned-time.js';
-import type { DigestSubscription } from '../../src/store/store.js';
+} from '../src/zoned-time.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const at = (text: string) => Date.parse(text);
