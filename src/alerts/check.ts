@@ -6,11 +6,15 @@
  *  - awaiting orders (status 1) due within the alert's hours and never alerted → one message;
  *  - alerted orders still awaiting one hour before their deadline → one reminder each.
  *
- * The caller (scheduler.ts) holds the check's lease and handles failures.
+ * The caller (scheduler.ts) claims the check and handles failures; the check holds its lease
+ * the digest's way (digest/run-fence.ts): a timer renews it under the claim's epoch whatever the
+ * check is doing (a page waiting in the limiter behind interactive lookups included), every plat
+ * call is fenced by it, and a holder that lost it stops before its next call.
  */
 
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
 import { postOnce, unknownPostOf } from '../digest/posted-once.js';
+import { type RunFence, type RunLeaseTimings, withRunFence } from '../digest/run-fence.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
@@ -19,7 +23,6 @@ import type {
   AlertOrder,
   AlertOrderFacts,
   AlertSubscription,
-  HeldLease,
   RunHolder,
 } from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
@@ -34,10 +37,8 @@ export const REMIND_BEFORE_MS = HOUR;
  */
 export const MAX_ORDERS_PER_ALERT = 20;
 
-export interface CheckContext extends AlertDeps {
+export interface CheckContext extends AlertDeps, RunLeaseTimings {
   now: () => number;
-  instanceId: string;
-  leaseMs: number;
 }
 
 export type CheckResult =
@@ -66,10 +67,26 @@ export async function executeAlertCheck(
   check: AlertCheck,
   options: { force: boolean; signal?: AbortSignal },
 ): Promise<CheckResult> {
+  return withRunFence(
+    ctx,
+    check,
+    (id, lease) => ctx.store.alerts.renew(id, lease),
+    ctx.logger,
+    (fence) => checkHeld(ctx, sub, check, options, fence),
+  );
+}
+
+async function checkHeld(
+  ctx: CheckContext,
+  sub: AlertSubscription,
+  check: AlertCheck,
+  options: { force: boolean; signal?: AbortSignal },
+  fence: RunFence,
+): Promise<CheckResult> {
   const alerts = ctx.store.alerts;
   // The claim's epoch fences every write of this holder (store/runs.ts).
-  const holder = { owner: ctx.instanceId, epoch: check.epoch };
-  const lease = (): HeldLease => ({ ...holder, now: new Date(ctx.now()), ms: ctx.leaseMs });
+  const holder = fence.holder;
+  const lease = fence.lease;
   // Claimed in 'posting': a history check of a post left unknown. Its orders are recorded; nothing
   // is fetched again.
   if (check.state === 'posting') {
@@ -138,14 +155,12 @@ export async function executeAlertCheck(
         priority: 'bulk',
         correlationId: `alert-${check.id}`,
         onCharge,
-        onProgress: async () => {
-          if (!(await alerts.renew(check.id, lease()))) throw new DigestLeaseLostError(check.id);
-        },
         checkPlan: (plan) => {
           const each = price ?? plan.lastPagePoints;
           if (each !== null && spent + plan.pagesPlanned * each > cap)
             throw new DigestOverCapError(plan.pagesPlanned * each);
         },
+        fence,
         ...(options.signal ? { signal: options.signal } : {}),
       })
     ).orders;

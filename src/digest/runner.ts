@@ -18,8 +18,6 @@
  * Either way the run waits for an admin's "Run anyway", which fetches only what remains.
  */
 
-import type { Clock } from '../clock.js';
-import { isPlatError } from '../plat/errors.js';
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
@@ -28,7 +26,7 @@ import { addDays } from '../zoned-time.js';
 import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
 import { decodePageOrders, encodePageOrders } from './page-orders.js';
 import { postOnce, unknownPostOf } from './posted-once.js';
-import { createRunFence, RunLeaseLostError } from './run-fence.js';
+import { type RunFence, RunLeaseLostError, type RunLeaseTimings, withRunFence } from './run-fence.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestEstimate, DigestPost } from './types.js';
 
@@ -77,16 +75,8 @@ export type RunResult =
    */
   | { kind: 'unknown'; run: DigestRun; checkAt: Date | null };
 
-export interface RunnerContext extends DigestDeps {
+export interface RunnerContext extends DigestDeps, RunLeaseTimings {
   now: () => number;
-  /** The timers of the lease renewal (run-fence.ts). */
-  clock: Clock;
-  instanceId: string;
-  leaseMs: number;
-  /** How often a holder renews its lease. */
-  renewEveryMs: number;
-  /** The longest a plat call takes from being sent to its end (the plat deadline + margin). */
-  callSpanMs: number;
   /** Least time between two progress updates of "Run now". */
   progressIntervalMs: number;
 }
@@ -136,27 +126,13 @@ export async function executeDigestRun(
   claimed: DigestRun,
   options: ExecuteOptions,
 ): Promise<RunResult> {
-  const { store } = ctx;
-  const fence = createRunFence({
-    runId: claimed.id,
-    holder: { owner: ctx.instanceId, epoch: claimed.epoch },
-    expiresAt: claimed.leaseExpiresAt?.getTime() ?? ctx.now() + ctx.leaseMs,
-    leaseMs: ctx.leaseMs,
-    renewEveryMs: ctx.renewEveryMs,
-    callSpanMs: ctx.callSpanMs,
-    clock: ctx.clock,
-    renew: (lease) => store.digests.renew(claimed.id, lease),
-    logger: ctx.logger,
-  });
-  try {
-    return await executeHeld(ctx, subscription, claimed, options, fence);
-  } catch (error) {
-    // A call withdrawn from the limiter because the lease was lost is that loss, not a failure.
-    if (fence.signal.aborted && isPlatError(error) && error.code === 'aborted') throw fence.signal.reason;
-    throw error;
-  } finally {
-    fence.stop();
-  }
+  return withRunFence(
+    ctx,
+    claimed,
+    (id, lease) => ctx.store.digests.renew(id, lease),
+    ctx.logger,
+    (fence) => executeHeld(ctx, subscription, claimed, options, fence),
+  );
 }
 
 async function executeHeld(
@@ -164,7 +140,7 @@ async function executeHeld(
   subscription: DigestSubscription,
   claimed: DigestRun,
   options: ExecuteOptions,
-  fence: ReturnType<typeof createRunFence>,
+  fence: RunFence,
 ): Promise<RunResult> {
   const { store, publisher } = ctx;
   const digests = store.digests;
