@@ -16,8 +16,8 @@ import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
 import { postOnce, unknownPostOf } from '../digest/posted-once.js';
 import { type RunFence, type RunLeaseTimings, withRunFence } from '../digest/run-fence.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
+import { leasedRunCalls, settleUnanswered } from '../digest/sent-calls.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type {
   AlertCheck,
   AlertOrder,
@@ -94,6 +94,28 @@ async function checkHeld(
     const pending = (await alerts.orders(sub.id, ['pending'])).filter((o) => o.checkId === check.id);
     return postAlertOnce(ctx, sub, check, holder, pending, { at: ctx.now(), deferred: 0, verify: true });
   }
+  // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each
+  // call and its attempt, each written ahead of its call (digest/sent-calls.ts).
+  const runCalls = {
+    store: ctx.store,
+    charges: ctx.charges,
+    runKey: `alert:${check.id}`,
+    epoch: holder.epoch,
+    logger: ctx.logger,
+  };
+  await settleUnanswered(runCalls, (n) => alerts.addCharge(check.id, 0, n));
+  const calls = leasedRunCalls({
+    ...runCalls,
+    now: ctx.now,
+    source: 'alert',
+    channelId: sub.channelId,
+    correlationId: `alert-${check.id}`,
+    edition: 1,
+  });
+  const forgetRecorded = () =>
+    ctx.store.sentCalls
+      .forgetRecorded(runCalls.runKey)
+      .catch((err: unknown) => ctx.logger?.warn({ err, checkId: check.id }, 'sent calls not forgotten'));
   const approved = options.force || (await alerts.approvedOn(sub.id, check.localDate)) !== null;
   const cap = approved ? Number.POSITIVE_INFINITY : sub.capPoints;
   const spent = await alerts.spentOn(sub.id, check.localDate);
@@ -123,21 +145,11 @@ async function checkHeld(
   if (price !== null && spent + estimatedPages * price > cap) return park(estimatedPages * price);
 
   const chargeWrites: Promise<unknown>[] = [];
-  // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each call.
-  let calls = 0;
   const onCharge = (event: ChargeEvent): void => {
     // The ledger row is never lost (kept until the store can be written); the check's own tally
     // is what the daily cap counts.
     chargeWrites.push(
-      ctx.charges.record(
-        ledgerEntryFor(event, {
-          chargeId: chargeIdOf(`alert:${check.id}:${holder.epoch}`, calls++, event.attempt),
-          userId: null,
-          channelId: sub.channelId,
-          pendingId: null,
-          source: 'alert',
-        }),
-      ),
+      calls.record(event),
       alerts
         .addCharge(check.id, event.points, 1)
         .catch((err: unknown) =>
@@ -161,15 +173,18 @@ async function checkHeld(
             throw new DigestOverCapError(plan.pagesPlanned * each);
         },
         fence,
+        writeAhead: calls.writeAhead,
         ...(options.signal ? { signal: options.signal } : {}),
       })
     ).orders;
   } catch (error) {
     await Promise.all(chargeWrites);
+    await forgetRecorded();
     if (error instanceof DigestOverCapError) return park(error.estimatePoints);
     throw error;
   }
   await Promise.all(chargeWrites);
+  await forgetRecorded();
 
   const byNumber = new Map(orders.map((o) => [o.orderSn, o]));
   const at = ctx.now();

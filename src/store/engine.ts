@@ -26,6 +26,7 @@ import { createLedger } from './ledger.js';
 import { type Engine, migrate } from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import type { Schema, StoreContext } from './schema.js';
+import { createSentCalls } from './sent-calls.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
@@ -91,6 +92,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     settings: createSettings(ctx),
     digests: createDigests(ctx),
     digestPages: createDigestPages(ctx),
+    sentCalls: createSentCalls(ctx),
     unfurls: createUnfurls(ctx),
     shortcutBatches: createShortcutBatches(ctx),
     budgets: createBudgetReservations(ctx),

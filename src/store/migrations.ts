@@ -398,6 +398,26 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
   `,
+  // 11: calls a leased run is about to send (store/sent-calls.ts): each attempt's charge id is
+  // written before it is sent, so a holder killed after the plat API answered but before the
+  // charge reached the ledger leaves a trace; the next claim of the run writes a ledger row for
+  // each (code -1, cost unknown), and the rows go once their charge is in the ledger.
+  `
+  CREATE TABLE sent_calls (
+    charge_id      TEXT PRIMARY KEY,
+    -- digest:<run> or alert:<check>: the leased run that sends it
+    run_key        TEXT NOT NULL,
+    epoch          INTEGER NOT NULL,
+    source         TEXT NOT NULL,
+    operation      TEXT NOT NULL,
+    edition        INTEGER,
+    channel_id     TEXT,
+    correlation_id TEXT,
+    attempt        INTEGER NOT NULL,
+    sent_at        INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX sent_calls_run ON sent_calls (run_key, epoch);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -279,7 +279,21 @@ export interface StoreLocksTable {
   bumped: number;
 }
 
+export interface SentCallsTable {
+  charge_id: string;
+  run_key: string;
+  epoch: number;
+  source: string;
+  operation: string;
+  edition: number | null;
+  channel_id: string | null;
+  correlation_id: string | null;
+  attempt: number;
+  sent_at: number;
+}
+
 export interface Schema {
+  sent_calls: SentCallsTable;
   pending_lookups: PendingLookupsTable;
   ledger: LedgerTable;
   user_prefs: UserPrefsTable;

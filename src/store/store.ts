@@ -47,6 +47,8 @@ export interface Store {
   digests: DigestStore;
   /** The pages each digest run bought, with their charges (store/digest-pages.ts). */
   digestPages: DigestPages;
+  /** Calls leased runs are about to send, written ahead of each (store/sent-calls.ts). */
+  sentCalls: SentCalls;
   /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
   alerts: AlertStore;
   /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/events.ts). */
@@ -730,6 +732,36 @@ export interface DigestPages {
   record(runId: number, holder: RunHolder, page: NewDigestPage): Promise<boolean>;
   /** The run's pages, by window and page. */
   list(runId: number): Promise<DigestPage[]>;
+}
+
+/**
+ * A call a leased run (digest run, alert check) is about to send: its charge id, written before
+ * it is sent, and what a ledger row for it needs should its answer never be read.
+ */
+export interface SentCall {
+  chargeId: string;
+  /** `digest:<run>` or `alert:<check>`. */
+  runKey: string;
+  /** The claim's epoch that sends it. */
+  epoch: number;
+  source: LedgerSource;
+  operation: string;
+  edition: number | null;
+  channelId: string | null;
+  correlationId: string | null;
+  attempt: number;
+  sentAt: Date;
+}
+
+export interface SentCalls {
+  /** Written before the call is sent (a second write of one charge id changes nothing). */
+  record(call: SentCall): Promise<void>;
+  /** The call was not sent after all, or surely never reached the service. */
+  withdraw(chargeId: string): Promise<void>;
+  /** Calls of `runKey` sent under an epoch before `epoch` whose charge id has no ledger row. */
+  unanswered(runKey: string, epoch: number): Promise<SentCall[]>;
+  /** Forgets the calls of `runKey` whose charge is in the ledger. */
+  forgetRecorded(runKey: string): Promise<void>;
 }
 
 // ---- ship-by alerts -------------------------------------------------------------------------

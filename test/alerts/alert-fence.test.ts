@@ -219,24 +219,31 @@ describe.each(ENGINES)('alert checks under the run fence (%s store)', (engine) =
     expect(a.logs.some((l) => l.msg === 'alert check lost its lease: stopped')).toBe(false);
   }, 60_000);
 
-  it("a holder whose renewals stop (as a paused process's do) with a call queued: it sends no further call, another replica takes the check over within 30 s, the alert appears once", async () => {
+  it('a holder cut off from the store (as a paused process is) with a call queued: it sends no further call, another replica takes the check over within 30 s, the alert appears once', async () => {
     const rig = await startRig(engine);
     // The production lease (22 s, renewed every 2 s, no call started in its last 16 s).
     expect(RUN_LEASE_DEFAULTS).toEqual({ leaseMs: 22_000, renewEveryMs: 2_000, callSpanMs: 16_000 });
-    // Replica A's store stops answering its renewals when told to; everything else goes through.
+    // Replica A is cut off from the store when told to, as a paused process is: none of its
+    // alert-store calls answers from then on (at the end they fail, so it can be stopped). Its
+    // timers still run, so its fence goes down at its local deadline.
     let frozen = false;
-    const stalled = new Promise<boolean>(() => {});
-    const storeA: Store = {
-      ...rig.store,
-      alerts: {
-        ...rig.store.alerts,
-        renew: (id, lease) => (frozen ? stalled : rig.store.alerts.renew(id, lease)),
+    const graves: ((error: Error) => void)[] = [];
+    const never = () => new Promise<never>((_, reject) => graves.push(reject));
+    const alertsA = new Proxy(rig.store.alerts, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (frozen ? never() : value.apply(target, args));
       },
-    };
+    });
+    const storeA: Store = { ...rig.store, alerts: alertsA };
     // A's first page is answered 1.5 s late; meanwhile every limiter slot is taken, so its 2nd
     // call waits in the limiter.
     rig.plat.sandbox.setFaults([{ kind: 'latency', ms: 1500, operations: ['paging-orders'], count: 1 }]);
     const a = rig.replica('alerts-a', { store: storeA });
+    closers.push(async () => {
+      for (const bury of graves) bury(new Error('the test is over'));
+    });
     a.scheduler.start();
     await until('A to send its first call', async () => rig.pagingCalls() >= 1, 10_000);
     const release = await rig.takeEverySlot();
