@@ -112,9 +112,12 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       // Threaded: the summary in the channel, the details as replies in its thread.
       const { parent, replies } = renderDigestThread(w, post);
       const ts = await putDigest(post, parent, replaceTs);
-      // "Run now" replaces its progress message, and a failed run replaces it again: its thread
-      // may hold replies of an earlier attempt. A new parent's thread is empty.
-      await postReplies(post, replies, ts, replaceTs === null ? new Set() : await repliesIn(post, ts));
+      // "Run now" replaces its progress message, and a retried or taken-over run replaces it
+      // again: its thread may hold replies of an earlier attempt. A new parent's thread, or the
+      // progress message of a run's first attempt, has none.
+      const known =
+        replaceTs === null || post.run.attempts <= 1 ? new Set<string>() : await repliesIn(post, ts);
+      await postReplies(post, replies, ts, known);
       return ts;
     },
     async findDigest(post) {
