@@ -33,6 +33,7 @@ const date = (ms: number | null): Date | null => (ms === null ? null : new Date(
 
 const toSubscription = (r: SubscriptionRow): AlertSubscription => ({
   id: r.id,
+  tenantId: r.tenant_id,
   ownerId: r.owner_id,
   shopLabel: r.shop_label,
   channelId: r.channel_id,
@@ -71,14 +72,21 @@ const toOrder = (r: OrderRow): AlertOrder => ({
 
 const one = (result: { numUpdatedRows: bigint }) => result.numUpdatedRows === 1n;
 
-export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
+export function createAlerts(ctx: StoreContext): AlertStore {
+  const { db, nowMs, tenant } = ctx;
   const runs = createLeasedRuns(
     db,
     'alert_checks',
     'platdesk stopped while posting: the alert may or may not have been posted',
+    tenant,
   );
   const checkOf = async (ex: Executor, id: number): Promise<AlertCheck | null> => {
-    const row = await ex.selectFrom('alert_checks').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await ex
+      .selectFrom('alert_checks')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toCheck(row) : null;
   };
   const mustCheck = async (ex: Executor, id: number): Promise<AlertCheck> => {
@@ -90,6 +98,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     ex
       .selectFrom('alert_checks')
       .selectAll()
+      .where('tenant_id', '=', tenant)
       .where('subscription_id', '=', sub)
       .where('slot_at', '=', slotAt)
       .executeTakeFirst();
@@ -97,6 +106,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     const row = await db
       .selectFrom('alert_orders')
       .selectAll()
+      .where('tenant_id', '=', tenant)
       .where('subscription_id', '=', sub)
       .where('order_sn', '=', sn)
       .executeTakeFirst();
@@ -112,6 +122,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     ex
       .insertInto('alert_cap_days')
       .values({
+        tenant_id: tenant,
         subscription_id: sub,
         local_date: localDate,
         asked_at: null,
@@ -127,6 +138,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         const row = await trx
           .insertInto('alert_subscriptions')
           .values({
+            tenant_id: tenant,
             owner_id: input.ownerId,
             shop_label: input.shopLabel,
             channel_id: input.channelId,
@@ -144,7 +156,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(trx, nowMs, {
+        await writeAudit(trx, ctx, {
           actorId: input.createdBy,
           action: 'alert.add',
           detail:
@@ -157,6 +169,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_subscriptions')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('removed_at', 'is', null)
         .executeTakeFirst();
@@ -166,6 +179,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const rows = await db
         .selectFrom('alert_subscriptions')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('removed_at', 'is', null)
         .orderBy('id')
         .execute();
@@ -177,11 +191,12 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_subscriptions')
             .set({ removed_at: nowMs(), removed_by: actorId })
+            .where('tenant_id', '=', tenant)
             .where('id', '=', id)
             .where('removed_at', 'is', null)
             .executeTakeFirst(),
         );
-        if (removed) await writeAudit(trx, nowMs, { actorId, action: 'alert.remove', detail: `#${id}` });
+        if (removed) await writeAudit(trx, ctx, { actorId, action: 'alert.remove', detail: `#${id}` });
         return removed;
       }),
 
@@ -196,6 +211,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_checks')
             .set({ next_attempt_at: null, updated_at: now })
+            .where('tenant_id', '=', tenant)
             .where('subscription_id', '=', input.subscriptionId)
             .where('state', '=', 'failed')
             .where('slot_at', '<', slotAt)
@@ -203,6 +219,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           const created = await trx
             .insertInto('alert_checks')
             .values({
+              tenant_id: tenant,
               subscription_id: input.subscriptionId,
               slot_at: slotAt,
               local_date: input.localDate,
@@ -236,6 +253,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_checks')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('state', '=', 'posted')
         .orderBy('slot_at', 'desc')
@@ -247,6 +265,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const rows = await db
         .selectFrom('alert_checks')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where((eb) =>
           eb.or([
             eb.and([eb('state', 'in', ['failed', 'unknown']), eb('next_attempt_at', 'is not', null)]),
@@ -260,6 +279,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_checks')
         .select((eb) => eb.fn.sum<number | null>('charged_points').as('points'))
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('local_date', '=', localDate)
         .executeTakeFirst();
@@ -277,12 +297,14 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await trx
           .updateTable('alert_orders')
           .set({ check_id: checkId })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', check.subscriptionId)
           .where('state', '=', 'pending')
           .where('check_id', 'not in', (eb) =>
             eb
               .selectFrom('alert_checks')
               .select('id')
+              .where('tenant_id', '=', tenant)
               .where('subscription_id', '=', check.subscriptionId)
               .where('state', 'in', ['posting', 'unknown']),
           )
@@ -291,6 +313,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .insertInto('alert_orders')
             .values({
+              tenant_id: tenant,
               subscription_id: check.subscriptionId,
               order_sn: o.orderSn,
               check_id: checkId,
@@ -313,6 +336,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         const rows = await trx
           .selectFrom('alert_orders')
           .selectAll()
+          .where('tenant_id', '=', tenant)
           .where('check_id', '=', checkId)
           .where('state', '=', 'pending')
           .orderBy('last_ship_time')
@@ -328,6 +352,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_orders')
             .set({ state: 'alerted', message_ts: ts })
+            .where('tenant_id', '=', tenant)
             .where('check_id', '=', id)
             .where('state', '=', 'pending')
             .execute();
@@ -342,6 +367,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_orders')
             .set({ state: 'unknown' })
+            .where('tenant_id', '=', tenant)
             .where('check_id', '=', id)
             .where('state', '=', 'pending')
             .execute();
@@ -352,7 +378,11 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     claimApproved: async (id, lease) => ((await runs.claimApproved(db, id, lease)) ? checkOf(db, id) : null),
 
     async orders(sub, states, shipAfter) {
-      let query = db.selectFrom('alert_orders').selectAll().where('subscription_id', '=', sub);
+      let query = db
+        .selectFrom('alert_orders')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('subscription_id', '=', sub);
       if (shipAfter) query = query.where('last_ship_time', '>=', shipAfter.getTime());
       const rows = await query.orderBy('last_ship_time').orderBy('seq').execute();
       return rows.filter((r) => states.includes(r.state)).map(toOrder);
@@ -385,6 +415,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const rows = await db
         .selectFrom('alert_orders')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('message_ts', '=', ts)
         .orderBy('last_ship_time')
@@ -397,6 +428,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ claimed_by: user, claimed_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -414,6 +446,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ state: 'handled', done_by: user, done_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -427,6 +460,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ state: 'shipped', done_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -438,6 +472,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ reminded_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -450,6 +485,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_cap_days')
         .select('approved_by')
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('local_date', '=', localDate)
         .executeTakeFirst();
@@ -462,13 +498,14 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_cap_days')
             .set({ approved_by: user, approved_at: now.getTime() })
+            .where('tenant_id', '=', tenant)
             .where('subscription_id', '=', sub)
             .where('local_date', '=', localDate)
             .where('approved_by', 'is', null)
             .executeTakeFirst(),
         );
         if (approved)
-          await writeAudit(trx, nowMs, {
+          await writeAudit(trx, ctx, {
             actorId: user,
             action: 'alert.approve',
             detail: `#${sub} ${localDate}`,
@@ -481,6 +518,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_cap_days')
             .set({ asked_at: now.getTime() })
+            .where('tenant_id', '=', tenant)
             .where('subscription_id', '=', sub)
             .where('local_date', '=', localDate)
             .where('asked_at', 'is', null)
@@ -491,12 +529,18 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_subscriptions')
         .select('notice_ts')
+        .where('tenant_id', '=', tenant)
         .where('id', '=', sub)
         .executeTakeFirst();
       return row?.notice_ts ?? null;
     },
     async setNoticeTs(sub, ts) {
-      await db.updateTable('alert_subscriptions').set({ notice_ts: ts }).where('id', '=', sub).execute();
+      await db
+        .updateTable('alert_subscriptions')
+        .set({ notice_ts: ts })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', sub)
+        .execute();
     },
   };
 }
