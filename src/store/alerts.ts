@@ -118,17 +118,20 @@ export function createAlerts(ctx: StoreContext): AlertStore {
     if (!order) return { ok: false, reason: 'not_found', order: null };
     return { ok: false, reason: order.state === 'alerted' ? 'taken' : 'done', order };
   };
+  // Only for a subscription of this tenant: a forged id of another tenant's subscription must not
+  // create its day row (the key is the subscription's, so that row would block its own tenant).
   const ensureDay = (ex: Executor, sub: number, localDate: string) =>
     ex
       .insertInto('alert_cap_days')
-      .values({
-        tenant_id: tenant,
-        subscription_id: sub,
-        local_date: localDate,
-        asked_at: null,
-        approved_by: null,
-        approved_at: null,
-      })
+      .columns(['tenant_id', 'subscription_id', 'local_date'])
+      .expression((eb) =>
+        eb
+          .selectFrom('alert_subscriptions')
+          // The other columns are NULL; the subscription's own id and tenant, as found.
+          .select((s) => ['tenant_id', s.ref('id').as('subscription_id'), s.val(localDate).as('local_date')])
+          .where('tenant_id', '=', tenant)
+          .where('id', '=', sub),
+      )
       .onConflict((oc) => oc.columns(['subscription_id', 'local_date']).doNothing())
       .execute();
 
