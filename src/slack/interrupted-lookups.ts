@@ -19,6 +19,11 @@ export interface ClaimWatchDeps {
   client: WebClient;
   /** Each user is told in their own language. */
   language: Pick<LocaleResolver, 'user'>;
+  /**
+   * Distributed mode: the Slack client and language of a claim's tenant (its users are told in
+   * their workspace); absent, every claim's users are told through `client` and `language`.
+   */
+  slackOf?: (tenant: string) => Promise<{ client: WebClient; language: Pick<LocaleResolver, 'user'> } | null>;
   logger: Pick<Logger, 'warn' | 'error'>;
   instance: Instance;
   holder: ClaimHolder;
@@ -60,18 +65,28 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
     async tell(interrupted) {
       for (const p of interrupted) {
         // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
-        const truth = await interruptedTruth(deps.store, p);
-        const w = await deps.language.user(p.userId);
+        const truth = await interruptedTruth(deps.store.forTenant(p.tenantId), p);
+        const slack = deps.slackOf
+          ? await deps.slackOf(p.tenantId)
+          : { client: deps.client, language: deps.language };
+        if (!slack) {
+          deps.logger.warn(
+            { pendingId: p.id },
+            'interrupted lookup of a tenant no longer installed: not told',
+          );
+          continue;
+        }
+        const w = await slack.language.user(p.userId);
         const to = { userId: p.userId, channelId: null };
         await sendPrivately(
-          deps.client,
+          slack.client,
           to,
           renderInterrupted(w, p.request, truth, { offerAgain: false }),
           deps.logger,
         );
         if (truth.sent && truth.answer)
           await sendPrivately(
-            deps.client,
+            slack.client,
             to,
             renderOutcome(w, truth.answer, { now: deps.now() }),
             deps.logger,
