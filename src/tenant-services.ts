@@ -10,11 +10,13 @@
  */
 import type { Logger } from 'pino';
 import type { DigestClock } from './digest/types.js';
+import { recordAlert } from './lookups/home-data.js';
 import { createLocaleSettings, type Locale } from './lookups/locale.js';
 import { createLookupService, type LookupService } from './lookups/lookup-service.js';
 import type { PlatClients } from './lookups/plat-accounts.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import type { SingleFlight } from './lookups/single-flight.js';
+import { createUnfurlService } from './lookups/unfurls.js';
 import type { LookupOutcome } from './lookups/types.js';
 import type { Metrics } from './metrics.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
@@ -101,6 +103,8 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       now: () => d.now().getTime(),
     });
     const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: store.alertsSent });
+    // Alerts sent to admins (balance, token, budget caps) are kept so the admins' Home lists them.
+    alerts.onAlert?.((alert) => recordAlert(store, alert));
     const lookups = createLookupService({
       client: plat.client,
       store,
@@ -139,6 +143,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       deps: {
         digests,
         lookups,
+        unfurls: createUnfurlService({ lookups, store, now: d.now }),
         client: plat.client,
         store,
         logger,
