@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addAdmin } from '../../src/lookups/settings.js';
 import { openStore } from '../../src/store/engine.js';
 import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
@@ -125,6 +126,15 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     expect(await a.settings.get('admins')).toEqual(['UA']);
     expect((await b.audit.list(10)).map((r) => r.actorId)).toEqual(['UB', 'UB']);
     expect((await a.audit.list(10)).map((r) => r.action)).toEqual(['settings.set']);
+  });
+
+  it("addAdmin makes a tenant's admin (the first installer) in that tenant's settings only", async () => {
+    const store = await fresh(engine);
+    expect(await addAdmin(store.forTenant(A).settings, 'UINSTALLER', 'UINSTALLER')).toEqual(['UINSTALLER']);
+    expect(await addAdmin(store.forTenant(A).settings, 'UINSTALLER', 'UINSTALLER')).toEqual(['UINSTALLER']);
+    expect(await store.forTenant(A).settings.get('admins')).toEqual(['UINSTALLER']);
+    expect(await store.forTenant(B).settings.get('admins')).toBeNull();
+    expect(await store.settings.get('admins')).toBeNull();
   });
 
   it("B's ledger, totals, last charge and export exclude A's charges", async () => {
