@@ -6,6 +6,7 @@
  * are its own; a payload naming no installed workspace gets nothing and costs nothing.
  */
 import { describe, expect, it } from 'vitest';
+import { addAdmin } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { SLACK } from '../helpers/slack-payloads.js';
@@ -93,6 +94,50 @@ describe.each(ENGINES)('two tenants in one deployment on %s', (engine) => {
     const { answer } = await h().confirm(b.confirmation, { teamId: B });
     expect(textOf(answer)).toContain(other);
     expect(h().sandbox.stats().callsByToken).toEqual({ ...afterA, 'plat-b': (afterA['plat-b'] ?? 0) + 1 });
+  });
+
+  it("a digest of B runs with B's bot and B's plat account; A neither lists it nor pays for it", async () => {
+    const store = h().platdesk.store;
+    await addAdmin(store.forTenant(B).settings, 'UADMINB', 'UADMINB');
+    const say = async (teamId: string, userId: string, text: string) => {
+      const sent = await h().command('/orders', text, { userId, teamId });
+      expect(sent.status).toBe(200);
+      return sent;
+    };
+    const later = new Date(Date.now() + 20 * 3_600_000);
+    const at = `${String(later.getUTCHours()).padStart(2, '0')}:00`;
+    const added = await say(
+      B,
+      'UADMINB',
+      `digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> ${at} single`,
+    );
+    expect(textOf(await h().nextResponse(added.responseUrlId))).toContain(SANDBOX_FIXTURES.owners.busy);
+    // B's admin is nobody's admin in A.
+    const refused = await say(A, 'UADMINB', 'digest run 1');
+    expect(textOf(await h().nextResponse(refused.responseUrlId))).toContain('Only platdesk admins');
+    expect(await store.forTenant(A).digests.list()).toEqual([]);
+
+    const fromSlack = h().fake.calls.length;
+    const before = h().sandbox.stats().callsByToken;
+    const [sub] = await store.forTenant(B).digests.list();
+    const run = await say(B, 'UADMINB', `digest run ${sub?.id}`);
+    await h().nextResponse(run.responseUrlId);
+    expect(textOf(await h().nextResponse(run.responseUrlId, 10_000))).toContain('Digest posted in <#C1234>');
+    const posts = h()
+      .fake.calls.slice(fromSlack)
+      .filter((c) => c.method === 'chat.postMessage' || c.method === 'chat.update');
+    expect(posts.length).toBeGreaterThan(0);
+    expect(new Set(posts.map((c) => c.token))).toEqual(new Set([BOTS[B].botToken]));
+    const after = h().sandbox.stats().callsByToken;
+    expect(after.sandbox).toBe(before.sandbox);
+    expect(after['plat-b']).toBe((before['plat-b'] ?? 0) + 2);
+    const digestRows = (tenant: string) =>
+      store
+        .forTenant(tenant)
+        .ledger.list(range)
+        .then((rows) => rows.filter((e) => e.source === 'digest').length);
+    expect(await digestRows(B)).toBe(2);
+    expect(await digestRows(A)).toBe(0);
   });
 
   it('a payload whose team names no installed workspace gets nothing and costs nothing', async () => {
