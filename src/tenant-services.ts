@@ -16,8 +16,8 @@ import { createLookupService, type LookupService } from './lookups/lookup-servic
 import type { PlatClients } from './lookups/plat-accounts.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import type { SingleFlight } from './lookups/single-flight.js';
-import { createUnfurlService } from './lookups/unfurls.js';
 import type { LookupOutcome } from './lookups/types.js';
+import { createUnfurlService } from './lookups/unfurls.js';
 import type { Metrics } from './metrics.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import type { SlackClients } from './slack/clients.js';
@@ -62,6 +62,12 @@ export interface TenantServices {
   built(): TenantParts[];
   /** Starts the schedulers of every tenant built so far, and of each one built from now on. */
   start(): void;
+  /**
+   * Drops a tenant's parts (its plat account or installation changed, or it was uninstalled):
+   * its schedulers stop (a run in flight gives its lease up), and the next request builds them
+   * anew from the current account. Lookups already running finish on the parts they started with.
+   */
+  forget(tenant: string): Promise<void>;
 }
 
 export class TenantUnavailableError extends Error {
@@ -178,6 +184,17 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
     start() {
       started = true;
       for (const t of settled) if (t.deps.digests) startSchedulers(t.deps.digests);
+    },
+    async forget(tenant) {
+      const p = parts.get(tenant);
+      parts.delete(tenant);
+      const built = p ? await p.catch(() => null) : null;
+      if (!built) return;
+      const i = settled.indexOf(built);
+      if (i >= 0) settled.splice(i, 1);
+      await built.deps.digests?.scheduler.stop();
+      await built.deps.digests?.alerts?.stop();
+      await built.charges.flush();
     },
   };
 }

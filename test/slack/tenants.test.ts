@@ -20,7 +20,7 @@ const BOTS = {
   [B]: { botToken: 'xoxb-tenant-b', botUserId: 'UBOTB', botId: 'BBOTB' },
 } as const;
 /** The operator's account (the harness sandbox's own token) is A's; B has an account of its own. */
-const PLAT_TOKENS = { [A]: 'sandbox', [B]: 'plat-b' } as const;
+const PLAT_TOKENS: Record<string, string> = { [A]: 'sandbox', [B]: 'plat-b' };
 
 const itemId = SANDBOX_FIXTURES.items.basic;
 const range = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
@@ -28,11 +28,11 @@ const range = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
 describe.each(ENGINES)('two tenants in one deployment on %s', (engine) => {
   const h = useHarness({
     engine,
-    sandboxTokens: ['plat-b'],
+    sandboxTokens: ['plat-b', 'plat-b2'],
     installations: async (tenant) => (tenant === A || tenant === B ? BOTS[tenant] : null),
     platAccounts: (baseUrl) => ({
       accountFor: async (tenant) =>
-        tenant === A || tenant === B ? { baseUrl, token: PLAT_TOKENS[tenant] } : null,
+        tenant === A || tenant === B ? { baseUrl, token: PLAT_TOKENS[tenant] as string } : null,
     }),
   });
 
@@ -138,6 +138,25 @@ describe.each(ENGINES)('two tenants in one deployment on %s', (engine) => {
         .then((rows) => rows.filter((e) => e.source === 'digest').length);
     expect(await digestRows(B)).toBe(2);
     expect(await digestRows(A)).toBe(0);
+  });
+
+  it('a tenant whose plat account changed spends from the new one once its parts are rebuilt', async () => {
+    PLAT_TOKENS[B] = 'plat-b2';
+    try {
+      await h().platdesk.tenants.forget(B);
+      const before = h().sandbox.stats().callsByToken;
+      const item = SANDBOX_FIXTURES.items.withVideo;
+      const { confirmation } = await h().ask('/item', item, { teamId: B });
+      const { answer } = await h().confirm(confirmation, { teamId: B });
+      expect(textOf(answer)).toContain(item);
+      expect(h().sandbox.stats().callsByToken).toEqual({
+        ...before,
+        'plat-b2': (before['plat-b2'] ?? 0) + 1,
+      });
+    } finally {
+      PLAT_TOKENS[B] = 'plat-b';
+      await h().platdesk.tenants.forget(B);
+    }
   });
 
   it('a payload whose team names no installed workspace gets nothing and costs nothing', async () => {
