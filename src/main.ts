@@ -291,18 +291,16 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const claims = createClaimWatch({
     store,
-    client: app.client,
-    // Single-workspace mode: the one tenant's language; distributed mode: each claim's tenant's.
-    language: single?.deps.language ?? {
-      user: async () => {
-        throw new Error('no single tenant');
-      },
-    },
-    slackOf: async (t) => {
-      const parts = await tenants.forTenant(t).catch(() => null);
-      const client = await slackClients.clientFor(t);
-      return parts && client ? { client, language: parts.deps.language } : null;
-    },
+    // Single-workspace mode: the one bot and tenant; distributed mode: each claim's tenant's.
+    ...(single
+      ? { client: app.client, language: single.deps.language }
+      : {
+          slackOf: async (t: string) => {
+            const parts = await tenants.forTenant(t).catch(() => null);
+            const client = await slackClients.clientFor(t);
+            return parts && client ? { client, language: parts.deps.language } : null;
+          },
+        }),
     logger,
     instance,
     holder,

@@ -14,16 +14,23 @@ import type { ClaimHolder, Store } from '../store/store.js';
 import type { LocaleResolver } from './locale-resolver.js';
 import { sendPrivately } from './private-reply.js';
 
-export interface ClaimWatchDeps {
-  store: Store;
+/** How a claim's user is reached: by its tenant's Slack client, in their own language. */
+export interface ClaimSlack {
   client: WebClient;
-  /** Each user is told in their own language. */
   language: Pick<LocaleResolver, 'user'>;
-  /**
-   * Distributed mode: the Slack client and language of a claim's tenant (its users are told in
-   * their workspace); absent, every claim's users are told through `client` and `language`.
-   */
-  slackOf?: (tenant: string) => Promise<{ client: WebClient; language: Pick<LocaleResolver, 'user'> } | null>;
+}
+
+export type ClaimWatchDeps = ClaimWatchBase &
+  (
+    | ClaimSlack
+    | {
+        /** Distributed mode: the Slack of a claim's tenant (null: no longer installed). */
+        slackOf: (tenant: string) => Promise<ClaimSlack | null>;
+      }
+  );
+
+interface ClaimWatchBase {
+  store: Store;
   logger: Pick<Logger, 'warn' | 'error'>;
   instance: Instance;
   holder: ClaimHolder;
@@ -66,9 +73,7 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
       for (const p of interrupted) {
         // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
         const truth = await interruptedTruth(deps.store.forTenant(p.tenantId), p);
-        const slack = deps.slackOf
-          ? await deps.slackOf(p.tenantId)
-          : { client: deps.client, language: deps.language };
+        const slack = 'slackOf' in deps ? await deps.slackOf(p.tenantId) : deps;
         if (!slack) {
           deps.logger.warn(
             { pendingId: p.id },
