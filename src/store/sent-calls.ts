@@ -24,12 +24,13 @@ const toSentCall = (row: Selectable<SentCallsTable>): SentCall => ({
   sentAt: new Date(row.sent_at),
 });
 
-export function createSentCalls({ db }: StoreContext): SentCalls {
+export function createSentCalls({ db, tenant }: StoreContext): SentCalls {
   return {
     async record(call) {
       await db
         .insertInto('sent_calls')
         .values({
+          tenant_id: tenant,
           charge_id: call.chargeId,
           run_key: call.runKey,
           epoch: call.epoch,
@@ -45,12 +46,13 @@ export function createSentCalls({ db }: StoreContext): SentCalls {
         .execute();
     },
     async withdraw(chargeId) {
-      await db.deleteFrom('sent_calls').where('charge_id', '=', chargeId).execute();
+      await db.deleteFrom('sent_calls').where('tenant_id', '=', tenant).where('charge_id', '=', chargeId).execute();
     },
     async unanswered(runKey, epoch) {
       const rows = await db
         .selectFrom('sent_calls')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('run_key', '=', runKey)
         .where('epoch', '<', epoch)
         .where(({ not, exists, selectFrom }) =>
@@ -69,6 +71,7 @@ export function createSentCalls({ db }: StoreContext): SentCalls {
     async forgetRecorded(runKey) {
       await db
         .deleteFrom('sent_calls')
+        .where('tenant_id', '=', tenant)
         .where('run_key', '=', runKey)
         .where(({ exists, selectFrom }) =>
           exists(

@@ -55,6 +55,8 @@ export interface SlackCall {
   /** The decoded body; JSON-holding form fields (`blocks`, `view`…) are parsed. */
   body: Record<string, unknown>;
   headers: IncomingHttpHeaders;
+  /** The token the call was made with (`Authorization: Bearer …`, or a `token` field), if any. */
+  token: string | null;
   /** The raw request body. */
   raw: Buffer;
   /** For `response_url`: the id in `/response/<id>`; for `file_upload`: the file id. */
@@ -606,7 +608,9 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     } catch {
       decoded = { body: {} };
     }
-    const call: SlackCall = { method, body: decoded.body, headers: req.headers, raw, at: Date.now() };
+    const bearer = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+    const token = bearer ?? (typeof decoded.body.token === 'string' ? decoded.body.token : null);
+    const call: SlackCall = { method, body: decoded.body, headers: req.headers, token, raw, at: Date.now() };
     if (id !== undefined) call.id = id;
     if (method === 'file_upload') call.bytes = decoded.file ?? raw;
     record(call);
