@@ -23,6 +23,7 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
   if (blocks.length === 0) problems.push('no blocks');
   const actionIds = new Set<string>();
   const blockIds = new Set<string>();
+  let tables = 0;
 
   const checkText = (obj: unknown, where: string, max: number): void => {
     if (!isObject(obj)) {
@@ -134,10 +135,36 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
         break;
       case 'divider':
         break;
+      case 'table': {
+        // https://docs.slack.dev/reference/block-kit/blocks/table-block: ≤ 100 rows of ≤ 20
+        // cells; one table per message.
+        tables += 1;
+        const rows = Array.isArray(block.rows) ? block.rows : [];
+        if (rows.length === 0 || rows.length > 100) problems.push(`${where}: ${rows.length} rows (1–100)`);
+        const widths = new Set<number>();
+        rows.forEach((row, r) => {
+          const cells = Array.isArray(row) ? row : [];
+          widths.add(cells.length);
+          if (cells.length === 0 || cells.length > 20)
+            problems.push(`${where} row ${r}: ${cells.length} cells (1–20)`);
+          cells.forEach((c, j) => {
+            if (!isObject(c) || c.type !== 'raw_text')
+              problems.push(`${where} row ${r} cell ${j}: not raw_text`);
+            else if (typeof c.text !== 'string' || c.text.trim() === '')
+              problems.push(`${where} row ${r} cell ${j}: empty`);
+          });
+        });
+        if (widths.size > 1) problems.push(`${where}: rows of different widths`);
+        const settings = block.column_settings;
+        if (settings !== undefined && (!Array.isArray(settings) || settings.length > 20))
+          problems.push(`${where}: column_settings over 20`);
+        break;
+      }
       default:
         problems.push(`${where}: block type not expected from platdesk renderers`);
     }
   });
+  if (tables > 1) problems.push(`${tables} table blocks (one per message)`);
   return problems;
 }
 

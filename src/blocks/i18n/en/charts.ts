@@ -1,0 +1,25 @@
+/** Chart images and table blocks (issue 26): their labels, alt text and column headers. */
+export const chart = {
+  hourlyTitle: 'Orders by hour',
+  axisHour: 'Hour ({{zone}})',
+  axisOrders: 'Orders',
+  previousDay: 'Day before ({{date}})',
+  shipBy: 'Ship-by: {{overdue}} overdue · {{due}} due within 24 h',
+  overdueMark: 'Ship-by deadline passed',
+  alt_one:
+    'Bar chart of orders by hour, {{n}} order in all, busiest hour {{peak}} with {{peakOrders}}; {{previous}}{{shipBy}}.',
+  alt_other:
+    'Bar chart of orders by hour, {{n}} orders in all, busiest hour {{peak}} with {{peakOrders}}; {{previous}}{{shipBy}}.',
+  altPrevious: 'the day before had {{n}}; ',
+  altEmpty: 'Bar chart of orders by hour: no orders in this window.',
+  fileTitle: 'Orders by hour · {{date}}',
+  imageTitle: 'Orders by hour',
+} as const;
+
+export const table = {
+  status: 'Status',
+  orders: 'Orders',
+  amount: 'Amount',
+  share: 'Share',
+  total: 'Total',
+} as const;

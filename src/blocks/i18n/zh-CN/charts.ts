@@ -1,0 +1,25 @@
+import type { Catalog } from '../words.js';
+
+export const chart: Catalog['chart'] = {
+  hourlyTitle: '每小时订单',
+  axisHour: '小时（{{zone}}）',
+  axisOrders: '订单数',
+  previousDay: '前一天（{{date}}）',
+  shipBy: '发货期限：已超时 {{overdue}} 单 · 24 小时内到期 {{due}} 单',
+  overdueMark: '已过发货期限',
+  alt_one: '每小时订单柱状图，共 {{n}} 单，最忙时段 {{peak}}（{{peakOrders}} 单）；{{previous}}{{shipBy}}。',
+  alt_other:
+    '每小时订单柱状图，共 {{n}} 单，最忙时段 {{peak}}（{{peakOrders}} 单）；{{previous}}{{shipBy}}。',
+  altPrevious: '前一天共 {{n}} 单；',
+  altEmpty: '每小时订单柱状图：此时段没有订单。',
+  fileTitle: '每小时订单 · {{date}}',
+  imageTitle: '每小时订单',
+};
+
+export const table: Catalog['table'] = {
+  status: '状态',
+  orders: '订单数',
+  amount: '金额',
+  share: '占比',
+  total: '合计',
+};
