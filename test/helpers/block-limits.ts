@@ -64,6 +64,14 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
       }
       if (el.value === undefined && el.url === undefined)
         problems.push(`${where}: button with neither value nor url`);
+    } else if (el.type === 'image' && el.slack_file !== undefined) {
+      // A file uploaded to Slack: by id (or its Slack url), never both image_url and slack_file.
+      const file = el.slack_file;
+      if (!isObject(file) || (typeof file.id !== 'string' && typeof file.url !== 'string'))
+        problems.push(`${where}: slack_file needs an id or url`);
+      if (el.image_url !== undefined) problems.push(`${where}: image_url and slack_file both set`);
+      if (typeof el.alt_text !== 'string' || el.alt_text.length === 0 || el.alt_text.length > 2000)
+        problems.push(`${where}: alt_text must be 1–2000 chars`);
     } else if (el.type === 'image') {
       if (
         typeof el.image_url !== 'string' ||

@@ -22,6 +22,7 @@ import type { DigestPost, DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
 import { createAdminMessenger, createKeyedPosts, metadataOf, postMessage } from '../scheduled-posts.js';
+import type { DigestChartPoster } from './chart.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
@@ -32,6 +33,8 @@ export interface SlackDigestPublisherDeps {
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Past this a digest's post is unknown (default KEYED_POST_TIMEOUT_MS). */
   postTimeoutMs?: number;
+  /** Posts the digest's chart in its thread once the digest is posted (issue 26); none: no chart. */
+  postChart?: DigestChartPoster;
 }
 
 export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): DigestPublisher {

@@ -20,6 +20,7 @@ import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import { createSlackAlertPublisher } from '../alerts/publisher.js';
 import type { LocaleResolver } from '../locale-resolver.js';
+import { createDigestChartPoster } from './chart.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -126,6 +127,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
         admins: w.admins,
         language: w.language,
         logger: w.logger,
+        postChart: createDigestChartPoster({ client: w.slackClient, logger: w.logger }),
       }),
       w.metrics,
     ),
