@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderDigest, renderDigestThread } from '../../src/blocks/digest.js';
+import { renderPlatdeskResult } from '../../src/blocks/platdesk.js';
 import { TABLE_LIMITS, tableBlocks } from '../../src/blocks/table.js';
 import { dayOfOrders, digestPost } from '../charts/digest-fixture.js';
 import { assertWithinSlackLimits, slackLimitProblems } from '../helpers/block-limits.js';
@@ -74,4 +75,38 @@ describe('tableBlocks', () => {
     expect(slackLimitProblems([tooLong]).join()).toContain('101 rows');
     expect(slackLimitProblems([t, t]).join()).toContain('one per message');
   });
+});
+
+describe('spend report table', () => {
+  const report = {
+    period: 'today' as const,
+    from: new Date('2026-11-20T00:00:00Z'),
+    to: new Date('2026-11-21T00:00:00Z'),
+    timeZone: 'Asia/Shanghai',
+    userId: null,
+    totals: { points: 1234, calls: 30, quotaCalls: 4 },
+    byOperation: [
+      { key: 'orders.list', points: 1000, calls: 20, quotaCalls: 0 },
+      { key: 'item.get', points: 234, calls: 10, quotaCalls: 4 },
+    ],
+    byUser: [{ key: 'U1', points: 1234, calls: 30, quotaCalls: 4 }],
+    byDay: [],
+  };
+  for (const [w, head, total] of [
+    [en, ['Operation', 'Points', 'Amount', 'Calls', 'Quota calls'], 'Total'],
+    [zh, ['操作', '点数', '金额', '调用次数', '配额调用'], '合计'],
+  ] as const) {
+    it(`${w.locale}: by operation as one table with a total row; the lines stay in the fallback text`, () => {
+      const m = renderPlatdeskResult(w, { kind: 'usage', report });
+      assertWithinSlackLimits(m.blocks);
+      const tables = m.blocks.filter((b) => b.type === 'table') as { rows: unknown[] }[];
+      expect(tables).toHaveLength(1);
+      const rows = tables[0]?.rows.map(cells) ?? [];
+      expect(rows[0]).toEqual(head);
+      expect(rows).toHaveLength(4);
+      expect(rows[3]).toEqual([total, w.count(1234), w.yuan(12.34), w.count(30), w.count(4)]);
+      expect(rows[1]?.slice(1)).toEqual([w.count(1000), w.yuan(10), w.count(20), w.count(0)]);
+      expect(m.text.split('\n').length).toBe(3);
+    });
+  }
 });

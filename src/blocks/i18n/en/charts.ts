@@ -22,4 +22,8 @@ export const table = {
   amount: 'Amount',
   share: 'Share',
   total: 'Total',
+  operation: 'Operation',
+  points: 'Points',
+  calls: 'Calls',
+  quotaCalls: 'Quota calls',
 } as const;

@@ -22,4 +22,8 @@ export const table: Catalog['table'] = {
   amount: '金额',
   share: '占比',
   total: '合计',
+  operation: '操作',
+  points: '点数',
+  calls: '调用次数',
+  quotaCalls: '配额调用',
 };
