@@ -13,7 +13,6 @@ export const chart = {
   altPrevious: 'the day before had {{n}}; ',
   altEmpty: 'Bar chart of orders by hour: no orders in this window.',
   fileTitle: 'Orders by hour · {{date}}',
-  imageTitle: 'Orders by hour',
 } as const;
 
 export const table = {

@@ -13,7 +13,6 @@ export const chart: Catalog['chart'] = {
   altPrevious: '前一天共 {{n}} 单；',
   altEmpty: '每小时订单柱状图：此时段没有订单。',
   fileTitle: '每小时订单 · {{date}}',
-  imageTitle: '每小时订单',
 };
 
 export const table: Catalog['table'] = {
