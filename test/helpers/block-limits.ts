@@ -23,7 +23,6 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
   if (blocks.length === 0) problems.push('no blocks');
   const actionIds = new Set<string>();
   const blockIds = new Set<string>();
-  let tables = 0;
 
   const checkText = (obj: unknown, where: string, max: number): void => {
     if (!isObject(obj)) {
@@ -64,14 +63,6 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
       }
       if (el.value === undefined && el.url === undefined)
         problems.push(`${where}: button with neither value nor url`);
-    } else if (el.type === 'image' && el.slack_file !== undefined) {
-      // A file uploaded to Slack: by id (or its Slack url), never both image_url and slack_file.
-      const file = el.slack_file;
-      if (!isObject(file) || (typeof file.id !== 'string' && typeof file.url !== 'string'))
-        problems.push(`${where}: slack_file needs an id or url`);
-      if (el.image_url !== undefined) problems.push(`${where}: image_url and slack_file both set`);
-      if (typeof el.alt_text !== 'string' || el.alt_text.length === 0 || el.alt_text.length > 2000)
-        problems.push(`${where}: alt_text must be 1–2000 chars`);
     } else if (el.type === 'image') {
       if (
         typeof el.image_url !== 'string' ||
@@ -143,36 +134,10 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
         break;
       case 'divider':
         break;
-      case 'table': {
-        // https://docs.slack.dev/reference/block-kit/blocks/table-block: ≤ 100 rows of ≤ 20
-        // cells; one table per message.
-        tables += 1;
-        const rows = Array.isArray(block.rows) ? block.rows : [];
-        if (rows.length === 0 || rows.length > 100) problems.push(`${where}: ${rows.length} rows (1–100)`);
-        const widths = new Set<number>();
-        rows.forEach((row, r) => {
-          const cells = Array.isArray(row) ? row : [];
-          widths.add(cells.length);
-          if (cells.length === 0 || cells.length > 20)
-            problems.push(`${where} row ${r}: ${cells.length} cells (1–20)`);
-          cells.forEach((c, j) => {
-            if (!isObject(c) || c.type !== 'raw_text')
-              problems.push(`${where} row ${r} cell ${j}: not raw_text`);
-            else if (typeof c.text !== 'string' || c.text.trim() === '')
-              problems.push(`${where} row ${r} cell ${j}: empty`);
-          });
-        });
-        if (widths.size > 1) problems.push(`${where}: rows of different widths`);
-        const settings = block.column_settings;
-        if (settings !== undefined && (!Array.isArray(settings) || settings.length > 20))
-          problems.push(`${where}: column_settings over 20`);
-        break;
-      }
       default:
         problems.push(`${where}: block type not expected from platdesk renderers`);
     }
   });
-  if (tables > 1) problems.push(`${tables} table blocks (one per message)`);
   return problems;
 }
 
