@@ -12,12 +12,13 @@ import type { RenderedMessage } from '../blocks/kit.js';
 import { HistoryUnreadableError, type PostKey, PostOutcomeUnknownError } from '../digest/posted-once.js';
 import type { LocaleResolver } from './locale-resolver.js';
 
-/** Posts to a channel (or a DM by user id) and returns the message's ts. */
+/** Posts to a channel (or a DM by user id), or as a reply in thread `threadTs`, and returns the message's ts. */
 export async function postMessage(
   client: WebClient,
   channel: string,
   m: RenderedMessage,
   metadata?: MessageMetadata,
+  threadTs?: string,
 ): Promise<string> {
   const posted = await client.chat.postMessage({
     channel,
@@ -26,6 +27,7 @@ export async function postMessage(
     unfurl_links: false,
     unfurl_media: false,
     ...(metadata ? { metadata } : {}),
+    ...(threadTs ? { thread_ts: threadTs } : {}),
   });
   if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
   return posted.ts;
@@ -77,12 +79,17 @@ export interface KeyedPosts {
    * Posts a message carrying `key` once, with no automatic retry: a sure refusal rejects with
    * Slack's error, an unclear outcome with PostOutcomeUnknownError.
    */
-  post(channel: string, m: RenderedMessage, key: PostKey): Promise<string>;
+  post(channel: string, m: RenderedMessage, key: PostKey, threadTs?: string): Promise<string>;
   /**
    * The message carrying `key` in the channel's history since `key.since`, or null when surely
    * absent; HistoryUnreadableError when the history cannot be read whole.
    */
   find(channel: string, key: PostKey): Promise<KeyedMessage | null>;
+  /**
+   * The ts of the reply carrying `key` in thread `threadTs`, or null when surely absent;
+   * HistoryUnreadableError when the thread cannot be read whole.
+   */
+  findReply(channel: string, threadTs: string, key: PostKey): Promise<string | null>;
 }
 
 export interface KeyedMessage {
@@ -122,9 +129,9 @@ export function createKeyedPosts(deps: { client: WebClient; timeoutMs?: number }
   }
 
   return {
-    async post(channel, m, key) {
+    async post(channel, m, key, threadTs) {
       try {
-        return await postMessage(once, channel, m, metadataOf(key));
+        return await postMessage(once, channel, m, metadataOf(key), threadTs);
       } catch (error) {
         if (surelyRefused(error)) throw error;
         throw new PostOutcomeUnknownError(
@@ -161,6 +168,31 @@ export function createKeyedPosts(deps: { client: WebClient; timeoutMs?: number }
         throw new HistoryUnreadableError(`the channel's history could not be read: ${String(error)}`, {
           cause: error,
         });
+      }
+    },
+    async findReply(channel, threadTs, key) {
+      try {
+        const history = await historyChannel(channel);
+        let cursor: string | undefined;
+        for (let page = 0; page < HISTORY_PAGES; page++) {
+          const answer = await client.conversations.replies({
+            channel: history,
+            ts: threadTs,
+            include_all_metadata: true,
+            limit: HISTORY_PAGE_SIZE,
+            ...(cursor ? { cursor } : {}),
+          });
+          const messages = (answer.messages ?? []) as HistoryMessage[];
+          const found = messages.find(
+            (m) => m.metadata?.event_type === key.eventType && m.metadata.event_payload?.key === key.key,
+          );
+          if (found?.ts) return found.ts;
+          cursor = answer.response_metadata?.next_cursor || undefined;
+          if (!answer.has_more || !cursor) return null;
+        }
+        throw new Error(`more than ${HISTORY_PAGES * HISTORY_PAGE_SIZE} replies in the thread`);
+      } catch (error) {
+        throw new HistoryUnreadableError(`the thread could not be read: ${String(error)}`, { cause: error });
       }
     },
   };

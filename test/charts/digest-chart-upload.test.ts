@@ -7,11 +7,12 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Words } from '../../src/blocks/i18n/words.js';
+import { digestChartKey } from '../../src/digest/posted-once.js';
 import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
-import { createDigestChartPoster } from '../../src/slack/digest/chart.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
-import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import { metadataOf } from '../../src/slack/scheduled-posts.js';
+import { blockKitProblems } from '../helpers/block-kit/check.js';
 import { decodePng } from '../helpers/png.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { alertsSentInMemory } from '../helpers/store-engines.js';
@@ -32,14 +33,7 @@ function publisherFor(words: Words) {
   const admins = async () => ['UADMIN'];
   const language = { user: async () => words, channel: async () => words };
   const alerts = createAdminAlerts({ client, admins, language, logger, sent: alertsSentInMemory() });
-  return createSlackDigestPublisher({
-    client,
-    alerts,
-    admins,
-    language,
-    logger,
-    postChart: createDigestChartPoster({ client, logger }),
-  });
+  return createSlackDigestPublisher({ client, alerts, admins, language, logger });
 }
 
 const before = () => dayOfOrders(80, 3, new Date(WINDOW.from.getTime() - 24 * HOUR));
@@ -51,7 +45,9 @@ describe('digest chart upload', () => {
   ] as const) {
     it(`${layout} digest (${words.locale}): uploaded PNG, then a slack_file image reply in the digest's thread`, async () => {
       const post = { ...digestPost(dayOfOrders(120), before()), subscription: { ...SUB, layout } };
-      const ts = await publisherFor(words).postDigest(post, null);
+      const publisher = publisherFor(words);
+      const ts = await publisher.postDigest(post, null);
+      await publisher.postChart(post, ts);
 
       const url = await fake.waitFor('files.getUploadURLExternal');
       const upload = await fake.waitFor('file_upload');
@@ -75,21 +71,45 @@ describe('digest chart upload', () => {
       expect(posts.at(-1)).toBe(chartPost);
       expect(chartPost.body.reply_broadcast).toBeUndefined();
       const blocks = chartPost.body.blocks as Record<string, unknown>[];
-      assertWithinSlackLimits(blocks);
+      expect(blockKitProblems(chartPost.body)).toEqual([]);
       expect(blocks).toEqual([expect.objectContaining({ type: 'image', slack_file: { id: fileId } })]);
       expect(String(blocks[0]?.alt_text)).toMatch(new RegExp(`^${altStart}`));
       expect(String(chartPost.body.text)).toMatch(new RegExp(`^${altStart}`));
       // The digest itself (parent) carries its by-status table, within Slack's limits.
       const parent = posts.find((c) => c.body.thread_ts === undefined);
       const parentBlocks = parent?.body.blocks as Record<string, unknown>[];
-      assertWithinSlackLimits(parentBlocks);
+      expect(blockKitProblems(parent?.body)).toEqual([]);
       expect(parentBlocks.filter((b) => b.type === 'table')).toHaveLength(1);
     });
   }
 
+  it('the chart step repeated (e.g. after an unclear answer) finds its keyed reply in the thread: no second upload or reply', async () => {
+    const post = {
+      ...digestPost(dayOfOrders(40), null),
+      subscription: { ...SUB, layout: 'thread' as const },
+    };
+    const publisher = publisherFor(zh);
+    const ts = await publisher.postDigest(post, null);
+    fake.fault('chat.postMessage', 'store-then-500');
+    await publisher.postChart(post, ts);
+    await publisher.postChart(post, ts);
+    expect(fake.callsTo('files.getUploadURLExternal')).toHaveLength(1);
+    const charts = fake
+      .callsTo('chat.postMessage')
+      .filter((c) => c.body.thread_ts === ts && JSON.stringify(c.body.blocks).includes('slack_file'));
+    expect(charts).toHaveLength(1);
+    expect(charts[0]?.body.metadata).toEqual(metadataOf(digestChartKey(post.run)));
+    const reads = fake.callsTo('conversations.replies');
+    expect(reads).toHaveLength(2);
+    expect(reads.every((c) => c.body.ts === ts && c.body.include_all_metadata === 'true')).toBe(true);
+  });
+
   it('a refused upload is logged and the digest stays posted (no chart message, no throw)', async () => {
     fake.failNext('files.getUploadURLExternal', { error: 'not_allowed_token_type' });
-    const ts = await publisherFor(en).postDigest(digestPost(dayOfOrders(10), null), null);
+    const post = digestPost(dayOfOrders(10), null);
+    const publisher = publisherFor(en);
+    const ts = await publisher.postDigest(post, null);
+    await publisher.postChart(post, ts);
     expect(ts).toBeTruthy();
     expect(fake.callsTo('files.completeUploadExternal')).toHaveLength(0);
     expect(JSON.stringify(fake.callsTo('chat.postMessage').map((c) => c.body.blocks))).not.toContain(

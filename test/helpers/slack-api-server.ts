@@ -21,6 +21,7 @@
  * `latest` / `inclusive`, `limit` and a `next_cursor`, only channel-level messages (a thread's
  * parent carries `reply_count`), and `metadata` only with `include_all_metadata=true`. Message ts
  * values are the server clock's seconds (`options.now`, default Date.now) and a sequence number.
+ * conversations.replies answers a thread (parent first, replies oldest first; metadata likewise).
  * `fault(method, kind)` injects what a post with an unclear outcome meets: the message is stored,
  * then the connection is cut, or a 500 is answered, or nothing is answered at all.
  *
@@ -379,6 +380,32 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       response_metadata: { next_cursor: more ? Buffer.from(String(offset + limit)).toString('base64') : '' },
     };
   };
+  // https://docs.slack.dev/reference/methods/conversations.replies: the parent first, then its
+  // replies oldest first; `metadata` only with include_all_metadata; `thread_not_found` otherwise.
+  const replies = (call: SlackCall): Record<string, unknown> => {
+    const b = call.body;
+    const ts = str(b.ts, '');
+    const withMetadata = String(b.include_all_metadata) === 'true' || String(b.include_all_metadata) === '1';
+    const limit = Math.min(1000, Math.max(1, Number(b.limit ?? 1000) || 1000));
+    const offset =
+      typeof b.cursor === 'string' && b.cursor !== ''
+        ? Number(Buffer.from(b.cursor, 'base64').toString())
+        : 0;
+    const all = conversation(str(b.channel, SLACK.channelId));
+    const parent = all.find((m) => m.ts === ts);
+    if (!parent) return { ok: false, error: 'thread_not_found' };
+    const thread = [parent, ...all.filter((m) => m.thread_ts === ts && m.ts !== ts)];
+    const page = thread.slice(offset, offset + limit).map((m) => {
+      const { metadata, ...rest } = m;
+      return { ...rest, thread_ts: ts, ...(withMetadata && metadata ? { metadata } : {}) };
+    });
+    const more = offset + limit < thread.length;
+    return {
+      messages: page,
+      has_more: more,
+      response_metadata: { next_cursor: more ? Buffer.from(String(offset + limit)).toString('base64') : '' },
+    };
+  };
   const nextId = (prefix: string) => `${prefix}${String(++seq).padStart(8, '0')}`;
   let origin = '';
 
@@ -400,6 +427,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       return { channel, ts, message };
     },
     'conversations.history': (call) => history(call),
+    'conversations.replies': (call) => replies(call),
     'chat.postEphemeral': () => ({ message_ts: nextTs() }),
     'chat.update': (call) => {
       const ts = str(call.body.ts, SLACK.messageTs);

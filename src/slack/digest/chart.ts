@@ -1,16 +1,23 @@
 /**
- * The digest's chart, posted in the digest's thread (issue 26): a thin step after the digest
- * message is posted. Rendered from the summary the digest already has (no plat call), uploaded
- * with files.uploadV2 (files.getUploadURLExternal → upload → files.completeUploadExternal, to no
+ * The digest's chart, posted in the digest's thread (issue 26). Runs only after the digest's post
+ * is recorded (digest/runner.ts), so nothing here can cause the digest to be posted again.
+ * Rendered from the summary the digest already has (src/charts: no plat call), uploaded with
+ * files.uploadV2 (files.getUploadURLExternal → upload → files.completeUploadExternal, to no
  * channel: the file is only shown through the message) and shown with a slack_file image block.
- * Best effort: the digest is posted already, so a failure is logged and the run goes on.
+ *
+ * Posted once (DESIGN rule 8, digest/posted-once.ts): the reply carries its own key in its
+ * metadata; before uploading, the thread is read for that key (an earlier attempt may have posted
+ * it), and the reply is sent with no automatic retry. An unclear answer is logged and not sent
+ * again: a chart missing is better than two. Best effort: any failure is logged, the digest stays.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { renderChartMessage } from '../../blocks/chart.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import { renderDigestChart } from '../../charts/digest-hours.js';
+import { digestChartKey, isPostOutcomeUnknown } from '../../digest/posted-once.js';
 import type { DigestPost } from '../../digest/types.js';
+import type { KeyedPosts } from '../scheduled-posts.js';
 
 export type DigestChartPoster = (
   w: Words,
@@ -19,7 +26,7 @@ export type DigestChartPoster = (
   threadTs: string,
 ) => Promise<void>;
 
-/** Uploads a PNG privately and returns its file id. */
+/** Uploads a PNG privately (shared with no channel) and returns its file id. */
 export async function uploadChartPng(
   client: WebClient,
   png: Buffer,
@@ -35,10 +42,17 @@ export async function uploadChartPng(
 
 export function createDigestChartPoster(deps: {
   client: WebClient;
-  logger: Pick<Logger, 'warn'>;
+  keyed: KeyedPosts;
+  logger: Pick<Logger, 'info' | 'warn'>;
 }): DigestChartPoster {
   return async (w, post, channel, threadTs) => {
+    const key = digestChartKey(post.run);
+    const where = { subscriptionId: post.subscription.id, runId: post.run.id };
     try {
+      if ((await deps.keyed.findReply(channel, threadTs, key)) !== null) {
+        deps.logger.info(where, 'digest chart already in its thread: not posted again');
+        return;
+      }
       const chart = await renderDigestChart(w, post);
       if (!chart) return;
       const fileId = await uploadChartPng(
@@ -47,17 +61,14 @@ export function createDigestChartPoster(deps: {
         `digest-${post.subscription.id}-${post.run.localDate}.png`,
         chart.title,
       );
-      const m = renderChartMessage(fileId, chart.alt, chart.title);
-      await deps.client.chat.postMessage({
-        channel,
-        thread_ts: threadTs,
-        text: m.text,
-        blocks: m.blocks,
-        unfurl_links: false,
-        unfurl_media: false,
-      });
+      await deps.keyed.post(channel, renderChartMessage(fileId, chart.alt, chart.title), key, threadTs);
     } catch (err) {
-      deps.logger.warn({ err, subscriptionId: post.subscription.id }, 'digest chart not posted');
+      deps.logger.warn(
+        { err, ...where },
+        isPostOutcomeUnknown(err)
+          ? 'digest chart outcome unknown: not posted again'
+          : 'digest chart not posted',
+      );
     }
   };
 }

@@ -22,7 +22,7 @@ import type { DigestPost, DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
 import { createAdminMessenger, createKeyedPosts, metadataOf, postMessage } from '../scheduled-posts.js';
-import type { DigestChartPoster } from './chart.js';
+import { createDigestChartPoster } from './chart.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
@@ -30,11 +30,9 @@ export interface SlackDigestPublisherDeps {
   /** Channel posts in the channel's language; each admin's messages in theirs. */
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   admins: () => Promise<readonly string[]>;
-  logger: Pick<Logger, 'warn' | 'error'>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Past this a digest's post is unknown (default KEYED_POST_TIMEOUT_MS). */
   postTimeoutMs?: number;
-  /** Posts the digest's chart in its thread once the digest is posted (issue 26); none: no chart. */
-  postChart?: DigestChartPoster;
 }
 
 export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): DigestPublisher {
@@ -43,6 +41,7 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     client,
     ...(deps.postTimeoutMs !== undefined ? { timeoutMs: deps.postTimeoutMs } : {}),
   });
+  const postChart = createDigestChartPoster({ client, keyed, logger });
 
   async function put(channel: string, m: RenderedMessage, replaceTs: string | null): Promise<string> {
     if (replaceTs !== null) {
@@ -120,6 +119,8 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       }
       return found?.ts ?? null;
     },
+    postChart: async (post, messageTs) =>
+      postChart(await words(post.subscription.channelId), post, post.subscription.channelId, messageTs),
     postProgress: async (sub, _run, plan, replaceTs) =>
       put(sub.channelId, renderDigestProgress(await words(sub.channelId), sub, plan), replaceTs),
     postNotice: async (notice, replaceTs) =>

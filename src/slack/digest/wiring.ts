@@ -20,7 +20,6 @@ import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import { createSlackAlertPublisher } from '../alerts/publisher.js';
 import type { LocaleResolver } from '../locale-resolver.js';
-import { createDigestChartPoster } from './chart.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -127,7 +126,6 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
         admins: w.admins,
         language: w.language,
         logger: w.logger,
-        postChart: createDigestChartPoster({ client: w.slackClient, logger: w.logger }),
       }),
       w.metrics,
     ),
