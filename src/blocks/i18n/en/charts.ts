@@ -25,4 +25,10 @@ export const table = {
   points: 'Points',
   calls: 'Calls',
   quotaCalls: 'Quota calls',
+  order: 'Order',
+  goods: 'Goods',
+  qty: 'Qty',
+  shipBy: 'Ship by',
+  flag: 'Flag',
+  remark: 'Remark',
 } as const;

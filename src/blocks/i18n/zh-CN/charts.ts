@@ -25,4 +25,10 @@ export const table: Catalog['table'] = {
   points: '点数',
   calls: '调用次数',
   quotaCalls: '配额调用',
+  order: '订单号',
+  goods: '商品',
+  qty: '数量',
+  shipBy: '最晚发货',
+  flag: '旗帜',
+  remark: '备注',
 };
