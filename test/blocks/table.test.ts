@@ -85,6 +85,7 @@ describe('spend report table', () => {
     ],
     byUser: [{ key: 'U1', points: 1234, calls: 30, quotaCalls: 4 }],
     byDay: [],
+    days: ['2026-11-20'],
   };
   for (const [w, head, total] of [
     [en, ['Operation', 'Points', 'Amount', 'Calls', 'Quota calls'], 'Total'],

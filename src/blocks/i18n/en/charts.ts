@@ -13,6 +13,16 @@ export const chart = {
   altPrevious: 'the day before had {{n}}; ',
   altEmpty: 'Bar chart of orders by hour: no orders in this window.',
   fileTitle: 'Orders by hour · {{date}}',
+  spendTitle: 'Points per day, last 30 days',
+  axisDay: 'Day ({{zone}})',
+  axisPoints: 'Points',
+  dailyCap: 'Daily cap: {{n}} points',
+  spendAlt:
+    'Bar chart of points spent per day over {{days}} days by operation: {{n}} points in all, busiest day {{peak}} with {{peakPoints}}; {{cap}}.',
+  spendAltEmpty: 'Bar chart of points spent per day over {{days}} days: nothing spent.',
+  spendAltNoCap: 'no daily cap is set',
+  spendAltCap_one: 'daily cap {{cap}}, reached on {{reached}} day',
+  spendAltCap_other: 'daily cap {{cap}}, reached on {{reached}} days',
 } as const;
 
 export const table = {

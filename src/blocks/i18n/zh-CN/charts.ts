@@ -13,6 +13,16 @@ export const chart: Catalog['chart'] = {
   altPrevious: '前一天共 {{n}} 单；',
   altEmpty: '每小时订单柱状图：此时段没有订单。',
   fileTitle: '每小时订单 · {{date}}',
+  spendTitle: '近 30 天每日扣费点数',
+  axisDay: '日期（{{zone}}）',
+  axisPoints: '点数',
+  dailyCap: '每日上限：{{n}} 点',
+  spendAlt:
+    '近 {{days}} 天按操作划分的每日点数柱状图：共 {{n}} 点，最多的一天是 {{peak}}，{{peakPoints}} 点；{{cap}}。',
+  spendAltEmpty: '近 {{days}} 天每日扣费点数柱状图：没有扣费。',
+  spendAltNoCap: '未设置每日上限',
+  spendAltCap_one: '每日上限 {{cap}} 点，有 {{reached}} 天达到',
+  spendAltCap_other: '每日上限 {{cap}} 点，有 {{reached}} 天达到',
 };
 
 export const table: Catalog['table'] = {
