@@ -18,7 +18,7 @@ export const chart: Catalog['chart'] = {
   axisPoints: '点数',
   dailyCap: '每日上限：{{n}} 点',
   spendAlt:
-    '近 {{days}} 天按操作划分的每日点数柱状图：共 {{n}} 点，最多的一天是 {{peak}}，{{peakPoints}} 点；{{cap}}。',
+    '近 {{days}} 天按操作划分的每日扣费点数柱状图：共 {{n}} 点，最多的一天是 {{peak}}，{{peakPoints}} 点；{{cap}}。',
   spendAltEmpty: '近 {{days}} 天每日扣费点数柱状图：没有扣费。',
   spendAltNoCap: '未设置每日上限',
   spendAltCap_one: '每日上限 {{cap}} 点，有 {{reached}} 天达到',
