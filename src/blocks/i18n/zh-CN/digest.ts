@@ -198,7 +198,7 @@ export const digestForm: Catalog['digestForm'] = {
   chooseZone: '请选择时区',
   exists: '该汇总已存在：#{{id}}',
   layout: '发送方式',
-  layoutThread: '摘要一条，详情在其话题中',
+  layoutThread: '汇总一条，详情在其消息列中',
   layoutSingle: '一条消息',
   days: '星期',
   daysHint: '都不勾选：每天。',
