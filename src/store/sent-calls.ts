@@ -46,7 +46,11 @@ export function createSentCalls({ db, tenant }: StoreContext): SentCalls {
         .execute();
     },
     async withdraw(chargeId) {
-      await db.deleteFrom('sent_calls').where('tenant_id', '=', tenant).where('charge_id', '=', chargeId).execute();
+      await db
+        .deleteFrom('sent_calls')
+        .where('tenant_id', '=', tenant)
+        .where('charge_id', '=', chargeId)
+        .execute();
     },
     async unanswered(runKey, epoch) {
       const rows = await db

@@ -380,7 +380,14 @@ describe('migration 12', () => {
       const path = join(dir, 'old.db');
       const old = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(path) }) });
       // Every migration before the one that brought tenants.
-      await migrate(old, 'sqlite', MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN tenant_id'))));
+      await migrate(
+        old,
+        'sqlite',
+        MIGRATIONS.slice(
+          0,
+          MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN tenant_id')),
+        ),
+      );
       await sql`INSERT INTO settings (key, value_json, updated_at, updated_by) VALUES ('admins', '["U1"]', 1, 'U1')`.execute(
         old,
       );
