@@ -39,6 +39,8 @@ export interface PlatRequest {
   /** Query parameters (GET) or body fields (POST). */
   params: RequestParams | Record<string, unknown>;
   signal?: AbortSignal | undefined;
+  /** Called as the response's headers are read: the request has reached the service (the limiter). */
+  onAnswered?: (() => void) | undefined;
 }
 
 export interface PlatHttpResponse {
@@ -78,7 +80,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   const secrets = [options.token];
   const shutdown = new AbortController();
 
-  async function send({ operation, params, signal }: PlatRequest): Promise<PlatHttpResponse> {
+  async function send({ operation, params, signal, onAnswered }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
     const started = performance.now();
     const deadline = AbortSignal.timeout(timeouts.deadlineMs);
@@ -117,6 +119,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
         signal: combined,
       });
       status = res.statusCode;
+      onAnswered?.();
       text = await res.body.text();
     } catch (error) {
       throw transportError(operation, error, {

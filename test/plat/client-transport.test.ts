@@ -413,11 +413,10 @@ describe('the shared limiter at the sandbox', () => {
     );
     const results = await Promise.allSettled(calls);
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    // The limiter's side: two calls on one slot start at least windowMs + margin (1010 ms) apart
-    // (less 1 ms: onStarted reads the clock a little after the limiter does).
+    // The limiter's side: two calls on one slot start at least windowMs + margin apart (the later
+    // one a gap after the earlier one's answer, which came after its start).
     expect(starts).toHaveLength(30);
     expect(maxInAnyWindow(starts, 1_000)).toBe(10);
-    expect(maxInAnyWindow(starts, 1_009)).toBeLessThanOrEqual(10);
     expect(queued).toHaveLength(20);
     // ... and what the service sees.
     const stats = h.sandbox.stats();
@@ -425,5 +424,43 @@ describe('the shared limiter at the sandbox', () => {
     expect(stats.maxInWindow).toBeLessThanOrEqual(10);
     expect(stats.violations).toBe(0);
     expect(h.limiter.stats()).toMatchObject({ started: 30, refused: 0 });
+  });
+
+  it('an offered 10 calls/s answered at once: little queueing (wait p99) and never more than 10 in any second at the sandbox', async () => {
+    const waits: number[] = [];
+    const h = await harness({ limiter: { onStarted: ({ waitedMs }) => waits.push(waitedMs) } });
+    // Warm (sockets open, code compiled; the cold start has its test above), then a second's rest.
+    await Promise.all(Array.from({ length: 10 }, () => h.client.shopId({ wwid: F.wwids.known })));
+    await new Promise((r) => setTimeout(r, 1_100));
+    waits.length = 0;
+    const offered = 60;
+    const t0 = performance.now();
+    const calls: Promise<unknown>[] = [];
+    // Every 100 ms from t0 (not from the previous timer, which would drift below 10/s).
+    await new Promise<void>((done) => {
+      let i = 0;
+      const next = () => {
+        calls.push(h.client.shopId({ wwid: F.wwids.known }));
+        i += 1;
+        if (i === offered) done();
+        else setTimeout(next, Math.max(0, t0 + i * 100 - performance.now()));
+      };
+      next();
+    });
+    const results = await Promise.allSettled(calls);
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(waits).toHaveLength(offered);
+    const sorted = [...waits].sort((a, b) => a - b);
+    const p99 = sorted[Math.ceil(0.99 * sorted.length) - 1] ?? Number.NaN;
+    // A slot rests from its call's answer: the queue grows by the answer's latency (a few ms) per
+    // second (resting from the settle + 10 ms, by 13+ ms a second).
+    // On a quiet machine p99 is a few ms (npm run bench: Confirm → answer); the bound leaves room for
+    // a loaded one (85 ms at load 17 on 2 cores). It guards against a queue that builds without
+    // bound; the rule's exact arithmetic is checked on a fake clock (limiter.test.ts).
+    expect(p99).toBeLessThan(100);
+    const stats = h.sandbox.stats();
+    expect(stats.calls).toBe(10 + offered);
+    expect(stats.maxInWindow).toBeLessThanOrEqual(10);
+    expect(stats.violations).toBe(0);
   });
 });
