@@ -108,6 +108,32 @@ function ownSourcesOnly(file) {
   writeFileSync(file, JSON.stringify({ version: 3, sources, names: [], mappings: lines.join(';') }));
 }
 
+/** The names platdesk imports from '@slack/bolt' as values (test/start.test.ts keeps this true). */
+export const BOLT_PARTS = ['App', 'LogLevel', 'HTTPReceiver', 'HTTPModuleFunctions', 'SocketModeReceiver', 'webApi'];
+
+/**
+ * Loads Bolt's parts only when used: '@slack/bolt' resolves to ./build/bolt-entry.cjs (getters that
+ * require each part when first read), and Bolt's App requires its Socket Mode receiver only when
+ * it is read (App reads it only in Socket Mode without a receiver of ours). In HTTP mode Socket
+ * Mode's client, and in both modes Express, its body parsers and the AWS receiver, are never run.
+ */
+const boltParts = {
+  name: 'bolt-parts',
+  setup(build) {
+    build.onResolve({ filter: /^@slack\/bolt$/ }, () => ({
+      path: join(ROOT, 'scripts/build/bolt-entry.cjs'),
+    }));
+    build.onLoad({ filter: /@slack[\\/]bolt[\\/]dist[\\/]App\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const eager = 'const SocketModeReceiver_1 = __importDefault(require("./receivers/SocketModeReceiver"));';
+      if (!text.includes(eager)) throw new Error(`bolt-parts: ${args.path} changed; update scripts/build.mjs`);
+      const lazy =
+        'const SocketModeReceiver_1 = { get default() { return require("./receivers/SocketModeReceiver").default; } };';
+      return { contents: text.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
+
 export function isStale() {
   return !existsSync(STAMP) || statSync(STAMP).mtimeMs < newestInput();
 }
@@ -133,6 +159,7 @@ export async function buildApp(out = OUT) {
   const { metafile } = await build({
     ...common,
     metafile: true,
+    plugins: [boltParts],
     entryPoints: {
       app: 'src/main.ts',
       // The two other programs, where the tsc build put them (README, Docker commands).

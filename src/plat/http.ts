@@ -3,8 +3,11 @@
  * connect/headers/body timeouts plus a total deadline. No global dispatcher (it would change
  * the global fetch that @slack/web-api uses) and no undici retry interceptor (retries would
  * bypass the shared limiter): notes.md, "Library facts".
+ *
+ * undici is loaded with the first call, not at start (it is the largest part of the bundle, and a
+ * process that makes no call never needs it); that call waits for it once.
  */
-import { FormData, Pool, errors as undiciErrors } from 'undici';
+import type { FormData, Pool } from 'undici';
 import {
   PlatAbortedError,
   PlatBadResponseError,
@@ -70,18 +73,25 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const pool = new Pool(base.origin, {
-    connections: options.connections ?? 16,
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 30_000,
-  });
+  type Undici = typeof import('undici');
+  let loaded: Promise<{ undici: Undici; pool: Pool }> | undefined;
+  const load = () =>
+    (loaded ??= import('undici').then((undici) => ({
+      undici,
+      pool: new undici.Pool(base.origin, {
+        connections: options.connections ?? 16,
+        connect: { timeout: timeouts.connectMs },
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+        keepAliveTimeout: 30_000,
+      }),
+    })));
   const secrets = [options.token];
   const shutdown = new AbortController();
 
   async function send({ operation, params, signal, onAnswered }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
+    const { undici, pool } = await load();
     const started = performance.now();
     const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const combined = AbortSignal.any(
@@ -103,7 +113,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       body = JSON.stringify(params);
     } else {
       // spec §4.7: paging-orders' examples send multipart form fields.
-      const form = new FormData();
+      const form = new undici.FormData();
       for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
       body = form;
     }
@@ -122,7 +132,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       onAnswered?.();
       text = await res.body.text();
     } catch (error) {
-      throw transportError(operation, error, {
+      throw transportError(undici.errors, operation, error, {
         signal,
         deadline,
         cutOff: shutdown.signal.aborted ? performance.now() - started : null,
@@ -146,6 +156,8 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   return {
     send,
     async close({ force = false } = {}) {
+      if (!loaded) return;
+      const { pool } = await loaded;
       if (!force) return pool.close();
       shutdown.abort();
       await pool.destroy();
@@ -154,6 +166,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
 }
 
 function transportError(
+  undiciErrors: typeof import('undici')['errors'],
   operation: Operation,
   error: unknown,
   ctx: {
