@@ -474,6 +474,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     });
   }
 
+  /** The call was answered (or settled without an answer): once per grant (limiter-queue.ts). */
   function settle({ leaseId, startedAt }: Grant): void {
     queue.settled(clock.now() - startedAt);
     giveBack(leaseId);
