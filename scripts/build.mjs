@@ -112,10 +112,24 @@ function ownSourcesOnly(file) {
 export const BOLT_PARTS = ['App', 'LogLevel', 'HTTPReceiver', 'HTTPModuleFunctions', 'SocketModeReceiver', 'webApi'];
 
 /**
+ * Requires Bolt makes at load that platdesk's configuration never uses, made lazy (a getter that
+ * requires on first read), by file: the exact line each replaces must be there, or the build
+ * fails (a Bolt upgrade changed it: check and update the list).
+ * - App.js: the Socket Mode receiver, read only in Socket Mode without a receiver of ours;
+ * - HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only with an
+ *   OAuth installer configured.
+ */
+const LAZY_BOLT_REQUIRES = {
+  'App.js': ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
+  'receivers/HTTPReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+  'receivers/SocketModeReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+};
+
+/**
  * Loads Bolt's parts only when used: '@slack/bolt' resolves to ./build/bolt-entry.cjs (getters that
- * require each part when first read), and Bolt's App requires its Socket Mode receiver only when
- * it is read (App reads it only in Socket Mode without a receiver of ours). In HTTP mode Socket
- * Mode's client, and in both modes Express, its body parsers and the AWS receiver, are never run.
+ * require each part when first read), and the requires above wait until read. In HTTP mode Socket
+ * Mode's client, and in both modes Express, its body parsers, the AWS receiver and OAuth, are
+ * never run.
  */
 const boltParts = {
   name: 'bolt-parts',
@@ -123,13 +137,17 @@ const boltParts = {
     build.onResolve({ filter: /^@slack\/bolt$/ }, () => ({
       path: join(ROOT, 'scripts/build/bolt-entry.cjs'),
     }));
-    build.onLoad({ filter: /@slack[\\/]bolt[\\/]dist[\\/]App\.js$/ }, (args) => {
+    build.onLoad({ filter: /@slack[\\/]bolt[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const file = args.path.replace(/\\/g, '/').replace(/.*@slack\/bolt\/dist\//, '');
+      const lazy = LAZY_BOLT_REQUIRES[file];
+      if (!lazy) return undefined;
+      const [name, load] = lazy;
+      const eager = `const ${name} = ${load};`;
       const text = readFileSync(args.path, 'utf8');
-      const eager = 'const SocketModeReceiver_1 = __importDefault(require("./receivers/SocketModeReceiver"));';
       if (!text.includes(eager)) throw new Error(`bolt-parts: ${args.path} changed; update scripts/build.mjs`);
-      const lazy =
-        'const SocketModeReceiver_1 = { get default() { return require("./receivers/SocketModeReceiver").default; } };';
-      return { contents: text.replace(eager, lazy), loader: 'js' };
+      // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
+      const deferred = `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`;
+      return { contents: text.replace(eager, deferred), loader: 'js' };
     });
   },
 };
