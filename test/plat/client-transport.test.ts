@@ -99,7 +99,10 @@ describe('transport failures', () => {
     h.sandbox.setFaults([{ kind: 'hang' }]);
     const controller = new AbortController();
     const pending = platErrorOf(h.client.shopId({ wwid: F.wwids.known }, { signal: controller.signal }));
-    setTimeout(() => controller.abort(), 50);
+    // In flight: aborted once the sandbox has the request (a fixed delay raced the first call's
+    // loading of undici on a loaded machine).
+    while (h.sandbox.stats().calls < 1) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
     const error = await pending;
     expect(error).toBeInstanceOf(PlatAbortedError);
     expect(error.operation).toBe('get-shop-id');
@@ -117,7 +120,10 @@ describe('transport failures', () => {
     await h.client.shopId({ wwid: F.wwids.known });
     const controller = new AbortController();
     const pending = platErrorOf(h.client.shopId({ wwid: F.wwids.known }, { signal: controller.signal }));
-    setTimeout(() => controller.abort(), 50);
+    // In flight: aborted once the sandbox has the request (a fixed delay raced the first call's
+    // loading of undici on a loaded machine).
+    while (h.sandbox.stats().calls < 1) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
     const error = await pending;
     expect(error).toBeInstanceOf(PlatAbortedError);
     expect(error.reachedService).toBe(false);
