@@ -97,6 +97,8 @@ export const CSV_COLUMNS = [
   'correlation_id',
   'pending_id',
   'source',
+  'workflow_id',
+  'step_id',
 ] as const;
 
 /**
@@ -145,6 +147,8 @@ export function ledgerCsv(
         e.correlationId,
         e.pendingId,
         e.source,
+        e.workflowId,
+        e.stepId,
       ]
         .map(csvField)
         .join(','),

@@ -50,14 +50,18 @@ const byCounter = (a: CounterKey, b: CounterKey) => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-/** The counters a ledger row counts in: the workspace, its user and its channel; day and month. */
+/**
+ * The counters a ledger row counts in: the workspace, its user, its channel and its workflow
+ * step; day and month.
+ */
 export function countersOf(
-  row: { userId: string | null; channelId: string | null },
+  row: { userId: string | null; channelId: string | null; stepId?: string | null },
   keys: { daily: string; monthly: string },
 ): CounterKey[] {
   const subjects: [CapScope, string][] = [['workspace', '*']];
   if (row.userId !== null) subjects.push(['user', row.userId]);
   if (row.channelId !== null) subjects.push(['channel', row.channelId]);
+  if (row.stepId != null) subjects.push(['step', row.stepId]);
   return subjects.flatMap(([scope, subject]) => [
     { scope, subject, period: 'daily' as const, key: keys.daily },
     { scope, subject, period: 'monthly' as const, key: keys.monthly },
@@ -356,7 +360,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
 
 // ---- sums from the ledger: reconciliation and the one-time backfill ----------------------------
 
-/** The ledger's points of one period, per counter (workspace, each user, each channel). */
+/** The ledger's points of one period, per counter (workspace, each user, channel and step). */
 async function ledgerSums(db: Executor, p: Pick<Period, 'period' | 'key' | 'from' | 'to'>) {
   const sums = new Map<string, number>();
   const range = (q: ReturnType<typeof base>) =>
@@ -382,6 +386,12 @@ async function ledgerSums(db: Executor, p: Pick<Period, 'period' | 'key' | 'from
     .groupBy('channel_id')
     .execute())
     add('channel', r.channel_id as string, Number(r.points));
+  for (const r of await range(base())
+    .select('step_id')
+    .where('step_id', 'is not', null)
+    .groupBy('step_id')
+    .execute())
+    add('step', r.step_id as string, Number(r.points));
   return sums;
 }
 

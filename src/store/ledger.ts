@@ -42,6 +42,8 @@ export interface ChargeContext {
   channelId: string | null;
   pendingId: string | null;
   source: LedgerSource;
+  /** A workflow step's run: its workflow and step (ledger columns workflow_id, step_id). */
+  workflow?: { workflowId: string; stepId: string };
 }
 
 /**
@@ -68,6 +70,8 @@ export function ledgerEntryFor(charge: ChargeFacts, context: ChargeContext): New
     correlationId: charge.correlationId,
     pendingId: context.pendingId,
     source: context.source,
+    workflowId: context.workflow?.workflowId ?? null,
+    stepId: context.workflow?.stepId ?? null,
   };
 }
 
@@ -94,6 +98,8 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
     correlationId: row.correlation_id,
     pendingId: row.pending_id,
     source: row.source as LedgerSource,
+    workflowId: row.workflow_id,
+    stepId: row.step_id,
   };
 }
 
@@ -161,6 +167,8 @@ export function createLedger({ db }: StoreContext): Ledger {
             correlation_id: entry.correlationId,
             pending_id: entry.pendingId,
             source: entry.source,
+            workflow_id: entry.workflowId ?? null,
+            step_id: entry.stepId ?? null,
           })
           .onConflict((oc) => oc.column('charge_id').doNothing())
           .returning('id')
@@ -175,7 +183,12 @@ export function createLedger({ db }: StoreContext): Ledger {
           ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
           ...released,
         ]);
-        return { ...entry, id: Number(inserted.id) };
+        return {
+          ...entry,
+          workflowId: entry.workflowId ?? null,
+          stepId: entry.stepId ?? null,
+          id: Number(inserted.id),
+        };
       }),
     async byPending(pendingId) {
       const rows = await db

@@ -398,6 +398,28 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
   `,
+  // 11: workflow steps (issue 25; lookups/steps.ts). A charge of a Workflow Builder step names its
+  // workflow and step (the triggering person is its user_id). Each step's approved spend is a
+  // counter scope of its own ('step', subject = the step's callback id), kept with the ledger row
+  // like the others; spend_counters' CHECK cannot be altered in SQLite, so the table is rebuilt
+  // (https://www.sqlite.org/lang_altertable.html#otheralter).
+  `
+  ALTER TABLE ledger ADD COLUMN workflow_id TEXT;
+  ALTER TABLE ledger ADD COLUMN step_id TEXT;
+  CREATE TABLE spend_counters_next (
+    scope      TEXT NOT NULL CHECK (scope IN ('workspace', 'user', 'channel', 'step')),
+    subject    TEXT NOT NULL,
+    period     TEXT NOT NULL CHECK (period IN ('daily', 'monthly')),
+    period_key TEXT NOT NULL,
+    spent      REAL NOT NULL,
+    reserved   REAL NOT NULL,
+    PRIMARY KEY (scope, subject, period, period_key)
+  ) STRICT;
+  INSERT INTO spend_counters_next (scope, subject, period, period_key, spent, reserved)
+    SELECT scope, subject, period, period_key, spent, reserved FROM spend_counters;
+  DROP TABLE spend_counters;
+  ALTER TABLE spend_counters_next RENAME TO spend_counters;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

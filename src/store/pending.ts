@@ -78,7 +78,7 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
     async create<R, Q>(input: NewPendingLookup<R, Q>) {
       const now = nowMs();
       const row: PendingRow = {
-        id: randomUUID(),
+        id: input.id ?? randomUUID(),
         user_id: input.userId,
         channel_id: input.channelId,
         team_id: input.teamId,
@@ -96,8 +96,19 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
         claim_epoch: 0,
         calls_sent: 0,
       };
-      await db.insertInto('pending_lookups').values(row).execute();
-      return toPending<R, Q>(row);
+      if (input.id === undefined) {
+        await db.insertInto('pending_lookups').values(row).execute();
+        return toPending<R, Q>(row);
+      }
+      // A fixed id: the first create wins, every later one reads its row.
+      await db
+        .insertInto('pending_lookups')
+        .values(row)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      const stored = await select(row.id);
+      if (!stored) throw new Error(`pending lookup ${row.id} vanished after its insert`);
+      return toPending<R, Q>(stored);
     },
     async get<R, Q>(id: string) {
       const row = await select(id);

@@ -43,6 +43,9 @@ export interface LedgerTable {
   source: string;
   /** The id fixed before the call (unique): a second write of the same charge is a no-op. */
   charge_id: string;
+  /** Workflow Builder steps (migration 11): the workflow and the step's callback id; else null. */
+  workflow_id: string | null;
+  step_id: string | null;
 }
 
 export interface UserPrefsTable {
@@ -243,7 +246,7 @@ export interface BudgetReservationsTable {
 
 /** Running totals per scope and local period (store/budgets.ts). */
 export interface SpendCountersTable {
-  scope: 'workspace' | 'user' | 'channel';
+  scope: 'workspace' | 'user' | 'channel' | 'step';
   /** '*' for the workspace, else the user or channel id. */
   subject: string;
   period: 'daily' | 'monthly';

@@ -410,6 +410,8 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     correlationId: 'c1',
     pendingId: PENDING_ID,
     source: 'interactive',
+    workflowId: null,
+    stepId: null,
   };
   const platdeskResults: [string, PlatdeskResult][] = [
     ['help', { kind: 'help', admin: true }],

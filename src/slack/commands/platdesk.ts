@@ -2,11 +2,13 @@
 import type { App } from '@slack/bolt';
 import { renderLedgerCsv, renderPlatdeskResult } from '../../blocks/platdesk.js';
 import { runPlatdeskCommand } from '../../lookups/platdesk-command.js';
+import { createStepsAdmin } from '../../lookups/steps.js';
 import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
 
 export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
+  const steps = createStepsAdmin({ lookups: deps.lookups, store: deps.store });
   app.command('/platdesk', async ({ ack, command, respond, client, body }) => {
     await ackFirst(ack);
     const reply = privateReply({ respond, client, body, logger: deps.logger });
@@ -18,6 +20,7 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
       store: deps.store,
       settings: deps.lookups.settings,
       now: deps.now(),
+      steps,
     });
     // After the command ran: `/platdesk language en` answers in the language just chosen.
     const w = await deps.language.user(command.user_id);

@@ -12,6 +12,7 @@ import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
+import { step } from './steps.js';
 import { unfurl } from './unfurl.js';
 
 export const en = {
@@ -42,4 +43,5 @@ export const en = {
   shortcut,
   notice,
   platdesk,
+  step,
 } as const;

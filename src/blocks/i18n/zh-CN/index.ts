@@ -14,6 +14,7 @@ import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
+import { step } from './steps.js';
 import { unfurl } from './unfurl.js';
 
 export const zhCN: Catalog = {
@@ -44,4 +45,5 @@ export const zhCN: Catalog = {
   shortcut,
   notice,
   platdesk,
+  step,
 };
