@@ -423,3 +423,49 @@ export function messageEvent(input: { text: string; user?: string; channel?: str
     channel_type: 'channel' as const,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Workflow Builder custom steps (https://docs.slack.dev/reference/events/function_executed)
+
+export interface FunctionExecutedInput {
+  callbackId: string;
+  inputs: Record<string, unknown>;
+  /** The same on every redelivery of one execution. */
+  executionId: string;
+  workflowExecutionId?: string;
+  eventTs?: string;
+}
+
+/**
+ * `function_executed` (wrap it with `eventCallback`): the step's definition as the manifest
+ * declares it, its inputs, the execution's ids and a workflow token (`xwfp-…`) Bolt uses for
+ * `functions.completeSuccess` / `completeError`.
+ */
+export function functionExecuted(input: FunctionExecutedInput) {
+  return {
+    type: 'function_executed' as const,
+    function: {
+      id: `Fn${input.callbackId.replace(/_/g, '').toUpperCase().slice(0, 9)}`,
+      callback_id: input.callbackId,
+      title: input.callbackId,
+      description: '',
+      type: 'app',
+      input_parameters: Object.keys(input.inputs).map((name) => ({
+        type: 'string',
+        name,
+        title: name,
+        is_required: false,
+      })),
+      output_parameters: [],
+      app_id: SLACK.apiAppId,
+      date_created: 1_700_000_000,
+      date_updated: 1_700_000_000,
+      date_deleted: 0,
+    },
+    inputs: input.inputs,
+    function_execution_id: input.executionId,
+    workflow_execution_id: input.workflowExecutionId ?? 'Wx0700000WF01',
+    event_ts: input.eventTs ?? '1700000000.000400',
+    bot_access_token: 'xwfp-test-token',
+  };
+}
