@@ -93,7 +93,7 @@ describe('ledgerCsv', () => {
     ]);
   });
 
-  it('a workflow step\'s charge names its workflow and step (issue 25)', () => {
+  it("a workflow step's charge names its workflow and step (issue 25)", () => {
     const csv = ledgerCsv([
       entry({ source: 'workflow', workflowId: 'Wx0123ABC', stepId: 'lookup_waybill', channelId: null }),
     ]);

@@ -155,6 +155,25 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(await h.platdesk.store.ledger.byPending(`step:${first.executionId}`)).toHaveLength(1);
   });
 
+  it('identical runs share the cache: the second run makes no call and says so', async () => {
+    await platdesk('steps approve lookup_shop daily 1000');
+    const inputs = { shop: wwids.known, user: SLACK.userId };
+    const first = await runStep('lookup_shop', inputs);
+    const second = await runStep('lookup_shop', inputs);
+    expect([first.calls, second.calls]).toEqual([1, 0]);
+    const a = first.call.body.outputs as Record<string, unknown>;
+    const b = second.call.body.outputs as Record<string, unknown>;
+    expect(a).toEqual({
+      shop_id: expect.stringMatching(/^\d+$/),
+      name: wwids.known,
+      type: 'unknown',
+      summary: `${wwids.known} (shop id ${String(a.shop_id)}, unknown)`,
+    });
+    expect(b.shop_id).toBe(a.shop_id);
+    expect(String(b.summary)).toMatch(/\(from cache, .+ old: no charge\)$/);
+    expect(await h.platdesk.store.ledger.byPending(`step:${second.executionId}`)).toEqual([]);
+  });
+
   it('a cap of N runs: N calls, then clear failures that cost nothing', async () => {
     // orders_due pages orders (never cached): every run is a call.
     const shown = await platdesk('steps approve orders_due daily 1');
