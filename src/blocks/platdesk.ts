@@ -6,14 +6,13 @@ import type { KnownBlock } from '@slack/types';
 import type { PlatdeskProblem, PlatdeskResult } from '../lookups/platdesk-command.js';
 import { ledgerCsv, type UsageReport } from '../lookups/reports.js';
 import type { Caps } from '../lookups/settings.js';
-import type { StepId, StepView } from '../lookups/steps.js';
 import type { AutoLookupView } from '../lookups/unfurls.js';
 import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
 import type { LedgerEntry } from '../store/store.js';
-import { quoteShort } from './charge-note.js';
 import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
+import { stepApprovalLines } from './steps.js';
 import { escapeClip, escapeText } from './text.js';
 import { operationTitle } from './words-of.js';
 
@@ -108,28 +107,6 @@ function capText(w: Words, v: number | null): string {
 
 function caps(w: Words, c: Caps) {
   return { daily: capText(w, c.daily), monthly: capText(w, c.monthly) };
-}
-
-function stepLines(w: Words, steps: readonly StepView[], changed: StepId | null): string[] {
-  const { t } = w;
-  const lines = steps.map((s) =>
-    t('platdesk.stepLine', {
-      title: t(`step.title.${s.stepId}`),
-      id: s.stepId,
-      price: quoteShort(w, s.quote),
-      approval: s.approval
-        ? t('platdesk.stepApproved', {
-            ...caps(w, s.approval),
-            today: w.points(s.spent.daily),
-            month: w.points(s.spent.monthly),
-          })
-        : t('platdesk.stepNotApproved'),
-    }),
-  );
-  const note = t('platdesk.stepsNote');
-  return changed
-    ? [t('platdesk.stepChanged', { title: t(`step.title.${changed}`) }), ...lines, note]
-    : [...lines, note];
 }
 
 function autoLines(w: Words, view: AutoLookupView): string[] {
@@ -274,7 +251,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
     case 'autolookup':
       return { title: t('platdesk.autoTitle'), lines: autoLines(w, result.view) };
     case 'steps':
-      return { title: t('platdesk.stepsTitle'), lines: stepLines(w, result.steps, result.changed) };
+      return { title: t('platdesk.stepsTitle'), lines: stepApprovalLines(w, result.steps, result.changed) };
     case 'language': {
       const name = (l: 'en' | 'zh-CN') => t(`platdesk.languageName.${l}`);
       const workspace = name(result.workspace);

@@ -5,10 +5,11 @@
  * activity shows it. Outputs are variables a following "send a message" step puts in a message,
  * so API text in them is escaped like any other (`&`, `<`, `>`).
  */
-import type { StepId, StepResult } from '../lookups/steps.js';
+import type { StepId, StepResult, StepView } from '../lookups/steps.js';
 import { ordersDue } from '../lookups/steps.js';
 import { isPlatError } from '../plat/errors.js';
 import type { Order, WaybillInfoRecord } from '../plat/types.js';
+import { quoteShort } from './charge-note.js';
 import { errorChargeText, errorRemedy, errorTitle } from './errors.js';
 import type { Words } from './i18n/words.js';
 import { priceRange } from './item.js';
@@ -199,3 +200,30 @@ export function stepFailure(
     }
   }
 }
+
+/** Each step with its price per run, its approval and its spend (`/platdesk steps`, App Home). */
+export function stepApprovalLines(w: Words, steps: readonly StepView[], changed: StepId | null): string[] {
+  const { t } = w;
+  const lines = steps.map((s) =>
+    t('platdesk.stepLine', {
+      title: t(`step.title.${s.stepId}`),
+      id: s.stepId,
+      price: quoteShort(w, s.quote),
+      approval: s.approval
+        ? t('platdesk.stepApproved', {
+            daily: capText(w, s.approval.daily),
+            monthly: capText(w, s.approval.monthly),
+            today: w.points(s.spent.daily),
+            month: w.points(s.spent.monthly),
+          })
+        : t('platdesk.stepNotApproved'),
+    }),
+  );
+  const note = t('platdesk.stepsNote');
+  return changed
+    ? [t('platdesk.stepChanged', { title: t(`step.title.${changed}`) }), ...lines, note]
+    : [...lines, note];
+}
+
+const capText = (w: Words, v: number | null) =>
+  v === null ? w.t('platdesk.noCap') : w.t('platdesk.capPoints', { n: w.count(v) });

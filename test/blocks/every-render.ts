@@ -6,6 +6,7 @@
  * `texts` is the foreign text put into the messages (titles, names, remarks): hostile and long for
  * the limit checks, plain Chinese for the pseudo-locale (whose check must tell data from words).
  */
+
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
 import {
@@ -66,6 +67,7 @@ import type { AdminHome, HomeData } from '../../src/lookups/home-data.js';
 import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse/command-text.js';
 import type { Problem } from '../../src/lookups/parse/problems.js';
 import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
+import { STEP_IDS } from '../../src/lookups/steps.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
@@ -364,6 +366,12 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
       spentToday: 182,
     })),
+    steps: STEP_IDS.map((stepId, i) => ({
+      stepId,
+      quote: stepId === 'lookup_item' ? itemQuote : quote,
+      approval: i % 2 === 0 ? { daily: 1000, monthly: i === 0 ? null : 20000 } : null,
+      spent: { daily: 12 * i, monthly: 345 * i },
+    })),
   };
   const home: HomeData = {
     userId: 'U1234',
@@ -479,6 +487,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       'autolookup',
       { kind: 'autolookup', view: { channels: admin.autoLookup, changed: { channelId: 'C1234', cap: 20 } } },
     ],
+    ['steps', { kind: 'steps', steps: admin.steps, changed: 'lookup_waybill' }],
     ['language-user', { kind: 'language', scope: 'user', choice: 'zh-CN', workspace: 'en', changed: true }],
     ['language-auto', { kind: 'language', scope: 'user', choice: null, workspace: 'en', changed: false }],
     [

@@ -87,6 +87,7 @@ function homeStates(w: Words): Render[] {
       overrides: {},
       digests: [],
       shipAlerts: [],
+      steps: [],
     },
   };
   const renders: Render[] = [];

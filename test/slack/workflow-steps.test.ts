@@ -16,7 +16,13 @@ import {
 } from '../helpers/platdesk-harness.js';
 import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { eventCallback, functionExecuted, SLACK, slashCommand } from '../helpers/slack-payloads.js';
+import {
+  appHomeOpened,
+  eventCallback,
+  functionExecuted,
+  SLACK,
+  slashCommand,
+} from '../helpers/slack-payloads.js';
 import { socketModeConfig } from '../helpers/socket-mode-config.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
@@ -142,6 +148,23 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
       operation: 'platdzmd',
     });
     expect(rows[0]?.points).toBeGreaterThan(0);
+  });
+
+  it("the admin's App Home shows each step with its price, approval and spend", async () => {
+    await postEvent(
+      h.eventsUrl,
+      SIGNING_SECRET,
+      eventCallback(appHomeOpened(SLACK.adminId), { eventId: `EvHOMESTEPS${executions}` }),
+    );
+    const view = await h.fake.waitFor('views.publish', (c) => c.body.user_id === SLACK.adminId, 5000);
+    const text = textOf(view.body.view);
+    expect(text).toContain('Workflow steps');
+    expect(text).toMatch(
+      /Waybill lookup\* \(`lookup_waybill`\): .* a run · approved: daily 1,000 points, monthly no cap · spent today \d+ points/,
+    );
+    expect(text).toContain(
+      'Item lookup* (`lookup_item`): 1 quota call a run · not approved: it spends nothing',
+    );
   });
 
   it('a redelivered function_executed is never charged again and completes with the first outputs', async () => {
