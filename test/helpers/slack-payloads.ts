@@ -469,3 +469,47 @@ export function functionExecuted(input: FunctionExecutedInput) {
     bot_access_token: 'xwfp-test-token',
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Work Objects (https://docs.slack.dev/messaging/work-objects-overview)
+
+/** `entity_details_requested`: someone opened a Work Object's details panel (wrap it with `eventCallback`). */
+export function entityDetailsRequested(input: {
+  entityUrl: string;
+  appUnfurlUrl?: string;
+  externalId?: string;
+  user?: string;
+  triggerId?: string;
+}) {
+  return {
+    type: 'entity_details_requested' as const,
+    user: input.user ?? SLACK.userId,
+    trigger_id: input.triggerId ?? '10000000001.1000000001.entitytrigger',
+    link: { url: input.appUnfurlUrl ?? input.entityUrl, domain: new URL(input.entityUrl).hostname },
+    entity_url: input.entityUrl,
+    ...(input.appUnfurlUrl ? { app_unfurl_url: input.appUnfurlUrl } : {}),
+    user_locale: 'en-US',
+    event_ts: '1700000000.000500',
+    ...(input.externalId ? { external_ref: { id: input.externalId, type: 'item' } } : {}),
+    channel: SLACK.channelId,
+    message_ts: SLACK.messageTs,
+  };
+}
+
+/**
+ * A click on an action button of a Work Object's details panel: a block_actions payload whose
+ * container is the entity, with no channel and no response_url (no message holds the button).
+ */
+export function entityAction(input: { actionId: string; value: string; userId?: string; actionTs?: string }) {
+  const payload = blockAction({
+    actionId: input.actionId,
+    value: input.value,
+    responseUrl: '',
+    ...(input.userId ? { userId: input.userId } : {}),
+    ...(input.actionTs ? { actionTs: input.actionTs } : {}),
+    container: { type: 'entity_detail' },
+  }) as unknown as Record<string, unknown>;
+  delete payload.response_url;
+  delete payload.channel;
+  return payload;
+}

@@ -14,6 +14,7 @@ import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
 import { step } from './steps.js';
 import { unfurl } from './unfurl.js';
+import { workObject } from './work-objects.js';
 
 export const en = {
   common,
@@ -44,4 +45,5 @@ export const en = {
   notice,
   platdesk,
   step,
+  workObject,
 } as const;

@@ -16,6 +16,7 @@ import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
 import { step } from './steps.js';
 import { unfurl } from './unfurl.js';
+import { workObject } from './work-objects.js';
 
 export const zhCN: Catalog = {
   common,
@@ -46,4 +47,5 @@ export const zhCN: Catalog = {
   notice,
   platdesk,
   step,
+  workObject,
 };
