@@ -4,16 +4,16 @@
  * the panel's paid action ("Look up now — 1 item quota call") is the unfurl's Look up: the usual
  * confirmation first (single-use Confirm), one charged call after it.
  */
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { parseUnfurlButtonValue } from '../../blocks/unfurl.js';
 import { type ItemEntityInput, itemPanel } from '../../blocks/work-objects.js';
 import { canonicalItemUrl, parseItemRef } from '../../lookups/parse/item-link.js';
 import { itemRequest, type UnfurlDecision } from '../../lookups/unfurls.js';
-import { ackFirst } from '../ack.js';
 import { offerLookup, type Reply } from '../answer.js';
+import { onEntityClick } from '../clicks/entity-click.js';
 import type { SlackDeps } from '../deps.js';
-import { type PrivateMessage, sendPrivately } from '../private-reply.js';
+import type { PrivateMessage } from '../private-reply.js';
 
 /** What platdesk knows of an item, from the cache: no call, no charge. */
 async function known(deps: SlackDeps, itemId: string): Promise<ItemEntityInput['known']> {
@@ -46,20 +46,17 @@ export async function itemEntityOf(
 export function registerWorkObjects(app: App, deps: SlackDeps): void {
   // The panel's paid action: the clicker gets the usual confirmation privately (a panel has no
   // response_url); only its Confirm calls, once (the pending lookup's single-use claim).
-  app.action<BlockAction<ButtonAction>>(ACTIONS.entityLookup, async ({ ack, body, action, client }) => {
-    await ackFirst(ack);
-    const userId = body.user.id;
-    const reply: Reply = async (message) =>
-      sendPrivately(client, { userId, channelId: null }, message as PrivateMessage, deps.logger);
-    const ref = parseUnfurlButtonValue(action.value);
+  onEntityClick(app, deps, ACTIONS.entityLookup, async (click) => {
+    const reply: Reply = (message) => click.tell(message as PrivateMessage);
+    const ref = parseUnfurlButtonValue(click.action.value);
     if (!ref) {
-      await reply({ text: (await deps.language.user(userId)).t('notice.notItemLink') });
+      await click.tell({ text: (await click.words()).t('notice.notItemLink') });
       return;
     }
     await offerLookup(
       deps,
       itemRequest(ref.itemId),
-      { userId, channelId: null, teamId: body.team?.id ?? null, responseUrl: null },
+      { userId: click.userId, channelId: null, teamId: click.teamId, responseUrl: null },
       reply,
     );
   });
