@@ -116,6 +116,70 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect(await store.budgets.reconcile(periods)).toEqual([]);
   });
 
+  it("a workflow step's charge counts in its step's counter too, reconciled and reserved like the others", async () => {
+    const { store } = await fresh();
+    const step = {
+      source: 'workflow' as const,
+      workflowId: 'Wx1',
+      stepId: 'lookup_waybill',
+      channelId: null,
+    };
+    const row = await store.ledger.record(entry({ ...step, points: 8 }));
+    expect(row).toMatchObject({ workflowId: 'Wx1', stepId: 'lookup_waybill', source: 'workflow' });
+    await store.ledger.record(entry({ ...step, stepId: 'orders_due', points: 2 }));
+    await store.ledger.record(entry({ points: 5 }));
+    const uses = await store.budgets.uses([
+      cap('step', 'lookup_waybill', 100),
+      cap('step', 'orders_due', 100, 'monthly'),
+      cap('workspace', '*', 100),
+    ]);
+    expect(uses.map((u) => u.spent)).toEqual([8, 2, 15]);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+    // A step's cap and the workspace's are reserved together, all or nothing.
+    const refused = await store.budgets.reserve({
+      userId: null,
+      points: 3,
+      caps: [cap('workspace', '*', 100), cap('step', 'lookup_waybill', 10)],
+      ttlMs: MINUTE,
+    });
+    expect(refused).toMatchObject({ ok: false, exceeded: { scope: 'step', subject: 'lookup_waybill' } });
+    expect((await store.budgets.uses([cap('workspace', '*', 100)]))[0]?.spent).toBe(15);
+    const ok = await store.budgets.reserve({
+      userId: null,
+      points: 2,
+      caps: [cap('workspace', '*', 100), cap('step', 'lookup_waybill', 10)],
+      ttlMs: MINUTE,
+    });
+    expect(ok.ok).toBe(true);
+    expect(
+      (await store.budgets.uses([cap('workspace', '*', 100), cap('step', 'lookup_waybill', 10)])).map(
+        (u) => u.spent,
+      ),
+    ).toEqual([17, 10]);
+  });
+
+  it('a pending lookup with a fixed id is created once: a second create returns the first row', async () => {
+    const { store } = await fresh();
+    const input = {
+      id: 'step:Fx1',
+      userId: 'U1',
+      channelId: null,
+      teamId: null,
+      request: { n: 1 },
+      quote: { q: 1 },
+      summary: 's',
+      responseUrl: null,
+      ttlMs: DAY,
+    };
+    const first = await store.pending.create(input);
+    const claimed = await store.pending.claim(first.id, 'U1', { instanceId: 'i1', leaseMs: MINUTE });
+    expect(claimed.ok).toBe(true);
+    const again = await store.pending.create({ ...input, request: { n: 2 } });
+    expect(again).toMatchObject({ id: 'step:Fx1', state: 'running', request: { n: 1 } });
+    expect((await store.pending.claim(first.id, 'U1', { instanceId: 'i2', leaseMs: MINUTE })).ok).toBe(false);
+  });
+
   it('a charge id written twice is one row, counted once; the stored row is returned', async () => {
     const { store } = await fresh();
     const first = await store.ledger.record(entry({ chargeId: 'p-1:0:0', points: 10 }));
