@@ -184,6 +184,8 @@ export function stepFailure(
       });
     case 'not_approved':
       return w.t('step.fail.notApproved', { step, id: stepId });
+    case 'interrupted':
+      return w.t('step.fail.interrupted', { step });
     case 'failed': {
       const error = result.error;
       if (!isPlatError(error))

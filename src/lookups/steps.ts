@@ -180,7 +180,12 @@ export type StepResult =
   /** The lookup failed (a PlatError: over a cap, the service refused…); `error` as the run saw it. */
   | { kind: 'failed'; error: unknown }
   /** A redelivery while the first delivery still runs: that one completes the step. */
-  | { kind: 'in_progress' };
+  | { kind: 'in_progress' }
+  /**
+   * The first delivery's process stopped while its run held the claim (start-up marked it
+   * interrupted): its call may have been sent and charged, so it is never run again.
+   */
+  | { kind: 'interrupted' };
 
 export interface StepRunner {
   readonly approvals: StepApprovals;
@@ -232,6 +237,7 @@ export function createStepRunner(deps: {
     });
     const claimed = await store.pending.claim<LookupRequest, Quote>(row.id, row.userId, lookups.holder);
     if (!claimed.ok) {
+      if (claimed.reason === 'interrupted') return { kind: 'interrupted' };
       const stored = claimed.pending
         ? storedResult(claimed.pending.state, claimed.pending.resultJson, ask)
         : null;

@@ -197,6 +197,40 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(await h.platdesk.store.ledger.byPending(`step:${second.executionId}`)).toEqual([]);
   });
 
+  it('a run whose process stopped mid-call (interrupted at start-up) is failed on redelivery, never run again', async () => {
+    await platdesk('steps approve lookup_waybill daily 1000');
+    const executionId = nextExecution();
+    const { store } = h.platdesk;
+    // What a process that died while its run held the claim leaves behind, as start-up finds it.
+    const row = await store.pending.create({
+      id: `step:${executionId}`,
+      userId: SLACK.userId,
+      channelId: null,
+      teamId: null,
+      request: {
+        kind: 'waybill-info',
+        ownerId: owners.small,
+        waybills: [{ waybillCode: waybills.ok[0], carrier: null }],
+      },
+      quote: { lines: [], totalPoints: null, quotaCalls: 0 },
+      summary: 'lookup_waybill',
+      responseUrl: null,
+      ttlMs: 60_000,
+    });
+    const claimed = await store.pending.claim(row.id, SLACK.userId, { instanceId: 'gone', leaseMs: 1 });
+    expect(claimed.ok).toBe(true);
+    expect(await store.pending.interrupt(row.id, 'gone')).not.toBeNull();
+    const { call, calls } = await runStep(
+      'lookup_waybill',
+      { waybills: waybills.ok[0], owner_id: owners.small, user: SLACK.userId },
+      executionId,
+      1,
+    );
+    expect(call.method).toBe('functions.completeError');
+    expect(String(call.body.error)).toContain('it is not run again');
+    expect(calls).toBe(0);
+  });
+
   it('a cap of N runs: N calls, then clear failures that cost nothing', async () => {
     // orders_due pages orders (never cached): every run is a call.
     const shown = await platdesk('steps approve orders_due daily 1');

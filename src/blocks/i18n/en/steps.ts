@@ -33,5 +33,7 @@ export const step = {
       '{{step}}: an admin has not approved spending for this step, so it spends nothing. An admin can approve it with `/platdesk steps approve {{id}} daily <points>` or on the App Home. Nothing was charged.',
     failed: '{{step}}: {{title}}. {{remedy}} {{charge}}',
     other: '{{step}}: the lookup failed ({{detail}}). Nothing is known to have been charged.',
+    interrupted:
+      '{{step}}: platdesk restarted while this run was looking up; its call may have been sent and charged (see the ledger), so it is not run again. Run the workflow again if you need the answer.',
   },
 } as const;

@@ -35,5 +35,7 @@ export const step: Catalog['step'] = {
       '{{step}}：管理员尚未批准此步骤扣费，所以它不会扣费。管理员可以用 `/platdesk steps approve {{id}} daily <点数>` 或在应用主页批准。未扣费。',
     failed: '{{step}}：{{title}}。{{remedy}}{{charge}}',
     other: '{{step}}：查询失败（{{detail}}）。目前不知道有任何扣费。',
+    interrupted:
+      '{{step}}：本次运行查询时 platdesk 重启了；调用可能已发出并扣费（见扣费明细），所以不会再运行。如需结果，请重新运行工作流。',
   },
 };
