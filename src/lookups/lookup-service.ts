@@ -37,6 +37,7 @@ import {
   SharedFlightFailure,
   type SingleFlight,
 } from './single-flight.js';
+import { WORKFLOW_USER_PREFIX } from './steps.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
 
 /** Keys of budget alerts in the store's alerts sent: prefix, the local day (ISO), '|', the cap. */
@@ -287,7 +288,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     // triggered it is recorded, not capped (the admin's approval is the consent).
     const capsUserId = step ? null : userId;
     const extraCaps = step ? [{ scope: 'step' as const, subject: step.stepId, caps: step.caps }] : [];
-    const ledgerUserId = step && userId?.startsWith('workflow:') ? null : userId;
+    // A workflow that passed no person: its pending row names the workflow; the ledger has no user.
+    const ledgerUserId = step && userId?.startsWith(WORKFLOW_USER_PREFIX) ? null : userId;
     let calls = 0;
     const wrap =
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
