@@ -55,6 +55,8 @@ export interface AdminHome {
   shipAlerts: { subscription: AlertSubscription; spentToday: number }[];
   /** Workflow steps with their price per run, approval and spend (issue 25). */
   steps: StepView[];
+  /** The workspace's daily cap in points (the spend chart's line); null when none is set. */
+  dailyCap: number | null;
 }
 
 export interface HomeData {
@@ -121,7 +123,8 @@ export async function homeData(
   now: Date,
 ): Promise<HomeData> {
   const { store, lookups } = deps;
-  const timeZone = (await lookups.settings.budgets()).timezone;
+  const budgets = await lookups.settings.budgets();
+  const timeZone = budgets.timezone;
   const admin = await deps.isAdmin(userId);
   const mine = async (period: 'today' | 'month') =>
     (await usageReport(store, { period, userId, now, timeZone })).totals;
@@ -163,6 +166,7 @@ export async function homeData(
       overrides: await lookups.settings.priceOverrides(),
       steps: await createStepsAdmin({ lookups, store }).view(now),
       digests: await store.digests.list(),
+      dailyCap: budgets.workspace.daily,
       shipAlerts: await Promise.all(
         (await store.alerts.list()).map(async (subscription) => ({
           subscription,

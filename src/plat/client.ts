@@ -141,9 +141,17 @@ export interface CallOptions {
   /**
    * Called once the limiter has started the attempt, just before it is sent (each retry too): a
    * rejection (a PlatError such as PlatClaimLostError) stops it unsent. The holder of a
-   * confirmed lookup re-checks its claim here (DESIGN rule 8).
+   * confirmed lookup re-checks its claim here (DESIGN rule 8); a leased run (digest, alert check)
+   * writes the attempt's charge id ahead (digest/sent-calls.ts), so a call whose answer its
+   * holder never read is still known. `attempt` is the attempt's number (0 first), as in its
+   * ChargeEvent.
    */
-  beforeSend?: (operation: Operation) => Promise<void>;
+  beforeSend?: (operation: Operation, attempt: number) => Promise<void>;
+  /**
+   * The attempt announced to beforeSend was not sent after all (the fence was down), or surely
+   * never reached the service (no connection made): no ledger row will come for it.
+   */
+  notSent?: (attempt: number) => void;
 }
 
 export interface PlatClient {
@@ -212,6 +220,8 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     decode: (data: unknown, message: string) => Decoded<T>,
     call: CallOptions,
     attemptNo: number,
+    /** Tells the limiter the answer's headers are in (its slot rests from then). */
+    onAnswered: () => void,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
     /** Every call that reached the service is reported, charged or not: one ledger row each. */
@@ -235,6 +245,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         call.fence.check();
       } catch (error) {
         // Not sent: no attempt, no ledger row.
+        call.notSent?.(attemptNo);
         throw new PlatAbortedError(`${operation} not sent: the caller's lease is lost`, {
           operation,
           cause: error,
@@ -243,8 +254,9 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     }
     let body: unknown;
     try {
-      ({ body } = await http.send({ operation, params, signal: call.signal }));
+      ({ body } = await http.send({ operation, params, signal: call.signal, onAnswered }));
     } catch (error) {
+      if (!(isPlatError(error) && error.reachedService)) call.notSent?.(attemptNo);
       // No readable answer (timeout, connection, not JSON): still one line, with the request's id.
       logger?.debug(
         {
@@ -353,9 +365,11 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     for (let n = 0; ; n++) {
       try {
         const result = await limiter.schedule(
-          async () => {
-            await call.beforeSend?.(operation);
-            return observed(operation, () => attempt(operation, edition, params, decode, call, n));
+          async (progress) => {
+            await call.beforeSend?.(operation, n);
+            return observed(operation, () =>
+              attempt(operation, edition, params, decode, call, n, progress.answered),
+            );
           },
           {
             priority: call.priority ?? 'interactive',

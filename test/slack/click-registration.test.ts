@@ -78,6 +78,7 @@ function homeStates(w: Words): Render[] {
         byOperation: [],
         byUser: [],
         byDay: [],
+        days: [],
       },
       alerts: [],
       budgetAlerts: [],
@@ -88,6 +89,7 @@ function homeStates(w: Words): Render[] {
       digests: [],
       shipAlerts: [],
       steps: [],
+      dailyCap: null,
     },
   };
   const renders: Render[] = [];

@@ -15,11 +15,11 @@ import type { SlackDeps } from '../deps.js';
 /** The person input every step declares (manifest.yml): "Person who used this workflow". */
 const USER_INPUT = 'user';
 
-export function onStep(app: App, deps: SlackDeps, runner: StepRunner, stepId: StepId): void {
+export function onStep(app: App, deps: SlackDeps, runnerOf: () => StepRunner, stepId: StepId): void {
   app.function(stepId, async ({ event, body, complete, fail }) => {
     const inputs = event.inputs as Record<string, unknown>;
     const user = inputs[USER_INPUT];
-    const result = await runner.run(
+    const result = await runnerOf().run(
       {
         executionId: event.function_execution_id,
         // function_executed names the workflow's run, not the workflow (Slack's payload).
