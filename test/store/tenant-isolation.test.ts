@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/lookups/settings.js';
+import { createStepApprovals } from '../../src/lookups/steps.js';
 import { openStore } from '../../src/store/engine.js';
 import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
@@ -154,6 +155,57 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     ]);
     expect(await b.ledger.lastCharge('paging-orders', 1)).toBe(7);
     expect(await store.ledger.lastCharge('paging-orders', 1)).toBeNull();
+  });
+
+  it("workflow steps: A's approvals, step counters and step runs are A's alone", async () => {
+    const store = await fresh(engine);
+    const a = store.forTenant(A);
+    const b = store.forTenant(B);
+    await createStepApprovals(a.settings).set('lookup_waybill', { daily: 10, monthly: null }, 'UA');
+    expect(await createStepApprovals(b.settings).get('lookup_waybill')).toBeNull();
+    expect(await createStepApprovals(store.settings).all()).toEqual({});
+    expect(await createStepApprovals(a.settings).get('lookup_waybill')).toEqual({ daily: 10, monthly: null });
+
+    const stepDay = (cap: number): CapLimit => ({
+      ...workspaceDay(cap),
+      scope: 'step',
+      subject: 'lookup_waybill',
+    });
+    await a.ledger.record({
+      ...charge('a:step', 8),
+      channelId: null,
+      source: 'workflow',
+      workflowId: 'Wf0001',
+      stepId: 'lookup_waybill',
+    });
+    expect((await a.budgets.uses([stepDay(10)]))[0]?.spent).toBe(8);
+    expect((await b.budgets.uses([stepDay(10)]))[0]?.spent).toBe(0);
+    // A's step cap is nearly spent; B's same step reserves its whole cap.
+    expect(
+      await a.budgets.reserve({ userId: null, points: 3, caps: [stepDay(10)], ttlMs: MINUTE }),
+    ).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'step', subject: 'lookup_waybill' },
+    });
+    expect(
+      (await b.budgets.reserve({ userId: null, points: 10, caps: [stepDay(10)], ttlMs: MINUTE })).ok,
+    ).toBe(true);
+    expect((await collect(b.ledger.iterate(range))).map((e) => e.chargeId)).toEqual([]);
+
+    // A step's run is a pending lookup with a fixed id (its function_execution_id): A's only.
+    const run = await a.pending.create({
+      id: 'step:Fx0001',
+      userId: 'U1234',
+      channelId: null,
+      teamId: A,
+      request: { kind: 'waybill' },
+      quote: { totalPoints: 1 },
+      summary: 'waybill',
+      responseUrl: null,
+      ttlMs: 5 * MINUTE,
+    });
+    expect(run).toMatchObject({ id: 'step:Fx0001', tenantId: A });
+    expect(await b.pending.get('step:Fx0001')).toBeNull();
   });
 
   it("B's caps are unaffected by A's spend and reservations; reconcile sees one tenant's counters", async () => {
@@ -372,6 +424,60 @@ async function rawDb(d: TestDatabase): Promise<Kysely<Schema>> {
     }),
   });
 }
+
+describe('migration 13 (workflow steps)', () => {
+  it("keeps every tenant's counters under migration 12's key and adds the 'step' scope", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-steps-'));
+    try {
+      const path = join(dir, 'old.db');
+      const old = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(path) }) });
+      // Every migration before the one that added the step scope.
+      await migrate(
+        old,
+        'sqlite',
+        MIGRATIONS.slice(
+          0,
+          MIGRATIONS.findIndex((m) => m.includes("'channel', 'step'")),
+        ),
+      );
+      await expect(
+        sql`INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved) VALUES (${A}, 'step', 'lookup_item', 'daily', '2026-11-25', 1, 0)`.execute(
+          old,
+        ),
+      ).rejects.toThrow(/CHECK/);
+      for (const [tenant, spent] of [
+        [A, 40],
+        [B, 7],
+      ] as const)
+        await sql`INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved) VALUES (${tenant}, 'workspace', '*', 'daily', '2026-11-25', ${spent}, 0)`.execute(
+          old,
+        );
+      await old.destroy();
+      const store = await openStore({ path, clock });
+      try {
+        expect((await store.forTenant(A).budgets.uses([workspaceDay(100)]))[0]?.spent).toBe(40);
+        expect((await store.forTenant(B).budgets.uses([workspaceDay(100)]))[0]?.spent).toBe(7);
+        const stepDay: CapLimit = { ...workspaceDay(100), scope: 'step', subject: 'lookup_item' };
+        const r = await store
+          .forTenant(A)
+          .budgets.reserve({ userId: null, points: 5, caps: [stepDay], ttlMs: MINUTE });
+        expect(r.ok).toBe(true);
+        // Same scope, subject and period in two tenants: two rows (tenant first in the key).
+        expect(
+          (
+            await store
+              .forTenant(B)
+              .budgets.reserve({ userId: null, points: 100, caps: [stepDay], ttlMs: MINUTE })
+          ).ok,
+        ).toBe(true);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('migration 12', () => {
   it("gives the rows of a database from before tenants to the single tenant ''", async () => {
