@@ -8,9 +8,10 @@ import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
 
 export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
-  const steps = createStepsAdmin({ lookups: deps.lookups, store: deps.store });
   app.command('/platdesk', async ({ ack, command, respond, client, body }) => {
     await ackFirst(ack);
+    // Made per request: deps reads the request's tenant (slack/tenant.ts).
+    const steps = createStepsAdmin({ lookups: deps.lookups, store: deps.store });
     const reply = privateReply({ respond, client, body, logger: deps.logger });
     const result = await runPlatdeskCommand(command.text, {
       locales: deps.language.settings,
