@@ -128,6 +128,14 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect(row).toMatchObject({ workflowId: 'Wx1', stepId: 'lookup_waybill', source: 'workflow' });
     await store.ledger.record(entry({ ...step, stepId: 'orders_due', points: 2 }));
     await store.ledger.record(entry({ points: 5 }));
+    // As stored (read back, not the row record() returned).
+    const stored = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+    expect(stored.map((e) => [e.source, e.workflowId, e.stepId, e.points])).toEqual(
+      expect.arrayContaining([
+        ['workflow', 'Wx1', 'lookup_waybill', 8],
+        ['workflow', 'Wx1', 'orders_due', 2],
+      ]),
+    );
     const uses = await store.budgets.uses([
       cap('step', 'lookup_waybill', 100),
       cap('step', 'orders_due', 100, 'monthly'),
