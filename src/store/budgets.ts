@@ -131,6 +131,9 @@ export async function consumeReservation(db: Executor, id: string, points: numbe
   return parseHolds(row.holds).map(({ cap: _, ...c }) => ({ ...c, spent: 0, reserved: -taken }));
 }
 
+/** What platdesk_reserve (migration 11) raises when a counter's cap would be passed. */
+const CAP_REACHED_SQLSTATE = 'PD001';
+
 /** Thrown inside a reservation's transaction to roll it back. */
 class CapReached extends Error {
   constructor(readonly cap: CapLimit) {
@@ -160,8 +163,14 @@ const SWEEP_EVERY_MS = 1000;
 
 export function createBudgetReservations({ db, nowMs, engine }: StoreContext): BudgetReservations {
   /** Deletes the reservation (only if still expired, with `expiredAt`) and gives its points back. */
-  const giveBack = (id: string, expiredAt: number | null) =>
-    db.transaction().execute(async (trx) => {
+  const giveBack = async (id: string, expiredAt: number | null): Promise<boolean> => {
+    if (engine === 'postgres') {
+      // One statement (migration 11): the counters stay locked only for the server's own work.
+      const { rows } = await sql<{ done: boolean }>`
+        SELECT platdesk_give_back(${id}, ${expiredAt}::bigint) AS done`.execute(db);
+      return rows[0]?.done === true;
+    }
+    return db.transaction().execute(async (trx) => {
       let del = trx.deleteFrom('budget_reservations').where('id', '=', id);
       if (expiredAt !== null) del = del.where('expires_at', '<=', expiredAt);
       const row = await del.returning(['points', 'holds']).executeTakeFirst();
@@ -173,6 +182,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
         );
       return true;
     });
+  };
 
   /** When this process last looked for expired reservations (reads and reservations look at most once a second). */
   let sweptAt = Number.NEGATIVE_INFINITY;
@@ -194,6 +204,38 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
     return n;
   }
 
+  /**
+   * The reservation as one statement on PostgreSQL (migration 11's platdesk_reserve): the same
+   * conditional upserts in the same order, all or nothing, with no client round trip while a
+   * counter row is locked.
+   */
+  async function reservePostgres(
+    input: { userId: string | null; points: number; ttlMs: number; caps: readonly CapLimit[] },
+    ordered: readonly CapLimit[],
+    now: number,
+  ) {
+    const id = randomUUID();
+    try {
+      const { rows } = await sql<{ uses: number[] }>`
+        SELECT platdesk_reserve(
+          ${id}, ${input.userId}, ${input.points}::double precision, ${now}::bigint,
+          ${now + input.ttlMs}::bigint, ${JSON.stringify(ordered.map(holdOf))},
+          ${ordered.map((c) => c.scope)}::text[], ${ordered.map((c) => c.subject)}::text[],
+          ${ordered.map((c) => c.period)}::text[], ${ordered.map((c) => c.key)}::text[],
+          ${ordered.map((c) => c.cap + POINTS_EPSILON)}::double precision[]
+        ) AS uses`.execute(db);
+      const before = rows[0]?.uses ?? [];
+      const uses = new Map(
+        ordered.map((cap, i) => [cap, { ...cap, spent: Number(before[i] ?? 0) }] as const),
+      );
+      return { ok: true as const, id, uses: input.caps.map((cap) => uses.get(cap) as CapUse) };
+    } catch (error) {
+      const { code, detail } = error as { code?: unknown; detail?: unknown };
+      if (code !== CAP_REACHED_SQLSTATE) throw error;
+      throw new CapReached(ordered[Number(detail) - 1] ?? (ordered[0] as CapLimit));
+    }
+  }
+
   return {
     async uses(caps) {
       await sweepDue();
@@ -207,10 +249,12 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
       const ordered = [...input.caps].sort(byCounter);
       const now = nowMs();
       try {
+        const tooBig = ordered.find((cap) => points > cap.cap + POINTS_EPSILON);
+        if (tooBig) throw new CapReached(tooBig);
+        if (engine === 'postgres') return await reservePostgres(input, ordered, now);
         return await db.transaction().execute(async (trx) => {
           const uses = new Map<CapLimit, CapUse>();
           for (const cap of ordered) {
-            if (points > cap.cap + POINTS_EPSILON) throw new CapReached(cap);
             // The one conditional write per counter: a new counter starts with this reservation.
             const { rows } = await sql<{ spent: number; reserved: number }>`
               INSERT INTO spend_counters (scope, subject, period, period_key, spent, reserved)

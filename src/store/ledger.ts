@@ -4,7 +4,7 @@
  * the service withheld. `createChargeRecorder` makes sure a charge is never lost when the store
  * cannot be written at the moment it arrives.
  */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { addToCounters, consumeReservation, countersOf } from './budgets.js';
 import { budgetZone, periodKeys } from './periods.js';
 import type { Executor, LedgerTable, StoreContext } from './schema.js';
@@ -100,7 +100,7 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
 /** Rows per page of iterate(). */
 const PAGE = 500;
 
-export function createLedger({ db }: StoreContext): Ledger {
+export function createLedger({ db, engine }: StoreContext): Ledger {
   const byChargeId = (executor: Executor, chargeId: string) =>
     executor.selectFrom('ledger').selectAll().where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
   const filtered = (q: LedgerRange & { userId?: string; channelId?: string }) => {
@@ -139,44 +139,67 @@ export function createLedger({ db }: StoreContext): Ledger {
     return rows.map((row) => ({ key: row.key, ...toTotals(row) }));
   }
 
+  /**
+   * PostgreSQL: the same in one statement (migration 11's platdesk_record), so the counter rows
+   * are locked for the server's work only, not across client round trips. The zone is read just
+   * before (a setting; the periods a row counts in are those of its own time in that zone).
+   */
+  async function recordPostgres(entry: NewLedgerEntry, options: RecordOptions): Promise<LedgerEntry> {
+    const counters = countersOf(entry, periodKeys(entry.at, await budgetZone(db)));
+    const { rows } = await sql<{ id: number | null }>`
+      SELECT platdesk_record(
+        ${entry.chargeId}, ${entry.at.getTime()}::bigint, ${entry.userId}, ${entry.channelId},
+        ${entry.operation}, ${entry.edition}::bigint, ${entry.points}::double precision,
+        ${entry.quotaCalls}::bigint, ${entry.code}::bigint, ${entry.outcome}, ${entry.requestId},
+        ${entry.correlationId}, ${entry.pendingId}, ${entry.source}, ${options.reservationId ?? null},
+        ${counters.map((c) => c.scope)}::text[], ${counters.map((c) => c.subject)}::text[],
+        ${counters.map((c) => c.period)}::text[], ${counters.map((c) => c.key)}::text[]
+      ) AS id`.execute(db);
+    const id = rows[0]?.id;
+    if (id === null || id === undefined) return toLedgerEntry(await byChargeId(db, entry.chargeId));
+    return { ...entry, id: Number(id) };
+  }
+
   return {
     record: (entry: NewLedgerEntry, options: RecordOptions = {}) =>
-      db.transaction().execute(async (trx) => {
-        // ON CONFLICT DO NOTHING: a charge written before (a write retried after it had in fact
-        // committed) inserts nothing, and so counts nothing again.
-        const inserted = await trx
-          .insertInto('ledger')
-          .values({
-            charge_id: entry.chargeId,
-            at: entry.at.getTime(),
-            user_id: entry.userId,
-            channel_id: entry.channelId,
-            operation: entry.operation,
-            edition: entry.edition,
-            points: entry.points,
-            quota_calls: entry.quotaCalls,
-            code: entry.code,
-            outcome: entry.outcome,
-            request_id: entry.requestId,
-            correlation_id: entry.correlationId,
-            pending_id: entry.pendingId,
-            source: entry.source,
-          })
-          .onConflict((oc) => oc.column('charge_id').doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
-        // The reservation row first, then the counters in their fixed order (budgets.ts).
-        const released = options.reservationId
-          ? await consumeReservation(trx, options.reservationId, entry.points)
-          : [];
-        const keys = periodKeys(entry.at, await budgetZone(trx));
-        await addToCounters(trx, [
-          ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
-          ...released,
-        ]);
-        return { ...entry, id: Number(inserted.id) };
-      }),
+      engine === 'postgres'
+        ? recordPostgres(entry, options)
+        : db.transaction().execute(async (trx) => {
+            // ON CONFLICT DO NOTHING: a charge written before (a write retried after it had in fact
+            // committed) inserts nothing, and so counts nothing again.
+            const inserted = await trx
+              .insertInto('ledger')
+              .values({
+                charge_id: entry.chargeId,
+                at: entry.at.getTime(),
+                user_id: entry.userId,
+                channel_id: entry.channelId,
+                operation: entry.operation,
+                edition: entry.edition,
+                points: entry.points,
+                quota_calls: entry.quotaCalls,
+                code: entry.code,
+                outcome: entry.outcome,
+                request_id: entry.requestId,
+                correlation_id: entry.correlationId,
+                pending_id: entry.pendingId,
+                source: entry.source,
+              })
+              .onConflict((oc) => oc.column('charge_id').doNothing())
+              .returning('id')
+              .executeTakeFirst();
+            if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
+            // The reservation row first, then the counters in their fixed order (budgets.ts).
+            const released = options.reservationId
+              ? await consumeReservation(trx, options.reservationId, entry.points)
+              : [];
+            const keys = periodKeys(entry.at, await budgetZone(trx));
+            await addToCounters(trx, [
+              ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
+              ...released,
+            ]);
+            return { ...entry, id: Number(inserted.id) };
+          }),
     async byPending(pendingId) {
       const rows = await db
         .selectFrom('ledger')
