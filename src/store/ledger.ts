@@ -6,7 +6,7 @@
  */
 import { type Selectable, sql } from 'kysely';
 import { addToCounters, consumeReservation, countersOf } from './budgets.js';
-import { budgetZone, periodKeys } from './periods.js';
+import { BUDGETS_SETTING_KEY, budgetZone, budgetZoneSetting, periodKeys } from './periods.js';
 import type { Executor, LedgerTable, StoreContext } from './schema.js';
 import type {
   Ledger,
@@ -97,6 +97,9 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
   };
 }
 
+/** What platdesk_record (migration 11) raises when the budget zone setting is not the one read. */
+const ZONE_CHANGED_SQLSTATE = 'PD002';
+
 /** Rows per page of iterate(). */
 const PAGE = 500;
 
@@ -139,25 +142,39 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
     return rows.map((row) => ({ key: row.key, ...toTotals(row) }));
   }
 
+  /** The budget zone setting as last read (PostgreSQL's platdesk_record checks it is still so). */
+  let zoneSetting: { zone: string; stored: string | null } | null = null;
+
   /**
    * PostgreSQL: the same in one statement (migration 11's platdesk_record), so the counter rows
-   * are locked for the server's work only, not across client round trips. The zone is read just
-   * before (a setting; the periods a row counts in are those of its own time in that zone).
+   * are locked for the server's work only, not across client round trips. The periods a row
+   * counts in are those of its time in the budget zone: worked out here from the zone setting as
+   * last read, which the statement checks is still the stored one (else PD002: read it again).
    */
   async function recordPostgres(entry: NewLedgerEntry, options: RecordOptions): Promise<LedgerEntry> {
-    const counters = countersOf(entry, periodKeys(entry.at, await budgetZone(db)));
-    const { rows } = await sql<{ id: number | null }>`
-      SELECT platdesk_record(
-        ${entry.chargeId}, ${entry.at.getTime()}::bigint, ${entry.userId}, ${entry.channelId},
-        ${entry.operation}, ${entry.edition}::bigint, ${entry.points}::double precision,
-        ${entry.quotaCalls}::bigint, ${entry.code}::bigint, ${entry.outcome}, ${entry.requestId},
-        ${entry.correlationId}, ${entry.pendingId}, ${entry.source}, ${options.reservationId ?? null},
-        ${counters.map((c) => c.scope)}::text[], ${counters.map((c) => c.subject)}::text[],
-        ${counters.map((c) => c.period)}::text[], ${counters.map((c) => c.key)}::text[]
-      ) AS id`.execute(db);
-    const id = rows[0]?.id;
-    if (id === null || id === undefined) return toLedgerEntry(await byChargeId(db, entry.chargeId));
-    return { ...entry, id: Number(id) };
+    for (let attempt = 0; ; attempt++) {
+      zoneSetting ??= await budgetZoneSetting(db);
+      const counters = countersOf(entry, periodKeys(entry.at, zoneSetting.zone));
+      try {
+        const { rows } = await sql<{ id: number | null }>`
+          SELECT platdesk_record(
+            ${BUDGETS_SETTING_KEY}, ${zoneSetting.stored},
+            ${entry.chargeId}, ${entry.at.getTime()}::bigint, ${entry.userId}, ${entry.channelId},
+            ${entry.operation}, ${entry.edition}::bigint, ${entry.points}::double precision,
+            ${entry.quotaCalls}::bigint, ${entry.code}::bigint, ${entry.outcome}, ${entry.requestId},
+            ${entry.correlationId}, ${entry.pendingId}, ${entry.source}, ${options.reservationId ?? null},
+            ${counters.map((c) => c.scope)}::text[], ${counters.map((c) => c.subject)}::text[],
+            ${counters.map((c) => c.period)}::text[], ${counters.map((c) => c.key)}::text[]
+          ) AS id`.execute(db);
+        const id = rows[0]?.id;
+        if (id === null || id === undefined) return toLedgerEntry(await byChargeId(db, entry.chargeId));
+        return { ...entry, id: Number(id) };
+      } catch (error) {
+        // The zone was changed since it was read: read it again (twice at most, then fail).
+        if ((error as { code?: unknown }).code !== ZONE_CHANGED_SQLSTATE || attempt >= 2) throw error;
+        zoneSetting = null;
+      }
+    }
   }
 
   return {

@@ -470,9 +470,11 @@ export const MIGRATIONS: readonly string[] = [
 
   -- postgres only: a charge. The ledger row (nothing when its charge id is there already: then
   -- NULL), its points taken out of the reservation it was made under, and both added to the
-  -- counters given (spent) and the reservation's (reserved), merged and in order.
+  -- counters given (spent) and the reservation's (reserved), merged and in order. The counters'
+  -- periods were worked out in the budget zone of the setting p_zone_key as the caller last read
+  -- it (p_zone_stored, NULL for none): if the setting is not that any more, PD002 and nothing.
   CREATE FUNCTION platdesk_record(
-    p_charge_id text, p_at bigint, p_user_id text, p_channel_id text, p_operation text,
+    p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint, p_user_id text, p_channel_id text, p_operation text,
     p_edition bigint, p_points double precision, p_quota_calls bigint, p_code bigint,
     p_outcome text, p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
     p_reservation_id text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[]
@@ -483,6 +485,9 @@ export const MIGRATIONS: readonly string[] = [
     v_holds text;
     v_taken double precision := 0;
   BEGIN
+    IF (SELECT value_json FROM settings WHERE key = p_zone_key) IS DISTINCT FROM p_zone_stored THEN
+      RAISE EXCEPTION 'budget zone changed' USING ERRCODE = 'PD002';
+    END IF;
     INSERT INTO ledger (charge_id, at, user_id, channel_id, operation, edition, points,
       quota_calls, code, outcome, request_id, correlation_id, pending_id, source)
     VALUES (p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
