@@ -173,6 +173,20 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect(await store.budgets.extend(r.id, 1, MINUTE)).toBe(false);
   });
 
+  it('a reservation refused by its last counter leaves the counters before it untouched', async () => {
+    const { store } = await fresh();
+    // Taken in the order (scope, subject, …): the user's counter first, the workspace's last.
+    const caps = [cap('workspace', '*', 10), cap('user', 'U1', 1000)];
+    const r = await store.budgets.reserve({ userId: 'U1', points: 5, caps, ttlMs: MINUTE });
+    expect(r.ok).toBe(true);
+    expect(await store.budgets.reserve({ userId: 'U1', points: 6, caps, ttlMs: MINUTE })).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'workspace', spent: 5 },
+    });
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([5, 5]);
+    expect(await store.budgets.reconcile([periodsOf(T0, 'Asia/Shanghai').daily])).toEqual([]);
+  });
+
   it('a charge counts in the budget zone set a moment ago on another replica', async () => {
     const { db } = await fresh();
     const [a, b] = (await db.openMany(2)) as [Store, Store];
