@@ -3,6 +3,7 @@
  */
 import type { Logger } from 'pino';
 import type { LookupService } from '../lookups/lookup-service.js';
+import type { UnfurlService } from '../lookups/unfurls.js';
 import type { Metrics } from '../metrics.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
@@ -12,6 +13,8 @@ import type { LocaleResolver } from './locale-resolver.js';
 
 export interface SlackDeps {
   lookups: LookupService;
+  /** Item-link unfurls: the link_shared event and the unfurl's Look up button share it. */
+  unfurls: UnfurlService;
   client: PlatClient;
   store: Store;
   logger: Logger;

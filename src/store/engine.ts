@@ -34,9 +34,11 @@ import { createLedger } from './ledger.js';
 import { type Engine, migrate } from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import type { Schema, StoreContext } from './schema.js';
+import { createSentCalls } from './sent-calls.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
+import { createTenantDirectory, SINGLE_TENANT } from './tenants.js';
 import { createPeriodicTurns } from './turns.js';
 
 export interface StoreOptions {
@@ -81,7 +83,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine };
+  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine, tenant: SINGLE_TENANT };
   try {
     await backfillCounters(ctx);
   } catch (error) {
@@ -89,23 +91,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   let closed: Promise<void> | null = null;
-  return {
+  // One Store per tenant over the same connections: sub-stores are closures, built once.
+  const bound = new Map<string, Store>();
+  const forTenant = (tenant: string): Store => {
+    let store = bound.get(tenant);
+    if (!store) {
+      store = bindTenant({ ...ctx, tenant }, shared);
+      bound.set(tenant, store);
+    }
+    return store;
+  };
+  const shared: SharedParts = {
     engine,
     location,
-    pending: createPendingLookups(ctx),
-    ledger: createLedger(ctx),
-    prefs: createUserPrefs(ctx),
-    audit: createAuditLog(ctx),
-    settings: createSettings(ctx),
-    digests: createDigests(ctx),
-    digestPages: createDigestPages(ctx),
-    unfurls: createUnfurls(ctx),
-    shortcutBatches: createShortcutBatches(ctx),
-    budgets: createBudgetReservations(ctx),
-    cache: createAnswerCache(ctx),
-    alerts: createAlerts(ctx),
-    alertsSent: createAlertsSent(ctx),
-    turns: createPeriodicTurns(ctx),
+    forTenant,
+    tenants: createTenantDirectory(db, forTenant),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {
@@ -123,6 +123,33 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       closed ??= db.destroy();
       return closed;
     },
+  };
+  return forTenant(SINGLE_TENANT);
+}
+
+/** What every tenant's Store shares: the connections and what spans tenants. */
+type SharedParts = Pick<Store, 'engine' | 'location' | 'forTenant' | 'tenants' | 'ping' | 'close'>;
+
+/** The sub-stores bound to `ctx.tenant`, over the shared connections. */
+function bindTenant(ctx: StoreContext, shared: SharedParts): Store {
+  return {
+    ...shared,
+    tenant: ctx.tenant,
+    pending: createPendingLookups(ctx),
+    ledger: createLedger(ctx),
+    prefs: createUserPrefs(ctx),
+    audit: createAuditLog(ctx),
+    settings: createSettings(ctx),
+    digests: createDigests(ctx),
+    digestPages: createDigestPages(ctx),
+    sentCalls: createSentCalls(ctx),
+    unfurls: createUnfurls(ctx),
+    shortcutBatches: createShortcutBatches(ctx),
+    budgets: createBudgetReservations(ctx),
+    cache: createAnswerCache(ctx),
+    alerts: createAlerts(ctx),
+    alertsSent: createAlertsSent(ctx),
+    turns: createPeriodicTurns(ctx),
   };
 }
 

@@ -97,17 +97,28 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
   };
 }
 
-/** What platdesk_record (migration 11) raises when the budget zone setting is not the one read. */
+/** What platdesk_record (migration 13) raises when the budget zone setting is not the one read. */
 const ZONE_CHANGED_SQLSTATE = 'PD002';
 
 /** Rows per page of iterate(). */
 const PAGE = 500;
 
-export function createLedger({ db, engine }: StoreContext): Ledger {
+export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
+  // Charge ids are unique in the whole ledger (their owners are uuids and run ids): a charge id
+  // written by another tenant is still a conflict, but it is read back only within the tenant.
   const byChargeId = (executor: Executor, chargeId: string) =>
-    executor.selectFrom('ledger').selectAll().where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
+    executor
+      .selectFrom('ledger')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('charge_id', '=', chargeId)
+      .executeTakeFirstOrThrow();
   const filtered = (q: LedgerRange & { userId?: string; channelId?: string }) => {
-    let query = db.selectFrom('ledger').where('at', '>=', q.from.getTime()).where('at', '<', q.to.getTime());
+    let query = db
+      .selectFrom('ledger')
+      .where('tenant_id', '=', tenant)
+      .where('at', '>=', q.from.getTime())
+      .where('at', '<', q.to.getTime());
     if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
     if (q.channelId !== undefined) query = query.where('channel_id', '=', q.channelId);
     return query;
@@ -142,23 +153,26 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
     return rows.map((row) => ({ key: row.key, ...toTotals(row) }));
   }
 
-  /** The budget zone setting as last read (PostgreSQL's platdesk_record checks it is still so). */
+  /**
+   * The tenant's budget zone setting as last read (PostgreSQL's platdesk_record checks it is
+   * still so); this ledger is bound to one tenant, so is the setting it keeps.
+   */
   let zoneSetting: { zone: string; stored: string | null } | null = null;
 
   /**
-   * PostgreSQL: the same in one statement (migration 11's platdesk_record), so the counter rows
+   * PostgreSQL: the same in one statement (migration 13's platdesk_record), so the counter rows
    * are locked for the server's work only, not across client round trips. The periods a row
    * counts in are those of its time in the budget zone: worked out here from the zone setting as
    * last read, which the statement checks is still the stored one (else PD002: read it again).
    */
   async function recordPostgres(entry: NewLedgerEntry, options: RecordOptions): Promise<LedgerEntry> {
     for (let attempt = 0; ; attempt++) {
-      zoneSetting ??= await budgetZoneSetting(db);
+      zoneSetting ??= await budgetZoneSetting(db, tenant);
       const counters = countersOf(entry, periodKeys(entry.at, zoneSetting.zone));
       try {
         const { rows } = await sql<{ id: number | null }>`
           SELECT platdesk_record(
-            ${BUDGETS_SETTING_KEY}, ${zoneSetting.stored},
+            ${tenant}, ${BUDGETS_SETTING_KEY}, ${zoneSetting.stored},
             ${entry.chargeId}, ${entry.at.getTime()}::bigint, ${entry.userId}, ${entry.channelId},
             ${entry.operation}, ${entry.edition}::bigint, ${entry.points}::double precision,
             ${entry.quotaCalls}::bigint, ${entry.code}::bigint, ${entry.outcome}, ${entry.requestId},
@@ -187,6 +201,7 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
             const inserted = await trx
               .insertInto('ledger')
               .values({
+                tenant_id: tenant,
                 charge_id: entry.chargeId,
                 at: entry.at.getTime(),
                 user_id: entry.userId,
@@ -208,10 +223,10 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
             if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
             // The reservation row first, then the counters in their fixed order (budgets.ts).
             const released = options.reservationId
-              ? await consumeReservation(trx, options.reservationId, entry.points)
+              ? await consumeReservation(trx, tenant, options.reservationId, entry.points)
               : [];
-            const keys = periodKeys(entry.at, await budgetZone(trx));
-            await addToCounters(trx, [
+            const keys = periodKeys(entry.at, await budgetZone(trx, tenant));
+            await addToCounters(trx, tenant, [
               ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
               ...released,
             ]);
@@ -221,6 +236,7 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
       const rows = await db
         .selectFrom('ledger')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('pending_id', '=', pendingId)
         .orderBy('id')
         .execute();
@@ -231,6 +247,7 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
       const row = await db
         .selectFrom('ledger')
         .select('points')
+        .where('tenant_id', '=', tenant)
         .where('operation', '=', operation)
         .where('edition', edition === null ? 'is' : '=', edition)
         .where('code', '=', 0)
@@ -244,6 +261,7 @@ export function createLedger({ db, engine }: StoreContext): Ledger {
     async chargesOf(pendingId) {
       const row = await db
         .selectFrom('ledger')
+        .where('tenant_id', '=', tenant)
         .where('pending_id', '=', pendingId)
         .select((eb) => [
           eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),

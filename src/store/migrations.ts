@@ -398,32 +398,164 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
   `,
-  // 11: the hot money paths as one statement each on PostgreSQL (issue 20's figures; callers in
+  // 11: calls a leased run is about to send (store/sent-calls.ts): each attempt's charge id is
+  // written before it is sent, so a holder killed after the plat API answered but before the
+  // charge reached the ledger leaves a trace; the next claim of the run writes a ledger row for
+  // each (code -1, cost unknown), and the rows go once their charge is in the ledger.
+  `
+  CREATE TABLE sent_calls (
+    charge_id      TEXT PRIMARY KEY,
+    -- digest:<run> or alert:<check>: the leased run that sends it
+    run_key        TEXT NOT NULL,
+    epoch          INTEGER NOT NULL,
+    source         TEXT NOT NULL,
+    operation      TEXT NOT NULL,
+    edition        INTEGER,
+    channel_id     TEXT,
+    correlation_id TEXT,
+    attempt        INTEGER NOT NULL,
+    sent_at        INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX sent_calls_run ON sent_calls (run_key, epoch);
+  `,
+  // 12: many workspaces in one deployment (issue 24; store/tenants.ts). Every row that belongs to
+  // a workspace carries its tenant: the enterprise id of an org-wide Grid install, else the team
+  // id; '' is the one tenant of single-workspace mode, so existing rows keep working unchanged.
+  // Keys a tenant chooses (settings, prefs, counters, cache, alerts sent, day counts) become
+  // unique per tenant: those tables are rebuilt (none has an identity column to carry over).
+  // Rows keyed by a global id (uuids, identity ids, Slack event ids, charge ids) keep their keys.
+  `
+  ALTER TABLE pending_lookups ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE ledger ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  DROP INDEX ledger_at;
+  DROP INDEX ledger_user_at;
+  DROP INDEX ledger_operation_edition;
+  CREATE INDEX ledger_tenant_at ON ledger (tenant_id, at);
+  CREATE INDEX ledger_tenant_user_at ON ledger (tenant_id, user_id, at);
+  CREATE INDEX ledger_tenant_operation_edition ON ledger (tenant_id, operation, edition, id);
+  ALTER TABLE audit_log ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  DROP INDEX audit_log_action;
+  CREATE INDEX audit_log_tenant_action ON audit_log (tenant_id, action, id);
+  ALTER TABLE digest_subscriptions ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE digest_runs ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE digest_pages ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE sent_calls ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_subscriptions ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_checks ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_orders ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_cap_days ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE processed_events ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE unfurl_records ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  DROP INDEX unfurl_records_channel_item;
+  CREATE INDEX unfurl_records_tenant_channel_item ON unfurl_records (tenant_id, channel_id, item_id, created_at);
+  ALTER TABLE shortcut_batches ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE budget_reservations ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+
+  CREATE TABLE settings_v11 (
+    tenant_id  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    updated_by TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT;
+  INSERT INTO settings_v11 (tenant_id, key, value_json, updated_at, updated_by)
+    SELECT '', key, value_json, updated_at, updated_by FROM settings;
+  DROP TABLE settings;
+  ALTER TABLE settings_v11 RENAME TO settings;
+
+  CREATE TABLE user_prefs_v11 (
+    tenant_id         TEXT NOT NULL,
+    user_id           TEXT NOT NULL,
+    confirm_threshold REAL,
+    updated_at        INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+  ) STRICT;
+  INSERT INTO user_prefs_v11 (tenant_id, user_id, confirm_threshold, updated_at)
+    SELECT '', user_id, confirm_threshold, updated_at FROM user_prefs;
+  DROP TABLE user_prefs;
+  ALTER TABLE user_prefs_v11 RENAME TO user_prefs;
+
+  CREATE TABLE auto_lookup_counts_v11 (
+    tenant_id  TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    day        TEXT NOT NULL,
+    used       INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, channel_id, day)
+  ) STRICT;
+  INSERT INTO auto_lookup_counts_v11 (tenant_id, channel_id, day, used, updated_at)
+    SELECT '', channel_id, day, used, updated_at FROM auto_lookup_counts;
+  DROP TABLE auto_lookup_counts;
+  ALTER TABLE auto_lookup_counts_v11 RENAME TO auto_lookup_counts;
+
+  CREATE TABLE spend_counters_v11 (
+    tenant_id  TEXT NOT NULL,
+    scope      TEXT NOT NULL CHECK (scope IN ('workspace', 'user', 'channel')),
+    subject    TEXT NOT NULL,
+    period     TEXT NOT NULL CHECK (period IN ('daily', 'monthly')),
+    period_key TEXT NOT NULL,
+    spent      REAL NOT NULL,
+    reserved   REAL NOT NULL,
+    PRIMARY KEY (tenant_id, scope, subject, period, period_key)
+  ) STRICT;
+  INSERT INTO spend_counters_v11 (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT '', scope, subject, period, period_key, spent, reserved FROM spend_counters;
+  DROP TABLE spend_counters;
+  ALTER TABLE spend_counters_v11 RENAME TO spend_counters;
+
+  CREATE TABLE answer_cache_v11 (
+    tenant_id  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    stored_at  INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT;
+  INSERT INTO answer_cache_v11 (tenant_id, key, value_json, stored_at)
+    SELECT '', key, value_json, stored_at FROM answer_cache;
+  DROP TABLE answer_cache;
+  ALTER TABLE answer_cache_v11 RENAME TO answer_cache;
+  CREATE INDEX answer_cache_stored ON answer_cache (stored_at);
+
+  CREATE TABLE alerts_sent_v11 (
+    tenant_id TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    sent_at   INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT;
+  INSERT INTO alerts_sent_v11 (tenant_id, key, sent_at) SELECT '', key, sent_at FROM alerts_sent;
+  DROP TABLE alerts_sent;
+  ALTER TABLE alerts_sent_v11 RENAME TO alerts_sent;
+  CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
+  `,
+  // 13: the hot money paths as one statement each on PostgreSQL (issue 20's figures; callers in
   // store/budgets.ts and store/ledger.ts). A reservation, a charge against it and a release
   // were transactions of 3 to 7 round trips, and the workspace's counter row stayed locked from
   // its update to the COMMIT, i.e. across client round trips: every replica's reservation and
   // charge queued behind it. As functions, the row lock lasts only the server-side work.
+  // Each takes the tenant (migration 12) and keeps to it as the Kysely paths do: its counters
+  // (keyed by tenant), its reservations, its ledger rows and its own budget-zone setting.
   // Lock order as everywhere (budgets.ts): the reservation row, then the counters by
   // (scope, subject, period, key) in byte order (COLLATE "C", as JavaScript compares ASCII).
   // SQLite needs none of this (a transaction there never waits for a client round trip).
   `
-  -- postgres only: a reservation, all or nothing. One conditional upsert per counter, in the
-  -- order given (the caller sorts them); the first counter whose cap it would pass raises
-  -- PDCAP with the counter's index (1-based) as DETAIL, which undoes the whole statement.
-  -- Returns what each counter held before (spent + reserved).
+  -- postgres only: a reservation of tenant p_tenant, all or nothing. One conditional upsert per
+  -- counter, in the order given (the caller sorts them); the first counter whose cap it would
+  -- pass raises PD001 with the counter's index (1-based) as DETAIL, which undoes the whole
+  -- statement. Returns what each counter held before (spent + reserved).
   CREATE FUNCTION platdesk_reserve(
-    p_id text, p_user_id text, p_points double precision, p_now bigint, p_expires bigint,
-    p_holds text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[],
-    p_caps double precision[]
+    p_tenant text, p_id text, p_user_id text, p_points double precision, p_now bigint,
+    p_expires bigint, p_holds text, p_scopes text[], p_subjects text[], p_periods text[],
+    p_keys text[], p_caps double precision[]
   ) RETURNS double precision[] LANGUAGE plpgsql AS $$
   DECLARE
     v_before double precision;
     v_uses double precision[] := '{}';
   BEGIN
     FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
-      INSERT INTO spend_counters AS c (scope, subject, period, period_key, spent, reserved)
-      VALUES (p_scopes[i], p_subjects[i], p_periods[i], p_keys[i], 0, p_points)
-      ON CONFLICT (scope, subject, period, period_key) DO UPDATE
+      INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+      VALUES (p_tenant, p_scopes[i], p_subjects[i], p_periods[i], p_keys[i], 0, p_points)
+      ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
       SET reserved = c.reserved + excluded.reserved
       WHERE c.spent + c.reserved + excluded.reserved <= p_caps[i]
       RETURNING c.spent + c.reserved - p_points INTO v_before;
@@ -432,28 +564,33 @@ export const MIGRATIONS: readonly string[] = [
       END IF;
       v_uses := v_uses || v_before;
     END LOOP;
-    INSERT INTO budget_reservations (id, user_id, points, created_at, expires_at, holds)
-    VALUES (p_id, p_user_id, p_points, p_now, p_expires, p_holds);
+    INSERT INTO budget_reservations (tenant_id, id, user_id, points, created_at, expires_at, holds)
+    VALUES (p_tenant, p_id, p_user_id, p_points, p_now, p_expires, p_holds);
     RETURN v_uses;
   END $$;
 
-  -- postgres only: deletes a reservation (only while expired at p_expired_at, unless NULL) and
-  -- gives what is left of it back to its counters; false when there was none.
-  CREATE FUNCTION platdesk_give_back(p_id text, p_expired_at bigint)
+  -- postgres only: deletes a reservation and gives what is left of it back to its counters, those
+  -- of the tenant it was made by; false when there was none. With p_expired_at NULL (a release)
+  -- only a reservation of p_tenant; else (the sweep) any tenant's, if expired at p_expired_at: a
+  -- dead process's reservations are given back whoever made them.
+  CREATE FUNCTION platdesk_give_back(p_tenant text, p_id text, p_expired_at bigint)
   RETURNS boolean LANGUAGE plpgsql AS $$
   DECLARE
     v_points double precision;
     v_holds text;
+    v_tenant text;
   BEGIN
     DELETE FROM budget_reservations
-    WHERE id = p_id AND (p_expired_at IS NULL OR expires_at <= p_expired_at)
-    RETURNING points, holds INTO v_points, v_holds;
+    WHERE id = p_id
+      AND CASE WHEN p_expired_at IS NULL THEN tenant_id = p_tenant
+          ELSE expires_at <= p_expired_at END
+    RETURNING points, holds, tenant_id INTO v_points, v_holds, v_tenant;
     IF NOT FOUND THEN
       RETURN false;
     END IF;
     IF v_points > 0 THEN
-      INSERT INTO spend_counters AS c (scope, subject, period, period_key, spent, reserved)
-      SELECT d.scope, d.subject, d.period, d.period_key, 0, -v_points * d.n
+      INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+      SELECT v_tenant, d.scope, d.subject, d.period, d.period_key, 0, -v_points * d.n
       FROM (
         SELECT h ->> 0 AS scope, h ->> 1 AS subject, h ->> 2 AS period, h ->> 3 AS period_key,
           count(*) AS n
@@ -462,21 +599,23 @@ export const MIGRATIONS: readonly string[] = [
       ) AS d
       ORDER BY d.scope COLLATE "C", d.subject COLLATE "C", d.period COLLATE "C",
         d.period_key COLLATE "C"
-      ON CONFLICT (scope, subject, period, period_key) DO UPDATE
+      ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
       SET reserved = c.reserved + excluded.reserved;
     END IF;
     RETURN true;
   END $$;
 
-  -- postgres only: a charge. The ledger row (nothing when its charge id is there already: then
-  -- NULL), its points taken out of the reservation it was made under, and both added to the
-  -- counters given (spent) and the reservation's (reserved), merged and in order. The counters'
-  -- periods were worked out in the budget zone of the setting p_zone_key as the caller last read
-  -- it (p_zone_stored, NULL for none): if the setting is not that any more, PD002 and nothing.
+  -- postgres only: a charge of tenant p_tenant. The ledger row (nothing when its charge id is
+  -- there already, charge ids being unique in the whole ledger: then NULL), its points taken out
+  -- of the tenant's reservation it was made under, and both added to the tenant's counters given
+  -- (spent) and the reservation's (reserved), merged and in order. The counters' periods were
+  -- worked out in the budget zone of the tenant's setting p_zone_key as the caller last read it
+  -- (p_zone_stored, NULL for none): if the setting is not that any more, PD002 and nothing.
   CREATE FUNCTION platdesk_record(
-    p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint, p_user_id text, p_channel_id text, p_operation text,
-    p_edition bigint, p_points double precision, p_quota_calls bigint, p_code bigint,
-    p_outcome text, p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
+    p_tenant text, p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint,
+    p_user_id text, p_channel_id text, p_operation text, p_edition bigint,
+    p_points double precision, p_quota_calls bigint, p_code bigint, p_outcome text,
+    p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
     p_reservation_id text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[]
   ) RETURNS bigint LANGUAGE plpgsql AS $$
   DECLARE
@@ -485,12 +624,13 @@ export const MIGRATIONS: readonly string[] = [
     v_holds text;
     v_taken double precision := 0;
   BEGIN
-    IF (SELECT value_json FROM settings WHERE key = p_zone_key) IS DISTINCT FROM p_zone_stored THEN
+    IF (SELECT value_json FROM settings WHERE tenant_id = p_tenant AND key = p_zone_key)
+        IS DISTINCT FROM p_zone_stored THEN
       RAISE EXCEPTION 'budget zone changed' USING ERRCODE = 'PD002';
     END IF;
-    INSERT INTO ledger (charge_id, at, user_id, channel_id, operation, edition, points,
+    INSERT INTO ledger (tenant_id, charge_id, at, user_id, channel_id, operation, edition, points,
       quota_calls, code, outcome, request_id, correlation_id, pending_id, source)
-    VALUES (p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
+    VALUES (p_tenant, p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
       p_quota_calls, p_code, p_outcome, p_request_id, p_correlation_id, p_pending_id, p_source)
     ON CONFLICT (charge_id) DO NOTHING
     RETURNING id INTO v_id;
@@ -499,14 +639,15 @@ export const MIGRATIONS: readonly string[] = [
     END IF;
     IF p_reservation_id IS NOT NULL AND p_points > 0 THEN
       SELECT points, holds INTO v_held, v_holds FROM budget_reservations
-      WHERE id = p_reservation_id FOR UPDATE;
+      WHERE tenant_id = p_tenant AND id = p_reservation_id FOR UPDATE;
       IF FOUND AND v_held > 0 THEN
         v_taken := least(v_held, p_points);
-        UPDATE budget_reservations SET points = v_held - v_taken WHERE id = p_reservation_id;
+        UPDATE budget_reservations SET points = v_held - v_taken
+        WHERE tenant_id = p_tenant AND id = p_reservation_id;
       END IF;
     END IF;
-    INSERT INTO spend_counters AS c (scope, subject, period, period_key, spent, reserved)
-    SELECT scope, subject, period, period_key, sum(spent), sum(reserved)
+    INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT p_tenant, scope, subject, period, period_key, sum(spent), sum(reserved)
     FROM (
       SELECT u.scope, u.subject, u.period, u.period_key, p_points AS spent,
         0::double precision AS reserved
@@ -518,7 +659,7 @@ export const MIGRATIONS: readonly string[] = [
     GROUP BY scope, subject, period, period_key
     HAVING sum(spent) <> 0 OR sum(reserved) <> 0
     ORDER BY scope COLLATE "C", subject COLLATE "C", period COLLATE "C", period_key COLLATE "C"
-    ON CONFLICT (scope, subject, period, period_key) DO UPDATE
+    ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
     SET spent = c.spent + excluded.spent, reserved = c.reserved + excluded.reserved;
     RETURN v_id;
   END $$;

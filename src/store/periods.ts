@@ -62,16 +62,20 @@ export function periodKeys(at: Date | number, timeZone: string): { daily: string
   return { daily: day, monthly: day.slice(0, 7) };
 }
 
-/** The budget zone as stored in the settings (read in the caller's transaction). */
-export async function budgetZone(db: Executor): Promise<string> {
-  return (await budgetZoneSetting(db)).zone;
+/** The budget zone as stored in the tenant's settings (read in the caller's transaction). */
+export async function budgetZone(db: Executor, tenant: string): Promise<string> {
+  return (await budgetZoneSetting(db, tenant)).zone;
 }
 
-/** The budget zone and the setting's stored text it was read from (null: no setting). */
-export async function budgetZoneSetting(db: Executor): Promise<{ zone: string; stored: string | null }> {
+/** The tenant's budget zone and the setting's stored text it was read from (null: no setting). */
+export async function budgetZoneSetting(
+  db: Executor,
+  tenant: string,
+): Promise<{ zone: string; stored: string | null }> {
   const row = await db
     .selectFrom('settings')
     .select('value_json')
+    .where('tenant_id', '=', tenant)
     .where('key', '=', BUDGETS_SETTING_KEY)
     .executeTakeFirst();
   return { zone: zoneOf(row?.value_json ?? null), stored: row?.value_json ?? null };

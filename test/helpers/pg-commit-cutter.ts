@@ -3,7 +3,7 @@
  * waits for the server's answer (so the commit happened) and then cuts the client's connection
  * without passing that answer on: the client sees "Connection terminated" for a transaction
  * that did commit, which is what a network cut at the wrong moment looks like. A charge written
- * as one autocommitted statement (platdesk_record, migration 11) commits the same way: the
+ * as one autocommitted statement (platdesk_record, migration 13) commits the same way: the
  * server answers it only once it has committed, so that statement is cut like a COMMIT.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';

@@ -1,7 +1,7 @@
 /**
  * How a migration's text is cut into statements (src/store/migrations.ts statements): at ';' at
  * the end of a line, except inside a $$-quoted PostgreSQL function body; and a statement marked
- * `-- postgres only` is left out on SQLite (migration 11's functions).
+ * `-- postgres only` is left out on SQLite (the money functions' migration).
  */
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, statements } from '../../src/store/migrations.js';
@@ -29,8 +29,12 @@ describe('migration statements', () => {
     expect(statements(DDL, 'sqlite')).toEqual([pg[0], pg[2]]);
   });
 
-  it('migration 11 is three functions on PostgreSQL and nothing on SQLite', () => {
-    const last = MIGRATIONS.find((m) => m.includes('FUNCTION platdesk_reserve')) ?? '';
+  it('the money functions come after the tenants migration: three functions on PostgreSQL, nothing on SQLite', () => {
+    const at = MIGRATIONS.findIndex((m) => m.includes('FUNCTION platdesk_reserve'));
+    const tenants = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE spend_counters_v11'));
+    expect(tenants).toBeGreaterThanOrEqual(0);
+    expect(at).toBeGreaterThan(tenants);
+    const last = MIGRATIONS[at] ?? '';
     expect(statements(last, 'postgres').map((s) => /CREATE FUNCTION (\w+)/.exec(s)?.[1])).toEqual([
       'platdesk_reserve',
       'platdesk_give_back',

@@ -1,5 +1,4 @@
 import type { App } from '@slack/bolt';
-import { recordAlert } from '../../lookups/home-data.js';
 import type { SlackDeps } from '../deps.js';
 import { registerAlertForm } from './alert-form.js';
 import { registerAppHomeOpened } from './app-home-opened.js';
@@ -8,8 +7,6 @@ import { registerHomeLanguage } from './language.js';
 import { registerSettingsForms } from './settings-forms.js';
 
 export function registerHome(app: App, deps: SlackDeps): void {
-  // Alerts sent to admins (balance, token, budget caps) are kept so the admins' Home lists them.
-  deps.alerts.onAlert?.((alert) => recordAlert(deps.store, alert));
   registerAppHomeOpened(app, deps);
   registerSettingsForms(app, deps);
   registerDigestForm(app, deps);
