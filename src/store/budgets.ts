@@ -15,6 +15,10 @@
  *
  * Lock order, to rule out deadlocks on PostgreSQL: the reservation row first, then the counters
  * sorted by (scope, subject, period, key). Every transaction here and in ledger.ts keeps it.
+ *
+ * On PostgreSQL the hot three (reserve, a charge against a reservation, release and expiry) are
+ * one statement each, migration 13's functions, in the same order: a counter row is then locked
+ * for the server's own work only, never across a client round trip (issue 20's figures).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -148,6 +152,9 @@ export async function consumeReservation(
   return parseHolds(row.holds).map(({ cap: _, ...c }) => ({ ...c, spent: 0, reserved: -taken }));
 }
 
+/** What platdesk_reserve (migration 13) raises when a counter's cap would be passed. */
+const CAP_REACHED_SQLSTATE = 'PD001';
+
 /** Thrown inside a reservation's transaction to roll it back. */
 class CapReached extends Error {
   constructor(readonly cap: CapLimit) {
@@ -182,8 +189,14 @@ export function createBudgetReservations({ db, nowMs, engine, tenant }: StoreCon
    * sweep: a dead process's reservations are given back whoever made them) and gives its points
    * back to its own tenant's counters.
    */
-  const giveBack = (id: string, expiredAt: number | null) =>
-    db.transaction().execute(async (trx) => {
+  const giveBack = async (id: string, expiredAt: number | null): Promise<boolean> => {
+    if (engine === 'postgres') {
+      // One statement (migration 13): the counters stay locked only for the server's own work.
+      const { rows } = await sql<{ done: boolean }>`
+        SELECT platdesk_give_back(${tenant}, ${id}, ${expiredAt}::bigint) AS done`.execute(db);
+      return rows[0]?.done === true;
+    }
+    return db.transaction().execute(async (trx) => {
       let del = trx.deleteFrom('budget_reservations').where('id', '=', id);
       if (expiredAt !== null) del = del.where('expires_at', '<=', expiredAt);
       else del = del.where('tenant_id', '=', tenant);
@@ -197,6 +210,7 @@ export function createBudgetReservations({ db, nowMs, engine, tenant }: StoreCon
         );
       return true;
     });
+  };
 
   /** When this process last looked for expired reservations (reads and reservations look at most once a second). */
   let sweptAt = Number.NEGATIVE_INFINITY;
@@ -218,6 +232,38 @@ export function createBudgetReservations({ db, nowMs, engine, tenant }: StoreCon
     return n;
   }
 
+  /**
+   * The reservation as one statement on PostgreSQL (migration 13's platdesk_reserve): the same
+   * conditional upserts in the same order, all or nothing, with no client round trip while a
+   * counter row is locked.
+   */
+  async function reservePostgres(
+    input: { userId: string | null; points: number; ttlMs: number; caps: readonly CapLimit[] },
+    ordered: readonly CapLimit[],
+    now: number,
+  ) {
+    const id = randomUUID();
+    try {
+      const { rows } = await sql<{ uses: number[] }>`
+        SELECT platdesk_reserve(
+          ${tenant}, ${id}, ${input.userId}, ${input.points}::double precision, ${now}::bigint,
+          ${now + input.ttlMs}::bigint, ${JSON.stringify(ordered.map(holdOf))},
+          ${ordered.map((c) => c.scope)}::text[], ${ordered.map((c) => c.subject)}::text[],
+          ${ordered.map((c) => c.period)}::text[], ${ordered.map((c) => c.key)}::text[],
+          ${ordered.map((c) => c.cap + POINTS_EPSILON)}::double precision[]
+        ) AS uses`.execute(db);
+      const before = rows[0]?.uses ?? [];
+      const uses = new Map(
+        ordered.map((cap, i) => [cap, { ...cap, spent: Number(before[i] ?? 0) }] as const),
+      );
+      return { ok: true as const, id, uses: input.caps.map((cap) => uses.get(cap) as CapUse) };
+    } catch (error) {
+      const { code, detail } = error as { code?: unknown; detail?: unknown };
+      if (code !== CAP_REACHED_SQLSTATE) throw error;
+      throw new CapReached(ordered[Number(detail) - 1] ?? (ordered[0] as CapLimit));
+    }
+  }
+
   return {
     async uses(caps) {
       await sweepDue();
@@ -231,10 +277,12 @@ export function createBudgetReservations({ db, nowMs, engine, tenant }: StoreCon
       const ordered = [...input.caps].sort(byCounter);
       const now = nowMs();
       try {
+        const tooBig = ordered.find((cap) => points > cap.cap + POINTS_EPSILON);
+        if (tooBig) throw new CapReached(tooBig);
+        if (engine === 'postgres') return await reservePostgres(input, ordered, now);
         return await db.transaction().execute(async (trx) => {
           const uses = new Map<CapLimit, CapUse>();
           for (const cap of ordered) {
-            if (points > cap.cap + POINTS_EPSILON) throw new CapReached(cap);
             // The one conditional write per counter: a new counter starts with this reservation.
             const { rows } = await sql<{ spent: number; reserved: number }>`
               INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved)

@@ -25,7 +25,10 @@ import {
   renderInterrupted,
 } from '../../src/blocks/confirmation.js';
 import {
+  digestAddedText,
+  digestCostLine,
   renderDigest,
+  renderDigestAdded,
   renderDigestAlert,
   renderDigestApproval,
   renderDigestHelp,
@@ -45,7 +48,7 @@ import {
   renderPricesModal,
 } from '../../src/blocks/home.js';
 import { renderAlertAddModal } from '../../src/blocks/home-alert-form.js';
-import { renderDigestAddModal } from '../../src/blocks/home-digest-form.js';
+import { renderDigestAddedModal, renderDigestAddModal } from '../../src/blocks/home-digest-form.js';
 import type { Words } from '../../src/blocks/i18n/words.js';
 import { renderInvalidInput } from '../../src/blocks/invalid-input.js';
 import { type RenderedMessage, section } from '../../src/blocks/kit.js';
@@ -707,9 +710,32 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       renderDigestAddModal(w, {
         shops: [{ alias: text.short, ownerId: '2200001002' }],
         defaultTimeZone: 'Asia/Shanghai',
+        cost: { pagePoints: 5, capPoints: 200 },
       }),
     ),
-    modal('home-digest-add-empty', renderDigestAddModal(w, { shops: [], defaultTimeZone: 'Europe/Paris' })),
+    modal(
+      'home-digest-add-empty',
+      renderDigestAddModal(w, {
+        shops: [],
+        defaultTimeZone: 'Europe/Paris',
+        cost: { pagePoints: null, capPoints: 200 },
+      }),
+    ),
+    modal(
+      'home-digest-added',
+      renderDigestAddedModal(
+        w,
+        digestAddedText(w, SUB, Date.UTC(2026, 10, 27, 1)),
+        digestCostLine(w, { pages: 3, pagePoints: 5, capPoints: 200 }),
+      ),
+    ),
+    m(
+      'digest-added',
+      renderDigestAdded(
+        digestAddedText(w, SUB, Date.UTC(2026, 10, 27, 1)),
+        digestCostLine(w, { pages: 1, pagePoints: 5, capPoints: 200 }),
+      ),
+    ),
     m('alert-account', message(alertText(w, { kind: 'account', code: 'credential_invalid', userId: null }))),
     m(
       'alert-budget',

@@ -245,6 +245,36 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect(await store.budgets.extend(r.id, 1, MINUTE)).toBe(false);
   });
 
+  it('a reservation refused by its last counter leaves the counters before it untouched', async () => {
+    const { store } = await fresh();
+    // Taken in the order (scope, subject, …): the user's counter first, the workspace's last.
+    const caps = [cap('workspace', '*', 10), cap('user', 'U1', 1000)];
+    const r = await store.budgets.reserve({ userId: 'U1', points: 5, caps, ttlMs: MINUTE });
+    expect(r.ok).toBe(true);
+    expect(await store.budgets.reserve({ userId: 'U1', points: 6, caps, ttlMs: MINUTE })).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'workspace', spent: 5 },
+    });
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([5, 5]);
+    expect(await store.budgets.reconcile([periodsOf(T0, 'Asia/Shanghai').daily])).toEqual([]);
+  });
+
+  it('a charge counts in the budget zone set a moment ago on another replica', async () => {
+    const { db } = await fresh();
+    const [a, b] = (await db.openMany(2)) as [Store, Store];
+    // Replica a writes a charge in the default zone (Asia/Shanghai): 2025-03-01 there.
+    await a.ledger.record(entry({ points: 10 }));
+    // Replica b sets the zone to UTC. 8 hours later it is 2025-03-02 in Shanghai but still
+    // 2025-03-01 in UTC: a's next charge must count on the UTC day, not on the zone it read before.
+    await b.settings.set('budgets', { timezone: 'UTC' }, 'UADMIN');
+    await a.ledger.record(entry({ at: new Date(T0 + 8 * 60 * MINUTE), points: 5 }));
+    expect((await a.budgets.uses([cap('workspace', '*', 100)]))[0]?.spent).toBe(15);
+    expect((await a.budgets.uses([{ ...cap('workspace', '*', 100), key: '2025-03-02' }]))[0]?.spent).toBe(0);
+    const utc = periodsOf(T0, 'UTC');
+    // The first charge counted in the Shanghai day of the same date: no difference either way.
+    expect(await a.budgets.reconcile([utc.daily, utc.monthly])).toEqual([]);
+  });
+
   it('many concurrent reservations from several pools against one cap never pass it', async () => {
     const { db } = await fresh();
     const stores = await db.openMany(4);

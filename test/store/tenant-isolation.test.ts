@@ -244,6 +244,128 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     expect(await b.budgets.reconcile([day])).toEqual([]);
   });
 
+  it('two tenants reserving and charging at once on two replicas (PostgreSQL: through the money functions) keep to their own counters, ledger and budget zone', async () => {
+    const d = await testDatabase(engine);
+    databases.push(d);
+    let now = T0;
+    const [r1, r2] = (await d.openMany(2, { clock: { now: () => now } })) as [Store, Store];
+    const a = r1.forTenant(A);
+    const b = r2.forTenant(B);
+    const userDay = (cap: number): CapLimit => ({ ...workspaceDay(cap), scope: 'user', subject: 'U1' });
+    const rounds = async (s: Store, prefix: string) => {
+      for (let i = 0; i < 5; i++) {
+        const held = await s.budgets.reserve({
+          userId: 'U1',
+          points: 10,
+          caps: [workspaceDay(100), userDay(100)],
+          ttlMs: MINUTE,
+        });
+        expect(held.ok).toBe(true);
+        if (!held.ok) return;
+        await s.ledger.record(charge(`${prefix}:${i}`, 7, 'U1'), { reservationId: held.id });
+        await s.budgets.release(held.id);
+      }
+    };
+    // The same counter keys, the same user, at the same time: A also keeps 30 points reserved.
+    const [keptByA] = await Promise.all([
+      a.budgets.reserve({
+        userId: 'U1',
+        points: 30,
+        caps: [workspaceDay(100), userDay(100)],
+        ttlMs: 10 * MINUTE,
+      }),
+      rounds(a, 'a'),
+      rounds(b, 'b'),
+    ]);
+    expect(keptByA.ok).toBe(true);
+    // B's cap sees B's 35 spent only (A's 35 spent + 30 reserved would refuse 65).
+    const byB = await b.budgets.reserve({
+      userId: 'U1',
+      points: 65,
+      caps: [workspaceDay(100)],
+      ttlMs: MINUTE,
+    });
+    expect(byB.ok).toBe(true);
+    expect(
+      (await b.budgets.reserve({ userId: 'U1', points: 1, caps: [workspaceDay(100)], ttlMs: MINUTE })).ok,
+    ).toBe(false);
+    if (byB.ok) await b.budgets.release(byB.id);
+
+    // A's budget zone set on the other replica (A's ledger on r1 read the default before): A's next
+    // charge counts in Los Angeles (2026-11-24 there at T0); B's, with no setting, still in Shanghai.
+    await r2.forTenant(A).settings.set('budgets', { timezone: 'America/Los_Angeles' }, 'UA');
+    await a.ledger.record(charge('a:zone', 4, 'U1'));
+    await b.ledger.record(charge('b:zone', 6, 'U1'));
+
+    // An expired reservation of A, swept by B's replica, goes back to A's counters.
+    expect(
+      (await a.budgets.reserve({ userId: 'U1', points: 20, caps: [workspaceDay(100)], ttlMs: MINUTE })).ok,
+    ).toBe(true);
+    now += 2 * MINUTE;
+    await b.budgets.uses([workspaceDay(100)]);
+
+    const db = await rawDb(d);
+    try {
+      const counters = await db
+        .selectFrom('spend_counters')
+        .select(['tenant_id', 'scope', 'subject', 'period', 'period_key', 'spent', 'reserved'])
+        .orderBy('tenant_id')
+        .orderBy('scope')
+        .orderBy('subject')
+        .orderBy('period')
+        .orderBy('period_key')
+        .execute();
+      const of = (tenant: string) =>
+        counters
+          .filter((c) => c.tenant_id === tenant)
+          .map((c) => [
+            `${c.scope}/${c.subject}/${c.period}/${c.period_key}`,
+            Number(c.spent),
+            Number(c.reserved),
+          ]);
+      expect(of(A)).toEqual([
+        ['channel/C1234/daily/2026-11-24', 4, 0],
+        ['channel/C1234/daily/2026-11-25', 35, 0],
+        ['channel/C1234/monthly/2026-11', 39, 0],
+        ['user/U1/daily/2026-11-24', 4, 0],
+        ['user/U1/daily/2026-11-25', 35, 30],
+        ['user/U1/monthly/2026-11', 39, 0],
+        ['workspace/*/daily/2026-11-24', 4, 0],
+        ['workspace/*/daily/2026-11-25', 35, 30],
+        ['workspace/*/monthly/2026-11', 39, 0],
+      ]);
+      expect(of(B)).toEqual([
+        ['channel/C1234/daily/2026-11-25', 41, 0],
+        ['channel/C1234/monthly/2026-11', 41, 0],
+        ['user/U1/daily/2026-11-25', 41, 0],
+        ['user/U1/monthly/2026-11', 41, 0],
+        ['workspace/*/daily/2026-11-25', 41, 0],
+        ['workspace/*/monthly/2026-11', 41, 0],
+      ]);
+      expect(counters.filter((c) => c.tenant_id !== A && c.tenant_id !== B)).toEqual([]);
+      const ledger = await db
+        .selectFrom('ledger')
+        .select(['tenant_id', 'charge_id', 'points'])
+        .orderBy('charge_id')
+        .execute();
+      expect(ledger.map((r) => [r.tenant_id, r.charge_id, Number(r.points)])).toEqual([
+        ...[0, 1, 2, 3, 4].map((i) => [A, `a:${i}`, 7]),
+        [A, 'a:zone', 4],
+        ...[0, 1, 2, 3, 4].map((i) => [B, `b:${i}`, 7]),
+        [B, 'b:zone', 6],
+      ]);
+      const reservations = await db
+        .selectFrom('budget_reservations')
+        .select(['tenant_id', 'points'])
+        .execute();
+      expect(reservations.map((r) => [r.tenant_id, Number(r.points)])).toEqual([[A, 30]]);
+    } finally {
+      await db.destroy();
+    }
+    const day = { period: 'daily' as const, key: '2026-11-25', from: range.from, to: range.to };
+    expect(await b.budgets.reconcile([day])).toEqual([]);
+  });
+
   it('cache, alerts sent, unfurls and shortcut batches are per tenant', async () => {
     const store = await fresh(engine);
     const a = store.forTenant(A);
