@@ -19,13 +19,14 @@ COPY scripts ./scripts
 COPY src ./src
 # esbuild: dist/app.js (the app, with source maps, pg and ioredis in chunks loaded only when
 # configured) behind dist/main.js (checks the Node version). The bundle needs one package at run
-# time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary.
+# time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary,
+# and @resvg/resvg-js (the charts' rasteriser, a native addon: npm installed this platform's only).
 # The compile cache (dist/.cache) is filled here, by the Node that runs the app and at the paths it
 # runs from, so a new container's first start is as fast as its next (scripts/warm-compile-cache.mjs).
 RUN npm run build \
  && node scripts/warm-compile-cache.mjs \
  && mkdir -p /runtime/node_modules \
- && cp -r node_modules/better-sqlite3 /runtime/node_modules/ \
+ && cp -r node_modules/better-sqlite3 node_modules/@resvg /runtime/node_modules/ \
  && cd /runtime/node_modules/better-sqlite3 \
  && rm -rf deps src build \
  && find prebuilds -name '*.node' ! -name "linux-$(node -p process.arch).node" -delete

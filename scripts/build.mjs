@@ -189,8 +189,9 @@ export async function buildApp(out = OUT) {
     splitting: true,
     target: 'node22',
     chunkNames: 'chunks/[name]-[hash]',
-    // Native addon (and pg's optional native binding, never used).
-    external: ['better-sqlite3', 'pg-native'],
+    // Native addons (resvg: the charts' rasteriser, a prebuilt .node per platform) and pg's
+    // optional native binding, never used.
+    external: ['better-sqlite3', '@resvg/resvg-js', 'pg-native'],
     // Bundled CommonJS packages call require() and read __dirname; ESM has neither.
     banner: {
       js: [

@@ -42,6 +42,8 @@ export const ACTIONS = {
   digestRunAgain: 'platdesk.digest.run_again',
   /** Item-link unfurl: offer the lookup (or show the earlier result); value = unfurlButtonValue(). */
   unfurlLookup: 'platdesk.unfurl.lookup',
+  /** Work Object details panel: look the item up now (charged, after the usual Confirm); value = unfurl button value. */
+  entityLookup: 'platdesk.entity.lookup',
   /** App Home (admins): open the "who may spend" form. */
   homeAccess: 'platdesk.home.access',
   /** App Home (admins): open the auto-lookup channels form. */

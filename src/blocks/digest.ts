@@ -586,3 +586,41 @@ export function renderDigestHelp(w: Words, problems: readonly string[] = []): Re
 export function renderDigestAnswer(text: string): RenderedMessage {
   return message(text, [section(text)]);
 }
+
+/**
+ * What a digest costs, stated before it runs: by `/orders digest add`'s answer and the Home's
+ * digest form (before a digest exists: no `pages`) and its answer (digest/subscriptions.ts).
+ */
+export function digestCostLine(
+  w: Words,
+  cost: { pages?: number; pagePoints: number | null; capPoints: number },
+): string {
+  const cap = w.points(cost.capPoints);
+  if (cost.pagePoints === null) return w.t('digest.costPreviewNoPrice', { cap });
+  const price = w.points(cost.pagePoints);
+  if (cost.pages === undefined) return w.t('digest.costPreviewGeneral', { price, cap });
+  return w.t('digest.costPreview', {
+    price,
+    cap,
+    pages: w.count(cost.pages),
+    points: w.points(cost.pages * cost.pagePoints),
+  });
+}
+
+/** The answer to a digest added (`/orders digest add` and the Home's form say the same). */
+export function digestAddedText(w: Words, sub: DigestSubscription, nextRunAt: number): string {
+  return w.t('digest.answer.added', {
+    id: sub.id,
+    owner: escapeClip(sub.ownerId, 64),
+    days: digestDays(w, sub, 'digest.everyDay'),
+    time: digestTimes(sub),
+    zone: escapeText(sub.timeZone),
+    channel: `<#${sub.channelId}>`,
+    next: w.dateTime(new Date(nextRunAt), sub.timeZone),
+  });
+}
+
+/** A digest added: the answer, then what its next run costs at the least. */
+export function renderDigestAdded(text: string, costLine: string): RenderedMessage {
+  return message(`${text}\n${costLine}`, [section(text), context(costLine)]);
+}

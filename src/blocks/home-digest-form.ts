@@ -6,6 +6,7 @@
  * (at most 100 options; option text 75, value 150 characters).
  */
 import type { ModalView, PlainTextOption } from '@slack/types';
+import { digestCostLine } from './digest.js';
 import type { Words } from './i18n/words.js';
 import { context, section } from './kit.js';
 import { truncate } from './text.js';
@@ -65,6 +66,8 @@ export interface DigestFormOptions {
   shops: readonly DigestFormShop[];
   /** Preselected; added to the list when it is not in DIGEST_TIME_ZONES. */
   defaultTimeZone: string;
+  /** The price of a page of orders and the digest cap, stated as `/orders digest add` states them. */
+  cost: { pagePoints: number | null; capPoints: number };
 }
 
 export function renderDigestAddModal(w: Words, opts: DigestFormOptions): ModalView {
@@ -218,7 +221,18 @@ export function renderDigestAddModal(w: Words, opts: DigestFormOptions): ModalVi
           ],
         },
       },
+      context(digestCostLine(w, opts.cost)),
       context(t('digestForm.footer')),
     ],
+  };
+}
+
+/** The form's answer once the digest is added: the same words as `/orders digest add`'s. */
+export function renderDigestAddedModal(w: Words, text: string, costLine: string): ModalView {
+  return {
+    type: 'modal',
+    title: plain(w.t('digestForm.addedTitle'), 24),
+    close: plain(w.t('digestForm.addedClose'), 24),
+    blocks: [section(text), context(costLine)],
   };
 }

@@ -23,6 +23,7 @@ import { SLASH_COMMANDS, usageLine } from './help.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
+import { stepApprovalLines } from './steps.js';
 import { escapeClip, truncate } from './text.js';
 import { describeRequest, operationLabel, operationTitle } from './words-of.js';
 
@@ -331,6 +332,9 @@ function adminBlocks(
     );
   if (a.shipAlerts.length > 10)
     blocks.push(context(t('home.moreAlerts', { n: w.count(a.shipAlerts.length - 10) })));
+  // Workflow steps: what each costs a run and may spend (approved with `/platdesk steps`).
+  if (a.steps.length > 0)
+    blocks.push(header(t('platdesk.stepsTitle')), section(stepApprovalLines(w, a.steps, null).join('\n')));
   blocks.push(context(t('home.footer', { time: w.dateTime(now, timeZone) })));
   return blocks;
 }

@@ -12,6 +12,7 @@ import type { LedgerEntry } from '../store/store.js';
 import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
+import { stepApprovalLines } from './steps.js';
 import { tableBlocks } from './table.js';
 import { escapeClip, escapeText } from './text.js';
 import { operationTitle } from './words-of.js';
@@ -33,6 +34,7 @@ const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.autolookup',
   'platdesk.helpAdmin.language',
   'platdesk.helpAdmin.admins',
+  'platdesk.helpAdmin.steps',
 ];
 
 /** "2026-11-20 14:03 UTC" (the audit log's own clock). */
@@ -278,6 +280,8 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
       };
     case 'autolookup':
       return { title: t('platdesk.autoTitle'), lines: autoLines(w, result.view) };
+    case 'steps':
+      return { title: t('platdesk.stepsTitle'), lines: stepApprovalLines(w, result.steps, result.changed) };
     case 'language': {
       const name = (l: 'en' | 'zh-CN') => t(`platdesk.languageName.${l}`);
       const workspace = name(result.workspace);

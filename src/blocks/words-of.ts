@@ -45,6 +45,8 @@ export function describeRequest(w: Words, request: LookupRequest): string {
 /** "your daily cap: 450 of 500 points used". */
 export function describeCap(w: Words, figure: CapFigure): string {
   const values = { spent: w.count(figure.spent), cap: w.count(figure.cap) };
+  if (figure.scope === 'step')
+    return w.t(figure.period === 'daily' ? 'cap.step.daily' : 'cap.step.monthly', values);
   return figure.scope === 'user'
     ? w.t(figure.period === 'daily' ? 'cap.user.daily' : 'cap.user.monthly', values)
     : w.t(figure.period === 'daily' ? 'cap.workspace.daily' : 'cap.workspace.monthly', values);

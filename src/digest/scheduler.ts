@@ -20,6 +20,7 @@ import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from '../zoned-time.js';
+import { splitWindows } from './fetch-orders.js';
 import { RUN_LEASE_DEFAULTS } from './run-fence.js';
 import { executeDigestRun, isLeaseLost, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
@@ -149,6 +150,16 @@ function previousSlot(subscription: DigestSubscription, slot: Slot): Slot {
     if (last) return last;
   }
   throw new RangeError(`digest #${subscription.id} has no day to post on`);
+}
+
+/**
+ * Pages the first run at or after `atMs` reads at the least: one per 24 h window of the orders it
+ * covers (since the slot before it), whatever the shop's volume (more orders, more pages). What
+ * `/orders digest add` and the Home's digest form state before a digest exists.
+ */
+export function nextRunPages(subscription: DigestSubscription, atMs: number): number {
+  const slot = nextSlotAfter(subscription, atMs);
+  return splitWindows(new Date(previousSlot(subscription, slot).at), new Date(slot.at)).length;
 }
 
 /** The first scheduled instant at or after `atMs`. */

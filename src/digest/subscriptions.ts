@@ -6,7 +6,9 @@
  */
 import type { DigestSubscription, Store } from '../store/store.js';
 import type { DigestAdd } from './grammar.js';
-import type { DigestScheduler } from './scheduler.js';
+import { digestCap } from './runner.js';
+import { type DigestScheduler, nextRunPages } from './scheduler.js';
+import type { PriceOf } from './types.js';
 
 /** A shop alias or owner id → the owner id, or null when the alias names no shop. */
 export type ResolveShop = (aliasOrOwner: string) => Promise<string | null>;
@@ -25,15 +27,25 @@ export function shopResolver(
   };
 }
 
+/** What a digest's next run costs at the least, stated before it runs (null: no price known yet). */
+export interface DigestCostPreview {
+  /** One page per 24 h window the run covers. */
+  pages: number;
+  /** Points of one page (paging-orders), or null when no price is known. */
+  pagePoints: number | null;
+  /** The digest cost cap: a run estimated above it waits for an admin. */
+  capPoints: number;
+}
+
 export type DigestAddResult =
-  | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number }
+  | { kind: 'added'; subscription: DigestSubscription; nextRunAt: number; cost: DigestCostPreview }
   /** The shop alias names no owner id. */
   | { kind: 'unknown_shop' }
   /** The same owner, channel, time and zone is already subscribed. */
   | { kind: 'exists'; subscription: DigestSubscription };
 
 export async function addDigestSubscription(
-  deps: { store: Store; scheduler: DigestScheduler; resolveShop: ResolveShop },
+  deps: { store: Store; scheduler: DigestScheduler; resolveShop: ResolveShop; priceOf: PriceOf },
   add: DigestAdd,
   userId: string,
 ): Promise<DigestAddResult> {
@@ -70,5 +82,15 @@ export async function addDigestSubscription(
     ...(add.statuses ? { statuses: add.statuses } : {}),
   });
   deps.scheduler.reschedule();
-  return { kind: 'added', subscription, nextRunAt: deps.scheduler.nextRunAt(subscription) };
+  const nextRunAt = deps.scheduler.nextRunAt(subscription);
+  return {
+    kind: 'added',
+    subscription,
+    nextRunAt,
+    cost: {
+      pages: nextRunPages(subscription, nextRunAt),
+      pagePoints: await deps.priceOf('paging-orders', 1),
+      capPoints: await digestCap(deps.store),
+    },
+  };
 }

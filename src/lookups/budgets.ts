@@ -13,7 +13,8 @@ import type { Budgets, Caps } from './settings.js';
 
 export const WARN_AT = 0.8;
 
-export type CapScope = 'user' | 'workspace';
+/** 'step': a Workflow Builder step's approved spend (lookups/steps.ts). */
+export type CapScope = 'user' | 'workspace' | 'step';
 export type CapPeriod = 'daily' | 'monthly';
 
 export interface CapFigure {
@@ -60,7 +61,18 @@ export interface BudgetGuard {
    * processes can never both pass a cap). On success, `release` gives the reservation back once
    * the call's charge is in the ledger (or it made none).
    */
-  reserve(userId: string | null, points: number): Promise<BudgetCheck & { held: HeldBudget }>;
+  reserve(
+    userId: string | null,
+    points: number,
+    extra?: readonly ExtraCaps[],
+  ): Promise<BudgetCheck & { held: HeldBudget }>;
+}
+
+/** Caps of another scope reserved together with the workspace's (a workflow step's approval). */
+export interface ExtraCaps {
+  scope: 'step';
+  subject: string;
+  caps: Caps;
 }
 
 /**
@@ -79,8 +91,9 @@ export const LONGEST_CALL_MS =
 export const RESERVATION_TTL_MS = 2 * LONGEST_CALL_MS;
 
 const figureOf = (use: CapUse): CapFigure => ({
-  // Caps are set for the workspace and per user (lookups/settings.ts); channel counters only count.
-  scope: use.scope === 'user' ? 'user' : 'workspace',
+  // Caps are set for the workspace, per user (lookups/settings.ts) and per workflow step
+  // (lookups/steps.ts); channel counters only count.
+  scope: use.scope === 'user' || use.scope === 'step' ? use.scope : 'workspace',
   period: use.period,
   cap: use.cap,
   spent: use.spent,
@@ -92,10 +105,11 @@ export function createBudgetGuard(deps: {
   now: () => Date;
 }): BudgetGuard {
   /** Every cap that applies to this user now, with its period. */
-  async function capsFor(userId: string | null): Promise<CapLimit[]> {
+  async function capsFor(userId: string | null, extra: readonly ExtraCaps[] = []): Promise<CapLimit[]> {
     const budgets = await deps.budgets();
     const applicable: { scope: CapScope; subject: string; caps: Caps }[] = [
       { scope: 'workspace', subject: '*', caps: budgets.workspace },
+      ...extra,
     ];
     // Scheduled work (no user) counts against the workspace only.
     if (userId)
@@ -139,8 +153,8 @@ export function createBudgetGuard(deps: {
       return verdict(await deps.reservations.uses(caps), points);
     },
 
-    async reserve(userId, points) {
-      const caps = await capsFor(userId);
+    async reserve(userId, points, extra = []) {
+      const caps = await capsFor(userId, extra);
       // Nothing to count against, or nothing to count: no reservation needed.
       if (caps.length === 0 || points <= 0) {
         const uses = caps.length === 0 ? [] : await deps.reservations.uses(caps);

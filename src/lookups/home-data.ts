@@ -3,6 +3,7 @@
  * lookups; for admins the workspace's spend of the last 30 days, the alerts sent to admins, and
  * the settings they can change there. Pure reads: blocks/home.ts renders it.
  */
+
 import { z } from 'zod';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
@@ -18,6 +19,7 @@ import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, PriceOverrides } from './settings.js';
+import { createStepsAdmin, type StepView } from './steps.js';
 import type { LookupRequest, QuoteLine } from './types.js';
 import { autoLookupDay, autoLookupSettings } from './unfurls.js';
 
@@ -51,6 +53,8 @@ export interface AdminHome {
   digests: DigestSubscription[];
   /** Ship-by alerts with the points each spent today (its own zone's day). */
   shipAlerts: { subscription: AlertSubscription; spentToday: number }[];
+  /** Workflow steps with their price per run, approval and spend (issue 25). */
+  steps: StepView[];
   /** The workspace's daily cap in points (the spend chart's line); null when none is set. */
   dailyCap: number | null;
 }
@@ -160,6 +164,7 @@ export async function homeData(
       ),
       prices: await currentPrices(lookups),
       overrides: await lookups.settings.priceOverrides(),
+      steps: await createStepsAdmin({ lookups, store }).view(now),
       digests: await store.digests.list(),
       dailyCap: budgets.workspace.daily,
       shipAlerts: await Promise.all(

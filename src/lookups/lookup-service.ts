@@ -30,13 +30,14 @@ import { executeLookup } from './execute.js';
 import { CLAIM_LEASE_MS } from './interrupted.js';
 import { withoutCharge } from './outcome-codec.js';
 import { configuredPrice, mergePrices, plannedCalls, quote } from './quote.js';
-import { type SpendSettings, spendSettings } from './settings.js';
+import { type Caps, type SpendSettings, spendSettings } from './settings.js';
 import {
   createLocalSingleFlight,
   type Flight,
   SharedFlightFailure,
   type SingleFlight,
 } from './single-flight.js';
+import { WORKFLOW_USER_PREFIX } from './steps.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from './types.js';
 
 /** Keys of budget alerts in the store's alerts sent: prefix, the local day (ISO), '|', the cap. */
@@ -67,11 +68,28 @@ export type Claimed =
   | { ok: true; pending: Pending }
   | { ok: false; reason: ClaimFailure; pending: Pending | null };
 
+/** A Workflow Builder step's run (lookups/steps.ts): its ledger names and its approved caps. */
+export interface StepCharge {
+  workflowId: string;
+  /** The step's callback id: its counter scope 'step'. */
+  stepId: string;
+  /** What an admin approved for this step; reserved together with the workspace's caps. */
+  caps: Caps;
+}
+
 export interface RunOptions {
   source?: LedgerSource;
+  /**
+   * A workflow step's run: every call reserves against the step's approved caps and the
+   * workspace's (not the triggering person's own: the admin's approval stands for their consent),
+   * and its ledger rows name the workflow and the step. Runs at bulk priority.
+   */
+  step?: StepCharge;
   correlationId?: string;
   /** What to keep with the finished lookup (e.g. the print data file for a later download). */
   resultJson?: (outcome: LookupOutcome) => string | null;
+  /** What to keep with a failed lookup (a workflow step's reason, for its redelivery). */
+  failureJson?: (error: unknown) => string | null;
 }
 
 export interface PrepareOptions {
@@ -107,6 +125,8 @@ export interface LookupService {
   /** Who this service claims as; its leases are renewed by the claim watch while it runs. */
   readonly holder: ClaimHolder;
   quote(request: LookupRequest): Promise<Quote>;
+  /** The cached answer of this request and its age, if the cache holds one (no call, no charge). */
+  cached(request: LookupRequest): Promise<{ outcome: LookupOutcome; ageMs: number } | null>;
   /** Checks, quotes and stores the request; never calls the plat API. */
   prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
   /**
@@ -260,10 +280,16 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
    * covers the call's first attempt and grows before each retry (refused: no retry); it is given
    * back only once the call's charges are durably in the ledger, not while they are kept in memory.
    */
-  function budgetedClient(pending: Pending | null, source: LedgerSource): PlatClient {
+  function budgetedClient(pending: Pending | null, source: LedgerSource, step?: StepCharge): PlatClient {
     // Scheduled work (pending null: digests, alerts) is checked against the workspace caps; its
     // runner writes its own ledger rows (its own charge ids), so this client writes none.
     const userId = pending?.userId ?? null;
+    // A workflow step: the workspace's caps and the step's approved ones; the person who
+    // triggered it is recorded, not capped (the admin's approval is the consent).
+    const capsUserId = step ? null : userId;
+    const extraCaps = step ? [{ scope: 'step' as const, subject: step.stepId, caps: step.caps }] : [];
+    // A workflow that passed no person: its pending row names the workflow; the ledger has no user.
+    const ledgerUserId = step && userId?.startsWith(WORKFLOW_USER_PREFIX) ? null : userId;
     let calls = 0;
     const wrap =
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
@@ -272,8 +298,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
         const points = await pointsPerCall(operation);
         // Checked and reserved in one store transaction: no other call, in this process or
         // another, can pass the same cap in between.
-        const reservation = await guard.reserve(userId, points);
-        await budgetVerdict(reservation, userId);
+        const reservation = await guard.reserve(capsUserId, points, extraCaps);
+        await budgetVerdict(reservation, capsUserId);
         if (!reservation.ok) throw new PlatBudgetError(operation, reservation.exceeded, points);
         const { held } = reservation;
         const onCharge = (event: ChargeEvent) => {
@@ -283,10 +309,11 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           void charges.record(
             ledgerEntryFor(event, {
               chargeId: chargeIdOf(pending.id, seq, event.attempt),
-              userId,
+              userId: ledgerUserId,
               channelId: pending.channelId,
               pendingId: pending.id,
               source,
+              ...(step ? { workflow: { workflowId: step.workflowId, stepId: step.stepId } } : {}),
             }),
             { reservationId: held.id },
           );
@@ -331,6 +358,10 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     holder,
     scheduledClient: budgetedClient(null, 'digest'),
     quote: quoteOf,
+    async cached(request) {
+      const hit = await cache.get(request);
+      return hit ? { outcome: hit.outcome, ageMs: now().getTime() - hit.storedAt } : null;
+    },
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
       const access = await checkAccess(accessDeps, rawRequest, actor);
@@ -441,19 +472,26 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       if (!held) throw new PlatClaimLostError(`${operation} not sent: the claim was lost`, { operation });
     };
     // The ledger rows are written by the run's budgeted client (each under its charge id).
-    const callOptions: CallOptions = { priority: 'interactive', correlationId, beforeSend: fence };
+    // A workflow step runs unattended: behind the people waiting on an answer (bulk priority).
+    const callOptions: CallOptions = {
+      priority: runOptions.step ? 'bulk' : 'interactive',
+      correlationId,
+      beforeSend: fence,
+    };
     let flight: Flight<LookupOutcome>;
     try {
       // Single flight: when the same question is being asked right now, its answer is shared, free.
       flight = await flights.run(requestKey(pending.request), () =>
         executeLookup(
-          budgetedClient(pending, runOptions.source ?? 'interactive'),
+          budgetedClient(pending, runOptions.source ?? 'interactive', runOptions.step),
           pending.request,
           callOptions,
         ),
       );
     } catch (error) {
-      await store.pending.finish(pending.id, 'failed', null).catch(() => undefined);
+      await store.pending
+        .finish(pending.id, 'failed', runOptions.failureJson?.(error) ?? null)
+        .catch(() => undefined);
       // A follower was charged nothing: its answer must not state the leader's charge.
       if (error instanceof SharedFlightFailure) throw withoutCharge(error.error);
       logger?.warn(

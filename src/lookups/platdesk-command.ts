@@ -11,6 +11,7 @@ import { type Locale, type LocaleSettings, toLocale } from './locale.js';
 import { type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, RegisteredShop, ShopRegistry, SpendSettings } from './settings.js';
 import { SETTING_KEYS } from './settings.js';
+import { isStepId, type StepId, type StepsAdmin, type StepView } from './steps.js';
 import { type AutoLookupView, runAutoLookupCommand } from './unfurls.js';
 
 /** Why `/platdesk …` was not understood: a code and the values its sentence names (blocks/ words it). */
@@ -39,7 +40,9 @@ export interface PlatdeskProblem {
     | 'autolookup_channel'
     | 'autolookup_usage'
     | 'autolookup_cap'
-    | 'language_usage';
+    | 'language_usage'
+    | 'steps_usage'
+    | 'steps_unknown';
   values?: Record<string, string | number>;
 }
 
@@ -60,6 +63,7 @@ export type PlatdeskResult =
   | { kind: 'admins'; admins: string[]; kept: string[] }
   | { kind: 'audit'; records: AuditRecord[] }
   | { kind: 'autolookup'; view: AutoLookupView }
+  | { kind: 'steps'; steps: StepView[]; changed: StepId | null }
   | {
       kind: 'language';
       /** Whose language was shown or set: the person's, a channel's or the workspace default. */
@@ -89,6 +93,8 @@ export interface PlatdeskContext {
   /** Language choices (`/platdesk language`). */
   locales: LocaleSettings;
   now: Date;
+  /** Workflow steps' approvals and what one run of each costs (`/platdesk steps`). */
+  steps: StepsAdmin;
 }
 
 /** Slack mentions in escaped command text: <@U…|name>, <!subteam^S…|@team>, <#C…|name>, or bare ids. */
@@ -120,6 +126,7 @@ const ADMIN_ONLY = new Set([
   'export',
   'autolookup',
   'digest-cap',
+  'steps',
 ]);
 
 /** `/platdesk language #channel …` and `language workspace …` change what others read: admins only. */
@@ -165,6 +172,8 @@ export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Pr
     }
     case 'digest-cap':
       return digestCapCommand(rest, ctx);
+    case 'steps':
+      return steps(rest, ctx);
     case 'audit':
       return { kind: 'audit', records: await ctx.store.audit.list(20) };
     default:
@@ -412,4 +421,31 @@ async function language(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskR
   if ((!isAuto && !locale) || rest.length > 1) return invalid('language_usage');
   await locales.setUser(ctx.userId, locale);
   return { kind: 'language', scope: 'user', choice: locale, changed: true, ...base };
+}
+
+/**
+ * `steps`: each workflow step with its price per run, its approval and its spend;
+ * `steps approve <step> daily|monthly <points|off>` sets one of a step's approved caps (as
+ * `budget` sets the workspace's); `steps revoke <step>` withdraws the approval (it spends nothing).
+ */
+async function steps(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
+  const view = async (changed: StepId | null): Promise<PlatdeskResult> => ({
+    kind: 'steps',
+    steps: await ctx.steps.view(ctx.now),
+    changed,
+  });
+  if (rest.length === 0) return view(null);
+  const [verb = '', stepRaw = '', periodRaw = '', amountRaw = ''] = rest.map((t) => t.toLowerCase());
+  if (verb !== 'approve' && verb !== 'revoke') return invalid('steps_usage');
+  if (!isStepId(stepRaw)) return invalid('steps_unknown', { step: stepRaw });
+  if (verb === 'revoke') {
+    await ctx.steps.approvals.set(stepRaw, null, ctx.userId);
+    return view(stepRaw);
+  }
+  if (periodRaw !== 'daily' && periodRaw !== 'monthly') return invalid('steps_usage');
+  const amount = amountRaw === 'off' ? null : /^\d{1,9}$/.test(amountRaw) ? Number(amountRaw) : undefined;
+  if (amount === undefined) return invalid('budget_amount');
+  const current = (await ctx.steps.approvals.get(stepRaw)) ?? { daily: null, monthly: null };
+  await ctx.steps.approvals.set(stepRaw, { ...current, [periodRaw]: amount }, ctx.userId);
+  return view(stepRaw);
 }

@@ -120,6 +120,8 @@ export const CSV_COLUMNS = [
   'correlation_id',
   'pending_id',
   'source',
+  'workflow_id',
+  'step_id',
 ] as const;
 
 /**
@@ -168,6 +170,8 @@ export function ledgerCsv(
         e.correlationId,
         e.pendingId,
         e.source,
+        e.workflowId,
+        e.stepId,
       ]
         .map(csvField)
         .join(','),

@@ -276,7 +276,7 @@ export class PlatBudgetError extends PlatError {
 
 /** A cap as lookups/budgets.ts reports it (kept structural: plat/ knows nothing of lookups/). */
 export interface BudgetCapFigure {
-  scope: 'user' | 'workspace';
+  scope: 'user' | 'workspace' | 'step';
   period: 'daily' | 'monthly';
   cap: number;
   spent: number;

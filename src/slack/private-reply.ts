@@ -16,7 +16,7 @@ export interface Recipient {
   channelId: string | null;
 }
 
-interface PrivateMessage {
+export interface PrivateMessage {
   text?: string | undefined;
   blocks?: unknown[] | undefined;
 }

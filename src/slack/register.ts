@@ -11,6 +11,7 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerDigestActions } from './digest/actions.js';
 import { registerEvents } from './events/index.js';
+import { registerFunctions } from './functions/index.js';
 import { registerHome } from './home/index.js';
 import { registerRequestLog } from './request-log.js';
 import { registerShortcuts } from './shortcuts/index.js';
@@ -40,6 +41,7 @@ export function registerListeners(app: App, options: ListenerOptions): void {
   registerDigestActions(app, deps);
   registerAlertActions(app, deps);
   registerEvents(app, deps);
+  registerFunctions(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps);
   app.error(async (error) => {

@@ -13,7 +13,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type DatabaseConnection, type Dialect, type Driver, Kysely, SqliteDialect, sql } from 'kysely';
+import {
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  Kysely,
+  type SqliteDatabase,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import { type Clock, realClock } from '../clock.js';
 import { createAlerts } from './alerts.js';
 import { backfillCounters, createBudgetReservations } from './budgets.js';
@@ -154,9 +162,40 @@ function sqliteDialect(path: string): Dialect {
       db.pragma('journal_mode = WAL');
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.pragma('foreign_keys = ON');
-      return db;
+      return withStatementCache(db);
     },
   });
+}
+
+/** Prepared SQLite statements kept per connection (their SQL texts are the store's, so few). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * better-sqlite3 keeping its prepared statements by SQL text. Kysely prepares every query anew,
+ * and preparing costs several times what running a one-row statement does (measured: ~300 µs
+ * against ~25 µs for an answer-cache read), all of it while SQLite's one connection is held. A
+ * statement still iterating (a stream) is busy: then a fresh one is prepared for the caller.
+ */
+function withStatementCache(db: Database.Database): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql) {
+      const cached = cache.get(sql);
+      if (cached && !cached.busy) {
+        // Most recently used last: the first key is the one to drop.
+        cache.delete(sql);
+        cache.set(sql, cached);
+        return cached;
+      }
+      const statement = db.prepare(sql);
+      if (!cached) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /** postgres://user@host:port/db: the URL without password or parameters, for messages. */

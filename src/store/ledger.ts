@@ -4,9 +4,9 @@
  * the service withheld. `createChargeRecorder` makes sure a charge is never lost when the store
  * cannot be written at the moment it arrives.
  */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { addToCounters, consumeReservation, countersOf } from './budgets.js';
-import { budgetZone, periodKeys } from './periods.js';
+import { BUDGETS_SETTING_KEY, budgetZone, budgetZoneSetting, periodKeys } from './periods.js';
 import type { Executor, LedgerTable, StoreContext } from './schema.js';
 import type {
   Ledger,
@@ -42,6 +42,8 @@ export interface ChargeContext {
   channelId: string | null;
   pendingId: string | null;
   source: LedgerSource;
+  /** A workflow step's run: its workflow and step (ledger columns workflow_id, step_id). */
+  workflow?: { workflowId: string; stepId: string };
 }
 
 /**
@@ -68,6 +70,8 @@ export function ledgerEntryFor(charge: ChargeFacts, context: ChargeContext): New
     correlationId: charge.correlationId,
     pendingId: context.pendingId,
     source: context.source,
+    workflowId: context.workflow?.workflowId ?? null,
+    stepId: context.workflow?.stepId ?? null,
   };
 }
 
@@ -94,13 +98,24 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
     correlationId: row.correlation_id,
     pendingId: row.pending_id,
     source: row.source as LedgerSource,
+    workflowId: row.workflow_id,
+    stepId: row.step_id,
   };
 }
+
+/** A stored row's workflow columns: null for a charge that is not a workflow step's. */
+const stepOf = (entry: NewLedgerEntry) => ({
+  workflowId: entry.workflowId ?? null,
+  stepId: entry.stepId ?? null,
+});
+
+/** What platdesk_record (migrations 13 and 15) raises when the budget zone setting is not the one read. */
+const ZONE_CHANGED_SQLSTATE = 'PD002';
 
 /** Rows per page of iterate(). */
 const PAGE = 500;
 
-export function createLedger({ db, tenant }: StoreContext): Ledger {
+export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
   // Charge ids are unique in the whole ledger (their owners are uuids and run ids): a charge id
   // written by another tenant is still a conflict, but it is read back only within the tenant.
   const byChargeId = (executor: Executor, chargeId: string) =>
@@ -150,45 +165,88 @@ export function createLedger({ db, tenant }: StoreContext): Ledger {
     return rows.map((row) => ({ key: row.key, ...toTotals(row) }));
   }
 
+  /**
+   * The tenant's budget zone setting as last read (PostgreSQL's platdesk_record checks it is
+   * still so); this ledger is bound to one tenant, so is the setting it keeps.
+   */
+  let zoneSetting: { zone: string; stored: string | null } | null = null;
+
+  /**
+   * PostgreSQL: the same in one statement (migrations 13 and 15's platdesk_record), so the counter rows
+   * are locked for the server's work only, not across client round trips. The periods a row
+   * counts in are those of its time in the budget zone: worked out here from the zone setting as
+   * last read, which the statement checks is still the stored one (else PD002: read it again).
+   */
+  async function recordPostgres(entry: NewLedgerEntry, options: RecordOptions): Promise<LedgerEntry> {
+    for (let attempt = 0; ; attempt++) {
+      zoneSetting ??= await budgetZoneSetting(db, tenant);
+      const counters = countersOf(entry, periodKeys(entry.at, zoneSetting.zone));
+      try {
+        const { rows } = await sql<{ id: number | null }>`
+          SELECT platdesk_record(
+            ${tenant}, ${BUDGETS_SETTING_KEY}, ${zoneSetting.stored},
+            ${entry.chargeId}, ${entry.at.getTime()}::bigint, ${entry.userId}, ${entry.channelId},
+            ${entry.operation}, ${entry.edition}::bigint, ${entry.points}::double precision,
+            ${entry.quotaCalls}::bigint, ${entry.code}::bigint, ${entry.outcome}, ${entry.requestId},
+            ${entry.correlationId}, ${entry.pendingId}, ${entry.source}, ${options.reservationId ?? null},
+            ${counters.map((c) => c.scope)}::text[], ${counters.map((c) => c.subject)}::text[],
+            ${counters.map((c) => c.period)}::text[], ${counters.map((c) => c.key)}::text[],
+            ${entry.workflowId ?? null}, ${entry.stepId ?? null}
+          ) AS id`.execute(db);
+        const id = rows[0]?.id;
+        if (id === null || id === undefined) return toLedgerEntry(await byChargeId(db, entry.chargeId));
+        return { ...entry, ...stepOf(entry), id: Number(id) };
+      } catch (error) {
+        // The zone was changed since it was read: read it again (twice at most, then fail).
+        if ((error as { code?: unknown }).code !== ZONE_CHANGED_SQLSTATE || attempt >= 2) throw error;
+        zoneSetting = null;
+      }
+    }
+  }
+
   return {
     record: (entry: NewLedgerEntry, options: RecordOptions = {}) =>
-      db.transaction().execute(async (trx) => {
-        // ON CONFLICT DO NOTHING: a charge written before (a write retried after it had in fact
-        // committed) inserts nothing, and so counts nothing again.
-        const inserted = await trx
-          .insertInto('ledger')
-          .values({
-            tenant_id: tenant,
-            charge_id: entry.chargeId,
-            at: entry.at.getTime(),
-            user_id: entry.userId,
-            channel_id: entry.channelId,
-            operation: entry.operation,
-            edition: entry.edition,
-            points: entry.points,
-            quota_calls: entry.quotaCalls,
-            code: entry.code,
-            outcome: entry.outcome,
-            request_id: entry.requestId,
-            correlation_id: entry.correlationId,
-            pending_id: entry.pendingId,
-            source: entry.source,
-          })
-          .onConflict((oc) => oc.column('charge_id').doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
-        // The reservation row first, then the counters in their fixed order (budgets.ts).
-        const released = options.reservationId
-          ? await consumeReservation(trx, tenant, options.reservationId, entry.points)
-          : [];
-        const keys = periodKeys(entry.at, await budgetZone(trx, tenant));
-        await addToCounters(trx, tenant, [
-          ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
-          ...released,
-        ]);
-        return { ...entry, id: Number(inserted.id) };
-      }),
+      engine === 'postgres'
+        ? recordPostgres(entry, options)
+        : db.transaction().execute(async (trx) => {
+            // ON CONFLICT DO NOTHING: a charge written before (a write retried after it had in fact
+            // committed) inserts nothing, and so counts nothing again.
+            const inserted = await trx
+              .insertInto('ledger')
+              .values({
+                tenant_id: tenant,
+                charge_id: entry.chargeId,
+                at: entry.at.getTime(),
+                user_id: entry.userId,
+                channel_id: entry.channelId,
+                operation: entry.operation,
+                edition: entry.edition,
+                points: entry.points,
+                quota_calls: entry.quotaCalls,
+                code: entry.code,
+                outcome: entry.outcome,
+                request_id: entry.requestId,
+                correlation_id: entry.correlationId,
+                pending_id: entry.pendingId,
+                source: entry.source,
+                workflow_id: entry.workflowId ?? null,
+                step_id: entry.stepId ?? null,
+              })
+              .onConflict((oc) => oc.column('charge_id').doNothing())
+              .returning('id')
+              .executeTakeFirst();
+            if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
+            // The reservation row first, then the counters in their fixed order (budgets.ts).
+            const released = options.reservationId
+              ? await consumeReservation(trx, tenant, options.reservationId, entry.points)
+              : [];
+            const keys = periodKeys(entry.at, await budgetZone(trx, tenant));
+            await addToCounters(trx, tenant, [
+              ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
+              ...released,
+            ]);
+            return { ...entry, ...stepOf(entry), id: Number(inserted.id) };
+          }),
     async byPending(pendingId) {
       const rows = await db
         .selectFrom('ledger')

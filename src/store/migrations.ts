@@ -528,6 +528,240 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE alerts_sent_v11 RENAME TO alerts_sent;
   CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
   `,
+  // 13: the hot money paths as one statement each on PostgreSQL (issue 20's figures; callers in
+  // store/budgets.ts and store/ledger.ts). A reservation, a charge against it and a release
+  // were transactions of 3 to 7 round trips, and the workspace's counter row stayed locked from
+  // its update to the COMMIT, i.e. across client round trips: every replica's reservation and
+  // charge queued behind it. As functions, the row lock lasts only the server-side work.
+  // Each takes the tenant (migration 12) and keeps to it as the Kysely paths do: its counters
+  // (keyed by tenant), its reservations, its ledger rows and its own budget-zone setting.
+  // Lock order as everywhere (budgets.ts): the reservation row, then the counters by
+  // (scope, subject, period, key) in byte order (COLLATE "C", as JavaScript compares ASCII).
+  // SQLite needs none of this (a transaction there never waits for a client round trip).
+  `
+  -- postgres only: a reservation of tenant p_tenant, all or nothing. One conditional upsert per
+  -- counter, in the order given (the caller sorts them); the first counter whose cap it would
+  -- pass raises PD001 with the counter's index (1-based) as DETAIL, which undoes the whole
+  -- statement. Returns what each counter held before (spent + reserved).
+  CREATE FUNCTION platdesk_reserve(
+    p_tenant text, p_id text, p_user_id text, p_points double precision, p_now bigint,
+    p_expires bigint, p_holds text, p_scopes text[], p_subjects text[], p_periods text[],
+    p_keys text[], p_caps double precision[]
+  ) RETURNS double precision[] LANGUAGE plpgsql AS $$
+  DECLARE
+    v_before double precision;
+    v_uses double precision[] := '{}';
+  BEGIN
+    FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
+      INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+      VALUES (p_tenant, p_scopes[i], p_subjects[i], p_periods[i], p_keys[i], 0, p_points)
+      ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
+      SET reserved = c.reserved + excluded.reserved
+      WHERE c.spent + c.reserved + excluded.reserved <= p_caps[i]
+      RETURNING c.spent + c.reserved - p_points INTO v_before;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'cap reached' USING ERRCODE = 'PD001', DETAIL = i::text;
+      END IF;
+      v_uses := v_uses || v_before;
+    END LOOP;
+    INSERT INTO budget_reservations (tenant_id, id, user_id, points, created_at, expires_at, holds)
+    VALUES (p_tenant, p_id, p_user_id, p_points, p_now, p_expires, p_holds);
+    RETURN v_uses;
+  END $$;
+
+  -- postgres only: deletes a reservation and gives what is left of it back to its counters, those
+  -- of the tenant it was made by; false when there was none. With p_expired_at NULL (a release)
+  -- only a reservation of p_tenant; else (the sweep) any tenant's, if expired at p_expired_at: a
+  -- dead process's reservations are given back whoever made them.
+  CREATE FUNCTION platdesk_give_back(p_tenant text, p_id text, p_expired_at bigint)
+  RETURNS boolean LANGUAGE plpgsql AS $$
+  DECLARE
+    v_points double precision;
+    v_holds text;
+    v_tenant text;
+  BEGIN
+    DELETE FROM budget_reservations
+    WHERE id = p_id
+      AND CASE WHEN p_expired_at IS NULL THEN tenant_id = p_tenant
+          ELSE expires_at <= p_expired_at END
+    RETURNING points, holds, tenant_id INTO v_points, v_holds, v_tenant;
+    IF NOT FOUND THEN
+      RETURN false;
+    END IF;
+    IF v_points > 0 THEN
+      INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+      SELECT v_tenant, d.scope, d.subject, d.period, d.period_key, 0, -v_points * d.n
+      FROM (
+        SELECT h ->> 0 AS scope, h ->> 1 AS subject, h ->> 2 AS period, h ->> 3 AS period_key,
+          count(*) AS n
+        FROM json_array_elements(v_holds::json) AS t(h)
+        GROUP BY 1, 2, 3, 4
+      ) AS d
+      ORDER BY d.scope COLLATE "C", d.subject COLLATE "C", d.period COLLATE "C",
+        d.period_key COLLATE "C"
+      ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
+      SET reserved = c.reserved + excluded.reserved;
+    END IF;
+    RETURN true;
+  END $$;
+
+  -- postgres only: a charge of tenant p_tenant. The ledger row (nothing when its charge id is
+  -- there already, charge ids being unique in the whole ledger: then NULL), its points taken out
+  -- of the tenant's reservation it was made under, and both added to the tenant's counters given
+  -- (spent) and the reservation's (reserved), merged and in order. The counters' periods were
+  -- worked out in the budget zone of the tenant's setting p_zone_key as the caller last read it
+  -- (p_zone_stored, NULL for none): if the setting is not that any more, PD002 and nothing.
+  CREATE FUNCTION platdesk_record(
+    p_tenant text, p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint,
+    p_user_id text, p_channel_id text, p_operation text, p_edition bigint,
+    p_points double precision, p_quota_calls bigint, p_code bigint, p_outcome text,
+    p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
+    p_reservation_id text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[]
+  ) RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE
+    v_id bigint;
+    v_held double precision;
+    v_holds text;
+    v_taken double precision := 0;
+  BEGIN
+    IF (SELECT value_json FROM settings WHERE tenant_id = p_tenant AND key = p_zone_key)
+        IS DISTINCT FROM p_zone_stored THEN
+      RAISE EXCEPTION 'budget zone changed' USING ERRCODE = 'PD002';
+    END IF;
+    INSERT INTO ledger (tenant_id, charge_id, at, user_id, channel_id, operation, edition, points,
+      quota_calls, code, outcome, request_id, correlation_id, pending_id, source)
+    VALUES (p_tenant, p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
+      p_quota_calls, p_code, p_outcome, p_request_id, p_correlation_id, p_pending_id, p_source)
+    ON CONFLICT (charge_id) DO NOTHING
+    RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF p_reservation_id IS NOT NULL AND p_points > 0 THEN
+      SELECT points, holds INTO v_held, v_holds FROM budget_reservations
+      WHERE tenant_id = p_tenant AND id = p_reservation_id FOR UPDATE;
+      IF FOUND AND v_held > 0 THEN
+        v_taken := least(v_held, p_points);
+        UPDATE budget_reservations SET points = v_held - v_taken
+        WHERE tenant_id = p_tenant AND id = p_reservation_id;
+      END IF;
+    END IF;
+    INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT p_tenant, scope, subject, period, period_key, sum(spent), sum(reserved)
+    FROM (
+      SELECT u.scope, u.subject, u.period, u.period_key, p_points AS spent,
+        0::double precision AS reserved
+      FROM unnest(p_scopes, p_subjects, p_periods, p_keys) AS u(scope, subject, period, period_key)
+      UNION ALL
+      SELECT h ->> 0, h ->> 1, h ->> 2, h ->> 3, 0, -v_taken
+      FROM json_array_elements(CASE WHEN v_taken > 0 THEN v_holds ELSE '[]' END::json) AS t(h)
+    ) AS d
+    GROUP BY scope, subject, period, period_key
+    HAVING sum(spent) <> 0 OR sum(reserved) <> 0
+    ORDER BY scope COLLATE "C", subject COLLATE "C", period COLLATE "C", period_key COLLATE "C"
+    ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
+    SET spent = c.spent + excluded.spent, reserved = c.reserved + excluded.reserved;
+    RETURN v_id;
+  END $$;
+  `,
+  // 14: workflow steps (issue 25; lookups/steps.ts). A charge of a Workflow Builder step names its
+  // workflow and step (the triggering person is its user_id). Each step's approved spend is a
+  // counter scope of its own ('step', subject = the step's callback id), kept per tenant with the
+  // ledger row like the others. spend_counters' CHECK on scope cannot be altered in SQLite, so the
+  // table is rebuilt (https://www.sqlite.org/lang_altertable.html#otheralter) with migration 12's
+  // columns and key (tenant first) and every row kept.
+  `
+  ALTER TABLE ledger ADD COLUMN workflow_id TEXT;
+  ALTER TABLE ledger ADD COLUMN step_id TEXT;
+  CREATE TABLE spend_counters_v14 (
+    tenant_id  TEXT NOT NULL,
+    scope      TEXT NOT NULL CHECK (scope IN ('workspace', 'user', 'channel', 'step')),
+    subject    TEXT NOT NULL,
+    period     TEXT NOT NULL CHECK (period IN ('daily', 'monthly')),
+    period_key TEXT NOT NULL,
+    spent      REAL NOT NULL,
+    reserved   REAL NOT NULL,
+    PRIMARY KEY (tenant_id, scope, subject, period, period_key)
+  ) STRICT;
+  INSERT INTO spend_counters_v14 (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT tenant_id, scope, subject, period, period_key, spent, reserved FROM spend_counters;
+  DROP TABLE spend_counters;
+  ALTER TABLE spend_counters_v14 RENAME TO spend_counters;
+  `,
+  // 15: workflow steps (migration 14) on PostgreSQL's one-statement charge (migration 13):
+  // platdesk_record writes the ledger's workflow_id and step_id too. Its argument list grows, so
+  // the old one is dropped (CREATE OR REPLACE of a longer list would add an overload beside it).
+  // A step's counters ('step' scope) need nothing here: platdesk_reserve and platdesk_record
+  // take the counters from the caller (budgets.ts countersOf), and migration 14's CHECK admits it.
+  `
+  -- postgres only: the charge function with the old argument list.
+  DROP FUNCTION platdesk_record(text, text, text, text, bigint, text, text, text, bigint,
+    double precision, bigint, bigint, text, text, text, text, text, text, text[], text[], text[],
+    text[]);
+
+  -- postgres only: as migration 13's (caps-fast), and the ledger row names a workflow step's
+  -- workflow and step (p_workflow_id, p_step_id; NULL for every other charge). A charge of tenant
+  -- p_tenant. The ledger row (nothing when its charge id is
+  -- there already, charge ids being unique in the whole ledger: then NULL), its points taken out
+  -- of the tenant's reservation it was made under, and both added to the tenant's counters given
+  -- (spent) and the reservation's (reserved), merged and in order. The counters' periods were
+  -- worked out in the budget zone of the tenant's setting p_zone_key as the caller last read it
+  -- (p_zone_stored, NULL for none): if the setting is not that any more, PD002 and nothing.
+  CREATE OR REPLACE FUNCTION platdesk_record(
+    p_tenant text, p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint,
+    p_user_id text, p_channel_id text, p_operation text, p_edition bigint,
+    p_points double precision, p_quota_calls bigint, p_code bigint, p_outcome text,
+    p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
+    p_reservation_id text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[],
+    p_workflow_id text, p_step_id text
+  ) RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE
+    v_id bigint;
+    v_held double precision;
+    v_holds text;
+    v_taken double precision := 0;
+  BEGIN
+    IF (SELECT value_json FROM settings WHERE tenant_id = p_tenant AND key = p_zone_key)
+        IS DISTINCT FROM p_zone_stored THEN
+      RAISE EXCEPTION 'budget zone changed' USING ERRCODE = 'PD002';
+    END IF;
+    INSERT INTO ledger (tenant_id, charge_id, at, user_id, channel_id, operation, edition, points,
+      quota_calls, code, outcome, request_id, correlation_id, pending_id, source, workflow_id, step_id)
+    VALUES (p_tenant, p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
+      p_quota_calls, p_code, p_outcome, p_request_id, p_correlation_id, p_pending_id, p_source,
+      p_workflow_id, p_step_id)
+    ON CONFLICT (charge_id) DO NOTHING
+    RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF p_reservation_id IS NOT NULL AND p_points > 0 THEN
+      SELECT points, holds INTO v_held, v_holds FROM budget_reservations
+      WHERE tenant_id = p_tenant AND id = p_reservation_id FOR UPDATE;
+      IF FOUND AND v_held > 0 THEN
+        v_taken := least(v_held, p_points);
+        UPDATE budget_reservations SET points = v_held - v_taken
+        WHERE tenant_id = p_tenant AND id = p_reservation_id;
+      END IF;
+    END IF;
+    INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT p_tenant, scope, subject, period, period_key, sum(spent), sum(reserved)
+    FROM (
+      SELECT u.scope, u.subject, u.period, u.period_key, p_points AS spent,
+        0::double precision AS reserved
+      FROM unnest(p_scopes, p_subjects, p_periods, p_keys) AS u(scope, subject, period, period_key)
+      UNION ALL
+      SELECT h ->> 0, h ->> 1, h ->> 2, h ->> 3, 0, -v_taken
+      FROM json_array_elements(CASE WHEN v_taken > 0 THEN v_holds ELSE '[]' END::json) AS t(h)
+    ) AS d
+    GROUP BY scope, subject, period, period_key
+    HAVING sum(spent) <> 0 OR sum(reserved) <> 0
+    ORDER BY scope COLLATE "C", subject COLLATE "C", period COLLATE "C", period_key COLLATE "C"
+    ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
+    SET spent = c.spent + excluded.spent, reserved = c.reserved + excluded.reserved;
+    RETURN v_id;
+  END $$;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {
@@ -590,12 +824,34 @@ export async function migrate(
   });
 }
 
-/** One statement at a time: better-sqlite3 prepares exactly one (none holds a ';' inside). */
-function statements(ddl: string): string[] {
-  return ddl
-    .split(/;\s*(?:\n|$)/)
+/**
+ * One statement at a time: better-sqlite3 prepares exactly one. A statement ends with ';' at the
+ * end of a line, except inside a $$-quoted function body. A statement whose leading comment
+ * starts with `postgres only` is left out on SQLite.
+ */
+export function statements(ddl: string, engine: Engine): string[] {
+  const parts = ddl.split('$$');
+  const found: string[] = [];
+  let current = '';
+  for (const [i, part] of parts.entries()) {
+    if (i % 2 === 1) {
+      current += `$$${part}$$`;
+      continue;
+    }
+    const pieces = part.split(/;\s*(?:\n|$)/);
+    for (const [k, piece] of pieces.entries()) {
+      current += piece;
+      if (k < pieces.length - 1) {
+        found.push(current);
+        current = '';
+      }
+    }
+  }
+  found.push(current);
+  return found
     .map((s) => s.trim())
-    .filter((s) => s.replace(/--.*$/gm, '').trim() !== '');
+    .filter((s) => s.replace(/--.*$/gm, '').trim() !== '')
+    .filter((s) => engine === 'postgres' || !/^--\s*postgres only\b/.test(s));
 }
 
 async function migrateSteps(db: Db, engine: Engine, migrations: readonly string[]): Promise<number> {
@@ -614,7 +870,7 @@ async function step(db: Db, engine: Engine, migrations: readonly string[]): Prom
     const version = await readVersion(trx, engine);
     const ddl = migrations[version];
     if (ddl === undefined) return false;
-    for (const statement of statements(engine === 'sqlite' ? ddl : forPostgres(ddl)))
+    for (const statement of statements(engine === 'sqlite' ? ddl : forPostgres(ddl), engine))
       await sql.raw(statement).execute(trx);
     if (engine === 'sqlite') {
       // PRAGMA takes no bound parameters; version is an integer we computed.

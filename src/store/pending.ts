@@ -86,7 +86,7 @@ export function createPendingLookups({ db, nowMs, tenant }: StoreContext): Pendi
       const now = nowMs();
       const row: PendingRow = {
         tenant_id: tenant,
-        id: randomUUID(),
+        id: input.id ?? randomUUID(),
         user_id: input.userId,
         channel_id: input.channelId,
         team_id: input.teamId,
@@ -104,8 +104,19 @@ export function createPendingLookups({ db, nowMs, tenant }: StoreContext): Pendi
         claim_epoch: 0,
         calls_sent: 0,
       };
-      await db.insertInto('pending_lookups').values(row).execute();
-      return toPending<R, Q>(row);
+      if (input.id === undefined) {
+        await db.insertInto('pending_lookups').values(row).execute();
+        return toPending<R, Q>(row);
+      }
+      // A fixed id: the first create wins, every later one reads its row.
+      await db
+        .insertInto('pending_lookups')
+        .values(row)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      const stored = await select(row.id);
+      if (!stored) throw new Error(`pending lookup ${row.id} vanished after its insert`);
+      return toPending<R, Q>(stored);
     },
     async get<R, Q>(id: string) {
       const row = await select(id);

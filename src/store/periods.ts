@@ -64,15 +64,27 @@ export function periodKeys(at: Date | number, timeZone: string): { daily: string
 
 /** The budget zone as stored in the tenant's settings (read in the caller's transaction). */
 export async function budgetZone(db: Executor, tenant: string): Promise<string> {
+  return (await budgetZoneSetting(db, tenant)).zone;
+}
+
+/** The tenant's budget zone and the setting's stored text it was read from (null: no setting). */
+export async function budgetZoneSetting(
+  db: Executor,
+  tenant: string,
+): Promise<{ zone: string; stored: string | null }> {
   const row = await db
     .selectFrom('settings')
     .select('value_json')
     .where('tenant_id', '=', tenant)
     .where('key', '=', BUDGETS_SETTING_KEY)
     .executeTakeFirst();
-  if (!row) return DEFAULT_BUDGET_ZONE;
+  return { zone: zoneOf(row?.value_json ?? null), stored: row?.value_json ?? null };
+}
+
+function zoneOf(stored: string | null): string {
+  if (stored === null) return DEFAULT_BUDGET_ZONE;
   try {
-    const zone = (JSON.parse(row.value_json) as { timezone?: unknown }).timezone;
+    const zone = (JSON.parse(stored) as { timezone?: unknown }).timezone;
     return typeof zone === 'string' && zone !== '' ? zone : DEFAULT_BUDGET_ZONE;
   } catch {
     return DEFAULT_BUDGET_ZONE;

@@ -47,6 +47,9 @@ export interface LedgerTable {
   source: string;
   /** The id fixed before the call (unique): a second write of the same charge is a no-op. */
   charge_id: string;
+  /** Workflow Builder steps (migration 14): the workflow and the step's callback id; else null. */
+  workflow_id: string | null;
+  step_id: string | null;
 }
 
 export interface UserPrefsTable {
@@ -279,7 +282,7 @@ export interface BudgetReservationsTable {
 export interface SpendCountersTable {
   /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
   tenant_id: string;
-  scope: 'workspace' | 'user' | 'channel';
+  scope: 'workspace' | 'user' | 'channel' | 'step';
   /** '*' for the workspace, else the user or channel id. */
   subject: string;
   period: 'daily' | 'monthly';

@@ -191,6 +191,11 @@ export type ClaimResult<R = unknown, Q = unknown> =
   | { ok: false; reason: ClaimFailure; pending: PendingLookup<R, Q> | null };
 
 export interface NewPendingLookup<R = unknown, Q = unknown> {
+  /**
+   * A fixed id (default: a fresh random one). With a fixed id, create is idempotent: when the row
+   * exists it is returned as stored (a redelivered workflow step finds its first delivery's row).
+   */
+  id?: string;
   userId: string;
   channelId: string | null;
   teamId: string | null;
@@ -258,7 +263,7 @@ export interface PendingLookups {
 
 // ---- spend ledger --------------------------------------------------------------------------
 
-export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shortcut';
+export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shortcut' | 'workflow';
 
 export interface LedgerEntry {
   id: number;
@@ -286,9 +291,15 @@ export interface LedgerEntry {
   correlationId: string | null;
   pendingId: string | null;
   source: LedgerSource;
+  /** A Workflow Builder step's charge (source 'workflow'): its workflow id; else null. */
+  workflowId: string | null;
+  /** A Workflow Builder step's charge: the step's callback id (its counter scope 'step'); else null. */
+  stepId: string | null;
 }
 
-export type NewLedgerEntry = Omit<LedgerEntry, 'id'>;
+/** A charge to write; the workflow fields default to null (every source but 'workflow'). */
+export type NewLedgerEntry = Omit<LedgerEntry, 'id' | 'workflowId' | 'stepId'> &
+  Partial<Pick<LedgerEntry, 'workflowId' | 'stepId'>>;
 
 export interface LedgerTotals {
   points: number;
@@ -393,7 +404,8 @@ export interface Settings {
 
 // ---- budget reservations and running totals --------------------------------------------------
 
-export type CapScope = 'user' | 'channel' | 'workspace';
+/** 'step': a Workflow Builder step's approved spend (subject: the step's callback id). */
+export type CapScope = 'user' | 'channel' | 'workspace' | 'step';
 
 /**
  * One cap that applies to a reservation: a scope (the workspace, a user, a channel), its local

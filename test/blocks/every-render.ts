@@ -6,6 +6,7 @@
  * `texts` is the foreign text put into the messages (titles, names, remarks): hostile and long for
  * the limit checks, plain Chinese for the pseudo-locale (whose check must tell data from words).
  */
+
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
 import {
@@ -24,7 +25,10 @@ import {
   renderInterrupted,
 } from '../../src/blocks/confirmation.js';
 import {
+  digestAddedText,
+  digestCostLine,
   renderDigest,
+  renderDigestAdded,
   renderDigestAlert,
   renderDigestApproval,
   renderDigestHelp,
@@ -44,7 +48,7 @@ import {
   renderPricesModal,
 } from '../../src/blocks/home.js';
 import { renderAlertAddModal } from '../../src/blocks/home-alert-form.js';
-import { renderDigestAddModal } from '../../src/blocks/home-digest-form.js';
+import { renderDigestAddedModal, renderDigestAddModal } from '../../src/blocks/home-digest-form.js';
 import type { Words } from '../../src/blocks/i18n/words.js';
 import { renderInvalidInput } from '../../src/blocks/invalid-input.js';
 import { type RenderedMessage, section } from '../../src/blocks/kit.js';
@@ -67,6 +71,7 @@ import type { AdminHome, HomeData } from '../../src/lookups/home-data.js';
 import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse/command-text.js';
 import type { Problem } from '../../src/lookups/parse/problems.js';
 import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
+import { STEP_IDS } from '../../src/lookups/steps.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
@@ -370,6 +375,12 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
       spentToday: 182,
     })),
+    steps: STEP_IDS.map((stepId, i) => ({
+      stepId,
+      quote: stepId === 'lookup_item' ? itemQuote : quote,
+      approval: i % 2 === 0 ? { daily: 1000, monthly: i === 0 ? null : 20000 } : null,
+      spent: { daily: 12 * i, monthly: 345 * i },
+    })),
   };
   const home: HomeData = {
     userId: 'U1234',
@@ -416,6 +427,8 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     correlationId: 'c1',
     pendingId: PENDING_ID,
     source: 'interactive',
+    workflowId: null,
+    stepId: null,
   };
   const platdeskResults: [string, PlatdeskResult][] = [
     ['help', { kind: 'help', admin: true }],
@@ -483,6 +496,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       'autolookup',
       { kind: 'autolookup', view: { channels: admin.autoLookup, changed: { channelId: 'C1234', cap: 20 } } },
     ],
+    ['steps', { kind: 'steps', steps: admin.steps, changed: 'lookup_waybill' }],
     ['language-user', { kind: 'language', scope: 'user', choice: 'zh-CN', workspace: 'en', changed: true }],
     ['language-auto', { kind: 'language', scope: 'user', choice: null, workspace: 'en', changed: false }],
     [
@@ -696,9 +710,32 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       renderDigestAddModal(w, {
         shops: [{ alias: text.short, ownerId: '2200001002' }],
         defaultTimeZone: 'Asia/Shanghai',
+        cost: { pagePoints: 5, capPoints: 200 },
       }),
     ),
-    modal('home-digest-add-empty', renderDigestAddModal(w, { shops: [], defaultTimeZone: 'Europe/Paris' })),
+    modal(
+      'home-digest-add-empty',
+      renderDigestAddModal(w, {
+        shops: [],
+        defaultTimeZone: 'Europe/Paris',
+        cost: { pagePoints: null, capPoints: 200 },
+      }),
+    ),
+    modal(
+      'home-digest-added',
+      renderDigestAddedModal(
+        w,
+        digestAddedText(w, SUB, Date.UTC(2026, 10, 27, 1)),
+        digestCostLine(w, { pages: 3, pagePoints: 5, capPoints: 200 }),
+      ),
+    ),
+    m(
+      'digest-added',
+      renderDigestAdded(
+        digestAddedText(w, SUB, Date.UTC(2026, 10, 27, 1)),
+        digestCostLine(w, { pages: 1, pagePoints: 5, capPoints: 200 }),
+      ),
+    ),
     m('alert-account', message(alertText(w, { kind: 'account', code: 'credential_invalid', userId: null }))),
     m(
       'alert-budget',

@@ -122,6 +122,7 @@ describe('catalog parity', () => {
       orders_date: true,
       orders_from: true,
       orders_to: true,
+      step_hours: true,
     };
     for (const code of Object.keys(problemCodes)) expect(EN.has(`problem.${code}`), code).toBe(true);
   });

@@ -35,6 +35,7 @@ function forms(): { name: string; view: unknown }[] {
       view: renderDigestAddModal(en, {
         shops: [{ alias: 'clothing', ownerId: '1001' }],
         defaultTimeZone: 'Asia/Shanghai',
+        cost: { pagePoints: 5, capPoints: 200 },
       }),
     },
   ];

@@ -85,6 +85,23 @@ describe.each(ENGINES)('/orders digest (%s store)', (engine) => {
     h.assertAllWithinLimits();
   });
 
+  it('add states what the next run costs at the least: one page a day it covers, at the page price', async () => {
+    h = await startPlatdeskHarness({ engine, env: { PLAT_PRICES: 'paging-orders=4' } });
+    const at = farTime(h.now());
+    // Every day: the next run covers one day, one page at the least.
+    const daily = await say(`digest add 2200001002 <#C1234|support> ${at}`);
+    expect(daily).toContain('Digest #1 added');
+    expect(daily).toContain(
+      'at 4 points (¥0.04) a page. The next run costs at least 4 points (¥0.04) (1 × 4 points (¥0.04))',
+    );
+    expect(daily).toContain('the digest cap of 200 points');
+    // Mondays only: the run covers the seven days since last Monday's, seven pages at the least.
+    const weekly = await say(`digest add 2200001001 <#C1234|support> ${at} days:mon`);
+    expect(weekly).toContain('Digest #2 added');
+    expect(weekly).toContain('The next run costs at least 28 points (¥0.28) (7 × 4 points (¥0.04))');
+    expect(h.sandbox?.stats().calls ?? 0).toBe(0);
+  });
+
   it('resolves a registered shop alias to its owner id', async () => {
     h = await startPlatdeskHarness({ engine });
     await spendSettings(h.platdesk.store.settings).setShops(

@@ -2,22 +2,25 @@
  * A TCP proxy in front of PostgreSQL that, once armed, lets the next COMMIT reach the server,
  * waits for the server's answer (so the commit happened) and then cuts the client's connection
  * without passing that answer on: the client sees "Connection terminated" for a transaction
- * that did commit, which is what a network cut at the wrong moment looks like.
+ * that did commit, which is what a network cut at the wrong moment looks like. A charge written
+ * as one autocommitted statement (platdesk_record, migration 13) commits the same way: the
+ * server answers it only once it has committed, so that statement is cut like a COMMIT.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface CommitCutter {
   /** postgres://… through the proxy (same database and user as the target). */
   url: string;
-  /** Cuts the connection that sends the next COMMIT, after the server answered it. */
+  /** Cuts the connection that sends the next COMMIT (or charge), after the server answered it. */
   arm(): void;
   /** How many commits were cut so far. */
   cut(): number;
   close(): Promise<void>;
 }
 
-// The simple-query message of pg's `client.query('commit')`: 'Q', length, "commit\0".
-const COMMIT = Buffer.from('commit\0', 'latin1');
+// The simple-query message of pg's `client.query('commit')`: 'Q', length, "commit\0"; or the
+// Parse message of the statement that writes a charge in its own implicit transaction.
+const COMMITS = ['commit\0', 'platdesk_record('];
 
 export async function startCommitCutter(targetUrl: string): Promise<CommitCutter> {
   const target = new URL(targetUrl);
@@ -30,7 +33,8 @@ export async function startCommitCutter(targetUrl: string): Promise<CommitCutter
     sockets.add(upstream);
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
-      if (armed && chunk.toString('latin1').toLowerCase().includes(COMMIT.toString('latin1'))) {
+      const text = chunk.toString('latin1').toLowerCase();
+      if (armed && COMMITS.some((c) => text.includes(c))) {
         armed = false;
         cutting = true;
       }

@@ -201,6 +201,7 @@ const JSON_FIELDS = new Set([
   'user_auth_blocks',
   'outputs',
   'inputs',
+  'error',
 ]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -468,6 +469,27 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       return { channel: str(call.body.channel, SLACK.channelId), ts: str(call.body.ts, '') };
     },
     'chat.unfurl': () => ({}),
+    // Workflow steps (https://docs.slack.dev/reference/methods/functions.completeSuccess): the
+    // execution id, and outputs as an object (completeError: an error string).
+    'functions.completeSuccess': (call) =>
+      typeof call.body.function_execution_id === 'string' &&
+      typeof call.body.outputs === 'object' &&
+      call.body.outputs !== null
+        ? {}
+        : { ok: false, error: 'invalid_arguments' },
+    'functions.completeError': (call) =>
+      typeof call.body.function_execution_id === 'string' &&
+      typeof call.body.error === 'string' &&
+      call.body.error !== ''
+        ? {}
+        : { ok: false, error: 'invalid_arguments' },
+    // Work Objects' details panel (https://docs.slack.dev/reference/methods/entity.presentDetails):
+    // the trigger of the request, and the entity's metadata or an error.
+    'entity.presentDetails': (call) =>
+      typeof call.body.trigger_id === 'string' &&
+      (typeof call.body.metadata === 'object' || typeof call.body.error === 'object')
+        ? {}
+        : { ok: false, error: 'invalid_arguments' },
     'chat.getPermalink': (call) => ({
       channel: str(call.body.channel, SLACK.channelId),
       permalink: `https://${SLACK.teamDomain}.slack.com/archives/${str(call.body.channel, SLACK.channelId)}/p${str(call.body.message_ts, SLACK.messageTs).replace('.', '')}`,

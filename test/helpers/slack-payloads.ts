@@ -432,3 +432,93 @@ export function messageEvent(input: { text: string; user?: string; channel?: str
     channel_type: 'channel' as const,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Workflow Builder custom steps (https://docs.slack.dev/reference/events/function_executed)
+
+export interface FunctionExecutedInput {
+  callbackId: string;
+  inputs: Record<string, unknown>;
+  /** The same on every redelivery of one execution. */
+  executionId: string;
+  workflowExecutionId?: string;
+  eventTs?: string;
+}
+
+/**
+ * `function_executed` (wrap it with `eventCallback`): the step's definition as the manifest
+ * declares it, its inputs, the execution's ids and a workflow token (`xwfp-…`) Bolt uses for
+ * `functions.completeSuccess` / `completeError`.
+ */
+export function functionExecuted(input: FunctionExecutedInput) {
+  return {
+    type: 'function_executed' as const,
+    function: {
+      id: `Fn${input.callbackId.replace(/_/g, '').toUpperCase().slice(0, 9)}`,
+      callback_id: input.callbackId,
+      title: input.callbackId,
+      description: '',
+      type: 'app',
+      input_parameters: Object.keys(input.inputs).map((name) => ({
+        type: 'string',
+        name,
+        title: name,
+        is_required: false,
+      })),
+      output_parameters: [],
+      app_id: SLACK.apiAppId,
+      date_created: 1_700_000_000,
+      date_updated: 1_700_000_000,
+      date_deleted: 0,
+    },
+    inputs: input.inputs,
+    function_execution_id: input.executionId,
+    workflow_execution_id: input.workflowExecutionId ?? 'Wx0700000WF01',
+    event_ts: input.eventTs ?? '1700000000.000400',
+    bot_access_token: 'xwfp-test-token',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work Objects (https://docs.slack.dev/messaging/work-objects-overview)
+
+/** `entity_details_requested`: someone opened a Work Object's details panel (wrap it with `eventCallback`). */
+export function entityDetailsRequested(input: {
+  entityUrl: string;
+  appUnfurlUrl?: string;
+  externalId?: string;
+  user?: string;
+  triggerId?: string;
+}) {
+  return {
+    type: 'entity_details_requested' as const,
+    user: input.user ?? SLACK.userId,
+    trigger_id: input.triggerId ?? '10000000001.1000000001.entitytrigger',
+    link: { url: input.appUnfurlUrl ?? input.entityUrl, domain: new URL(input.entityUrl).hostname },
+    entity_url: input.entityUrl,
+    ...(input.appUnfurlUrl ? { app_unfurl_url: input.appUnfurlUrl } : {}),
+    user_locale: 'en-US',
+    event_ts: '1700000000.000500',
+    ...(input.externalId ? { external_ref: { id: input.externalId, type: 'item' } } : {}),
+    channel: SLACK.channelId,
+    message_ts: SLACK.messageTs,
+  };
+}
+
+/**
+ * A click on an action button of a Work Object's details panel: a block_actions payload whose
+ * container is the entity, with no channel and no response_url (no message holds the button).
+ */
+export function entityAction(input: { actionId: string; value: string; userId?: string; actionTs?: string }) {
+  const payload = blockAction({
+    actionId: input.actionId,
+    value: input.value,
+    responseUrl: '',
+    ...(input.userId ? { userId: input.userId } : {}),
+    ...(input.actionTs ? { actionTs: input.actionTs } : {}),
+    container: { type: 'entity_detail' },
+  }) as unknown as Record<string, unknown>;
+  delete payload.response_url;
+  delete payload.channel;
+  return payload;
+}

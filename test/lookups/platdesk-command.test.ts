@@ -13,6 +13,7 @@ import { createLocaleSettings } from '../../src/lookups/locale.js';
 import { type PlatdeskResult, runPlatdeskCommand } from '../../src/lookups/platdesk-command.js';
 import { ledgerCsv, reportRange } from '../../src/lookups/reports.js';
 import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
+import { createStepsAdmin } from '../../src/lookups/steps.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
 import { allText } from '../blocks/render-fixtures.js';
 import { openTestStore } from '../helpers/store-engines.js';
@@ -36,6 +37,14 @@ async function run(text: string, userId = ADMIN, s: Store = store): Promise<Plat
     settings: spendSettings(s.settings),
     locales: createLocaleSettings(s.settings),
     now: NOW,
+    // Steps are tested through the real app (test/slack/workflow-steps.test.ts); quotes need a client.
+    steps: createStepsAdmin({
+      lookups: {
+        settings: spendSettings(s.settings),
+        quote: async () => ({ lines: [], totalPoints: null, quotaCalls: 0 }),
+      },
+      store: s,
+    }),
   });
 }
 /** The answer's lines as an English reader sees them (mrkdwn, one block per line). */

@@ -8,7 +8,7 @@ import type { LedgerEntry, NewLedgerEntry, Store } from '../../src/store/store.j
 import { openTestStore } from '../helpers/store-engines.js';
 
 const HEADER =
-  'at,user_id,channel_id,operation,edition,points,yuan,quota_calls,code,outcome,request_id,correlation_id,pending_id,source';
+  'at,user_id,channel_id,operation,edition,points,yuan,quota_calls,code,outcome,request_id,correlation_id,pending_id,source,workflow_id,step_id';
 
 function entry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
@@ -27,6 +27,8 @@ function entry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
     correlationId: 'corr-1',
     pendingId: 'p-1',
     source: 'interactive',
+    workflowId: null,
+    stepId: null,
     ...overrides,
   };
 }
@@ -66,8 +68,8 @@ describe('ledgerCsv', () => {
     expect(csv).toBe(
       [
         HEADER,
-        '2026-11-20T04:00:00.000Z,U1234,C1234,get-shop-info,1,10,0.10,0,0,ok,sbx-1,corr-1,p-1,interactive',
-        '2026-11-20T04:00:00.000Z,U1234,C1234,platdybw,1,5,0.05,0,0,ok,sbx-1,corr-1,p-1,interactive',
+        '2026-11-20T04:00:00.000Z,U1234,C1234,get-shop-info,1,10,0.10,0,0,ok,sbx-1,corr-1,p-1,interactive,,',
+        '2026-11-20T04:00:00.000Z,U1234,C1234,platdybw,1,5,0.05,0,0,ok,sbx-1,corr-1,p-1,interactive,,',
         '',
       ].join('\r\n'),
     );
@@ -86,9 +88,18 @@ describe('ledgerCsv', () => {
       }),
     ]);
     expect(csv.split('\r\n').slice(1, 3)).toEqual([
-      '2026-11-20T04:00:00.000Z,U1234,C1234,get-shop-info,1,0,0.00,0,204,error,,corr-1,p-1,interactive',
-      '2026-11-20T04:00:00.000Z,U1234,C1234,platiteminfo,1,0,0.00,1,-1,no_answer,,corr-1,p-1,interactive',
+      '2026-11-20T04:00:00.000Z,U1234,C1234,get-shop-info,1,0,0.00,0,204,error,,corr-1,p-1,interactive,,',
+      '2026-11-20T04:00:00.000Z,U1234,C1234,platiteminfo,1,0,0.00,1,-1,no_answer,,corr-1,p-1,interactive,,',
     ]);
+  });
+
+  it("a workflow step's charge names its workflow and step (issue 25)", () => {
+    const csv = ledgerCsv([
+      entry({ source: 'workflow', workflowId: 'Wx0123ABC', stepId: 'lookup_waybill', channelId: null }),
+    ]);
+    expect(csv.split('\r\n')[1]).toBe(
+      '2026-11-20T04:00:00.000Z,U1234,,get-shop-info,1,10,0.10,0,0,ok,sbx-1,corr-1,p-1,workflow,Wx0123ABC,lookup_waybill',
+    );
   });
 
   it('null fields are empty', async () => {
@@ -103,7 +114,7 @@ describe('ledgerCsv', () => {
       }),
     ]);
     expect(csv.split('\r\n')[1]).toBe(
-      '2026-11-20T04:00:00.000Z,,,get-shop-info,,10,0.10,0,0,ok,,,,interactive',
+      '2026-11-20T04:00:00.000Z,,,get-shop-info,,10,0.10,0,0,ok,,,,interactive,,',
     );
   });
 

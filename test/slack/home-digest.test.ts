@@ -68,6 +68,24 @@ function farTime(now: Date): string {
   return `${String(later.getUTCHours()).padStart(2, '0')}:00`;
 }
 
+/**
+ * A valid submit is answered with the form's answer in place (response_action update): the words
+ * `/orders digest add` answers with, and the cost line (the page price is unknown here: no
+ * PLAT_PRICES and nothing charged yet).
+ */
+function expectAdded(body: string): void {
+  const answer = JSON.parse(body) as {
+    response_action: string;
+    view: { title: { text: string }; blocks: unknown[] };
+  };
+  expect(answer.response_action).toBe('update');
+  expect(answer.view.title.text).toBe('Digest added');
+  const said = textOf({ blocks: answer.view.blocks as never });
+  expect(said).toMatch(/Digest #\d+ added: orders of owner/);
+  expect(said).toContain('each run reads at least one page of orders for each day it covers');
+  expect(said).toContain('the digest cap of 200 points');
+}
+
 describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
   let seq = 0;
 
@@ -210,7 +228,7 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
     const at = farTime(h().now());
     const before = h().fake.callsTo('views.publish').length;
     const res = await submit({ alias: 'tea', channel: 'CHOMEDG01', time: at, zone: 'Asia/Tokyo' });
-    expect(res.body).toBe('');
+    expectAdded(res.body);
     const blocks = await waitPublish(before);
     expect(h().fake.callsTo('views.publish')[before]?.body.user_id).toBe(SLACK.adminId);
     expect(textOf({ blocks })).toContain(`tea → <#CHOMEDG01> at ${at} Asia/Tokyo`);
@@ -232,7 +250,7 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
     // An owner id typed instead of a shop works too.
     const again = h().fake.callsTo('views.publish').length;
     const typed = await submit({ owner: ` ${owners.busy} `, channel: 'GHOMEDG02', time: at, zone: 'UTC' });
-    expect(typed.body).toBe('');
+    expectAdded(typed.body);
     expect(textOf({ blocks: await waitPublish(again) })).toContain(`${owners.busy} → <#GHOMEDG02>`);
     expect((await h().platdesk.store.digests.list()).at(-1)).toMatchObject({
       ownerId: owners.busy,
@@ -256,7 +274,7 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
       flags: [1, 2],
       statuses: [1],
     });
-    expect(res.body).toBe('');
+    expectAdded(res.body);
     await waitPublish(published);
     const added = (await h().platdesk.store.digests.list()).find((d) => d.channelId === 'CHOMEOPT1');
     expect(added).toMatchObject({ layout: 'single', days: [1, 2, 3, 4, 5], flags: [1, 2], statuses: [1] });
@@ -348,7 +366,7 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
     h().advance(due - 1500 - now);
     const time = new Date(due).toISOString().slice(11, 16);
     const res = await submit({ alias: 'tea', channel: 'CHOMEDG05', time, zone: 'UTC' });
-    expect(res.body).toBe('');
+    expectAdded(res.body);
     h().advance(3000);
     const post = await h().fake.waitFor('chat.postMessage', (c) => c.body.channel === 'CHOMEDG05', 8000);
     expect(textOf(post.body)).toContain('Orders digest of tea');
@@ -371,7 +389,7 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
       zone: 'Asia/Shanghai',
       language: 'zh-CN',
     });
-    expect(res.body).toBe('');
+    expectAdded(res.body);
     await waitPublish(before);
     const locales = createLocaleSettings(h().platdesk.store.settings);
     expect(await locales.channel('CHOMELANG')).toBe('zh-CN');

@@ -7,9 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/lookups/settings.js';
+import { createStepApprovals } from '../../src/lookups/steps.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import { textOf, useHarness } from '../helpers/platdesk-harness.js';
-import { SLACK } from '../helpers/slack-payloads.js';
+import { SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
+import { postEvent } from '../helpers/slack-http.js';
+import { eventCallback, functionExecuted, SLACK } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
 const A = 'T0TENANTA';
@@ -157,6 +159,51 @@ describe.each(ENGINES)('two tenants in one deployment on %s', (engine) => {
       PLAT_TOKENS[B] = 'plat-b';
       await h().platdesk.tenants.forget(B);
     }
+  });
+
+  it("a workflow step runs with its workspace's approval, plat account and ledger", async () => {
+    const store = h().platdesk.store;
+    await createStepApprovals(store.forTenant(A).settings).set(
+      'lookup_shop',
+      { daily: 1000, monthly: null },
+      SLACK.adminId,
+    );
+    /** function_executed from a user of `teamId`; its completion as the local Slack recorded it. */
+    const runStep = async (teamId: string, executionId: string) => {
+      const envelope = eventCallback(
+        functionExecuted({
+          callbackId: 'lookup_shop',
+          inputs: { shop: SANDBOX_FIXTURES.wwids.known, user: SLACK.userId },
+          executionId,
+        }),
+        { eventId: `Ev${executionId}` },
+      );
+      const fromTeam = {
+        ...envelope,
+        team_id: teamId,
+        context_team_id: teamId,
+        authorizations: (envelope.authorizations ?? []).map((a) => ({ ...a, team_id: teamId })),
+      };
+      expect((await postEvent(h().eventsUrl, SIGNING_SECRET, fromTeam)).status).toBe(200);
+      const mine = (c: { body: Record<string, unknown> }) => c.body.function_execution_id === executionId;
+      return Promise.race([
+        h().fake.waitFor('functions.completeSuccess', mine, 5000),
+        h().fake.waitFor('functions.completeError', mine, 5000),
+      ]);
+    };
+    const before = h().sandbox.stats().callsByToken;
+    // B approved nothing: A's approval is not B's, and B's run costs nothing.
+    const refused = await runStep(B, 'Fx0TENANTB01');
+    expect(refused.method).toBe('functions.completeError');
+    expect(String(refused.body.error)).toContain('Nothing was charged');
+    expect(h().sandbox.stats().callsByToken).toEqual(before);
+    const done = await runStep(A, 'Fx0TENANTA01');
+    expect(done.method).toBe('functions.completeSuccess');
+    expect(h().sandbox.stats().callsByToken).toEqual({ ...before, sandbox: (before.sandbox ?? 0) + 1 });
+    const stepRows = async (tenant: string) =>
+      (await store.forTenant(tenant).ledger.list(range)).filter((e) => e.source === 'workflow');
+    expect((await stepRows(A)).map((e) => e.stepId)).toEqual(['lookup_shop']);
+    expect(await stepRows(B)).toEqual([]);
   });
 
   it('a payload whose team names no installed workspace gets nothing and costs nothing', async () => {

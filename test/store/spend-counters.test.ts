@@ -116,6 +116,78 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect(await store.budgets.reconcile(periods)).toEqual([]);
   });
 
+  it("a workflow step's charge counts in its step's counter too, reconciled and reserved like the others", async () => {
+    const { store } = await fresh();
+    const step = {
+      source: 'workflow' as const,
+      workflowId: 'Wx1',
+      stepId: 'lookup_waybill',
+      channelId: null,
+    };
+    const row = await store.ledger.record(entry({ ...step, points: 8 }));
+    expect(row).toMatchObject({ workflowId: 'Wx1', stepId: 'lookup_waybill', source: 'workflow' });
+    await store.ledger.record(entry({ ...step, stepId: 'orders_due', points: 2 }));
+    await store.ledger.record(entry({ points: 5 }));
+    // As stored (read back, not the row record() returned).
+    const stored = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+    expect(stored.map((e) => [e.source, e.workflowId, e.stepId, e.points])).toEqual(
+      expect.arrayContaining([
+        ['workflow', 'Wx1', 'lookup_waybill', 8],
+        ['workflow', 'Wx1', 'orders_due', 2],
+      ]),
+    );
+    const uses = await store.budgets.uses([
+      cap('step', 'lookup_waybill', 100),
+      cap('step', 'orders_due', 100, 'monthly'),
+      cap('workspace', '*', 100),
+    ]);
+    expect(uses.map((u) => u.spent)).toEqual([8, 2, 15]);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+    // A step's cap and the workspace's are reserved together, all or nothing.
+    const refused = await store.budgets.reserve({
+      userId: null,
+      points: 3,
+      caps: [cap('workspace', '*', 100), cap('step', 'lookup_waybill', 10)],
+      ttlMs: MINUTE,
+    });
+    expect(refused).toMatchObject({ ok: false, exceeded: { scope: 'step', subject: 'lookup_waybill' } });
+    expect((await store.budgets.uses([cap('workspace', '*', 100)]))[0]?.spent).toBe(15);
+    const ok = await store.budgets.reserve({
+      userId: null,
+      points: 2,
+      caps: [cap('workspace', '*', 100), cap('step', 'lookup_waybill', 10)],
+      ttlMs: MINUTE,
+    });
+    expect(ok.ok).toBe(true);
+    expect(
+      (await store.budgets.uses([cap('workspace', '*', 100), cap('step', 'lookup_waybill', 10)])).map(
+        (u) => u.spent,
+      ),
+    ).toEqual([17, 10]);
+  });
+
+  it('a pending lookup with a fixed id is created once: a second create returns the first row', async () => {
+    const { store } = await fresh();
+    const input = {
+      id: 'step:Fx1',
+      userId: 'U1',
+      channelId: null,
+      teamId: null,
+      request: { n: 1 },
+      quote: { q: 1 },
+      summary: 's',
+      responseUrl: null,
+      ttlMs: DAY,
+    };
+    const first = await store.pending.create(input);
+    const claimed = await store.pending.claim(first.id, 'U1', { instanceId: 'i1', leaseMs: MINUTE });
+    expect(claimed.ok).toBe(true);
+    const again = await store.pending.create({ ...input, request: { n: 2 } });
+    expect(again).toMatchObject({ id: 'step:Fx1', state: 'running', request: { n: 1 } });
+    expect((await store.pending.claim(first.id, 'U1', { instanceId: 'i2', leaseMs: MINUTE })).ok).toBe(false);
+  });
+
   it('a charge id written twice is one row, counted once; the stored row is returned', async () => {
     const { store } = await fresh();
     const first = await store.ledger.record(entry({ chargeId: 'p-1:0:0', points: 10 }));
@@ -171,6 +243,36 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     clock.advance(10_000);
     expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([0, 0]);
     expect(await store.budgets.extend(r.id, 1, MINUTE)).toBe(false);
+  });
+
+  it('a reservation refused by its last counter leaves the counters before it untouched', async () => {
+    const { store } = await fresh();
+    // Taken in the order (scope, subject, …): the user's counter first, the workspace's last.
+    const caps = [cap('workspace', '*', 10), cap('user', 'U1', 1000)];
+    const r = await store.budgets.reserve({ userId: 'U1', points: 5, caps, ttlMs: MINUTE });
+    expect(r.ok).toBe(true);
+    expect(await store.budgets.reserve({ userId: 'U1', points: 6, caps, ttlMs: MINUTE })).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'workspace', spent: 5 },
+    });
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([5, 5]);
+    expect(await store.budgets.reconcile([periodsOf(T0, 'Asia/Shanghai').daily])).toEqual([]);
+  });
+
+  it('a charge counts in the budget zone set a moment ago on another replica', async () => {
+    const { db } = await fresh();
+    const [a, b] = (await db.openMany(2)) as [Store, Store];
+    // Replica a writes a charge in the default zone (Asia/Shanghai): 2025-03-01 there.
+    await a.ledger.record(entry({ points: 10 }));
+    // Replica b sets the zone to UTC. 8 hours later it is 2025-03-02 in Shanghai but still
+    // 2025-03-01 in UTC: a's next charge must count on the UTC day, not on the zone it read before.
+    await b.settings.set('budgets', { timezone: 'UTC' }, 'UADMIN');
+    await a.ledger.record(entry({ at: new Date(T0 + 8 * 60 * MINUTE), points: 5 }));
+    expect((await a.budgets.uses([cap('workspace', '*', 100)]))[0]?.spent).toBe(15);
+    expect((await a.budgets.uses([{ ...cap('workspace', '*', 100), key: '2025-03-02' }]))[0]?.spent).toBe(0);
+    const utc = periodsOf(T0, 'UTC');
+    // The first charge counted in the Shanghai day of the same date: no difference either way.
+    expect(await a.budgets.reconcile([utc.daily, utc.monthly])).toEqual([]);
   });
 
   it('many concurrent reservations from several pools against one cap never pass it', async () => {

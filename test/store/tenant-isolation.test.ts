@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/lookups/settings.js';
+import { createStepApprovals } from '../../src/lookups/steps.js';
 import { openStore } from '../../src/store/engine.js';
 import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
@@ -156,6 +157,57 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     expect(await store.ledger.lastCharge('paging-orders', 1)).toBeNull();
   });
 
+  it("workflow steps: A's approvals, step counters and step runs are A's alone", async () => {
+    const store = await fresh(engine);
+    const a = store.forTenant(A);
+    const b = store.forTenant(B);
+    await createStepApprovals(a.settings).set('lookup_waybill', { daily: 10, monthly: null }, 'UA');
+    expect(await createStepApprovals(b.settings).get('lookup_waybill')).toBeNull();
+    expect(await createStepApprovals(store.settings).all()).toEqual({});
+    expect(await createStepApprovals(a.settings).get('lookup_waybill')).toEqual({ daily: 10, monthly: null });
+
+    const stepDay = (cap: number): CapLimit => ({
+      ...workspaceDay(cap),
+      scope: 'step',
+      subject: 'lookup_waybill',
+    });
+    await a.ledger.record({
+      ...charge('a:step', 8),
+      channelId: null,
+      source: 'workflow',
+      workflowId: 'Wf0001',
+      stepId: 'lookup_waybill',
+    });
+    expect((await a.budgets.uses([stepDay(10)]))[0]?.spent).toBe(8);
+    expect((await b.budgets.uses([stepDay(10)]))[0]?.spent).toBe(0);
+    // A's step cap is nearly spent; B's same step reserves its whole cap.
+    expect(
+      await a.budgets.reserve({ userId: null, points: 3, caps: [stepDay(10)], ttlMs: MINUTE }),
+    ).toMatchObject({
+      ok: false,
+      exceeded: { scope: 'step', subject: 'lookup_waybill' },
+    });
+    expect(
+      (await b.budgets.reserve({ userId: null, points: 10, caps: [stepDay(10)], ttlMs: MINUTE })).ok,
+    ).toBe(true);
+    expect((await collect(b.ledger.iterate(range))).map((e) => e.chargeId)).toEqual([]);
+
+    // A step's run is a pending lookup with a fixed id (its function_execution_id): A's only.
+    const run = await a.pending.create({
+      id: 'step:Fx0001',
+      userId: 'U1234',
+      channelId: null,
+      teamId: A,
+      request: { kind: 'waybill' },
+      quote: { totalPoints: 1 },
+      summary: 'waybill',
+      responseUrl: null,
+      ttlMs: 5 * MINUTE,
+    });
+    expect(run).toMatchObject({ id: 'step:Fx0001', tenantId: A });
+    expect(await b.pending.get('step:Fx0001')).toBeNull();
+  });
+
   it("B's caps are unaffected by A's spend and reservations; reconcile sees one tenant's counters", async () => {
     const store = await fresh(engine);
     const a = store.forTenant(A);
@@ -189,6 +241,128 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     }
     const day = { period: 'daily' as const, key: '2026-11-25', from: range.from, to: range.to };
     expect(await a.budgets.reconcile([day])).toEqual([]);
+    expect(await b.budgets.reconcile([day])).toEqual([]);
+  });
+
+  it('two tenants reserving and charging at once on two replicas (PostgreSQL: through the money functions) keep to their own counters, ledger and budget zone', async () => {
+    const d = await testDatabase(engine);
+    databases.push(d);
+    let now = T0;
+    const [r1, r2] = (await d.openMany(2, { clock: { now: () => now } })) as [Store, Store];
+    const a = r1.forTenant(A);
+    const b = r2.forTenant(B);
+    const userDay = (cap: number): CapLimit => ({ ...workspaceDay(cap), scope: 'user', subject: 'U1' });
+    const rounds = async (s: Store, prefix: string) => {
+      for (let i = 0; i < 5; i++) {
+        const held = await s.budgets.reserve({
+          userId: 'U1',
+          points: 10,
+          caps: [workspaceDay(100), userDay(100)],
+          ttlMs: MINUTE,
+        });
+        expect(held.ok).toBe(true);
+        if (!held.ok) return;
+        await s.ledger.record(charge(`${prefix}:${i}`, 7, 'U1'), { reservationId: held.id });
+        await s.budgets.release(held.id);
+      }
+    };
+    // The same counter keys, the same user, at the same time: A also keeps 30 points reserved.
+    const [keptByA] = await Promise.all([
+      a.budgets.reserve({
+        userId: 'U1',
+        points: 30,
+        caps: [workspaceDay(100), userDay(100)],
+        ttlMs: 10 * MINUTE,
+      }),
+      rounds(a, 'a'),
+      rounds(b, 'b'),
+    ]);
+    expect(keptByA.ok).toBe(true);
+    // B's cap sees B's 35 spent only (A's 35 spent + 30 reserved would refuse 65).
+    const byB = await b.budgets.reserve({
+      userId: 'U1',
+      points: 65,
+      caps: [workspaceDay(100)],
+      ttlMs: MINUTE,
+    });
+    expect(byB.ok).toBe(true);
+    expect(
+      (await b.budgets.reserve({ userId: 'U1', points: 1, caps: [workspaceDay(100)], ttlMs: MINUTE })).ok,
+    ).toBe(false);
+    if (byB.ok) await b.budgets.release(byB.id);
+
+    // A's budget zone set on the other replica (A's ledger on r1 read the default before): A's next
+    // charge counts in Los Angeles (2026-11-24 there at T0); B's, with no setting, still in Shanghai.
+    await r2.forTenant(A).settings.set('budgets', { timezone: 'America/Los_Angeles' }, 'UA');
+    await a.ledger.record(charge('a:zone', 4, 'U1'));
+    await b.ledger.record(charge('b:zone', 6, 'U1'));
+
+    // An expired reservation of A, swept by B's replica, goes back to A's counters.
+    expect(
+      (await a.budgets.reserve({ userId: 'U1', points: 20, caps: [workspaceDay(100)], ttlMs: MINUTE })).ok,
+    ).toBe(true);
+    now += 2 * MINUTE;
+    await b.budgets.uses([workspaceDay(100)]);
+
+    const db = await rawDb(d);
+    try {
+      const counters = await db
+        .selectFrom('spend_counters')
+        .select(['tenant_id', 'scope', 'subject', 'period', 'period_key', 'spent', 'reserved'])
+        .orderBy('tenant_id')
+        .orderBy('scope')
+        .orderBy('subject')
+        .orderBy('period')
+        .orderBy('period_key')
+        .execute();
+      const of = (tenant: string) =>
+        counters
+          .filter((c) => c.tenant_id === tenant)
+          .map((c) => [
+            `${c.scope}/${c.subject}/${c.period}/${c.period_key}`,
+            Number(c.spent),
+            Number(c.reserved),
+          ]);
+      expect(of(A)).toEqual([
+        ['channel/C1234/daily/2026-11-24', 4, 0],
+        ['channel/C1234/daily/2026-11-25', 35, 0],
+        ['channel/C1234/monthly/2026-11', 39, 0],
+        ['user/U1/daily/2026-11-24', 4, 0],
+        ['user/U1/daily/2026-11-25', 35, 30],
+        ['user/U1/monthly/2026-11', 39, 0],
+        ['workspace/*/daily/2026-11-24', 4, 0],
+        ['workspace/*/daily/2026-11-25', 35, 30],
+        ['workspace/*/monthly/2026-11', 39, 0],
+      ]);
+      expect(of(B)).toEqual([
+        ['channel/C1234/daily/2026-11-25', 41, 0],
+        ['channel/C1234/monthly/2026-11', 41, 0],
+        ['user/U1/daily/2026-11-25', 41, 0],
+        ['user/U1/monthly/2026-11', 41, 0],
+        ['workspace/*/daily/2026-11-25', 41, 0],
+        ['workspace/*/monthly/2026-11', 41, 0],
+      ]);
+      expect(counters.filter((c) => c.tenant_id !== A && c.tenant_id !== B)).toEqual([]);
+      const ledger = await db
+        .selectFrom('ledger')
+        .select(['tenant_id', 'charge_id', 'points'])
+        .orderBy('charge_id')
+        .execute();
+      expect(ledger.map((r) => [r.tenant_id, r.charge_id, Number(r.points)])).toEqual([
+        ...[0, 1, 2, 3, 4].map((i) => [A, `a:${i}`, 7]),
+        [A, 'a:zone', 4],
+        ...[0, 1, 2, 3, 4].map((i) => [B, `b:${i}`, 7]),
+        [B, 'b:zone', 6],
+      ]);
+      const reservations = await db
+        .selectFrom('budget_reservations')
+        .select(['tenant_id', 'points'])
+        .execute();
+      expect(reservations.map((r) => [r.tenant_id, Number(r.points)])).toEqual([[A, 30]]);
+    } finally {
+      await db.destroy();
+    }
+    const day = { period: 'daily' as const, key: '2026-11-25', from: range.from, to: range.to };
     expect(await b.budgets.reconcile([day])).toEqual([]);
   });
 
@@ -372,6 +546,60 @@ async function rawDb(d: TestDatabase): Promise<Kysely<Schema>> {
     }),
   });
 }
+
+describe('migration 13 (workflow steps)', () => {
+  it("keeps every tenant's counters under migration 12's key and adds the 'step' scope", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-steps-'));
+    try {
+      const path = join(dir, 'old.db');
+      const old = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(path) }) });
+      // Every migration before the one that added the step scope.
+      await migrate(
+        old,
+        'sqlite',
+        MIGRATIONS.slice(
+          0,
+          MIGRATIONS.findIndex((m) => m.includes("'channel', 'step'")),
+        ),
+      );
+      await expect(
+        sql`INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved) VALUES (${A}, 'step', 'lookup_item', 'daily', '2026-11-25', 1, 0)`.execute(
+          old,
+        ),
+      ).rejects.toThrow(/CHECK/);
+      for (const [tenant, spent] of [
+        [A, 40],
+        [B, 7],
+      ] as const)
+        await sql`INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved) VALUES (${tenant}, 'workspace', '*', 'daily', '2026-11-25', ${spent}, 0)`.execute(
+          old,
+        );
+      await old.destroy();
+      const store = await openStore({ path, clock });
+      try {
+        expect((await store.forTenant(A).budgets.uses([workspaceDay(100)]))[0]?.spent).toBe(40);
+        expect((await store.forTenant(B).budgets.uses([workspaceDay(100)]))[0]?.spent).toBe(7);
+        const stepDay: CapLimit = { ...workspaceDay(100), scope: 'step', subject: 'lookup_item' };
+        const r = await store
+          .forTenant(A)
+          .budgets.reserve({ userId: null, points: 5, caps: [stepDay], ttlMs: MINUTE });
+        expect(r.ok).toBe(true);
+        // Same scope, subject and period in two tenants: two rows (tenant first in the key).
+        expect(
+          (
+            await store
+              .forTenant(B)
+              .budgets.reserve({ userId: null, points: 100, caps: [stepDay], ttlMs: MINUTE })
+          ).ok,
+        ).toBe(true);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('migration 12', () => {
   it("gives the rows of a database from before tenants to the single tenant ''", async () => {

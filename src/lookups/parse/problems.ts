@@ -35,7 +35,9 @@ export type ProblemCode =
   | 'orders_filters_need_enhanced'
   | 'orders_date'
   | 'orders_from'
-  | 'orders_to';
+  | 'orders_to'
+  /** A workflow step's "hours ahead" (orders_due) is not a whole number in range. */
+  | 'step_hours';
 
 export interface Problem {
   code: ProblemCode;

@@ -1,11 +1,12 @@
 /**
- * Which surface each click listener was registered for, per Bolt app. Only the two registrations
- * (view-click.ts, message-click.ts) write here, so a test can ask, for every action_id a renderer
+ * Which surface each click listener was registered for, per Bolt app. Only the registrations
+ * (view-click.ts, message-click.ts, entity-click.ts) write here, so a test can ask, for every action_id a renderer
  * puts on a surface, which registration answers it (test/slack/click-registration.test.ts).
  */
 import type { App } from '@slack/bolt';
 
-export type ClickSurface = 'view' | 'message';
+/** 'entity': a Work Object's details panel (clicks/entity-click.ts). */
+export type ClickSurface = 'view' | 'message' | 'entity';
 
 interface Registration {
   surface: ClickSurface;

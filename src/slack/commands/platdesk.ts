@@ -2,6 +2,7 @@
 import type { App } from '@slack/bolt';
 import { renderLedgerCsv, renderPlatdeskResult } from '../../blocks/platdesk.js';
 import { runPlatdeskCommand } from '../../lookups/platdesk-command.js';
+import { createStepsAdmin } from '../../lookups/steps.js';
 import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
 import { privateReply } from '../private-reply.js';
@@ -9,6 +10,8 @@ import { privateReply } from '../private-reply.js';
 export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
   app.command('/platdesk', async ({ ack, command, respond, client, body }) => {
     await ackFirst(ack);
+    // Made per request: deps reads the request's tenant (slack/tenant.ts).
+    const steps = createStepsAdmin({ lookups: deps.lookups, store: deps.store });
     const reply = privateReply({ respond, client, body, logger: deps.logger });
     const result = await runPlatdeskCommand(command.text, {
       locales: deps.language.settings,
@@ -18,6 +21,7 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
       store: deps.store,
       settings: deps.lookups.settings,
       now: deps.now(),
+      steps,
     });
     // After the command ran: `/platdesk language en` answers in the language just chosen.
     const w = await deps.language.user(command.user_id);

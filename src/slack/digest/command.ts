@@ -5,8 +5,11 @@
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import {
   type DigestListRow,
+  digestAddedText,
+  digestCostLine,
   digestDays,
   digestTimes,
+  renderDigestAdded,
   renderDigestAnswer,
   renderDigestHelp,
   renderDigestList,
@@ -88,19 +91,7 @@ export async function answerDigestCommand(
       // The digest speaks the channel's language: the one chosen here, else the workspace default.
       if (parsed.locale)
         await deps.language.settings.setChannel(sub.channelId, parsed.locale, command.user_id);
-      await reply(
-        renderDigestAnswer(
-          t('digest.answer.added', {
-            id: sub.id,
-            owner: escapeClip(sub.ownerId, 64),
-            days: digestDays(w, sub, 'digest.everyDay'),
-            time: digestTimes(sub),
-            zone: escapeText(sub.timeZone),
-            channel: `<#${sub.channelId}>`,
-            next: w.dateTime(new Date(added.nextRunAt), sub.timeZone),
-          }),
-        ),
-      );
+      await reply(renderDigestAdded(digestAddedText(w, sub, added.nextRunAt), digestCostLine(w, added.cost)));
       return;
     }
     case 'remove': {

@@ -5,10 +5,13 @@
  * handled before (`x-slack-retry-num`, Bolt's context.retryNum) does nothing at all.
  */
 import type { App } from '@slack/bolt';
+import type { EntityMetadata } from '@slack/types';
 import type { ChatUnfurlArguments } from '@slack/web-api';
 import { renderUnfurl } from '../../blocks/unfurl.js';
+import { itemEntity } from '../../blocks/work-objects.js';
 import { MAX_LINKS_PER_EVENT } from '../../lookups/unfurls.js';
 import type { SlackDeps } from '../deps.js';
+import { itemEntityOf } from './work-objects.js';
 
 type Unfurls = Extract<ChatUnfurlArguments, { unfurls: unknown }>['unfurls'];
 
@@ -48,6 +51,7 @@ export function registerLinkShared(app: App, deps: SlackDeps): void {
       ? await deps.language.channel(place.channelId)
       : await deps.language.user(event.user);
     const found: Unfurls = {};
+    const entities: EntityMetadata[] = [];
     for (const link of event.links.slice(0, MAX_LINKS_PER_EVENT)) {
       if (found[link.url]) continue;
       try {
@@ -56,11 +60,25 @@ export function registerLinkShared(app: App, deps: SlackDeps): void {
         if (decision.kind === 'auto_failed')
           await deps.alerts.notifyIfAccountError(decision.error, { userId: event.user });
         found[link.url] = { blocks: renderUnfurl(words, decision, { now: deps.now() }) };
+        const entity = await itemEntityOf(deps, decision, link.url);
+        if (entity) entities.push(itemEntity(words, entity));
       } catch (err) {
         deps.logger.error({ err, url: link.url }, 'unfurl failed');
       }
     }
     if (Object.keys(found).length === 0) return;
-    await client.chat.unfurl({ ...unfurlTarget(event), unfurls: found });
+    const target = unfurlTarget(event);
+    if (entities.length === 0) {
+      await client.chat.unfurl({ ...target, unfurls: found });
+      return;
+    }
+    // Work Objects where the workspace supports them; the unfurl blocks are the fallback, and a
+    // workspace that refuses the entities gets the plain unfurl.
+    try {
+      await client.chat.unfurl({ ...target, unfurls: found, metadata: { entities } });
+    } catch (err) {
+      deps.logger.warn({ err }, 'Work Object unfurl refused; unfurling without entities');
+      await client.chat.unfurl({ ...target, unfurls: found });
+    }
   });
 }

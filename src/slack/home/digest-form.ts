@@ -7,11 +7,13 @@
  */
 import type { App, ViewOutput } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
+import { digestAddedText, digestCostLine } from '../../blocks/digest.js';
 import {
   DIGEST_FORM_DAYS,
   DIGEST_FORM_FLAGS,
   DIGEST_FORM_STATUSES,
   HOME_DIGEST_FORM,
+  renderDigestAddedModal,
   renderDigestAddModal,
 } from '../../blocks/home-digest-form.js';
 import type { Words } from '../../blocks/i18n/words.js';
@@ -22,6 +24,7 @@ import {
   type DigestAdd,
   type DigestAddField,
 } from '../../digest/grammar.js';
+import { digestCap } from '../../digest/runner.js';
 import { addDigestSubscription } from '../../digest/subscriptions.js';
 import { type Locale, toLocale } from '../../lookups/locale.js';
 import { onViewClick } from '../clicks/view-click.js';
@@ -113,7 +116,14 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
       const w = await click.words();
       if (!deps.digests) return click.refuse(w.t('digest.answer.notEnabled'));
       await click.openModal(
-        renderDigestAddModal(w, { shops: await digestShops(deps), defaultTimeZone: DEFAULT_TIME_ZONE }),
+        renderDigestAddModal(w, {
+          shops: await digestShops(deps),
+          defaultTimeZone: DEFAULT_TIME_ZONE,
+          cost: {
+            pagePoints: await deps.digests.priceOf('paging-orders', 1),
+            capPoints: await digestCap(deps.store),
+          },
+        }),
       );
     },
     { adminOnly: true },
@@ -153,7 +163,15 @@ export function registerDigestForm(app: App, deps: SlackDeps): void {
       });
       return;
     }
-    await ack();
+    // The same answer as `/orders digest add`'s, with what the next run costs at the least.
+    await ack({
+      response_action: 'update',
+      view: renderDigestAddedModal(
+        w,
+        digestAddedText(w, added.subscription, added.nextRunAt),
+        digestCostLine(w, added.cost),
+      ),
+    });
     if (checked.add.locale)
       await deps.language.settings.setChannel(added.subscription.channelId, checked.add.locale, userId);
     await publishHome(deps, client, userId);

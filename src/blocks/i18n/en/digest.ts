@@ -58,6 +58,12 @@ export const digest = {
   whatManual: 'The orders digest of {{shop}}',
   whatDaily: "Today's orders digest of {{shop}}",
   resolved: ':white_check_mark: {{what}} was posted after a retry.',
+  costPreview:
+    ':receipt: Cost: each run reads at least one page of orders for each day it covers, at {{price}} a page. The next run costs at least {{points}} ({{pages}} × {{price}}); more orders mean more pages. A run estimated over the digest cap of {{cap}} waits for an admin.',
+  costPreviewGeneral:
+    ':receipt: Cost: each run reads at least one page of orders for each day it covers, at {{price}} a page; more orders mean more pages. A run estimated over the digest cap of {{cap}} waits for an admin.',
+  costPreviewNoPrice:
+    ':receipt: Cost: each run reads at least one page of orders for each day it covers; the price of a page is not known yet. A run estimated over the digest cap of {{cap}} waits for an admin.',
   awaiting: ':moneybag: {{what}} waits for an admin: it would cost about {{points}}, over the cost cap.',
   failed: ':warning: {{what}} could not be prepared: {{reason}}.',
   failedNext: ':warning: {{what}} could not be prepared: {{reason}}. {{next}}',
@@ -180,6 +186,8 @@ export const digestForm = {
   title: 'Add digest',
   submit: 'Add',
   close: 'Cancel',
+  addedTitle: 'Digest added',
+  addedClose: 'Done',
   intro:
     "Every day at the time you set, platdesk posts a summary of the shop's orders of the last 24 hours in the channel (no personal data).",
   shop: 'Registered shop',

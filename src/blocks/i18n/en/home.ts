@@ -35,6 +35,7 @@ export const home = {
     alert: 'ship-by alert',
     unfurl: 'unfurl',
     shortcut: 'shortcut',
+    workflow: 'workflow step',
   },
   failedMark: ' · failed',
   noRecent: 'No lookups in the last 7 days.',

@@ -13,7 +13,9 @@ import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
+import { step } from './steps.js';
 import { unfurl } from './unfurl.js';
+import { workObject } from './work-objects.js';
 
 export const en = {
   common,
@@ -43,6 +45,8 @@ export const en = {
   shortcut,
   notice,
   platdesk,
+  step,
+  workObject,
   chart,
   table,
 } as const;

@@ -85,6 +85,10 @@ export const cap = {
     daily: 'the workspace daily cap: {{spent}} of {{cap}} points used',
     monthly: 'the workspace monthly cap: {{spent}} of {{cap}} points used',
   },
+  step: {
+    daily: "this workflow step's approved daily cap: {{spent}} of {{cap}} points used",
+    monthly: "this workflow step's approved monthly cap: {{spent}} of {{cap}} points used",
+  },
   left: {
     user: {
       daily: 'your daily cap ({{left}} of {{cap}} points left)',

@@ -25,6 +25,8 @@ export const platdesk = {
     language:
       '`/platdesk language #channel <zh-CN|en|default>`, `/platdesk language workspace <zh-CN|en>`: what a channel reads, and the default',
     admins: '`/platdesk admins [add|remove @user]`, `/platdesk audit`: admins and recent settings changes',
+    steps:
+      '`/platdesk steps`, `/platdesk steps approve <step> <daily|monthly> <points|off>`, `/platdesk steps revoke <step>`: what workflow steps may spend',
   },
   period: {
     today: 'today',
@@ -80,6 +82,14 @@ export const platdesk = {
   budgetEachUser: 'Each user: daily {{daily}}, monthly {{monthly}}',
   budgetUser: '{{user}}: daily {{daily}}, monthly {{monthly}}',
   budgetZone: 'Days and months are counted in {{zone}}; a warning comes at 80 %.',
+  stepsTitle: 'Workflow steps',
+  stepLine: '*{{title}}* (`{{id}}`): {{price}} a run · {{approval}}',
+  stepApproved:
+    'approved: daily {{daily}}, monthly {{monthly}} · spent today {{today}}, this month {{month}}',
+  stepNotApproved: 'not approved: it spends nothing',
+  stepChanged: 'Changed: {{title}}.',
+  stepsNote:
+    'A step has no Confirm: it spends only within what is approved here, and the workspace caps apply too. Its charges are in the ledger with the workflow and the step.',
   shopsTitle: 'Shops',
   shopLine: '*{{alias}}*: {{ids}}; {{where}}',
   shopOwner: 'owner {{id}}',
@@ -145,6 +155,9 @@ export const platdesk = {
     autolookup_channel: 'name a channel: autolookup #channel on [cap N] | autolookup #channel off',
     autolookup_usage: 'autolookup #channel on [cap N] | autolookup #channel off',
     autolookup_cap: 'the cap must be 1 to {{max}} lookups a day',
+    steps_usage: 'steps | steps approve <step> <daily|monthly> <points|off> | steps revoke <step>',
+    steps_unknown:
+      'no workflow step is called `{{step}}`: lookup_waybill, lookup_item, orders_due or lookup_shop',
     language_usage:
       'language zh-CN, en or auto; admins: language #channel zh-CN|en|default, language workspace zh-CN|en',
   },
@@ -163,5 +176,7 @@ export const platdesk = {
     correlation_id: 'correlation_id',
     pending_id: 'pending_id',
     source: 'source',
+    workflow_id: 'workflow_id',
+    step_id: 'step_id',
   },
 } as const;

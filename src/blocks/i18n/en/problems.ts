@@ -38,4 +38,5 @@ export const problem = {
   orders_date: 'date must be YYYY-MM-DD',
   orders_from: 'from must be YYYY-MM-DD or YYYY-MM-DDTHH:MM (China time)',
   orders_to: 'to must be YYYY-MM-DD or YYYY-MM-DDTHH:MM (China time)',
+  step_hours: 'hours ahead must be a whole number from 1 to {{max}}',
 } as const;

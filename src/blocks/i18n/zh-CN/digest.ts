@@ -59,6 +59,12 @@ export const digest: Catalog['digest'] = {
   whatManual: '{{shop}} 的订单汇总',
   whatDaily: '{{shop}} 今天的订单汇总',
   resolved: ':white_check_mark: {{what}}已在重试后发布。',
+  costPreview:
+    ':receipt: 费用：每次运行对所覆盖的每一天至少读取一页订单，每页 {{price}}。下次运行至少扣费 {{points}}（{{pages}} × {{price}}）；订单越多，页数越多。预计扣费超过汇总扣费上限 {{cap}} 时，需等管理员批准。',
+  costPreviewGeneral:
+    ':receipt: 费用：每次运行对所覆盖的每一天至少读取一页订单，每页 {{price}}；订单越多，页数越多。预计扣费超过汇总扣费上限 {{cap}} 时，需等管理员批准。',
+  costPreviewNoPrice:
+    ':receipt: 费用：每次运行对所覆盖的每一天至少读取一页订单；每页的价格暂不清楚。预计扣费超过汇总扣费上限 {{cap}} 时，需等管理员批准。',
   awaiting: ':moneybag: {{what}}等待管理员批准：预计扣费约 {{points}}，超过了扣费上限。',
   failed: ':warning: {{what}}未能生成：{{reason}}。',
   failedNext: ':warning: {{what}}未能生成：{{reason}}。{{next}}',
@@ -174,6 +180,8 @@ export const digestForm: Catalog['digestForm'] = {
   title: '添加汇总',
   submit: '添加',
   close: '取消',
+  addedTitle: '已添加汇总',
+  addedClose: '完成',
   intro: '每天到你设定的时间，platdesk 会把该店铺最近 24 小时的订单汇总发到频道（不含个人信息）。',
   shop: '已登记的店铺',
   chooseShop: '选择店铺',

@@ -35,6 +35,7 @@ export const home: Catalog['home'] = {
     alert: '发货预警',
     unfurl: '链接预览',
     shortcut: '快捷方式',
+    workflow: '工作流步骤',
   },
   failedMark: ' · 失败',
   noRecent: '最近 7 天没有查询。',

@@ -15,7 +15,9 @@ import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
+import { step } from './steps.js';
 import { unfurl } from './unfurl.js';
+import { workObject } from './work-objects.js';
 
 export const zhCN: Catalog = {
   common,
@@ -45,6 +47,8 @@ export const zhCN: Catalog = {
   shortcut,
   notice,
   platdesk,
+  step,
+  workObject,
   chart,
   table,
 };

@@ -85,6 +85,10 @@ export const cap: Catalog['cap'] = {
     daily: '工作区每日上限：已用 {{spent}} / {{cap}} 点',
     monthly: '工作区每月上限：已用 {{spent}} / {{cap}} 点',
   },
+  step: {
+    daily: '此工作流步骤批准的每日上限：已用 {{spent}} / {{cap}} 点',
+    monthly: '此工作流步骤批准的每月上限：已用 {{spent}} / {{cap}} 点',
+  },
   left: {
     user: {
       daily: '你的每日上限（{{cap}} 点中还剩 {{left}} 点）',

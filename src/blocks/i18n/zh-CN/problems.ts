@@ -38,4 +38,5 @@ export const problem: Catalog['problem'] = {
   orders_date: '日期格式须为 YYYY-MM-DD',
   orders_from: '从: 的格式须为 YYYY-MM-DD 或 YYYY-MM-DDTHH:MM（北京时间）',
   orders_to: '到: 的格式须为 YYYY-MM-DD 或 YYYY-MM-DDTHH:MM（北京时间）',
+  step_hours: '提前小时数须为 1 到 {{max}} 的整数',
 };

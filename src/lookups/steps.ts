@@ -1,0 +1,328 @@
+/**
+ * Workflow Builder steps (issue 25): `lookup_waybill`, `lookup_item`, `orders_due`, `lookup_shop`
+ * end here, in the same use cases as the slash commands. A step cannot ask for a Confirm, so an
+ * admin approves each step's spend in advance (a cap per day and per month, in points); without
+ * an approval a step spends nothing.
+ *
+ * Money (DESIGN rule 8): a run is a pending lookup whose id is fixed by Slack's
+ * function_execution_id (`step:<id>`), created idempotently and claimed once, so a redelivered
+ * `function_executed` finds the first delivery's row: it is never charged again, and it answers
+ * with the first one's outcome (stored with the row) or, while that one still runs, not at all.
+ * Every call reserves against the step's counters (scope 'step') and the workspace's caps in one
+ * transaction (store/budgets.ts), and its ledger row names the workflow and the step.
+ */
+import { z } from 'zod';
+import { isPlatError } from '../plat/errors.js';
+import type { Order } from '../plat/types.js';
+import { periodsOf } from '../store/periods.js';
+import type { Settings, Store } from '../store/store.js';
+import type { LookupService } from './lookup-service.js';
+import { decodeFailure, decodeOutcome, encodeFailure, encodeOutcome } from './outcome-codec.js';
+import {
+  type ParsedCommand,
+  parseItemCommand,
+  parseOrdersCommand,
+  parseShopCommand,
+  parseWaybillCommand,
+} from './parse/command-text.js';
+import { type Problem, problem } from './parse/problems.js';
+import type { Caps } from './settings.js';
+import type { LookupOutcome, LookupRequest, Quote } from './types.js';
+
+/** The steps' callback ids, as manifest.yml declares them under `functions:`. */
+export const STEP_IDS = ['lookup_waybill', 'lookup_item', 'orders_due', 'lookup_shop'] as const;
+export type StepId = (typeof STEP_IDS)[number];
+export const isStepId = (id: string): id is StepId => (STEP_IDS as readonly string[]).includes(id);
+
+/** orders_due looks this far ahead at most (a week), and one page of the newest orders. */
+export const MAX_HOURS_AHEAD = 168;
+export const ORDERS_DUE_PAGE_SIZE = 100;
+
+/** A pending lookup's user when the workflow passed no person (the ledger then has no user). */
+export const WORKFLOW_USER_PREFIX = 'workflow:';
+
+/** Steps' runs are claimed within seconds of their creation; a day covers any redelivery. */
+const STEP_ROW_TTL_MS = 24 * 60 * 60 * 1000;
+
+// ---- approvals ------------------------------------------------------------------------------
+
+const approvalSchema = z.object({
+  daily: z.number().nonnegative().finite().nullable().default(null),
+  monthly: z.number().nonnegative().finite().nullable().default(null),
+});
+const approvalsSchema = z.record(z.string(), approvalSchema).default({});
+export type StepApproval = z.infer<typeof approvalSchema>;
+
+export const STEP_APPROVALS_KEY = 'steps.approvals';
+
+/**
+ * Each step's approved caps in points, stored with the other spend settings (audited). An
+ * approval needs at least one cap; a cap of 0 approves nothing.
+ */
+export interface StepApprovals {
+  all(): Promise<Partial<Record<StepId, StepApproval>>>;
+  get(stepId: StepId): Promise<StepApproval | null>;
+  /** null withdraws the approval (the step then spends nothing). */
+  set(stepId: StepId, approval: StepApproval | null, actorId: string): Promise<void>;
+}
+
+export function createStepApprovals(settings: Settings): StepApprovals {
+  const read = async () => {
+    const parsed = approvalsSchema.safeParse((await settings.get(STEP_APPROVALS_KEY)) ?? undefined);
+    const out: Partial<Record<StepId, StepApproval>> = {};
+    if (!parsed.success) return out;
+    for (const [id, approval] of Object.entries(parsed.data))
+      if (isStepId(id) && (approval.daily !== null || approval.monthly !== null)) out[id] = approval;
+    return out;
+  };
+  return {
+    all: read,
+    get: async (stepId) => (await read())[stepId] ?? null,
+    async set(stepId, approval, actorId) {
+      const all = await read();
+      if (approval === null || (approval.daily === null && approval.monthly === null)) delete all[stepId];
+      else all[stepId] = approvalSchema.parse(approval);
+      await settings.set(STEP_APPROVALS_KEY, all, actorId);
+    },
+  };
+}
+
+// ---- inputs → request -------------------------------------------------------------------------
+
+export type StepInputs = Readonly<Record<string, unknown>>;
+
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+
+/** What a step asks: the lookup request and what the outputs are computed with. */
+export type StepAsk =
+  | { ok: true; stepId: StepId; request: LookupRequest; hoursAhead: number | null }
+  | { ok: false; stepId: StepId; problems: Problem[] };
+
+/**
+ * A step's inputs as the slash commands' parsers read them (the same validation: bad input
+ * never reaches a call). `ordersEdition`: the edition /orders is called with.
+ */
+export function stepRequest(stepId: StepId, inputs: StepInputs, ordersEdition: number): StepAsk {
+  const asked = (parsed: ParsedCommand, missing: Problem, hoursAhead: number | null = null): StepAsk => {
+    if (parsed.kind === 'request') return { ok: true, stepId, request: parsed.request, hoursAhead };
+    if (parsed.kind === 'invalid') return { ok: false, stepId, problems: parsed.problems };
+    return { ok: false, stepId, problems: [missing] };
+  };
+  switch (stepId) {
+    case 'lookup_waybill': {
+      // One id option, as /waybill takes it: waybill information needs the owner (商家 ID).
+      const owner = text(inputs.owner_id);
+      const line = `${text(inputs.waybills)}${owner ? ` owner:${owner}` : ''}`;
+      return asked(parseWaybillCommand(line), problem('waybill_none'));
+    }
+    case 'lookup_item': {
+      const line = `${text(inputs.item)}${inputs.with_prices === true ? ' prices' : ''}`;
+      return asked(parseItemCommand(line), problem('item_required'));
+    }
+    case 'lookup_shop': {
+      const shop = text(inputs.shop);
+      // A link is the shop of an item; anything else is a seller account (旺旺号).
+      const line = shop === '' || /^(<?https?:\/\/|\d+$)/i.test(shop) ? shop : `ww ${shop}`;
+      return asked(parseShopCommand(line), problem('shop_required'));
+    }
+    case 'orders_due': {
+      const hours = Number(inputs.hours_ahead ?? 24);
+      if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS_AHEAD)
+        return { ok: false, stepId, problems: [problem('step_hours', { max: MAX_HOURS_AHEAD })] };
+      const shop = text(inputs.shop);
+      if (shop === '') return { ok: false, stepId, problems: [problem('orders_owner')] };
+      // One id, never options: the step's input is a shop, not a command line.
+      if (/\s/.test(shop)) return { ok: false, stepId, problems: [problem('orders_one_owner')] };
+      return asked(
+        parseOrdersCommand(`${shop} size:${ORDERS_DUE_PAGE_SIZE}`, { edition: ordersEdition }),
+        problem('orders_owner'),
+        hours,
+      );
+    }
+  }
+}
+
+/** Orders awaiting shipment whose ship-by time has passed, or falls within the next hours. */
+export function ordersDue(
+  orders: readonly Order[],
+  now: Date,
+  hoursAhead: number,
+): { due: Order[]; overdue: Order[] } {
+  const until = now.getTime() + hoursAhead * 3_600_000;
+  const awaiting = orders.filter((o) => o.status === 1 && o.lastShipTime !== null);
+  const at = (o: Order) => (o.lastShipTime as Date).getTime();
+  const byTime = (a: Order, b: Order) => at(a) - at(b);
+  return {
+    overdue: awaiting.filter((o) => at(o) < now.getTime()).sort(byTime),
+    due: awaiting.filter((o) => at(o) >= now.getTime() && at(o) <= until).sort(byTime),
+  };
+}
+
+// ---- a run ---------------------------------------------------------------------------------------
+
+/** One delivery of `function_executed`, as Slack names it. */
+export interface StepExecution {
+  /** function_execution_id: the same on every redelivery. */
+  executionId: string;
+  workflowId: string;
+  stepId: StepId;
+  /** The person who triggered the workflow (an input), when the workflow passes one. */
+  userId: string | null;
+  teamId: string | null;
+}
+
+export type StepResult =
+  /** `ageMs`: answered from the cache (no call); null: looked up now (or by the first delivery). */
+  | { kind: 'done'; ask: Extract<StepAsk, { ok: true }>; outcome: LookupOutcome; ageMs: number | null }
+  | { kind: 'invalid'; problems: Problem[] }
+  | { kind: 'not_approved' }
+  /** The lookup failed (a PlatError: over a cap, the service refused…); `error` as the run saw it. */
+  | { kind: 'failed'; error: unknown }
+  /** A redelivery while the first delivery still runs: that one completes the step. */
+  | { kind: 'in_progress' }
+  /**
+   * The first delivery's process stopped while its run held the claim (start-up marked it
+   * interrupted): its call may have been sent and charged, so it is never run again.
+   */
+  | { kind: 'interrupted' };
+
+export interface StepRunner {
+  readonly approvals: StepApprovals;
+  run(execution: StepExecution, inputs: StepInputs): Promise<StepResult>;
+}
+
+export function createStepRunner(deps: {
+  lookups: LookupService;
+  store: Store;
+  ordersEdition: () => number;
+}): StepRunner {
+  const { lookups, store } = deps;
+  const approvals = createStepApprovals(store.settings);
+
+  /** The outcome a finished row holds (done: the outcome; failed: the error). */
+  const storedResult = (state: string, resultJson: string | null, ask: Extract<StepAsk, { ok: true }>) => {
+    if (resultJson === null) return null;
+    if (state === 'done') {
+      const stored = JSON.parse(resultJson) as { outcome: string; ageMs: number | null };
+      return {
+        kind: 'done' as const,
+        ask,
+        outcome: decodeOutcome(stored.outcome),
+        ageMs: stored.ageMs,
+      };
+    }
+    if (state === 'failed') return { kind: 'failed' as const, error: decodeFailure(resultJson) };
+    return null;
+  };
+
+  async function run(execution: StepExecution, inputs: StepInputs): Promise<StepResult> {
+    const ask = stepRequest(execution.stepId, inputs, deps.ordersEdition());
+    if (!ask.ok) return { kind: 'invalid', problems: ask.problems };
+    const approval = await approvals.get(execution.stepId);
+    if (!approval) return { kind: 'not_approved' };
+
+    const userId = execution.userId ?? `${WORKFLOW_USER_PREFIX}${execution.workflowId}`;
+    // Keyed by the execution: a redelivery creates nothing and finds this row.
+    const row = await store.pending.create({
+      id: `step:${execution.executionId}`,
+      userId,
+      channelId: null,
+      teamId: execution.teamId,
+      request: ask.request,
+      quote: await lookups.quote(ask.request),
+      summary: `${execution.stepId}:${execution.workflowId}`,
+      responseUrl: null,
+      ttlMs: STEP_ROW_TTL_MS,
+    });
+    const claimed = await store.pending.claim<LookupRequest, Quote>(row.id, row.userId, lookups.holder);
+    if (!claimed.ok) {
+      if (claimed.reason === 'interrupted') return { kind: 'interrupted' };
+      const stored = claimed.pending
+        ? storedResult(claimed.pending.state, claimed.pending.resultJson, ask)
+        : null;
+      return stored ?? { kind: 'in_progress' };
+    }
+    const pending = claimed.pending;
+
+    // Identical runs share the cache: an answer still fresh is given without a call.
+    const hit = await lookups.cached(ask.request);
+    if (hit) {
+      const stored = JSON.stringify({ outcome: encodeOutcome(hit.outcome), ageMs: hit.ageMs });
+      await store.pending.finish(pending.id, 'done', stored);
+      return { kind: 'done', ask, outcome: hit.outcome, ageMs: hit.ageMs };
+    }
+    try {
+      const outcome = await lookups.run(pending, {
+        source: 'workflow',
+        step: { workflowId: execution.workflowId, stepId: execution.stepId, caps: approval as Caps },
+        resultJson: (o) => JSON.stringify({ outcome: encodeOutcome(o), ageMs: null }),
+        // Kept with the failed row, so a redelivery fails with the same reason.
+        failureJson: (error) => (isPlatError(error) ? encodeFailure(error) : null),
+      });
+      return { kind: 'done', ask, outcome, ageMs: null };
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
+  }
+
+  return { approvals, run };
+}
+
+// ---- admin view --------------------------------------------------------------------------------
+
+/** One run of each step as a quote sees it (one waybill, an item without prices, one page, a shop link). */
+const SAMPLE_REQUESTS: Record<StepId, LookupRequest> = {
+  lookup_waybill: { kind: 'waybill-info', ownerId: '-', waybills: [{ waybillCode: '-', carrier: null }] },
+  lookup_item: { kind: 'item', itemId: '-', withPrices: false },
+  orders_due: { kind: 'orders', ownerId: '-', page: 0, pageSize: ORDERS_DUE_PAGE_SIZE, filters: {} },
+  lookup_shop: { kind: 'shop-info', url: '-', shopType: '0' },
+};
+
+/** A step as an admin sees it: what a run costs, what is approved, what is spent of it. */
+export interface StepView {
+  stepId: StepId;
+  /** What one run costs (its configured or last seen price; item steps: a quota call). */
+  quote: Quote;
+  approval: StepApproval | null;
+  /** Points spent (and reserved by runs in flight) today and this month, in the budget zone. */
+  spent: { daily: number; monthly: number };
+}
+
+export interface StepsAdmin {
+  readonly approvals: StepApprovals;
+  view(now: Date): Promise<StepView[]>;
+}
+
+export function createStepsAdmin(deps: {
+  lookups: Pick<LookupService, 'quote' | 'settings'>;
+  store: Store;
+}): StepsAdmin {
+  const approvals = createStepApprovals(deps.store.settings);
+  return {
+    approvals,
+    async view(now) {
+      const all = await approvals.all();
+      const periods = periodsOf(now, (await deps.lookups.settings.budgets()).timezone);
+      const views: StepView[] = [];
+      for (const stepId of STEP_IDS) {
+        const [daily, monthly] = await deps.store.budgets.uses(
+          (['daily', 'monthly'] as const).map((period) => ({
+            scope: 'step' as const,
+            subject: stepId,
+            period,
+            key: periods[period].key,
+            cap: Number.POSITIVE_INFINITY,
+          })),
+        );
+        views.push({
+          stepId,
+          quote: await deps.lookups.quote(SAMPLE_REQUESTS[stepId]),
+          approval: all[stepId] ?? null,
+          spent: { daily: daily?.spent ?? 0, monthly: monthly?.spent ?? 0 },
+        });
+      }
+      return views;
+    },
+  };
+}
