@@ -7,8 +7,6 @@ import {
   type DigestListRow,
   digestAddedText,
   digestCostLine,
-  digestDays,
-  digestTimes,
   renderDigestAdded,
   renderDigestAnswer,
   renderDigestHelp,
