@@ -21,6 +21,7 @@ import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
+import { afterInstall, eraseDueTenants, singleTenantData, uninstallTenant } from './lookups/tenancy.js';
 import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
@@ -32,6 +33,7 @@ import type { Sandbox } from './sandbox/index.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createDigests } from './slack/digest/wiring.js';
+import { createSlackInstalls } from './slack/installs.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
 import { registerListeners } from './slack/register.js';
@@ -107,7 +109,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const clock: Clock = appNow ? { ...realClock, now: () => appNow().getTime() } : realClock;
   const now = () => new Date(clock.now());
   // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
-  const botIds = await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
+  // Distributed mode has no token of its own: each installation's is checked at its install.
+  const botIds = config.slack.botToken
+    ? await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger })
+    : {};
   // PostgreSQL: alone without REDIS_URL, shared with it; taken before migrating, so a process
   // that may not join never touches the schema (store/sole-lock.ts).
   const soleLock = config.database.url
@@ -122,6 +127,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     path: config.database.path,
     poolMax: config.database.poolMax,
     clock,
+    encryptionKeys: config.encryptionKeys,
     onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
   }).catch(async (error: unknown) => {
     await soleLock?.release();
@@ -142,7 +148,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     baseUrl = await sandbox.listen(0);
     logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
   }
-  if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
+  // Distributed mode: per-workspace plat clients come with the tenants branch; until then the
+  // operator's default account (PLAT_BASE_URL, PLAT_TOKEN) serves every workspace.
+  if (!baseUrl)
+    throw new ConfigError([
+      'PLAT_BASE_URL and PLAT_TOKEN are required (in distributed mode: the default plat account)',
+    ]);
   // On the sandbox, quotes state what it charges; an operation PLAT_PRICES names keeps those prices.
   const prices = sandbox ? { ...sandbox.prices, ...config.plat.prices } : config.plat.prices;
 
@@ -187,7 +198,19 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     },
   });
 
+  const tenantData = singleTenantData(store);
+  const installs = config.slack.distribution
+    ? createSlackInstalls({
+        distribution: config.slack.distribution,
+        installations: store.installations,
+        apiUrl: config.slack.apiUrl,
+        logger,
+        nowMs: () => clock.now(),
+        onInstalled: (record) => afterInstall({ store, data: tenantData, logger }, record),
+      })
+    : null;
   const { receiver, healthServer, socketClients } = createHttpFront({
+    ...(installs ? { installRoutes: installs.routes } : {}),
     config,
     limiter,
     store,
@@ -200,9 +223,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(options.onSocketDeaf ? { onSocketDeaf: options.onSocketDeaf } : {}),
   });
   const app = new App({
-    token: config.slack.botToken,
-    // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
-    ...botIds,
+    // Single-workspace: the ids from the start-up auth.test, so Bolt makes no auth.test of its own.
+    ...(installs ? { authorize: installs.authorize } : { token: config.slack.botToken ?? '', ...botIds }),
     receiver,
     logger: boltLogger(logger),
     clientOptions: {
@@ -272,6 +294,16 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     configuredAdmins: config.admins,
     metrics,
     language,
+    ...(installs
+      ? {
+          installs: {
+            async uninstall(tenant: string, reason: string) {
+              await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
+              installs.forget(tenant);
+            },
+          },
+        }
+      : {}),
   });
 
   const claims = createClaimWatch({
@@ -298,6 +330,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       });
     },
     holder: instance.id,
+    ...(installs ? { eraseDueTenants: () => eraseDueTenants({ store, data: tenantData, now }) } : {}),
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 

@@ -84,6 +84,8 @@ export function createHousekeeping(deps: {
   everyMs?: number;
   /** The nightly reconciliation found running totals that differ from the ledger (tell the admins). */
   onSpendDifferences?: (check: SpendCheck) => void;
+  /** Distributed mode: erases the data of tenants whose retention after uninstall has passed. */
+  eraseDueTenants?: () => Promise<string[]>;
 }): Housekeeping {
   const everyMs = deps.everyMs ?? HOUSEKEEPING_EVERY_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -93,6 +95,8 @@ export function createHousekeeping(deps: {
         if (!(await deps.store.turns.take(HOUSEKEEPING_TURN, deps.holder, everyMs))) return null;
         const pruned = await pruneOldRows(deps.store, deps.now());
         if (Object.values(pruned).some((n) => n > 0)) deps.logger.info(pruned, 'old rows pruned');
+        const erased = (await deps.eraseDueTenants?.()) ?? [];
+        if (erased.length > 0) deps.logger.info({ tenants: erased }, 'data of uninstalled workspaces erased');
         // Once a local day, whichever replica gets there first (reconcile.ts).
         await reconcileOncePerDay({
           store: deps.store,

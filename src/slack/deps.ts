@@ -26,6 +26,8 @@ export interface SlackDeps {
   now: () => Date;
   /** Which language a person or a channel reads (slack/locale-resolver.ts). */
   language: LocaleResolver;
+  /** Distributed mode: what an uninstall does (lookups/tenancy.ts); absent in single-workspace mode. */
+  installs?: { uninstall(tenant: string, reason: string): Promise<void> };
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;
 }

@@ -9,7 +9,9 @@ import { registerCommands } from './commands/index.js';
 import type { SlackDeps } from './deps.js';
 import { registerDigestActions } from './digest/actions.js';
 import { registerEvents } from './events/index.js';
+import { registerUninstall } from './events/uninstall.js';
 import { registerHome } from './home/index.js';
+import { isNotInstalled } from './installs.js';
 import { registerRequestLog } from './request-log.js';
 import { registerShortcuts } from './shortcuts/index.js';
 import { registerStoreOutage } from './store-outage.js';
@@ -26,7 +28,15 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerEvents(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps);
+  if (deps.installs) registerUninstall(app, { uninstall: deps.installs.uninstall, logger: deps.logger });
   app.error(async (error) => {
+    // A request from a workspace without an installation (uninstalled, or a forged team id):
+    // nothing is answered, and it is not an error of platdesk's.
+    if (isNotInstalled(error)) {
+      deps.metrics.inc('platdesk_not_installed_total', 'Requests from workspaces without an installation');
+      deps.logger.debug('a request from a workspace without an installation was ignored');
+      return;
+    }
     const code = (error as { code?: string }).code ?? 'unhandled';
     deps.metrics.inc('platdesk_errors_total', 'Errors by source and code', { source: 'slack', code });
     deps.logger.error({ err: error, code }, 'unhandled error in a Slack listener');

@@ -22,10 +22,13 @@ import { createDigestPages } from './digest-pages.js';
 import { createDigests } from './digests.js';
 import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
+import { createInstallations } from './installations.js';
 import { createLedger } from './ledger.js';
 import { type Engine, migrate } from './migrations.js';
 import { createPendingLookups } from './pending.js';
+import { createPlatAccounts } from './plat-accounts.js';
 import type { Schema, StoreContext } from './schema.js';
+import { createSecretBox, type EncryptionKey } from './secrets.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
@@ -42,6 +45,8 @@ export interface StoreOptions {
   clock?: Pick<Clock, 'now'>;
   /** Where pool errors of idle connections are reported (the server went away). */
   onPoolError?: (error: Error) => void;
+  /** PLATDESK_ENCRYPTION_KEY's keys, the current first: secrets at rest are sealed with them. */
+  encryptionKeys?: readonly EncryptionKey[];
 }
 
 /** How long a SQLite connection waits for another one's write lock before SQLITE_BUSY. */
@@ -73,7 +78,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine };
+  const keys = options.encryptionKeys ?? [];
+  const secrets = keys.length > 0 ? createSecretBox(keys) : null;
+  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine, secrets };
   try {
     await backfillCounters(ctx);
   } catch (error) {
@@ -98,6 +105,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     alerts: createAlerts(ctx),
     alertsSent: createAlertsSent(ctx),
     turns: createPeriodicTurns(ctx),
+    installations: createInstallations(ctx),
+    platAccounts: createPlatAccounts(ctx),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {

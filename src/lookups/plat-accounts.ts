@@ -1,0 +1,31 @@
+/**
+ * Which plat account a tenant's lookups are charged to: in distributed mode the account an admin
+ * of the workspace connected (base URL and token, sealed in the store), else the operator's
+ * default account (PLAT_BASE_URL/PLAT_TOKEN) when one is set; in single-workspace mode always the
+ * configured one. null: the tenant has none yet (its admin is asked to connect one).
+ */
+import type { PriceTable } from '../config.js';
+import type { Operation } from '../plat/operations.js';
+import type { PlatAccountStore } from '../store/store.js';
+
+export interface PlatAccount {
+  baseUrl: string;
+  token: string;
+  prices?: PriceTable;
+  editions?: Partial<Record<Operation, number>>;
+}
+
+export interface PlatAccounts {
+  accountFor(tenant: string): Promise<PlatAccount | null>;
+}
+
+/** Distributed mode: the tenant's own account, else the operator's default (or null). */
+export function storedPlatAccounts(store: PlatAccountStore, fallback: PlatAccount | null): PlatAccounts {
+  return {
+    async accountFor(tenant) {
+      const own = await store.get(tenant);
+      if (own) return { ...(fallback ?? {}), baseUrl: own.baseUrl, token: own.token };
+      return fallback;
+    },
+  };
+}
