@@ -186,7 +186,9 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
     installationStore: installations,
     directInstall: true,
     clientOptions,
-    logger: boltLogger(logger),
+    // Never at debug: its WebClient logs each request body there, the client secret and the
+    // code of oauth.v2.access included.
+    logger: { ...boltLogger(logger), debug: () => {} },
   });
   const page = (res: ServerResponse, status: number, body: string) => {
     res.writeHead(status, {
