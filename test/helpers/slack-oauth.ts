@@ -24,6 +24,7 @@ export interface InstallSpec {
   botId?: string;
   /** Token rotation on: the grant answers a refresh token and `expires_in` (default on). */
   rotation?: boolean;
+  /** The installed token's life (default 12 h, as Slack's); renewed tokens live 12 h. */
   expiresInSeconds?: number;
 }
 
@@ -117,7 +118,8 @@ export function installFakeOAuth(
       const held = refreshTokens.get(String(call.body.refresh_token ?? ''));
       if (!held || held.spent) return { ok: false, error: 'invalid_refresh_token' };
       held.spent = true;
-      return grantAnswer(held.spec);
+      // A renewed token lives Slack's usual 12 hours, whatever the first one's life was.
+      return grantAnswer({ ...held.spec, expiresInSeconds: 43_200 });
     }
     const code = String(call.body.code ?? '');
     const spec = codes.get(code);
