@@ -34,16 +34,15 @@ export const CACHE_TTL_MS = 30_000;
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
-  'users:read',
-  'usergroups:read',
-  'channels:read',
-  'groups:read',
   'im:write',
+  'files:write',
   'links:read',
   'links:write',
-  'files:write',
+  'usergroups:read',
+  'users:read',
   'channels:history',
   'groups:history',
+  'im:history',
 ];
 
 export const INSTALL_PATH = '/slack/install';
