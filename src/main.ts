@@ -18,6 +18,7 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { createLocaleSettings } from './lookups/locale.js';
 import { createLookupService } from './lookups/lookup-service.js';
 import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
+import { platAccountStatus } from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
@@ -301,6 +302,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
               await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
               installs.forget(tenant);
             },
+            platAccountStatus: (tenant: string) =>
+              platAccountStatus(
+                store.platAccounts,
+                tenant,
+                config.plat.baseUrl !== null || config.plat.sandbox,
+              ),
           },
         }
       : {}),

@@ -4,6 +4,7 @@
  * day over 30 days, the alerts sent to admins, and the settings they can change there (each
  * behind a button opening a form). At most 100 blocks (Slack's limit for a Home view).
  */
+
 import type { HomeView, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { AdminAlert, AdminHome, HomeData, HomeLookupLine } from '../lookups/home-data.js';
 import type { Locale } from '../lookups/locale.js';
@@ -22,6 +23,7 @@ import { SLASH_COMMANDS, usageLine } from './help.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
+import { platAccountBlocks } from './plat-account.js';
 import { escapeClip, truncate } from './text.js';
 import { describeRequest, operationLabel, operationTitle } from './words-of.js';
 
@@ -330,6 +332,7 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
 export function renderHome(w: Words, data: HomeData, now: Date, language: HomeLanguage): HomeView {
   const blocks = [
     ...everyoneBlocks(w, data, language),
+    ...(data.adminHome && data.platAccount ? platAccountBlocks(w, data.platAccount) : []),
     ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };

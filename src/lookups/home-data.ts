@@ -3,6 +3,7 @@
  * lookups; for admins the workspace's spend of the last 30 days, the alerts sent to admins, and
  * the settings they can change there. Pure reads: blocks/home.ts renders it.
  */
+
 import { z } from 'zod';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
@@ -16,6 +17,7 @@ import type {
 import { localDateOf } from '../zoned-time.js';
 import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
+import type { PlatAccountStatus } from './plat-accounts.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, PriceOverrides } from './settings.js';
 import type { LookupRequest, QuoteLine } from './types.js';
@@ -63,6 +65,8 @@ export interface HomeData {
   /** Lookups of the last 7 days not listed. */
   recentMore: number;
   adminHome: AdminHome | null;
+  /** Distributed mode, admins: the workspace's plat account (lookups/plat-accounts.ts). */
+  platAccount?: PlatAccountStatus;
 }
 
 /** One representative request per operation, to read its current quote line. */

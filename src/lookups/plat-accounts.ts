@@ -29,3 +29,28 @@ export function storedPlatAccounts(store: PlatAccountStore, fallback: PlatAccoun
     },
   };
 }
+
+/** What the admins' Home says of a tenant's plat account. */
+export type PlatAccountStatus =
+  | { state: 'none' }
+  | { state: 'default' }
+  | { state: 'unchecked' | 'verified'; baseUrl: string }
+  | { state: 'refused'; baseUrl: string; code: string };
+
+export async function platAccountStatus(
+  store: PlatAccountStore,
+  tenant: string,
+  hasDefault: boolean,
+): Promise<PlatAccountStatus> {
+  const own = await store.get(tenant);
+  if (!own) return hasDefault ? { state: 'default' } : { state: 'none' };
+  if (own.failure) return { state: 'refused', baseUrl: own.baseUrl, code: own.failure };
+  return { state: own.verifiedAt ? 'verified' : 'unchecked', baseUrl: own.baseUrl };
+}
+
+/** An admin's entry, checked before it is stored (the token itself is checked on first use). */
+export function platAccountProblem(input: { baseUrl: string; token: string }): 'baseUrl' | 'token' | null {
+  if (!/^https?:\/\/[^\s]+$/i.test(input.baseUrl)) return 'baseUrl';
+  if (input.token === '' || !/^[\x21-\x7e]+$/.test(input.token)) return 'token';
+  return null;
+}

@@ -3,6 +3,7 @@
  */
 import type { Logger } from 'pino';
 import type { LookupService } from '../lookups/lookup-service.js';
+import type { PlatAccountStatus } from '../lookups/plat-accounts.js';
 import type { Metrics } from '../metrics.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
@@ -27,7 +28,11 @@ export interface SlackDeps {
   /** Which language a person or a channel reads (slack/locale-resolver.ts). */
   language: LocaleResolver;
   /** Distributed mode: what an uninstall does (lookups/tenancy.ts); absent in single-workspace mode. */
-  installs?: { uninstall(tenant: string, reason: string): Promise<void> };
+  installs?: {
+    uninstall(tenant: string, reason: string): Promise<void>;
+    /** The tenant's plat account as the admins' Home shows it. */
+    platAccountStatus(tenant: string): Promise<PlatAccountStatus>;
+  };
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;
 }

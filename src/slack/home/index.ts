@@ -5,6 +5,7 @@ import { registerAlertForm } from './alert-form.js';
 import { registerAppHomeOpened } from './app-home-opened.js';
 import { registerDigestForm } from './digest-form.js';
 import { registerHomeLanguage } from './language.js';
+import { registerPlatAccountForm } from './plat-account.js';
 import { registerSettingsForms } from './settings-forms.js';
 
 export function registerHome(app: App, deps: SlackDeps): void {
@@ -15,4 +16,5 @@ export function registerHome(app: App, deps: SlackDeps): void {
   registerDigestForm(app, deps);
   registerAlertForm(app, deps);
   registerHomeLanguage(app, deps);
+  if (deps.installs) registerPlatAccountForm(app, deps);
 }

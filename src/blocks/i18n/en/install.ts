@@ -12,4 +12,23 @@ export const install = {
   reasonState: 'the install link expired or was opened in another browser',
   reasonDenied: 'the installation was cancelled in Slack',
   reasonOther: 'Slack did not confirm it',
+  platAccountHeading: 'Plat account',
+  platAccountNone: 'No plat account is connected: lookups cannot run until an admin connects one.',
+  platAccountDefault:
+    "Lookups are charged to the operator's plat account. Connect your own to be charged on it.",
+  platAccountUnchecked:
+    'Connected to {{url}}. The plat API has no free call, so the token is checked by the first lookup (charged as usual).',
+  platAccountVerified: 'Connected to {{url}}; the token was accepted.',
+  platAccountRefused:
+    'Connected to {{url}}, but the plat API refused the token ({{code}}). Connect it again with a valid token.',
+  platAccountButton: 'Connect plat account',
+  platAccountModalTitle: 'Plat account',
+  platAccountModalSave: 'Save',
+  platAccountBaseUrl: 'Base URL',
+  platAccountBaseUrlHint: 'The plat API base URL your provider gave you (https://…).',
+  platAccountToken: 'Token',
+  platAccountTokenHint: 'Stored encrypted; never shown again.',
+  platAccountBadUrl: 'Enter an http(s) URL.',
+  platAccountBadToken: 'The token may hold printable ASCII only (no spaces).',
+  platAccountOnlyAdmins: 'Only a platdesk admin of this workspace can connect the plat account.',
 } as const;
