@@ -302,6 +302,24 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
               await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
               installs.forget(tenant);
             },
+            async eraseNow(tenant: string, actorId: string) {
+              // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an
+              // uninstall with no retention: the next housekeeping erases the data.
+              await installs.clients
+                .clientFor(tenant)
+                .then((client) =>
+                  client.apps.uninstall({
+                    client_id: installs.clientId,
+                    client_secret: installs.clientSecret,
+                  }),
+                )
+                .catch((err: unknown) =>
+                  logger.warn({ err, tenant }, 'apps.uninstall failed; tokens are deleted anyway'),
+                );
+              await store.audit.record({ actorId, action: 'workspace.erase_requested', detail: tenant });
+              await uninstallTenant({ store, now }, tenant, 'admin_request', 0);
+              installs.forget(tenant);
+            },
             platAccountStatus: (tenant: string) =>
               platAccountStatus(
                 store.platAccounts,

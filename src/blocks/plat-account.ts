@@ -44,8 +44,29 @@ export function platAccountBlocks(w: Words, status: PlatAccountStatus): KnownBlo
         value: 'connect',
         ...(status.state === 'none' || status.state === 'refused' ? { style: 'primary' as const } : {}),
       }),
+      button({
+        label: t('install.eraseButton'),
+        actionId: ACTIONS.homeEraseData,
+        value: 'erase',
+        style: 'danger',
+      }),
     ]),
   ];
+}
+
+export const ERASE_FORM = { callbackId: 'platdesk.home.erase_form' } as const;
+
+/** The confirmation of an admin's request to delete the workspace's data. */
+export function renderEraseModal(w: Words): ModalView {
+  const { t } = w;
+  return {
+    type: 'modal',
+    callback_id: ERASE_FORM.callbackId,
+    title: plain(t('install.eraseModalTitle'), 24),
+    submit: plain(t('install.eraseModalSubmit'), 24),
+    close: plain(t('home.form.cancel'), 24),
+    blocks: [section(t('install.eraseModalBody'))],
+  };
 }
 
 export function renderPlatAccountModal(w: Words, current: { baseUrl: string } | null): ModalView {

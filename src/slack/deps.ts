@@ -32,6 +32,8 @@ export interface SlackDeps {
     uninstall(tenant: string, reason: string): Promise<void>;
     /** The tenant's plat account as the admins' Home shows it. */
     platAccountStatus(tenant: string): Promise<PlatAccountStatus>;
+    /** An admin's request: uninstall from Slack, delete the tokens now and the data at the next housekeeping. */
+    eraseNow(tenant: string, actorId: string): Promise<void>;
   };
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;

@@ -95,6 +95,9 @@ export interface SlackInstalls {
   forget(tenant: string): void;
   /** Store reads made for installations (the bench counts them). */
   readonly reads: number;
+  /** The app's credentials (apps.uninstall takes them). */
+  readonly clientId: string;
+  readonly clientSecret: string;
 }
 
 export function createSlackInstalls(options: SlackInstallsOptions): SlackInstalls {
@@ -265,6 +268,8 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
     get reads() {
       return reads;
     },
+    clientId: distribution.clientId,
+    clientSecret: distribution.clientSecret,
     clients: {
       async clientFor(tenant) {
         const record = await installation(tenant);

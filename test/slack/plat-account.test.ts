@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
+import { ERASE_FORM, PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postEvent } from '../helpers/slack-http.js';
 import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
@@ -24,6 +24,46 @@ describe('plat account per workspace (App Home)', () => {
   afterEach(async () => {
     await h?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an admin asks for the workspace data to be deleted: uninstalled in Slack, tokens gone, erasure due now', async () => {
+    h = await startPlatdeskHarness({
+      signingSecret: SIGNING_SECRET,
+      env: {
+        SLACK_BOT_TOKEN: '',
+        SLACK_CLIENT_ID: '1234.5678',
+        SLACK_CLIENT_SECRET: 'client-secret-for-tests',
+        SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
+        PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        PLATDESK_ADMINS: '',
+      },
+    });
+    const oauth = installFakeOAuth(h.fake);
+    await installThroughOAuth(h.platdesk.url, oauth, {
+      teamId: SLACK.teamId,
+      installerUserId: SLACK.adminId,
+    });
+    const token = oauth.currentToken(SLACK.teamId);
+    const click = await h.clickInView('platdesk.home.erase_data', 'erase', {
+      surface: 'home',
+      userId: SLACK.adminId,
+    });
+    expect(click.status).toBe(200);
+    const opened = await h.fake.waitFor('views.open');
+    expect((opened.body.view as { callback_id: string }).callback_id).toBe(ERASE_FORM.callbackId);
+    expect(textOf(opened.body.view)).toContain('This cannot be undone');
+    // Someone else's submit deletes nothing.
+    await h.submitView({ callbackId: ERASE_FORM.callbackId, userId: SLACK.userId });
+    expect(await h.platdesk.store.installations.get(SLACK.teamId)).not.toBeNull();
+    const done = await h.submitView({ callbackId: ERASE_FORM.callbackId, userId: SLACK.adminId });
+    expect(done.status).toBe(200);
+    await expect.poll(() => h.platdesk.store.installations.get(SLACK.teamId)).toBeNull();
+    const uninstall = await h.fake.waitFor('apps.uninstall');
+    expect(oauth.tokenOf(uninstall)).toBe(token);
+    expect(uninstall.body.client_id).toBe('1234.5678');
+    const erasure = await h.platdesk.store.installations.erasure(SLACK.teamId);
+    expect(erasure).toMatchObject({ reason: 'admin_request', erasedAt: null });
+    expect(erasure?.eraseAfter.getTime()).toBe(erasure?.uninstalledAt.getTime());
   });
 
   it('the installer connects the workspace plat account; stored sealed; others are refused', async () => {

@@ -7,7 +7,12 @@
  */
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
-import { PLAT_ACCOUNT_FORM, renderPlatAccountModal } from '../../blocks/plat-account.js';
+import {
+  ERASE_FORM,
+  PLAT_ACCOUNT_FORM,
+  renderEraseModal,
+  renderPlatAccountModal,
+} from '../../blocks/plat-account.js';
 import { platAccountProblem } from '../../lookups/plat-accounts.js';
 import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
@@ -29,6 +34,25 @@ export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
     },
     { adminOnly: true },
   );
+
+  onViewClick(
+    app,
+    deps,
+    ACTIONS.homeEraseData,
+    async (click) => click.openModal(renderEraseModal(await click.words())),
+    { adminOnly: true },
+  );
+
+  app.view(ERASE_FORM.callbackId, async ({ ack, body, context }) => {
+    const userId = body.user.id;
+    if (!(await deps.isAdmin(userId))) {
+      // The modal has no input to attach an error to: it closes, and nothing is deleted.
+      await ack();
+      return;
+    }
+    await ack();
+    await deps.installs?.eraseNow(tenantOfContext(context), userId);
+  });
 
   app.view(PLAT_ACCOUNT_FORM.callbackId, async ({ ack, view, body, client, context }) => {
     const f = PLAT_ACCOUNT_FORM;

@@ -31,4 +31,9 @@ export const install = {
   platAccountBadUrl: 'Enter an http(s) URL.',
   platAccountBadToken: 'The token may hold printable ASCII only (no spaces).',
   platAccountOnlyAdmins: 'Only a platdesk admin of this workspace can connect the plat account.',
+  eraseButton: 'Delete workspace data',
+  eraseModalTitle: 'Delete workspace data',
+  eraseModalBody:
+    'This uninstalls platdesk from this workspace now: its Slack tokens and plat account are deleted at once, and all of its data (spend ledger, settings, digests, alerts) is erased within the hour. This cannot be undone.',
+  eraseModalSubmit: 'Delete',
 } as const;

@@ -27,4 +27,9 @@ export const install = {
   platAccountBadUrl: '请输入 http(s) 网址。',
   platAccountBadToken: '令牌只能包含可打印的 ASCII 字符（不含空格）。',
   platAccountOnlyAdmins: '只有本工作区的 platdesk 管理员可以连接 plat 账户。',
+  eraseButton: '删除工作区数据',
+  eraseModalTitle: '删除工作区数据',
+  eraseModalBody:
+    '这将立即从本工作区卸载 platdesk：其 Slack 令牌和 plat 账户立即删除，全部数据（扣费明细、设置、日报、发货预警）在一小时内清除。此操作无法撤销。',
+  eraseModalSubmit: '删除',
 } as const;
