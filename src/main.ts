@@ -15,28 +15,30 @@ import { currentInstance, type Instance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
-import { createLocaleSettings } from './lookups/locale.js';
-import { createLookupService } from './lookups/lookup-service.js';
 import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
-import { platAccountStatus } from './lookups/plat-accounts.js';
+import {
+  createPlatClients,
+  operatorAccounts,
+  type PlatAccounts,
+  platAccountStatus,
+  storedPlatAccounts,
+} from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
-import { SETTING_KEYS } from './lookups/settings.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
-import { afterInstall, eraseDueTenants, singleTenantData, uninstallTenant } from './lookups/tenancy.js';
+import { afterInstall, eraseDueTenants, uninstallTenant } from './lookups/tenancy.js';
 import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
 import { gatedLimiter } from './plat/gated-limiter.js';
-import { createPlatHttp, DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
+import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter, LimiterOptions } from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
 import type { Sandbox } from './sandbox/index.js';
-import { createAdminAlerts } from './slack/admin-alerts.js';
 import { boltLogger } from './slack/bolt-logger.js';
-import { createDigests } from './slack/digest/wiring.js';
+import { installedSlackClients, singleSlackClient } from './slack/clients.js';
+import type { TenantInstalls } from './slack/deps.js';
 import { createSlackInstalls } from './slack/installs.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
-import { createLocaleResolver } from './slack/locale-resolver.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
@@ -46,10 +48,12 @@ import {
   isSlackApiError,
   socketModeFailure,
 } from './slack/start-check.js';
-import { createGroupMembership } from './slack/user-groups.js';
+import { authorizeFrom, type SlackMode } from './slack/tenant.js';
 import { openStore } from './store/engine.js';
-import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
+import type { ChargeRecorder } from './store/ledger.js';
 import type { Store } from './store/store.js';
+import { SINGLE_TENANT } from './store/tenants.js';
+import { createTenantServices, scheduledTenants, type TenantServices } from './tenant-services.js';
 
 export interface Platdesk {
   app: App;
@@ -57,8 +61,10 @@ export interface Platdesk {
   url: string;
   sandbox: Sandbox | null;
   store: Store;
-  /** Charges on their way to the ledger (kept while the store cannot be written). */
-  charges: ChargeRecorder;
+  /** Charges on their way to the ledger (kept while the store cannot be written), of every tenant. */
+  charges: Pick<ChargeRecorder, 'backlog' | 'flush'>;
+  /** Each tenant's parts (tenant-services.ts): its store, lookups, Slack deps. */
+  tenants: TenantServices;
   /** The plat rate limiter (in-process, or shared through Redis). */
   limiter: Limiter;
   /**
@@ -94,6 +100,22 @@ export interface StartOptions {
   instance?: Instance;
   /** Tests: a short claim lease and renewal beat (default CLAIM_LEASE_MS, CLAIM_RENEW_MS). */
   claims?: { leaseMs: number; renewEveryMs: number };
+  /**
+   * Distributed mode before the OAuth install lands (issue 24): the bot installation of each known
+   * tenant (store/tenants.ts: the enterprise id of an org-wide install, else the team id); null
+   * for an unknown one, whose payloads are then refused by Bolt's authorize and answered nothing.
+   * The InstallationStore of the OAuth install plugs in here.
+   */
+  installations?: (tenant: string) => Promise<BotInstallation | null>;
+  /** Which plat account each tenant spends from (default: the operator's for every tenant). */
+  platAccounts?: PlatAccounts;
+}
+
+/** A tenant's bot, as an installation records it. */
+export interface BotInstallation {
+  botToken: string;
+  botUserId: string;
+  botId: string;
 }
 
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
@@ -109,11 +131,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const appNow = options.now;
   const clock: Clock = appNow ? { ...realClock, now: () => appNow().getTime() } : realClock;
   const now = () => new Date(clock.now());
+  const mode: SlackMode = options.installations || config.slack.distribution ? 'distributed' : 'single';
   // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
   // Distributed mode has no token of its own: each installation's is checked at its install.
-  const botIds = config.slack.botToken
-    ? await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger })
-    : {};
+  const botIds =
+    mode === 'single'
+      ? await checkBotToken({ token: config.slack.botToken ?? '', apiUrl: config.slack.apiUrl, logger })
+      : {};
   // PostgreSQL: alone without REDIS_URL, shared with it; taken before migrating, so a process
   // that may not join never touches the schema (store/sole-lock.ts).
   const soleLock = config.database.url
@@ -136,7 +160,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   });
   logger.info({ engine: store.engine, location: store.location }, 'store ready');
   const metrics = new Metrics();
-  const charges = createChargeRecorder({ ledger: store.ledger, logger });
+  // Filled in below; every tenant's recorder (tenant-services.ts) counts.
+  let services: TenantServices | null = null;
+  const charges = {
+    backlog: () => (services?.built() ?? []).reduce((n, t) => n + t.charges.backlog(), 0),
+    flush: async () =>
+      (await Promise.all((services?.built() ?? []).map((t) => t.charges.flush()))).reduce((a, b) => a + b, 0),
+  };
   metrics.gauge('platdesk_ledger_backlog', 'Charges kept until the ledger can be written', () =>
     charges.backlog(),
   );
@@ -149,12 +179,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     baseUrl = await sandbox.listen(0);
     logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
   }
-  // Distributed mode: per-workspace plat clients come with the tenants branch; until then the
-  // operator's default account (PLAT_BASE_URL, PLAT_TOKEN) serves every workspace.
-  if (!baseUrl)
-    throw new ConfigError([
-      'PLAT_BASE_URL and PLAT_TOKEN are required (in distributed mode: the default plat account)',
-    ]);
+  // The operator's default account: every tenant's in single-workspace mode; in distributed mode
+  // the fallback of a tenant whose admin has connected none (optional there).
+  const operatorAccount = baseUrl ? { baseUrl, token: config.plat.token } : null;
+  if (!operatorAccount && !config.slack.distribution)
+    throw new ConfigError(['PLAT_BASE_URL and PLAT_TOKEN are required']);
   // On the sandbox, quotes state what it charges; an operation PLAT_PRICES names keeps those prices.
   const prices = sandbox ? { ...sandbox.prices, ...config.plat.prices } : config.plat.prices;
 
@@ -168,38 +197,46 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       )
     : engineLimiter;
   const singleFlight = await createSingleFlight(config, metrics, logger);
-  const http = createPlatHttp({
-    baseUrl,
-    token: config.plat.token,
+  const platClients = createPlatClients({
+    accounts:
+      options.platAccounts ??
+      (config.slack.distribution
+        ? storedPlatAccounts(store.platAccounts, operatorAccount)
+        : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' })),
     timeouts,
-  });
-  const client = createPlatClient({
-    http,
-    limiter,
-    editions: config.plat.editions,
-    logger,
-    ...(options.platRetry ? { retry: options.platRetry } : {}),
-    onAttempt: ({ operation, outcome, apiCode, ms }) => {
-      metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
-        operation,
-        outcome,
-        code: apiCode ?? 'none',
-      });
-      metrics.observe('platdesk_plat_call_ms', 'Plat call duration', PLAT_BUCKETS_MS, ms, { operation });
-      if (outcome !== 'ok')
-        metrics.inc('platdesk_errors_total', 'Errors by source and code', { source: 'plat', code: outcome });
-    },
-    onCharge: (e) => {
-      metrics.inc(
-        'platdesk_plat_points_total',
-        'Points withheld by the plat API',
-        { operation: e.operation },
-        e.points,
-      );
-    },
+    defaults: { prices, editions: config.plat.editions },
+    makeClient: (http, editions) =>
+      createPlatClient({
+        http,
+        // One limiter for every tenant (lookups/plat-accounts.ts says why).
+        limiter,
+        editions,
+        logger,
+        ...(options.platRetry ? { retry: options.platRetry } : {}),
+        onAttempt: ({ operation, outcome, apiCode, ms }) => {
+          metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
+            operation,
+            outcome,
+            code: apiCode ?? 'none',
+          });
+          metrics.observe('platdesk_plat_call_ms', 'Plat call duration', PLAT_BUCKETS_MS, ms, { operation });
+          if (outcome !== 'ok')
+            metrics.inc('platdesk_errors_total', 'Errors by source and code', {
+              source: 'plat',
+              code: outcome,
+            });
+        },
+        onCharge: (e) => {
+          metrics.inc(
+            'platdesk_plat_points_total',
+            'Points withheld by the plat API',
+            { operation: e.operation },
+            e.points,
+          );
+        },
+      }),
   });
 
-  const tenantData = singleTenantData(store);
   const installs = config.slack.distribution
     ? createSlackInstalls({
         distribution: config.slack.distribution,
@@ -207,7 +244,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         apiUrl: config.slack.apiUrl,
         logger,
         nowMs: () => clock.now(),
-        onInstalled: (record) => afterInstall({ store, data: tenantData, logger }, record),
+        onInstalled: async (record) => {
+          await afterInstall({ store, logger }, record);
+          // A reinstall may bring a new bot token: the tenant's parts are built anew.
+          await services?.forget(record.tenant);
+        },
       })
     : null;
   const { receiver, healthServer, socketClients } = createHttpFront({
@@ -223,118 +264,115 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     socketLivenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
     ...(options.onSocketDeaf ? { onSocketDeaf: options.onSocketDeaf } : {}),
   });
-  const app = new App({
-    // Single-workspace: the ids from the start-up auth.test, so Bolt makes no auth.test of its own.
-    ...(installs ? { authorize: installs.authorize } : { token: config.slack.botToken ?? '', ...botIds }),
-    receiver,
-    logger: boltLogger(logger),
-    clientOptions: {
-      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-      // A few retries on 429/5xx, not web-api's default of ten spread over half an hour.
-      retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
-    },
-  });
-  const admins = async () => [
-    ...new Set([...config.admins, ...((await store.settings.get<string[]>(SETTING_KEYS.admins)) ?? [])]),
-  ];
-  // Configured admins are admins even while the store is unreachable.
-  const isAdmin = async (userId: string) =>
-    config.admins.includes(userId) || (await admins()).includes(userId);
-  const language = createLocaleResolver({
-    client: app.client,
-    settings: createLocaleSettings(store.settings, config.locale),
-    logger,
-    now: () => now().getTime(),
-  });
-  const alerts = createAdminAlerts({ client: app.client, admins, language, logger, sent: store.alertsSent });
+  const clientOptions = {
+    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+    // A few retries on 429/5xx, not web-api's default of ten spread over half an hour.
+    retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
+  };
+  // Distributed mode: the installations of the OAuth install (slack/installs.ts), or a test's.
+  const installations = options.installations ?? installs?.installation;
+  const app = installations
+    ? new App({
+        authorize: authorizeFrom(installations),
+        receiver,
+        logger: boltLogger(logger),
+        clientOptions,
+      })
+    : new App({
+        token: config.slack.botToken ?? '',
+        // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
+        ...botIds,
+        receiver,
+        logger: boltLogger(logger),
+        clientOptions,
+      });
   // This process in claim records: a lookup it claims is held under a lease it renews, so after a
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
   const instance = options.instance ?? currentInstance();
   const holder = { instanceId: instance.id, leaseMs: options.claims?.leaseMs ?? CLAIM_LEASE_MS };
-  const lookups = createLookupService({
-    client,
+  const slackClients = installs
+    ? installs.clients
+    : installations
+      ? installedSlackClients(async (t) => (await installations(t))?.botToken ?? null, clientOptions)
+      : singleSlackClient(app.client);
+  const tenantInstalls = installs ? distributedInstalls() : null;
+  services = createTenantServices({
+    ...(tenantInstalls ? { installs: tenantInstalls } : {}),
     store,
-    holder,
-    prices,
-    logger,
-    now,
-    singleFlight,
-    isAdmin,
-    isInGroup: createGroupMembership(app.client),
-    charges,
-    onBudgetAlert: ({ figure, userId, refused }) => {
-      void alerts.notify({ kind: 'budget', figure, userId, refused });
-    },
-  });
-  const digests = createDigests({
-    slackClient: app.client,
-    store,
-    // Scheduled spend obeys the workspace's daily and monthly caps, call by call.
-    client: lookups.scheduledClient,
-    alerts,
-    admins,
-    language,
-    logger,
-    prices,
-    now,
-    metrics,
-    charges,
-    clock: options.schedulerClock ?? clock,
-    ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
-  });
-  registerListeners(app, {
-    digests,
-    lookups,
-    client,
-    store,
-    logger,
-    alerts,
-    now,
-    isAdmin,
-    admins,
+    platClients,
+    slackClients,
     configuredAdmins: config.admins,
+    locale: config.locale,
+    holder,
+    singleFlight,
+    logger,
     metrics,
-    language,
-    ...(installs
-      ? {
-          installs: {
-            async uninstall(tenant: string, reason: string) {
-              await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
-              installs.forget(tenant);
-            },
-            async eraseNow(tenant: string, actorId: string) {
-              // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an
-              // uninstall with no retention: the next housekeeping erases the data.
-              await installs.clients
-                .clientFor(tenant)
-                .then((client) =>
-                  client.apps.uninstall({
-                    client_id: installs.clientId,
-                    client_secret: installs.clientSecret,
-                  }),
-                )
-                .catch((err: unknown) =>
-                  logger.warn({ err, tenant }, 'apps.uninstall failed; tokens are deleted anyway'),
-                );
-              await store.audit.record({ actorId, action: 'workspace.erase_requested', detail: tenant });
-              await uninstallTenant({ store, now }, tenant, 'admin_request', 0);
-              installs.forget(tenant);
-            },
-            platAccountStatus: (tenant: string) =>
-              platAccountStatus(
-                store.platAccounts,
-                tenant,
-                config.plat.baseUrl !== null || config.plat.sandbox,
-              ),
-          },
-        }
+    now,
+    ...(options.schedulerClock ? { schedulerClock: options.schedulerClock } : {}),
+    ...(options.schedulerMaxSleepMs !== undefined
+      ? { schedulerMaxSleepMs: options.schedulerMaxSleepMs }
       : {}),
   });
+  const tenants = services;
+  // The tenants whose schedules must run after a restart (single-workspace mode: its one tenant).
+  for (const t of mode === 'single' ? [SINGLE_TENANT] : await scheduledTenants(store))
+    await tenants
+      .forTenant(t)
+      .catch((err: unknown) => logger.warn({ err, tenant: t }, 'tenant not available'));
+  const single = mode === 'single' ? await tenants.forTenant(SINGLE_TENANT) : null;
+  registerListeners(app, {
+    mode,
+    depsFor: async (t) => (await tenants.forTenant(t)).deps,
+    outside: single?.deps ?? null,
+    logger,
+    metrics,
+    ...(tenantInstalls ? { installs: tenantInstalls } : {}),
+  });
+
+  /** Distributed mode's installation steps for the listeners (deps.ts TenantInstalls). */
+  function distributedInstalls(): TenantInstalls {
+    const slack = installs as NonNullable<typeof installs>;
+    const dropped = async (tenant: string) => {
+      slack.forget(tenant);
+      await services?.forget(tenant);
+    };
+    return {
+      async uninstall(tenant, reason) {
+        await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
+        await dropped(tenant);
+      },
+      async eraseNow(tenant, actorId) {
+        // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an
+        // uninstall with no retention: the next housekeeping erases the data.
+        const client = await slack.clients.clientFor(tenant);
+        await client?.apps
+          .uninstall({ client_id: slack.clientId, client_secret: slack.clientSecret })
+          .catch((err: unknown) =>
+            logger.warn({ err, tenant }, 'apps.uninstall failed; tokens are deleted anyway'),
+          );
+        await store
+          .forTenant(tenant)
+          .audit.record({ actorId, action: 'workspace.erase_requested', detail: tenant });
+        await uninstallTenant({ store, now }, tenant, 'admin_request', 0);
+        await dropped(tenant);
+      },
+      accountChanged: async (tenant) => services?.forget(tenant),
+      platAccountStatus: (tenant) => platAccountStatus(store.platAccounts, tenant, operatorAccount !== null),
+    };
+  }
 
   const claims = createClaimWatch({
     store,
-    client: app.client,
-    language,
+    // Single-workspace mode: the one bot and tenant; distributed mode: each claim's tenant's.
+    ...(single
+      ? { client: app.client, language: single.deps.language }
+      : {
+          slackOf: async (t: string) => {
+            const parts = await tenants.forTenant(t).catch(() => null);
+            const client = await slackClients.clientFor(t);
+            return parts && client ? { client, language: parts.deps.language } : null;
+          },
+        }),
     logger,
     instance,
     holder,
@@ -346,16 +384,18 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     store,
     now,
     logger,
-    onSpendDifferences: ({ day, differences }) => {
-      void alerts.notify({
-        kind: 'spend-totals',
-        day,
-        count: differences.length,
-        sample: differences.slice(0, ALERT_SAMPLE),
-      });
+    onSpendDifferences: ({ day, differences }, t) => {
+      void tenants.forTenant(t).then(({ deps }) =>
+        deps.alerts.notify({
+          kind: 'spend-totals',
+          day,
+          count: differences.length,
+          sample: differences.slice(0, ALERT_SAMPLE),
+        }),
+      );
     },
     holder: instance.id,
-    ...(installs ? { eraseDueTenants: () => eraseDueTenants({ store, data: tenantData, now }) } : {}),
+    ...(installs ? { eraseDueTenants: () => eraseDueTenants({ store, now }) } : {}),
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 
@@ -398,8 +438,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   claims.start();
   housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
-  digests.scheduler.start();
-  digests.alerts?.start();
+  tenants.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -408,9 +447,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     sandbox,
     store,
     charges,
+    tenants,
     limiter,
     async schedulersIdle() {
-      await Promise.all([digests.scheduler.idle(), digests.alerts?.idle()]);
+      await Promise.all(
+        tenants.built().flatMap(({ deps }) => [deps.digests?.scheduler.idle(), deps.digests?.alerts?.idle()]),
+      );
     },
     stop() {
       // Stop taking new work, let confirmed lookups finish and be recorded, then close.
@@ -419,10 +461,16 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         const healthClosed = healthServer?.listening ? once(healthServer, 'close') : Promise.resolve();
         await app.stop();
         await healthClosed;
+        const built = tenants.built();
         // A digest in flight gives its run up (released lease) so the next start takes it over.
-        await digests.scheduler.stop();
-        await digests.alerts?.stop();
-        const { drained, running } = await lookups.drain(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
+        for (const { deps } of built) {
+          await deps.digests?.scheduler.stop();
+          await deps.digests?.alerts?.stop();
+        }
+        const drainMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
+        const drains = await Promise.all(built.map((t) => t.lookups.drain(drainMs)));
+        const drained = drains.every((d) => d.drained);
+        const running = drains.reduce((n, d) => n + d.running, 0);
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         claims.stop();
         housekeeping.stop();
@@ -430,14 +478,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         const limiterStopped = limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
         // end as timeouts, and their lookups get a moment to record that and tell the user.
-        await http.close({ force: !drained });
-        if (!drained) await lookups.drain(CUT_OFF_GRACE_MS);
+        await platClients.close({ force: !drained });
+        if (!drained) await Promise.all(built.map((t) => t.lookups.drain(CUT_OFF_GRACE_MS)));
         await limiterStopped;
         await singleFlight.stop();
         await sandbox?.close();
         // Charges kept while the store was unreachable: one last try before closing.
         const kept = await charges.flush();
-        charges.stop();
+        for (const t of built) t.charges.stop();
         if (kept > 0) logger.error({ kept }, 'charges not written to the ledger at shutdown');
         await store.close();
         await soleLock?.release();

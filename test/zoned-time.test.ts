@@ -21,6 +21,7 @@ const at = (text: string) => Date.parse(text);
 function sub(localTime: string, timeZone: string): DigestSubscription {
   return {
     id: 1,
+    tenantId: '',
     ownerId: '2200001002',
     shopLabel: '2200001002',
     channelId: 'C1234',

@@ -6,20 +6,23 @@
  *  - awaiting orders (status 1) due within the alert's hours and never alerted → one message;
  *  - alerted orders still awaiting one hour before their deadline → one reminder each.
  *
- * The caller (scheduler.ts) holds the check's lease and handles failures.
+ * The caller (scheduler.ts) claims the check and handles failures; the check holds its lease
+ * the digest's way (digest/run-fence.ts): a timer renews it under the claim's epoch whatever the
+ * check is doing (a page waiting in the limiter behind interactive lookups included), every plat
+ * call is fenced by it, and a holder that lost it stops before its next call.
  */
 
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
 import { postOnce, unknownPostOf } from '../digest/posted-once.js';
+import { type RunFence, type RunLeaseTimings, withRunFence } from '../digest/run-fence.js';
 import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
+import { leasedRunCalls, settleUnanswered } from '../digest/sent-calls.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type {
   AlertCheck,
   AlertOrder,
   AlertOrderFacts,
   AlertSubscription,
-  HeldLease,
   RunHolder,
 } from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
@@ -34,10 +37,8 @@ export const REMIND_BEFORE_MS = HOUR;
  */
 export const MAX_ORDERS_PER_ALERT = 20;
 
-export interface CheckContext extends AlertDeps {
+export interface CheckContext extends AlertDeps, RunLeaseTimings {
   now: () => number;
-  instanceId: string;
-  leaseMs: number;
 }
 
 export type CheckResult =
@@ -66,10 +67,26 @@ export async function executeAlertCheck(
   check: AlertCheck,
   options: { force: boolean; signal?: AbortSignal },
 ): Promise<CheckResult> {
+  return withRunFence(
+    ctx,
+    check,
+    (id, lease) => ctx.store.alerts.renew(id, lease),
+    ctx.logger,
+    (fence) => checkHeld(ctx, sub, check, options, fence),
+  );
+}
+
+async function checkHeld(
+  ctx: CheckContext,
+  sub: AlertSubscription,
+  check: AlertCheck,
+  options: { force: boolean; signal?: AbortSignal },
+  fence: RunFence,
+): Promise<CheckResult> {
   const alerts = ctx.store.alerts;
   // The claim's epoch fences every write of this holder (store/runs.ts).
-  const holder = { owner: ctx.instanceId, epoch: check.epoch };
-  const lease = (): HeldLease => ({ ...holder, now: new Date(ctx.now()), ms: ctx.leaseMs });
+  const holder = fence.holder;
+  const lease = fence.lease;
   // Claimed in 'posting': a history check of a post left unknown. Its orders are recorded; nothing
   // is fetched again.
   if (check.state === 'posting') {
@@ -77,6 +94,28 @@ export async function executeAlertCheck(
     const pending = (await alerts.orders(sub.id, ['pending'])).filter((o) => o.checkId === check.id);
     return postAlertOnce(ctx, sub, check, holder, pending, { at: ctx.now(), deferred: 0, verify: true });
   }
+  // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each
+  // call and its attempt, each written ahead of its call (digest/sent-calls.ts).
+  const runCalls = {
+    store: ctx.store,
+    charges: ctx.charges,
+    runKey: `alert:${check.id}`,
+    epoch: holder.epoch,
+    logger: ctx.logger,
+  };
+  await settleUnanswered(runCalls, (n) => alerts.addCharge(check.id, 0, n));
+  const calls = leasedRunCalls({
+    ...runCalls,
+    now: ctx.now,
+    source: 'alert',
+    channelId: sub.channelId,
+    correlationId: `alert-${check.id}`,
+    edition: 1,
+  });
+  const forgetRecorded = () =>
+    ctx.store.sentCalls
+      .forgetRecorded(runCalls.runKey)
+      .catch((err: unknown) => ctx.logger?.warn({ err, checkId: check.id }, 'sent calls not forgotten'));
   const approved = options.force || (await alerts.approvedOn(sub.id, check.localDate)) !== null;
   const cap = approved ? Number.POSITIVE_INFINITY : sub.capPoints;
   const spent = await alerts.spentOn(sub.id, check.localDate);
@@ -106,21 +145,11 @@ export async function executeAlertCheck(
   if (price !== null && spent + estimatedPages * price > cap) return park(estimatedPages * price);
 
   const chargeWrites: Promise<unknown>[] = [];
-  // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each call.
-  let calls = 0;
   const onCharge = (event: ChargeEvent): void => {
     // The ledger row is never lost (kept until the store can be written); the check's own tally
     // is what the daily cap counts.
     chargeWrites.push(
-      ctx.charges.record(
-        ledgerEntryFor(event, {
-          chargeId: chargeIdOf(`alert:${check.id}:${holder.epoch}`, calls++, event.attempt),
-          userId: null,
-          channelId: sub.channelId,
-          pendingId: null,
-          source: 'alert',
-        }),
-      ),
+      calls.record(event),
       alerts
         .addCharge(check.id, event.points, 1)
         .catch((err: unknown) =>
@@ -138,23 +167,24 @@ export async function executeAlertCheck(
         priority: 'bulk',
         correlationId: `alert-${check.id}`,
         onCharge,
-        onProgress: async () => {
-          if (!(await alerts.renew(check.id, lease()))) throw new DigestLeaseLostError(check.id);
-        },
         checkPlan: (plan) => {
           const each = price ?? plan.lastPagePoints;
           if (each !== null && spent + plan.pagesPlanned * each > cap)
             throw new DigestOverCapError(plan.pagesPlanned * each);
         },
+        fence,
+        writeAhead: calls.writeAhead,
         ...(options.signal ? { signal: options.signal } : {}),
       })
     ).orders;
   } catch (error) {
     await Promise.all(chargeWrites);
+    await forgetRecorded();
     if (error instanceof DigestOverCapError) return park(error.estimatePoints);
     throw error;
   }
   await Promise.all(chargeWrites);
+  await forgetRecorded();
 
   const byNumber = new Map(orders.map((o) => [o.orderSn, o]));
   const at = ctx.now();

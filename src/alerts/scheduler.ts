@@ -9,7 +9,8 @@
  * injected.
  */
 import { randomUUID } from 'node:crypto';
-import { DigestLeaseLostError } from '../digest/runner.js';
+import { RUN_LEASE_DEFAULTS } from '../digest/run-fence.js';
+import { isLeaseLost } from '../digest/runner.js';
 import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
@@ -22,7 +23,8 @@ import type { AlertClock, AlertDeps } from './types.js';
 const MINUTE = 60_000;
 
 export const ALERT_SCHEDULER_DEFAULTS = {
-  leaseMs: 10 * MINUTE,
+  /** The digest's lease, renewal and call span (digest/run-fence.ts): one fence for both. */
+  ...RUN_LEASE_DEFAULTS,
   retryDelaysMs: [2 * MINUTE, 5 * MINUTE, 15 * MINUTE],
   maxSleepMs: MINUTE,
 } as const;
@@ -30,7 +32,11 @@ export const ALERT_SCHEDULER_DEFAULTS = {
 export interface AlertSchedulerOptions extends AlertDeps {
   clock?: AlertClock;
   instanceId?: string;
+  /** How long a claim holds without renewal; renewed by a timer every `renewEveryMs` (run-fence.ts). */
   leaseMs?: number;
+  renewEveryMs?: number;
+  /** The longest a plat call takes from being sent to its end; no call starts later than this before the lease ends. */
+  callSpanMs?: number;
   retryDelaysMs?: readonly number[];
   maxSleepMs?: number;
 }
@@ -64,7 +70,15 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
   const maxSleepMs = options.maxSleepMs ?? ALERT_SCHEDULER_DEFAULTS.maxSleepMs;
   const { store, publisher, logger } = options;
   const alerts = store.alerts;
-  const ctx: CheckContext = { ...options, now: () => clock.now(), instanceId, leaseMs };
+  const ctx: CheckContext = {
+    ...options,
+    now: () => clock.now(),
+    clock,
+    instanceId,
+    leaseMs,
+    renewEveryMs: options.renewEveryMs ?? ALERT_SCHEDULER_DEFAULTS.renewEveryMs,
+    callSpanMs: options.callSpanMs ?? ALERT_SCHEDULER_DEFAULTS.callSpanMs,
+  };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
 
   // The digest scheduler's timer loop and run tracking (digest/wake-loop.ts).
@@ -151,7 +165,10 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
           await alerts.release(check.id, holder, new Date(clock.now()));
           return { kind: 'stopped' };
         }
-        if (error instanceof DigestLeaseLostError) return { kind: 'already_handled' };
+        if (isLeaseLost(error)) {
+          logger?.warn({ checkId: check.id, err: error }, 'alert check lost its lease: stopped');
+          return { kind: 'already_handled' };
+        }
         await failed(sub, (await alerts.check(check.id)) ?? check, holder, error);
         return { kind: 'failed', error };
       }

@@ -88,6 +88,8 @@ export interface FetchOrdersOptions {
   signal?: AbortSignal;
   /** The lease the caller must hold for each call to start (plat/client.ts CallFence). */
   fence?: CallFence;
+  /** Each attempt's charge id written ahead of it (digest/sent-calls.ts). */
+  writeAhead?: Pick<CallOptions, 'beforeSend' | 'notSent'>;
 }
 
 export interface FetchedOrders {
@@ -163,6 +165,7 @@ export async function fetchOrders(client: PlatClient, options: FetchOrdersOption
     ...(options.onCharge ? { onCharge: options.onCharge } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.fence ? { fence: options.fence } : {}),
+    ...options.writeAhead,
   };
 
   for (const [w, window] of windows.entries()) {

@@ -22,7 +22,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 /** A post's key, as it goes in `metadata` (https://docs.slack.dev/messaging/message-metadata). */
 export interface PostKey {
   /** `metadata.event_type`. */
-  eventType: 'platdesk_digest' | 'platdesk_ship_by_alert';
+  eventType: 'platdesk_digest' | 'platdesk_digest_reply' | 'platdesk_ship_by_alert';
   /** `metadata.event_payload.key`: unique per run (or check) of this database. */
   key: string;
   /** The oldest instant a message with this key can have (history is read from here on). */
@@ -36,6 +36,15 @@ export function digestPostKey(run: Pick<DigestRun, 'id' | 'createdAt'>): PostKey
     key: `digest-run-${run.id}-${run.createdAt.getTime()}`,
     since: new Date(run.createdAt.getTime() - CLOCK_SKEW_MS),
   };
+}
+
+/**
+ * The key of a threaded digest's reply number `index` (0-based, in the order they are posted):
+ * a retried run posts only the replies whose keys the thread does not hold yet.
+ */
+export function digestReplyKey(run: Pick<DigestRun, 'id' | 'createdAt'>, index: number): PostKey {
+  const parent = digestPostKey(run);
+  return { ...parent, eventType: 'platdesk_digest_reply', key: `${parent.key}-reply-${index}` };
 }
 
 export function alertPostKey(check: Pick<AlertCheck, 'id' | 'createdAt'>): PostKey {
@@ -78,7 +87,8 @@ export type PostOnceOutcome =
 /**
  * Posts a keyed message once. `verify`: an earlier attempt may have posted it (its outcome was
  * unknown, or its holder stopped while posting), so the history is read first. `post` and `find`
- * throw PostOutcomeUnknownError and HistoryUnreadableError; any other error is a post Slack
+ * throw PostOutcomeUnknownError and HistoryUnreadableError (`find` may post what the message it
+ * found still lacks, so it may throw PostOutcomeUnknownError too); any other error is a post Slack
  * surely refused, and is the caller's to retry.
  */
 export async function postOnce(options: {
@@ -91,6 +101,8 @@ export async function postOnce(options: {
       const found = await options.find();
       if (found !== null) return { kind: 'found', ts: found };
     } catch (error) {
+      // Found, but completing it (a threaded digest's missing reply) met an unclear answer again.
+      if (isPostOutcomeUnknown(error)) return { kind: 'unknown', error };
       return { kind: 'unverified', error };
     }
   }

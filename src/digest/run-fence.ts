@@ -15,7 +15,30 @@
  */
 import type { Clock } from '../clock.js';
 import type { CallFence } from '../plat/client.js';
-import type { HeldLease, RunHolder } from '../store/store.js';
+import { isPlatError } from '../plat/errors.js';
+import type { HeldLease, LeasedRun, RunHolder } from '../store/store.js';
+
+/**
+ * The lease of every leased run (digest runs and ship-by alert checks alike): 22 s, renewed every
+ * 2 s, so a run whose holder died is taken over and resumed within about 22 s (issue 19: < 30 s);
+ * a holder may start calls until leaseMs − callSpanMs (6 s) after its last renewal, so two
+ * renewals can be slow or lost before it has to stop. callSpanMs is the longest a plat call takes
+ * from being sent to its end: the plat deadline plus a margin.
+ */
+export const RUN_LEASE_DEFAULTS = {
+  leaseMs: 22_000,
+  renewEveryMs: 2_000,
+  callSpanMs: 16_000,
+} as const;
+
+/** How a holder keeps its lease: the timings, the clock its timers run on. */
+export interface RunLeaseTimings {
+  clock: Clock;
+  instanceId: string;
+  leaseMs: number;
+  renewEveryMs: number;
+  callSpanMs: number;
+}
 
 /** The holder lost its run (taken over, or its lease ran past the local deadline): it stops. */
 export class RunLeaseLostError extends Error {
@@ -132,4 +155,38 @@ export function createRunFence(options: RunFenceOptions): RunFence {
       clearTimers();
     },
   };
+}
+
+/**
+ * Runs `work` on a claimed run under its fence (the one way digest runs and alert checks hold
+ * their lease): renewal starts now under the claim's epoch, `renew` is the run table's fenced
+ * renewal, and the fence stops when `work` ends. A plat call withdrawn from the limiter because
+ * the fence went down is that loss (RunLeaseLostError), not a failure of the run.
+ */
+export async function withRunFence<T>(
+  timings: RunLeaseTimings,
+  claimed: Pick<LeasedRun, 'id' | 'epoch' | 'leaseExpiresAt'>,
+  renew: (id: number, lease: HeldLease) => Promise<boolean>,
+  logger: RunFenceOptions['logger'],
+  work: (fence: RunFence) => Promise<T>,
+): Promise<T> {
+  const fence = createRunFence({
+    runId: claimed.id,
+    holder: { owner: timings.instanceId, epoch: claimed.epoch },
+    expiresAt: claimed.leaseExpiresAt?.getTime() ?? timings.clock.now() + timings.leaseMs,
+    leaseMs: timings.leaseMs,
+    renewEveryMs: timings.renewEveryMs,
+    callSpanMs: timings.callSpanMs,
+    clock: timings.clock,
+    renew: (lease) => renew(claimed.id, lease),
+    logger,
+  });
+  try {
+    return await work(fence);
+  } catch (error) {
+    if (fence.signal.aborted && isPlatError(error) && error.code === 'aborted') throw fence.signal.reason;
+    throw error;
+  } finally {
+    fence.stop();
+  }
 }

@@ -18,17 +18,15 @@
  * Either way the run waits for an admin's "Run anyway", which fetches only what remains.
  */
 
-import type { Clock } from '../clock.js';
-import { isPlatError } from '../plat/errors.js';
 import { MAX_PAGE_SIZE } from '../plat/inputs.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import { chargeIdOf, ledgerEntryFor } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
 import { addDays } from '../zoned-time.js';
 import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
 import { decodePageOrders, encodePageOrders } from './page-orders.js';
 import { postOnce, unknownPostOf } from './posted-once.js';
-import { createRunFence, RunLeaseLostError } from './run-fence.js';
+import { type RunFence, RunLeaseLostError, type RunLeaseTimings, withRunFence } from './run-fence.js';
+import { leasedRunCalls, settleUnanswered } from './sent-calls.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
 import type { DigestDeps, DigestEstimate, DigestPost } from './types.js';
 
@@ -77,16 +75,8 @@ export type RunResult =
    */
   | { kind: 'unknown'; run: DigestRun; checkAt: Date | null };
 
-export interface RunnerContext extends DigestDeps {
+export interface RunnerContext extends DigestDeps, RunLeaseTimings {
   now: () => number;
-  /** The timers of the lease renewal (run-fence.ts). */
-  clock: Clock;
-  instanceId: string;
-  leaseMs: number;
-  /** How often a holder renews its lease. */
-  renewEveryMs: number;
-  /** The longest a plat call takes from being sent to its end (the plat deadline + margin). */
-  callSpanMs: number;
   /** Least time between two progress updates of "Run now". */
   progressIntervalMs: number;
 }
@@ -136,27 +126,13 @@ export async function executeDigestRun(
   claimed: DigestRun,
   options: ExecuteOptions,
 ): Promise<RunResult> {
-  const { store } = ctx;
-  const fence = createRunFence({
-    runId: claimed.id,
-    holder: { owner: ctx.instanceId, epoch: claimed.epoch },
-    expiresAt: claimed.leaseExpiresAt?.getTime() ?? ctx.now() + ctx.leaseMs,
-    leaseMs: ctx.leaseMs,
-    renewEveryMs: ctx.renewEveryMs,
-    callSpanMs: ctx.callSpanMs,
-    clock: ctx.clock,
-    renew: (lease) => store.digests.renew(claimed.id, lease),
-    logger: ctx.logger,
-  });
-  try {
-    return await executeHeld(ctx, subscription, claimed, options, fence);
-  } catch (error) {
-    // A call withdrawn from the limiter because the lease was lost is that loss, not a failure.
-    if (fence.signal.aborted && isPlatError(error) && error.code === 'aborted') throw fence.signal.reason;
-    throw error;
-  } finally {
-    fence.stop();
-  }
+  return withRunFence(
+    ctx,
+    claimed,
+    (id, lease) => ctx.store.digests.renew(id, lease),
+    ctx.logger,
+    (fence) => executeHeld(ctx, subscription, claimed, options, fence),
+  );
 }
 
 async function executeHeld(
@@ -164,7 +140,7 @@ async function executeHeld(
   subscription: DigestSubscription,
   claimed: DigestRun,
   options: ExecuteOptions,
-  fence: ReturnType<typeof createRunFence>,
+  fence: RunFence,
 ): Promise<RunResult> {
   const { store, publisher } = ctx;
   const digests = store.digests;
@@ -173,6 +149,28 @@ async function executeHeld(
   const edition = 1; // the time filters need the enhanced edition (spec §4.7)
   const price = await ctx.priceOf('paging-orders', edition);
   const run = claimed;
+  // Charge ids: this run and the holder's epoch (every claim bumps it, so a takeover's calls have
+  // ids of their own), then each call and its attempt, each written ahead of its call.
+  const runCalls = {
+    store,
+    charges: ctx.charges,
+    runKey: `digest:${run.id}`,
+    epoch: holder.epoch,
+    logger: ctx.logger,
+  };
+  await settleUnanswered(runCalls, (n) => digests.addCharge(run.id, 0, n));
+  const calls = leasedRunCalls({
+    ...runCalls,
+    now: ctx.now,
+    source: 'digest',
+    channelId: subscription.channelId,
+    correlationId: `digest-${run.id}`,
+    edition,
+  });
+  const forgetRecorded = () =>
+    store.sentCalls
+      .forgetRecorded(runCalls.runKey)
+      .catch((err: unknown) => ctx.logger?.warn({ err, runId: run.id }, 'sent calls not forgotten'));
 
   const park = async (estimate: DigestEstimate): Promise<RunResult> => {
     const estimatePoints = estimate.chargedPoints + estimate.leftPoints;
@@ -245,23 +243,10 @@ async function executeHeld(
       );
     /** Charges of answered calls whose page is not recorded yet (tallied with their page, or alone). */
     const unrecorded: number[] = [];
-    // Charge ids: this run and the holder's epoch (every claim bumps it, so a takeover's calls
-    // have ids of their own), then each call and its attempt.
-    let calls = 0;
     const onCharge = (event: ChargeEvent): void => {
       chargedPoints += event.points;
       // The ledger row is never lost (kept until the store can be written).
-      chargeWrites.push(
-        ctx.charges.record(
-          ledgerEntryFor(event, {
-            chargeId: chargeIdOf(`digest:${run.id}:${holder.epoch}`, calls++, event.attempt),
-            userId: null,
-            channelId: subscription.channelId,
-            pendingId: null,
-            source: 'digest',
-          }),
-        ),
-      );
+      chargeWrites.push(calls.record(event));
       if (event.code === 0) unrecorded.push(event.points);
       else tally(event.points);
     };
@@ -301,14 +286,17 @@ async function executeHeld(
             throw new DigestOverCapError(estimate.chargedPoints + estimate.leftPoints, estimate);
         },
         fence,
+        writeAhead: calls.writeAhead,
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
       await settle(progressChain, chargeWrites, unrecorded, tally);
+      await forgetRecorded();
       if (error instanceof DigestOverCapError && error.estimate) return park(error.estimate);
       throw error;
     }
     await settle(progressChain, chargeWrites, unrecorded, tally);
+    await forgetRecorded();
     const pages = await store.digestPages.list(run.id);
     // The subscription's filters (flag colours, statuses), stated in the digest's header.
     const kept = ordersOfPages(pages).filter(

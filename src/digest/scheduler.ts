@@ -20,6 +20,7 @@ import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from '../zoned-time.js';
+import { RUN_LEASE_DEFAULTS } from './run-fence.js';
 import { executeDigestRun, isLeaseLost, type RunnerContext, type RunResult } from './runner.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
@@ -54,9 +55,7 @@ export interface DigestSchedulerOptions extends DigestDeps {
 }
 
 export const DIGEST_DEFAULTS = {
-  leaseMs: 22_000,
-  renewEveryMs: 2_000,
-  callSpanMs: 16_000,
+  ...RUN_LEASE_DEFAULTS,
   retryDelaysMs: [5 * MINUTE, 15 * MINUTE, 45 * MINUTE],
   maxSleepMs: MINUTE,
   progressIntervalMs: 1_500,

@@ -83,7 +83,8 @@ export function createHousekeeping(deps: {
   holder: string;
   everyMs?: number;
   /** The nightly reconciliation found running totals that differ from the ledger (tell the admins). */
-  onSpendDifferences?: (check: SpendCheck) => void;
+  /** A tenant's counters differ from its ledger (`tenant`: store/tenants.ts). */
+  onSpendDifferences?: (check: SpendCheck, tenant: string) => void;
   /** Distributed mode: erases the data of tenants whose retention after uninstall has passed. */
   eraseDueTenants?: () => Promise<string[]>;
 }): Housekeeping {
@@ -97,13 +98,17 @@ export function createHousekeeping(deps: {
         if (Object.values(pruned).some((n) => n > 0)) deps.logger.info(pruned, 'old rows pruned');
         const erased = (await deps.eraseDueTenants?.()) ?? [];
         if (erased.length > 0) deps.logger.info({ tenants: erased }, 'data of uninstalled workspaces erased');
-        // Once a local day, whichever replica gets there first (reconcile.ts).
-        await reconcileOncePerDay({
-          store: deps.store,
-          now: deps.now(),
-          logger: deps.logger,
-          ...(deps.onSpendDifferences ? { onDifferences: deps.onSpendDifferences } : {}),
-        });
+        // Once a local day per tenant, whichever replica gets there first (reconcile.ts).
+        const tenants = new Set([deps.store.tenant, ...(await deps.store.tenants.list())]);
+        for (const tenant of tenants) {
+          const onSpend = deps.onSpendDifferences;
+          await reconcileOncePerDay({
+            store: deps.store.forTenant(tenant),
+            now: deps.now(),
+            logger: deps.logger,
+            ...(onSpend ? { onDifferences: (check: SpendCheck) => onSpend(check, tenant) } : {}),
+          });
+        }
         return pruned;
       } catch (err) {
         // A store fault now is reported by /healthz; the next run tries again.

@@ -43,11 +43,10 @@ export async function interruptGoneClaims(
     if (claim.claimedBy === me.id) continue;
     const over = claim.leaseExpiresAt === null || claim.leaseExpiresAt.getTime() + graceMs <= now.getTime();
     if (!over && !(claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me))) continue;
-    const interrupted = await store.pending.interrupt<Pending['request'], Pending['quote']>(
-      claim.id,
-      claim.claimedBy,
-      claim.claimEpoch,
-    );
+    // Running claims are read across tenants; each is interrupted in its own tenant.
+    const interrupted = await store
+      .forTenant(claim.tenantId)
+      .pending.interrupt<Pending['request'], Pending['quote']>(claim.id, claim.claimedBy, claim.claimEpoch);
     if (interrupted) marked.push(interrupted);
   }
   return marked;

@@ -1,25 +1,122 @@
 /**
- * Which plat account a tenant's lookups are charged to: in distributed mode the account an admin
- * of the workspace connected (base URL and token, sealed in the store), else the operator's
- * default account (PLAT_BASE_URL/PLAT_TOKEN) when one is set; in single-workspace mode always the
- * configured one. null: the tenant has none yet (its admin is asked to connect one).
+ * A plat account per tenant (issue 24): where each tenant's calls go, with which token, at which
+ * prices and editions, and the plat client built for it.
+ *
+ * - `PlatAccounts` says which account a tenant spends from. The default (operatorAccounts) is the
+ *   operator's: PLAT_BASE_URL / PLAT_TOKEN (or the sandbox) for every tenant, as in
+ *   single-workspace mode. Distributed mode's (storedPlatAccounts) is the account the tenant's admin
+ *   entered, falling back to the operator's account where one is set.
+ * - `createPlatClients` builds one plat client per account and keeps it: one undici pool per base
+ *   URL (accounts on one origin share its sockets) and ONE limiter for every tenant. The spec
+ *   states the limit (10 calls in any 1000 ms) without saying whether it counts per token or per
+ *   caller address; the conservative reading is per deployment, so every tenant's calls go
+ *   through the one limiter (plat/limiter.ts), interactive calls still ahead of scheduled ones.
  */
+import { Pool } from 'undici';
 import type { PriceTable } from '../config.js';
+import type { PlatClient } from '../plat/client.js';
+import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../plat/http.js';
 import type { Operation } from '../plat/operations.js';
 import type { PlatAccountStore } from '../store/store.js';
 
 export interface PlatAccount {
+  /** The spec's {base_url}. */
   baseUrl: string;
+  /** The account's access token: never logged, never shown. */
   token: string;
+  /** Prices per operation and edition, in points (as PLAT_PRICES); the operator's where absent. */
   prices?: PriceTable;
+  /** Edition per operation (as PLAT_EDITIONS); the operator's where absent. */
   editions?: Partial<Record<Operation, number>>;
 }
 
 export interface PlatAccounts {
+  /** The account a tenant spends from; null: none (the tenant's lookups are refused). */
   accountFor(tenant: string): Promise<PlatAccount | null>;
 }
 
-/** Distributed mode: the tenant's own account, else the operator's default (or null). */
+/** The operator's account for every tenant (PLAT_BASE_URL / PLAT_TOKEN, or the sandbox). */
+export function operatorAccounts(account: PlatAccount): PlatAccounts {
+  return { accountFor: async () => account };
+}
+
+/** A tenant's plat client and what its quotes state. */
+export interface TenantPlat {
+  client: PlatClient;
+  prices: PriceTable;
+}
+
+export interface PlatClients {
+  /** The tenant's client (built once per account, rebuilt when its account changes), or null. */
+  clientFor(tenant: string): Promise<TenantPlat | null>;
+  /** Closes every pool (see PlatHttp.close: `force` cuts calls in flight off). */
+  close(options?: { force?: boolean }): Promise<void>;
+}
+
+export interface PlatClientsDeps {
+  accounts: PlatAccounts;
+  timeouts: Partial<HttpTimeouts>;
+  /** The operator's prices and editions, under each account's own. */
+  defaults: { prices: PriceTable; editions: Partial<Record<Operation, number>> };
+  /** Builds the client on an account's HTTP path (the one limiter, metrics, retries: main.ts). */
+  makeClient(http: PlatHttp, editions: Partial<Record<Operation, number>>): PlatClient;
+}
+
+export function createPlatClients(deps: PlatClientsDeps): PlatClients {
+  const pools = new Map<string, Pool>();
+  const https = new Set<PlatHttp>();
+  /** By account (base URL and token): tenants on one account share its client. */
+  const byAccount = new Map<string, TenantPlat>();
+  const poolFor = (baseUrl: string) => {
+    const origin = new URL(baseUrl).origin;
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: 16,
+        ...(deps.timeouts.connectMs !== undefined ? { connect: { timeout: deps.timeouts.connectMs } } : {}),
+        ...(deps.timeouts.headersMs !== undefined ? { headersTimeout: deps.timeouts.headersMs } : {}),
+        ...(deps.timeouts.bodyMs !== undefined ? { bodyTimeout: deps.timeouts.bodyMs } : {}),
+        keepAliveTimeout: 30_000,
+      });
+      pools.set(origin, pool);
+    }
+    return pool;
+  };
+  return {
+    async clientFor(tenant) {
+      const account = await deps.accounts.accountFor(tenant);
+      if (!account) return null;
+      // The token is a map key in memory only (never logged): a changed token is a new client.
+      const key = `${account.baseUrl}\u0000${account.token}`;
+      let plat = byAccount.get(key);
+      if (!plat) {
+        const http = createPlatHttp({
+          baseUrl: account.baseUrl,
+          token: account.token,
+          timeouts: deps.timeouts,
+          pool: poolFor(account.baseUrl),
+        });
+        https.add(http);
+        const editions = { ...deps.defaults.editions, ...account.editions };
+        plat = {
+          client: deps.makeClient(http, editions),
+          prices: { ...deps.defaults.prices, ...account.prices },
+        };
+        byAccount.set(key, plat);
+      }
+      return plat;
+    },
+    async close({ force = false } = {}) {
+      await Promise.all([...https].map((h) => h.close({ force })));
+      await Promise.all([...pools.values()].map((p) => (force ? p.destroy() : p.close())));
+    },
+  };
+}
+
+/**
+ * Distributed mode (issue 24): the account an admin of the tenant connected (sealed in the store,
+ * store/plat-accounts.ts), else the operator's default account when one is set, else none.
+ */
 export function storedPlatAccounts(store: PlatAccountStore, fallback: PlatAccount | null): PlatAccounts {
   return {
     async accountFor(tenant) {

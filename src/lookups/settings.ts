@@ -95,6 +95,19 @@ export const SETTING_KEYS = {
   prices: 'prices',
 } as const;
 
+/**
+ * Adds an admin of the tenant whose settings these are (the OAuth install makes its first
+ * installer one: `addAdmin(store.forTenant(t).settings, installerId, installerId)`); audited like
+ * every setting. Returns the tenant's stored admins. PLATDESK_ADMINS is the single tenant's only.
+ */
+export async function addAdmin(settings: Settings, userId: string, actorId: string): Promise<string[]> {
+  const stored = (await settings.get<string[]>(SETTING_KEYS.admins)) ?? [];
+  if (stored.includes(userId)) return stored;
+  const next = [...stored, userId];
+  await settings.set(SETTING_KEYS.admins, next, actorId);
+  return next;
+}
+
 /** Typed, validated access to the spend settings (read from the store each time: shared by every process). */
 export interface SpendSettings {
   access(): Promise<AccessPolicy>;

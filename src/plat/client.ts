@@ -141,9 +141,17 @@ export interface CallOptions {
   /**
    * Called once the limiter has started the attempt, just before it is sent (each retry too): a
    * rejection (a PlatError such as PlatClaimLostError) stops it unsent. The holder of a
-   * confirmed lookup re-checks its claim here (DESIGN rule 8).
+   * confirmed lookup re-checks its claim here (DESIGN rule 8); a leased run (digest, alert check)
+   * writes the attempt's charge id ahead (digest/sent-calls.ts), so a call whose answer its
+   * holder never read is still known. `attempt` is the attempt's number (0 first), as in its
+   * ChargeEvent.
    */
-  beforeSend?: (operation: Operation) => Promise<void>;
+  beforeSend?: (operation: Operation, attempt: number) => Promise<void>;
+  /**
+   * The attempt announced to beforeSend was not sent after all (the fence was down), or surely
+   * never reached the service (no connection made): no ledger row will come for it.
+   */
+  notSent?: (attempt: number) => void;
 }
 
 export interface PlatClient {
@@ -235,6 +243,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         call.fence.check();
       } catch (error) {
         // Not sent: no attempt, no ledger row.
+        call.notSent?.(attemptNo);
         throw new PlatAbortedError(`${operation} not sent: the caller's lease is lost`, {
           operation,
           cause: error,
@@ -245,6 +254,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     try {
       ({ body } = await http.send({ operation, params, signal: call.signal }));
     } catch (error) {
+      if (!(isPlatError(error) && error.reachedService)) call.notSent?.(attemptNo);
       // No readable answer (timeout, connection, not JSON): still one line, with the request's id.
       logger?.debug(
         {
@@ -354,7 +364,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       try {
         const result = await limiter.schedule(
           async () => {
-            await call.beforeSend?.(operation);
+            await call.beforeSend?.(operation, n);
             return observed(operation, () => attempt(operation, edition, params, decode, call, n));
           },
           {

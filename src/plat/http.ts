@@ -62,19 +62,27 @@ export interface PlatHttpOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** Sockets kept per origin; 10 calls/s rarely needs more than a few. */
   connections?: number;
+  /**
+   * A pool of the origin shared with other accounts (lookups/plat-accounts.ts: one pool per base
+   * URL, whatever the token); its owner closes it. Without it this PlatHttp has a pool of its own.
+   */
+  pool?: Pool;
 }
 
 export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const pool = new Pool(base.origin, {
-    connections: options.connections ?? 16,
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 30_000,
-  });
+  const shared = options.pool ?? null;
+  const pool =
+    shared ??
+    new Pool(base.origin, {
+      connections: options.connections ?? 16,
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+      keepAliveTimeout: 30_000,
+    });
   const secrets = [options.token];
   const shutdown = new AbortController();
 
@@ -143,6 +151,11 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   return {
     send,
     async close({ force = false } = {}) {
+      // A shared pool: this account's calls are cut off, the pool is its owner's to close.
+      if (shared) {
+        if (force) shutdown.abort();
+        return;
+      }
       if (!force) return pool.close();
       shutdown.abort();
       await pool.destroy();

@@ -19,6 +19,8 @@ export interface CallCounters {
   calls: number;
   unauthorized: number;
   callsByOperation: Record<Operation, number>;
+  /** Calls that passed auth, by token. */
+  callsByToken: Record<string, number>;
   /** Arrival times in the rate clock, oldest first; trimmed past ARRIVALS_KEPT (see keptArrivals). */
   arrivals: number[];
 }
@@ -32,6 +34,7 @@ export function emptyCounters(): CallCounters {
     calls: 0,
     unauthorized: 0,
     callsByOperation: byOperation as Record<Operation, number>,
+    callsByToken: {},
     arrivals: [],
   };
 }
@@ -42,7 +45,8 @@ export function keptArrivals(counters: CallCounters): number[] {
 }
 
 export interface DispatchDeps {
-  token: string;
+  /** The tokens accepted (spec §5: one per account). */
+  tokens: readonly string[];
   /** Mutated in place (reset() zeroes it). */
   counters: CallCounters;
   rate: RateWindow;
@@ -87,10 +91,12 @@ export function createDispatcher(deps: DispatchDeps) {
       sendJson(response, 200, serializeReply(reply, elapsedMs(started), deps.wallClock()));
 
     const body = await readBody(request);
-    if (!isAuthorized(request.headers.authorization, deps.token)) {
+    const token = tokenOf(request.headers.authorization);
+    if (token === null || !deps.tokens.includes(token)) {
       counters.unauthorized += 1;
       return answer(fail(401, 'Credential invalid'));
     }
+    counters.callsByToken[token] = (counters.callsByToken[token] ?? 0) + 1;
     const operation = ROUTES.get(`${request.method} ${url.pathname}`);
     if (operation === undefined) {
       return answer(fail(404, `${messageFor(404)}: ${request.method} ${url.pathname}`));
@@ -164,9 +170,9 @@ function defaultFaultData(code: number): unknown {
 }
 
 /** spec §5: `Authorization: Bearer <ACCESS_TOKEN>`; the scheme is case-insensitive (RFC 9110 §11.1). */
-function isAuthorized(header: string | undefined, token: string): boolean {
+function tokenOf(header: string | undefined): string | null {
   const match = /^bearer\s+(.+)$/i.exec(header?.trim() ?? '');
-  return match?.[1] === token;
+  return match?.[1] ?? null;
 }
 
 /** Resolves true after ms, or false as soon as the sandbox closes. */

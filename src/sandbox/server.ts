@@ -59,6 +59,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       ...rate.snapshot(),
       ...account.stats(),
       unauthorized: counters.unauthorized,
+      callsByToken: { ...counters.callsByToken },
     }),
     reset: () => {
       Object.assign(counters, emptyCounters());
@@ -82,7 +83,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const dispatch = createDispatcher({
-    token: options.token ?? SANDBOX_DEFAULTS.token,
+    tokens: [options.token ?? SANDBOX_DEFAULTS.token, ...(options.moreTokens ?? [])],
     counters,
     rate,
     faults,

@@ -17,6 +17,11 @@ export type SandboxPrices = Partial<Record<Operation, PriceSetting>>;
 export interface SandboxOptions {
   /** Bearer token every plat call must send (spec §5). Default 'sandbox'. */
   token?: string;
+  /**
+   * More tokens accepted besides `token`: several plat accounts on one sandbox (issue 24: a plat
+   * account per workspace); `stats().callsByToken` counts each one's calls.
+   */
+  moreTokens?: readonly string[];
   /** Account balance in points (1 point = 0.01 yuan). Default 1_000_000. */
   balancePoints?: number;
   /** Item-operation calls left (spec §8: one call per item query). Default 100_000. */
@@ -65,6 +70,8 @@ export interface SandboxStats {
   itemQuota: number;
   /** Calls answered with code 401. */
   unauthorized: number;
+  /** Calls that passed auth, by the token they sent. */
+  callsByToken: Record<string, number>;
 }
 
 /** Which calls a fault applies to. */

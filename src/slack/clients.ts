@@ -1,11 +1,41 @@
 /**
- * A Slack Web client for a tenant, for work that runs outside a Slack request (digests, alerts,
- * admin notices): in distributed mode its installation's bot token (refreshed when it rotates),
- * in single-workspace mode the one bot token. The tenant of single-workspace mode is ''.
+ * The Slack Web client of a tenant, for work outside a listener (digest and alert posts, admin
+ * alerts, telling users of interrupted lookups): inside a listener Bolt's own `client` already
+ * carries the token its `authorize` found.
+ *
+ * Single-workspace mode: the one bot client for the one tenant. Distributed mode: a client per
+ * installed tenant (an installation's bot token), null for a tenant with none.
  */
-import type { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 
 export interface SlackClients {
-  /** Throws NotInstalledError when the tenant has no installation (it uninstalled platdesk). */
-  clientFor(tenant: string): Promise<WebClient>;
+  clientFor(tenant: string): Promise<WebClient | null>;
+}
+
+/** The one bot client (single-workspace mode). */
+export function singleSlackClient(client: WebClient): SlackClients {
+  return { clientFor: async () => client };
+}
+
+/**
+ * One client per bot token, built from `tokenOf` (an installation store's bot token of the
+ * tenant) with the app's client options; the token is never logged.
+ */
+export function installedSlackClients(
+  tokenOf: (tenant: string) => Promise<string | null>,
+  options: WebClientOptions,
+): SlackClients {
+  const byToken = new Map<string, WebClient>();
+  return {
+    async clientFor(tenant) {
+      const token = await tokenOf(tenant);
+      if (token === null) return null;
+      let client = byToken.get(token);
+      if (!client) {
+        client = new WebClient(token, options);
+        byToken.set(token, client);
+      }
+      return client;
+    },
+  };
 }

@@ -1,8 +1,9 @@
 /**
  * Distributed mode (issue 24): Slack's OAuth install through @slack/oauth's InstallProvider on
  * platdesk's own HTTP front (`GET /slack/install`, `GET /slack/oauth_redirect`, state checked
- * against a signed cookie), installations kept in platdesk's store (store/installations.ts), and
- * Bolt's `authorize` answering each request with its tenant's bot token.
+ * against a signed cookie), installations kept in platdesk's store (store/installations.ts): the
+ * source of Bolt's `authorize` (slack/tenant.ts authorizeFrom, through main.ts) and of each
+ * tenant's Web client for work outside a listener (slack/clients.ts).
  *
  * Token rotation: a bot token within REFRESH_BEFORE_MS of its expiry is refreshed under the
  * installation's lock in the store, which reads the row again once held (store/installations.ts
@@ -11,14 +12,13 @@
  * request costs at most one store read; the cache forgets a tenant at its uninstall and refresh.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorize, AuthorizeResult } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { InstallProvider } from '@slack/oauth';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type InstallFailure, installedPage, installFailedPage } from '../blocks/install-page.js';
 import type { DistributionConfig } from '../config.js';
-import { recordOf, tenantOf } from '../store/installations.js';
+import { recordOf } from '../store/installations.js';
 import type { InstallationRecord, Installations, NewInstallation } from '../store/store.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackClients } from './clients.js';
@@ -48,27 +48,6 @@ export const BOT_SCOPES = [
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
 
-/** A request or a job for a tenant that has no installation (never installed, or uninstalled). */
-export class NotInstalledError extends Error {
-  readonly code = 'platdesk_not_installed';
-  constructor(readonly tenant: string) {
-    super('this workspace has no platdesk installation');
-    this.name = 'NotInstalledError';
-  }
-}
-
-export function isNotInstalled(error: unknown): boolean {
-  for (
-    let e: unknown = error;
-    e instanceof Error;
-    e = (e as { original?: unknown; cause?: unknown }).original ?? e.cause
-  ) {
-    if (e instanceof NotInstalledError) return true;
-    if (e === (e as { original?: unknown }).original) break;
-  }
-  return false;
-}
-
 export interface SlackInstallsOptions {
   distribution: DistributionConfig;
   installations: Installations;
@@ -86,8 +65,7 @@ export interface SlackInstallsOptions {
 export interface SlackInstalls {
   /** The install and redirect routes, for the HTTP receiver. */
   routes: CustomRoute[];
-  /** Bolt's authorize: the tenant's bot token, refreshed when it is about to expire. */
-  authorize: Authorize<boolean>;
+  /** Each tenant's bot client (its installation's token, refreshed when about to expire). */
   clients: SlackClients;
   /** The tenant's installation (cached), refreshed when due; null when it has none. */
   installation(tenant: string): Promise<InstallationRecord | null>;
@@ -163,22 +141,6 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
       cache.set(tenant, { record, until: options.nowMs() + cacheTtlMs });
     }
     return record;
-  };
-
-  const authorize: Authorize<boolean> = async (source) => {
-    const tenant = tenantOf(source);
-    const record = await installation(tenant);
-    if (!record) throw new NotInstalledError(tenant);
-    // An org-wide install serves every workspace of the org: the request's own team stays its team.
-    const teamId = source.teamId ?? record.teamId;
-    const result: AuthorizeResult = {
-      botToken: record.botToken,
-      botId: record.botId,
-      botUserId: record.botUserId,
-      ...(teamId ? { teamId } : {}),
-      ...(record.enterpriseId ? { enterpriseId: record.enterpriseId } : {}),
-    };
-    return result;
   };
 
   const provider = new InstallProvider({
@@ -262,7 +224,6 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
 
   return {
     routes,
-    authorize,
     installation,
     forget: (tenant) => cache.delete(tenant),
     get reads() {
@@ -273,8 +234,7 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
     clients: {
       async clientFor(tenant) {
         const record = await installation(tenant);
-        if (!record) throw new NotInstalledError(tenant);
-        return new WebClient(record.botToken, clientOptions);
+        return record ? new WebClient(record.botToken, clientOptions) : null;
       },
     },
   };

@@ -14,11 +14,23 @@ import type { ClaimHolder, Store } from '../store/store.js';
 import type { LocaleResolver } from './locale-resolver.js';
 import { sendPrivately } from './private-reply.js';
 
-export interface ClaimWatchDeps {
-  store: Store;
+/** How a claim's user is reached: by its tenant's Slack client, in their own language. */
+export interface ClaimSlack {
   client: WebClient;
-  /** Each user is told in their own language. */
   language: Pick<LocaleResolver, 'user'>;
+}
+
+export type ClaimWatchDeps = ClaimWatchBase &
+  (
+    | ClaimSlack
+    | {
+        /** Distributed mode: the Slack of a claim's tenant (null: no longer installed). */
+        slackOf: (tenant: string) => Promise<ClaimSlack | null>;
+      }
+  );
+
+interface ClaimWatchBase {
+  store: Store;
   logger: Pick<Logger, 'warn' | 'error'>;
   instance: Instance;
   holder: ClaimHolder;
@@ -60,18 +72,26 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
     async tell(interrupted) {
       for (const p of interrupted) {
         // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
-        const truth = await interruptedTruth(deps.store, p);
-        const w = await deps.language.user(p.userId);
+        const truth = await interruptedTruth(deps.store.forTenant(p.tenantId), p);
+        const slack = 'slackOf' in deps ? await deps.slackOf(p.tenantId) : deps;
+        if (!slack) {
+          deps.logger.warn(
+            { pendingId: p.id },
+            'interrupted lookup of a tenant no longer installed: not told',
+          );
+          continue;
+        }
+        const w = await slack.language.user(p.userId);
         const to = { userId: p.userId, channelId: null };
         await sendPrivately(
-          deps.client,
+          slack.client,
           to,
           renderInterrupted(w, p.request, truth, { offerAgain: false }),
           deps.logger,
         );
         if (truth.sent && truth.answer)
           await sendPrivately(
-            deps.client,
+            slack.client,
             to,
             renderOutcome(w, truth.answer, { now: deps.now() }),
             deps.logger,

@@ -12,12 +12,13 @@ import type { RenderedMessage } from '../blocks/kit.js';
 import { HistoryUnreadableError, type PostKey, PostOutcomeUnknownError } from '../digest/posted-once.js';
 import type { LocaleResolver } from './locale-resolver.js';
 
-/** Posts to a channel (or a DM by user id) and returns the message's ts. */
+/** Posts to a channel (or a DM by user id), or in the thread of `threadTs`, and returns the message's ts. */
 export async function postMessage(
   client: WebClient,
   channel: string,
   m: RenderedMessage,
   metadata?: MessageMetadata,
+  threadTs?: string,
 ): Promise<string> {
   const posted = await client.chat.postMessage({
     channel,
@@ -26,6 +27,7 @@ export async function postMessage(
     unfurl_links: false,
     unfurl_media: false,
     ...(metadata ? { metadata } : {}),
+    ...(threadTs ? { thread_ts: threadTs } : {}),
   });
   if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
   return posted.ts;
@@ -78,6 +80,13 @@ export interface KeyedPosts {
    * Slack's error, an unclear outcome with PostOutcomeUnknownError.
    */
   post(channel: string, m: RenderedMessage, key: PostKey): Promise<string>;
+  /** As `post`, as a reply in the thread of `threadTs` (never broadcast to the channel). */
+  reply(channel: string, threadTs: string, m: RenderedMessage, key: PostKey): Promise<string>;
+  /**
+   * The keys (`event_payload.key`) of `eventType` the replies in the thread of `threadTs` carry;
+   * HistoryUnreadableError when the thread cannot be read whole.
+   */
+  threadKeys(channel: string, threadTs: string, eventType: PostKey['eventType']): Promise<Set<string>>;
   /**
    * The message carrying `key` in the channel's history since `key.since`, or null when surely
    * absent; HistoryUnreadableError when the history cannot be read whole.
@@ -121,18 +130,46 @@ export function createKeyedPosts(deps: { client: WebClient; timeoutMs?: number }
     return opened.channel.id;
   }
 
+  async function postKeyed(channel: string, m: RenderedMessage, key: PostKey, threadTs?: string) {
+    try {
+      return await postMessage(once, channel, m, metadataOf(key), threadTs);
+    } catch (error) {
+      if (surelyRefused(error)) throw error;
+      throw new PostOutcomeUnknownError(`Slack's answer to chat.postMessage was unclear: ${String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
   return {
-    async post(channel, m, key) {
+    post: (channel, m, key) => postKeyed(channel, m, key),
+    reply: (channel, threadTs, m, key) => postKeyed(channel, m, key, threadTs),
+    async threadKeys(channel, threadTs, eventType) {
       try {
-        return await postMessage(once, channel, m, metadataOf(key));
+        const conversation = await historyChannel(channel);
+        const keys = new Set<string>();
+        let cursor: string | undefined;
+        for (let page = 0; page < HISTORY_PAGES; page++) {
+          const answer = await client.conversations.replies({
+            channel: conversation,
+            ts: threadTs,
+            include_all_metadata: true,
+            limit: HISTORY_PAGE_SIZE,
+            ...(cursor ? { cursor } : {}),
+          });
+          for (const m of (answer.messages ?? []) as HistoryMessage[]) {
+            const key = m.metadata?.event_payload?.key;
+            if (m.ts !== threadTs && m.metadata?.event_type === eventType && typeof key === 'string')
+              keys.add(key);
+          }
+          cursor = answer.response_metadata?.next_cursor || undefined;
+          if (!answer.has_more || !cursor) return keys;
+        }
+        throw new Error(`more than ${HISTORY_PAGES * HISTORY_PAGE_SIZE} replies in the thread`);
       } catch (error) {
-        if (surelyRefused(error)) throw error;
-        throw new PostOutcomeUnknownError(
-          `Slack's answer to chat.postMessage was unclear: ${String(error)}`,
-          {
-            cause: error,
-          },
-        );
+        throw new HistoryUnreadableError(`the thread's replies could not be read: ${String(error)}`, {
+          cause: error,
+        });
       }
     },
     async find(channel, key) {

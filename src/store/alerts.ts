@@ -33,6 +33,7 @@ const date = (ms: number | null): Date | null => (ms === null ? null : new Date(
 
 const toSubscription = (r: SubscriptionRow): AlertSubscription => ({
   id: r.id,
+  tenantId: r.tenant_id,
   ownerId: r.owner_id,
   shopLabel: r.shop_label,
   channelId: r.channel_id,
@@ -71,14 +72,21 @@ const toOrder = (r: OrderRow): AlertOrder => ({
 
 const one = (result: { numUpdatedRows: bigint }) => result.numUpdatedRows === 1n;
 
-export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
+export function createAlerts(ctx: StoreContext): AlertStore {
+  const { db, nowMs, tenant } = ctx;
   const runs = createLeasedRuns(
     db,
     'alert_checks',
     'platdesk stopped while posting: the alert may or may not have been posted',
+    tenant,
   );
   const checkOf = async (ex: Executor, id: number): Promise<AlertCheck | null> => {
-    const row = await ex.selectFrom('alert_checks').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await ex
+      .selectFrom('alert_checks')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toCheck(row) : null;
   };
   const mustCheck = async (ex: Executor, id: number): Promise<AlertCheck> => {
@@ -90,6 +98,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     ex
       .selectFrom('alert_checks')
       .selectAll()
+      .where('tenant_id', '=', tenant)
       .where('subscription_id', '=', sub)
       .where('slot_at', '=', slotAt)
       .executeTakeFirst();
@@ -97,6 +106,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     const row = await db
       .selectFrom('alert_orders')
       .selectAll()
+      .where('tenant_id', '=', tenant)
       .where('subscription_id', '=', sub)
       .where('order_sn', '=', sn)
       .executeTakeFirst();
@@ -108,16 +118,20 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     if (!order) return { ok: false, reason: 'not_found', order: null };
     return { ok: false, reason: order.state === 'alerted' ? 'taken' : 'done', order };
   };
+  // Only for a subscription of this tenant: a forged id of another tenant's subscription must not
+  // create its day row (the key is the subscription's, so that row would block its own tenant).
   const ensureDay = (ex: Executor, sub: number, localDate: string) =>
     ex
       .insertInto('alert_cap_days')
-      .values({
-        subscription_id: sub,
-        local_date: localDate,
-        asked_at: null,
-        approved_by: null,
-        approved_at: null,
-      })
+      .columns(['tenant_id', 'subscription_id', 'local_date'])
+      .expression((eb) =>
+        eb
+          .selectFrom('alert_subscriptions')
+          // The other columns are NULL; the subscription's own id and tenant, as found.
+          .select((s) => ['tenant_id', s.ref('id').as('subscription_id'), s.val(localDate).as('local_date')])
+          .where('tenant_id', '=', tenant)
+          .where('id', '=', sub),
+      )
       .onConflict((oc) => oc.columns(['subscription_id', 'local_date']).doNothing())
       .execute();
 
@@ -127,6 +141,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         const row = await trx
           .insertInto('alert_subscriptions')
           .values({
+            tenant_id: tenant,
             owner_id: input.ownerId,
             shop_label: input.shopLabel,
             channel_id: input.channelId,
@@ -144,7 +159,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(trx, nowMs, {
+        await writeAudit(trx, ctx, {
           actorId: input.createdBy,
           action: 'alert.add',
           detail:
@@ -157,6 +172,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_subscriptions')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('removed_at', 'is', null)
         .executeTakeFirst();
@@ -166,6 +182,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const rows = await db
         .selectFrom('alert_subscriptions')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('removed_at', 'is', null)
         .orderBy('id')
         .execute();
@@ -177,11 +194,12 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_subscriptions')
             .set({ removed_at: nowMs(), removed_by: actorId })
+            .where('tenant_id', '=', tenant)
             .where('id', '=', id)
             .where('removed_at', 'is', null)
             .executeTakeFirst(),
         );
-        if (removed) await writeAudit(trx, nowMs, { actorId, action: 'alert.remove', detail: `#${id}` });
+        if (removed) await writeAudit(trx, ctx, { actorId, action: 'alert.remove', detail: `#${id}` });
         return removed;
       }),
 
@@ -196,6 +214,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_checks')
             .set({ next_attempt_at: null, updated_at: now })
+            .where('tenant_id', '=', tenant)
             .where('subscription_id', '=', input.subscriptionId)
             .where('state', '=', 'failed')
             .where('slot_at', '<', slotAt)
@@ -203,6 +222,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           const created = await trx
             .insertInto('alert_checks')
             .values({
+              tenant_id: tenant,
               subscription_id: input.subscriptionId,
               slot_at: slotAt,
               local_date: input.localDate,
@@ -236,6 +256,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_checks')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('state', '=', 'posted')
         .orderBy('slot_at', 'desc')
@@ -247,6 +268,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const rows = await db
         .selectFrom('alert_checks')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where((eb) =>
           eb.or([
             eb.and([eb('state', 'in', ['failed', 'unknown']), eb('next_attempt_at', 'is not', null)]),
@@ -260,6 +282,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_checks')
         .select((eb) => eb.fn.sum<number | null>('charged_points').as('points'))
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('local_date', '=', localDate)
         .executeTakeFirst();
@@ -277,12 +300,14 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await trx
           .updateTable('alert_orders')
           .set({ check_id: checkId })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', check.subscriptionId)
           .where('state', '=', 'pending')
           .where('check_id', 'not in', (eb) =>
             eb
               .selectFrom('alert_checks')
               .select('id')
+              .where('tenant_id', '=', tenant)
               .where('subscription_id', '=', check.subscriptionId)
               .where('state', 'in', ['posting', 'unknown']),
           )
@@ -291,6 +316,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .insertInto('alert_orders')
             .values({
+              tenant_id: tenant,
               subscription_id: check.subscriptionId,
               order_sn: o.orderSn,
               check_id: checkId,
@@ -313,6 +339,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         const rows = await trx
           .selectFrom('alert_orders')
           .selectAll()
+          .where('tenant_id', '=', tenant)
           .where('check_id', '=', checkId)
           .where('state', '=', 'pending')
           .orderBy('last_ship_time')
@@ -328,6 +355,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_orders')
             .set({ state: 'alerted', message_ts: ts })
+            .where('tenant_id', '=', tenant)
             .where('check_id', '=', id)
             .where('state', '=', 'pending')
             .execute();
@@ -342,6 +370,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_orders')
             .set({ state: 'unknown' })
+            .where('tenant_id', '=', tenant)
             .where('check_id', '=', id)
             .where('state', '=', 'pending')
             .execute();
@@ -352,7 +381,11 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
     claimApproved: async (id, lease) => ((await runs.claimApproved(db, id, lease)) ? checkOf(db, id) : null),
 
     async orders(sub, states, shipAfter) {
-      let query = db.selectFrom('alert_orders').selectAll().where('subscription_id', '=', sub);
+      let query = db
+        .selectFrom('alert_orders')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('subscription_id', '=', sub);
       if (shipAfter) query = query.where('last_ship_time', '>=', shipAfter.getTime());
       const rows = await query.orderBy('last_ship_time').orderBy('seq').execute();
       return rows.filter((r) => states.includes(r.state)).map(toOrder);
@@ -385,6 +418,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const rows = await db
         .selectFrom('alert_orders')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('message_ts', '=', ts)
         .orderBy('last_ship_time')
@@ -397,6 +431,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ claimed_by: user, claimed_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -414,6 +449,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ state: 'handled', done_by: user, done_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -427,6 +463,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ state: 'shipped', done_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -438,6 +475,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
         await db
           .updateTable('alert_orders')
           .set({ reminded_at: now.getTime() })
+          .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', sub)
           .where('order_sn', '=', sn)
           .where('state', '=', 'alerted')
@@ -450,6 +488,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_cap_days')
         .select('approved_by')
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', sub)
         .where('local_date', '=', localDate)
         .executeTakeFirst();
@@ -462,13 +501,14 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_cap_days')
             .set({ approved_by: user, approved_at: now.getTime() })
+            .where('tenant_id', '=', tenant)
             .where('subscription_id', '=', sub)
             .where('local_date', '=', localDate)
             .where('approved_by', 'is', null)
             .executeTakeFirst(),
         );
         if (approved)
-          await writeAudit(trx, nowMs, {
+          await writeAudit(trx, ctx, {
             actorId: user,
             action: 'alert.approve',
             detail: `#${sub} ${localDate}`,
@@ -481,6 +521,7 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
           await trx
             .updateTable('alert_cap_days')
             .set({ asked_at: now.getTime() })
+            .where('tenant_id', '=', tenant)
             .where('subscription_id', '=', sub)
             .where('local_date', '=', localDate)
             .where('asked_at', 'is', null)
@@ -491,12 +532,18 @@ export function createAlerts({ db, nowMs }: StoreContext): AlertStore {
       const row = await db
         .selectFrom('alert_subscriptions')
         .select('notice_ts')
+        .where('tenant_id', '=', tenant)
         .where('id', '=', sub)
         .executeTakeFirst();
       return row?.notice_ts ?? null;
     },
     async setNoticeTs(sub, ts) {
-      await db.updateTable('alert_subscriptions').set({ notice_ts: ts }).where('id', '=', sub).execute();
+      await db
+        .updateTable('alert_subscriptions')
+        .set({ notice_ts: ts })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', sub)
+        .execute();
     },
   };
 }

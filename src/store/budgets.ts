@@ -65,7 +65,11 @@ export function countersOf(
 }
 
 /** Adds the deltas to their counters (created at 0 when new), merged and in the fixed order. */
-export async function addToCounters(db: Executor, deltas: readonly CounterDelta[]): Promise<void> {
+export async function addToCounters(
+  db: Executor,
+  tenant: string,
+  deltas: readonly CounterDelta[],
+): Promise<void> {
   const merged = new Map<string, CounterDelta>();
   for (const d of deltas) {
     const id = counterId(d);
@@ -80,17 +84,19 @@ export async function addToCounters(db: Executor, deltas: readonly CounterDelta[
   for (let i = 0; i < ordered.length; i += COUNTERS_PER_STATEMENT) {
     const rows = ordered
       .slice(i, i + COUNTERS_PER_STATEMENT)
-      .map((d) => sql`(${d.scope}, ${d.subject}, ${d.period}, ${d.key}, ${d.spent}, ${d.reserved})`);
+      .map(
+        (d) => sql`(${tenant}, ${d.scope}, ${d.subject}, ${d.period}, ${d.key}, ${d.spent}, ${d.reserved})`,
+      );
     await sql`
-      INSERT INTO spend_counters (scope, subject, period, period_key, spent, reserved)
+      INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved)
       VALUES ${sql.join(rows)}
-      ON CONFLICT (scope, subject, period, period_key) DO UPDATE
+      ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
       SET spent = spend_counters.spent + excluded.spent,
           reserved = spend_counters.reserved + excluded.reserved`.execute(db);
   }
 }
 
-/** 6 parameters a row: far below SQLite's and PostgreSQL's limits on bound parameters. */
+/** 7 parameters a row: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const COUNTERS_PER_STATEMENT = 500;
 
 const holdOf = (c: CapLimit): Hold => [c.scope, c.subject, c.period, c.key, c.cap];
@@ -112,12 +118,18 @@ function parseHolds(json: string): (CounterKey & { cap: number })[] {
  * Takes `points` out of a reservation for a charge being written in this transaction: returns
  * the counter changes (its counters' reserved down by what was left, at most `points`).
  */
-export async function consumeReservation(db: Executor, id: string, points: number): Promise<CounterDelta[]> {
+export async function consumeReservation(
+  db: Executor,
+  tenant: string,
+  id: string,
+  points: number,
+): Promise<CounterDelta[]> {
   if (points <= 0) return [];
   // An UPDATE first: it locks the row (PostgreSQL) before the amount is read.
   const row = await db
     .updateTable('budget_reservations')
     .set((eb) => ({ points: eb.ref('points') }))
+    .where('tenant_id', '=', tenant)
     .where('id', '=', id)
     .returning(['points', 'holds'])
     .executeTakeFirst();
@@ -126,6 +138,7 @@ export async function consumeReservation(db: Executor, id: string, points: numbe
   await db
     .updateTable('budget_reservations')
     .set({ points: row.points - taken })
+    .where('tenant_id', '=', tenant)
     .where('id', '=', id)
     .execute();
   return parseHolds(row.holds).map(({ cap: _, ...c }) => ({ ...c, spent: 0, reserved: -taken }));
@@ -138,12 +151,13 @@ class CapReached extends Error {
   }
 }
 
-async function readUses(db: Executor, caps: readonly CapLimit[]): Promise<CapUse[]> {
+async function readUses(db: Executor, tenant: string, caps: readonly CapLimit[]): Promise<CapUse[]> {
   const uses: CapUse[] = [];
   for (const cap of caps) {
     const row = await db
       .selectFrom('spend_counters')
       .select(['spent', 'reserved'])
+      .where('tenant_id', '=', tenant)
       .where('scope', '=', cap.scope)
       .where('subject', '=', cap.subject)
       .where('period', '=', cap.period)
@@ -158,17 +172,23 @@ async function readUses(db: Executor, caps: readonly CapLimit[]): Promise<CapUse
 const SWEEP_BATCH = 50;
 const SWEEP_EVERY_MS = 1000;
 
-export function createBudgetReservations({ db, nowMs, engine }: StoreContext): BudgetReservations {
-  /** Deletes the reservation (only if still expired, with `expiredAt`) and gives its points back. */
+export function createBudgetReservations({ db, nowMs, engine, tenant }: StoreContext): BudgetReservations {
+  /**
+   * Deletes the reservation (only if still expired, with `expiredAt`; any tenant's then, for the
+   * sweep: a dead process's reservations are given back whoever made them) and gives its points
+   * back to its own tenant's counters.
+   */
   const giveBack = (id: string, expiredAt: number | null) =>
     db.transaction().execute(async (trx) => {
       let del = trx.deleteFrom('budget_reservations').where('id', '=', id);
       if (expiredAt !== null) del = del.where('expires_at', '<=', expiredAt);
-      const row = await del.returning(['points', 'holds']).executeTakeFirst();
+      else del = del.where('tenant_id', '=', tenant);
+      const row = await del.returning(['points', 'holds', 'tenant_id']).executeTakeFirst();
       if (!row) return false;
       if (row.points > 0)
         await addToCounters(
           trx,
+          row.tenant_id,
           parseHolds(row.holds).map(({ cap: _, ...c }) => ({ ...c, spent: 0, reserved: -row.points })),
         );
       return true;
@@ -197,7 +217,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
   return {
     async uses(caps) {
       await sweepDue();
-      return readUses(db, caps);
+      return readUses(db, tenant, caps);
     },
 
     async reserve(input) {
@@ -213,9 +233,9 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
             if (points > cap.cap + POINTS_EPSILON) throw new CapReached(cap);
             // The one conditional write per counter: a new counter starts with this reservation.
             const { rows } = await sql<{ spent: number; reserved: number }>`
-              INSERT INTO spend_counters (scope, subject, period, period_key, spent, reserved)
-              VALUES (${cap.scope}, ${cap.subject}, ${cap.period}, ${cap.key}, ${0}, ${points})
-              ON CONFLICT (scope, subject, period, period_key) DO UPDATE
+              INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved)
+              VALUES (${tenant}, ${cap.scope}, ${cap.subject}, ${cap.period}, ${cap.key}, ${0}, ${points})
+              ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
               SET reserved = spend_counters.reserved + excluded.reserved
               WHERE spend_counters.spent + spend_counters.reserved + excluded.reserved <= ${cap.cap + POINTS_EPSILON}
               RETURNING spent, reserved`.execute(trx);
@@ -227,6 +247,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
           await trx
             .insertInto('budget_reservations')
             .values({
+              tenant_id: tenant,
               id,
               user_id: input.userId,
               points,
@@ -239,7 +260,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
         });
       } catch (error) {
         if (!(error instanceof CapReached)) throw error;
-        const uses = await readUses(db, input.caps);
+        const uses = await readUses(db, tenant, input.caps);
         const exceeded = uses.find((u) => u.spent + points > u.cap + POINTS_EPSILON) ?? {
           ...error.cap,
           spent: error.cap.cap,
@@ -255,6 +276,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
           const row = await trx
             .updateTable('budget_reservations')
             .set((eb) => ({ points: eb('points', '+', points), expires_at: nowMs() + ttlMs }))
+            .where('tenant_id', '=', tenant)
             .where('id', '=', id)
             .returning(['holds'])
             .executeTakeFirst();
@@ -263,6 +285,7 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
             const result = await trx
               .updateTable('spend_counters')
               .set((eb) => ({ reserved: eb('reserved', '+', points) }))
+              .where('tenant_id', '=', tenant)
               .where('scope', '=', c.scope)
               .where('subject', '=', c.subject)
               .where('period', '=', c.period)
@@ -289,10 +312,11 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
       const read = async (trx: Executor): Promise<CounterDifference[]> => {
         const differences: CounterDifference[] = [];
         for (const p of periods) {
-          const expected = await ledgerSums(trx, p);
+          const expected = await ledgerSums(trx, tenant, p);
           const rows = await trx
             .selectFrom('spend_counters')
             .select(['scope', 'subject', 'spent'])
+            .where('tenant_id', '=', tenant)
             .where('period', '=', p.period)
             .where('period_key', '=', p.key)
             .execute();
@@ -318,12 +342,17 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
         }
         // reserved: every counter's against the live reservations that hold it.
         const held = new Map<string, number>();
-        for (const r of await trx.selectFrom('budget_reservations').select(['points', 'holds']).execute())
+        for (const r of await trx
+          .selectFrom('budget_reservations')
+          .select(['points', 'holds'])
+          .where('tenant_id', '=', tenant)
+          .execute())
           for (const c of parseHolds(r.holds))
             held.set(counterId(c), (held.get(counterId(c)) ?? 0) + r.points);
         const reservedRows = await trx
           .selectFrom('spend_counters')
           .select(['scope', 'subject', 'period', 'period_key', 'reserved'])
+          .where('tenant_id', '=', tenant)
           .where('reserved', '<>', 0)
           .execute();
         const seen = new Set<string>();
@@ -357,14 +386,15 @@ export function createBudgetReservations({ db, nowMs, engine }: StoreContext): B
 // ---- sums from the ledger: reconciliation and the one-time backfill ----------------------------
 
 /** The ledger's points of one period, per counter (workspace, each user, each channel). */
-async function ledgerSums(db: Executor, p: Pick<Period, 'period' | 'key' | 'from' | 'to'>) {
+async function ledgerSums(db: Executor, tenant: string, p: Pick<Period, 'period' | 'key' | 'from' | 'to'>) {
   const sums = new Map<string, number>();
   const range = (q: ReturnType<typeof base>) =>
     q.where('at', '>=', p.from.getTime()).where('at', '<', p.to.getTime());
   const base = () =>
     db
       .selectFrom('ledger')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'));
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'))
+      .where('tenant_id', '=', tenant);
   const add = (scope: CapScope, subject: string, points: number) => {
     if (points !== 0) sums.set(counterId({ scope, subject, period: p.period, key: p.key }), Number(points));
   };
@@ -401,7 +431,8 @@ export async function backfillCounters({ db }: Pick<StoreContext, 'db'>): Promis
       .where('bumped', '=', 0)
       .executeTakeFirst();
     if (Number(flag.numUpdatedRows) === 0) return;
-    const zone = await budgetZone(trx);
+    // Before tenants (migration 12) every row was the single workspace's: SINGLE_TENANT ''.
+    const zone = await budgetZone(trx, '');
     const span = await trx
       .selectFrom('ledger')
       .select((eb) => [eb.fn.min<number>('at').as('first'), eb.fn.max<number>('at').as('last')])
@@ -411,7 +442,7 @@ export async function backfillCounters({ db }: Pick<StoreContext, 'db'>): Promis
     let day = periodsOf(Number(span.first), zone).daily;
     for (;;) {
       const month = periodsOf(day.from, zone).monthly;
-      for (const [id, points] of await ledgerSums(trx, day)) {
+      for (const [id, points] of await ledgerSums(trx, '', day)) {
         const [scope, subject] = id.split('\u0000') as [CapScope, string];
         for (const c of [
           { scope, subject, period: 'daily' as const, key: day.key },
@@ -425,6 +456,6 @@ export async function backfillCounters({ db }: Pick<StoreContext, 'db'>): Promis
       if (day.to.getTime() > Number(span.last)) break;
       day = periodsOf(day.to, zone).daily;
     }
-    await addToCounters(trx, [...deltas.values()]);
+    await addToCounters(trx, '', [...deltas.values()]);
   });
 }

@@ -6,12 +6,13 @@
 import type { StoreContext } from './schema.js';
 import type { AlertsSent, AnswerCache } from './store.js';
 
-export function createAnswerCache({ db, nowMs }: StoreContext): AnswerCache {
+export function createAnswerCache({ db, nowMs, tenant }: StoreContext): AnswerCache {
   return {
     async get(key, notBefore) {
       const row = await db
         .selectFrom('answer_cache')
         .select(['value_json', 'stored_at'])
+        .where('tenant_id', '=', tenant)
         .where('key', '=', key)
         .where('stored_at', '>=', notBefore.getTime())
         .executeTakeFirst();
@@ -20,9 +21,9 @@ export function createAnswerCache({ db, nowMs }: StoreContext): AnswerCache {
     async set(key, valueJson) {
       await db
         .insertInto('answer_cache')
-        .values({ key, value_json: valueJson, stored_at: nowMs() })
+        .values({ tenant_id: tenant, key, value_json: valueJson, stored_at: nowMs() })
         .onConflict((oc) =>
-          oc.column('key').doUpdateSet((eb) => ({
+          oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
             value_json: eb.ref('excluded.value_json'),
             stored_at: eb.ref('excluded.stored_at'),
           })),
@@ -37,12 +38,12 @@ export function createAnswerCache({ db, nowMs }: StoreContext): AnswerCache {
       return Number(result.numDeletedRows);
     },
     async clear() {
-      await db.deleteFrom('answer_cache').execute();
+      await db.deleteFrom('answer_cache').where('tenant_id', '=', tenant).execute();
     },
   };
 }
 
-export function createAlertsSent({ db, nowMs }: StoreContext): AlertsSent {
+export function createAlertsSent({ db, nowMs, tenant }: StoreContext): AlertsSent {
   return {
     async claim(key, minIntervalMs) {
       const now = nowMs();
@@ -50,10 +51,10 @@ export function createAlertsSent({ db, nowMs }: StoreContext): AlertsSent {
       // Exactly one of any number of racing callers gets a row back.
       const row = await db
         .insertInto('alerts_sent')
-        .values({ key, sent_at: now })
+        .values({ tenant_id: tenant, key, sent_at: now })
         .onConflict((oc) =>
           oc
-            .column('key')
+            .columns(['tenant_id', 'key'])
             .doUpdateSet({ sent_at: now })
             .where('alerts_sent.sent_at', '<=', Number.isFinite(minIntervalMs) ? now - minIntervalMs : -1),
         )
@@ -66,6 +67,7 @@ export function createAlertsSent({ db, nowMs }: StoreContext): AlertsSent {
       const rows = await db
         .selectFrom('alerts_sent')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('key', 'like', `${prefix}%`)
         .orderBy('sent_at', 'desc')
         .orderBy('key', 'desc')

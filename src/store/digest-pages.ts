@@ -32,9 +32,9 @@ const toPage = (row: Selectable<DigestPagesTable>): DigestPage => ({
   createdAt: new Date(row.created_at),
 });
 
-export function createDigestPages({ db, nowMs }: StoreContext): DigestPages {
+export function createDigestPages({ db, nowMs, tenant }: StoreContext): DigestPages {
   // Only the fenced charge is used here; the orphan text belongs to digests.ts.
-  const runs = createLeasedRuns(db, 'digest_runs', '');
+  const runs = createLeasedRuns(db, 'digest_runs', '', tenant);
   return {
     record: (runId, holder, page) =>
       db.transaction().execute(async (trx) => {
@@ -42,11 +42,13 @@ export function createDigestPages({ db, nowMs }: StoreContext): DigestPages {
         const run = await trx
           .selectFrom('digest_runs')
           .select('attempts')
+          .where('tenant_id', '=', tenant)
           .where('id', '=', runId)
           .executeTakeFirstOrThrow();
         await trx
           .insertInto('digest_pages')
           .values({
+            tenant_id: tenant,
             run_id: runId,
             window_index: page.window,
             page: page.page,
@@ -66,6 +68,7 @@ export function createDigestPages({ db, nowMs }: StoreContext): DigestPages {
       const rows = await db
         .selectFrom('digest_pages')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('run_id', '=', runId)
         .orderBy('window_index')
         .orderBy('page')

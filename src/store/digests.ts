@@ -30,6 +30,7 @@ const numbers = (text: string | null): number[] | null => (text ? text.split(','
 function toSubscription(row: SubscriptionRow): DigestSubscription {
   return {
     id: row.id,
+    tenantId: row.tenant_id,
     ownerId: row.owner_id,
     shopLabel: row.shop_label,
     channelId: row.channel_id,
@@ -59,14 +60,21 @@ function toRun(row: RunRow): DigestRun {
   };
 }
 
-export function createDigests({ db, nowMs }: StoreContext): DigestStore {
+export function createDigests(ctx: StoreContext): DigestStore {
+  const { db, nowMs, tenant } = ctx;
   const runs = createLeasedRuns(
     db,
     'digest_runs',
     'platdesk stopped while posting: the digest may or may not have been posted',
+    tenant,
   );
   const runOf = async (ex: Executor, id: number): Promise<DigestRun | null> => {
-    const row = await ex.selectFrom('digest_runs').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await ex
+      .selectFrom('digest_runs')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toRun(row) : null;
   };
   const mustRun = async (ex: Executor, id: number): Promise<DigestRun> => {
@@ -78,6 +86,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
     ex
       .selectFrom('digest_runs')
       .selectAll()
+      .where('tenant_id', '=', tenant)
       .where('subscription_id', '=', subscriptionId)
       .where('local_date', '=', localDate)
       .where('kind', '=', 'scheduled')
@@ -87,6 +96,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
     const row = await ex
       .insertInto('digest_runs')
       .values({
+        tenant_id: tenant,
         subscription_id: input.subscriptionId,
         kind,
         local_date: input.localDate,
@@ -116,6 +126,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
     add: (input: NewDigestSubscription) =>
       db.transaction().execute(async (trx) => {
         const values = {
+          tenant_id: tenant,
           owner_id: input.ownerId,
           shop_label: input.shopLabel,
           channel_id: input.channelId,
@@ -136,7 +147,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
           .values(values)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(trx, nowMs, {
+        await writeAudit(trx, ctx, {
           actorId: input.createdBy,
           action: 'digest.add',
           detail:
@@ -150,6 +161,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
       const row = await db
         .selectFrom('digest_subscriptions')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('removed_at', 'is', null)
         .executeTakeFirst();
@@ -159,6 +171,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
       const rows = await db
         .selectFrom('digest_subscriptions')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('removed_at', 'is', null)
         .orderBy('id')
         .execute();
@@ -169,11 +182,12 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         const result = await trx
           .updateTable('digest_subscriptions')
           .set({ removed_at: nowMs(), removed_by: actorId })
+          .where('tenant_id', '=', tenant)
           .where('id', '=', id)
           .where('removed_at', 'is', null)
           .executeTakeFirst();
         const removed = result.numUpdatedRows === 1n;
-        if (removed) await writeAudit(trx, nowMs, { actorId, action: 'digest.remove', detail: `#${id}` });
+        if (removed) await writeAudit(trx, ctx, { actorId, action: 'digest.remove', detail: `#${id}` });
         return removed;
       }),
 
@@ -195,6 +209,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
             const newest = await trx
               .selectFrom('digest_runs')
               .select('id')
+              .where('tenant_id', '=', tenant)
               .where('subscription_id', '=', input.subscriptionId)
               .orderBy('id', 'desc')
               .limit(1)
@@ -211,6 +226,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
       const row = await db
         .selectFrom('digest_runs')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', subscriptionId)
         .orderBy('id', 'desc')
         .limit(1)
@@ -221,6 +237,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
       const row = await db
         .selectFrom('digest_runs')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('subscription_id', '=', subscriptionId)
         .where('kind', '=', 'scheduled')
         .where('state', '=', 'posted')
@@ -240,6 +257,7 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         await trx
           .updateTable('digest_runs')
           .set({ summary_json: summaryJson })
+          .where('tenant_id', '=', tenant)
           .where('id', '=', runId)
           .execute();
         return true;
@@ -254,15 +272,26 @@ export function createDigests({ db, nowMs }: StoreContext): DigestStore {
         await trx
           .updateTable('digest_runs')
           .set({ requested_by: approvedBy })
+          .where('tenant_id', '=', tenant)
           .where('id', '=', runId)
           .execute();
         return runOf(trx, runId);
       }),
     async setNoticeTs(runId, ts) {
-      await db.updateTable('digest_runs').set({ notice_ts: ts }).where('id', '=', runId).execute();
+      await db
+        .updateTable('digest_runs')
+        .set({ notice_ts: ts })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', runId)
+        .execute();
     },
     async setMessageTs(runId, ts) {
-      await db.updateTable('digest_runs').set({ message_ts: ts }).where('id', '=', runId).execute();
+      await db
+        .updateTable('digest_runs')
+        .set({ message_ts: ts })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', runId)
+        .execute();
     },
     async pruneRuns(olderThan) {
       let pruned = 0;

@@ -29,9 +29,11 @@ import { createPendingLookups } from './pending.js';
 import { createPlatAccounts } from './plat-accounts.js';
 import type { Schema, StoreContext } from './schema.js';
 import { createSecretBox, type EncryptionKey } from './secrets.js';
+import { createSentCalls } from './sent-calls.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
+import { createTenantDirectory, SINGLE_TENANT } from './tenants.js';
 import { createPeriodicTurns } from './turns.js';
 
 export interface StoreOptions {
@@ -80,7 +82,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   const keys = options.encryptionKeys ?? [];
   const secrets = keys.length > 0 ? createSecretBox(keys) : null;
-  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine, secrets };
+  const ctx: StoreContext = {
+    db,
+    nowMs: () => Math.floor(clock.now()),
+    engine,
+    tenant: SINGLE_TENANT,
+    secrets,
+  };
   try {
     await backfillCounters(ctx);
   } catch (error) {
@@ -88,23 +96,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   let closed: Promise<void> | null = null;
-  return {
+  // One Store per tenant over the same connections: sub-stores are closures, built once.
+  const bound = new Map<string, Store>();
+  const forTenant = (tenant: string): Store => {
+    let store = bound.get(tenant);
+    if (!store) {
+      store = bindTenant({ ...ctx, tenant }, shared);
+      bound.set(tenant, store);
+    }
+    return store;
+  };
+  const shared: SharedParts = {
     engine,
     location,
-    pending: createPendingLookups(ctx),
-    ledger: createLedger(ctx),
-    prefs: createUserPrefs(ctx),
-    audit: createAuditLog(ctx),
-    settings: createSettings(ctx),
-    digests: createDigests(ctx),
-    digestPages: createDigestPages(ctx),
-    unfurls: createUnfurls(ctx),
-    shortcutBatches: createShortcutBatches(ctx),
-    budgets: createBudgetReservations(ctx),
-    cache: createAnswerCache(ctx),
-    alerts: createAlerts(ctx),
-    alertsSent: createAlertsSent(ctx),
-    turns: createPeriodicTurns(ctx),
+    forTenant,
+    tenants: createTenantDirectory(db, forTenant),
+    // Keyed by tenant explicitly (the install flow runs before a tenant is known).
     installations: createInstallations(ctx),
     platAccounts: createPlatAccounts(ctx),
     async ping(timeoutMs = 2000) {
@@ -124,6 +131,36 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       closed ??= db.destroy();
       return closed;
     },
+  };
+  return forTenant(SINGLE_TENANT);
+}
+
+/** What every tenant's Store shares: the connections and what spans tenants. */
+type SharedParts = Pick<
+  Store,
+  'engine' | 'location' | 'forTenant' | 'tenants' | 'installations' | 'platAccounts' | 'ping' | 'close'
+>;
+
+/** The sub-stores bound to `ctx.tenant`, over the shared connections. */
+function bindTenant(ctx: StoreContext, shared: SharedParts): Store {
+  return {
+    ...shared,
+    tenant: ctx.tenant,
+    pending: createPendingLookups(ctx),
+    ledger: createLedger(ctx),
+    prefs: createUserPrefs(ctx),
+    audit: createAuditLog(ctx),
+    settings: createSettings(ctx),
+    digests: createDigests(ctx),
+    digestPages: createDigestPages(ctx),
+    sentCalls: createSentCalls(ctx),
+    unfurls: createUnfurls(ctx),
+    shortcutBatches: createShortcutBatches(ctx),
+    budgets: createBudgetReservations(ctx),
+    cache: createAnswerCache(ctx),
+    alerts: createAlerts(ctx),
+    alertsSent: createAlertsSent(ctx),
+    turns: createPeriodicTurns(ctx),
   };
 }
 

@@ -23,10 +23,11 @@ const toRecord = (row: RecordRow): UnfurlRecord => ({
   outcomeJson: row.outcome_json,
 });
 
-async function usedOn(db: Executor, channelId: string, day: string): Promise<number> {
+async function usedOn(db: Executor, tenant: string, channelId: string, day: string): Promise<number> {
   const row = await db
     .selectFrom('auto_lookup_counts')
     .select('used')
+    .where('tenant_id', '=', tenant)
     .where('channel_id', '=', channelId)
     .where('day', '=', day)
     .executeTakeFirst();
@@ -35,6 +36,7 @@ async function usedOn(db: Executor, channelId: string, day: string): Promise<num
 
 async function finishRecord(
   db: Executor,
+  tenant: string,
   id: number,
   state: UnfurlRecord['state'],
   outcomeJson: string | null,
@@ -47,11 +49,12 @@ async function finishRecord(
       outcome_json: outcomeJson,
       pending_id: eb.fn.coalesce(eb.val(pendingId), eb.ref('pending_id')),
     }))
+    .where('tenant_id', '=', tenant)
     .where('id', '=', id)
     .execute();
 }
 
-export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
+export function createUnfurls({ db, nowMs, tenant }: StoreContext): UnfurlStore {
   return {
     async firstSeen(eventId, keepMs) {
       const now = nowMs();
@@ -61,7 +64,7 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
         .execute();
       const row = await db
         .insertInto('processed_events')
-        .values({ event_id: eventId, at: now })
+        .values({ tenant_id: tenant, event_id: eventId, at: now })
         .onConflict((oc) => oc.column('event_id').doNothing())
         .returning('event_id')
         .executeTakeFirst();
@@ -71,6 +74,7 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
       const rows = await db
         .selectFrom('unfurl_records')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('channel_id', '=', channelId)
         .where('item_id', '=', itemId)
         .where('created_at', '>=', since.getTime())
@@ -85,6 +89,7 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
         const busy = await trx
           .selectFrom('unfurl_records')
           .selectAll()
+          .where('tenant_id', '=', tenant)
           .where('channel_id', '=', input.channelId)
           .where('item_id', '=', input.itemId)
           .where('created_at', '>=', input.since.getTime())
@@ -94,14 +99,20 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
           .limit(1)
           .executeTakeFirst();
         if (busy) return { started: false, reason: 'busy', record: toRecord(busy) };
-        const already = await usedOn(trx, input.channelId, input.day);
+        const already = await usedOn(trx, tenant, input.channelId, input.day);
         if (already >= input.cap) return { started: false, reason: 'capped', used: already };
         const now = nowMs();
         await trx
           .insertInto('auto_lookup_counts')
-          .values({ channel_id: input.channelId, day: input.day, used: 1, updated_at: now })
+          .values({
+            tenant_id: tenant,
+            channel_id: input.channelId,
+            day: input.day,
+            used: 1,
+            updated_at: now,
+          })
           .onConflict((oc) =>
-            oc.columns(['channel_id', 'day']).doUpdateSet((eb) => ({
+            oc.columns(['tenant_id', 'channel_id', 'day']).doUpdateSet((eb) => ({
               used: eb('auto_lookup_counts.used', '+', 1),
               updated_at: eb.ref('excluded.updated_at'),
             })),
@@ -110,6 +121,7 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
         const row = await trx
           .insertInto('unfurl_records')
           .values({
+            tenant_id: tenant,
             channel_id: input.channelId,
             item_id: input.itemId,
             user_id: input.userId,
@@ -128,11 +140,17 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
         const row = await trx
           .selectFrom('unfurl_records')
           .select('channel_id')
+          .where('tenant_id', '=', tenant)
           .where('id', '=', id)
           .executeTakeFirst();
         if (!row) return;
-        if (keep) await finishRecord(trx, id, 'done', keep.outcomeJson, null);
-        else await trx.deleteFrom('unfurl_records').where('id', '=', id).execute();
+        if (keep) await finishRecord(trx, tenant, id, 'done', keep.outcomeJson, null);
+        else
+          await trx
+            .deleteFrom('unfurl_records')
+            .where('tenant_id', '=', tenant)
+            .where('id', '=', id)
+            .execute();
         await trx
           .updateTable('auto_lookup_counts')
           .set((eb) => ({
@@ -145,15 +163,18 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
               .end(),
             updated_at: nowMs(),
           }))
+          .where('tenant_id', '=', tenant)
           .where('channel_id', '=', row.channel_id)
           .where('day', '=', day)
           .execute();
       }),
-    finishAuto: (id, state, outcomeJson, pendingId) => finishRecord(db, id, state, outcomeJson, pendingId),
+    finishAuto: (id, state, outcomeJson, pendingId) =>
+      finishRecord(db, tenant, id, state, outcomeJson, pendingId),
     async recordOffered(input) {
       const row = await db
         .insertInto('unfurl_records')
         .values({
+          tenant_id: tenant,
           channel_id: input.channelId,
           item_id: input.itemId,
           user_id: input.userId,
@@ -167,7 +188,7 @@ export function createUnfurls({ db, nowMs }: StoreContext): UnfurlStore {
         .executeTakeFirstOrThrow();
       return toRecord(row);
     },
-    autoUsed: (channelId, day) => usedOn(db, channelId, day),
+    autoUsed: (channelId, day) => usedOn(db, tenant, channelId, day),
     async forgetEvents(olderThan) {
       const result = await db
         .deleteFrom('processed_events')

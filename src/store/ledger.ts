@@ -100,11 +100,22 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
 /** Rows per page of iterate(). */
 const PAGE = 500;
 
-export function createLedger({ db }: StoreContext): Ledger {
+export function createLedger({ db, tenant }: StoreContext): Ledger {
+  // Charge ids are unique in the whole ledger (their owners are uuids and run ids): a charge id
+  // written by another tenant is still a conflict, but it is read back only within the tenant.
   const byChargeId = (executor: Executor, chargeId: string) =>
-    executor.selectFrom('ledger').selectAll().where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
+    executor
+      .selectFrom('ledger')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('charge_id', '=', chargeId)
+      .executeTakeFirstOrThrow();
   const filtered = (q: LedgerRange & { userId?: string; channelId?: string }) => {
-    let query = db.selectFrom('ledger').where('at', '>=', q.from.getTime()).where('at', '<', q.to.getTime());
+    let query = db
+      .selectFrom('ledger')
+      .where('tenant_id', '=', tenant)
+      .where('at', '>=', q.from.getTime())
+      .where('at', '<', q.to.getTime());
     if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
     if (q.channelId !== undefined) query = query.where('channel_id', '=', q.channelId);
     return query;
@@ -147,6 +158,7 @@ export function createLedger({ db }: StoreContext): Ledger {
         const inserted = await trx
           .insertInto('ledger')
           .values({
+            tenant_id: tenant,
             charge_id: entry.chargeId,
             at: entry.at.getTime(),
             user_id: entry.userId,
@@ -168,10 +180,10 @@ export function createLedger({ db }: StoreContext): Ledger {
         if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
         // The reservation row first, then the counters in their fixed order (budgets.ts).
         const released = options.reservationId
-          ? await consumeReservation(trx, options.reservationId, entry.points)
+          ? await consumeReservation(trx, tenant, options.reservationId, entry.points)
           : [];
-        const keys = periodKeys(entry.at, await budgetZone(trx));
-        await addToCounters(trx, [
+        const keys = periodKeys(entry.at, await budgetZone(trx, tenant));
+        await addToCounters(trx, tenant, [
           ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
           ...released,
         ]);
@@ -181,6 +193,7 @@ export function createLedger({ db }: StoreContext): Ledger {
       const rows = await db
         .selectFrom('ledger')
         .selectAll()
+        .where('tenant_id', '=', tenant)
         .where('pending_id', '=', pendingId)
         .orderBy('id')
         .execute();
@@ -191,6 +204,7 @@ export function createLedger({ db }: StoreContext): Ledger {
       const row = await db
         .selectFrom('ledger')
         .select('points')
+        .where('tenant_id', '=', tenant)
         .where('operation', '=', operation)
         .where('edition', edition === null ? 'is' : '=', edition)
         .where('code', '=', 0)
@@ -204,6 +218,7 @@ export function createLedger({ db }: StoreContext): Ledger {
     async chargesOf(pendingId) {
       const row = await db
         .selectFrom('ledger')
+        .where('tenant_id', '=', tenant)
         .where('pending_id', '=', pendingId)
         .select((eb) => [
           eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),

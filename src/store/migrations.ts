@@ -398,9 +398,139 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
   `,
-  // 11: distributed mode (issue 24; store/installations.ts, store/plat-accounts.ts). One row per
+  // 11: calls a leased run is about to send (store/sent-calls.ts): each attempt's charge id is
+  // written before it is sent, so a holder killed after the plat API answered but before the
+  // charge reached the ledger leaves a trace; the next claim of the run writes a ledger row for
+  // each (code -1, cost unknown), and the rows go once their charge is in the ledger.
+  `
+  CREATE TABLE sent_calls (
+    charge_id      TEXT PRIMARY KEY,
+    -- digest:<run> or alert:<check>: the leased run that sends it
+    run_key        TEXT NOT NULL,
+    epoch          INTEGER NOT NULL,
+    source         TEXT NOT NULL,
+    operation      TEXT NOT NULL,
+    edition        INTEGER,
+    channel_id     TEXT,
+    correlation_id TEXT,
+    attempt        INTEGER NOT NULL,
+    sent_at        INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX sent_calls_run ON sent_calls (run_key, epoch);
+  `,
+  // 12: many workspaces in one deployment (issue 24; store/tenants.ts). Every row that belongs to
+  // a workspace carries its tenant: the enterprise id of an org-wide Grid install, else the team
+  // id; '' is the one tenant of single-workspace mode, so existing rows keep working unchanged.
+  // Keys a tenant chooses (settings, prefs, counters, cache, alerts sent, day counts) become
+  // unique per tenant: those tables are rebuilt (none has an identity column to carry over).
+  // Rows keyed by a global id (uuids, identity ids, Slack event ids, charge ids) keep their keys.
+  `
+  ALTER TABLE pending_lookups ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE ledger ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  DROP INDEX ledger_at;
+  DROP INDEX ledger_user_at;
+  DROP INDEX ledger_operation_edition;
+  CREATE INDEX ledger_tenant_at ON ledger (tenant_id, at);
+  CREATE INDEX ledger_tenant_user_at ON ledger (tenant_id, user_id, at);
+  CREATE INDEX ledger_tenant_operation_edition ON ledger (tenant_id, operation, edition, id);
+  ALTER TABLE audit_log ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  DROP INDEX audit_log_action;
+  CREATE INDEX audit_log_tenant_action ON audit_log (tenant_id, action, id);
+  ALTER TABLE digest_subscriptions ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE digest_runs ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE digest_pages ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE sent_calls ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_subscriptions ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_checks ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_orders ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE alert_cap_days ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE processed_events ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE unfurl_records ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  DROP INDEX unfurl_records_channel_item;
+  CREATE INDEX unfurl_records_tenant_channel_item ON unfurl_records (tenant_id, channel_id, item_id, created_at);
+  ALTER TABLE shortcut_batches ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE budget_reservations ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
+
+  CREATE TABLE settings_v11 (
+    tenant_id  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    updated_by TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT;
+  INSERT INTO settings_v11 (tenant_id, key, value_json, updated_at, updated_by)
+    SELECT '', key, value_json, updated_at, updated_by FROM settings;
+  DROP TABLE settings;
+  ALTER TABLE settings_v11 RENAME TO settings;
+
+  CREATE TABLE user_prefs_v11 (
+    tenant_id         TEXT NOT NULL,
+    user_id           TEXT NOT NULL,
+    confirm_threshold REAL,
+    updated_at        INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+  ) STRICT;
+  INSERT INTO user_prefs_v11 (tenant_id, user_id, confirm_threshold, updated_at)
+    SELECT '', user_id, confirm_threshold, updated_at FROM user_prefs;
+  DROP TABLE user_prefs;
+  ALTER TABLE user_prefs_v11 RENAME TO user_prefs;
+
+  CREATE TABLE auto_lookup_counts_v11 (
+    tenant_id  TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    day        TEXT NOT NULL,
+    used       INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, channel_id, day)
+  ) STRICT;
+  INSERT INTO auto_lookup_counts_v11 (tenant_id, channel_id, day, used, updated_at)
+    SELECT '', channel_id, day, used, updated_at FROM auto_lookup_counts;
+  DROP TABLE auto_lookup_counts;
+  ALTER TABLE auto_lookup_counts_v11 RENAME TO auto_lookup_counts;
+
+  CREATE TABLE spend_counters_v11 (
+    tenant_id  TEXT NOT NULL,
+    scope      TEXT NOT NULL CHECK (scope IN ('workspace', 'user', 'channel')),
+    subject    TEXT NOT NULL,
+    period     TEXT NOT NULL CHECK (period IN ('daily', 'monthly')),
+    period_key TEXT NOT NULL,
+    spent      REAL NOT NULL,
+    reserved   REAL NOT NULL,
+    PRIMARY KEY (tenant_id, scope, subject, period, period_key)
+  ) STRICT;
+  INSERT INTO spend_counters_v11 (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT '', scope, subject, period, period_key, spent, reserved FROM spend_counters;
+  DROP TABLE spend_counters;
+  ALTER TABLE spend_counters_v11 RENAME TO spend_counters;
+
+  CREATE TABLE answer_cache_v11 (
+    tenant_id  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    stored_at  INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT;
+  INSERT INTO answer_cache_v11 (tenant_id, key, value_json, stored_at)
+    SELECT '', key, value_json, stored_at FROM answer_cache;
+  DROP TABLE answer_cache;
+  ALTER TABLE answer_cache_v11 RENAME TO answer_cache;
+  CREATE INDEX answer_cache_stored ON answer_cache (stored_at);
+
+  CREATE TABLE alerts_sent_v11 (
+    tenant_id TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    sent_at   INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT;
+  INSERT INTO alerts_sent_v11 (tenant_id, key, sent_at) SELECT '', key, sent_at FROM alerts_sent;
+  DROP TABLE alerts_sent;
+  ALTER TABLE alerts_sent_v11 RENAME TO alerts_sent;
+  CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
+  `,
+  // 13: distributed mode (issue 24; store/installations.ts, store/plat-accounts.ts). One row per
   // Slack installation, keyed by its tenant (the enterprise id of an org-wide Grid install, else
-  // the team id); tokens are sealed (store/secrets.ts), never plain. `refreshes` is bumped by
+  // the team id; tenants.erase deletes its rows here too); tokens are sealed (store/secrets.ts), never plain. `refreshes` is bumped by
   // the UPDATE that opens a token refresh, which is the per-installation lock. A workspace that
   // uninstalled keeps a row in tenant_erasures until its data is erased after the retention.
   `

@@ -13,6 +13,7 @@ type PendingRow = Selectable<PendingLookupsTable>;
 function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
   return {
     id: row.id,
+    tenantId: row.tenant_id,
     userId: row.user_id,
     channelId: row.channel_id,
     teamId: row.team_id,
@@ -32,9 +33,14 @@ function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
   };
 }
 
-export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookups {
+export function createPendingLookups({ db, nowMs, tenant }: StoreContext): PendingLookups {
   const select = (id: string) =>
-    db.selectFrom('pending_lookups').selectAll().where('id', '=', id).executeTakeFirst();
+    db
+      .selectFrom('pending_lookups')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
 
   async function move<R, Q>(
     id: string,
@@ -56,6 +62,7 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
         lease_expires_at: holder ? now + holder.leaseMs : null,
         claim_epoch: eb('claim_epoch', '+', 1),
       }))
+      .where('tenant_id', '=', tenant)
       .where('id', '=', id)
       .where('state', '=', 'pending')
       .where('user_id', '=', userId)
@@ -78,6 +85,7 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
     async create<R, Q>(input: NewPendingLookup<R, Q>) {
       const now = nowMs();
       const row: PendingRow = {
+        tenant_id: tenant,
         id: randomUUID(),
         user_id: input.userId,
         channel_id: input.channelId,
@@ -110,6 +118,7 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
       const result = await db
         .updateTable('pending_lookups')
         .set({ state, state_changed_at: nowMs(), result_json: resultJson })
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('state', '=', 'running')
         .executeTakeFirst();
@@ -129,6 +138,7 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
       const result = await db
         .updateTable('pending_lookups')
         .set((eb) => ({ lease_expires_at: now + holder.leaseMs, calls_sent: eb('calls_sent', '+', 1) }))
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('state', '=', 'running')
         .where('claimed_by', '=', holder.instanceId)
@@ -153,6 +163,7 @@ export function createPendingLookups({ db, nowMs }: StoreContext): PendingLookup
       let update = db
         .updateTable('pending_lookups')
         .set({ state: 'interrupted', state_changed_at: nowMs() })
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('state', '=', 'running')
         .where('claimed_by', claimedBy === null ? 'is' : '=', claimedBy);

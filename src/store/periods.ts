@@ -62,11 +62,12 @@ export function periodKeys(at: Date | number, timeZone: string): { daily: string
   return { daily: day, monthly: day.slice(0, 7) };
 }
 
-/** The budget zone as stored in the settings (read in the caller's transaction). */
-export async function budgetZone(db: Executor): Promise<string> {
+/** The budget zone as stored in the tenant's settings (read in the caller's transaction). */
+export async function budgetZone(db: Executor, tenant: string): Promise<string> {
   const row = await db
     .selectFrom('settings')
     .select('value_json')
+    .where('tenant_id', '=', tenant)
     .where('key', '=', BUDGETS_SETTING_KEY)
     .executeTakeFirst();
   if (!row) return DEFAULT_BUDGET_ZONE;

@@ -25,6 +25,7 @@ export type LeasedRunTable = 'digest_runs' | 'alert_checks';
 /** The columns every leased-run table has. */
 export interface LeasedRunRow {
   id: number;
+  tenant_id: string;
   subscription_id: number;
   state: LeasedRunState;
   attempts: number;
@@ -44,6 +45,7 @@ const date = (ms: number | null): Date | null => (ms === null ? null : new Date(
 
 export const toLeasedRun = (r: LeasedRunRow): LeasedRun => ({
   id: r.id,
+  tenantId: r.tenant_id,
   subscriptionId: r.subscription_id,
   state: r.state,
   attempts: r.attempts,
@@ -113,7 +115,13 @@ async function changedOne(db: Executor, query: RawBuilder<unknown>): Promise<boo
  * `orphanError` is what an operator reads on a run whose post was interrupted (it names what was
  * being posted) until its history check runs.
  */
-export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError: string): LeasedRuns {
+export function createLeasedRuns(
+  db: Executor,
+  name: LeasedRunTable,
+  orphanError: string,
+  /** Every statement names the run's tenant too: a run id of another tenant changes nothing. */
+  tenant: string,
+): LeasedRuns {
   const table = sql.table(name);
   const span = (lease: Lease) => ({ now: lease.now.getTime(), expires: lease.now.getTime() + lease.ms });
   return {
@@ -125,7 +133,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
           trx,
           sql`UPDATE ${table} SET lease_owner = ${lease.owner}, lease_expires_at = ${expires},
             attempts = attempts + 1, epoch = epoch + 1, updated_at = ${now}
-          WHERE id = ${id} AND state = 'running' AND lease_expires_at <= ${now}`,
+          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'running' AND lease_expires_at <= ${now}`,
         )
       )
         return 'takeover';
@@ -135,7 +143,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
           sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner},
             lease_expires_at = ${expires}, attempts = attempts + 1, epoch = epoch + 1,
             next_attempt_at = NULL, updated_at = ${now}
-          WHERE id = ${id} AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
+          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
         )
       )
         return 'retry';
@@ -144,14 +152,16 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       await sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
           next_attempt_at = lease_expires_at + ${POST_SETTLE_MS}, updated_at = ${now},
           last_error = ${orphanError}
-        WHERE id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`.execute(trx);
+        WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`.execute(
+        trx,
+      );
       if (
         await changedOne(
           trx,
           sql`UPDATE ${table} SET state = 'posting', lease_owner = ${lease.owner},
             lease_expires_at = ${expires}, attempts = attempts + 1, epoch = epoch + 1,
             next_attempt_at = NULL, updated_at = ${now}
-          WHERE id = ${id} AND state = 'unknown' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
+          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'unknown' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
         )
       )
         return 'verify';
@@ -162,7 +172,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         db,
         sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state IN ('running', 'posting')`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state IN ('running', 'posting')`,
       );
     },
     holdRunning(trx, id, lease) {
@@ -170,7 +180,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         trx,
         sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
       );
     },
     release(id, holder, now) {
@@ -178,18 +188,18 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         db,
         sql`UPDATE ${table} SET lease_expires_at = ${at}, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
       );
     },
     async addCharge(id, points, calls) {
       await sql`UPDATE ${table} SET charged_points = charged_points + ${points}, calls = calls + ${calls}
-        WHERE id = ${id}`.execute(db);
+        WHERE tenant_id = ${tenant} AND id = ${id}`.execute(db);
     },
     addHeldCharge(trx, id, holder, points, calls) {
       return changedOne(
         trx,
         sql`UPDATE ${table} SET charged_points = charged_points + ${points}, calls = calls + ${calls}
-        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
       );
     },
     markPosting(trx, id, lease) {
@@ -197,7 +207,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'posting', lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
       );
     },
     markPosted(trx, id, holder, messageTs, now) {
@@ -206,7 +216,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         trx,
         sql`UPDATE ${table} SET state = 'posted', message_ts = ${messageTs}, lease_owner = NULL,
           lease_expires_at = NULL, next_attempt_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
       );
     },
     markFailed(id, holder, failure) {
@@ -216,7 +226,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         sql`UPDATE ${table} SET state = 'failed', last_error = ${failure.error.slice(0, ERROR_MAX)},
           next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
           lease_expires_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state IN ('running', 'posting')`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state IN ('running', 'posting')`,
       );
     },
     markUnknown(trx, id, holder, unknown) {
@@ -226,7 +236,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         sql`UPDATE ${table} SET state = 'unknown', last_error = ${unknown.error.slice(0, ERROR_MAX)},
           next_attempt_at = ${unknown.checkAt?.getTime() ?? null}, lease_owner = NULL,
           lease_expires_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
       );
     },
     awaitApproval(id, holder, estimatePoints, now) {
@@ -235,7 +245,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         db,
         sql`UPDATE ${table} SET state = 'awaiting_approval', estimate_points = ${estimatePoints},
           lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at}
-        WHERE id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
       );
     },
     claimApproved(trx, id, lease) {
@@ -244,7 +254,7 @@ export function createLeasedRuns(db: Executor, name: LeasedRunTable, orphanError
         trx,
         sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner}, lease_expires_at = ${expires},
           attempts = attempts + 1, epoch = epoch + 1, updated_at = ${now}
-        WHERE id = ${id} AND state = 'awaiting_approval'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'awaiting_approval'`,
       );
     },
   };

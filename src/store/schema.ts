@@ -8,6 +8,8 @@ import type { Generated, Kysely, Transaction } from 'kysely';
 import type { SecretBox } from './secrets.js';
 
 export interface PendingLookupsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: string;
   user_id: string;
   channel_id: string | null;
@@ -28,6 +30,8 @@ export interface PendingLookupsTable {
 }
 
 export interface LedgerTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   at: number;
   user_id: string | null;
@@ -47,12 +51,16 @@ export interface LedgerTable {
 }
 
 export interface UserPrefsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   user_id: string;
   confirm_threshold: number | null;
   updated_at: number;
 }
 
 export interface AuditLogTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   at: number;
   actor_id: string;
@@ -61,6 +69,8 @@ export interface AuditLogTable {
 }
 
 export interface SettingsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   key: string;
   value_json: string;
   updated_at: number;
@@ -68,6 +78,8 @@ export interface SettingsTable {
 }
 
 export interface DigestSubscriptionsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   owner_id: string;
   shop_label: string;
@@ -87,6 +99,8 @@ export interface DigestSubscriptionsTable {
 }
 
 export interface DigestRunsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   subscription_id: number;
   kind: 'scheduled' | 'manual';
@@ -113,6 +127,8 @@ export interface DigestRunsTable {
 }
 
 export interface DigestPagesTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   run_id: number;
   window_index: number;
   page: number;
@@ -129,6 +145,8 @@ export interface DigestPagesTable {
 type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awaiting_approval' | 'unknown';
 
 export interface AlertSubscriptionsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   owner_id: string;
   shop_label: string;
@@ -147,6 +165,8 @@ export interface AlertSubscriptionsTable {
 }
 
 export interface AlertChecksTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   subscription_id: number;
   slot_at: number;
@@ -167,6 +187,8 @@ export interface AlertChecksTable {
 }
 
 export interface AlertOrdersTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   subscription_id: number;
   order_sn: string;
   check_id: number;
@@ -185,6 +207,8 @@ export interface AlertOrdersTable {
 }
 
 export interface AlertCapDaysTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   subscription_id: number;
   local_date: string;
   asked_at: number | null;
@@ -193,11 +217,15 @@ export interface AlertCapDaysTable {
 }
 
 export interface ProcessedEventsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   event_id: string;
   at: number;
 }
 
 export interface UnfurlRecordsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: Generated<number>;
   channel_id: string;
   item_id: string;
@@ -211,6 +239,8 @@ export interface UnfurlRecordsTable {
 }
 
 export interface AutoLookupCountsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   channel_id: string;
   day: string;
   used: number;
@@ -218,6 +248,8 @@ export interface AutoLookupCountsTable {
 }
 
 export interface ShortcutBatchesTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: string;
   user_id: string;
   kind: string;
@@ -231,6 +263,8 @@ export interface ShortcutBatchesTable {
 }
 
 export interface BudgetReservationsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   id: string;
   /** null: scheduled work, counted against the workspace caps only. */
   user_id: string | null;
@@ -244,6 +278,8 @@ export interface BudgetReservationsTable {
 
 /** Running totals per scope and local period (store/budgets.ts). */
 export interface SpendCountersTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   scope: 'workspace' | 'user' | 'channel';
   /** '*' for the workspace, else the user or channel id. */
   subject: string;
@@ -257,12 +293,16 @@ export interface SpendCountersTable {
 }
 
 export interface AnswerCacheTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   key: string;
   value_json: string;
   stored_at: number;
 }
 
 export interface AlertsSentTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
   key: string;
   sent_at: number;
 }
@@ -278,6 +318,21 @@ export interface PeriodicTurnsTable {
 export interface StoreLocksTable {
   name: string;
   bumped: number;
+}
+
+export interface SentCallsTable {
+  /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
+  tenant_id: string;
+  charge_id: string;
+  run_key: string;
+  epoch: number;
+  source: string;
+  operation: string;
+  edition: number | null;
+  channel_id: string | null;
+  correlation_id: string | null;
+  attempt: number;
+  sent_at: number;
 }
 
 export interface SlackInstallationsTable {
@@ -319,6 +374,7 @@ export interface TenantErasuresTable {
 }
 
 export interface Schema {
+  sent_calls: SentCallsTable;
   pending_lookups: PendingLookupsTable;
   ledger: LedgerTable;
   user_prefs: UserPrefsTable;
@@ -353,6 +409,11 @@ export type Executor = Kysely<Schema> | Transaction<Schema>;
 /** What every sub-store is built from. */
 export interface StoreContext {
   db: Db;
+  /**
+   * The tenant every query of the sub-stores built from this context is bound to: reads are
+   * filtered by it and inserts stamped with it (store/tenants.ts).
+   */
+  tenant: string;
   nowMs: () => number;
   engine: 'sqlite' | 'postgres';
   /** Seals secrets at rest (PLATDESK_ENCRYPTION_KEY); null when no key is configured. */

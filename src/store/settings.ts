@@ -9,20 +9,24 @@ import type { AuditLog, AuditRecord, Settings, UserPrefs } from './store.js';
 
 export async function writeAudit(
   db: Executor,
-  nowMs: () => number,
+  { nowMs, tenant }: Pick<StoreContext, 'nowMs' | 'tenant'>,
   e: Omit<AuditRecord, 'at'>,
 ): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({ at: nowMs(), actor_id: e.actorId, action: e.action, detail: e.detail })
+    .values({ tenant_id: tenant, at: nowMs(), actor_id: e.actorId, action: e.action, detail: e.detail })
     .execute();
 }
 
-export function createAuditLog({ db, nowMs }: StoreContext): AuditLog {
+export function createAuditLog(ctx: StoreContext): AuditLog {
+  const { db, tenant } = ctx;
   return {
-    record: (e) => writeAudit(db, nowMs, e),
+    record: (e) => writeAudit(db, ctx, e),
     async list(limit, filter) {
-      let query = db.selectFrom('audit_log').select(['at', 'actor_id', 'action', 'detail']);
+      let query = db
+        .selectFrom('audit_log')
+        .select(['at', 'actor_id', 'action', 'detail'])
+        .where('tenant_id', '=', tenant);
       if (filter?.action !== undefined) query = query.where('action', '=', filter.action);
       const rows = await query.orderBy('id', 'desc').limit(limit).execute();
       return rows.map((row) => ({
@@ -43,12 +47,14 @@ function auditDetail(key: string, json: string | null): string {
   return text.length > AUDIT_DETAIL_MAX ? `${text.slice(0, AUDIT_DETAIL_MAX - 1)}…` : text;
 }
 
-export function createSettings({ db, nowMs }: StoreContext): Settings {
+export function createSettings(ctx: StoreContext): Settings {
+  const { db, nowMs, tenant } = ctx;
   return {
     async get<T>(key: string) {
       const row = await db
         .selectFrom('settings')
         .select('value_json')
+        .where('tenant_id', '=', tenant)
         .where('key', '=', key)
         .executeTakeFirst();
       return row ? fromJson<T>(row.value_json) : null;
@@ -60,24 +66,28 @@ export function createSettings({ db, nowMs }: StoreContext): Settings {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto('settings')
-          .values({ key, value_json: json, updated_at: nowMs(), updated_by: actorId })
+          .values({ tenant_id: tenant, key, value_json: json, updated_at: nowMs(), updated_by: actorId })
           .onConflict((oc) =>
-            oc.column('key').doUpdateSet((eb) => ({
+            oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
               value_json: eb.ref('excluded.value_json'),
               updated_at: eb.ref('excluded.updated_at'),
               updated_by: eb.ref('excluded.updated_by'),
             })),
           )
           .execute();
-        await writeAudit(trx, nowMs, { actorId, action: 'settings.set', detail: auditDetail(key, json) });
+        await writeAudit(trx, ctx, { actorId, action: 'settings.set', detail: auditDetail(key, json) });
       });
     },
     delete: (key, actorId) =>
       db.transaction().execute(async (trx) => {
-        const result = await trx.deleteFrom('settings').where('key', '=', key).executeTakeFirst();
+        const result = await trx
+          .deleteFrom('settings')
+          .where('tenant_id', '=', tenant)
+          .where('key', '=', key)
+          .executeTakeFirst();
         const deleted = result.numDeletedRows > 0n;
         if (deleted)
-          await writeAudit(trx, nowMs, {
+          await writeAudit(trx, ctx, {
             actorId,
             action: 'settings.delete',
             detail: auditDetail(key, null),
@@ -87,12 +97,13 @@ export function createSettings({ db, nowMs }: StoreContext): Settings {
   };
 }
 
-export function createUserPrefs({ db, nowMs }: StoreContext): UserPrefs {
+export function createUserPrefs({ db, nowMs, tenant }: StoreContext): UserPrefs {
   return {
     async getConfirmThreshold(userId) {
       const row = await db
         .selectFrom('user_prefs')
         .select('confirm_threshold')
+        .where('tenant_id', '=', tenant)
         .where('user_id', '=', userId)
         .executeTakeFirst();
       return row?.confirm_threshold ?? null;
@@ -103,9 +114,9 @@ export function createUserPrefs({ db, nowMs }: StoreContext): UserPrefs {
       }
       await db
         .insertInto('user_prefs')
-        .values({ user_id: userId, confirm_threshold: points, updated_at: nowMs() })
+        .values({ tenant_id: tenant, user_id: userId, confirm_threshold: points, updated_at: nowMs() })
         .onConflict((oc) =>
-          oc.column('user_id').doUpdateSet((eb) => ({
+          oc.columns(['tenant_id', 'user_id']).doUpdateSet((eb) => ({
             confirm_threshold: eb.ref('excluded.confirm_threshold'),
             updated_at: eb.ref('excluded.updated_at'),
           })),

@@ -20,15 +20,21 @@ const toBatch = (row: BatchRow): ShortcutBatch => ({
   state: row.state,
 });
 
-export function createShortcutBatches({ db, nowMs }: StoreContext): ShortcutBatches {
+export function createShortcutBatches({ db, nowMs, tenant }: StoreContext): ShortcutBatches {
   const get = async (id: string) => {
-    const row = await db.selectFrom('shortcut_batches').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await db
+      .selectFrom('shortcut_batches')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toBatch(row) : null;
   };
   return {
     async create(input) {
       const now = nowMs();
       const row: BatchRow = {
+        tenant_id: tenant,
         id: randomUUID(),
         user_id: input.userId,
         kind: input.kind,
@@ -50,6 +56,7 @@ export function createShortcutBatches({ db, nowMs }: StoreContext): ShortcutBatc
       const used = await db
         .updateTable('shortcut_batches')
         .set({ state: 'used', state_changed_at: now })
+        .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('user_id', '=', userId)
         .where('state', '=', 'open')

@@ -49,6 +49,8 @@ export interface Store {
   digests: DigestStore;
   /** The pages each digest run bought, with their charges (store/digest-pages.ts). */
   digestPages: DigestPages;
+  /** Calls leased runs are about to send, written ahead of each (store/sent-calls.ts). */
+  sentCalls: SentCalls;
   /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
   alerts: AlertStore;
   /** Item-link unfurls: handled event ids, unfurl records, auto-lookup day counts (store/events.ts). */
@@ -63,9 +65,26 @@ export interface Store {
   alertsSent: AlertsSent;
   /** Turns at periodic jobs, so one process of several does each (store/turns.ts). */
   turns: PeriodicTurns;
-  /** Slack installations of distributed mode, tokens sealed (store/installations.ts). */
+  /**
+   * The tenant this Store is bound to (store/tenants.ts): every sub-store above reads only its
+   * rows and stamps its inserts with it. The store openStore returns is bound to SINGLE_TENANT
+   * (''), the one tenant of single-workspace mode.
+   */
+  readonly tenant: string;
+  /**
+   * The same contract bound to another tenant, over the same connections (cheap, cached): the
+   * one way a caller reaches a tenant's data. Deployment-wide, whichever tenant a Store is bound
+   * to: `turns`, the housekeeping prunes (pending.prune, cache.prune, alertsSent.prune,
+   * unfurls.prune/forgetEvents, digests.pruneRuns, alerts.prune, budgets.prune: retention is the
+   * operator's), pending.renewClaims and pending.runningClaims (a process's own claims, each
+   * naming its tenant), and unfurls.firstSeen's Slack event ids (unique per app).
+   */
+  forTenant(tenant: string): Store;
+  /** The tenants themselves and the cross-tenant readers of the schedulers (store/tenants.ts). */
+  tenants: TenantDirectory;
+  /** Slack installations of distributed mode, deployment-wide (keyed by tenant), tokens sealed (store/installations.ts). */
   installations: Installations;
-  /** Each tenant's plat account, token sealed (store/plat-accounts.ts). */
+  /** Each tenant's plat account, deployment-wide (keyed by tenant), token sealed (store/plat-accounts.ts). */
   platAccounts: PlatAccountStore;
   /** 'sqlite' or 'postgres'. */
   readonly engine: 'sqlite' | 'postgres';
@@ -75,6 +94,28 @@ export interface Store {
   ping(timeoutMs?: number): Promise<boolean>;
   /** Closes the store; calling it again does nothing. */
   close(): Promise<void>;
+}
+
+// ---- tenants -----------------------------------------------------------------------------------
+
+export interface TenantDirectory {
+  /** Every tenant that has a row anywhere, sorted ('' first when it has any). */
+  list(): Promise<string[]>;
+  /**
+   * Moves every row of `from` to `to` in one transaction ("existing single-workspace data
+   * migrates to its workspace on first install"). Where `to` already has a row under the same
+   * key (a setting, a preference, a cached answer), `to`'s row is kept and `from`'s dropped;
+   * spend counters are added together, so caps still count what was spent. Returns the rows moved.
+   */
+  adopt(from: string, to: string): Promise<number>;
+  /** Deletes every row of the tenant, in one transaction; returns how many. */
+  erase(tenant: string): Promise<number>;
+  /** Live digest subscriptions of every tenant (each names its tenant), by tenant then id. */
+  digestSubscriptions(): Promise<DigestSubscription[]>;
+  /** Live alert subscriptions of every tenant (each names its tenant), by tenant then id. */
+  alertSubscriptions(): Promise<AlertSubscription[]>;
+  /** AlertStore.openChecks of every tenant (each names its tenant). */
+  openAlertChecks(): Promise<AlertCheck[]>;
 }
 
 // ---- pending lookups (confirmations) -------------------------------------------------------
@@ -106,6 +147,8 @@ export interface ClaimHolder {
 export interface PendingLookup<R = unknown, Q = unknown> {
   /** crypto.randomUUID(): 122 random bits, unguessable. */
   id: string;
+  /** The tenant it belongs to (store/tenants.ts; '' in single-workspace mode). */
+  tenantId: string;
   userId: string;
   channelId: string | null;
   teamId: string | null;
@@ -486,6 +529,8 @@ export type LeasedRunState = 'running' | 'posting' | 'posted' | 'failed' | 'awai
 /** What every leased run records, whatever it is a run of. */
 export interface LeasedRun {
   id: number;
+  /** The tenant it belongs to (store/tenants.ts; '' in single-workspace mode). */
+  tenantId: string;
   subscriptionId: number;
   state: LeasedRunState;
   /** Executions started (the first one included). */
@@ -563,6 +608,8 @@ export function claimable(run: LeasedRun, nowMs: number): boolean {
 
 export interface DigestSubscription {
   id: number;
+  /** The tenant it belongs to (store/tenants.ts; '' in single-workspace mode). */
+  tenantId: string;
   /** paging-orders owner_id. */
   ownerId: string;
   /** What the admin typed (a shop alias or the owner id), for display. */
@@ -591,7 +638,7 @@ export type DigestLayout = 'thread' | 'single';
 /** The options default to today's digest: once a day at localTime, every day, one message, no filter. */
 export type NewDigestSubscription = Omit<
   DigestSubscription,
-  'id' | 'createdAt' | 'times' | 'days' | 'layout' | 'flags' | 'statuses'
+  'id' | 'createdAt' | 'tenantId' | 'times' | 'days' | 'layout' | 'flags' | 'statuses'
 > &
   Partial<Pick<DigestSubscription, 'times' | 'days' | 'layout' | 'flags' | 'statuses'>>;
 
@@ -738,10 +785,42 @@ export interface DigestPages {
   list(runId: number): Promise<DigestPage[]>;
 }
 
+/**
+ * A call a leased run (digest run, alert check) is about to send: its charge id, written before
+ * it is sent, and what a ledger row for it needs should its answer never be read.
+ */
+export interface SentCall {
+  chargeId: string;
+  /** `digest:<run>` or `alert:<check>`. */
+  runKey: string;
+  /** The claim's epoch that sends it. */
+  epoch: number;
+  source: LedgerSource;
+  operation: string;
+  edition: number | null;
+  channelId: string | null;
+  correlationId: string | null;
+  attempt: number;
+  sentAt: Date;
+}
+
+export interface SentCalls {
+  /** Written before the call is sent (a second write of one charge id changes nothing). */
+  record(call: SentCall): Promise<void>;
+  /** The call was not sent after all, or surely never reached the service. */
+  withdraw(chargeId: string): Promise<void>;
+  /** Calls of `runKey` sent under an epoch before `epoch` whose charge id has no ledger row. */
+  unanswered(runKey: string, epoch: number): Promise<SentCall[]>;
+  /** Forgets the calls of `runKey` whose charge is in the ledger. */
+  forgetRecorded(runKey: string): Promise<void>;
+}
+
 // ---- ship-by alerts -------------------------------------------------------------------------
 
 export interface AlertSubscription {
   id: number;
+  /** The tenant it belongs to (store/tenants.ts; '' in single-workspace mode). */
+  tenantId: string;
   /** paging-orders owner_id. */
   ownerId: string;
   /** What the admin typed (alias or owner id), for display. */
@@ -760,7 +839,7 @@ export interface AlertSubscription {
   createdAt: Date;
 }
 
-export type NewAlertSubscription = Omit<AlertSubscription, 'id' | 'createdAt'>;
+export type NewAlertSubscription = Omit<AlertSubscription, 'id' | 'createdAt' | 'tenantId'>;
 
 /** A leased run (runs.ts) of an alert: one check of one slot. */
 export interface AlertCheck extends LeasedRun {

@@ -369,7 +369,9 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
   });
 
   it('list shows spend today; remove; bad input costs nothing', async () => {
-    const clock = createFakeClock(Date.now());
+    // 22:00 in Asia/Shanghai (14:00 UTC): outside the default working hours 09:00–21:00, so the
+    // alert just added makes no check (and spends nothing) whatever time of day the suite runs.
+    const clock = createFakeClock(Date.now() - (Date.now() % (24 * HOUR)) + 14 * HOUR);
     h = await start(clock, await database(engine));
     const before = h.calls();
     const bad = await say(`alert add ${OWNER} here within:0 every:5 hours:21:00-09:00 cap:-1`);

@@ -138,6 +138,7 @@ const modal = (name: string, payload: ModalView): Render => ({ name, payload, su
 
 const SUB: DigestSubscription = {
   id: 7,
+  tenantId: '',
   ownerId: '2200001002',
   shopLabel: '蜂蜜',
   channelId: 'C1234',
@@ -186,6 +187,7 @@ function alertOrder(i: number, text: ForeignText, o: Partial<AlertOrder> = {}): 
 
 const ALERT_CHECK: AlertCheck = {
   id: 9,
+  tenantId: '',
   subscriptionId: 4,
   slotAt: NOW,
   localDate: '2026-11-20',

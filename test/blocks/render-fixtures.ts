@@ -184,6 +184,7 @@ function alertMessages(): { name: string; message: RenderedMessage }[] {
   }));
   const check = {
     id: 3,
+    tenantId: '',
     subscriptionId: 7,
     slotAt: NOW,
     localDate: '2026-11-20',
@@ -231,6 +232,7 @@ function threadMessages(
 ): { name: string; message: RenderedMessage }[] {
   const sub: DigestSubscription = {
     id: 3,
+    tenantId: '',
     ownerId: OWNER_ID,
     shopLabel: `${HOSTILE} shop`,
     channelId: 'C1234',

@@ -123,6 +123,44 @@ describe.each(ENGINES)('posted once (%s)', (engine) => {
       });
     });
 
+    it.each(UNCLEAR)(
+      'a threaded digest whose 1st reply meets %s: the run is unknown, its history check posts only the missing replies, each once',
+      async (fault) => {
+        rig = await start();
+        const sub = await rig.subscribe({ layout: 'thread', ownerId: SANDBOX_FIXTURES.owners.busy });
+        rig.fake.fault('chat.postMessage', fault, 1, (c) => c.body.thread_ts !== undefined);
+        rig.scheduler.start();
+        await rig.advance(DUE - START);
+        const left = await rig.store.digests.scheduledRun(sub.id, '2026-11-20');
+        expect(left?.state).toBe('unknown');
+        const parents = rig.fake.messages(CHANNEL);
+        expect(parents).toHaveLength(1);
+        const parentTs = parents[0]?.ts ?? '';
+        // The parent and its first reply are in (despite the unclear answer); the rest wait.
+        expect(rig.fake.replies(CHANNEL, parentTs)).toHaveLength(1);
+
+        await rig.advance(2 * MINUTE);
+        expect(rig.fake.messages(CHANNEL)).toHaveLength(1);
+        const sent = rig.posts().filter((c) => c.body.thread_ts !== undefined);
+        const keys = rig.fake.replies(CHANNEL, parentTs).map((m) => m.metadata?.event_payload?.key);
+        expect(keys.length).toBeGreaterThan(1);
+        // Every reply once, in order, keyed after the parent's key.
+        expect(keys).toEqual(keys.map((_, i) => `digest-run-${left?.id}-${DUE}-reply-${i}`));
+        // The first reply was not sent again: one call each.
+        expect(sent).toHaveLength(keys.length);
+        expect(rig.fake.callsTo('conversations.replies')[0]?.body).toMatchObject({
+          ts: parentTs,
+          include_all_metadata: 'true',
+        });
+        expect(await rig.store.digests.scheduledRun(sub.id, '2026-11-20')).toMatchObject({
+          state: 'posted',
+          messageTs: parentTs,
+        });
+        expect(rig.posts(ADMIN)).toHaveLength(0);
+        expect(rig.pagesFetched()).toBe(left?.calls);
+      },
+    );
+
     it('Slack refusing the post outright (not_in_channel) is an ordinary failure: no history read, retried', async () => {
       rig = await start();
       const sub = await rig.subscribe();

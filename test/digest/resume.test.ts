@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.js';
 import { buildOrderBook, SANDBOX_FIXTURES } from '../../src/sandbox/fixtures.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
-import { createChargeRecorder } from '../../src/store/ledger.js';
+import { type ChargeRecorder, createChargeRecorder } from '../../src/store/ledger.js';
 import type { DigestRun, Store } from '../../src/store/store.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
@@ -37,6 +37,8 @@ interface Rig {
   plat: PlatHarness;
   fake: FakeSlack;
   scheduler: DigestScheduler;
+  /** Another replica's scheduler on `store` (or a wrapper of it), with its own charge recorder. */
+  replica(id: string, store: Store, charges: ChargeRecorder): DigestScheduler;
   anchor: number;
   /** The slot due now: the start of the current UTC minute. */
   slot: number;
@@ -90,10 +92,30 @@ async function startRig(
   const language = { user: async () => en, channel: async () => en };
   const admins = async () => [ADMIN];
   const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
+  const publisher = createSlackDigestPublisher({ client: slack, alerts, admins, language, logger });
+  const replica = (id: string, on: Store, charges: ChargeRecorder) => {
+    const made = createDigestScheduler({
+      client: plat.client,
+      store: on,
+      publisher,
+      priceOf: async () => PRICE,
+      charges,
+      clock: realClock,
+      instanceId: id,
+      logger,
+      leaseMs: 6_000,
+      renewEveryMs: 500,
+      callSpanMs: 3_500,
+      retryDelaysMs: [200, 200, 200],
+      maxSleepMs: 1_000,
+    });
+    open.push({ close: () => made.stop() });
+    return made;
+  };
   const scheduler = createDigestScheduler({
     client: plat.client,
     store,
-    publisher: createSlackDigestPublisher({ client: slack, alerts, admins, language, logger }),
+    publisher,
     priceOf: async () => PRICE,
     charges: createChargeRecorder({ ledger: store.ledger, logger }),
     clock: realClock,
@@ -107,7 +129,7 @@ async function startRig(
     maxSleepMs: 1_000,
   });
   open.push({ close: () => scheduler.stop() });
-  return { store, plat, fake, scheduler, anchor, slot };
+  return { store, plat, fake, scheduler, replica, anchor, slot };
 }
 
 async function runUntil(rig: Rig, done: (run: DigestRun | null) => boolean, ms = 30_000): Promise<DigestRun> {
@@ -120,6 +142,14 @@ async function runUntil(rig: Rig, done: (run: DigestRun | null) => boolean, ms =
     if (done(run) && run) return run;
     if (Date.now() > end) throw new Error(`the run did not get there: ${JSON.stringify(run)}`);
     await sleep(100);
+  }
+}
+
+async function until(probe: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(50);
   }
 }
 
@@ -169,6 +199,77 @@ describe.each(ENGINES)('a digest run resumes after its last recorded page, on %s
       ordersIn(rig.anchor, counts, rig.slot - DAY, rig.slot),
     );
   }, 60_000);
+
+  it("a holder killed after the plat API answered its 3rd page, before that page or its charge was recorded: the next holder buys the page again, and the ledger holds both calls (the lost one as code -1, cost unknown); ledger rows = sandbox calls = the run's calls", async () => {
+    const counts = { [BUSY]: 1_200 };
+    const rig = await startRig(engine, { orderCounts: counts });
+    const pagesNeeded = pagesOf(ordersIn(rig.anchor, counts, rig.slot - DAY, rig.slot));
+    expect(pagesNeeded).toBeGreaterThanOrEqual(3);
+    // Replica A dies the moment its 3rd charge comes in: that charge never reaches the ledger,
+    // the page is never recorded, its lease is never renewed again (its promises never settle
+    // until the test ends; then they say the run is lost, so A stops without another call).
+    let dead = false;
+    let charges = 0;
+    const graves: ((lost: false) => void)[] = [];
+    const never = () => new Promise<false>((resolve) => graves.push(resolve));
+    const real = createChargeRecorder({ ledger: rig.store.ledger, logger: createLogger('silent') });
+    const dying: ChargeRecorder = {
+      ...real,
+      record: async (entry, options) => {
+        charges += 1;
+        if (charges === 3) dead = true;
+        if (!dead) await real.record(entry, options);
+      },
+    };
+    const storeA: Store = {
+      ...rig.store,
+      digests: {
+        ...rig.store.digests,
+        renew: (id, lease) => (dead ? never() : rig.store.digests.renew(id, lease)),
+      },
+      digestPages: {
+        ...rig.store.digestPages,
+        record: (id, holder, page) => (dead ? never() : rig.store.digestPages.record(id, holder, page)),
+      },
+    };
+    const a = rig.replica(`killed-${engine}`, storeA, dying);
+    // Closed before A's scheduler (afterEach closes in reverse), so A's stop() finds its run ended.
+    open.push({
+      close: async () => {
+        for (const bury of graves) bury(false);
+      },
+    });
+    a.start();
+    const claimed = await runUntil(rig, (r) => r?.state === 'running');
+    await until(() => dead, 20_000);
+    rig.scheduler.start();
+
+    const run = await runUntil(rig, (r) => r?.state === 'posted');
+    await rig.scheduler.idle();
+    const calls = rig.plat.sandbox.stats().callsByOperation['paging-orders'];
+    // The 3rd page twice: once by A (paid, answer lost with A), once by the takeover.
+    expect(calls).toBe(pagesNeeded + 1);
+    const ledger = (
+      await rig.store.ledger.list({ from: new Date(0), to: new Date(Date.now() + DAY) })
+    ).filter((e) => e.correlationId === `digest-${run.id}`);
+    expect(ledger).toHaveLength(calls);
+    const lost = ledger.filter((e) => e.code !== 0);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatchObject({
+      chargeId: `digest:${run.id}:${claimed.epoch}:2:0`,
+      code: -1,
+      points: 0,
+      source: 'digest',
+    });
+    expect(run.calls).toBe(calls);
+    expect(run.chargedPoints).toBe(pagesNeeded * PRICE);
+    const pages = await rig.store.digestPages.list(run.id);
+    expect(pages.map((p) => p.page)).toEqual(Array.from({ length: pagesNeeded }, (_, i) => i));
+    expect(pages.slice(2).every((p) => p.epoch > claimed.epoch)).toBe(true);
+    expect(digestPosts(rig.fake)).toHaveLength(1);
+    // Nothing is left of the run's calls written ahead: each is in the ledger.
+    expect(await rig.store.sentCalls.unanswered(`digest:${run.id}`, Number.MAX_SAFE_INTEGER)).toEqual([]);
+  }, 90_000);
 
   it('"Run anyway" after a cap stop on page 3: pages 1–2 are not fetched again; the admin is told what was charged and what remains', async () => {
     const today = new Date(Math.floor(Date.now() / MINUTE) * MINUTE).getUTCDay();

@@ -119,6 +119,7 @@ describe('summarize', () => {
 
 const SUB: DigestSubscription = {
   id: 7,
+  tenantId: '',
   ownerId: '2200001001',
   shopLabel: 'bee',
   channelId: 'C1234',

@@ -7,7 +7,9 @@
 import { type CheckContext, executeAlertCheck } from '../../src/alerts/check.js';
 import { ALERT_LOOKBACK_MS } from '../../src/alerts/cost.js';
 import type { AlertPublisher } from '../../src/alerts/types.js';
+import type { Clock } from '../../src/clock.js';
 import { splitWindows } from '../../src/digest/fetch-orders.js';
+import { RUN_LEASE_DEFAULTS } from '../../src/digest/run-fence.js';
 import { buildOrderBook } from '../../src/sandbox/fixtures.js';
 import { createChargeRecorder } from '../../src/store/ledger.js';
 import type { AlertSubscription } from '../../src/store/store.js';
@@ -23,13 +25,21 @@ export const quietAlertPublisher: AlertPublisher = {
   alertUnverified: async () => {},
 };
 
-/** Claims the check of `sub` for the slot at `now()` and runs it. */
+/**
+ * Claims the check of `sub` for the slot at `now()` and runs it under the production lease
+ * (digest/run-fence.ts), renewed by real timers while `now()` says the time.
+ */
 export async function claimAndCheck(
-  ctx: Omit<CheckContext, 'publisher' | 'leaseMs' | 'charges'>,
+  ctx: Omit<CheckContext, 'publisher' | 'charges' | keyof typeof RUN_LEASE_DEFAULTS | 'clock'>,
   sub: AlertSubscription,
   options: { localDate: string; force: boolean },
 ) {
-  const leaseMs = 600_000;
+  const { leaseMs } = RUN_LEASE_DEFAULTS;
+  const clock: Clock = {
+    now: ctx.now,
+    setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
   const at = new Date(ctx.now());
   const claim = await ctx.store.alerts.claimCheck(
     { subscriptionId: sub.id, slotAt: at, localDate: options.localDate },
@@ -41,7 +51,7 @@ export async function claimAndCheck(
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
   });
   const result = await executeAlertCheck(
-    { ...ctx, charges, publisher: quietAlertPublisher, leaseMs },
+    { ...ctx, ...RUN_LEASE_DEFAULTS, clock, charges, publisher: quietAlertPublisher },
     sub,
     claim.check,
     {

@@ -320,13 +320,14 @@ export function makeNewAlertSubscription(
 
 /** A stored alert subscription (id 4, created at NOW). */
 export function makeAlertSubscription(overrides: Partial<AlertSubscription> = {}): AlertSubscription {
-  return { id: 4, ...makeNewAlertSubscription(), createdAt: NOW, ...overrides };
+  return { id: 4, tenantId: '', ...makeNewAlertSubscription(), createdAt: NOW, ...overrides };
 }
 
 /** A stored digest run: scheduled, posted, for the 24 h before NOW. */
 export function makeDigestRun(overrides: Partial<DigestRun> = {}): DigestRun {
   return {
     id: 3,
+    tenantId: '',
     subscriptionId: 7,
     kind: 'scheduled',
     localDate: '2026-11-20',

@@ -62,6 +62,12 @@ export interface HarnessOptions {
    * as the real API would be; 'sandbox' the app's built-in one (PLAT_SANDBOX=1).
    */
   plat?: 'api' | 'sandbox';
+  /** More plat tokens the harness's sandbox accepts (a plat account per tenant; 'api' only). */
+  sandboxTokens?: readonly string[];
+  /** Distributed mode (StartOptions.installations): the bots of the tenants it knows. */
+  installations?: StartOptions['installations'];
+  /** Which plat account each tenant spends from (given the sandbox's URL). */
+  platAccounts?: (baseUrl: string) => NonNullable<StartOptions['platAccounts']>;
 }
 
 /** What a confirmed lookup answered, and how many plat calls it took. */
@@ -184,7 +190,11 @@ export interface PlatdeskHarness {
   advance(ms: number): void;
   now(): Date;
   /** A signed slash command with a fresh response_url. */
-  command(name: string, text: string, options?: { userId?: string; channelId?: string }): Promise<Sent>;
+  command(
+    name: string,
+    text: string,
+    options?: { userId?: string; channelId?: string; teamId?: string },
+  ): Promise<Sent>;
   /** The next message (not yet returned by this function) posted to that response_url. */
   nextResponse(responseUrlId: string, timeoutMs?: number): Promise<SlackMessage>;
   /** Every message posted to that response_url so far. */
@@ -193,7 +203,7 @@ export interface PlatdeskHarness {
   click(
     actionId: string,
     value: string | undefined,
-    options?: { userId?: string; responseUrlId?: string; label?: string },
+    options?: { userId?: string; responseUrlId?: string; label?: string; teamId?: string },
   ): Promise<Sent>;
   /**
    * A button clicked in the App Home or a modal: as from Slack, no response_url and no channel,
@@ -210,12 +220,12 @@ export interface PlatdeskHarness {
   ask(
     name: string,
     text: string,
-    options?: { userId?: string },
+    options?: { userId?: string; teamId?: string },
   ): Promise<{ sent: Sent; message: SlackMessage; confirmation: Confirmation }>;
   /** Clicks Confirm and returns the "Looking up…" message and the answer. */
   confirm(
     confirmation: Confirmation,
-    options?: { userId?: string },
+    options?: { userId?: string; teamId?: string },
   ): Promise<{ sent: Sent; progress: SlackMessage; answer: SlackMessage }>;
   /**
    * A whole confirmed lookup: `ask`, then `confirm`; asserts the answer is ephemeral and counts
@@ -256,7 +266,13 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   });
   const signingSecret = options.signingSecret ?? SIGNING_SECRET;
   const database = options.engine === 'postgres' ? await createPostgresDatabase() : null;
-  const ownSandbox = options.plat === 'sandbox' ? null : createSandbox({ token: 'sandbox' });
+  const ownSandbox =
+    options.plat === 'sandbox'
+      ? null
+      : createSandbox({
+          token: 'sandbox',
+          ...(options.sandboxTokens ? { moreTokens: options.sandboxTokens } : {}),
+        });
   const platEnv = ownSandbox
     ? { PLAT_BASE_URL: await ownSandbox.listen(0), PLAT_TOKEN: 'sandbox' }
     : { PLAT_SANDBOX: '1' };
@@ -286,6 +302,9 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.instance) startOptions.instance = options.instance;
   if (options.housekeepingEveryMs !== undefined)
     startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
+  if (options.installations) startOptions.installations = options.installations;
+  if (options.platAccounts && 'PLAT_BASE_URL' in platEnv)
+    startOptions.platAccounts = options.platAccounts(platEnv.PLAT_BASE_URL);
   let platdesk: Platdesk;
   try {
     platdesk = await startPlatdesk(config, startOptions);
@@ -323,6 +342,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
         responseUrl: fake.responseUrl(responseUrlId),
         ...(opts.userId ? { userId: opts.userId } : {}),
         ...(opts.channelId ? { channelId: opts.channelId } : {}),
+        ...(opts.teamId ? { teamId: opts.teamId } : {}),
       });
       const res = await postCommand(eventsUrl, signingSecret, payload);
       return { status: res.status, ms: res.ms, responseUrlId, body: res.body };
@@ -348,6 +368,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
         actionTs: `1700000001.${String(actionSeq).padStart(6, '0')}`,
         ...(opts.userId ? { userId: opts.userId } : {}),
         ...(opts.label ? { text: opts.label } : {}),
+        ...(opts.teamId ? { teamId: opts.teamId } : {}),
       });
       const res = await postAction(eventsUrl, signingSecret, payload);
       return { status: res.status, ms: res.ms, responseUrlId, body: res.body };

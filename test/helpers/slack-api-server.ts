@@ -55,6 +55,8 @@ export interface SlackCall {
   /** The decoded body; JSON-holding form fields (`blocks`, `view`…) are parsed. */
   body: Record<string, unknown>;
   headers: IncomingHttpHeaders;
+  /** The token the call was made with (`Authorization: Bearer …`, or a `token` field), if any. */
+  token: string | null;
   /** The raw request body. */
   raw: Buffer;
   /** For `response_url`: the id in `/response/<id>`; for `file_upload`: the file id. */
@@ -162,10 +164,15 @@ export interface FakeSlack {
    * `retryConfig: { retries: 0 }`.
    */
   failNext(method: string, failure: SlackFailure, times?: number): void;
-  /** The next `times` calls to `method` do their work, then meet `fault` (see SlackFault). */
-  fault(method: string, fault: SlackFault, times?: number): void;
+  /**
+   * The next `times` calls to `method` (those `when` picks, e.g. a thread reply) do their work,
+   * then meet `fault` (see SlackFault).
+   */
+  fault(method: string, fault: SlackFault, times?: number, when?: (call: SlackCall) => boolean): void;
   /** The channel-level messages of a channel (a DM: the `D…` id or the user id), oldest first. */
   messages(channel: string): StoredMessage[];
+  /** The replies in the thread of `ts` in a channel, oldest first. */
+  replies(channel: string, ts: string): StoredMessage[];
   /** Replaces the default answer of `method` until `reset()`. */
   setResponse(method: string, answer: SlackAnswer): void;
   /** Delays the answers of `method` by `ms` until `reset()` (a slow Slack). */
@@ -324,7 +331,7 @@ const tsValue = (ts: string) => Number(ts);
 export async function startSlackApiServer(options: { now?: () => number } = {}): Promise<FakeSlack> {
   const clock = options.now ?? Date.now;
   const calls: SlackCall[] = [];
-  const faults = new Map<string, SlackFault[]>();
+  const faults = new Map<string, { fault: SlackFault; when?: (call: SlackCall) => boolean }[]>();
   /** Messages by conversation, oldest first; replies are kept beside their parents. */
   const stored = new Map<string, StoredMessage[]>();
   const held = new Set<ServerResponse>();
@@ -379,6 +386,42 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       response_metadata: { next_cursor: more ? Buffer.from(String(offset + limit)).toString('base64') : '' },
     };
   };
+  /**
+   * conversations.replies as Slack documents it (https://docs.slack.dev/reference/methods/conversations.replies):
+   * the thread of `ts` (a parent, or any reply in it), parent first, then its replies oldest first,
+   * paged by `cursor`/`limit`; `metadata` only with `include_all_metadata=true`; `thread_not_found`
+   * when there is no such message.
+   */
+  const replies = (call: SlackCall): Record<string, unknown> => {
+    const b = call.body;
+    const withMetadata = String(b.include_all_metadata) === 'true' || String(b.include_all_metadata) === '1';
+    const limit = Math.min(1000, Math.max(1, Number(b.limit ?? 100) || 100));
+    const offset =
+      typeof b.cursor === 'string' && b.cursor !== ''
+        ? Number(Buffer.from(b.cursor, 'base64').toString())
+        : 0;
+    const all = conversation(str(b.channel, SLACK.channelId));
+    const asked = all.find((m) => m.ts === str(b.ts, ''));
+    if (!asked) return { ok: false, error: 'thread_not_found' };
+    const parentTs = asked.thread_ts ?? asked.ts;
+    const thread = all.filter((m) => m.ts === parentTs || m.thread_ts === parentTs);
+    const count = thread.length - 1;
+    const page = thread.slice(offset, offset + limit).map((m) => {
+      const { metadata, ...rest } = m;
+      return {
+        ...rest,
+        thread_ts: parentTs,
+        ...(m.ts === parentTs ? { reply_count: count } : { parent_user_id: SLACK.botUserId }),
+        ...(withMetadata && metadata ? { metadata } : {}),
+      };
+    });
+    const more = offset + limit < thread.length;
+    return {
+      messages: page,
+      has_more: more,
+      response_metadata: { next_cursor: more ? Buffer.from(String(offset + limit)).toString('base64') : '' },
+    };
+  };
   const nextId = (prefix: string) => `${prefix}${String(++seq).padStart(8, '0')}`;
   let origin = '';
 
@@ -400,6 +443,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       return { channel, ts, message };
     },
     'conversations.history': (call) => history(call),
+    'conversations.replies': (call) => replies(call),
     'chat.postEphemeral': () => ({ message_ts: nextTs() }),
     'chat.update': (call) => {
       const ts = str(call.body.ts, SLACK.messageTs);
@@ -564,7 +608,9 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     } catch {
       decoded = { body: {} };
     }
-    const call: SlackCall = { method, body: decoded.body, headers: req.headers, raw, at: Date.now() };
+    const bearer = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+    const token = bearer ?? (typeof decoded.body.token === 'string' ? decoded.body.token : null);
+    const call: SlackCall = { method, body: decoded.body, headers: req.headers, token, raw, at: Date.now() };
     if (id !== undefined) call.id = id;
     if (method === 'file_upload') call.bytes = decoded.file ?? raw;
     record(call);
@@ -599,8 +645,10 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     }
     const answer = answers.get(method);
     const computed = typeof answer === 'function' ? answer(call) : (answer ?? defaults[method]?.(call) ?? {});
-    const fault = faults.get(method)?.shift();
-    if (faults.get(method)?.length === 0) faults.delete(method);
+    const queue = faults.get(method) ?? [];
+    const at = queue.findIndex((f) => !f.when || f.when(call));
+    const fault = at >= 0 ? queue.splice(at, 1)[0]?.fault : undefined;
+    if (queue.length === 0) faults.delete(method);
     switch (fault) {
       case 'accept-then-cut':
         res.socket?.destroy();
@@ -670,14 +718,18 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       for (let i = 0; i < times; i++) queue.push(failure);
       failures.set(method, queue);
     },
-    fault(method, fault, times = 1) {
+    fault(method, fault, times = 1, when) {
       const queue = faults.get(method) ?? [];
-      for (let i = 0; i < times; i++) queue.push(fault);
+      for (let i = 0; i < times; i++) queue.push(when ? { fault, when } : { fault });
       faults.set(method, queue);
     },
     messages: (channel) =>
       conversation(channel)
         .filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts)
+        .map((m) => ({ ...m })),
+    replies: (channel, ts) =>
+      conversation(channel)
+        .filter((m) => m.thread_ts === ts && m.ts !== ts)
         .map((m) => ({ ...m })),
     setResponse: (method, answer) => void answers.set(method, answer),
     setDelay: (method, ms) => void delays.set(method, ms),

@@ -70,6 +70,8 @@ export interface SlashCommandInput {
   /** A URL on the fake Slack server: `fake.responseUrl()`. */
   responseUrl: string;
   triggerId?: string;
+  /** The workspace (default SLACK.teamId): another tenant's, or a forged one. */
+  teamId?: string;
 }
 
 export function slashCommand(input: SlashCommandInput): SlashCommand {
@@ -77,7 +79,7 @@ export function slashCommand(input: SlashCommandInput): SlashCommand {
   const channelId = input.channelId ?? SLACK.channelId;
   return {
     token: SLACK.token,
-    team_id: SLACK.teamId,
+    team_id: input.teamId ?? SLACK.teamId,
     team_domain: SLACK.teamDomain,
     channel_id: channelId,
     channel_name: input.channelName ?? (channelId === SLACK.channelId ? SLACK.channelName : 'directmessage'),
@@ -113,6 +115,8 @@ export interface BlockActionInput {
   /** Differs per click: two clicks on one button arrive with two action_ts values. */
   actionTs?: string;
   triggerId?: string;
+  /** The workspace (default SLACK.teamId). */
+  teamId?: string;
 }
 
 /**
@@ -166,7 +170,12 @@ export function blockAction(input: BlockActionInput): BlockAction<ButtonAction> 
   if (input.value !== undefined) action.value = input.value;
   const payload: BlockAction<ButtonAction> = {
     type: 'block_actions',
-    user: { id: userId, username: userNameOf(userId), name: userNameOf(userId), team_id: SLACK.teamId },
+    user: {
+      id: userId,
+      username: userNameOf(userId),
+      name: userNameOf(userId),
+      team_id: input.teamId ?? SLACK.teamId,
+    },
     api_app_id: SLACK.apiAppId,
     token: SLACK.token,
     container: input.container ?? {
@@ -176,7 +185,7 @@ export function blockAction(input: BlockActionInput): BlockAction<ButtonAction> 
       is_ephemeral: isEphemeral,
     },
     trigger_id: input.triggerId ?? SLACK.triggerId,
-    team,
+    team: input.teamId ? { id: input.teamId, domain: SLACK.teamDomain } : team,
     is_enterprise_install: false,
     channel: { id: channelId, name: channelId === SLACK.channelId ? SLACK.channelName : 'directmessage' },
     response_url: input.responseUrl,

@@ -118,8 +118,13 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
       teamId: null,
       isEnterpriseInstall: true,
     });
-    // The first installer is an admin.
-    expect(await h.platdesk.store.settings.get<string[]>(SETTING_KEYS.admins)).toContain('UINST1');
+    // Each installer is an admin of its own tenant.
+    expect(await h.platdesk.store.forTenant('T0001').settings.get<string[]>(SETTING_KEYS.admins)).toEqual([
+      'UINST1',
+    ]);
+    expect(await h.platdesk.store.forTenant('E0001').settings.get<string[]>(SETTING_KEYS.admins)).toEqual([
+      'UINST2',
+    ]);
 
     const fromWorkspace = await nextPublish(await homeOpened('UINST1', { teamId: 'T0001' }));
     expect(oauth.tokenOf(fromWorkspace)).toBe(oauth.currentToken('T0001'));

@@ -163,6 +163,19 @@ async function fill(store: Store): Promise<Filled> {
     orderCount: 0,
     points: 2,
   });
+  // A call written ahead whose answer never reached the ledger (its holder died).
+  await store.sentCalls.record({
+    chargeId: `digest:${posted.run.id}:${posted.run.epoch}:1:0`,
+    runKey: `digest:${posted.run.id}`,
+    epoch: posted.run.epoch,
+    source: 'digest',
+    operation: 'paging-orders',
+    edition: 1,
+    channelId: tea.channelId,
+    correlationId: `digest-${posted.run.id}`,
+    attempt: 0,
+    sentAt: new Date(T0),
+  });
   await store.digests.markPosting(posted.run.id, { ...lease('a'), ...postedBy }, '{"orders":3}');
   await store.digests.markPosted(posted.run.id, postedBy, '1763600000.000100', new Date(T0));
   const failing = await store.digests.claimScheduled(

@@ -16,7 +16,6 @@ import type { WebClient } from '@slack/web-api';
 import { renderAdminOnlyButton } from '../../blocks/admin-only.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { tenantOf } from '../../store/installations.js';
 import { ackFirst } from '../ack.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from '../home/publish.js';
@@ -29,8 +28,6 @@ export interface ViewClick<A extends BlockElementAction = ButtonAction> {
   readonly action: A;
   readonly userId: string;
   readonly teamId: string | null;
-  /** Distributed mode: the installation the click belongs to (store/installations.ts tenantOf). */
-  readonly tenant: string;
   readonly triggerId: string;
   /** Where the button was: the App Home or a modal. */
   readonly surface: 'home' | 'modal';
@@ -97,11 +94,6 @@ function viewClick<A extends BlockElementAction>(
     action,
     userId,
     teamId: body.team?.id ?? null,
-    tenant: tenantOf({
-      enterpriseId: body.enterprise?.id,
-      teamId: body.team?.id,
-      isEnterpriseInstall: body.is_enterprise_install === true,
-    }),
     triggerId: body.trigger_id,
     surface,
     view: body.view ?? null,
@@ -109,7 +101,7 @@ function viewClick<A extends BlockElementAction>(
     words: () => deps.language.user(userId),
     tell: (message) => sendPrivately(client, { userId, channelId: null }, message, deps.logger),
     republishHome: () =>
-      publishHome(deps, client, userId, click.tenant).catch((err: unknown) =>
+      publishHome(deps, client, userId).catch((err: unknown) =>
         deps.logger.warn({ err }, 'could not publish the Home again'),
       ),
     async refuse(text) {

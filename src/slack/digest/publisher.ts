@@ -17,7 +17,7 @@ import {
 } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { digestPostKey } from '../../digest/posted-once.js';
+import { digestPostKey, digestReplyKey, isPostOutcomeUnknown } from '../../digest/posted-once.js';
 import type { DigestPost, DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
@@ -49,28 +49,35 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     return postMessage(client, channel, m);
   }
 
-  // The summary is the digest: a reply Slack refuses is logged, not retried, since a retry of the
-  // run would post the summary a second time (never reply_broadcast: the channel stays quiet).
+  /**
+   * The thread's replies, each keyed (digestReplyKey) and sent once like the parent: replies whose
+   * keys the thread already holds (`known`) are skipped, so a retried or verified run completes
+   * the thread and never posts a reply twice. An unclear answer throws PostOutcomeUnknownError (the
+   * run is unknown; its history check finds the parent and posts only what is missing); a reply
+   * Slack surely refuses is logged and not retried (never reply_broadcast: the channel stays quiet).
+   */
   async function postReplies(
     post: DigestPost,
     replies: readonly RenderedMessage[],
     ts: string,
+    known: ReadonlySet<string>,
   ): Promise<void> {
     const channel = post.subscription.channelId;
-    for (const reply of replies)
-      await client.chat
-        .postMessage({
-          channel,
-          thread_ts: ts,
-          text: reply.text,
-          blocks: reply.blocks,
-          unfurl_links: false,
-          unfurl_media: false,
-        })
-        .catch((err: unknown) =>
-          logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted'),
-        );
+    for (const [index, reply] of replies.entries()) {
+      const key = digestReplyKey(post.run, index);
+      if (known.has(key.key)) continue;
+      try {
+        await keyed.reply(channel, ts, reply, key);
+      } catch (err) {
+        if (isPostOutcomeUnknown(err)) throw err;
+        logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted');
+      }
+    }
   }
+
+  /** The reply keys a thread already holds (none in a thread no reply was posted to yet). */
+  const repliesIn = async (post: DigestPost, ts: string): Promise<Set<string>> =>
+    keyed.threadKeys(post.subscription.channelId, ts, 'platdesk_digest_reply');
 
   /** The digest's parent message: a new one keyed and sent once, or the "Run now" progress message replaced. */
   async function putDigest(post: DigestPost, m: RenderedMessage, replaceTs: string | null): Promise<string> {
@@ -105,15 +112,21 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       // Threaded: the summary in the channel, the details as replies in its thread.
       const { parent, replies } = renderDigestThread(w, post);
       const ts = await putDigest(post, parent, replaceTs);
-      await postReplies(post, replies, ts);
+      // "Run now" replaces its progress message, and a retried or taken-over run replaces it
+      // again: its thread may hold replies of an earlier attempt. A new parent's thread, or the
+      // progress message of a run's first attempt, has none.
+      const known =
+        replaceTs === null || post.run.attempts <= 1 ? new Set<string>() : await repliesIn(post, ts);
+      await postReplies(post, replies, ts, known);
       return ts;
     },
     async findDigest(post) {
       const found = await keyed.find(post.subscription.channelId, digestPostKey(post.run));
-      // Found with an empty thread: the attempt that posted it stopped before its replies.
-      if (found && post.subscription.layout === 'thread' && found.replyCount === 0) {
+      // Found: the attempt that posted it may have stopped before (some of) its replies.
+      if (found && post.subscription.layout === 'thread') {
         const { replies } = renderDigestThread(await words(post.subscription.channelId), post);
-        await postReplies(post, replies, found.ts);
+        const known = found.replyCount === 0 ? new Set<string>() : await repliesIn(post, found.ts);
+        await postReplies(post, replies, found.ts, known);
       }
       return found?.ts ?? null;
     },

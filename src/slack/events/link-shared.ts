@@ -7,7 +7,7 @@
 import type { App } from '@slack/bolt';
 import type { ChatUnfurlArguments } from '@slack/web-api';
 import { renderUnfurl } from '../../blocks/unfurl.js';
-import { MAX_LINKS_PER_EVENT, type UnfurlService } from '../../lookups/unfurls.js';
+import { MAX_LINKS_PER_EVENT } from '../../lookups/unfurls.js';
 import type { SlackDeps } from '../deps.js';
 
 type Unfurls = Extract<ChatUnfurlArguments, { unfurls: unknown }>['unfurls'];
@@ -25,11 +25,11 @@ function unfurlTarget(event: {
   return { channel: event.channel, ts: event.message_ts };
 }
 
-export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlService): void {
+export function registerLinkShared(app: App, deps: SlackDeps): void {
   app.event('link_shared', async ({ event, body, context, client }) => {
     // Events are acknowledged by Bolt before listeners run; this is the work after the ack.
     const eventId = body.event_id;
-    if (eventId && !(await unfurls.firstDelivery(eventId))) {
+    if (eventId && !(await deps.unfurls.firstDelivery(eventId))) {
       deps.logger.info(
         { eventId, retryNum: context.retryNum ?? null },
         'link_shared delivered again: ignored',
@@ -51,7 +51,7 @@ export function registerLinkShared(app: App, deps: SlackDeps, unfurls: UnfurlSer
     for (const link of event.links.slice(0, MAX_LINKS_PER_EVENT)) {
       if (found[link.url]) continue;
       try {
-        const decision = await unfurls.decide(link.url, place);
+        const decision = await deps.unfurls.decide(link.url, place);
         if (!decision) continue;
         if (decision.kind === 'auto_failed')
           await deps.alerts.notifyIfAccountError(decision.error, { userId: event.user });

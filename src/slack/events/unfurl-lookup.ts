@@ -7,12 +7,12 @@ import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { parseUnfurlButtonValue, renderEarlierAnswer } from '../../blocks/unfurl.js';
 import { canonicalItemUrl } from '../../lookups/parse/item-link.js';
-import { itemRequest, type UnfurlService } from '../../lookups/unfurls.js';
+import { itemRequest } from '../../lookups/unfurls.js';
 import { offerLookup, type Reply } from '../answer.js';
 import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 
-export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlService): void {
+export function registerUnfurlLookup(app: App, deps: SlackDeps): void {
   onMessageClick(app, deps, ACTIONS.unfurlLookup, async ({ action, body, respond }) => {
     const ref = parseUnfurlButtonValue(action.value);
     if (!ref) {
@@ -26,7 +26,7 @@ export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlS
     const userId = body.user.id;
     const channelId = body.channel?.id ?? null;
     const url = canonicalItemUrl(ref.itemId, ref.marketplace ?? '0');
-    const earlier = channelId ? await unfurls.earlier(channelId, ref.itemId) : null;
+    const earlier = channelId ? await deps.unfurls.earlier(channelId, ref.itemId) : null;
     if (earlier) {
       await respond({
         response_type: 'ephemeral',
@@ -46,7 +46,7 @@ export function registerUnfurlLookup(app: App, deps: SlackDeps, unfurls: UnfurlS
       {
         onPrepared: async (prepared) => {
           if (channelId && (prepared.kind === 'confirm' || prepared.kind === 'auto'))
-            await unfurls.rememberOffered(channelId, ref.itemId, userId, prepared.pending.id);
+            await deps.unfurls.rememberOffered(channelId, ref.itemId, userId, prepared.pending.id);
         },
       },
     );

@@ -16,7 +16,6 @@ import {
 import { platAccountProblem } from '../../lookups/plat-accounts.js';
 import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
-import { tenantOfContext } from '../tenant.js';
 import { publishHome } from './publish.js';
 
 export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
@@ -26,7 +25,7 @@ export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
     ACTIONS.homePlatAccount,
     async (click) => {
       // The modal never shows the stored token; the base URL is filled in when there is one.
-      const tenant = click.tenant;
+      const tenant = deps.store.tenant;
       const current = await deps.store.platAccounts.get(tenant).catch(() => null);
       await click.openModal(
         renderPlatAccountModal(await click.words(), current ? { baseUrl: current.baseUrl } : null),
@@ -43,7 +42,7 @@ export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
     { adminOnly: true },
   );
 
-  app.view(ERASE_FORM.callbackId, async ({ ack, body, context }) => {
+  app.view(ERASE_FORM.callbackId, async ({ ack, body }) => {
     const userId = body.user.id;
     if (!(await deps.isAdmin(userId))) {
       // The modal has no input to attach an error to: it closes, and nothing is deleted.
@@ -51,10 +50,10 @@ export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    await deps.installs?.eraseNow(tenantOfContext(context), userId);
+    await deps.installs?.eraseNow(deps.store.tenant, userId);
   });
 
-  app.view(PLAT_ACCOUNT_FORM.callbackId, async ({ ack, view, body, client, context }) => {
+  app.view(PLAT_ACCOUNT_FORM.callbackId, async ({ ack, view, body, client }) => {
     const f = PLAT_ACCOUNT_FORM;
     const userId = body.user.id;
     const w = await deps.language.user(userId);
@@ -80,13 +79,14 @@ export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const tenant = tenantOfContext(context);
+    const tenant = deps.store.tenant;
     await deps.store.platAccounts.set(tenant, { baseUrl, token }, userId);
     await deps.store.audit.record({
       actorId: userId,
       action: 'plat_account.set',
       detail: `${tenant} ${baseUrl}`,
     });
-    await publishHome(deps, client, userId, tenant);
+    await deps.installs?.accountChanged(tenant);
+    await publishHome(deps, client, userId);
   });
 }

@@ -5,21 +5,16 @@ import { wordsFor } from '../../blocks/i18n/words.js';
 import { homeData } from '../../lookups/home-data.js';
 import type { SlackDeps } from '../deps.js';
 
-export async function publishHome(
-  deps: SlackDeps,
-  client: WebClient,
-  userId: string,
-  /** Distributed mode: the workspace, so its admins see its plat account. */
-  tenant?: string,
-): Promise<void> {
+export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
   const now = deps.now();
   const data = await homeData(
     { store: deps.store, lookups: deps.lookups, isAdmin: deps.isAdmin },
     userId,
     now,
   );
-  if (data.adminHome && deps.installs && tenant !== undefined)
-    data.platAccount = await deps.installs.platAccountStatus(tenant);
+  // Distributed mode: the workspace's admins see its plat account.
+  if (data.adminHome && deps.installs)
+    data.platAccount = await deps.installs.platAccountStatus(deps.store.tenant);
   const effective = await deps.language.forUser(userId);
   const language = { effective, own: await deps.language.settings.user(userId) };
   await client.views.publish({ user_id: userId, view: renderHome(wordsFor(effective), data, now, language) });
