@@ -20,7 +20,10 @@ COPY src ./src
 # esbuild: dist/app.js (the app, with source maps, pg and ioredis in chunks loaded only when
 # configured) behind dist/main.js (checks the Node version). The bundle needs one package at run
 # time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary.
+# The compile cache (dist/.cache) is filled here, by the Node that runs the app and at the paths it
+# runs from, so a new container's first start is as fast as its next (scripts/warm-compile-cache.mjs).
 RUN npm run build \
+ && node scripts/warm-compile-cache.mjs \
  && mkdir -p /runtime/node_modules \
  && cp -r node_modules/better-sqlite3 /runtime/node_modules/ \
  && cd /runtime/node_modules/better-sqlite3 \

@@ -10,7 +10,7 @@
  * Figures are noisy on a shared machine: run it on an idle one for the README.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { startSlackApiServer } from '../test/helpers/slack-api-server.js';
@@ -104,7 +104,9 @@ const median = (xs: number[]) => {
 async function main(): Promise<void> {
   // Inside the project, so both builds find node_modules (the bundle keeps better-sqlite3 there).
   mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
-  const dir = mkdtempSync(join(ROOT, 'node_modules/.cache/platdesk-bench-start-'));
+  // Its real path: node_modules may be a symlink, and an entry started through a link would not
+  // see itself as the main module (import.meta.url is the real path).
+  const dir = realpathSync(mkdtempSync(join(ROOT, 'node_modules/.cache/platdesk-bench-start-')));
   const fake = await startSlackApiServer();
   try {
     process.stderr.write('building: tsc (before) and esbuild (after)…\n');

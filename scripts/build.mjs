@@ -108,6 +108,50 @@ function ownSourcesOnly(file) {
   writeFileSync(file, JSON.stringify({ version: 3, sources, names: [], mappings: lines.join(';') }));
 }
 
+/** The names platdesk imports from '@slack/bolt' as values (test/start.test.ts keeps this true). */
+export const BOLT_PARTS = ['App', 'LogLevel', 'HTTPReceiver', 'HTTPModuleFunctions', 'SocketModeReceiver', 'webApi'];
+
+/**
+ * Requires Bolt makes at load that platdesk's configuration never uses, made lazy (a getter that
+ * requires on first read), by file: the exact line each replaces must be there, or the build
+ * fails (a Bolt upgrade changed it: check and update the list).
+ * - App.js: the Socket Mode receiver, read only in Socket Mode without a receiver of ours;
+ * - HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only with an
+ *   OAuth installer configured.
+ */
+const LAZY_BOLT_REQUIRES = {
+  'App.js': ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
+  'receivers/HTTPReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+  'receivers/SocketModeReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+};
+
+/**
+ * Loads Bolt's parts only when used: '@slack/bolt' resolves to ./build/bolt-entry.cjs (getters that
+ * require each part when first read), and the requires above wait until read. In HTTP mode Socket
+ * Mode's client, and in both modes Express, its body parsers, the AWS receiver and OAuth, are
+ * never run.
+ */
+const boltParts = {
+  name: 'bolt-parts',
+  setup(build) {
+    build.onResolve({ filter: /^@slack\/bolt$/ }, () => ({
+      path: join(ROOT, 'scripts/build/bolt-entry.cjs'),
+    }));
+    build.onLoad({ filter: /@slack[\\/]bolt[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const file = args.path.replace(/\\/g, '/').replace(/.*@slack\/bolt\/dist\//, '');
+      const lazy = LAZY_BOLT_REQUIRES[file];
+      if (!lazy) return undefined;
+      const [name, load] = lazy;
+      const eager = `const ${name} = ${load};`;
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(eager)) throw new Error(`bolt-parts: ${args.path} changed; update scripts/build.mjs`);
+      // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
+      const deferred = `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`;
+      return { contents: text.replace(eager, deferred), loader: 'js' };
+    });
+  },
+};
+
 export function isStale() {
   return !existsSync(STAMP) || statSync(STAMP).mtimeMs < newestInput();
 }
@@ -133,6 +177,7 @@ export async function buildApp(out = OUT) {
   const { metafile } = await build({
     ...common,
     metafile: true,
+    plugins: [boltParts],
     entryPoints: {
       app: 'src/main.ts',
       // The two other programs, where the tsc build put them (README, Docker commands).

@@ -3,9 +3,9 @@
  * alerts and approval request, and the answers of `/orders digest`. Pure; every list is cut to
  * Slack's limits with "…and N more". The summary carries no receiver data and nothing here adds any.
  */
-import type { KnownBlock, SectionBlock } from '@slack/types';
+import type { KnownBlock, SectionBlock, TableBlock } from '@slack/types';
 import type { FetchPlan } from '../digest/fetch-orders.js';
-import type { FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
+import type { DigestSummary, FlagGroup, GoodsRow, UrgentOrder } from '../digest/summarize.js';
 import type { DigestAlert, DigestApprovalRequest, DigestNotice, DigestPost } from '../digest/types.js';
 import { isPlatError } from '../plat/errors.js';
 import type { DigestRun, DigestSubscription } from '../store/store.js';
@@ -26,6 +26,7 @@ import {
 import { moreBlock, packSections, SLACK_LIMITS } from './limits.js';
 import { code } from './markers.js';
 import { flagLabel, orderStatusLabel } from './orders.js';
+import { tableBlocks } from './table.js';
 import { escapeClip, escapeText } from './text.js';
 
 // ---- time in the subscription's zone -------------------------------------------------------
@@ -53,6 +54,31 @@ function delta(w: Words, n: number, format: (v: number) => string): string {
 }
 
 // ---- the digest ------------------------------------------------------------------------------
+
+/** Orders and amount by status, with each status's share and a total row: one table block. */
+function statusTable(w: Words, s: DigestSummary): TableBlock {
+  const yuan = (fen: number) => w.yuan(fen / 100);
+  const percent = new Intl.NumberFormat(w.locale, { style: 'percent', maximumFractionDigits: 0 });
+  const share = (n: number) => percent.format(s.orders === 0 ? 0 : n / s.orders);
+  const rows = s.byStatus.map((r) => [
+    orderStatusLabel(w, r.status),
+    w.count(r.orders),
+    yuan(r.amountFen),
+    share(r.orders),
+  ]);
+  rows.push([w.t('table.total'), w.count(s.orders), yuan(s.amountFen), share(s.orders)]);
+  const [table] = tableBlocks(
+    [
+      { header: w.t('table.status'), wrap: true },
+      { header: w.t('table.orders'), align: 'right' },
+      { header: w.t('table.amount'), align: 'right' },
+      { header: w.t('table.share'), align: 'right' },
+    ],
+    rows,
+  );
+  // Statuses are a handful of codes: one table always holds them.
+  return table as TableBlock;
+}
 
 function urgentEntry(w: Words, o: UrgentOrder, at: number, timeZone: string): string {
   const sn = code(escapeClip(o.orderSn, 64));
@@ -166,6 +192,7 @@ function digestParts(w: Words, post: DigestPost) {
     t('digest.goodsField', { count: s.goodsKinds, n: w.count(s.goodsKinds) }),
   ];
   const body: KnownBlock[] = [fieldsSection(fields)];
+  const fallbackLines: string[] = [];
 
   if (s.orders === 0) {
     body.push(section(t('digest.noOrders')));
@@ -178,7 +205,10 @@ function digestParts(w: Words, post: DigestPost) {
         amount: yuan(r.amountFen),
       }),
     );
-    body.push(section(t('digest.byStatus', { lines: statusLines.join('\n') })));
+    // The breakdown as a table (aligned figures on a phone); its lines stay in the message's
+    // fallback text for notifications and clients without tables (issue 26).
+    body.push(section(t('digest.byStatus', { lines: '' }).trim()), statusTable(w, s));
+    fallbackLines.push(...statusLines);
   }
 
   const tail: KnownBlock[] = [
@@ -230,12 +260,15 @@ function digestParts(w: Words, post: DigestPost) {
     });
     return blocks;
   };
-  const text = t('digest.fallback', {
-    shop: escapeClip(sub.shopLabel, 64),
-    count: s.orders,
-    n: w.count(s.orders),
-    amount: yuan(s.amountFen),
-  });
+  const text = [
+    t('digest.fallback', {
+      shop: escapeClip(sub.shopLabel, 64),
+      count: s.orders,
+      n: w.count(s.orders),
+      amount: yuan(s.amountFen),
+    }),
+    ...fallbackLines,
+  ].join('\n');
   return { head, body, tail, goods, urgent, flagged, text };
 }
 

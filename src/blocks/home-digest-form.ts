@@ -19,7 +19,18 @@ export const HOME_DIGEST_FORM = {
   time: { block: 'time', action: 'digest.time' },
   timeZone: { block: 'zone', action: 'digest.zone' },
   language: { block: 'language', action: 'digest.language' },
+  layout: { block: 'layout', action: 'digest.layout' },
+  days: { block: 'days', action: 'digest.days' },
+  flags: { block: 'flags', action: 'digest.flags' },
+  statuses: { block: 'statuses', action: 'digest.statuses' },
 } as const;
+
+/** Weekdays as the store keeps them (0 Sunday … 6 Saturday), listed Monday first. */
+export const DIGEST_FORM_DAYS = [1, 2, 3, 4, 5, 6, 0] as const;
+/** remark_tag flag colours (spec/notes.md). */
+export const DIGEST_FORM_FLAGS = [1, 2, 3, 4, 5] as const;
+/** order_status codes (spec/notes.md). */
+export const DIGEST_FORM_STATUSES = [1, 2, 3] as const;
 
 /** The time zones offered: where the shops' staff work, first the default. */
 export const DIGEST_TIME_ZONES = [
@@ -139,6 +150,57 @@ export function renderDigestAddModal(w: Words, opts: DigestFormOptions): ModalVi
           action_id: f.timeZone.action,
           options: zoneOptions,
           ...(initialZone ? { initial_option: initialZone } : {}),
+        },
+      },
+      // What `/orders digest add` offers besides: layout, weekdays, filters (issue 26).
+      {
+        type: 'input',
+        block_id: f.layout.block,
+        label: plain(t('digestForm.layout')),
+        element: {
+          type: 'radio_buttons',
+          action_id: f.layout.action,
+          options: [
+            option(t('digestForm.layoutThread'), 'thread'),
+            option(t('digestForm.layoutSingle'), 'single'),
+          ],
+          initial_option: option(t('digestForm.layoutThread'), 'thread'),
+        },
+      },
+      {
+        type: 'input',
+        block_id: f.days.block,
+        optional: true,
+        label: plain(t('digestForm.days')),
+        hint: plain(t('digestForm.daysHint'), 150),
+        element: {
+          type: 'checkboxes',
+          action_id: f.days.action,
+          options: DIGEST_FORM_DAYS.map((d) => option(t(`digestForm.day.${d}`), String(d))),
+        },
+      },
+      {
+        type: 'input',
+        block_id: f.flags.block,
+        optional: true,
+        label: plain(t('digestForm.flags')),
+        hint: plain(t('digestForm.filterHint'), 150),
+        element: {
+          type: 'checkboxes',
+          action_id: f.flags.action,
+          options: DIGEST_FORM_FLAGS.map((n) => option(t(`domain.flag.${n}`), String(n))),
+        },
+      },
+      {
+        type: 'input',
+        block_id: f.statuses.block,
+        optional: true,
+        label: plain(t('digestForm.statuses')),
+        hint: plain(t('digestForm.filterHint'), 150),
+        element: {
+          type: 'checkboxes',
+          action_id: f.statuses.action,
+          options: DIGEST_FORM_STATUSES.map((n) => option(t(`orders.status.${n}`), String(n))),
         },
       },
       {

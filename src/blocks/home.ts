@@ -19,6 +19,7 @@ import {
   homeDigestRemoveActionId,
   homeLanguageActionId,
 } from './action-ids.js';
+import { chartImage, type UploadedChart } from './chart.js';
 import { SLASH_COMMANDS, usageLine } from './help.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
@@ -171,7 +172,13 @@ function priceLine(w: Words, line: QuoteLine, overrides: AdminHome['overrides'])
     : t('home.priceLine', { label, price });
 }
 
-function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): KnownBlock[] {
+function adminBlocks(
+  w: Words,
+  a: AdminHome,
+  now: Date,
+  timeZone: string,
+  spendChart: UploadedChart | null,
+): KnownBlock[] {
   const { t } = w;
   const r = a.report;
   const opLines = r.byOperation.map((g) =>
@@ -223,6 +230,7 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
     section(t('home.total', { totals: totalsText(w, r.totals) })),
     // Scheduled work is paid from the same account: it counts, and stops, at the workspace caps.
     context(t('home.scheduledWithinCaps')),
+    ...(spendChart ? [chartImage(spendChart)] : []),
     ...(userLines.length > 0
       ? packSections(userLines, {
           maxBlocks: 2,
@@ -329,11 +337,21 @@ function adminBlocks(w: Words, a: AdminHome, now: Date, timeZone: string): Known
   return blocks;
 }
 
-export function renderHome(w: Words, data: HomeData, now: Date, language: HomeLanguage): HomeView {
+/**
+ * The App Home. `spendChart`: the admins' spend chart (points per day against the daily cap,
+ * issue 26), uploaded by the slack layer; null when there is none to show.
+ */
+export function renderHome(
+  w: Words,
+  data: HomeData,
+  now: Date,
+  language: HomeLanguage,
+  spendChart: UploadedChart | null = null,
+): HomeView {
   const blocks = [
     ...everyoneBlocks(w, data, language),
     ...(data.adminHome && data.platAccount ? platAccountBlocks(w, data.platAccount) : []),
-    ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone) : []),
+    ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone, spendChart) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };
 }

@@ -2,7 +2,7 @@
  * One page of paging-orders. Orders carry no receiver data (plat/types.ts drops it at the
  * boundary, DESIGN rule 6) and nothing here adds any.
  */
-import type { Button, KnownBlock } from '@slack/types';
+import type { Button, KnownBlock, TableBlock } from '@slack/types';
 import type { LookupOutcome, OrderFilters, Quote } from '../lookups/types.js';
 import type { Order } from '../plat/types.js';
 import { ACTIONS } from './action-ids.js';
@@ -10,7 +10,8 @@ import { type ChargeNote, quoteShort, renderChargeNote } from './charge-note.js'
 import { SHANGHAI, type Words } from './i18n/words.js';
 import { actions, button, context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
-import { escapeClip } from './text.js';
+import { tableBlocks } from './table.js';
+import { escapeClip, truncate } from './text.js';
 
 export type OrdersOutcome = Extract<LookupOutcome, { kind: 'orders' }>;
 
@@ -33,8 +34,16 @@ export function orderStatusLabel(w: Words, status: number | null): string {
 
 const FLAG_EMOJI: Record<number, string> = { 1: '🔴', 2: '🟡', 3: '🟢', 4: '🔵', 5: '🟣' };
 
-/** remark_tag (spec/notes.md): "🔴 red flag" / "🔴 红旗", with the flag's name when it has one. */
-export function flagLabel(w: Words, tag: number | null, name: string | null): string | null {
+/**
+ * remark_tag (spec/notes.md): "🔴 red flag" / "🔴 红旗", with the flag's name when it has one.
+ * `clip` cuts the shop's flag name: escaped for mrkdwn (the default), or raw for a table cell.
+ */
+export function flagLabel(
+  w: Words,
+  tag: number | null,
+  name: string | null,
+  clip: (raw: string, max: number) => string = escapeClip,
+): string | null {
   const emoji = tag === null ? undefined : FLAG_EMOJI[tag];
   const label =
     emoji !== undefined && tag !== null
@@ -42,7 +51,7 @@ export function flagLabel(w: Words, tag: number | null, name: string | null): st
       : tag === null
         ? null
         : w.t('orders.flagRaw', { tag: String(tag) });
-  const tagName = name?.trim() ? escapeClip(name.trim(), 40) : null;
+  const tagName = name?.trim() ? clip(name.trim(), 40) : null;
   if (label === null) return tagName === null ? null : w.t('orders.flagRaw', { tag: tagName });
   return tagName === null ? label : w.t('orders.flagNamed', { label, name: tagName });
 }
@@ -99,6 +108,42 @@ function orderEntry(w: Words, order: Order, now: Date): string {
   return lines.join('\n');
 }
 
+/**
+ * The page's orders as a table (issue 26): one row an order, the figures right-aligned, en and
+ * zh-CN headers. Raw text cells (nothing read as mrkdwn, so nothing escaped); shop text clipped.
+ */
+function ordersTables(w: Words, orders: readonly Order[], now: Date): TableBlock[] {
+  const { t } = w;
+  const rows = orders.map((o) => {
+    const warning = shippingFlag(o, now);
+    const shipBy = o.lastShipTime ? orderTime(w, o.lastShipTime) : '';
+    const spec = o.goodsSpec?.trim() ? ` — ${truncate(o.goodsSpec.trim(), 60)}` : '';
+    return [
+      truncate(o.orderSn, 64),
+      [orderStatusLabel(w, o.status), ...(o.isPreSale ? [t('orders.preSale')] : [])].join(t('common.sep')),
+      `${truncate(o.goodsName.trim(), 80) || t('orders.goodsUnnamed')}${spec}`,
+      w.count(o.goodsCount),
+      w.yuan(o.payAmount),
+      warning ? `${shippingFlagText(w, warning)} ${shipBy}` : shipBy,
+      flagLabel(w, o.remarkTag, o.remarkTagName, truncate) ?? '',
+      truncate(o.remark?.trim().replace(/\s+/g, ' ') ?? '', 100),
+    ];
+  });
+  return tableBlocks(
+    [
+      { header: t('table.order') },
+      { header: t('table.status'), wrap: true },
+      { header: t('table.goods'), wrap: true },
+      { header: t('table.qty'), align: 'right' },
+      { header: t('table.amount'), align: 'right' },
+      { header: t('table.shipBy'), wrap: true },
+      { header: t('table.flag') },
+      { header: t('table.remark'), wrap: true },
+    ],
+    rows,
+  );
+}
+
 function filtersText(w: Words, filters: OrderFilters): string {
   const { t } = w;
   const parts: string[] = [];
@@ -147,19 +192,25 @@ export function renderOrdersPage(
   if (pagers.length > 0) tail.push(actions(pagers));
   tail.push(renderChargeNote(w, options.charge));
 
-  const body =
-    page.orders.length > 0
-      ? packSections(
-          page.orders.map((o) => orderEntry(w, o, options.now)),
-          {
-            maxBlocks: SLACK_LIMITS.messageBlocks - head.length - tail.length,
-            separator: '\n\n',
-            more: (n) => t('orders.moreOnPage', { count: n, n: w.count(n) }),
-          },
-        )
-      : [section(page.totalElements > 0 ? t('orders.noneOnPage') : t('orders.noneFound'))];
-
-  return message(t('orders.fallback', { owner, position }), [...head, ...body, ...tail], tail.length);
+  const entries = page.orders.map((o) => orderEntry(w, o, options.now));
+  // The orders as one table (Slack shows one a message); those past its limits stay as today's
+  // entries, so nothing on the page is lost. The entries are the fallback text too, for
+  // notifications and clients without tables.
+  const [table] = page.orders.length > 0 ? ordersTables(w, page.orders, options.now) : [];
+  const inTable = table ? table.rows.length - 1 : 0;
+  const rest =
+    entries.length > inTable
+      ? packSections(entries.slice(inTable), {
+          maxBlocks: SLACK_LIMITS.messageBlocks - head.length - tail.length - 1,
+          separator: '\n\n',
+          more: (n) => t('orders.moreOnPage', { count: n, n: w.count(n) }),
+        })
+      : [];
+  const body: KnownBlock[] = table
+    ? [table, ...rest]
+    : [section(page.totalElements > 0 ? t('orders.noneOnPage') : t('orders.noneFound'))];
+  const fallback = [t('orders.fallback', { owner, position }), ...entries].join('\n\n');
+  return message(fallback, [...head, ...body, ...tail], tail.length);
 }
 
 /** Which pages the pager offers (0-based): the slack layer prepares a pending lookup for each. */

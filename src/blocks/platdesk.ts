@@ -2,7 +2,7 @@
  * Answers of `/platdesk`: help, spend reports, settings and the ledger export's CSV, worded from
  * the data lookups/platdesk-command.ts returns. Mentions of validated ids are intended.
  */
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, TableBlock } from '@slack/types';
 import type { PlatdeskProblem, PlatdeskResult } from '../lookups/platdesk-command.js';
 import { ledgerCsv, type UsageReport } from '../lookups/reports.js';
 import type { Caps } from '../lookups/settings.js';
@@ -12,6 +12,7 @@ import type { LedgerEntry } from '../store/store.js';
 import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
+import { tableBlocks } from './table.js';
 import { escapeClip, escapeText } from './text.js';
 import { operationTitle } from './words-of.js';
 
@@ -37,11 +38,34 @@ const HELP_ADMIN: TKey[] = [
 /** "2026-11-20 14:03 UTC" (the audit log's own clock). */
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
-  const { t } = w;
-  const whose = r.userId ? `<@${r.userId}>` : t('platdesk.workspace');
-  const period = t(`platdesk.period.${r.period}`);
-  const calls = (n: number) => t('common.calls', { count: n, n: w.count(n) });
+/** Spend per operation with a total row: points, yuan, calls and item-quota calls, right-aligned. */
+function operationTable(w: Words, r: UsageReport): TableBlock {
+  const row = (name: string, g: { points: number; calls: number; quotaCalls: number }) => [
+    name,
+    w.count(g.points),
+    w.yuan(g.points / 100),
+    w.count(g.calls),
+    w.count(g.quotaCalls),
+  ];
+  const rows = r.byOperation.map((g) => row(isOperation(g.key) ? operationTitle(w, g.key) : g.key, g));
+  rows.push(row(w.t('table.total'), r.totals));
+  const right = { align: 'right' } as const;
+  const [table] = tableBlocks(
+    [
+      { header: w.t('table.operation'), wrap: true },
+      { header: w.t('table.points'), ...right },
+      { header: w.t('table.amount'), ...right },
+      { header: w.t('table.calls'), ...right },
+      { header: w.t('table.quotaCalls'), ...right },
+    ],
+    rows,
+  );
+  return table as TableBlock;
+}
+
+/** The spend report's fallback text: the title line and the per-operation lines. */
+function usageText(w: Words, r: UsageReport): string {
+  const calls = (n: number) => w.t('common.calls', { count: n, n: w.count(n) });
   const lines = r.byOperation.map((g) => {
     const values = {
       operation: isOperation(g.key) ? operationTitle(w, g.key) : escapeClip(g.key, 40),
@@ -49,8 +73,18 @@ function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
       calls: calls(g.calls),
       quota: w.count(g.quotaCalls),
     };
-    return g.quotaCalls > 0 ? t('platdesk.operationLineQuota', values) : t('platdesk.operationLine', values);
+    return g.quotaCalls > 0
+      ? w.t('platdesk.operationLineQuota', values)
+      : w.t('platdesk.operationLine', values);
   });
+  return [w.t('platdesk.spendFallback'), ...lines].join('\n');
+}
+
+function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
+  const { t } = w;
+  const whose = r.userId ? `<@${r.userId}>` : t('platdesk.workspace');
+  const period = t(`platdesk.period.${r.period}`);
+  const calls = (n: number) => t('common.calls', { count: n, n: w.count(n) });
   const users = r.byUser.map((g) =>
     t('platdesk.userLine', {
       who: g.key ? `<@${g.key}>` : t('platdesk.scheduledDigests'),
@@ -70,13 +104,9 @@ function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
       }),
     ),
     // A heading only over entries: a personal report has no "By user", a quiet day no "By operation".
-    ...(lines.length > 0
-      ? packSections(lines, {
-          maxBlocks: 3,
-          title: t('platdesk.byOperation'),
-          more: (n) => t('common.more', { count: n, n: w.count(n) }),
-        })
-      : []),
+    // By operation as a table (issue 26): a handful of operations, one table; the lines stay in
+    // the message's fallback text (usageText) for clients without tables.
+    ...(r.byOperation.length > 0 ? [section(t('platdesk.byOperation')), operationTable(w, r)] : []),
     ...(users.length > 0
       ? packSections(users, {
           maxBlocks: 3,
@@ -289,7 +319,7 @@ export function renderPlatdeskResult(w: Words, result: PlatdeskResult): Rendered
       ]);
     }
     case 'usage':
-      return message(t('platdesk.spendFallback'), usageBlocks(w, result.report));
+      return message(usageText(w, result.report), usageBlocks(w, result.report));
     case 'export':
       return message(t('platdesk.exportFallback'), [
         section(

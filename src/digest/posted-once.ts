@@ -22,7 +22,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 /** A post's key, as it goes in `metadata` (https://docs.slack.dev/messaging/message-metadata). */
 export interface PostKey {
   /** `metadata.event_type`. */
-  eventType: 'platdesk_digest' | 'platdesk_digest_reply' | 'platdesk_ship_by_alert';
+  eventType: 'platdesk_digest' | 'platdesk_digest_reply' | 'platdesk_digest_chart' | 'platdesk_ship_by_alert';
   /** `metadata.event_payload.key`: unique per run (or check) of this database. */
   key: string;
   /** The oldest instant a message with this key can have (history is read from here on). */
@@ -45,6 +45,16 @@ export function digestPostKey(run: Pick<DigestRun, 'id' | 'createdAt'>): PostKey
 export function digestReplyKey(run: Pick<DigestRun, 'id' | 'createdAt'>, index: number): PostKey {
   const parent = digestPostKey(run);
   return { ...parent, eventType: 'platdesk_digest_reply', key: `${parent.key}-reply-${index}` };
+}
+
+/**
+ * The key of a digest's chart reply (issue 26). The chart is posted only after the digest's post is
+ * recorded, so it can never cause the digest to be posted again; its own key lets any later attempt
+ * see in the digest's thread that the chart is already there.
+ */
+export function digestChartKey(run: Pick<DigestRun, 'id' | 'createdAt'>): PostKey {
+  const digest = digestPostKey(run);
+  return { ...digest, eventType: 'platdesk_digest_chart', key: `${digest.key}-chart` };
 }
 
 export function alertPostKey(check: Pick<AlertCheck, 'id' | 'createdAt'>): PostKey {

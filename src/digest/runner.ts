@@ -346,8 +346,11 @@ async function executeHeld(
     return { kind: 'unknown', run: (await digests.run(run.id)) ?? current, checkAt: unknown.checkAt };
   }
   const messageTs = outcome.ts;
-  if (!(await digests.markPosted(run.id, holder, messageTs, new Date(ctx.now()))))
-    ctx.logger?.warn({ runId: run.id }, 'digest posted but its run record was taken over');
+  // The chart only once the post is recorded, and only by the run's holder (no second chart from
+  // a holder that lost the run).
+  if (await digests.markPosted(run.id, holder, messageTs, new Date(ctx.now())))
+    await publisher.postChart(post, messageTs);
+  else ctx.logger?.warn({ runId: run.id }, 'digest posted but its run record was taken over');
   ctx.logger?.info(
     { runId: run.id, subscriptionId: subscription.id, orders: summary.orders, points: current.chargedPoints },
     outcome.kind === 'found' ? 'digest found in the channel: recorded, not posted again' : 'digest posted',

@@ -10,7 +10,8 @@ import type { Order } from '../plat/types.js';
 /** How many entries a stored list keeps; the renderer cuts further to fit Slack. */
 export const SUMMARY_LIST_MAX = 100;
 const TOP_GOODS = 5;
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 const statusRow = z.object({ status: z.number().nullable(), orders: z.number(), amountFen: z.number() });
 const urgentOrder = z.object({
@@ -26,6 +27,8 @@ const flaggedOrder = z.object({
 });
 const flagGroup = z.object({ tag: z.number(), orders: z.number(), list: z.array(flaggedOrder) });
 const goodsRow = z.object({ name: z.string(), count: z.number(), orders: z.number(), amountFen: z.number() });
+/** Orders of one status confirmed in hour `hour` of the window (0 = its first hour). */
+const hourRow = z.object({ hour: z.number(), status: z.number().nullable(), orders: z.number() });
 
 export const digestSummarySchema = z.object({
   version: z.literal(1),
@@ -48,11 +51,17 @@ export const digestSummarySchema = z.object({
   topGoodsByCount: z.array(goodsRow),
   topGoodsByAmount: z.array(goodsRow),
   goodsKinds: z.number(),
+  /**
+   * Orders per hour of the window and status, for the digest chart (issue 26); optional so
+   * summaries stored before it still parse. Orders without a confirm time are not counted here.
+   */
+  byHour: z.array(hourRow).optional(),
 });
 export type DigestSummary = z.infer<typeof digestSummarySchema>;
 export type UrgentOrder = z.infer<typeof urgentOrder>;
 export type FlagGroup = z.infer<typeof flagGroup>;
 export type GoodsRow = z.infer<typeof goodsRow>;
+export type HourRow = z.infer<typeof hourRow>;
 
 export interface SummarizeOptions {
   window: { from: Date; to: Date };
@@ -71,6 +80,8 @@ export function summarize(orders: readonly Order[], options: SummarizeOptions): 
   const goods = new Map<string, GoodsRow>();
   const urgent: UrgentOrder[] = [];
   const flags = new Map<number, FlagGroup>();
+  const hours = new Map<string, HourRow>();
+  const from = options.window.from.getTime();
   let amountFen = 0;
   let preSale = 0;
 
@@ -82,6 +93,15 @@ export function summarize(orders: readonly Order[], options: SummarizeOptions): 
     s.amountFen += amount;
     statuses.set(o.status, s);
     if (o.isPreSale) preSale += 1;
+
+    const confirmed = o.confirmTime?.getTime();
+    if (confirmed !== undefined && Number.isFinite(confirmed) && confirmed >= from) {
+      const hour = Math.floor((confirmed - from) / HOUR_MS);
+      const key = `${hour}:${o.status}`;
+      const h = hours.get(key) ?? { hour, status: o.status, orders: 0 };
+      h.orders += 1;
+      hours.set(key, h);
+    }
 
     const name = o.goodsName.trim() || '(goods not named)';
     const g = goods.get(name) ?? { name, count: 0, orders: 0, amountFen: 0 };
@@ -144,6 +164,10 @@ export function summarize(orders: readonly Order[], options: SummarizeOptions): 
     topGoodsByCount: byCount,
     topGoodsByAmount: byAmount,
     goodsKinds: goodsRows.length,
+    byHour: [...hours.values()].sort(
+      (a, b) =>
+        a.hour - b.hour || (a.status ?? Number.MAX_SAFE_INTEGER) - (b.status ?? Number.MAX_SAFE_INTEGER),
+    ),
   };
 }
 

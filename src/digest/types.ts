@@ -92,6 +92,12 @@ export interface DigestPublisher {
    * reached Slack), else null; HistoryUnreadableError when the history cannot be read.
    */
   findDigest(post: DigestPost): Promise<string | null>;
+  /**
+   * Posts the digest's chart in its thread (issue 26), once the digest's post is recorded: never
+   * before, so a chart can never cause a second digest. Posted once under its own key; never
+   * throws (a chart not posted is logged, the digest stands).
+   */
+  postChart(post: DigestPost, messageTs: string): Promise<void>;
   /** "Run now": posts or updates the progress message (page k of n; null before the first page). */
   postProgress(
     subscription: DigestSubscription,

@@ -53,6 +53,8 @@ export interface AdminHome {
   digests: DigestSubscription[];
   /** Ship-by alerts with the points each spent today (its own zone's day). */
   shipAlerts: { subscription: AlertSubscription; spentToday: number }[];
+  /** The workspace's daily cap in points (the spend chart's line); null when none is set. */
+  dailyCap: number | null;
 }
 
 export interface HomeData {
@@ -121,7 +123,8 @@ export async function homeData(
   now: Date,
 ): Promise<HomeData> {
   const { store, lookups } = deps;
-  const timeZone = (await lookups.settings.budgets()).timezone;
+  const budgets = await lookups.settings.budgets();
+  const timeZone = budgets.timezone;
   const admin = await deps.isAdmin(userId);
   const mine = async (period: 'today' | 'month') =>
     (await usageReport(store, { period, userId, now, timeZone })).totals;
@@ -162,6 +165,7 @@ export async function homeData(
       prices: await currentPrices(lookups),
       overrides: await lookups.settings.priceOverrides(),
       digests: await store.digests.list(),
+      dailyCap: budgets.workspace.daily,
       shipAlerts: await Promise.all(
         (await store.alerts.list()).map(async (subscription) => ({
           subscription,

@@ -12,7 +12,7 @@
  *   caller address; the conservative reading is per deployment, so every tenant's calls go
  *   through the one limiter (plat/limiter.ts), interactive calls still ahead of scheduled ones.
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { PriceTable } from '../config.js';
 import type { PlatClient } from '../plat/client.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../plat/http.js';
@@ -67,11 +67,12 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
   const https = new Set<PlatHttp>();
   /** By account (base URL and token): tenants on one account share its client. */
   const byAccount = new Map<string, TenantPlat>();
-  const poolFor = (baseUrl: string) => {
+  // Made with the first call's undici (plat/http.ts loads it then): start does not load undici.
+  const poolFor = (baseUrl: string) => (undici: typeof import('undici')) => {
     const origin = new URL(baseUrl).origin;
     let pool = pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, {
+      pool = new undici.Pool(origin, {
         connections: 16,
         ...(deps.timeouts.connectMs !== undefined ? { connect: { timeout: deps.timeouts.connectMs } } : {}),
         ...(deps.timeouts.headersMs !== undefined ? { headersTimeout: deps.timeouts.headersMs } : {}),

@@ -21,28 +21,50 @@ export interface UsageReport {
   byOperation: LedgerGroupRow[];
   /** Only for workspace reports (no user). */
   byUser: LedgerGroupRow<string | null>[];
-  /** Days with spend, keyed 'YYYY-MM-DD' in the budget zone, oldest first. */
-  byDay: LedgerGroupRow[];
+  /** Days with spend, keyed 'YYYY-MM-DD' in the budget zone, oldest first, each by operation. */
+  byDay: DayTotals[];
+  /** Every day of the period ('YYYY-MM-DD' in the budget zone), oldest first, spend or none. */
+  days: string[];
+}
+
+export interface DayTotals extends LedgerGroupRow {
+  /** The day's spend per operation (the App Home's spend chart, issue 26). */
+  byOperation: LedgerGroupRow[];
 }
 
 /**
- * Totals per local day of `timeZone` over [from, to), days with no ledger rows left out. One
- * query per day (at most 31, on the indexed time column) rather than a UTC day in SQL, so the
- * days the report lists are the days the budgets count.
+ * Totals per local day of `timeZone` over [from, to), by operation, and every day's date; days
+ * with no ledger rows are left out of `byDay`. One query per day (at most 31, on the indexed time
+ * column) rather than a UTC day in SQL, so the days the report lists are the days the budgets count.
  */
 async function totalsByLocalDay(
   store: Store,
   q: { from: Date; to: Date; userId: string | null; timeZone: string },
-): Promise<LedgerGroupRow[]> {
-  const rows: LedgerGroupRow[] = [];
+): Promise<{ byDay: DayTotals[]; days: string[] }> {
+  const byDay: DayTotals[] = [];
+  const days: string[] = [];
   for (let day = q.from; day < q.to; ) {
     const next = periodStarts(day, q.timeZone).nextDay;
     const to = next < q.to ? next : q.to;
-    const totals = await store.ledger.totals({ from: day, to, ...(q.userId ? { userId: q.userId } : {}) });
-    if (totals.calls > 0) rows.push({ key: localDateOf(day.getTime(), q.timeZone), ...totals });
+    const key = localDateOf(day.getTime(), q.timeZone);
+    days.push(key);
+    const byOperation = await store.ledger.groupTotals('operation', {
+      from: day,
+      to,
+      ...(q.userId ? { userId: q.userId } : {}),
+    });
+    const sum = (f: 'points' | 'calls' | 'quotaCalls') => byOperation.reduce((n, g) => n + g[f], 0);
+    if (sum('calls') > 0)
+      byDay.push({
+        key,
+        points: sum('points'),
+        calls: sum('calls'),
+        quotaCalls: sum('quotaCalls'),
+        byOperation,
+      });
     day = next;
   }
-  return rows;
+  return { byDay, days };
 }
 
 export function reportRange(period: ReportPeriod, now: Date, timeZone: string): { from: Date; to: Date } {
@@ -63,7 +85,7 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const range = reportRange(q.period, q.now, q.timeZone);
   const scope = { ...range, ...(q.userId ? { userId: q.userId } : {}) };
-  const [totals, byOperation, byUser, byDay] = await Promise.all([
+  const [totals, byOperation, byUser, { byDay, days }] = await Promise.all([
     store.ledger.totals(scope),
     store.ledger.groupTotals('operation', scope),
     q.userId ? [] : store.ledger.groupTotals('user', scope),
@@ -78,6 +100,7 @@ export async function usageReport(
     byOperation,
     byUser,
     byDay,
+    days,
   };
 }
 

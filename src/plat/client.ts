@@ -220,6 +220,8 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     decode: (data: unknown, message: string) => Decoded<T>,
     call: CallOptions,
     attemptNo: number,
+    /** Tells the limiter the answer's headers are in (its slot rests from then). */
+    onAnswered: () => void,
   ): Promise<PlatResult<T>> {
     const started = performance.now();
     /** Every call that reached the service is reported, charged or not: one ledger row each. */
@@ -252,7 +254,7 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     }
     let body: unknown;
     try {
-      ({ body } = await http.send({ operation, params, signal: call.signal }));
+      ({ body } = await http.send({ operation, params, signal: call.signal, onAnswered }));
     } catch (error) {
       if (!(isPlatError(error) && error.reachedService)) call.notSent?.(attemptNo);
       // No readable answer (timeout, connection, not JSON): still one line, with the request's id.
@@ -363,9 +365,11 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     for (let n = 0; ; n++) {
       try {
         const result = await limiter.schedule(
-          async () => {
+          async (progress) => {
             await call.beforeSend?.(operation, n);
-            return observed(operation, () => attempt(operation, edition, params, decode, call, n));
+            return observed(operation, () =>
+              attempt(operation, edition, params, decode, call, n, progress.answered),
+            );
           },
           {
             priority: call.priority ?? 'interactive',

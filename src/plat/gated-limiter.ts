@@ -19,10 +19,10 @@ export function gatedLimiter(limiter: Limiter, gate: LimiterGate): Limiter {
     schedule(task, options = {}) {
       const closed = gate();
       if (closed !== null) return Promise.reject(refusal(options.operation, closed));
-      return limiter.schedule(() => {
+      return limiter.schedule((progress) => {
         const late = gate();
         if (late !== null) throw refusal(options.operation, late);
-        return task();
+        return task(progress);
       }, options);
     },
     estimate: (priority) => limiter.estimate(priority),

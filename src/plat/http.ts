@@ -3,8 +3,11 @@
  * connect/headers/body timeouts plus a total deadline. No global dispatcher (it would change
  * the global fetch that @slack/web-api uses) and no undici retry interceptor (retries would
  * bypass the shared limiter): notes.md, "Library facts".
+ *
+ * undici is loaded with the first call, not at start (it is the largest part of the bundle, and a
+ * process that makes no call never needs it); that call waits for it once.
  */
-import { FormData, Pool, errors as undiciErrors } from 'undici';
+import type { FormData, Pool } from 'undici';
 import {
   PlatAbortedError,
   PlatBadResponseError,
@@ -39,6 +42,8 @@ export interface PlatRequest {
   /** Query parameters (GET) or body fields (POST). */
   params: RequestParams | Record<string, unknown>;
   signal?: AbortSignal | undefined;
+  /** Called as the response's headers are read: the request has reached the service (the limiter). */
+  onAnswered?: (() => void) | undefined;
 }
 
 export interface PlatHttpResponse {
@@ -64,30 +69,40 @@ export interface PlatHttpOptions {
   connections?: number;
   /**
    * A pool of the origin shared with other accounts (lookups/plat-accounts.ts: one pool per base
-   * URL, whatever the token); its owner closes it. Without it this PlatHttp has a pool of its own.
+   * URL, whatever the token), made by its owner from the undici module loaded with the first
+   * call; its owner closes it. Without it this PlatHttp has a pool of its own.
    */
-  pool?: Pool;
+  pool?: (undici: typeof import('undici')) => Pool;
 }
 
 export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
+  type Undici = typeof import('undici');
   const shared = options.pool ?? null;
-  const pool =
-    shared ??
-    new Pool(base.origin, {
-      connections: options.connections ?? 16,
-      connect: { timeout: timeouts.connectMs },
-      headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyMs,
-      keepAliveTimeout: 30_000,
-    });
+  let loaded: Promise<{ undici: Undici; pool: Pool }> | undefined;
+  // undici is loaded with the first call (start does not pay for it); a shared pool is made by
+  // its owner from the same module.
+  const load = () =>
+    (loaded ??= import('undici').then((undici) => ({
+      undici,
+      pool:
+        shared?.(undici) ??
+        new undici.Pool(base.origin, {
+          connections: options.connections ?? 16,
+          connect: { timeout: timeouts.connectMs },
+          headersTimeout: timeouts.headersMs,
+          bodyTimeout: timeouts.bodyMs,
+          keepAliveTimeout: 30_000,
+        }),
+    })));
   const secrets = [options.token];
   const shutdown = new AbortController();
 
-  async function send({ operation, params, signal }: PlatRequest): Promise<PlatHttpResponse> {
+  async function send({ operation, params, signal, onAnswered }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
+    const { undici, pool } = await load();
     const started = performance.now();
     const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const combined = AbortSignal.any(
@@ -109,7 +124,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       body = JSON.stringify(params);
     } else {
       // spec §4.7: paging-orders' examples send multipart form fields.
-      const form = new FormData();
+      const form = new undici.FormData();
       for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
       body = form;
     }
@@ -125,9 +140,10 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
         signal: combined,
       });
       status = res.statusCode;
+      onAnswered?.();
       text = await res.body.text();
     } catch (error) {
-      throw transportError(operation, error, {
+      throw transportError(undici.errors, operation, error, {
         signal,
         deadline,
         cutOff: shutdown.signal.aborted ? performance.now() - started : null,
@@ -156,6 +172,8 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
         if (force) shutdown.abort();
         return;
       }
+      if (!loaded) return;
+      const { pool } = await loaded;
       if (!force) return pool.close();
       shutdown.abort();
       await pool.destroy();
@@ -164,6 +182,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
 }
 
 function transportError(
+  undiciErrors: typeof import('undici')['errors'],
   operation: Operation,
   error: unknown,
   ctx: {

@@ -8,6 +8,7 @@
  */
 import { PlatAbortedError, PlatBusyError } from './errors.js';
 import type {
+  CallProgress,
   LimiterStats,
   Priority,
   QueueTicket,
@@ -115,9 +116,12 @@ export function createLimiterQueue<Grant>(
     },
     latencyMs: (): number => latencyMs,
 
-    /** A job that runs `task` once granted and settles the caller's promise as the task does. */
+    /**
+     * A job that runs `task` once granted and settles the caller's promise as the task does. Its
+     * grant is freed once: when the task reports its answer, else when it settles.
+     */
     job<T>(
-      task: () => Promise<T>,
+      task: (progress: CallProgress) => Promise<T>,
       options: {
         priority: Priority;
         operation: Operation | null;
@@ -125,7 +129,7 @@ export function createLimiterQueue<Grant>(
         now: number;
       },
       caller: { resolve: (value: T) => void; reject: (error: unknown) => void },
-      /** Frees the grant; runs before the caller hears the outcome. */
+      /** Frees the grant (once); runs before the caller hears the outcome. */
       settle: (grant: Grant) => void,
     ): QueuedJob<Grant> {
       const job: Job<Grant> = {
@@ -135,19 +139,25 @@ export function createLimiterQueue<Grant>(
         signal: options.signal,
         onAbort: undefined,
         start: (grant) => {
+          let freed = false;
+          const free = () => {
+            if (freed) return;
+            freed = true;
+            settle(grant);
+          };
           let running: Promise<T>;
           try {
-            running = Promise.resolve(task());
+            running = Promise.resolve(task({ answered: free }));
           } catch (error) {
             running = Promise.reject(error);
           }
           return running.then(
             (value) => {
-              settle(grant);
+              free();
               caller.resolve(value);
             },
             (error: unknown) => {
-              settle(grant);
+              free();
               caller.reject(error);
             },
           );
@@ -248,7 +258,7 @@ export function createLimiterQueue<Grant>(
         }
       }
     },
-    /** A call settled after running `ms`: folds it into the smoothed latency. */
+    /** A call was answered (or settled) after running `ms`: folds it into the smoothed latency. */
     settled(ms: number): void {
       latencyMs = latencyMs === 0 ? ms : latencyMs * 0.8 + ms * 0.2;
     },

@@ -5,9 +5,15 @@
  * - ./local-limiter.ts, in-process (one platdesk process, the default);
  * - ./redis-limiter.ts, slot leases in Redis shared by every process with the same REDIS_URL.
  *
- * Both keep the same slot model: `maxCalls` slots; a slot is taken before a call is sent and stays
- * taken until the call settles plus `windowMs + safetyMarginMs`, so at most `maxCalls` calls
- * ARRIVE at the server in any sliding window whatever the network did. Interactive jobs go ahead
+ * Both keep the same slot model: `maxCalls` slots; a slot is taken before a call is sent, and it
+ * rests `windowMs + safetyMarginMs` from the first moment its request has surely ARRIVED at the
+ * server: when the response's headers are read (the task calls `progress.answered()`), else when
+ * the call settles (a timeout: its arrival is unknown until its deadline). A call's arrival lies
+ * between its send (after its slot was granted) and that moment, so two calls on one slot arrive at
+ * least a window apart and at most `maxCalls` calls ARRIVE at the server in any sliding window,
+ * whatever the network did. (No sound rule can do better from our side: of any maxCalls + 1
+ * calls, the one sent last may arrive at its send, and the one answered first may have arrived
+ * just before its answer; only the send → answer span of each call is known.) Interactive jobs go ahead
  * of bulk jobs, and bulk work leaves `interactiveReserve` slots free. Each process keeps its own
  * bounded queue and refuses past it with PlatBusyError and a wait estimate.
  * One contract suite (test/plat/limiter-contract.ts) runs against both engines.
@@ -28,7 +34,10 @@ export interface LimiterOptions {
   maxCalls?: number;
   /** The window length in ms (spec §8: 1000). */
   windowMs?: number;
-  /** Added to the window so network jitter cannot put maxCalls + 1 arrivals in one server window. */
+  /**
+   * Added to the window (default 1 ms): network jitter is already covered by resting from the
+   * answer, not the send; this covers the reading of the clock and rounding at the server.
+   */
   safetyMarginMs?: number;
   /**
    * Slots bulk work leaves free for interactive calls (default 2 of 10): a person's lookup then
@@ -84,9 +93,19 @@ export interface LimiterStats {
   refused: number;
 }
 
+/** What a running task tells its limiter. */
+export interface CallProgress {
+  /**
+   * The response's headers were read: the request reached the server before now, so its slot
+   * starts resting now rather than when the task settles (the body, parsing and retries' waits
+   * no longer hold it). Later calls are ignored. A task that never calls it rests from its settle.
+   */
+  answered(): void;
+}
+
 export interface Limiter {
   /** Calls `task` when the window and the queue allow it; settles as the task does. */
-  schedule<T>(task: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
+  schedule<T>(task: (progress: CallProgress) => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** Where a job scheduled now with this priority would stand. */
   estimate(priority?: Priority): QueueEstimate;
   stats(): LimiterStats;
@@ -107,7 +126,7 @@ export interface Limiter {
 export const LIMITER_DEFAULTS = {
   maxCalls: 10,
   windowMs: 1000,
-  safetyMarginMs: 10,
+  safetyMarginMs: 1,
   interactiveReserve: 2,
   maxQueued: 100,
 } as const;

@@ -4,16 +4,18 @@
  *
  * Guarantee, measured where it matters, at the SERVER: never more than `maxCalls` calls ARRIVE in
  * any sliding `windowMs`. The limiter cannot see when a request arrives, but it knows two bounds:
- * a request arrives after it is started and before its answer comes back. So it keeps
- * `maxCalls` slots; a call holds its slot until it settles, and the slot is free again
- * `windowMs + safetyMarginMs` after that. Two calls on one slot therefore arrive at least a
+ * a request arrives after it is started and before its answer (response headers) comes back. So
+ * it keeps `maxCalls` slots; a call holds its slot until its answer is read (`answered()`, else
+ * until it settles: a call timed out may still arrive until its deadline), and the slot is free
+ * again `windowMs + safetyMarginMs` after that. Two calls on one slot therefore arrive at least a
  * window apart whatever the network did, and at most maxCalls calls arrive in any window.
  * (Spacing starts alone is not enough: measured here, a cold start's connection setup delayed
  * the first ten arrivals by 20–50 ms, and the next ten, started exactly one window later on warm
  * sockets, landed inside the same server second: 17 in one window.)
  *
- * Throughput: maxCalls per (windowMs + margin + call latency), e.g. 9.9 calls/s against the local
- * sandbox. One timer is armed for the moment the next slot frees (no polling); when it fires the
+ * Throughput: maxCalls per (windowMs + margin + time to the answer's headers), e.g. 9.97 calls/s
+ * against the local sandbox; an offered load of exactly maxCalls per window therefore queues by
+ * that latency per window (limiter.ts says why no sound rule can avoid it). One timer is armed for the moment the next slot frees (no polling); when it fires the
  * condition is checked again against the clock, so a timer that fires early admits nothing early.
  *
  * Why not Bottleneck (spec/notes.md, "Library facts measured elsewhere"):
@@ -45,6 +47,7 @@
  */
 import { type Clock, realClock } from '../clock.js';
 import {
+  type CallProgress,
   type Limiter,
   type LimiterOptions,
   type Priority,
@@ -102,7 +105,7 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return start;
   }
 
-  /** A settled call frees its slot a full window later (it surely arrived before it settled). */
+  /** An answered (or settled) call frees its slot a full window later: it surely arrived by now. */
   function release({ slot, startedAt }: Grant): void {
     const now = clock.now();
     slots[slot] = now + gapMs;
@@ -174,7 +177,10 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     timerAt = Number.NaN;
   }
 
-  function schedule<T>(task: () => Promise<T>, scheduleOptions: ScheduleOptions = {}): Promise<T> {
+  function schedule<T>(
+    task: (progress: CallProgress) => Promise<T>,
+    scheduleOptions: ScheduleOptions = {},
+  ): Promise<T> {
     const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {

@@ -8,7 +8,7 @@
  *   KEYS[2] held        zset: leases of calls in flight, score = when a dead holder's lease expires:
  *                       renewed by its holder's heartbeats, never past grant + call deadline,
  *                       plus window + margin
- *   KEYS[3] resting     zset: leases of settled calls, score = settle + window + margin
+ *   KEYS[3] resting     zset: leases of answered (or settled) calls, score = then + window + margin
  *   KEYS[4] waiters     zset: processes with interactive jobs waiting, score = expiry
  *   KEYS[5] procs       zset: live processes (heartbeats), score = expiry
  *   KEYS[6] pending     set: processes that may hold leases of the lost key set and have not
@@ -105,15 +105,15 @@ if used < limit then
   return {'granted', now}
 end
 -- The (used - limit + 1)-th resting lease to free is the earliest moment a slot can be had;
--- leases in flight free only after their call settles (a release is published).
+-- leases in flight free only after their call is answered or settles (a release is published).
 local r = redis.call('ZRANGE', KEYS[3], used - limit, used - limit, 'WITHSCORES')
 if r[2] then return {'wait', tonumber(r[2]) - now, 'slots'} end
 return {'wait', -1, 'slots'}
 `);
 
 /**
- * ARGV[4] lease id, [5] gapMs, [6] channel. The call settled: its slot rests one window + margin
- * from now (Redis time, which is after the settle). A lease unknown here (it expired, or was lost
+ * ARGV[4] lease id, [5] gapMs, [6] channel. The call was answered (its response headers read) or
+ * settled: its slot rests one window + margin from now (Redis time, which is after that moment). A lease unknown here (it expired, or was lost
  * with the keys) is added all the same: that errs on the safe side.
  */
 export const RELEASE = script(`

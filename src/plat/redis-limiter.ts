@@ -3,8 +3,9 @@
  * REDIS_URL shares `maxCalls` slots, held as leases in Redis (./redis-limiter-scripts.ts).
  *
  * - A slot is granted by an atomic script BEFORE the request is sent; it stays taken until the
- *   call settles plus one window + margin, timed by Redis `TIME`, so at most maxCalls calls arrive
- *   at the API in any sliding window whichever replica sends them.
+ *   call's answer (response headers) is read, or the call settles if none was, plus one window +
+ *   margin, timed by Redis `TIME` (read after that moment), so at most maxCalls calls arrive at the
+ *   API in any sliding window whichever replica sends them (./limiter.ts).
  * - A holder renews its leases with every heartbeat; one that dies (kill -9) or stalls stops, and
  *   its leases expire `leaseTtlMs` + window + margin after the last renewal, never later than the
  *   call's span (the grant may wait staleGrantMs to start, then the call deadline) + window +
@@ -33,6 +34,7 @@ import { Redis } from 'ioredis';
 import { type Clock, realClock } from '../clock.js';
 import { PlatAbortedError, PlatUnavailableError } from './errors.js';
 import {
+  type CallProgress,
   type Limiter,
   type LimiterHealth,
   type LimiterOptions,
@@ -416,7 +418,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     void settled.finally(() => inFlight.delete(settled));
   }
 
-  /** The call settled (or never started): its slot rests one window + margin from now. */
+  /** The call was answered or settled (or never started): its slot rests one window + margin from now. */
   function giveBack(leaseId: string): void {
     const now = clock.now();
     for (const [id, lease] of leases) if (lease.until <= now) leases.delete(id);
@@ -439,7 +441,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     return { position: ahead + 1, estimatedWaitMs, estimatedStartMs: now + estimatedWaitMs };
   }
 
-  function schedule<T>(task: () => Promise<T>, scheduleOptions: ScheduleOptions = {}): Promise<T> {
+  function schedule<T>(
+    task: (progress: CallProgress) => Promise<T>,
+    scheduleOptions: ScheduleOptions = {},
+  ): Promise<T> {
     const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {
@@ -469,6 +474,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     });
   }
 
+  /** The call was answered (or settled without an answer): once per grant (limiter-queue.ts). */
   function settle({ leaseId, startedAt }: Grant): void {
     queue.settled(clock.now() - startedAt);
     giveBack(leaseId);

@@ -9,6 +9,8 @@ import { type FakeSlack, startSlackApiServer, takeBlockKitRejections } from '../
 const plain = (text: string) => ({ type: 'plain_text', text });
 const md = (text: string) => ({ type: 'mrkdwn', text });
 const section = (text: string) => ({ type: 'section', text: md(text) });
+const cell = (text: string) => ({ type: 'raw_text', text });
+const table = (rows: unknown[][], extra: Record<string, unknown> = {}) => ({ type: 'table', rows, ...extra });
 const option = (n: number) => ({ text: plain(`o${n}`), value: `v${n}` });
 const input = (element: Record<string, unknown>) => ({ type: 'input', label: plain('L'), element });
 const modal = (blocks: unknown[], extra: Record<string, unknown> = {}) => ({
@@ -33,6 +35,12 @@ describe('a valid payload of every kind platdesk emits passes', () => {
         { type: 'section', fields: Array.from({ length: 10 }, () => md('f'.repeat(2000))) },
         { type: 'divider' },
         { type: 'image', image_url: 'https://x/i.png', alt_text: 'alt' },
+        { type: 'image', slack_file: { id: 'F0CHART1' }, alt_text: 'chart', title: plain('t') },
+        {
+          type: 'table',
+          column_settings: [{ align: 'left', is_wrapped: true }, { align: 'right' }],
+          rows: Array.from({ length: 100 }, (_, i) => [cell(`r${i}`), cell(String(i))]),
+        },
         {
           type: 'context',
           elements: [md('c'), plain('p'), { type: 'image', image_url: 'https://x/i', alt_text: 'a' }],
@@ -171,6 +179,52 @@ describe('each broken rule is reported', () => {
       /only in views/,
     ],
     ['message with nothing', { text: ' ' }, /neither text nor blocks/],
+    [
+      'table of 101 rows',
+      { blocks: [table(Array.from({ length: 101 }, () => [cell('a')]))] },
+      /over 100 rows/,
+    ],
+    [
+      'table row of 21 cells',
+      { blocks: [table([Array.from({ length: 21 }, () => cell('a'))])] },
+      /over 20 cells/,
+    ],
+    ['table rows of different widths', { blocks: [table([[cell('a'), cell('b')], [cell('c')]])] }, /widths/],
+    ['table with an empty cell', { blocks: [table([[cell(' ')]])] }, /empty cell/],
+    ['table cell in mrkdwn', { blocks: [table([[md('a')]])] }, /raw_text/],
+    [
+      'table over 10,000 characters',
+      { blocks: [table(Array.from({ length: 11 }, () => [cell('x'.repeat(1000))]))] },
+      /10000 characters/,
+    ],
+    [
+      '21 column settings',
+      { blocks: [table([[cell('a')]], { column_settings: Array.from({ length: 21 }, () => ({})) })] },
+      /column settings/,
+    ],
+    [
+      'column align not Slack’s',
+      { blocks: [table([[cell('a')]], { column_settings: [{ align: 'justify' }] })] },
+      /align/,
+    ],
+    ['two tables in a message', { blocks: [table([[cell('a')]]), table([[cell('b')]])] }, /only one allowed/],
+    ['a table in the Home', { type: 'home', blocks: [table([[cell('a')]])] }, /messages only/],
+    [
+      'image with image_url and slack_file',
+      { blocks: [{ type: 'image', image_url: 'https://x/i.png', slack_file: { id: 'F1' }, alt_text: 'a' }] },
+      /not both/,
+    ],
+    ['image with neither source', { blocks: [{ type: 'image', alt_text: 'a' }] }, /image_url or slack_file/],
+    [
+      'slack_file without id or url',
+      { blocks: [{ type: 'image', slack_file: {}, alt_text: 'a' }] },
+      /id or a url/,
+    ],
+    [
+      'slack_file id not a file id',
+      { blocks: [{ type: 'image', slack_file: { id: 'x' }, alt_text: 'a' }] },
+      /file id/,
+    ],
     ['modal title over 24', modal([section('x')], { title: plain('t'.repeat(25)) }), /title.*over 24/],
     [
       'modal inputs without submit',

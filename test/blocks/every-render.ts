@@ -61,6 +61,7 @@ import {
 import { renderRefusal, withRefreshButton } from '../../src/blocks/spend.js';
 import { renderEarlierAnswer, renderUnfurl } from '../../src/blocks/unfurl.js';
 import { describeDigestProblem } from '../../src/blocks/words-of.js';
+import { spendChartAlt, spendChartData } from '../../src/charts/spend-days.js';
 import { summarize } from '../../src/digest/summarize.js';
 import type { AdminHome, HomeData } from '../../src/lookups/home-data.js';
 import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse/command-text.js';
@@ -343,7 +344,9 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       points: i,
       calls: i,
       quotaCalls: 0,
+      byOperation: [{ key: 'platdybw', points: i, calls: i, quotaCalls: 0 }],
     })),
+    days: Array.from({ length: 30 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`),
   };
   const admin: AdminHome = {
     report,
@@ -362,6 +365,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       id: i + 1,
       shopLabel: text.short,
     })),
+    dailyCap: 500,
     shipAlerts: Array.from({ length: text.extreme ? 12 : 1 }, (_, i) => ({
       subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
       spentToday: 182,
@@ -657,6 +661,22 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       name: 'home-admin',
       surface: 'home',
       payload: renderHome(w, home, NOW, { effective: w.locale, own: null }),
+    },
+    {
+      // With the spend chart (issue 26): alt text and title from the catalog.
+      name: 'home-admin-chart',
+      surface: 'home',
+      payload: renderHome(
+        w,
+        home,
+        NOW,
+        { effective: w.locale, own: null },
+        {
+          fileId: 'F0SPEND01',
+          alt: spendChartAlt(w, spendChartData(admin.report, admin.dailyCap)),
+          title: w.t('chart.spendTitle'),
+        },
+      ),
     },
     {
       name: 'home-user',

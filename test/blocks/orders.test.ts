@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, HeaderBlock, KnownBlock } from '@slack/types';
+import type { ActionsBlock, Button, HeaderBlock, KnownBlock, TableBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import {
@@ -10,7 +10,7 @@ import {
   shippingFlag,
 } from '../../src/blocks/orders.js';
 import type { Quote } from '../../src/lookups/types.js';
-import { assertWithinSlackLimits } from '../helpers/block-limits.js';
+import { blockKitProblems } from '../helpers/block-kit/check.js';
 import {
   HOUR,
   makeOrder,
@@ -65,19 +65,49 @@ describe('renderOrdersPage', () => {
       remarkTagName: 'VIP',
     });
     const outcome = makeOrdersOutcome([order], { page: 1, pageSize: 100, totalElements: 350 });
-    const { text, blocks } = render(outcome);
-    assertWithinSlackLimits(blocks);
+    const message = render(outcome);
+    const { text, blocks } = message;
+    expect(blockKitProblems(message)).toEqual([]);
     expect((blocks[0] as HeaderBlock).text.text).toBe(`Orders of ${OWNER_ID}`);
-    expect(text).toBe(`Orders of ${OWNER_ID}: page 2 of 4, 350 orders`);
-    const all = allText(blocks);
-    expect(all).toContain('page 2 of 4, 350 orders');
-    expect(all).toContain(
+    expect(allText(blocks)).toContain('page 2 of 4, 350 orders');
+    // Issue 26: the order is a row of the page's table, figures right-aligned.
+    const tables = blocks.filter((b) => b.type === 'table') as unknown as TableBlock[];
+    expect(tables).toHaveLength(1);
+    const rows = tables[0]?.rows.map((r) => r.map((c) => (c as { text: string }).text));
+    expect(rows).toEqual([
+      ['Order', 'Status', 'Goods', 'Qty', 'Amount', 'Ship by', 'Flag', 'Remark'],
       [
-        '*Order* `261121-555` · Awaiting shipment · 🔴 red flag: VIP · Pre-sale',
-        'Linen shirt — White, XL × 2 · ¥118.00',
-        'Confirmed 2026-11-20 14:03 UTC+8 · ship by 2026-11-21 17:00 UTC+8 · *⚠️ ship within 24 h*',
-        'Remark: gift wrap please',
-      ].join('\n'),
+        '261121-555',
+        'Awaiting shipment · Pre-sale',
+        'Linen shirt — White, XL',
+        '2',
+        '¥118.00',
+        '⚠️ ship within 24 h 2026-11-21 17:00 UTC+8',
+        '🔴 red flag: VIP',
+        'gift wrap please',
+      ],
+    ]);
+    expect(tables[0]?.column_settings?.map((c) => c?.align)).toEqual([
+      'left',
+      'left',
+      'left',
+      'right',
+      'right',
+      'left',
+      'left',
+      'left',
+    ]);
+    // Today's entry is the fallback text (notifications, clients without tables), cut at 300.
+    expect(text).toBe(
+      [
+        `Orders of ${OWNER_ID}: page 2 of 4, 350 orders`,
+        [
+          '*Order* `261121-555` · Awaiting shipment · 🔴 red flag: VIP · Pre-sale',
+          'Linen shirt — White, XL × 2 · ¥118.00',
+          'Confirmed 2026-11-20 14:03 UTC+8 · ship by 2026-11-21 17:00 UTC+8 · *⚠️ ship within 24 h*',
+          'Remark: gift wrap please',
+        ].join('\n'),
+      ].join('\n\n'),
     );
   });
 
@@ -135,13 +165,23 @@ describe('renderOrdersPage', () => {
         remarkTagName: 'tag'.repeat(50),
       }),
     );
-    const { blocks } = render(makeOrdersOutcome(orders, { page: 0, totalElements: 1000 }));
-    assertWithinSlackLimits(blocks);
+    const message = render(makeOrdersOutcome(orders, { page: 0, totalElements: 1000 }));
+    const { blocks } = message;
+    expect(blockKitProblems(message)).toEqual([]);
     const all = allText(blocks);
     expect(all).not.toMatch(/<[!@]/);
+    // As many as fit one table (rows and characters), the rest as today's entries or counted.
+    const [table, ...others] = blocks.filter((b) => b.type === 'table') as unknown as TableBlock[];
+    expect(others).toHaveLength(0);
+    const inTable = (table?.rows.length ?? 1) - 1;
+    expect(inTable).toBeGreaterThan(0);
+    expect(inTable).toBeLessThan(100);
     const shown = all.split('\n').filter((l) => l.startsWith('*Order* ')).length;
     const more = /…and (\d+) more on this page/.exec(all);
-    expect(shown + Number(more?.[1] ?? 0)).toBe(100);
+    expect(inTable + shown + Number(more?.[1] ?? 0)).toBe(100);
+    expect(table?.rows.slice(1).map((r) => (r[0] as { text: string }).text)).toEqual(
+      orders.slice(0, inTable).map((o) => o.orderSn),
+    );
   });
 
   it('never shows receiver data, even if an order object carried some', () => {

@@ -115,8 +115,11 @@ describe.each(ENGINES)('/orders digest (%s store)', (engine) => {
     expect(done).toContain('Digest posted in <#C1234>');
     expect(done).toContain('it cost 4 points');
 
-    const posts = h.fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'C1234');
+    const inChannel = h.fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'C1234');
+    const posts = inChannel.filter((c) => c.body.thread_ts === undefined);
     expect(posts).toHaveLength(1);
+    // Issue 26: the digest's chart is the last reply in its thread.
+    expect(JSON.stringify(inChannel.at(-1)?.body.blocks)).toContain('"slack_file"');
     expect(textOf(posts[0]?.body)).toContain('Preparing the orders digest');
     const updates = h.fake.callsTo('chat.update').map((c) => textOf(c.body));
     expect(updates[0]).toContain('page 1 of 2');
@@ -174,8 +177,11 @@ describe.each(ENGINES)('/orders digest (%s store)', (engine) => {
     const first = await h.command('/orders', 'digest run 1', { userId: ADMIN });
     await h.nextResponse(first.responseUrlId);
     expect(textOf(await h.nextResponse(first.responseUrlId, 10_000))).toContain('it cost 4 points');
+    // Messages in the channel itself (each digest's chart is a reply in its thread).
     const channelPosts = () =>
-      h?.fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'C1234') ?? [];
+      h?.fake
+        .callsTo('chat.postMessage')
+        .filter((c) => c.body.channel === 'C1234' && c.body.thread_ts === undefined) ?? [];
     expect(channelPosts()).toHaveLength(1);
     const callsAfterFirst = h.calls();
 

@@ -64,8 +64,10 @@ export interface DigestRig {
   advance(ms: number): Promise<void>;
   /** Every scheduler's runs settled. */
   idle(): Promise<void>;
-  /** chat.postMessage calls to a channel (a user id for DMs). */
+  /** chat.postMessage calls to a channel (a user id for DMs), the digests' chart replies left out. */
   posts(channel?: string): SlackCall[];
+  /** The chart replies (slack_file image messages) posted to a channel. */
+  charts(channel?: string): SlackCall[];
   updates(channel?: string): SlackCall[];
   pagesFetched(): number;
   subscribe(input?: Partial<Omit<DigestSubscription, 'id' | 'createdAt'>>): Promise<DigestSubscription>;
@@ -73,6 +75,9 @@ export interface DigestRig {
 }
 
 export const quietLogger = () => createLogger('silent');
+
+/** A digest's chart reply (issue 26): a slack_file image message. */
+const isChart = (c: SlackCall) => JSON.stringify(c.body.blocks ?? '').includes('"slack_file"');
 
 export async function startDigestRig(
   options: RigOptions & { price?: PriceOf; scheduler?: Partial<DigestSchedulerOptions> },
@@ -161,7 +166,10 @@ export async function startDigestRig(
       await idle();
     },
     idle,
-    posts: (channel = CHANNEL) => fake.callsTo('chat.postMessage').filter((c) => c.body.channel === channel),
+    posts: (channel = CHANNEL) =>
+      fake.callsTo('chat.postMessage').filter((c) => c.body.channel === channel && !isChart(c)),
+    charts: (channel = CHANNEL) =>
+      fake.callsTo('chat.postMessage').filter((c) => c.body.channel === channel && isChart(c)),
     updates: (channel = CHANNEL) => fake.callsTo('chat.update').filter((c) => c.body.channel === channel),
     pagesFetched: () => plat.sandbox.stats().callsByOperation['paging-orders'],
     subscribe: (input = {}) =>

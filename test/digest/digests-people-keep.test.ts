@@ -63,7 +63,12 @@ describe('threaded digests', () => {
 
     const inChannel = posts(h, CHANNEL);
     const parents = inChannel.filter((c) => c.body.thread_ts === undefined);
-    const replies = inChannel.filter((c) => c.body.thread_ts !== undefined);
+    const isChart = (c: SlackCall) => JSON.stringify(c.body.blocks ?? '').includes('"slack_file"');
+    const replies = inChannel.filter((c) => c.body.thread_ts !== undefined && !isChart(c));
+    // Issue 26: after the details, one chart reply (a slack_file image) in the same thread.
+    const charts = inChannel.filter(isChart);
+    expect(charts).toHaveLength(1);
+    expect(inChannel.at(-1)).toBe(charts[0]);
     // "Run now": the progress message is the parent; the digest replaces it (chat.update).
     expect(parents).toHaveLength(1);
     const parentTs = String((await h.platdesk.store.digests.lastRun(1))?.messageTs);
@@ -88,6 +93,7 @@ describe('threaded digests', () => {
     ].filter((x): x is string => x !== null);
     expect(expected.length).toBeGreaterThanOrEqual(2);
     expect(replies.map((c) => c.body.thread_ts)).toEqual(expected.map(() => parentTs));
+    expect(charts[0]?.body.thread_ts).toBe(parentTs);
     for (const [i, text] of expected.entries()) expect(textOf(replies[i]?.body)).toContain(text);
     for (const call of h.fake.calls) {
       expect(call.body.reply_broadcast, call.method).toBeUndefined();
@@ -123,14 +129,17 @@ describe('threaded digests', () => {
     expect(harness.logs().some((l) => l.includes('digest thread reply not posted'))).toBe(true);
   });
 
-  it('`single` keeps one message; `me` sends it by DM to the person', async () => {
+  it('`single` keeps one message (its chart in its thread); `me` sends it by DM to the person', async () => {
     h = await startPlatdeskHarness();
     expect(await say(`digest add ${BUSY} me ${farTime(h.now())} single`)).toContain(`in <#${ADMIN}>`);
     expect(await h.platdesk.store.digests.get(1)).toMatchObject({ channelId: ADMIN, layout: 'single' });
     await runNow(1);
     const dm = posts(h, ADMIN);
-    expect(dm).toHaveLength(1);
+    // One message, and the chart in its thread (issue 26).
+    expect(dm).toHaveLength(2);
     expect(dm[0]?.body.thread_ts).toBeUndefined();
+    expect(JSON.stringify(dm[1]?.body.blocks)).toContain('"slack_file"');
+    expect(dm[1]?.body.thread_ts).toBe((await h.platdesk.store.digests.lastRun(1))?.messageTs);
     expect(textOf(h.fake.callsTo('chat.update').at(-1)?.body)).toContain('Top goods by count');
     expect(posts(h, CHANNEL)).toHaveLength(0);
   });

@@ -141,11 +141,22 @@ describe.each(ENGINES)('posted once (%s)', (engine) => {
 
         await rig.advance(2 * MINUTE);
         expect(rig.fake.messages(CHANNEL)).toHaveLength(1);
-        const sent = rig.posts().filter((c) => c.body.thread_ts !== undefined);
-        const keys = rig.fake.replies(CHANNEL, parentTs).map((m) => m.metadata?.event_payload?.key);
+        const isReply = (m: { metadata?: { event_type?: string } }) =>
+          m.metadata?.event_type === 'platdesk_digest_reply';
+        const sent = rig
+          .posts()
+          .filter(
+            (c) =>
+              c.body.thread_ts !== undefined && isReply(c.body as { metadata?: { event_type?: string } }),
+          );
+        const thread = rig.fake.replies(CHANNEL, parentTs);
+        const keys = thread.filter(isReply).map((m) => m.metadata?.event_payload?.key);
         expect(keys.length).toBeGreaterThan(1);
-        // Every reply once, in order, keyed after the parent's key.
+        // Every reply once, in order, keyed after the parent's key; then the chart (issue 26), once.
         expect(keys).toEqual(keys.map((_, i) => `digest-run-${left?.id}-${DUE}-reply-${i}`));
+        expect(
+          thread.map((m) => m.metadata?.event_type).filter((t) => t === 'platdesk_digest_chart'),
+        ).toHaveLength(1);
         // The first reply was not sent again: one call each.
         expect(sent).toHaveLength(keys.length);
         expect(rig.fake.callsTo('conversations.replies')[0]?.body).toMatchObject({

@@ -21,6 +21,7 @@
  * `latest` / `inclusive`, `limit` and a `next_cursor`, only channel-level messages (a thread's
  * parent carries `reply_count`), and `metadata` only with `include_all_metadata=true`. Message ts
  * values are the server clock's seconds (`options.now`, default Date.now) and a sequence number.
+ * conversations.replies answers a thread (parent first, replies oldest first; metadata likewise).
  * `fault(method, kind)` injects what a post with an unclear outcome meets: the message is stored,
  * then the connection is cut, or a 500 is answered, or nothing is answered at all.
  *

@@ -177,17 +177,25 @@ describe('usageReport', () => {
       timeZone: 'Asia/Shanghai',
     });
     expect(shanghai.timeZone).toBe('Asia/Shanghai');
+    // Each day by operation too (the App Home's spend chart, issue 26).
+    const op = (points: number, calls: number) => [{ key: 'get-shop-info', points, calls, quotaCalls: 0 }];
     expect(shanghai.byDay).toEqual([
-      { key: '2026-11-19', points: 7, quotaCalls: 0, calls: 1 },
-      { key: '2026-11-20', points: 8, quotaCalls: 0, calls: 2 },
+      { key: '2026-11-19', points: 7, quotaCalls: 0, calls: 1, byOperation: op(7, 1) },
+      { key: '2026-11-20', points: 8, quotaCalls: 0, calls: 2, byOperation: op(8, 2) },
     ]);
+    // Every day of the 30, spend or none, oldest first, ending today in the zone.
+    expect(shanghai.days).toHaveLength(30);
+    expect(shanghai.days.at(-1)).toBe('2026-11-20');
+    expect(shanghai.days[0]).toBe('2026-10-22');
     const mine = await usageReport(store, {
       period: 'month',
       userId: 'U1234',
       now,
       timeZone: 'America/New_York',
     });
-    expect(mine.byDay).toEqual([{ key: '2026-11-19', points: 15, quotaCalls: 0, calls: 3 }]);
+    expect(mine.byDay).toEqual([
+      { key: '2026-11-19', points: 15, quotaCalls: 0, calls: 3, byOperation: op(15, 3) },
+    ]);
     // Every day listed sums to the report's total.
     expect(shanghai.byDay.reduce((n, d) => n + d.points, 0)).toBe(shanghai.totals.points);
   });

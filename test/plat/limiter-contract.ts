@@ -109,6 +109,40 @@ export function limiterContract(engine: string, makeRig: () => EngineRig): void 
       }
     });
 
+    it('rests a slot from the call’s answer (response headers), not from its settle', async () => {
+      const { rig, limiter } = await setup({ maxCalls: 2 });
+      try {
+        const answeredAfter = 30;
+        const settledAfter = 400;
+        /** [start, answered]: where each call's arrival lies. */
+        const spans: Call[] = [];
+        const run = (label: string) =>
+          limiter.schedule(
+            (progress) =>
+              new Promise<string>((resolve) => {
+                const span: Call = { label, priority: 'interactive', start: rig.now(), settle: Number.NaN };
+                spans.push(span);
+                rig.setTimeout(() => {
+                  span.settle = rig.now();
+                  progress.answered();
+                }, answeredAfter);
+                rig.setTimeout(() => resolve(label), settledAfter);
+              }),
+          );
+        const results = ['a', 'b', 'c', 'd'].map(run);
+        await rig.until(Promise.all(results));
+        const firstAnswer = Math.min(...spans.slice(0, 2).map((s) => s.settle));
+        for (const s of spans.slice(2)) {
+          expect(s.start - firstAnswer).toBeGreaterThanOrEqual(GAP - 1);
+          // Well before a gap after the settles (firstAnswer + 370 + GAP; lateMs ≤ 150).
+          expect(s.start - firstAnswer).toBeLessThanOrEqual(GAP + rig.lateMs);
+        }
+        expect(maxCallsMeetingAnyWindow(spans, WINDOW.windowMs)).toBeLessThanOrEqual(2);
+      } finally {
+        await rig.cleanup();
+      }
+    });
+
     it('never lets more than maxCalls calls meet one window, bulk work never more than maxCalls − reserve', async () => {
       const { rig, calls, run } = await setup({ maxCalls: 5, interactiveReserve: 2 });
       try {

@@ -1,8 +1,9 @@
 /**
  * The in-process engine's slot model (src/plat/local-limiter.ts, header comment; the contract both
  * engines share is tested in limiter-contract.ts): `maxCalls` slots; a call
- * holds its slot from start until its task settles, and the slot is free again
- * `windowMs + safetyMarginMs` (the gap) after the settle. Bulk jobs start only while more than
+ * holds its slot from start until its task reports its answer (`progress.answered()`, the
+ * response's headers) or else settles, and the slot is free again `windowMs + safetyMarginMs` (the
+ * gap) after that. The rig's margin is 10 ms (the default is 1) so the gap stands out in figures. Bulk jobs start only while more than
  * `interactiveReserve` slots are free.
  *
  * The invariant checked on every schedule below (`maxCallsMeetingAnyWindow`): a request reaches the
@@ -64,7 +65,7 @@ interface RunOptions extends ScheduleOptions {
 /** A limiter on a fake clock, with tasks that record when they start and settle. */
 function rig(options: LimiterOptions = {}) {
   const clock = createFakeClock();
-  const limiter = createLimiter({ clock, ...options });
+  const limiter = createLimiter({ clock, safetyMarginMs: 10, ...options });
   const calls: Call[] = [];
   const held = new Map<string, () => void>();
 
@@ -114,7 +115,7 @@ const labels = (prefix: string, count: number, from = 0) =>
 
 describe('createLimiter: slots (spec §8)', () => {
   it('starts maxCalls at once; a slot is free again windowMs + margin after its call settled', async () => {
-    const r = rig(); // defaults: 10 calls, 1000 ms, margin 10
+    const r = rig(); // defaults: 10 calls, 1000 ms; the rig's margin 10
     const results = labels('j', 12).map((label) => r.run(label));
 
     expect(r.calls).toHaveLength(10);
@@ -200,6 +201,74 @@ describe('createLimiter: slots (spec §8)', () => {
     const bulk = r.calls.filter((c) => c.priority === 'bulk');
     expect(bulk.length).toBeGreaterThan(20);
     expect(maxCallsMeetingAnyWindow(bulk, 1010)).toBeLessThanOrEqual(8);
+  });
+
+  it('a slot rests from the answer (response headers), not from the settle: the body and parsing hold nothing', async () => {
+    const r = rig({ maxCalls: 2 });
+    /** [start, answered] per call: where its arrival lies. */
+    const spans: Call[] = [];
+    const answeredAfter = 40;
+    const settledAfter = 400;
+    const run = (label: string) =>
+      r.limiter.schedule(
+        (progress) =>
+          new Promise<string>((resolve) => {
+            const span: Call = { label, priority: 'interactive', start: r.clock.now(), settle: Number.NaN };
+            spans.push(span);
+            r.clock.setTimeout(() => {
+              span.settle = r.clock.now();
+              progress.answered();
+              progress.answered(); // a second report changes nothing
+            }, answeredAfter);
+            r.clock.setTimeout(() => resolve(label), settledAfter);
+          }),
+      );
+    const results = labels('j', 6).map(run);
+    await r.clock.runAllAsync();
+    expect(await Promise.all(results)).toEqual(labels('j', 6));
+    // Each pair starts a gap (1010) after the previous pair's answers at +40, not after its settles
+    // at +400: 1050 and 2100, where resting from the settle would start them at 1410 and 2820.
+    expect(spans.map((s) => s.start)).toEqual([0, 0, 1050, 1050, 2100, 2100]);
+    expect(maxCallsMeetingAnyWindow(spans, 1010)).toBe(2);
+  });
+
+  it('an offered 10 calls/s answered at once waits only by the answer latency per window', async () => {
+    const r = rig({ safetyMarginMs: 1 });
+    const latencyMs = 2;
+    const waits: number[] = [];
+    const spans: Call[] = [];
+    const results: Promise<string>[] = [];
+    for (let i = 0; i < 100; i++) {
+      r.clock.setTimeout(
+        () => {
+          const offered = r.clock.now();
+          results.push(
+            r.limiter.schedule(
+              (progress) =>
+                new Promise<string>((resolve) => {
+                  const start = r.clock.now();
+                  waits.push(start - offered);
+                  const span: Call = { label: `c${i}`, priority: 'interactive', start, settle: Number.NaN };
+                  spans.push(span);
+                  r.clock.setTimeout(() => {
+                    span.settle = r.clock.now();
+                    progress.answered();
+                    r.clock.setTimeout(() => resolve(span.label), 5); // reading the body
+                  }, latencyMs);
+                }),
+            ),
+          );
+        },
+        (i + 1) * 100,
+      );
+    }
+    await r.clock.runAllAsync();
+    await Promise.all(results);
+    // A call waits for the one 10 before it: answered at its start + 2, free 1001 later, so the
+    // queue grows by 3 ms a window: 27 ms by the tenth second (from the settle + 10 ms it was 17 ms
+    // a window: 153 ms).
+    expect(Math.max(...waits)).toBe(27);
+    expect(maxCallsMeetingAnyWindow(spans, 1000)).toBe(10);
   });
 
   it('sustains the limit: 100 instant calls have all started after (100/10 − 1) × (windowMs + margin)', async () => {

@@ -122,7 +122,10 @@ describe('three replicas on one PostgreSQL database and one Redis', () => {
     // Redis is down would fail and retry minutes later. The other two woke at the same instant and
     // lost the claim; a moment more shows they post nothing either.
     await sleep(1500);
-    const posts = fake.callsTo('chat.postMessage').filter((c) => c.body.channel === DIGEST_CHANNEL);
+    // Top-level posts: the digest's chart is a reply in its thread (issue 26).
+    const posts = fake
+      .callsTo('chat.postMessage')
+      .filter((c) => c.body.channel === DIGEST_CHANNEL && c.body.thread_ts === undefined);
     expect(posts).toHaveLength(1);
     expect(textOf(posts[0]?.body)).toContain(`Orders digest of ${SANDBOX_FIXTURES.owners.busy}`);
     expect(textOf(posts[0]?.body)).toContain('This digest cost 4 points (¥0.04) in 2 calls');

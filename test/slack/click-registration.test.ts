@@ -78,6 +78,7 @@ function homeStates(w: Words): Render[] {
         byOperation: [],
         byUser: [],
         byDay: [],
+        days: [],
       },
       alerts: [],
       budgetAlerts: [],
@@ -87,6 +88,7 @@ function homeStates(w: Words): Render[] {
       overrides: {},
       digests: [],
       shipAlerts: [],
+      dailyCap: null,
     },
   };
   const renders: Render[] = [];

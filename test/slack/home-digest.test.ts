@@ -30,6 +30,10 @@ interface FormInput {
   time?: string;
   zone?: string;
   language?: string;
+  layout?: 'thread' | 'single';
+  days?: number[];
+  flags?: number[];
+  statuses?: number[];
 }
 
 /** view.state.values as Slack sends them for the form (blocks left out when not given). */
@@ -48,6 +52,13 @@ function formValues(input: FormInput): Values {
     put('zone', { type: 'static_select', selected_option: { value: input.zone } });
   if (input.language !== undefined)
     put('language', { type: 'static_select', selected_option: { value: input.language } });
+  if (input.layout !== undefined)
+    put('layout', { type: 'radio_buttons', selected_option: { value: input.layout } });
+  for (const block of ['days', 'flags', 'statuses'] as const) {
+    const picked = input[block];
+    if (picked !== undefined)
+      put(block, { type: 'checkboxes', selected_options: picked.map((n) => ({ value: String(n) })) });
+  }
   return values;
 }
 
@@ -155,13 +166,24 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
       'America/Los_Angeles',
       'UTC',
     ]);
-    // Shop and owner id are optional to Slack (one of them is required, checked on submit); the
-    // channel's language is optional (the workspace default).
+    // Shop and owner id are optional to Slack (one of them is required, checked on submit); days
+    // and filters are optional (none: every day, every order); the channel's language is optional
+    // (the workspace default).
     expect(view.blocks.filter((b) => b.type === 'input' && b.optional).map((b) => b.block_id)).toEqual([
       'shop',
       'owner',
+      'days',
+      'flags',
+      'statuses',
       'language',
     ]);
+    // What `/orders digest add` offers: threaded (the default) or single, weekdays, flags, statuses.
+    expect(element('layout')).toMatchObject({ type: 'radio_buttons', initial_option: { value: 'thread' } });
+    const values = (block: string) => (element(block).options as { value: string }[]).map((o) => o.value);
+    expect(values('layout')).toEqual(['thread', 'single']);
+    expect(values('days')).toEqual(['1', '2', '3', '4', '5', '6', '0']);
+    expect(values('flags')).toEqual(['1', '2', '3', '4', '5']);
+    expect(values('statuses')).toEqual(['1', '2', '3']);
 
     // A non-admin's click (a forged one: they have no button) opens nothing.
     // A click in the Home carries no response_url: the refusal comes by direct message, and
@@ -219,6 +241,42 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
       timeZone: 'UTC',
     });
     expect(h().calls()).toBe(0);
+  });
+
+  it('offers what /orders digest add offers: single message, weekdays, flag and status filters (stored as the command stores them)', async () => {
+    const at = farTime(h().now());
+    const published = h().fake.callsTo('views.publish').length;
+    const res = await submit({
+      alias: 'tea',
+      channel: 'CHOMEOPT1',
+      time: at,
+      zone: 'Asia/Shanghai',
+      layout: 'single',
+      days: [5, 1, 2, 3, 4],
+      flags: [1, 2],
+      statuses: [1],
+    });
+    expect(res.body).toBe('');
+    await waitPublish(published);
+    const added = (await h().platdesk.store.digests.list()).find((d) => d.channelId === 'CHOMEOPT1');
+    expect(added).toMatchObject({ layout: 'single', days: [1, 2, 3, 4, 5], flags: [1, 2], statuses: [1] });
+    // The same digest through the command is the one already added.
+    const { responseUrlId } = await h().command(
+      '/orders',
+      `digest add tea <#CHOMEOPT1|x> ${at} Asia/Shanghai days:mon-fri flag:red,yellow status:1 single`,
+      { userId: SLACK.adminId },
+    );
+    expect(textOf(await h().nextResponse(responseUrlId))).toContain(`#${added?.id}`);
+    // Nothing ticked: a threaded digest every day, every order.
+    const before = h().fake.callsTo('views.publish').length;
+    await submit({ alias: 'tea', channel: 'CHOMEOPT2', time: at, zone: 'Asia/Shanghai' });
+    await waitPublish(before);
+    expect((await h().platdesk.store.digests.list()).find((d) => d.channelId === 'CHOMEOPT2')).toMatchObject({
+      layout: 'thread',
+      days: null,
+      flags: null,
+      statuses: null,
+    });
   });
 
   it('invalid answers are shown on their fields and add nothing', async () => {

@@ -22,6 +22,7 @@ import type { DigestPost, DigestPublisher } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
 import { createAdminMessenger, createKeyedPosts, metadataOf, postMessage } from '../scheduled-posts.js';
+import { createDigestChartPoster } from './chart.js';
 
 export interface SlackDigestPublisherDeps {
   client: WebClient;
@@ -29,7 +30,7 @@ export interface SlackDigestPublisherDeps {
   /** Channel posts in the channel's language; each admin's messages in theirs. */
   language: Pick<LocaleResolver, 'user' | 'channel'>;
   admins: () => Promise<readonly string[]>;
-  logger: Pick<Logger, 'warn' | 'error'>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Past this a digest's post is unknown (default KEYED_POST_TIMEOUT_MS). */
   postTimeoutMs?: number;
 }
@@ -40,6 +41,7 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     client,
     ...(deps.postTimeoutMs !== undefined ? { timeoutMs: deps.postTimeoutMs } : {}),
   });
+  const postChart = createDigestChartPoster({ client, keyed, logger });
 
   async function put(channel: string, m: RenderedMessage, replaceTs: string | null): Promise<string> {
     if (replaceTs !== null) {
@@ -130,6 +132,8 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
       }
       return found?.ts ?? null;
     },
+    postChart: async (post, messageTs) =>
+      postChart(await words(post.subscription.channelId), post, post.subscription.channelId, messageTs),
     postProgress: async (sub, _run, plan, replaceTs) =>
       put(sub.channelId, renderDigestProgress(await words(sub.channelId), sub, plan), replaceTs),
     postNotice: async (notice, replaceTs) =>

@@ -7,7 +7,13 @@
  */
 import type { App, ViewOutput } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
-import { HOME_DIGEST_FORM, renderDigestAddModal } from '../../blocks/home-digest-form.js';
+import {
+  DIGEST_FORM_DAYS,
+  DIGEST_FORM_FLAGS,
+  DIGEST_FORM_STATUSES,
+  HOME_DIGEST_FORM,
+  renderDigestAddModal,
+} from '../../blocks/home-digest-form.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import { describeDigestProblem } from '../../blocks/words-of.js';
 import {
@@ -77,8 +83,24 @@ function checkForm(
   if (timeZone === '') errors[f.timeZone.block] = t('digestForm.chooseZone');
   // The channel's language, when chosen here ('default' or nothing: the workspace default).
   const locale = toLocale(values[f.language.block]?.[f.language.action]?.selected_option?.value);
+  // What `/orders digest add` offers besides (layout, days, flags, statuses), as the command
+  // stores them: nothing ticked is null (every day, every order).
+  const layout =
+    values[f.layout.block]?.[f.layout.action]?.selected_option?.value === 'single' ? 'single' : 'thread';
+  const ticked = (block: { block: string; action: string }, allowed: readonly number[]) => {
+    const picked = (values[block.block]?.[block.action]?.selected_options ?? [])
+      .map((o) => Number(o.value))
+      .filter((n) => allowed.includes(n));
+    return picked.length > 0 ? [...new Set(picked)].sort((a, b) => a - b) : null;
+  };
+  const options = {
+    layout,
+    days: ticked(f.days, DIGEST_FORM_DAYS),
+    flags: ticked(f.flags, DIGEST_FORM_FLAGS),
+    statuses: ticked(f.statuses, DIGEST_FORM_STATUSES),
+  } as const;
   return checked.ok && Object.keys(errors).length === 0
-    ? { ok: true, add: { ...checked.add, ...(locale ? { locale } : {}) }, shopBlock }
+    ? { ok: true, add: { ...checked.add, ...options, ...(locale ? { locale } : {}) }, shopBlock }
     : { ok: false, errors };
 }
 

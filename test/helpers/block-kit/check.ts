@@ -1,8 +1,8 @@
 /**
  * The project's Block Kit validator: every block against its own schema (schema.ts), plus the rules
  * Slack applies to a whole payload — at most 50 blocks in a message and 100 in a modal or the App
- * Home, block_id and action_id unique in one payload, input blocks only in views, a message's
- * fallback text. Used over every render of every renderer (test/blocks) and over every message,
+ * Home, block_id and action_id unique in one payload, input blocks only in views, one table block
+ * and only in a message, a message's fallback text. Used over every render of every renderer (test/blocks) and over every message,
  * modal and Home view the app sends to the local Slack (slack-api-server.ts), which answers
  * `invalid_blocks` as Slack does.
  */
@@ -56,6 +56,11 @@ export function blockKitProblems(payload: unknown, surface: Surface = surfaceOf(
 
   const blockIds = new Set<string>();
   const actionIds = new Set<string>();
+  // https://docs.slack.dev/reference/block-kit/blocks/table-block: one table a message
+  // (`only_one_table_allowed`), and a message block only (not in modals or the App Home).
+  const tables = blocks.filter((b) => isObject(b) && b.type === 'table').length;
+  if (tables > 0 && surface !== 'message') problems.push(`blocks: a table in a ${surface} (messages only)`);
+  if (tables > 1) problems.push(`blocks: ${tables} tables in a message (only one allowed)`);
   blocks.forEach((b, i) => {
     const where = `blocks[${i}]${isObject(b) ? ` (${String(b.type)})` : ''}`;
     const result = block.safeParse(b);

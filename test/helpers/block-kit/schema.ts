@@ -92,9 +92,30 @@ export const button = z
   })
   .refine((b) => b.value !== undefined || b.url !== undefined, 'button with neither value nor url');
 
-export const imageElement = z.strictObject({
+/**
+ * An image's source: a public `image_url`, or a file uploaded to Slack as `slack_file` by `id` or
+ * by its Slack `url` (https://docs.slack.dev/reference/block-kit/composition-objects/slack-file-object),
+ * exactly one of the two.
+ */
+const slackFile = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^F[A-Z0-9]+$/, 'not a file id')
+      .optional(),
+    url: httpUrl.optional(),
+  })
+  .refine((f) => (f.id === undefined) !== (f.url === undefined), 'slack_file needs an id or a url, not both');
+const imageSource = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .strictObject({ ...shape, image_url: httpUrl.optional(), slack_file: slackFile.optional() })
+    .refine((i) => {
+      const source = i as { image_url?: unknown; slack_file?: unknown };
+      return (source.image_url === undefined) !== (source.slack_file === undefined);
+    }, 'image needs image_url or slack_file, not both');
+
+export const imageElement = imageSource({
   type: z.literal('image'),
-  image_url: httpUrl,
   alt_text: z.string().min(1).max(2000),
 });
 
@@ -318,13 +339,46 @@ const actions = z.strictObject({
   block_id: blockId.optional(),
   elements: z.array(actionsElement).min(1).max(25),
 });
-const image = z.strictObject({
+const image = imageSource({
   type: z.literal('image'),
   block_id: blockId.optional(),
-  image_url: httpUrl,
   alt_text: z.string().min(1).max(2000),
   title: plainText(2000).optional(),
 });
+
+/**
+ * https://docs.slack.dev/reference/block-kit/blocks/table-block: 1..100 rows of 1..20 cells, every
+ * row as wide as the first; `column_settings` at most 20 items of `align` (left, center, right) and
+ * `is_wrapped`. Cells are `raw_text` (platdesk never sends rich_text cells), whose text Slack
+ * refuses empty. The reference states no per-cell limit; integrators report Slack refusing a table
+ * whose cells hold over 10,000 characters in all, so that is checked too (TABLE_MAX_CHARACTERS).
+ * One table per message and messages only: check.ts.
+ */
+export const TABLE_MAX_CHARACTERS = 10_000;
+const rawTextCell = z.strictObject({
+  type: z.literal('raw_text'),
+  text: z.string().refine((t) => t.trim() !== '', 'empty cell'),
+});
+const table = z
+  .strictObject({
+    type: z.literal('table'),
+    block_id: blockId.optional(),
+    rows: z.array(z.array(rawTextCell).min(1).max(20, 'over 20 cells')).min(1).max(100, 'over 100 rows'),
+    column_settings: z
+      .array(
+        z.strictObject({
+          align: z.enum(['left', 'center', 'right']).optional(),
+          is_wrapped: z.boolean().optional(),
+        }),
+      )
+      .max(20, 'over 20 column settings')
+      .optional(),
+  })
+  .refine((t) => t.rows.every((r) => r.length === t.rows[0]?.length), 'rows of different widths')
+  .refine(
+    (t) => t.rows.flat().reduce((n, c) => n + c.text.length, 0) <= TABLE_MAX_CHARACTERS,
+    `cells over ${TABLE_MAX_CHARACTERS} characters in all`,
+  );
 const input = z.strictObject({
   type: z.literal('input'),
   block_id: blockId.optional(),
@@ -336,7 +390,7 @@ const input = z.strictObject({
 });
 
 /** Every block type platdesk may emit. */
-export const block = oneOf({ section, header, divider, context, actions, image, input });
+export const block = oneOf({ section, header, divider, context, actions, image, input, table });
 
 export const modalView = z
   .strictObject({

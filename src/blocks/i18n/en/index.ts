@@ -1,6 +1,7 @@
 /** The English catalog: the reference every other language matches key for key. */
 import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
+import { chart, table } from './charts.js';
 import { common, domain } from './common.js';
 import { digest, digestForm, digestProblem } from './digest.js';
 import { error } from './errors.js';
@@ -44,4 +45,6 @@ export const en = {
   notice,
   platdesk,
   install,
+  chart,
+  table,
 } as const;

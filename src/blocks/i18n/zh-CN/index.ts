@@ -3,6 +3,7 @@
 import type { Catalog } from '../words.js';
 import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
+import { chart, table } from './charts.js';
 import { common, domain } from './common.js';
 import { digest, digestForm, digestProblem } from './digest.js';
 import { error } from './errors.js';
@@ -46,4 +47,6 @@ export const zhCN: Catalog = {
   notice,
   platdesk,
   install,
+  chart,
+  table,
 };
