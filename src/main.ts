@@ -201,11 +201,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     accounts:
       options.platAccounts ??
       (config.slack.distribution
-        ? storedPlatAccounts(store.platAccounts, operatorAccount)
+        ? storedPlatAccounts(store.platAccounts, operatorAccount, logger)
         : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' })),
     timeouts,
     defaults: { prices, editions: config.plat.editions },
-    makeClient: (http, editions) =>
+    makeClient: (http, editions, onAccountAttempt) =>
       createPlatClient({
         http,
         // One limiter for every tenant (lookups/plat-accounts.ts says why).
@@ -213,7 +213,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         editions,
         logger,
         ...(options.platRetry ? { retry: options.platRetry } : {}),
-        onAttempt: ({ operation, outcome, apiCode, ms }) => {
+        onAttempt: (attempt) => {
+          const { operation, outcome, apiCode, ms } = attempt;
+          onAccountAttempt?.(attempt);
           metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
             operation,
             outcome,
