@@ -6,7 +6,8 @@
  * plat service apart from the operator's default, counting each token's calls); the first answer
  * marks each account verified; one ledger's export excludes the other's charges; a forged
  * team_id gets nothing and costs nothing; uninstall deletes the tokens rows (read raw) and a
- * later command from that workspace is ignored.
+ * later command from that workspace is ignored; a refused token connected later is marked refused
+ * (401) by its first call.
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -92,9 +93,9 @@ describe.each(ENGINES)('two workspaces through the OAuth install on %s', (engine
   }
 
   /** A confirmed /item lookup from `from`; its answer and the Slack tokens its calls carried. */
-  async function lookup(from: From) {
+  async function lookup(from: From, item: string = itemId) {
     const calls = h.fake.calls.length;
-    const asked = await command(from, itemId);
+    const asked = await command(from, item);
     const confirmation = confirmationOf(await h.nextResponse(asked));
     const id = `e2e-${++seq}`;
     const click = {
@@ -140,7 +141,7 @@ describe.each(ENGINES)('two workspaces through the OAuth install on %s', (engine
     expect(res.status).toBe(200);
   }
 
-  it('each workspace answered with its bot token, charged to its own plat account; forged and uninstalled get nothing', async () => {
+  it('each workspace answered with its bot token, charged to its own plat account; forged and uninstalled get nothing; a refused token is marked', async () => {
     db = await testDatabase(engine);
     h = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
@@ -261,5 +262,14 @@ describe.each(ENGINES)('two workspaces through the OAuth install on %s', (engine
     expect(h.logs().filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
     // The org still works.
     expect(textOf(await h.nextResponse(await command(ORG, itemId)))).toContain(itemId);
+
+    // The org's admin connects a token the plat API refuses: the tenant is rebuilt on the new
+    // account at once, and its first call marks the account refused with the API's code.
+    await connectPlatAccount(ORG, platUrl, 'plat-wrong');
+    await expect.poll(() => store.platAccounts.get('E0001').then((a) => a?.token ?? null)).toBe('plat-wrong');
+    await lookup(ORG, SANDBOX_FIXTURES.items.manySkus);
+    await expect.poll(async () => (await store.platAccounts.get('E0001'))?.failure ?? null).toBe('401');
+    expect((await store.platAccounts.get('E0001'))?.verifiedAt).toBeNull();
+    expect(plat.stats().callsByToken['plat-b']).toBe(1);
   });
 });
