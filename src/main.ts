@@ -251,6 +251,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
           // A reinstall may bring a new bot token: the tenant's parts are built anew.
           await services?.forget(record.tenant);
         },
+        // Jobs outside a request (digests, alerts) then get a client with the new token.
+        onTokenChanged: (tenant) => void services?.forget(tenant),
       })
     : null;
   const { receiver, healthServer, socketClients } = createHttpFront({

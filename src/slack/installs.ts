@@ -58,6 +58,11 @@ export interface SlackInstallsOptions {
   nowMs: () => number;
   /** After a successful install (first admin, adopting single-workspace data…). */
   onInstalled(record: NewInstallation): Promise<void>;
+  /**
+   * A tenant's bot token differs from the one this process last read (refreshed here or by
+   * another replica): clients built with the old one are to be dropped.
+   */
+  onTokenChanged?(tenant: string): void;
   refreshBeforeMs?: number;
   cacheTtlMs?: number;
 }
@@ -130,7 +135,6 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
         cache.delete(tenant);
         return null;
       }
-      cache.set(tenant, { record, until: now + cacheTtlMs });
     }
     if (due(record)) {
       record = await refresh(tenant);
@@ -138,7 +142,10 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
         cache.delete(tenant);
         return null;
       }
+    }
+    if (record !== cached?.record) {
       cache.set(tenant, { record, until: options.nowMs() + cacheTtlMs });
+      if (cached && cached.record.botToken !== record.botToken) options.onTokenChanged?.(tenant);
     }
     return record;
   };
