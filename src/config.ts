@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { type Locale, toLocale } from './lookups/locale.js';
 import { isOperation, OPERATIONS, type Operation } from './plat/operations.js';
+import { type EncryptionKey, parseEncryptionKeys } from './store/secrets.js';
 
 /** Points per call, by operation and edition ('*' = any edition). */
 export type PriceTable = Partial<Record<Operation, Record<string, number>>>;
@@ -98,10 +99,13 @@ export function parseEditions(text: string | undefined): {
 }
 
 const envSchema = z.object({
-  SLACK_BOT_TOKEN: z
-    .string({ error: 'SLACK_BOT_TOKEN is required (xoxb-…)' })
-    .trim()
-    .min(1, 'SLACK_BOT_TOKEN is required'),
+  // Required in single-workspace mode (checked with the other rules between variables).
+  SLACK_BOT_TOKEN: optionalText,
+  SLACK_CLIENT_ID: optionalText,
+  SLACK_CLIENT_SECRET: optionalText,
+  SLACK_STATE_SECRET: optionalText,
+  PLATDESK_ENCRYPTION_KEY: optionalText,
+  PLATDESK_RETENTION_DAYS: int(1, 3650, 30),
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
   SLACK_API_URL: url('SLACK_API_URL').optional(),
@@ -134,9 +138,19 @@ const envSchema = z.object({
   SANDBOX_TOKEN: optionalText,
 });
 
+/** Distributed mode (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET): Slack's OAuth install. */
+export interface DistributionConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+}
+
 export interface Config {
   slack: {
-    botToken: string;
+    /** Single-workspace mode's bot token; null in distributed mode (tokens come from installations). */
+    botToken: string | null;
+    /** Set in distributed mode; null in single-workspace mode. */
+    distribution: DistributionConfig | null;
     signingSecret: string | null;
     appToken: string | null;
     apiUrl: string | null;
@@ -146,7 +160,10 @@ export interface Config {
   };
   port: number;
   plat: {
-    /** null with `sandbox: true`: the in-process sandbox's URL is used. */
+    /**
+     * null with `sandbox: true`: the in-process sandbox's URL is used. In distributed mode null
+     * when no default account is set (each workspace's admin connects its own).
+     */
     baseUrl: string | null;
     token: string;
     sandbox: boolean;
@@ -161,6 +178,13 @@ export interface Config {
   database: { url: string | null; path: string; poolMax: number };
   /** REDIS_URL: the plat rate limiter is shared through Redis by every process with this URL. */
   redisUrl: string | null;
+  /**
+   * PLATDESK_ENCRYPTION_KEY: the keys secrets at rest are sealed with, the current one first
+   * (empty in single-workspace mode without the variable).
+   */
+  encryptionKeys: EncryptionKey[];
+  /** Days a workspace's data is kept after it uninstalls platdesk (PLATDESK_RETENTION_DAYS). */
+  retentionDays: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -193,6 +217,35 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     const problem = set(name) ? tokenProblem(name, (env[name] ?? '').trim(), shape) : null;
     if (problem) problems.push(problem);
   };
+  const oauth = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'];
+  const distributed = oauth.every(set);
+  if (!distributed && oauth.some(set))
+    problems.push(
+      `distributed mode (Slack's OAuth install) needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET; missing: ${oauth.filter((n) => !set(n)).join(', ')}`,
+    );
+  if (distributed) {
+    if (set('SLACK_BOT_TOKEN'))
+      problems.push(
+        "SLACK_BOT_TOKEN is for single-workspace mode: in distributed mode (SLACK_CLIENT_ID…) each workspace's token comes from its install; unset it",
+      );
+    if (set('SLACK_APP_TOKEN'))
+      problems.push(
+        'distributed mode runs in HTTP mode only (Slack sends the install redirect to /slack/oauth_redirect on PORT): unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET',
+      );
+    if (!set('PLATDESK_ENCRYPTION_KEY'))
+      problems.push(
+        'PLATDESK_ENCRYPTION_KEY is required in distributed mode (32 bytes, base64 or hex: `openssl rand -base64 32`); Slack and plat tokens are encrypted with it',
+      );
+    if ((env.SLACK_STATE_SECRET ?? '').trim().length > 0 && (env.SLACK_STATE_SECRET ?? '').trim().length < 16)
+      problems.push(
+        'SLACK_STATE_SECRET must be at least 16 characters (a random string: `openssl rand -hex 32`)',
+      );
+  } else if (!set('SLACK_BOT_TOKEN'))
+    problems.push(
+      'SLACK_BOT_TOKEN is required (xoxb-…), or set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for distributed mode',
+    );
+  if (set('PLATDESK_ENCRYPTION_KEY'))
+    problems.push(...parseEncryptionKeys(env.PLATDESK_ENCRYPTION_KEY ?? '').problems);
   token('SLACK_BOT_TOKEN', { prefix: 'xoxb-', kind: 'a bot token', placeholder: 'xoxb-your-bot-token' });
   if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET'))
     problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
@@ -201,7 +254,14 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     kind: 'an app-level token',
     placeholder: 'xapp-your-app-token',
   });
-  if (!/^(1|true|yes|on)$/i.test((env.PLAT_SANDBOX ?? '').trim())) {
+  if (distributed) {
+    // A default plat account for every workspace is optional; half of one is a mistake.
+    if (set('PLAT_BASE_URL') !== set('PLAT_TOKEN'))
+      problems.push(
+        'PLAT_BASE_URL and PLAT_TOKEN set together make the default plat account of every workspace; set both or neither',
+      );
+    token('PLAT_TOKEN', null);
+  } else if (!/^(1|true|yes|on)$/i.test((env.PLAT_SANDBOX ?? '').trim())) {
     if (!set('PLAT_BASE_URL'))
       problems.push('PLAT_BASE_URL is required (or set PLAT_SANDBOX=1 to try platdesk)');
     if (!set('PLAT_TOKEN')) problems.push('PLAT_TOKEN is required (or set PLAT_SANDBOX=1 to try platdesk)');
@@ -255,9 +315,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((a) => a.trim())
     .filter(Boolean);
 
+  const distribution =
+    e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET
+      ? {
+          clientId: e.SLACK_CLIENT_ID,
+          clientSecret: e.SLACK_CLIENT_SECRET,
+          stateSecret: e.SLACK_STATE_SECRET,
+        }
+      : null;
+
   return {
     slack: {
-      botToken: e.SLACK_BOT_TOKEN,
+      botToken: distribution ? null : (e.SLACK_BOT_TOKEN ?? null),
+      distribution,
       signingSecret: e.SLACK_SIGNING_SECRET ?? null,
       appToken: e.SLACK_APP_TOKEN ?? null,
       apiUrl: e.SLACK_API_URL ?? null,
@@ -285,6 +355,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolMax: e.DATABASE_POOL_MAX,
     },
     redisUrl: e.REDIS_URL ?? null,
+    encryptionKeys: e.PLATDESK_ENCRYPTION_KEY ? parseEncryptionKeys(e.PLATDESK_ENCRYPTION_KEY).keys : [],
+    retentionDays: e.PLATDESK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
   };
 }

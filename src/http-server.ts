@@ -103,6 +103,8 @@ export interface HttpFrontOptions {
   socketLivenessMs: number;
   /** Socket Mode: called once no connection has been open for `socketLivenessMs`. */
   onSocketDeaf?: (downForMs: number) => void;
+  /** Distributed mode: Slack's install routes (`/slack/install`, `/slack/oauth_redirect`). */
+  installRoutes?: CustomRoute[];
 }
 
 export interface HttpFront {
@@ -148,7 +150,10 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
         return { ok: held, detail: { mode, held, callsRefused: !held }, ...(problem ? { problem } : {}) };
       },
     });
-  const routes = httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics);
+  const routes = [
+    ...httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics),
+    ...(options.installRoutes ?? []),
+  ];
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({
       appToken: config.slack.appToken ?? '',

@@ -16,9 +16,16 @@ import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
-import { createPlatClients, operatorAccounts, type PlatAccounts } from './lookups/plat-accounts.js';
+import {
+  createPlatClients,
+  operatorAccounts,
+  type PlatAccounts,
+  platAccountStatus,
+  storedPlatAccounts,
+} from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
+import { afterInstall, eraseDueTenants, uninstallTenant } from './lookups/tenancy.js';
 import type { LookupOutcome } from './lookups/types.js';
 import { Metrics } from './metrics.js';
 import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
@@ -29,6 +36,8 @@ import { createLocalLimiter } from './plat/local-limiter.js';
 import type { Sandbox } from './sandbox/index.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { installedSlackClients, singleSlackClient } from './slack/clients.js';
+import type { TenantInstalls } from './slack/deps.js';
+import { createSlackInstalls } from './slack/installs.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
@@ -122,11 +131,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const appNow = options.now;
   const clock: Clock = appNow ? { ...realClock, now: () => appNow().getTime() } : realClock;
   const now = () => new Date(clock.now());
-  const mode: SlackMode = options.installations ? 'distributed' : 'single';
+  const mode: SlackMode = options.installations || config.slack.distribution ? 'distributed' : 'single';
   // Slack first: a rejected token or an unreachable Slack stops start-up before anything opens.
+  // Distributed mode has no token of its own: each installation's is checked at its install.
   const botIds =
     mode === 'single'
-      ? await checkBotToken({ token: config.slack.botToken, apiUrl: config.slack.apiUrl, logger })
+      ? await checkBotToken({ token: config.slack.botToken ?? '', apiUrl: config.slack.apiUrl, logger })
       : {};
   // PostgreSQL: alone without REDIS_URL, shared with it; taken before migrating, so a process
   // that may not join never touches the schema (store/sole-lock.ts).
@@ -142,6 +152,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     path: config.database.path,
     poolMax: config.database.poolMax,
     clock,
+    encryptionKeys: config.encryptionKeys,
     onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
   }).catch(async (error: unknown) => {
     await soleLock?.release();
@@ -168,7 +179,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     baseUrl = await sandbox.listen(0);
     logger.warn({ baseUrl }, 'PLAT_SANDBOX=1: using the built-in sandbox, not the real plat API');
   }
-  if (!baseUrl) throw new ConfigError(['PLAT_BASE_URL is required']);
+  // The operator's default account: every tenant's in single-workspace mode; in distributed mode
+  // the fallback of a tenant whose admin has connected none (optional there).
+  const operatorAccount = baseUrl ? { baseUrl, token: config.plat.token } : null;
+  if (!operatorAccount && !config.slack.distribution)
+    throw new ConfigError(['PLAT_BASE_URL and PLAT_TOKEN are required']);
   // On the sandbox, quotes state what it charges; an operation PLAT_PRICES names keeps those prices.
   const prices = sandbox ? { ...sandbox.prices, ...config.plat.prices } : config.plat.prices;
 
@@ -183,10 +198,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     : engineLimiter;
   const singleFlight = await createSingleFlight(config, metrics, logger);
   const platClients = createPlatClients({
-    accounts: options.platAccounts ?? operatorAccounts({ baseUrl, token: config.plat.token }),
+    accounts:
+      options.platAccounts ??
+      (config.slack.distribution
+        ? storedPlatAccounts(store.platAccounts, operatorAccount, logger)
+        : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' })),
     timeouts,
     defaults: { prices, editions: config.plat.editions },
-    makeClient: (http, editions) =>
+    makeClient: (http, editions, onAccountAttempt) =>
       createPlatClient({
         http,
         // One limiter for every tenant (lookups/plat-accounts.ts says why).
@@ -194,7 +213,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         editions,
         logger,
         ...(options.platRetry ? { retry: options.platRetry } : {}),
-        onAttempt: ({ operation, outcome, apiCode, ms }) => {
+        onAttempt: (attempt) => {
+          const { operation, outcome, apiCode, ms } = attempt;
+          onAccountAttempt?.(attempt);
           metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
             operation,
             outcome,
@@ -218,7 +239,24 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       }),
   });
 
+  const installs = config.slack.distribution
+    ? createSlackInstalls({
+        distribution: config.slack.distribution,
+        installations: store.installations,
+        apiUrl: config.slack.apiUrl,
+        logger,
+        nowMs: () => clock.now(),
+        onInstalled: async (record) => {
+          await afterInstall({ store, logger }, record);
+          // A reinstall may bring a new bot token: the tenant's parts are built anew.
+          await services?.forget(record.tenant);
+        },
+        // Jobs outside a request (digests, alerts) then get a client with the new token.
+        onTokenChanged: (tenant) => void services?.forget(tenant),
+      })
+    : null;
   const { receiver, healthServer, socketClients } = createHttpFront({
+    ...(installs ? { installRoutes: installs.routes } : {}),
     config,
     limiter,
     store,
@@ -235,7 +273,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     // A few retries on 429/5xx, not web-api's default of ten spread over half an hour.
     retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
   };
-  const installations = options.installations;
+  // Distributed mode: the installations of the OAuth install (slack/installs.ts), or a test's.
+  const installations = options.installations ?? installs?.installation;
   const app = installations
     ? new App({
         authorize: authorizeFrom(installations),
@@ -244,7 +283,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         clientOptions,
       })
     : new App({
-        token: config.slack.botToken,
+        token: config.slack.botToken ?? '',
         // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
         ...botIds,
         receiver,
@@ -255,10 +294,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
   const instance = options.instance ?? currentInstance();
   const holder = { instanceId: instance.id, leaseMs: options.claims?.leaseMs ?? CLAIM_LEASE_MS };
-  const slackClients = installations
-    ? installedSlackClients(async (t) => (await installations(t))?.botToken ?? null, clientOptions)
-    : singleSlackClient(app.client);
+  const slackClients = installs
+    ? installs.clients
+    : installations
+      ? installedSlackClients(async (t) => (await installations(t))?.botToken ?? null, clientOptions)
+      : singleSlackClient(app.client);
+  const tenantInstalls = installs ? distributedInstalls() : null;
   services = createTenantServices({
+    ...(tenantInstalls ? { installs: tenantInstalls } : {}),
     store,
     platClients,
     slackClients,
@@ -287,7 +330,40 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     outside: single?.deps ?? null,
     logger,
     metrics,
+    ...(tenantInstalls ? { installs: tenantInstalls } : {}),
   });
+
+  /** Distributed mode's installation steps for the listeners (deps.ts TenantInstalls). */
+  function distributedInstalls(): TenantInstalls {
+    const slack = installs as NonNullable<typeof installs>;
+    const dropped = async (tenant: string) => {
+      slack.forget(tenant);
+      await services?.forget(tenant);
+    };
+    return {
+      async uninstall(tenant, reason) {
+        await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
+        await dropped(tenant);
+      },
+      async eraseNow(tenant, actorId) {
+        // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an
+        // uninstall with no retention: the next housekeeping erases the data.
+        const client = await slack.clients.clientFor(tenant);
+        await client?.apps
+          .uninstall({ client_id: slack.clientId, client_secret: slack.clientSecret })
+          .catch((err: unknown) =>
+            logger.warn({ err, tenant }, 'apps.uninstall failed; tokens are deleted anyway'),
+          );
+        await store
+          .forTenant(tenant)
+          .audit.record({ actorId, action: 'workspace.erase_requested', detail: tenant });
+        await uninstallTenant({ store, now }, tenant, 'admin_request', 0);
+        await dropped(tenant);
+      },
+      accountChanged: async (tenant) => services?.forget(tenant),
+      platAccountStatus: (tenant) => platAccountStatus(store.platAccounts, tenant, operatorAccount !== null),
+    };
+  }
 
   const claims = createClaimWatch({
     store,
@@ -323,6 +399,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       );
     },
     holder: instance.id,
+    ...(installs ? { eraseDueTenants: () => eraseDueTenants({ store, now }) } : {}),
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 

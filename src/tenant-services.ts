@@ -21,7 +21,7 @@ import { createUnfurlService } from './lookups/unfurls.js';
 import type { Metrics } from './metrics.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import type { SlackClients } from './slack/clients.js';
-import type { SlackDeps } from './slack/deps.js';
+import type { SlackDeps, TenantInstalls } from './slack/deps.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
 import { createGroupMembership } from './slack/user-groups.js';
@@ -34,6 +34,8 @@ export interface TenantServicesDeps {
   store: Store;
   platClients: PlatClients;
   slackClients: SlackClients;
+  /** Distributed mode: the installation steps the admins' Home and the plat-account form use. */
+  installs?: TenantInstalls;
   /** PLATDESK_ADMINS: admins of SINGLE_TENANT only. */
   configuredAdmins: readonly string[];
   locale: Locale;
@@ -160,6 +162,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
         configuredAdmins: configured,
         metrics: d.metrics,
         language,
+        ...(d.installs ? { installs: d.installs } : {}),
       },
     };
   }

@@ -69,6 +69,7 @@ describe('loadConfig', () => {
     const config = loadConfig(HTTP_BASE);
     expect(config.slack).toEqual({
       botToken: 'xoxb-1',
+      distribution: null,
       signingSecret: 'secret',
       appToken: null,
       apiUrl: null,
@@ -88,6 +89,69 @@ describe('loadConfig', () => {
     expect(config.database.path).toBe('./data/platdesk.sqlite');
     expect(config.redisUrl).toBeNull();
     expect(config.logLevel).toBe('info');
+  });
+
+  describe('distributed mode (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET)', () => {
+    const KEY = Buffer.alloc(32, 7).toString('base64');
+    const DISTRIBUTED = {
+      SLACK_CLIENT_ID: '1234.5678',
+      SLACK_CLIENT_SECRET: 'client-secret',
+      SLACK_STATE_SECRET: 'a-long-random-state-secret',
+      SLACK_SIGNING_SECRET: 'secret',
+      PLATDESK_ENCRYPTION_KEY: KEY,
+    };
+    it('needs no bot token and no plat account; keys and retention are read', () => {
+      const config = loadConfig(DISTRIBUTED);
+      expect(config.slack).toMatchObject({
+        botToken: null,
+        mode: 'http',
+        distribution: {
+          clientId: '1234.5678',
+          clientSecret: 'client-secret',
+          stateSecret: 'a-long-random-state-secret',
+        },
+      });
+      expect(config.plat.baseUrl).toBeNull();
+      expect(config.encryptionKeys.map((k) => k.id)).toEqual(['k1']);
+      expect(config.retentionDays).toBe(30);
+      expect(loadConfig({ ...DISTRIBUTED, PLATDESK_RETENTION_DAYS: '7' }).retentionDays).toBe(7);
+      // The operator's default plat account for every workspace.
+      expect(
+        loadConfig({ ...DISTRIBUTED, PLAT_BASE_URL: 'https://plat.example.invalid', PLAT_TOKEN: 't' }).plat,
+      ).toMatchObject({ baseUrl: 'https://plat.example.invalid', token: 't' });
+    });
+    it('names each problem: a missing OAuth variable, the key, Socket Mode, a bot token, half a default account', () => {
+      expect(problemsOf({ ...HTTP_BASE, SLACK_CLIENT_ID: '1' })).toContain(
+        "distributed mode (Slack's OAuth install) needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET; missing: SLACK_CLIENT_SECRET, SLACK_STATE_SECRET",
+      );
+      const { PLATDESK_ENCRYPTION_KEY: _, ...noKey } = DISTRIBUTED;
+      expect(problemsOf(noKey).join('\n')).toContain(
+        'PLATDESK_ENCRYPTION_KEY is required in distributed mode',
+      );
+      expect(problemsOf({ ...DISTRIBUTED, PLATDESK_ENCRYPTION_KEY: 'short' }).join('\n')).toContain(
+        'PLATDESK_ENCRYPTION_KEY: key 1 must be 32 bytes',
+      );
+      expect(problemsOf({ ...DISTRIBUTED, SLACK_APP_TOKEN: 'xapp-1' }).join('\n')).toContain(
+        'distributed mode runs in HTTP mode only',
+      );
+      expect(problemsOf({ ...DISTRIBUTED, SLACK_BOT_TOKEN: 'xoxb-1' }).join('\n')).toContain(
+        'SLACK_BOT_TOKEN is for single-workspace mode',
+      );
+      expect(problemsOf({ ...DISTRIBUTED, PLAT_TOKEN: 't' }).join('\n')).toContain(
+        'PLAT_BASE_URL and PLAT_TOKEN set together',
+      );
+      expect(problemsOf({ ...DISTRIBUTED, SLACK_STATE_SECRET: 'short' }).join('\n')).toContain(
+        'SLACK_STATE_SECRET must be at least 16 characters',
+      );
+      // No secret is repeated.
+      expect(
+        problemsOf({
+          ...DISTRIBUTED,
+          SLACK_APP_TOKEN: 'xapp-1',
+          PLATDESK_ENCRYPTION_KEY: 'bad-key-material',
+        }).join('\n'),
+      ).not.toMatch(/client-secret|bad-key-material/);
+    });
   });
 
   it('reads REDIS_URL (redis:// or rediss://) and refuses anything else without repeating it', async () => {

@@ -50,6 +50,10 @@ export const ACTIONS = {
   homeAutoLookup: 'platdesk.home.autolookup',
   /** App Home (admins): open the prices form. */
   homePrices: 'platdesk.home.prices',
+  /** Distributed mode: an admin connects the workspace's plat account (blocks/plat-account.ts). */
+  homePlatAccount: 'platdesk.home.plat_account',
+  /** Distributed mode: an admin asks for the workspace's data to be deleted (confirm modal). */
+  homeEraseData: 'platdesk.home.erase_data',
   /**
    * App Home (admins): remove a digest subscription; value = subscription id. Each button's
    * action_id is homeDigestRemoveActionId(id), matched by HOME_DIGEST_REMOVE_PATTERN.

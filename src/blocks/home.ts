@@ -4,6 +4,7 @@
  * day over 30 days, the alerts sent to admins, and the settings they can change there (each
  * behind a button opening a form). At most 100 blocks (Slack's limit for a Home view).
  */
+
 import type { HomeView, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { AdminAlert, AdminHome, HomeData, HomeLookupLine } from '../lookups/home-data.js';
 import type { Locale } from '../lookups/locale.js';
@@ -23,6 +24,7 @@ import { SLASH_COMMANDS, usageLine } from './help.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
+import { platAccountBlocks } from './plat-account.js';
 import { stepApprovalLines } from './steps.js';
 import { escapeClip, truncate } from './text.js';
 import { describeRequest, operationLabel, operationTitle } from './words-of.js';
@@ -352,6 +354,7 @@ export function renderHome(
 ): HomeView {
   const blocks = [
     ...everyoneBlocks(w, data, language),
+    ...(data.adminHome && data.platAccount ? platAccountBlocks(w, data.platAccount) : []),
     ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone, spendChart) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };

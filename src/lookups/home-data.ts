@@ -17,6 +17,7 @@ import type {
 import { localDateOf } from '../zoned-time.js';
 import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
+import type { PlatAccountStatus } from './plat-accounts.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, PriceOverrides } from './settings.js';
 import { createStepsAdmin, type StepView } from './steps.js';
@@ -69,6 +70,8 @@ export interface HomeData {
   /** Lookups of the last 7 days not listed. */
   recentMore: number;
   adminHome: AdminHome | null;
+  /** Distributed mode, admins: the workspace's plat account (lookups/plat-accounts.ts). */
+  platAccount?: PlatAccountStatus;
 }
 
 /** One representative request per operation, to read its current quote line. */

@@ -85,6 +85,8 @@ export function createHousekeeping(deps: {
   /** The nightly reconciliation found running totals that differ from the ledger (tell the admins). */
   /** A tenant's counters differ from its ledger (`tenant`: store/tenants.ts). */
   onSpendDifferences?: (check: SpendCheck, tenant: string) => void;
+  /** Distributed mode: erases the data of tenants whose retention after uninstall has passed. */
+  eraseDueTenants?: () => Promise<string[]>;
 }): Housekeeping {
   const everyMs = deps.everyMs ?? HOUSEKEEPING_EVERY_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -94,6 +96,8 @@ export function createHousekeeping(deps: {
         if (!(await deps.store.turns.take(HOUSEKEEPING_TURN, deps.holder, everyMs))) return null;
         const pruned = await pruneOldRows(deps.store, deps.now());
         if (Object.values(pruned).some((n) => n > 0)) deps.logger.info(pruned, 'old rows pruned');
+        const erased = (await deps.eraseDueTenants?.()) ?? [];
+        if (erased.length > 0) deps.logger.info({ tenants: erased }, 'data of uninstalled workspaces erased');
         // Once a local day per tenant, whichever replica gets there first (reconcile.ts).
         const tenants = new Set([deps.store.tenant, ...(await deps.store.tenants.list())]);
         for (const tenant of tenants) {

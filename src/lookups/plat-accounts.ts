@@ -4,19 +4,21 @@
  *
  * - `PlatAccounts` says which account a tenant spends from. The default (operatorAccounts) is the
  *   operator's: PLAT_BASE_URL / PLAT_TOKEN (or the sandbox) for every tenant, as in
- *   single-workspace mode. A stored implementation (an account entered by the tenant's admin)
- *   plugs in here and falls back to the operator's account where one is set.
+ *   single-workspace mode. Distributed mode's (storedPlatAccounts) is the account the tenant's admin
+ *   entered, falling back to the operator's account where one is set.
  * - `createPlatClients` builds one plat client per account and keeps it: one undici pool per base
  *   URL (accounts on one origin share its sockets) and ONE limiter for every tenant. The spec
  *   states the limit (10 calls in any 1000 ms) without saying whether it counts per token or per
  *   caller address; the conservative reading is per deployment, so every tenant's calls go
  *   through the one limiter (plat/limiter.ts), interactive calls still ahead of scheduled ones.
  */
+import type { Logger } from 'pino';
 import type { Pool } from 'undici';
 import type { PriceTable } from '../config.js';
-import type { PlatClient } from '../plat/client.js';
+import type { AttemptInfo, PlatClient } from '../plat/client.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../plat/http.js';
 import type { Operation } from '../plat/operations.js';
+import type { PlatAccountStore } from '../store/store.js';
 
 export interface PlatAccount {
   /** The spec's {base_url}. */
@@ -27,6 +29,11 @@ export interface PlatAccount {
   prices?: PriceTable;
   /** Edition per operation (as PLAT_EDITIONS); the operator's where absent. */
   editions?: Partial<Record<Operation, number>>;
+  /**
+   * Told of every attempt sent with this account (a stored account's first-use check): such an
+   * account gets a client of its own tenant, not shared with another tenant on the same token.
+   */
+  observe?: { tenant: string; onAttempt(info: AttemptInfo): void };
 }
 
 export interface PlatAccounts {
@@ -58,7 +65,11 @@ export interface PlatClientsDeps {
   /** The operator's prices and editions, under each account's own. */
   defaults: { prices: PriceTable; editions: Partial<Record<Operation, number>> };
   /** Builds the client on an account's HTTP path (the one limiter, metrics, retries: main.ts). */
-  makeClient(http: PlatHttp, editions: Partial<Record<Operation, number>>): PlatClient;
+  makeClient(
+    http: PlatHttp,
+    editions: Partial<Record<Operation, number>>,
+    onAttempt?: (info: AttemptInfo) => void,
+  ): PlatClient;
 }
 
 export function createPlatClients(deps: PlatClientsDeps): PlatClients {
@@ -87,7 +98,7 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
       const account = await deps.accounts.accountFor(tenant);
       if (!account) return null;
       // The token is a map key in memory only (never logged): a changed token is a new client.
-      const key = `${account.baseUrl}\u0000${account.token}`;
+      const key = `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
       let plat = byAccount.get(key);
       if (!plat) {
         const http = createPlatHttp({
@@ -99,7 +110,7 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
         https.add(http);
         const editions = { ...deps.defaults.editions, ...account.editions };
         plat = {
-          client: deps.makeClient(http, editions),
+          client: deps.makeClient(http, editions, account.observe?.onAttempt),
           prices: { ...deps.defaults.prices, ...account.prices },
         };
         byAccount.set(key, plat);
@@ -111,4 +122,77 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
       await Promise.all([...pools.values()].map((p) => (force ? p.destroy() : p.close())));
     },
   };
+}
+
+/**
+ * Distributed mode (issue 24): the account an admin of the tenant connected (sealed in the store,
+ * store/plat-accounts.ts), else the operator's default account when one is set, else none.
+ *
+ * The spec has no free call to check a token with, so a connected token is checked on first use:
+ * the first answer read with it (any envelope code but 401) marks it verified, a 401 ("credential
+ * invalid", spec §7) marks it refused with that code; the admins' Home shows which.
+ */
+export function storedPlatAccounts(
+  store: PlatAccountStore,
+  fallback: PlatAccount | null,
+  logger: Pick<Logger, 'warn'>,
+): PlatAccounts {
+  /** Tenant and token whose verification is written already (one write per token, not per call). */
+  const verified = new Set<string>();
+  const observe = (tenant: string, token: string): NonNullable<PlatAccount['observe']> => ({
+    tenant,
+    onAttempt({ outcome, apiCode }) {
+      const key = `${tenant}\u0000${token}`;
+      let write: Promise<void>;
+      if (outcome === 'credential_invalid') {
+        verified.delete(key);
+        write = store.markRefused(tenant, String(apiCode ?? 401));
+      } else if (apiCode !== null && !verified.has(key)) {
+        verified.add(key);
+        write = store.markVerified(tenant);
+      } else return;
+      write.catch((err: unknown) => {
+        verified.delete(key);
+        logger.warn({ err, tenant }, 'could not record the plat account check');
+      });
+    },
+  });
+  return {
+    async accountFor(tenant) {
+      const own = await store.get(tenant);
+      if (own)
+        return {
+          ...(fallback ?? {}),
+          baseUrl: own.baseUrl,
+          token: own.token,
+          observe: observe(tenant, own.token),
+        };
+      return fallback;
+    },
+  };
+}
+
+/** What the admins' Home says of a tenant's plat account. */
+export type PlatAccountStatus =
+  | { state: 'none' }
+  | { state: 'default' }
+  | { state: 'unchecked' | 'verified'; baseUrl: string }
+  | { state: 'refused'; baseUrl: string; code: string };
+
+export async function platAccountStatus(
+  store: PlatAccountStore,
+  tenant: string,
+  hasDefault: boolean,
+): Promise<PlatAccountStatus> {
+  const own = await store.get(tenant);
+  if (!own) return hasDefault ? { state: 'default' } : { state: 'none' };
+  if (own.failure) return { state: 'refused', baseUrl: own.baseUrl, code: own.failure };
+  return { state: own.verifiedAt ? 'verified' : 'unchecked', baseUrl: own.baseUrl };
+}
+
+/** An admin's entry, checked before it is stored (the token itself is checked on first use). */
+export function platAccountProblem(input: { baseUrl: string; token: string }): 'baseUrl' | 'token' | null {
+  if (!/^https?:\/\/[^\s]+$/i.test(input.baseUrl)) return 'baseUrl';
+  if (input.token === '' || !/^[\x21-\x7e]+$/.test(input.token)) return 'token';
+  return null;
 }

@@ -3,6 +3,7 @@
  */
 import type { Logger } from 'pino';
 import type { LookupService } from '../lookups/lookup-service.js';
+import type { PlatAccountStatus } from '../lookups/plat-accounts.js';
 import type { UnfurlService } from '../lookups/unfurls.js';
 import type { Metrics } from '../metrics.js';
 import type { PlatClient } from '../plat/client.js';
@@ -29,6 +30,20 @@ export interface SlackDeps {
   now: () => Date;
   /** Which language a person or a channel reads (slack/locale-resolver.ts). */
   language: LocaleResolver;
+  /** Distributed mode: the tenant's installation and plat account (slack/installs.ts); absent in single-workspace mode. */
+  installs?: TenantInstalls;
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;
+}
+
+/** What distributed mode adds for a tenant's listeners (main.ts builds it, tenant-services.ts hands it on). */
+export interface TenantInstalls {
+  /** `app_uninstalled` / `tokens_revoked`: tokens and plat account deleted now, data after the retention. */
+  uninstall(tenant: string, reason: string): Promise<void>;
+  /** The tenant's plat account as the admins' Home shows it. */
+  platAccountStatus(tenant: string): Promise<PlatAccountStatus>;
+  /** The tenant's plat account was set: its parts are rebuilt on the next request. */
+  accountChanged(tenant: string): Promise<void>;
+  /** An admin's request: uninstall from Slack, delete the tokens now and the data at the next housekeeping. */
+  eraseNow(tenant: string, actorId: string): Promise<void>;
 }

@@ -8,9 +8,10 @@ import type { Metrics } from '../metrics.js';
 import { registerActions } from './actions/index.js';
 import { registerAlertActions } from './alerts/actions.js';
 import { registerCommands } from './commands/index.js';
-import type { SlackDeps } from './deps.js';
+import type { SlackDeps, TenantInstalls } from './deps.js';
 import { registerDigestActions } from './digest/actions.js';
 import { registerEvents } from './events/index.js';
+import { registerUninstall } from './events/uninstall.js';
 import { registerFunctions } from './functions/index.js';
 import { registerHome } from './home/index.js';
 import { registerRequestLog } from './request-log.js';
@@ -27,6 +28,8 @@ export interface ListenerOptions {
   outside: SlackDeps | null;
   logger: Logger;
   metrics: Metrics;
+  /** Distributed mode: uninstall events (they name their tenant; no tenant's deps needed). */
+  installs?: Pick<TenantInstalls, 'uninstall'>;
 }
 
 export function registerListeners(app: App, options: ListenerOptions): void {
@@ -43,7 +46,9 @@ export function registerListeners(app: App, options: ListenerOptions): void {
   registerEvents(app, deps);
   registerFunctions(app, deps);
   registerShortcuts(app, deps);
-  registerHome(app, deps);
+  registerHome(app, deps, options.installs !== undefined);
+  if (options.installs)
+    registerUninstall(app, { uninstall: options.installs.uninstall, logger: options.logger });
   app.error(async (error) => {
     // A payload of no installed tenant (authorize refused it): ignored, the ids logged, no secret.
     if (error.original instanceof UnknownTenantError) {
@@ -52,6 +57,7 @@ export function registerListeners(app: App, options: ListenerOptions): void {
         { teamId, enterpriseId },
         'a payload from a workspace that is not installed: ignored',
       );
+      options.metrics.inc('platdesk_not_installed_total', 'Requests from workspaces without an installation');
       return;
     }
     const code = (error as { code?: string }).code ?? 'unhandled';

@@ -30,10 +30,13 @@ import { createDigestPages } from './digest-pages.js';
 import { createDigests } from './digests.js';
 import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
+import { createInstallations } from './installations.js';
 import { createLedger } from './ledger.js';
 import { type Engine, migrate } from './migrations.js';
 import { createPendingLookups } from './pending.js';
+import { createPlatAccounts } from './plat-accounts.js';
 import type { Schema, StoreContext } from './schema.js';
+import { createSecretBox, type EncryptionKey } from './secrets.js';
 import { createSentCalls } from './sent-calls.js';
 import { createAuditLog, createSettings, createUserPrefs } from './settings.js';
 import { createShortcutBatches } from './shortcut-batches.js';
@@ -52,6 +55,8 @@ export interface StoreOptions {
   clock?: Pick<Clock, 'now'>;
   /** Where pool errors of idle connections are reported (the server went away). */
   onPoolError?: (error: Error) => void;
+  /** PLATDESK_ENCRYPTION_KEY's keys, the current first: secrets at rest are sealed with them. */
+  encryptionKeys?: readonly EncryptionKey[];
 }
 
 /** How long a SQLite connection waits for another one's write lock before SQLITE_BUSY. */
@@ -83,7 +88,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  const ctx: StoreContext = { db, nowMs: () => Math.floor(clock.now()), engine, tenant: SINGLE_TENANT };
+  const keys = options.encryptionKeys ?? [];
+  const secrets = keys.length > 0 ? createSecretBox(keys) : null;
+  const ctx: StoreContext = {
+    db,
+    nowMs: () => Math.floor(clock.now()),
+    engine,
+    tenant: SINGLE_TENANT,
+    secrets,
+  };
   try {
     await backfillCounters(ctx);
   } catch (error) {
@@ -106,6 +119,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     location,
     forTenant,
     tenants: createTenantDirectory(db, forTenant),
+    // Keyed by tenant explicitly (the install flow runs before a tenant is known).
+    installations: createInstallations(ctx),
+    platAccounts: createPlatAccounts(ctx),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {
@@ -128,7 +144,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 /** What every tenant's Store shares: the connections and what spans tenants. */
-type SharedParts = Pick<Store, 'engine' | 'location' | 'forTenant' | 'tenants' | 'ping' | 'close'>;
+type SharedParts = Pick<
+  Store,
+  'engine' | 'location' | 'forTenant' | 'tenants' | 'installations' | 'platAccounts' | 'ping' | 'close'
+>;
 
 /** The sub-stores bound to `ctx.tenant`, over the shared connections. */
 function bindTenant(ctx: StoreContext, shared: SharedParts): Store {

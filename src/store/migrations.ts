@@ -762,6 +762,52 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  // 16: distributed mode (issue 24; store/installations.ts, store/plat-accounts.ts). One row per
+  // Slack installation, keyed by its tenant (the enterprise id of an org-wide Grid install, else
+  // the team id; tenants.erase deletes its rows here too); tokens are sealed (store/secrets.ts), never plain. `refreshes` is bumped by
+  // the UPDATE that opens a token refresh, which is the per-installation lock. A workspace that
+  // uninstalled keeps a row in tenant_erasures until its data is erased after the retention.
+  `
+  CREATE TABLE slack_installations (
+    tenant               TEXT PRIMARY KEY,
+    enterprise_id        TEXT,
+    enterprise_name      TEXT,
+    team_id              TEXT,
+    team_name            TEXT,
+    is_enterprise_install INTEGER NOT NULL,
+    app_id               TEXT,
+    bot_id               TEXT NOT NULL,
+    bot_user_id          TEXT NOT NULL,
+    bot_scopes           TEXT NOT NULL,
+    bot_token_sealed     TEXT NOT NULL,
+    bot_refresh_sealed   TEXT,
+    bot_expires_at       INTEGER,
+    installer_user_id    TEXT NOT NULL,
+    installed_at         INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL,
+    refreshes            INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+
+  CREATE TABLE plat_accounts (
+    tenant       TEXT PRIMARY KEY,
+    base_url     TEXT NOT NULL,
+    token_sealed TEXT NOT NULL,
+    updated_by   TEXT NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    -- null until a call made with it answered; the code of the last refusal of the token
+    verified_at  INTEGER,
+    failure      TEXT
+  ) STRICT;
+
+  CREATE TABLE tenant_erasures (
+    tenant         TEXT PRIMARY KEY,
+    reason         TEXT NOT NULL,
+    uninstalled_at INTEGER NOT NULL,
+    erase_after    INTEGER NOT NULL,
+    erased_at      INTEGER
+  ) STRICT;
+  CREATE INDEX tenant_erasures_due ON tenant_erasures (erased_at, erase_after);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

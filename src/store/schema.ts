@@ -5,6 +5,7 @@
  * the same code for SQLite and PostgreSQL.
  */
 import type { Generated, Kysely, Transaction } from 'kysely';
+import type { SecretBox } from './secrets.js';
 
 export interface PendingLookupsTable {
   /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
@@ -337,6 +338,44 @@ export interface SentCallsTable {
   sent_at: number;
 }
 
+export interface SlackInstallationsTable {
+  tenant: string;
+  enterprise_id: string | null;
+  enterprise_name: string | null;
+  team_id: string | null;
+  team_name: string | null;
+  is_enterprise_install: number;
+  app_id: string | null;
+  bot_id: string;
+  bot_user_id: string;
+  bot_scopes: string;
+  bot_token_sealed: string;
+  bot_refresh_sealed: string | null;
+  bot_expires_at: number | null;
+  installer_user_id: string;
+  installed_at: number;
+  updated_at: number;
+  refreshes: Generated<number>;
+}
+
+export interface PlatAccountsTable {
+  tenant: string;
+  base_url: string;
+  token_sealed: string;
+  updated_by: string;
+  updated_at: number;
+  verified_at: number | null;
+  failure: string | null;
+}
+
+export interface TenantErasuresTable {
+  tenant: string;
+  reason: string;
+  uninstalled_at: number;
+  erase_after: number;
+  erased_at: number | null;
+}
+
 export interface Schema {
   sent_calls: SentCallsTable;
   pending_lookups: PendingLookupsTable;
@@ -361,6 +400,9 @@ export interface Schema {
   alerts_sent: AlertsSentTable;
   store_locks: StoreLocksTable;
   periodic_turns: PeriodicTurnsTable;
+  slack_installations: SlackInstallationsTable;
+  plat_accounts: PlatAccountsTable;
+  tenant_erasures: TenantErasuresTable;
 }
 
 export type Db = Kysely<Schema>;
@@ -377,6 +419,8 @@ export interface StoreContext {
   tenant: string;
   nowMs: () => number;
   engine: 'sqlite' | 'postgres';
+  /** Seals secrets at rest (PLATDESK_ENCRYPTION_KEY); null when no key is configured. */
+  secrets: SecretBox | null;
 }
 
 /**

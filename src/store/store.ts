@@ -37,6 +37,8 @@
  * - metrics (per process by nature: Prometheus scrapes each replica).
  */
 
+import type { InstallationStore } from '@slack/bolt';
+
 export interface Store {
   pending: PendingLookups;
   ledger: Ledger;
@@ -80,6 +82,10 @@ export interface Store {
   forTenant(tenant: string): Store;
   /** The tenants themselves and the cross-tenant readers of the schedulers (store/tenants.ts). */
   tenants: TenantDirectory;
+  /** Slack installations of distributed mode, deployment-wide (keyed by tenant), tokens sealed (store/installations.ts). */
+  installations: Installations;
+  /** Each tenant's plat account, deployment-wide (keyed by tenant), token sealed (store/plat-accounts.ts). */
+  platAccounts: PlatAccountStore;
   /** 'sqlite' or 'postgres'. */
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, without secrets (a file path, or postgres://user@host:port/db). */
@@ -1097,4 +1103,98 @@ export interface ShortcutBatches {
   get(id: string): Promise<ShortcutBatch | null>;
   /** open → used, for its user, before expiry: one conditional UPDATE, so exactly one claim wins. */
   claim(id: string, userId: string): Promise<BatchClaim>;
+}
+
+// ---- Slack installations and plat accounts (distributed mode) --------------------------------
+
+/** An installation as platdesk keeps it (tokens opened; sealed in the row). */
+export interface InstallationRecord {
+  /** The enterprise id of an org-wide Grid install, else the team id. */
+  tenant: string;
+  enterpriseId: string | null;
+  enterpriseName: string | null;
+  teamId: string | null;
+  teamName: string | null;
+  isEnterpriseInstall: boolean;
+  appId: string | null;
+  botId: string;
+  botUserId: string;
+  botScopes: string[];
+  botToken: string;
+  /** Set when the app has token rotation on. */
+  botRefreshToken: string | null;
+  botExpiresAt: Date | null;
+  /** Who installed it: that tenant's first admin. */
+  installerUserId: string;
+  installedAt: Date;
+  updatedAt: Date;
+}
+
+export type NewInstallation = Omit<InstallationRecord, 'installedAt' | 'updatedAt'>;
+
+/** What a refresh grant answered. */
+export interface TokenRefresh {
+  token: string;
+  refreshToken: string;
+  expiresAt: Date;
+}
+
+/** A tenant that uninstalled: its data is erased after `eraseAfter`. */
+export interface TenantErasure {
+  tenant: string;
+  /** `app_uninstalled`, `tokens_revoked` or `admin_request`. */
+  reason: string;
+  uninstalledAt: Date;
+  eraseAfter: Date;
+  erasedAt: Date | null;
+}
+
+export interface Installations extends InstallationStore {
+  /** Writes (or replaces) a tenant's installation; cancels an erasure not yet done. */
+  save(record: NewInstallation): Promise<void>;
+  get(tenant: string): Promise<InstallationRecord | null>;
+  /**
+   * Under the installation's lock, reads it again and, if it still has a refresh token and
+   * `due` says so, calls `refresh` and stores what it answers. Returns the installation as it is
+   * after (null when there is none). Two callers at once make one `refresh` call.
+   */
+  refreshUnderLock(
+    tenant: string,
+    due: (current: InstallationRecord) => boolean,
+    refresh: (current: InstallationRecord) => Promise<TokenRefresh>,
+  ): Promise<InstallationRecord | null>;
+  /**
+   * Deletes the tenant's Slack tokens and plat account at once and schedules the erasure of its
+   * data; returns whether an installation was there.
+   */
+  uninstall(tenant: string, erasure: { reason: string; eraseAfter: Date }): Promise<boolean>;
+  erasure(tenant: string): Promise<TenantErasure | null>;
+  /** Erasures whose retention has passed and that are not done yet. */
+  dueErasures(now: Date): Promise<TenantErasure[]>;
+  markErased(tenant: string): Promise<void>;
+  /** Every installed tenant. */
+  tenants(): Promise<string[]>;
+  /** Seals every token under the current key; returns how many rows changed (0 when all are). */
+  reseal(): Promise<number>;
+}
+
+export interface PlatAccountRecord {
+  tenant: string;
+  baseUrl: string;
+  token: string;
+  updatedBy: string;
+  updatedAt: Date;
+  /** When a call made with this token was first accepted; null until then. */
+  verifiedAt: Date | null;
+  /** The code of the last refusal of the token (e.g. 401), cleared when it is set again. */
+  failure: string | null;
+}
+
+export interface PlatAccountStore {
+  set(tenant: string, account: { baseUrl: string; token: string }, actorId: string): Promise<void>;
+  get(tenant: string): Promise<PlatAccountRecord | null>;
+  markVerified(tenant: string): Promise<void>;
+  markRefused(tenant: string, code: string): Promise<void>;
+  delete(tenant: string): Promise<void>;
+  reseal(): Promise<number>;
 }

@@ -46,6 +46,13 @@ export const TENANT_TABLES = [
 ] as const satisfies readonly (keyof Schema)[];
 
 /**
+ * Distributed mode's tables keyed by the tenant itself (migration 16, store/installations.ts,
+ * store/plat-accounts.ts): not moved by adopt (an installation is its tenant's), deleted by
+ * erase. tenant_erasures is kept: its erased_at is the trace that the deletion happened.
+ */
+const OWN_TABLES = ['slack_installations', 'plat_accounts'] as const satisfies readonly (keyof Schema)[];
+
+/**
  * Tables whose key a tenant chooses (so two tenants may both have it): the key columns besides
  * tenant_id. On adopt, a row of the target under the same key wins (spend_counters: added).
  */
@@ -107,6 +114,10 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
         let erased = 0;
         for (const table of TENANT_TABLES) {
           const r = await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenant}`.execute(trx);
+          erased += Number(r.numAffectedRows ?? 0n);
+        }
+        for (const table of OWN_TABLES) {
+          const r = await sql`DELETE FROM ${sql.table(table)} WHERE tenant = ${tenant}`.execute(trx);
           erased += Number(r.numAffectedRows ?? 0n);
         }
         return erased;

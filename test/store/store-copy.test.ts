@@ -29,6 +29,8 @@ import {
   testDatabase,
 } from '../helpers/store-engines.js';
 
+/** PLATDESK_ENCRYPTION_KEY of every store in this file. */
+const KEYS = [{ id: 'k1', key: Buffer.alloc(32, 3) }];
 const T0 = Date.parse('2026-11-20T01:00:00.000Z');
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -244,6 +246,37 @@ async function fill(store: Store): Promise<Filled> {
   // Whose turn the hourly housekeeping was (store/turns.ts).
   expect(await store.turns.take('housekeeping', 'copy-test', 60 * MINUTE)).toBe(true);
 
+  // Distributed mode (issue 24): an installation and a plat account, sealed (their values open
+  // after the copy: the associated data names the tenant and purpose, not the table or engine),
+  // and an uninstalled workspace awaiting erasure.
+  const installation = (tenant: string) => ({
+    tenant,
+    enterpriseId: null,
+    enterpriseName: null,
+    teamId: tenant,
+    teamName: 'Shop & <co>',
+    isEnterpriseInstall: false,
+    appId: 'A1234',
+    botId: 'B1',
+    botUserId: 'UBOT',
+    botScopes: ['commands', 'chat:write'],
+    botToken: `xoxe.xoxb-${tenant}`,
+    botRefreshToken: `xoxe-1-${tenant}`,
+    botExpiresAt: new Date(Date.parse('2026-11-21T00:00:00Z')),
+    installerUserId: 'UADMIN',
+  });
+  await store.installations.save(installation('T1234'));
+  await store.installations.save(installation('T5678'));
+  await store.platAccounts.set(
+    'T1234',
+    { baseUrl: 'https://plat.example', token: 'plat-token-T1234' },
+    'UADMIN',
+  );
+  await store.installations.uninstall('T5678', {
+    reason: 'app_uninstalled',
+    eraseAfter: new Date(Date.parse('2026-12-20T00:00:00Z')),
+  });
+
   // Language choices are settings (lookups/locale.ts keys).
   await store.settings.set('locale.workspace', 'zh-CN', 'UADMIN');
   await store.settings.set('locale.user.U1', 'en', 'U1');
@@ -332,6 +365,9 @@ async function readAll(store: Store, filled: Filled) {
     ],
     subscriptions: await store.digests.list(),
     removedSubscription: await store.digests.get(filled.subscriptionIds[1] ?? -1),
+    installation: await store.installations.get('T1234'),
+    platAccount: await store.platAccounts.get('T1234'),
+    erasure: await store.installations.erasure('T5678'),
     runs: await Promise.all(filled.runIds.map((id) => store.digests.run(id))),
     lastRuns: await Promise.all(filled.subscriptionIds.map((id) => store.digests.lastRun(id))),
     unfurls: [
@@ -369,7 +405,7 @@ const count = (tables: TableCopied[], name: string) => tables.find((t) => t.tabl
 describe('store:copy (SQLite → PostgreSQL)', () => {
   it('copies a store filled through the Store API, and the PostgreSQL store reads back the same', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ clock });
+    const filling = await source.open({ clock, encryptionKeys: KEYS });
     const filled = await fill(filling);
     await filling.close();
     const url = await postgresTarget();
@@ -398,8 +434,8 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     const order = report.tables.map((t) => t.table);
     expect(order.indexOf('digest_subscriptions')).toBeLessThan(order.indexOf('digest_runs'));
 
-    const before = await source.open({ clock });
-    const after = await openStore({ url, clock });
+    const before = await source.open({ clock, encryptionKeys: KEYS });
+    const after = await openStore({ url, clock, encryptionKeys: KEYS });
     cleanups.push(() => after.close());
     const expected = await readAll(before, filled);
     expect(expected.ledger).toHaveLength(40);
@@ -433,13 +469,13 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
 
   it('new rows continue after every id the source used (sequences moved, deleted ids never reused)', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ clock });
+    const filling = await source.open({ clock, encryptionKeys: KEYS });
     await fill(filling);
     await filling.close();
     const url = await postgresTarget();
     await copySqliteToPostgres({ from: source.options.path ?? '', to: url });
 
-    const store = await openStore({ url, clock });
+    const store = await openStore({ url, clock, encryptionKeys: KEYS });
     cleanups.push(() => store.close());
     expect((await store.ledger.record(ledgerEntry(41))).id).toBe(41);
     const sub = await store.digests.add({
@@ -503,7 +539,7 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
 
   it('refuses a second copy onto the now non-empty target, and keeps what is there', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ clock });
+    const filling = await source.open({ clock, encryptionKeys: KEYS });
     await fill(filling);
     await filling.close();
     const url = await postgresTarget();
@@ -515,14 +551,14 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
       /is not empty \(.*ledger holds 40 rows.*\); refusing to copy over existing data/,
     );
 
-    const store = await openStore({ url, clock });
+    const store = await openStore({ url, clock, encryptionKeys: KEYS });
     cleanups.push(() => store.close());
     expect(await store.ledger.list(ALL_TIME)).toHaveLength(40);
   });
 
   it('rolls everything back when a count differs after copying', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ clock });
+    const filling = await source.open({ clock, encryptionKeys: KEYS });
     await fill(filling);
     await filling.close();
     const url = await postgresTarget();
@@ -550,7 +586,7 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
 
   it('refuses a source written by a newer platdesk, before touching the target', async () => {
     const source = await sqliteSource();
-    const store = await source.open({ clock });
+    const store = await source.open({ clock, encryptionKeys: KEYS });
     await store.ledger.record(ledgerEntry(1));
     await store.close();
     // A newer build: this build's migrations and one more.
@@ -602,7 +638,7 @@ describe('store:copy (SQLite → PostgreSQL)', () => {
     );
     // A server that cannot be reached: named without its password, nothing kept.
     const source = await sqliteSource();
-    await (await source.open({ clock })).close();
+    await (await source.open({ clock, encryptionKeys: KEYS })).close();
     const unreachable = copySqliteToPostgres({
       from: source.options.path ?? '',
       to: 'postgres://platdesk:Pa55-w0rd@127.0.0.1:1/platdesk',
@@ -675,7 +711,7 @@ describe('npm run store:copy (the command)', () => {
 
   it('prints the row count of every table and exits 0; a second run is refused with exit 1; never the password', async () => {
     const source = await sqliteSource();
-    const filling = await source.open({ clock });
+    const filling = await source.open({ clock, encryptionKeys: KEYS });
     await fill(filling);
     await filling.close();
     const plain = await postgresTarget();

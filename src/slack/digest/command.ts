@@ -7,15 +7,13 @@ import {
   type DigestListRow,
   digestAddedText,
   digestCostLine,
-  digestDays,
-  digestTimes,
   renderDigestAdded,
   renderDigestAnswer,
   renderDigestHelp,
   renderDigestList,
 } from '../../blocks/digest.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { escapeClip, escapeText } from '../../blocks/text.js';
+import { escapeClip } from '../../blocks/text.js';
 import { describeDigestProblem } from '../../blocks/words-of.js';
 import { parseDigestCommand } from '../../digest/grammar.js';
 import { addDigestSubscription } from '../../digest/subscriptions.js';

@@ -4,12 +4,15 @@ import { registerAlertForm } from './alert-form.js';
 import { registerAppHomeOpened } from './app-home-opened.js';
 import { registerDigestForm } from './digest-form.js';
 import { registerHomeLanguage } from './language.js';
+import { registerPlatAccountForm } from './plat-account.js';
 import { registerSettingsForms } from './settings-forms.js';
 
-export function registerHome(app: App, deps: SlackDeps): void {
+/** `distributed`: the plat-account and data-deletion forms of distributed mode are registered too. */
+export function registerHome(app: App, deps: SlackDeps, distributed: boolean): void {
   registerAppHomeOpened(app, deps);
   registerSettingsForms(app, deps);
   registerDigestForm(app, deps);
   registerAlertForm(app, deps);
   registerHomeLanguage(app, deps);
+  if (distributed) registerPlatAccountForm(app, deps);
 }

@@ -7,6 +7,7 @@ import { digest, digestForm, digestProblem } from './digest.js';
 import { error } from './errors.js';
 import { help, invalid } from './help.js';
 import { alert, home } from './home.js';
+import { install } from './install.js';
 import { cap, charge, confirm, refusal, summary } from './lookup.js';
 import { notice } from './notices.js';
 import { orders } from './orders.js';
@@ -47,6 +48,7 @@ export const en = {
   platdesk,
   step,
   workObject,
+  install,
   chart,
   table,
 } as const;

@@ -9,6 +9,7 @@ import { digest, digestForm, digestProblem } from './digest.js';
 import { error } from './errors.js';
 import { help, invalid } from './help.js';
 import { alert, home } from './home.js';
+import { install } from './install.js';
 import { cap, charge, confirm, refusal, summary } from './lookup.js';
 import { notice } from './notices.js';
 import { orders } from './orders.js';
@@ -49,6 +50,7 @@ export const zhCN: Catalog = {
   platdesk,
   step,
   workObject,
+  install,
   chart,
   table,
 };
