@@ -29,7 +29,7 @@ export const REFRESH_BEFORE_MS = 10 * 60_000;
 export const CACHE_TTL_MS = 30_000;
 
 /**
- * The bot scopes platdesk asks for (manifest.yml's; docs/drafts/oauth.md says why each).
+ * The bot scopes platdesk asks for (manifest.yml's; docs/workspaces.md says why each).
  */
 export const BOT_SCOPES = [
   'commands',
