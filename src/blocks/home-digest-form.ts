@@ -56,6 +56,23 @@ const OWNER_MAX = 64;
 const plain = (text: string, max = 75) => ({ type: 'plain_text' as const, text: truncate(text, max) || '—' });
 const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
 
+/** An optional field of checkboxes (weekdays, flags, statuses) in the digest form. */
+function checkboxInput(
+  field: { block: string; action: string },
+  label: string,
+  hint: string,
+  options: PlainTextOption[],
+): ModalView['blocks'][number] {
+  return {
+    type: 'input',
+    block_id: field.block,
+    optional: true,
+    label: plain(label),
+    hint: plain(hint, 150),
+    element: { type: 'checkboxes', action_id: field.action, options },
+  };
+}
+
 export interface DigestFormShop {
   alias: string;
   ownerId: string;
@@ -170,42 +187,24 @@ export function renderDigestAddModal(w: Words, opts: DigestFormOptions): ModalVi
           initial_option: option(t('digestForm.layoutThread'), 'thread'),
         },
       },
-      {
-        type: 'input',
-        block_id: f.days.block,
-        optional: true,
-        label: plain(t('digestForm.days')),
-        hint: plain(t('digestForm.daysHint'), 150),
-        element: {
-          type: 'checkboxes',
-          action_id: f.days.action,
-          options: DIGEST_FORM_DAYS.map((d) => option(t(`digestForm.day.${d}`), String(d))),
-        },
-      },
-      {
-        type: 'input',
-        block_id: f.flags.block,
-        optional: true,
-        label: plain(t('digestForm.flags')),
-        hint: plain(t('digestForm.filterHint'), 150),
-        element: {
-          type: 'checkboxes',
-          action_id: f.flags.action,
-          options: DIGEST_FORM_FLAGS.map((n) => option(t(`domain.flag.${n}`), String(n))),
-        },
-      },
-      {
-        type: 'input',
-        block_id: f.statuses.block,
-        optional: true,
-        label: plain(t('digestForm.statuses')),
-        hint: plain(t('digestForm.filterHint'), 150),
-        element: {
-          type: 'checkboxes',
-          action_id: f.statuses.action,
-          options: DIGEST_FORM_STATUSES.map((n) => option(t(`orders.status.${n}`), String(n))),
-        },
-      },
+      checkboxInput(
+        f.days,
+        t('digestForm.days'),
+        t('digestForm.daysHint'),
+        DIGEST_FORM_DAYS.map((d) => option(t(`digestForm.day.${d}`), String(d))),
+      ),
+      checkboxInput(
+        f.flags,
+        t('digestForm.flags'),
+        t('digestForm.filterHint'),
+        DIGEST_FORM_FLAGS.map((n) => option(t(`domain.flag.${n}`), String(n))),
+      ),
+      checkboxInput(
+        f.statuses,
+        t('digestForm.statuses'),
+        t('digestForm.filterHint'),
+        DIGEST_FORM_STATUSES.map((n) => option(t(`orders.status.${n}`), String(n))),
+      ),
       {
         type: 'input',
         block_id: f.language.block,
