@@ -37,7 +37,10 @@
  * store × replicas·concurrency callers. Each caller does `--rounds` Confirms' worth of store work
  * (claim, cache read, reservation, charge, release): reservation, claim and cache read p50/p99/max,
  * the run's confirms/s, the counter/ledger difference after the run, and side by side the floor:
- * `SELECT 1` round trips from the same callers through the same stores and pools.
+ * `SELECT 1` round trips from the same callers through the same stores and pools. Then the same
+ * callers at fixed offered rates (`--caps-rates`, Confirms/s over all replicas, default 10 — the
+ * plat's limit, which bounds charged Confirms — and 100; `--caps-seconds` each, open loop): what
+ * each operation takes when it does not queue behind 59 others that never pause.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,6 +73,8 @@ const { values: args } = parseArgs({
     replicas: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '30' },
+    'caps-rates': { type: 'string', default: '10,100' },
+    'caps-seconds': { type: 'string', default: '20' },
     only: { type: 'string' },
     'caps-worker': { type: 'boolean' },
   },
@@ -83,6 +88,9 @@ const LEDGER_ROWS = Number(args['ledger-rows']);
 const REPLICAS = Number(args.replicas);
 const CONCURRENCY = Number(args.concurrency);
 const ROUNDS = Number(args.rounds);
+/** The paced caps runs: Confirms per second offered over all replicas, each for CAPS_SECONDS. */
+const CAPS_RATES = (args['caps-rates'] ?? '').split(',').filter(Boolean).map(Number);
+const CAPS_SECONDS = Number(args['caps-seconds']);
 /** `--only caps`: just the caps section (issue 20's figures). */
 const ONLY_CAPS = args.only === 'caps';
 const GOAL_CAPS_P99_MS = 10;
@@ -475,10 +483,24 @@ interface CapsFigure {
   cacheRead: Timing;
   /** The floor: `SELECT 1` round trips through the same stores, callers and pools. */
   select1: Timing & { perSecond: number };
+  /** The same callers at fixed offered rates (open loop). */
+  paced: PacedFigure[];
   /** Counter differences the reconciliation found after the run (must be 0). */
   differences: number;
   /** |workspace day counter - ledger sum of the day| after the run (must be 0). */
   workspaceGap: number;
+}
+
+interface PacedFigure {
+  /** Confirms per second offered, over all replicas. */
+  perSecond: number;
+  confirms: number;
+  refused: number;
+  reserve: Timing;
+  claim: Timing;
+  cacheRead: Timing;
+  /** The most a Confirm started after its due time (all callers busy); 0 when the rate was kept. */
+  lateMs: number;
 }
 
 const FILL_DAYS = 60;
@@ -596,56 +618,99 @@ interface CapsSamples {
  */
 async function confirmLoop(store: Store, callers: number, pendings: readonly string[]): Promise<CapsSamples> {
   const samples: CapsSamples = { claim: [], cacheRead: [], reserve: [], refused: 0 };
-  const notBefore = new Date(Date.now() - DAY);
   let next = 0;
   await Promise.all(
     Array.from({ length: callers }, async () => {
-      for (let i = next++; i < pendings.length; i = next++) {
-        const pendingId = pendings[i] ?? '';
-        const userId = `U${i % USERS}`;
-        let t = performance.now();
-        const claimed = await store.pending.claim(pendingId, userId, HOLDER);
-        samples.claim.push(performance.now() - t);
-        expectOk(claimed.ok, 'a claim');
-        t = performance.now();
-        expectOk((await store.cache.get(`item:${i % 100}`, notBefore)) !== null, 'a cache read');
-        samples.cacheRead.push(performance.now() - t);
-        t = performance.now();
-        const reservation = await store.budgets.reserve({
-          userId,
-          points: 2,
-          caps: capsOf(userId),
-          ttlMs: 60_000,
-        });
-        samples.reserve.push(performance.now() - t);
-        if (!reservation.ok) {
-          samples.refused++;
-          continue;
-        }
-        await store.ledger.record(
-          {
-            chargeId: `${pendingId}:0:0`,
-            at: new Date(),
-            userId,
-            channelId: 'C1234',
-            operation: 'get-shop-id',
-            edition: null,
-            points: 2,
-            quotaCalls: 0,
-            code: 0,
-            outcome: 'ok',
-            requestId: null,
-            correlationId: null,
-            pendingId,
-            source: 'interactive',
-          },
-          { reservationId: reservation.id },
-        );
-        await store.budgets.release(reservation.id);
-      }
+      for (let i = next++; i < pendings.length; i = next++) await confirmOnce(store, pendings, i, samples);
     }),
   );
   return samples;
+}
+
+/**
+ * The same work offered at a fixed rate (open loop): Confirm i starts at i / `perSecond` seconds
+ * (or as soon as one of `callers` is free, if all are busy), whatever the store's speed. What a
+ * store operation takes at the load the product can actually bring, against the saturated loop
+ * above where every operation waits behind the others.
+ */
+async function pacedLoop(
+  store: Store,
+  callers: number,
+  pendings: readonly string[],
+  perSecond: number,
+): Promise<CapsSamples & { lateMs: number }> {
+  const samples: CapsSamples = { claim: [], cacheRead: [], reserve: [], refused: 0 };
+  const started = performance.now();
+  let next = 0;
+  let lateMs = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      for (let i = next++; i < pendings.length; i = next++) {
+        const due = started + (i * 1000) / perSecond;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        else lateMs = Math.max(lateMs, -wait);
+        await confirmOnce(store, pendings, i, samples);
+      }
+    }),
+  );
+  return { ...samples, lateMs };
+}
+
+const DAY_AGO = () => new Date(Date.now() - DAY);
+
+/**
+ * What a Confirm does to the store, once, for confirmation `pendings[i]`: the claim, an
+ * answer-cache read, the reservation against the workspace's and the user's daily cap, the charge
+ * written against it, the release. Reservation, claim and cache read are timed.
+ */
+async function confirmOnce(
+  store: Store,
+  pendings: readonly string[],
+  i: number,
+  samples: CapsSamples,
+): Promise<void> {
+  const pendingId = pendings[i] ?? '';
+  const userId = `U${i % USERS}`;
+  let t = performance.now();
+  const claimed = await store.pending.claim(pendingId, userId, HOLDER);
+  samples.claim.push(performance.now() - t);
+  expectOk(claimed.ok, 'a claim');
+  t = performance.now();
+  expectOk((await store.cache.get(`item:${i % 100}`, DAY_AGO())) !== null, 'a cache read');
+  samples.cacheRead.push(performance.now() - t);
+  t = performance.now();
+  const reservation = await store.budgets.reserve({
+    userId,
+    points: 2,
+    caps: capsOf(userId),
+    ttlMs: 60_000,
+  });
+  samples.reserve.push(performance.now() - t);
+  if (!reservation.ok) {
+    samples.refused++;
+    return;
+  }
+  await store.ledger.record(
+    {
+      chargeId: `${pendingId}:0:0`,
+      at: new Date(),
+      userId,
+      channelId: 'C1234',
+      operation: 'get-shop-id',
+      edition: null,
+      points: 2,
+      quotaCalls: 0,
+      code: 0,
+      outcome: 'ok',
+      requestId: null,
+      correlationId: null,
+      pendingId,
+      source: 'interactive',
+    },
+    { reservationId: reservation.id },
+  );
+  await store.budgets.release(reservation.id);
 }
 
 /** The same callers doing `perCaller` trivial round trips each (store.ping: `SELECT 1`). */
@@ -672,11 +737,13 @@ type WorkerRequest =
   | { kind: 'open'; url: string; pool: number; callers: number; confirms: number; tag: string }
   | { kind: 'confirms' }
   | { kind: 'pings'; perCaller: number }
+  | { kind: 'paced'; perSecond: number; confirms: number; tag: string }
   | { kind: 'close' };
 type WorkerReply =
   | { kind: 'ready' }
   | { kind: 'confirms'; samples: CapsSamples }
   | { kind: 'pings'; samples: number[] }
+  | { kind: 'paced'; samples: CapsSamples & { lateMs: number } }
   | { kind: 'closed' }
   | { kind: 'error'; message: string };
 
@@ -697,6 +764,12 @@ async function capsWorker(): Promise<void> {
           reply({
             kind: 'confirms',
             samples: await confirmLoop(store as unknown as Store, callers, pendings),
+          });
+        } else if (request.kind === 'paced') {
+          const paced = await createPendings(store as unknown as Store, request.confirms, request.tag);
+          reply({
+            kind: 'paced',
+            samples: await pacedLoop(store as unknown as Store, callers, paced, request.perSecond),
           });
         } else if (request.kind === 'pings') {
           reply({
@@ -763,6 +836,18 @@ const merge = (all: CapsSamples[]): CapsSamples => ({
   refused: all.reduce((n, s) => n + s.refused, 0),
 });
 
+function pacedFigure(perSecond: number, samples: CapsSamples, lateMs: number): PacedFigure {
+  return {
+    perSecond,
+    confirms: samples.claim.length,
+    refused: samples.refused,
+    reserve: summary(samples.reserve),
+    claim: summary(samples.claim),
+    cacheRead: summary(samples.cacheRead),
+    lateMs,
+  };
+}
+
 /**
  * PostgreSQL: `REPLICAS` child processes (each its own store with a pool of `POOL`) ×
  * `CONCURRENCY` callers; SQLite: one store in this process × REPLICAS·CONCURRENCY callers
@@ -784,6 +869,7 @@ async function benchCaps(
     let pings: number[];
     let confirmSeconds: number;
     let pingSeconds: number;
+    const paced: PacedFigure[] = [];
     if (engine === 'postgres') {
       const replicas = Array.from({ length: REPLICAS }, () => startReplica());
       try {
@@ -814,6 +900,25 @@ async function benchCaps(
           await Promise.all(replicas.map((r) => r.ask({ kind: 'pings', perCaller: pingsPerCaller }, 'pings')))
         ).flatMap((m) => m.samples);
         pingSeconds = (performance.now() - t) / 1000;
+        for (const rate of CAPS_RATES) {
+          const each = rate / REPLICAS;
+          const runs = (
+            await Promise.all(
+              replicas.map((r, i) =>
+                r.ask(
+                  {
+                    kind: 'paced',
+                    perSecond: each,
+                    confirms: Math.round(each * CAPS_SECONDS),
+                    tag: `p${rate}r${i}`,
+                  },
+                  'paced',
+                ),
+              ),
+            )
+          ).map((m) => m.samples);
+          paced.push(pacedFigure(rate, merge(runs), Math.max(...runs.map((r) => r.lateMs))));
+        }
         await Promise.all(replicas.map((r) => r.ask({ kind: 'close' }, 'closed')));
       } finally {
         for (const r of replicas) if (r.child.exitCode === null) r.child.kill();
@@ -826,6 +931,15 @@ async function benchCaps(
       t = performance.now();
       pings = await pingLoop(store, callers, pingsPerCaller);
       pingSeconds = (performance.now() - t) / 1000;
+      for (const rate of CAPS_RATES) {
+        const run = await pacedLoop(
+          store,
+          callers,
+          await createPendings(store, Math.round(rate * CAPS_SECONDS), `p${rate}`),
+          rate,
+        );
+        paced.push(pacedFigure(rate, run, run.lateMs));
+      }
     }
     const today = periodsOf(Date.now(), DEFAULT_BUDGET_ZONE);
     const differences = await store.budgets.reconcile([today.daily, today.monthly]);
@@ -847,6 +961,7 @@ async function benchCaps(
       claim: summary(samples.claim),
       cacheRead: summary(samples.cacheRead),
       select1: { ...summary(pings), perSecond: pings.length / pingSeconds },
+      paced,
       differences: differences.length,
       workspaceGap: Math.abs((workspace?.spent ?? 0) - ledgerDay.points),
     };
@@ -880,6 +995,16 @@ function printCaps(figures: CapsFigure[]): void {
     console.log(
       `${line('SELECT 1', f.select1, false)}  ${f.select1.perSecond.toFixed(0)}/s  (the floor: a trivial round trip, same callers and pools)`,
     );
+    for (const p of f.paced) {
+      console.log(
+        `    paced at ${p.perSecond} Confirms/s offered (open loop, same callers), ${p.confirms} Confirms, ${p.refused} refused${
+          p.lateMs > 1 ? `; rate NOT kept: a Confirm started up to ${fixed(p.lateMs)} ms late` : ''
+        }:`,
+      );
+      console.log(`  ${line('reservation', p.reserve)}`);
+      console.log(`  ${line('claim', p.claim)}`);
+      console.log(`  ${line('cache read', p.cacheRead)}`);
+    }
     console.log(
       `    counters vs ledger after the run: ${f.differences} differences, workspace day gap ${fixed(f.workspaceGap)} points${
         f.differences === 0 && f.workspaceGap === 0 ? '' : '  (MUST be 0)'
