@@ -9,7 +9,7 @@
  * `function_executed` finds the first delivery's row: it is never charged again, and it answers
  * with the first one's outcome (stored with the row) or, while that one still runs, not at all.
  * Every call reserves against the step's counters (scope 'step') and the workspace's caps in one
- * transaction (store/budgets.ts), and its ledger row names the workflow and the step.
+ * transaction (store/budgets.ts), and its ledger row names the workflow's run and the step.
  */
 import { z } from 'zod';
 import { isPlatError } from '../plat/errors.js';
@@ -165,7 +165,11 @@ export function ordersDue(
 export interface StepExecution {
   /** function_execution_id: the same on every redelivery. */
   executionId: string;
-  workflowId: string;
+  /**
+   * workflow_execution_id: the run of the workflow this step is part of. function_executed names
+   * no id of the workflow itself (https://docs.slack.dev/reference/events/function_executed).
+   */
+  workflowExecutionId: string;
   stepId: StepId;
   /** The person who triggered the workflow (an input), when the workflow passes one. */
   userId: string | null;
@@ -222,7 +226,7 @@ export function createStepRunner(deps: {
     const approval = await approvals.get(execution.stepId);
     if (!approval) return { kind: 'not_approved' };
 
-    const userId = execution.userId ?? `${WORKFLOW_USER_PREFIX}${execution.workflowId}`;
+    const userId = execution.userId ?? `${WORKFLOW_USER_PREFIX}${execution.workflowExecutionId}`;
     // Keyed by the execution: a redelivery creates nothing and finds this row.
     const row = await store.pending.create({
       id: `step:${execution.executionId}`,
@@ -231,7 +235,7 @@ export function createStepRunner(deps: {
       teamId: execution.teamId,
       request: ask.request,
       quote: await lookups.quote(ask.request),
-      summary: `${execution.stepId}:${execution.workflowId}`,
+      summary: `${execution.stepId}:${execution.workflowExecutionId}`,
       responseUrl: null,
       ttlMs: STEP_ROW_TTL_MS,
     });
@@ -255,7 +259,11 @@ export function createStepRunner(deps: {
     try {
       const outcome = await lookups.run(pending, {
         source: 'workflow',
-        step: { workflowId: execution.workflowId, stepId: execution.stepId, caps: approval as Caps },
+        step: {
+          workflowExecutionId: execution.workflowExecutionId,
+          stepId: execution.stepId,
+          caps: approval as Caps,
+        },
         resultJson: (o) => JSON.stringify({ outcome: encodeOutcome(o), ageMs: null }),
         // Kept with the failed row, so a redelivery fails with the same reason.
         failureJson: (error) => (isPlatError(error) ? encodeFailure(error) : null),

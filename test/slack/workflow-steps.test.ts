@@ -113,7 +113,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     await platdesk('steps revoke lookup_waybill');
   });
 
-  it('an approved step completes with outputs typed as declared; the ledger row names the workflow and the step', async () => {
+  it("an approved step completes with outputs typed as declared; the ledger row names the workflow's run (workflow_execution_id) and the step", async () => {
     const shown = await platdesk('steps approve lookup_waybill daily 1000');
     expect(shown).toMatch(
       /Waybill lookup\* \(`lookup_waybill`\): .*4 points.* a run · approved: daily 1,000 points/,
@@ -142,12 +142,26 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       source: 'workflow',
-      workflowId: 'Wx0700000WF01',
+      workflowExecutionId: 'Wx0700000WF01',
       stepId: 'lookup_waybill',
       userId: SLACK.userId,
       operation: 'platdzmd',
     });
     expect(rows[0]?.points).toBeGreaterThan(0);
+
+    // /platdesk export shows it under its true name.
+    const sent = await h.command('/platdesk', 'export today', { userId: SLACK.adminId });
+    await h.nextResponse(sent.responseUrlId);
+    const upload = await h.fake.waitFor('file_upload', undefined, 5000);
+    const [header, ...lines] = (upload.bytes?.toString('utf8') ?? '').trimEnd().split('\r\n');
+    const columns = header?.split(',') ?? [];
+    expect(columns).toContain('workflow_execution_id');
+    expect(columns).not.toContain('workflow_id');
+    const row = lines
+      .map((l) => l.split(','))
+      .find((cells) => cells[columns.indexOf('pending_id')] === `step:${executionId}`);
+    expect(row?.[columns.indexOf('workflow_execution_id')]).toBe('Wx0700000WF01');
+    expect(row?.[columns.indexOf('step_id')]).toBe('lookup_waybill');
   });
 
   it("the admin's App Home shows each step with its price, approval and spend", async () => {
