@@ -25,6 +25,7 @@ import {
   parseShopCommand,
   parseWaybillCommand,
 } from './parse/command-text.js';
+import { parseItemRef } from './parse/item-link.js';
 import { type Problem, problem } from './parse/problems.js';
 import type { Caps } from './settings.js';
 import type { LookupOutcome, LookupRequest, Quote } from './types.js';
@@ -96,7 +97,18 @@ const text = (value: unknown): string =>
 
 /** What a step asks: the lookup request and what the outputs are computed with. */
 export type StepAsk =
-  | { ok: true; stepId: StepId; request: LookupRequest; hoursAhead: number | null }
+  | {
+      ok: true;
+      stepId: StepId;
+      request: LookupRequest;
+      hoursAhead: number | null;
+      /**
+       * lookup_item: the item's page in the documented link form of the marketplace the input's
+       * link names (spec/notes.md "Item links"); null for a bare id (its marketplace is not
+       * known: the item operation answers no link and no marketplace).
+       */
+      itemLink: string | null;
+    }
   | { ok: false; stepId: StepId; problems: Problem[] };
 
 /**
@@ -104,8 +116,13 @@ export type StepAsk =
  * never reaches a call). `ordersEdition`: the edition /orders is called with.
  */
 export function stepRequest(stepId: StepId, inputs: StepInputs, ordersEdition: number): StepAsk {
-  const asked = (parsed: ParsedCommand, missing: Problem, hoursAhead: number | null = null): StepAsk => {
-    if (parsed.kind === 'request') return { ok: true, stepId, request: parsed.request, hoursAhead };
+  const asked = (
+    parsed: ParsedCommand,
+    missing: Problem,
+    hoursAhead: number | null = null,
+    itemLink: string | null = null,
+  ): StepAsk => {
+    if (parsed.kind === 'request') return { ok: true, stepId, request: parsed.request, hoursAhead, itemLink };
     if (parsed.kind === 'invalid') return { ok: false, stepId, problems: parsed.problems };
     return { ok: false, stepId, problems: [missing] };
   };
@@ -118,7 +135,8 @@ export function stepRequest(stepId: StepId, inputs: StepInputs, ordersEdition: n
     }
     case 'lookup_item': {
       const line = `${text(inputs.item)}${inputs.with_prices === true ? ' prices' : ''}`;
-      return asked(parseItemCommand(line), problem('item_required'));
+      const ref = parseItemRef(text(inputs.item));
+      return asked(parseItemCommand(line), problem('item_required'), null, ref.ok ? ref.url : null);
     }
     case 'lookup_shop': {
       const shop = text(inputs.shop);

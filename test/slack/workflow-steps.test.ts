@@ -26,7 +26,7 @@ import {
 import { socketModeConfig } from '../helpers/socket-mode-config.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
-const { waybills, owners, wwids } = SANDBOX_FIXTURES;
+const { waybills, owners, wwids, items, links } = SANDBOX_FIXTURES;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let executions = 0;
@@ -132,7 +132,6 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
       state: '已签收',
       last_event: expect.any(String),
       last_event_time: expect.any(Number),
-      link: `https://www.kuaidi100.com/chaxun?nu=${waybills.ok[0]}`,
       summary: expect.stringMatching(
         new RegExp(`^Waybill ${waybills.ok[0]}: 已签收, last: .+ \\(顺丰速运\\)$`),
       ),
@@ -162,6 +161,25 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
       .find((cells) => cells[columns.indexOf('pending_id')] === `step:${executionId}`);
     expect(row?.[columns.indexOf('workflow_execution_id')]).toBe('Wx0700000WF01');
     expect(row?.[columns.indexOf('step_id')]).toBe('lookup_waybill');
+  });
+
+  it('lookup_item: a link output only for an item link (its marketplace’s documented page), none for a bare id; no stock output', async () => {
+    expect(await platdesk('steps approve lookup_item daily 100')).toContain('Changed: Item lookup');
+    const linked = await runStep('lookup_item', { item: `<${links.brandedStore}>`, user: SLACK.userId });
+    expect(linked.call.method).toBe('functions.completeSuccess');
+    expect(linked.calls).toBe(1);
+    const out = linked.call.body.outputs as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(['link', 'price_range', 'shop', 'summary', 'title']);
+    // spec/notes.md "Item links": the branded store's form.
+    expect(out.link).toBe(`https://detail.tmall.com/item.htm?id=${items.tea}`);
+
+    const bare = await runStep('lookup_item', { item: items.basic, user: SLACK.userId });
+    expect(bare.call.method).toBe('functions.completeSuccess');
+    const bareOut = bare.call.body.outputs as Record<string, unknown>;
+    expect(Object.keys(bareOut).sort()).toEqual(['price_range', 'shop', 'summary', 'title']);
+    // The fixture item lists 9 SKUs; nothing is said of stock.
+    expect(String(bareOut.summary)).toMatch(/ · 9 SKUs listed$/);
+    await platdesk('steps revoke lookup_item');
   });
 
   it("the admin's App Home shows each step with its price, approval and spend", async () => {
