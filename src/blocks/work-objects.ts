@@ -34,8 +34,11 @@ export interface ItemEntityInput {
   known: { outcome: Extract<LookupOutcome, { kind: 'item' }>; ageMs: number } | null;
   /** Set when the panel shows the answer just paid for: what it cost (DESIGN rule 2). */
   charged?: ChargeNote;
-  /** A clicked offer had ended (expired, cancelled): nothing was called, a fresh one is offered. */
-  offerEnded?: boolean;
+  /**
+   * A clicked offer that could not run: it had ended (expired, cancelled: nothing was called) or
+   * its lookup was interrupted by a restart (it may have been charged). A fresh one is offered.
+   */
+  notice?: 'offerEnded' | 'interrupted';
 }
 
 /** Where the unfurl of the item is, so its entity can be refreshed after a lookup (chat.unfurl). */
@@ -159,12 +162,12 @@ export function itemEntity(w: Words, input: ItemEntityInput): EntityMetadata {
 export function itemPanel(w: Words, input: ItemEntityInput, offer: PanelOffer): EntityMetadata {
   const entity = itemEntity(w, input);
   const fields = [...(entity.entity_payload.custom_fields ?? [])];
-  if (input.offerEnded)
+  if (input.notice)
     fields.push({
       key: 'notice',
       label: w.t('workObject.notice'),
       type: 'string',
-      value: w.t('workObject.offerEnded'),
+      value: w.t(`workObject.${input.notice}`),
     });
   if (offer.kind === 'refused')
     fields.push({

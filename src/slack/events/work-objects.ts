@@ -174,10 +174,9 @@ async function lookUpInPanel(
   click: EntityClick,
   action: PanelAction,
   pending: Pending,
-  receivedAt: number,
 ): Promise<void> {
   const w = await click.words();
-  const usable = () => performance.now() - receivedAt < TRIGGER_USABLE_MS;
+  const usable = () => performance.now() - click.receivedAt < TRIGGER_USABLE_MS;
   let outcome: ItemOutcome;
   try {
     const ran = await deps.lookups.run(pending, { resultJson: keptResult });
@@ -218,7 +217,6 @@ async function lookUpInPanel(
 export function registerWorkObjects(app: App, deps: SlackDeps): void {
   // The panel's paid action: its click is the consent; it claims the panel's offer once.
   onEntityClick(app, deps, ACTIONS.entityLookup, async (click) => {
-    const receivedAt = performance.now();
     const action = parsePanelActionValue(click.action.value);
     if (!action) {
       await present(deps, click.client, click.triggerId, { error: { status: 'not_found' } });
@@ -233,17 +231,21 @@ export function registerWorkObjects(app: App, deps: SlackDeps): void {
           click.userId,
           action.pendingId,
         );
-      await deps.lookups.hold(lookUpInPanel(deps, click, action, claimed.pending, receivedAt));
+      await deps.lookups.hold(lookUpInPanel(deps, click, action, claimed.pending));
       return;
     }
     // A second click while the first one's lookup runs: that one answers.
     if (clickOnRunningLookup(claimed)) return;
-    // Done already (a double click), or the offer ended: the panel again, a fresh offer, no call.
+    // Done already (a double click), ended or interrupted: the panel again, a fresh offer, no call.
     const viewer = { userId: click.userId, channelId: action.unfurl?.channel ?? null, teamId: click.teamId };
     const input: ItemEntityInput = {
       ...baseOf(action, action.unfurl?.url ?? canonicalItemUrl(action.itemId, action.marketplace ?? '0')),
       known: await known(deps, action.itemId),
-      offerEnded: claimed.reason !== 'already_used',
+      ...(claimed.reason === 'interrupted'
+        ? { notice: 'interrupted' as const }
+        : claimed.reason !== 'already_used'
+          ? { notice: 'offerEnded' as const }
+          : {}),
     };
     const offer = await offerFor(deps, action, viewer, action.unfurl);
     await present(deps, click.client, click.triggerId, {

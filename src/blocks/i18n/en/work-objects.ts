@@ -19,5 +19,8 @@ export const workObject = {
   /** A panel action clicked after its offer ended (expired, cancelled): nothing was called. */
   offerEnded: 'That offer had ended, so nothing was looked up or charged. The button below is a fresh one.',
   notice: 'Note',
+  /** A clicked offer whose lookup was interrupted by a restart: it may have been charged. */
+  interrupted:
+    'That lookup was interrupted by a platdesk restart and was not run again; it may have been charged (/platdesk usage shows your spend).',
   failedTitle: 'The lookup failed',
 } as const;
