@@ -245,6 +245,27 @@ describe.each(ENGINES)('Work Objects for item links (%s store)', (engine) => {
     }
   });
 
+  it('a lookup the service refuses fills the panel with the failure and what it cost, once', async () => {
+    h.fake.reset();
+    h.sandbox.reset();
+    const before = h.calls();
+    const panel = await openPanel(links.unknownItem, items.missing);
+    const action = panel.entity_payload.actions?.primary_actions?.[0];
+    const triggerId = h.fake.entityTrigger(items.missing);
+    await click(action, triggerId, `1700000007.${++seq}`);
+    await h.fake.waitFor('entity.presentDetails', (c) => c.body.trigger_id === triggerId, 5000);
+    await h.settle(50);
+    expect(h.calls()).toBe(before + 1);
+    const shown = h.fake.presentedDetails().find((p) => p.triggerId === triggerId);
+    expect(shown?.metadata).toBeUndefined();
+    expect(shown?.error).toMatchObject({ status: 'custom' });
+    expect(String(shown?.error?.custom_title).length).toBeGreaterThan(0);
+    expect(String(shown?.error?.custom_message)).toMatch(
+      /^No item has this id; check the link or id\..* It cost 1 call of the item quota\.$/,
+    );
+    expect(dms()).toHaveLength(0);
+  });
+
   it('an offer clicked after it expired calls nothing: the panel says so and offers a fresh one', async () => {
     h.fake.reset();
     const before = h.calls();
