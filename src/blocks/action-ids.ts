@@ -42,7 +42,7 @@ export const ACTIONS = {
   digestRunAgain: 'platdesk.digest.run_again',
   /** Item-link unfurl: offer the lookup (or show the earlier result); value = unfurlButtonValue(). */
   unfurlLookup: 'platdesk.unfurl.lookup',
-  /** Work Object details panel: look the item up now (charged, after the usual Confirm); value = unfurl button value. */
+  /** Work Object details panel: look the item up now (the click is the consent); value = panelActionValue(). */
   entityLookup: 'platdesk.entity.lookup',
   /** App Home (admins): open the "who may spend" form. */
   homeAccess: 'platdesk.home.access',

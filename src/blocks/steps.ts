@@ -43,16 +43,15 @@ function unixSeconds(value: unknown): number | null {
 
 const clip = (value: unknown) => escapeClip(String(value), MAX_FIELD);
 
-/** A public page that tracks a waybill number across carriers (the service gives no link). */
-const trackingLink = (number: string) => `https://www.kuaidi100.com/chaxun?nu=${encodeURIComponent(number)}`;
-
 function waybillOutputs(w: Words, result: Done): StepOutputs {
   const outcome = result.outcome;
   if (outcome.kind !== 'waybill-info') return {};
   const asked = result.ask.request.kind === 'waybill-info' ? result.ask.request.waybills : [];
   const first = outcome.records[0];
   const number = first?.waybillCode ?? asked[0]?.waybillCode ?? '';
-  if (!first) return { link: trackingLink(number), summary: w.t('step.summary.waybillNone', { number }) };
+  // No link output: a waybill information record carries none, and the spec documents no
+  // tracking page (spec §2.3, §4.6).
+  if (!first) return { summary: w.t('step.summary.waybillNone', { number }) };
   const unknown = w.t('step.value.unknown');
   const carrier = field(first, ['wp_name', 'carrier_name', 'wp_code', 'cp_code']);
   const state = field(first, ['logistics_status_desc', 'status_desc', 'logistics_status', 'status']);
@@ -61,7 +60,6 @@ function waybillOutputs(w: Words, result: Done): StepOutputs {
   const outputs: StepOutputs = {
     carrier: carrier === null ? unknown : clip(carrier),
     state: state === null ? unknown : clip(state),
-    link: trackingLink(number),
   };
   if (event !== null) outputs.last_event = clip(event);
   if (time !== null) outputs.last_event_time = time;
@@ -87,19 +85,21 @@ function itemOutputs(w: Words, result: Done): StepOutputs {
   const price =
     priceRange(w, priced.length > 0 ? priced.map((s) => s.price) : [prices?.price?.value ?? null]) ??
     w.t('step.value.noPrice');
-  // The item operation reports SKUs and prices, no stock count: the state says what is known.
-  const stock =
+  // No stock output: the item operation lists SKUs and prices but no stock or quantity field
+  // (spec §2.4), so the summary says how many SKUs are listed, nothing about stock.
+  const skus =
     item.skus.length > 0 ? w.t('step.value.skus', { count: item.skus.length }) : w.t('step.value.noSkus');
   const title = clip(item.title);
   const shop = item.shopName === null ? w.t('step.value.unknown') : clip(item.shopName);
-  return {
+  const outputs: StepOutputs = {
     title,
     shop,
     price_range: price,
-    stock_state: stock,
-    link: `https://item.taobao.com/item.htm?id=${encodeURIComponent(item.itemId)}`,
-    summary: w.t('step.summary.item', { title, shop, price, stock }),
+    summary: w.t('step.summary.item', { title, shop, price, skus }),
   };
+  // The documented link form of the marketplace the input's link named; none for a bare id.
+  if (result.ask.itemLink !== null) outputs.link = result.ask.itemLink;
+  return outputs;
 }
 
 function orderLine(w: Words, order: Order, overdue: boolean): string {

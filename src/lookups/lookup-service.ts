@@ -70,7 +70,7 @@ export type Claimed =
 
 /** A Workflow Builder step's run (lookups/steps.ts): its ledger names and its approved caps. */
 export interface StepCharge {
-  workflowId: string;
+  workflowExecutionId: string;
   /** The step's callback id: its counter scope 'step'. */
   stepId: string;
   /** What an admin approved for this step; reserved together with the workspace's caps. */
@@ -313,7 +313,9 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
               channelId: pending.channelId,
               pendingId: pending.id,
               source,
-              ...(step ? { workflow: { workflowId: step.workflowId, stepId: step.stepId } } : {}),
+              ...(step
+                ? { workflow: { workflowExecutionId: step.workflowExecutionId, stepId: step.stepId } }
+                : {}),
             }),
             { reservationId: held.id },
           );

@@ -120,7 +120,7 @@ export const CSV_COLUMNS = [
   'correlation_id',
   'pending_id',
   'source',
-  'workflow_id',
+  'workflow_execution_id',
   'step_id',
 ] as const;
 
@@ -170,7 +170,7 @@ export function ledgerCsv(
         e.correlationId,
         e.pendingId,
         e.source,
-        e.workflowId,
+        e.workflowExecutionId,
         e.stepId,
       ]
         .map(csvField)

@@ -9,7 +9,7 @@
  * `function_executed` finds the first delivery's row: it is never charged again, and it answers
  * with the first one's outcome (stored with the row) or, while that one still runs, not at all.
  * Every call reserves against the step's counters (scope 'step') and the workspace's caps in one
- * transaction (store/budgets.ts), and its ledger row names the workflow and the step.
+ * transaction (store/budgets.ts), and its ledger row names the workflow's run and the step.
  */
 import { z } from 'zod';
 import { isPlatError } from '../plat/errors.js';
@@ -25,6 +25,7 @@ import {
   parseShopCommand,
   parseWaybillCommand,
 } from './parse/command-text.js';
+import { parseItemRef } from './parse/item-link.js';
 import { type Problem, problem } from './parse/problems.js';
 import type { Caps } from './settings.js';
 import type { LookupOutcome, LookupRequest, Quote } from './types.js';
@@ -96,7 +97,18 @@ const text = (value: unknown): string =>
 
 /** What a step asks: the lookup request and what the outputs are computed with. */
 export type StepAsk =
-  | { ok: true; stepId: StepId; request: LookupRequest; hoursAhead: number | null }
+  | {
+      ok: true;
+      stepId: StepId;
+      request: LookupRequest;
+      hoursAhead: number | null;
+      /**
+       * lookup_item: the item's page in the documented link form of the marketplace the input's
+       * link names (spec/notes.md "Item links"); null for a bare id (its marketplace is not
+       * known: the item operation answers no link and no marketplace).
+       */
+      itemLink: string | null;
+    }
   | { ok: false; stepId: StepId; problems: Problem[] };
 
 /**
@@ -104,8 +116,13 @@ export type StepAsk =
  * never reaches a call). `ordersEdition`: the edition /orders is called with.
  */
 export function stepRequest(stepId: StepId, inputs: StepInputs, ordersEdition: number): StepAsk {
-  const asked = (parsed: ParsedCommand, missing: Problem, hoursAhead: number | null = null): StepAsk => {
-    if (parsed.kind === 'request') return { ok: true, stepId, request: parsed.request, hoursAhead };
+  const asked = (
+    parsed: ParsedCommand,
+    missing: Problem,
+    hoursAhead: number | null = null,
+    itemLink: string | null = null,
+  ): StepAsk => {
+    if (parsed.kind === 'request') return { ok: true, stepId, request: parsed.request, hoursAhead, itemLink };
     if (parsed.kind === 'invalid') return { ok: false, stepId, problems: parsed.problems };
     return { ok: false, stepId, problems: [missing] };
   };
@@ -118,7 +135,8 @@ export function stepRequest(stepId: StepId, inputs: StepInputs, ordersEdition: n
     }
     case 'lookup_item': {
       const line = `${text(inputs.item)}${inputs.with_prices === true ? ' prices' : ''}`;
-      return asked(parseItemCommand(line), problem('item_required'));
+      const ref = parseItemRef(text(inputs.item));
+      return asked(parseItemCommand(line), problem('item_required'), null, ref.ok ? ref.url : null);
     }
     case 'lookup_shop': {
       const shop = text(inputs.shop);
@@ -165,7 +183,11 @@ export function ordersDue(
 export interface StepExecution {
   /** function_execution_id: the same on every redelivery. */
   executionId: string;
-  workflowId: string;
+  /**
+   * workflow_execution_id: the run of the workflow this step is part of. function_executed names
+   * no id of the workflow itself (https://docs.slack.dev/reference/events/function_executed).
+   */
+  workflowExecutionId: string;
   stepId: StepId;
   /** The person who triggered the workflow (an input), when the workflow passes one. */
   userId: string | null;
@@ -222,7 +244,7 @@ export function createStepRunner(deps: {
     const approval = await approvals.get(execution.stepId);
     if (!approval) return { kind: 'not_approved' };
 
-    const userId = execution.userId ?? `${WORKFLOW_USER_PREFIX}${execution.workflowId}`;
+    const userId = execution.userId ?? `${WORKFLOW_USER_PREFIX}${execution.workflowExecutionId}`;
     // Keyed by the execution: a redelivery creates nothing and finds this row.
     const row = await store.pending.create({
       id: `step:${execution.executionId}`,
@@ -231,7 +253,7 @@ export function createStepRunner(deps: {
       teamId: execution.teamId,
       request: ask.request,
       quote: await lookups.quote(ask.request),
-      summary: `${execution.stepId}:${execution.workflowId}`,
+      summary: `${execution.stepId}:${execution.workflowExecutionId}`,
       responseUrl: null,
       ttlMs: STEP_ROW_TTL_MS,
     });
@@ -255,7 +277,11 @@ export function createStepRunner(deps: {
     try {
       const outcome = await lookups.run(pending, {
         source: 'workflow',
-        step: { workflowId: execution.workflowId, stepId: execution.stepId, caps: approval as Caps },
+        step: {
+          workflowExecutionId: execution.workflowExecutionId,
+          stepId: execution.stepId,
+          caps: approval as Caps,
+        },
         resultJson: (o) => JSON.stringify({ outcome: encodeOutcome(o), ageMs: null }),
         // Kept with the failed row, so a redelivery fails with the same reason.
         failureJson: (error) => (isPlatError(error) ? encodeFailure(error) : null),

@@ -120,7 +120,7 @@ async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply, wor
  * The print data file is kept with the finished lookup (never shown inline) for the Download
  * button; an item answer is kept so an unfurl of the same link can show it as the earlier result.
  */
-function keptResult(outcome: LookupOutcome): string | null {
+export function keptResult(outcome: LookupOutcome): string | null {
   if (outcome.kind === 'waybill-print') return JSON.stringify(printDataFile(outcome.records));
   if (outcome.kind === 'item') return JSON.stringify(outcome);
   return null;

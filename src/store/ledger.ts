@@ -42,8 +42,8 @@ export interface ChargeContext {
   channelId: string | null;
   pendingId: string | null;
   source: LedgerSource;
-  /** A workflow step's run: its workflow and step (ledger columns workflow_id, step_id). */
-  workflow?: { workflowId: string; stepId: string };
+  /** A workflow step's run: its workflow and step (ledger columns workflow_execution_id, step_id). */
+  workflow?: { workflowExecutionId: string; stepId: string };
 }
 
 /**
@@ -70,7 +70,7 @@ export function ledgerEntryFor(charge: ChargeFacts, context: ChargeContext): New
     correlationId: charge.correlationId,
     pendingId: context.pendingId,
     source: context.source,
-    workflowId: context.workflow?.workflowId ?? null,
+    workflowExecutionId: context.workflow?.workflowExecutionId ?? null,
     stepId: context.workflow?.stepId ?? null,
   };
 }
@@ -98,14 +98,14 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
     correlationId: row.correlation_id,
     pendingId: row.pending_id,
     source: row.source as LedgerSource,
-    workflowId: row.workflow_id,
+    workflowExecutionId: row.workflow_execution_id,
     stepId: row.step_id,
   };
 }
 
 /** A stored row's workflow columns: null for a charge that is not a workflow step's. */
 const stepOf = (entry: NewLedgerEntry) => ({
-  workflowId: entry.workflowId ?? null,
+  workflowExecutionId: entry.workflowExecutionId ?? null,
   stepId: entry.stepId ?? null,
 });
 
@@ -191,7 +191,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
             ${entry.correlationId}, ${entry.pendingId}, ${entry.source}, ${options.reservationId ?? null},
             ${counters.map((c) => c.scope)}::text[], ${counters.map((c) => c.subject)}::text[],
             ${counters.map((c) => c.period)}::text[], ${counters.map((c) => c.key)}::text[],
-            ${entry.workflowId ?? null}, ${entry.stepId ?? null}
+            ${entry.workflowExecutionId ?? null}, ${entry.stepId ?? null}
           ) AS id`.execute(db);
         const id = rows[0]?.id;
         if (id === null || id === undefined) return toLedgerEntry(await byChargeId(db, entry.chargeId));
@@ -229,7 +229,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
                 correlation_id: entry.correlationId,
                 pending_id: entry.pendingId,
                 source: entry.source,
-                workflow_id: entry.workflowId ?? null,
+                workflow_execution_id: entry.workflowExecutionId ?? null,
                 step_id: entry.stepId ?? null,
               })
               .onConflict((oc) => oc.column('charge_id').doNothing())

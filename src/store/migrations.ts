@@ -808,6 +808,77 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX tenant_erasures_due ON tenant_erasures (erased_at, erase_after);
   `,
+  // 17: the ledger's workflow column holds what Slack gives (wo-panel, issue 25). function_executed
+  // carries the run of the workflow (workflow_execution_id, "Wx…") and no id of the workflow itself
+  // (https://docs.slack.dev/reference/events/function_executed), so the column migration 14 named
+  // workflow_id is renamed to say so. PostgreSQL's platdesk_record (migration 15) names the column
+  // in its body: it is replaced by the same function writing the renamed column (its parameter
+  // renamed too, which CREATE OR REPLACE cannot do, hence the DROP first).
+  `
+  ALTER TABLE ledger RENAME COLUMN workflow_id TO workflow_execution_id;
+
+  -- postgres only: migration 15's charge function, which writes the old column name.
+  DROP FUNCTION platdesk_record(text, text, text, text, bigint, text, text, text, bigint,
+    double precision, bigint, bigint, text, text, text, text, text, text, text[], text[], text[],
+    text[], text, text);
+
+  -- postgres only: as migration 15's, the ledger row naming a workflow step's run and step
+  -- (p_workflow_execution_id, p_step_id; NULL for every other charge).
+  CREATE OR REPLACE FUNCTION platdesk_record(
+    p_tenant text, p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint,
+    p_user_id text, p_channel_id text, p_operation text, p_edition bigint,
+    p_points double precision, p_quota_calls bigint, p_code bigint, p_outcome text,
+    p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
+    p_reservation_id text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[],
+    p_workflow_execution_id text, p_step_id text
+  ) RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE
+    v_id bigint;
+    v_held double precision;
+    v_holds text;
+    v_taken double precision := 0;
+  BEGIN
+    IF (SELECT value_json FROM settings WHERE tenant_id = p_tenant AND key = p_zone_key)
+        IS DISTINCT FROM p_zone_stored THEN
+      RAISE EXCEPTION 'budget zone changed' USING ERRCODE = 'PD002';
+    END IF;
+    INSERT INTO ledger (tenant_id, charge_id, at, user_id, channel_id, operation, edition, points,
+      quota_calls, code, outcome, request_id, correlation_id, pending_id, source, workflow_execution_id, step_id)
+    VALUES (p_tenant, p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
+      p_quota_calls, p_code, p_outcome, p_request_id, p_correlation_id, p_pending_id, p_source,
+      p_workflow_execution_id, p_step_id)
+    ON CONFLICT (charge_id) DO NOTHING
+    RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF p_reservation_id IS NOT NULL AND p_points > 0 THEN
+      SELECT points, holds INTO v_held, v_holds FROM budget_reservations
+      WHERE tenant_id = p_tenant AND id = p_reservation_id FOR UPDATE;
+      IF FOUND AND v_held > 0 THEN
+        v_taken := least(v_held, p_points);
+        UPDATE budget_reservations SET points = v_held - v_taken
+        WHERE tenant_id = p_tenant AND id = p_reservation_id;
+      END IF;
+    END IF;
+    INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT p_tenant, scope, subject, period, period_key, sum(spent), sum(reserved)
+    FROM (
+      SELECT u.scope, u.subject, u.period, u.period_key, p_points AS spent,
+        0::double precision AS reserved
+      FROM unnest(p_scopes, p_subjects, p_periods, p_keys) AS u(scope, subject, period, period_key)
+      UNION ALL
+      SELECT h ->> 0, h ->> 1, h ->> 2, h ->> 3, 0, -v_taken
+      FROM json_array_elements(CASE WHEN v_taken > 0 THEN v_holds ELSE '[]' END::json) AS t(h)
+    ) AS d
+    GROUP BY scope, subject, period, period_key
+    HAVING sum(spent) <> 0 OR sum(reserved) <> 0
+    ORDER BY scope COLLATE "C", subject COLLATE "C", period COLLATE "C", period_key COLLATE "C"
+    ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
+    SET spent = c.spent + excluded.spent, reserved = c.reserved + excluded.reserved;
+    RETURN v_id;
+  END $$;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

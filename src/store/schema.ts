@@ -49,7 +49,7 @@ export interface LedgerTable {
   /** The id fixed before the call (unique): a second write of the same charge is a no-op. */
   charge_id: string;
   /** Workflow Builder steps (migration 14): the workflow and the step's callback id; else null. */
-  workflow_id: string | null;
+  workflow_execution_id: string | null;
   step_id: string | null;
 }
 

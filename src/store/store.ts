@@ -298,14 +298,14 @@ export interface LedgerEntry {
   pendingId: string | null;
   source: LedgerSource;
   /** A Workflow Builder step's charge (source 'workflow'): its workflow id; else null. */
-  workflowId: string | null;
+  workflowExecutionId: string | null;
   /** A Workflow Builder step's charge: the step's callback id (its counter scope 'step'); else null. */
   stepId: string | null;
 }
 
 /** A charge to write; the workflow fields default to null (every source but 'workflow'). */
-export type NewLedgerEntry = Omit<LedgerEntry, 'id' | 'workflowId' | 'stepId'> &
-  Partial<Pick<LedgerEntry, 'workflowId' | 'stepId'>>;
+export type NewLedgerEntry = Omit<LedgerEntry, 'id' | 'workflowExecutionId' | 'stepId'> &
+  Partial<Pick<LedgerEntry, 'workflowExecutionId' | 'stepId'>>;
 
 export interface LedgerTotals {
   points: number;

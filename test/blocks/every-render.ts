@@ -427,7 +427,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     correlationId: 'c1',
     pendingId: PENDING_ID,
     source: 'interactive',
-    workflowId: null,
+    workflowExecutionId: null,
     stepId: null,
   };
   const platdeskResults: [string, PlatdeskResult][] = [

@@ -25,6 +25,12 @@
  * `fault(method, kind)` injects what a post with an unclear outcome meets: the message is stored,
  * then the connection is cut, or a 500 is answered, or nothing is answered at all.
  *
+ * Work Objects: `entityTrigger(entityId)` issues a trigger_id tied to an entity, as Slack does for
+ * `entity_details_requested` and for a click on the details panel's action; entity.presentDetails
+ * checks it as Slack documents (unknown or older than 3 s: invalid_trigger_id; metadata of another
+ * entity: entity_metadata_does_not_match_trigger; not an entity: invalid_metadata) and
+ * `presentedDetails()` lists the panels it accepted.
+ *
  * Socket Mode (`fake.socket`): `apps.connections.open`, called with an app-level token (`Bearer xapp-…`),
  * answers `{ ok: true, url: 'ws://127.0.0.1:PORT/socket' }`, a `ws` WebSocketServer on this server.
  * What @slack/socket-mode 3 (SocketModeClient.js, SlackWebSocket.js) expects of that socket:
@@ -87,6 +93,21 @@ export interface StoredMessage extends Record<string, unknown> {
   thread_ts?: string;
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
+
+/** A details panel entity.presentDetails accepted: the trigger it answered and what it showed. */
+export interface PresentedDetails {
+  triggerId: string;
+  entityId: string;
+  metadata?: Record<string, unknown>;
+  error?: Record<string, unknown>;
+  at: number;
+}
+
+/**
+ * A trigger_id lives 3 seconds (https://docs.slack.dev/interactivity/handling-user-interaction:
+ * "trigger_id … expires 3 seconds after it's sent to your app"); used later Slack refuses it.
+ */
+export const TRIGGER_LIFETIME_MS = 3000;
 
 /** A fixed answer, or one computed from the call; `ok: true` is added unless the answer sets `ok`. */
 export type SlackAnswer = Record<string, unknown> | ((call: SlackCall) => Record<string, unknown>);
@@ -174,6 +195,14 @@ export interface FakeSlack {
   messages(channel: string): StoredMessage[];
   /** The replies in the thread of `ts` in a channel, oldest first. */
   replies(channel: string, ts: string): StoredMessage[];
+  /**
+   * A trigger Slack issues for a Work Object (an `entity_details_requested` event or a click on
+   * the details panel's action), tied to that entity's `external_ref.id` and usable for
+   * TRIGGER_LIFETIME_MS from `issuedAt` (default: now, on this server's clock).
+   */
+  entityTrigger(entityId: string, options?: { issuedAt?: number }): string;
+  /** What entity.presentDetails accepted (the panel a person sees), oldest first. */
+  presentedDetails(): PresentedDetails[];
   /** Replaces the default answer of `method` until `reset()`. */
   setResponse(method: string, answer: SlackAnswer): void;
   /** Delays the answers of `method` by `ms` until `reset()` (a slow Slack). */
@@ -342,8 +371,63 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
   const delays = new Map<string, number>();
   const locales = new Map<string, string>();
   const waiters = new Set<Waiter>();
+  /** Work Object triggers issued by the tests: trigger_id → the entity and when it was issued. */
+  const triggers = new Map<string, { entityId: string; issuedAt: number }>();
+  const presented: PresentedDetails[] = [];
   let seq = 0;
   let responseSeq = 0;
+  let triggerSeq = 0;
+  /**
+   * entity.presentDetails as https://docs.slack.dev/reference/methods/entity.presentDetails
+   * documents it: `trigger_id` required (a trigger Slack issued for a Work Object, not expired),
+   * then `metadata` (an entity whose external_ref.id is the trigger's entity, else
+   * entity_metadata_does_not_match_trigger; not an entity: invalid_metadata) or `error` (a status
+   * from the documented list), and `user_auth_url` whenever `user_auth_required` is set.
+   */
+  const presentDetails = (call: SlackCall): Record<string, unknown> => {
+    const b = call.body;
+    const fail = (error: string) => ({ ok: false, error });
+    if (typeof b.trigger_id !== 'string' || b.trigger_id === '') return fail('invalid_arguments');
+    const trigger = triggers.get(b.trigger_id);
+    // Slack's documented answer for a trigger it does not know or that has expired.
+    if (!trigger || clock() - trigger.issuedAt > TRIGGER_LIFETIME_MS) return fail('invalid_trigger_id');
+    const authRequired = String(b.user_auth_required) === 'true' || String(b.user_auth_required) === '1';
+    if (authRequired && (typeof b.user_auth_url !== 'string' || b.user_auth_url === ''))
+      return fail('user_auth_url_missing');
+    if (b.metadata !== undefined) {
+      const m = b.metadata as Record<string, unknown> | string;
+      if (typeof m !== 'object' || m === null || Array.isArray(m)) return fail('invalid_metadata');
+      const ref = m.external_ref as { id?: unknown } | undefined;
+      const payload = m.entity_payload as { attributes?: { title?: { text?: unknown } } } | undefined;
+      if (
+        typeof m.entity_type !== 'string' ||
+        typeof m.url !== 'string' ||
+        typeof ref?.id !== 'string' ||
+        typeof payload?.attributes?.title?.text !== 'string'
+      )
+        return fail('invalid_metadata');
+      if (ref.id !== trigger.entityId) return fail('entity_metadata_does_not_match_trigger');
+      presented.push({ triggerId: b.trigger_id, entityId: ref.id, metadata: m, at: clock() });
+      return {};
+    }
+    if (typeof b.error === 'object' && b.error !== null) {
+      const error = b.error as Record<string, unknown>;
+      const statuses = [
+        'restricted',
+        'internal_error',
+        'not_found',
+        'custom',
+        'custom_partial_view',
+        'timeout',
+        'edit_error',
+      ];
+      if (typeof error.status !== 'string' || !statuses.includes(error.status))
+        return fail('invalid_arguments');
+      presented.push({ triggerId: b.trigger_id, entityId: trigger.entityId, error, at: clock() });
+      return {};
+    }
+    return fail('invalid_arguments');
+  };
   /** Message ts values increase with every message posted, as Slack's do (the clock's seconds). */
   const nextTs = () => `${Math.floor(clock() / 1000)}.${String(++seq).padStart(6, '0')}`;
   const conversation = (channel: string): StoredMessage[] => {
@@ -483,13 +567,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       call.body.error !== ''
         ? {}
         : { ok: false, error: 'invalid_arguments' },
-    // Work Objects' details panel (https://docs.slack.dev/reference/methods/entity.presentDetails):
-    // the trigger of the request, and the entity's metadata or an error.
-    'entity.presentDetails': (call) =>
-      typeof call.body.trigger_id === 'string' &&
-      (typeof call.body.metadata === 'object' || typeof call.body.error === 'object')
-        ? {}
-        : { ok: false, error: 'invalid_arguments' },
+    'entity.presentDetails': (call) => presentDetails(call),
     'chat.getPermalink': (call) => ({
       channel: str(call.body.channel, SLACK.channelId),
       permalink: `https://${SLACK.teamDomain}.slack.com/archives/${str(call.body.channel, SLACK.channelId)}/p${str(call.body.message_ts, SLACK.messageTs).replace('.', '')}`,
@@ -754,6 +832,12 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       conversation(channel)
         .filter((m) => m.thread_ts === ts && m.ts !== ts)
         .map((m) => ({ ...m })),
+    entityTrigger(entityId, triggerOptions = {}) {
+      const id = `${Math.floor(clock() / 1000)}.${String(++triggerSeq).padStart(10, '0')}.entity${triggerSeq.toString(16).padStart(24, '0')}`;
+      triggers.set(id, { entityId, issuedAt: triggerOptions.issuedAt ?? clock() });
+      return id;
+    },
+    presentedDetails: () => presented.map((p) => ({ ...p })),
     setResponse: (method, answer) => void answers.set(method, answer),
     setDelay: (method, ms) => void delays.set(method, ms),
     setLocale: (userId, locale) => void locales.set(userId, locale),
@@ -765,6 +849,8 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       stored.clear();
       answers.clear();
       delays.clear();
+      triggers.clear();
+      presented.length = 0;
     },
     socket: socket.api,
     close() {

@@ -509,13 +509,21 @@ export function entityDetailsRequested(input: {
  * A click on an action button of a Work Object's details panel: a block_actions payload whose
  * container is the entity, with no channel and no response_url (no message holds the button).
  */
-export function entityAction(input: { actionId: string; value: string; userId?: string; actionTs?: string }) {
+export function entityAction(input: {
+  actionId: string;
+  value: string;
+  userId?: string;
+  actionTs?: string;
+  /** The click's own trigger, tied to the entity (FakeSlack.entityTrigger). */
+  triggerId?: string;
+}) {
   const payload = blockAction({
     actionId: input.actionId,
     value: input.value,
     responseUrl: '',
     ...(input.userId ? { userId: input.userId } : {}),
     ...(input.actionTs ? { actionTs: input.actionTs } : {}),
+    ...(input.triggerId ? { triggerId: input.triggerId } : {}),
     container: { type: 'entity_detail' },
   }) as unknown as Record<string, unknown>;
   delete payload.response_url;

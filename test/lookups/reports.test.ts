@@ -8,7 +8,7 @@ import type { LedgerEntry, NewLedgerEntry, Store } from '../../src/store/store.j
 import { openTestStore } from '../helpers/store-engines.js';
 
 const HEADER =
-  'at,user_id,channel_id,operation,edition,points,yuan,quota_calls,code,outcome,request_id,correlation_id,pending_id,source,workflow_id,step_id';
+  'at,user_id,channel_id,operation,edition,points,yuan,quota_calls,code,outcome,request_id,correlation_id,pending_id,source,workflow_execution_id,step_id';
 
 function entry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
@@ -27,7 +27,7 @@ function entry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
     correlationId: 'corr-1',
     pendingId: 'p-1',
     source: 'interactive',
-    workflowId: null,
+    workflowExecutionId: null,
     stepId: null,
     ...overrides,
   };
@@ -95,7 +95,12 @@ describe('ledgerCsv', () => {
 
   it("a workflow step's charge names its workflow and step (issue 25)", () => {
     const csv = ledgerCsv([
-      entry({ source: 'workflow', workflowId: 'Wx0123ABC', stepId: 'lookup_waybill', channelId: null }),
+      entry({
+        source: 'workflow',
+        workflowExecutionId: 'Wx0123ABC',
+        stepId: 'lookup_waybill',
+        channelId: null,
+      }),
     ]);
     expect(csv.split('\r\n')[1]).toBe(
       '2026-11-20T04:00:00.000Z,U1234,,get-shop-info,1,10,0.10,0,0,ok,sbx-1,corr-1,p-1,workflow,Wx0123ABC,lookup_waybill',

@@ -26,7 +26,7 @@ import {
 import { socketModeConfig } from '../helpers/socket-mode-config.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
-const { waybills, owners, wwids } = SANDBOX_FIXTURES;
+const { waybills, owners, wwids, items, links } = SANDBOX_FIXTURES;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let executions = 0;
@@ -113,7 +113,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     await platdesk('steps revoke lookup_waybill');
   });
 
-  it('an approved step completes with outputs typed as declared; the ledger row names the workflow and the step', async () => {
+  it("an approved step completes with outputs typed as declared; the ledger row names the workflow's run (workflow_execution_id) and the step", async () => {
     const shown = await platdesk('steps approve lookup_waybill daily 1000');
     expect(shown).toMatch(
       /Waybill lookup\* \(`lookup_waybill`\): .*4 points.* a run · approved: daily 1,000 points/,
@@ -132,7 +132,6 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
       state: '已签收',
       last_event: expect.any(String),
       last_event_time: expect.any(Number),
-      link: `https://www.kuaidi100.com/chaxun?nu=${waybills.ok[0]}`,
       summary: expect.stringMatching(
         new RegExp(`^Waybill ${waybills.ok[0]}: 已签收, last: .+ \\(顺丰速运\\)$`),
       ),
@@ -142,12 +141,45 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       source: 'workflow',
-      workflowId: 'Wx0700000WF01',
+      workflowExecutionId: 'Wx0700000WF01',
       stepId: 'lookup_waybill',
       userId: SLACK.userId,
       operation: 'platdzmd',
     });
     expect(rows[0]?.points).toBeGreaterThan(0);
+
+    // /platdesk export shows it under its true name.
+    const sent = await h.command('/platdesk', 'export today', { userId: SLACK.adminId });
+    await h.nextResponse(sent.responseUrlId);
+    const upload = await h.fake.waitFor('file_upload', undefined, 5000);
+    const [header, ...lines] = (upload.bytes?.toString('utf8') ?? '').trimEnd().split('\r\n');
+    const columns = header?.split(',') ?? [];
+    expect(columns).toContain('workflow_execution_id');
+    expect(columns).not.toContain('workflow_id');
+    const row = lines
+      .map((l) => l.split(','))
+      .find((cells) => cells[columns.indexOf('pending_id')] === `step:${executionId}`);
+    expect(row?.[columns.indexOf('workflow_execution_id')]).toBe('Wx0700000WF01');
+    expect(row?.[columns.indexOf('step_id')]).toBe('lookup_waybill');
+  });
+
+  it('lookup_item: a link output only for an item link (its marketplace’s documented page), none for a bare id; no stock output', async () => {
+    expect(await platdesk('steps approve lookup_item daily 100')).toContain('Changed: Item lookup');
+    const linked = await runStep('lookup_item', { item: `<${links.brandedStore}>`, user: SLACK.userId });
+    expect(linked.call.method).toBe('functions.completeSuccess');
+    expect(linked.calls).toBe(1);
+    const out = linked.call.body.outputs as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(['link', 'price_range', 'shop', 'summary', 'title']);
+    // spec/notes.md "Item links": the branded store's form.
+    expect(out.link).toBe(`https://detail.tmall.com/item.htm?id=${items.tea}`);
+
+    const bare = await runStep('lookup_item', { item: items.basic, user: SLACK.userId });
+    expect(bare.call.method).toBe('functions.completeSuccess');
+    const bareOut = bare.call.body.outputs as Record<string, unknown>;
+    expect(Object.keys(bareOut).sort()).toEqual(['price_range', 'shop', 'summary', 'title']);
+    // The fixture item lists 9 SKUs; nothing is said of stock.
+    expect(String(bareOut.summary)).toMatch(/ · 9 SKUs listed$/);
+    await platdesk('steps revoke lookup_item');
   });
 
   it("the admin's App Home shows each step with its price, approval and spend", async () => {

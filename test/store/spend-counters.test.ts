@@ -120,17 +120,17 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     const { store } = await fresh();
     const step = {
       source: 'workflow' as const,
-      workflowId: 'Wx1',
+      workflowExecutionId: 'Wx1',
       stepId: 'lookup_waybill',
       channelId: null,
     };
     const row = await store.ledger.record(entry({ ...step, points: 8 }));
-    expect(row).toMatchObject({ workflowId: 'Wx1', stepId: 'lookup_waybill', source: 'workflow' });
+    expect(row).toMatchObject({ workflowExecutionId: 'Wx1', stepId: 'lookup_waybill', source: 'workflow' });
     await store.ledger.record(entry({ ...step, stepId: 'orders_due', points: 2 }));
     await store.ledger.record(entry({ points: 5 }));
     // As stored (read back, not the row record() returned).
     const stored = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
-    expect(stored.map((e) => [e.source, e.workflowId, e.stepId, e.points])).toEqual(
+    expect(stored.map((e) => [e.source, e.workflowExecutionId, e.stepId, e.points])).toEqual(
       expect.arrayContaining([
         ['workflow', 'Wx1', 'lookup_waybill', 8],
         ['workflow', 'Wx1', 'orders_due', 2],
@@ -359,6 +359,36 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
       ]),
     );
     expect(await store.budgets.reconcile([p.daily, p.monthly])).toHaveLength(2);
+  });
+
+  it("the workflow column written before it was renamed is kept as the workflow's run id", async () => {
+    const db = await testDatabase(engine);
+    databases.push(db);
+    const k = await raw(db);
+    const rename = MIGRATIONS.findIndex((m) =>
+      m.includes('RENAME COLUMN workflow_id TO workflow_execution_id'),
+    );
+    expect(rename).toBeGreaterThan(0);
+    try {
+      await migrate(k, engine, MIGRATIONS.slice(0, rename));
+      await sql`INSERT INTO ledger (tenant_id, charge_id, at, user_id, channel_id, operation, edition, points,
+          quota_calls, code, outcome, source, workflow_id, step_id)
+        VALUES ('', 'c-old', ${T0}, 'U1', NULL, 'platdzmd', 1, 3, 0, 0, 'ok', 'workflow', 'WxOLD1', 'lookup_waybill')`.execute(
+        k,
+      );
+    } finally {
+      await k.destroy();
+    }
+    const store = (await db.open()) as Store;
+    // A charge recorded after the rename (PostgreSQL: through the replaced platdesk_record).
+    await store.ledger.record(
+      entry({ source: 'workflow', workflowExecutionId: 'WxNEW1', stepId: 'orders_due', channelId: null }),
+    );
+    const rows = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+    expect(rows.map((e) => [e.workflowExecutionId, e.stepId]).sort()).toEqual([
+      ['WxNEW1', 'orders_due'],
+      ['WxOLD1', 'lookup_waybill'],
+    ]);
   });
 
   it('a ledger written before the counters is backfilled once, in the budget zone', async () => {

@@ -175,7 +175,7 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
       ...charge('a:step', 8),
       channelId: null,
       source: 'workflow',
-      workflowId: 'Wf0001',
+      workflowExecutionId: 'Wf0001',
       stepId: 'lookup_waybill',
     });
     expect((await a.budgets.uses([stepDay(10)]))[0]?.spent).toBe(8);

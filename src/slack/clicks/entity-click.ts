@@ -1,9 +1,11 @@
 /**
  * The one registration for clicks on a Work Object's details panel (its action buttons,
  * https://docs.slack.dev/messaging/work-objects-overview). No message holds the button, so Slack
- * sends no channel and no response_url: a handler gets a context without `respond`, and answers
- * the clicker privately (a direct message from platdesk). Redeliveries are dropped first.
+ * sends no channel and no response_url: a handler gets a context without `respond`. It answers in
+ * the panel (entity.presentDetails with the click's own trigger_id, usable for about 3 s from
+ * `receivedAt`) or privately (a direct message from platdesk). Redeliveries are dropped first.
  */
+import { performance } from 'node:perf_hooks';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Words } from '../../blocks/i18n/words.js';
@@ -18,6 +20,8 @@ export interface EntityClick {
   readonly userId: string;
   readonly teamId: string | null;
   readonly triggerId: string;
+  /** When the click arrived (performance.now()): its trigger_id lives about 3 s from then. */
+  readonly receivedAt: number;
   readonly client: WebClient;
   words(): Promise<Words>;
   /** A message to the clicker alone (a direct message from platdesk); true when Slack took it. */
@@ -34,6 +38,7 @@ export function onEntityClick(
 ): void {
   recordClickRegistration(app, 'entity', actionId);
   app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body: sent, client }) => {
+    const receivedAt = performance.now();
     await ackFirst(ack);
     const body = sent as EntityClickBody;
     if (!(await firstDelivery(deps.store, body))) {
@@ -46,6 +51,7 @@ export function onEntityClick(
       userId,
       teamId: body.team?.id ?? null,
       triggerId: body.trigger_id,
+      receivedAt,
       client,
       words: () => deps.language.user(userId),
       tell: (message) => sendPrivately(client, { userId, channelId: null }, message, deps.logger),

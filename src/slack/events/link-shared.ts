@@ -6,14 +6,12 @@
  */
 import type { App } from '@slack/bolt';
 import type { EntityMetadata } from '@slack/types';
-import type { ChatUnfurlArguments } from '@slack/web-api';
 import { renderUnfurl } from '../../blocks/unfurl.js';
 import { itemEntity } from '../../blocks/work-objects.js';
 import { MAX_LINKS_PER_EVENT } from '../../lookups/unfurls.js';
 import type { SlackDeps } from '../deps.js';
+import { type Unfurls, type UnfurlTarget, unfurlWithEntities } from './unfurl-send.js';
 import { itemEntityOf } from './work-objects.js';
-
-type Unfurls = Extract<ChatUnfurlArguments, { unfurls: unknown }>['unfurls'];
 
 /** chat.unfurl takes unfurl_id + source (both or neither), else channel + ts. */
 function unfurlTarget(event: {
@@ -21,7 +19,7 @@ function unfurlTarget(event: {
   message_ts: string;
   unfurl_id?: string;
   source?: string;
-}): { unfurl_id: string; source: 'composer' | 'conversations_history' } | { channel: string; ts: string } {
+}): UnfurlTarget {
   const source = event.source;
   if (event.unfurl_id && (source === 'composer' || source === 'conversations_history'))
     return { unfurl_id: event.unfurl_id, source };
@@ -67,18 +65,6 @@ export function registerLinkShared(app: App, deps: SlackDeps): void {
       }
     }
     if (Object.keys(found).length === 0) return;
-    const target = unfurlTarget(event);
-    if (entities.length === 0) {
-      await client.chat.unfurl({ ...target, unfurls: found });
-      return;
-    }
-    // Work Objects where the workspace supports them; the unfurl blocks are the fallback, and a
-    // workspace that refuses the entities gets the plain unfurl.
-    try {
-      await client.chat.unfurl({ ...target, unfurls: found, metadata: { entities } });
-    } catch (err) {
-      deps.logger.warn({ err }, 'Work Object unfurl refused; unfurling without entities');
-      await client.chat.unfurl({ ...target, unfurls: found });
-    }
+    await unfurlWithEntities(client, unfurlTarget(event), found, entities, deps.logger);
   });
 }

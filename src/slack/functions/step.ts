@@ -23,7 +23,7 @@ export function onStep(app: App, deps: SlackDeps, runnerOf: () => StepRunner, st
       {
         executionId: event.function_execution_id,
         // function_executed names the workflow's run, not the workflow (Slack's payload).
-        workflowId: event.workflow_execution_id,
+        workflowExecutionId: event.workflow_execution_id,
         stepId,
         userId: typeof user === 'string' && /^[UW][A-Z0-9]+$/.test(user) ? user : null,
         teamId: (body as { team_id?: string }).team_id ?? null,

@@ -176,7 +176,7 @@ export const platdesk = {
     correlation_id: 'correlation_id',
     pending_id: 'pending_id',
     source: 'source',
-    workflow_id: 'workflow_id',
+    workflow_execution_id: 'workflow_execution_id',
     step_id: 'step_id',
   },
 } as const;

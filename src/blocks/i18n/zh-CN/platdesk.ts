@@ -172,7 +172,7 @@ export const platdesk: Catalog['platdesk'] = {
     correlation_id: '关联 ID',
     pending_id: '查询 ID',
     source: '来源',
-    workflow_id: '工作流 ID',
+    workflow_execution_id: '工作流运行 ID',
     step_id: '工作流步骤',
   },
 };
