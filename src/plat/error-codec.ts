@@ -30,6 +30,7 @@ import {
   PlatShopUnauthorizedError,
   PlatSystemError,
   PlatTimeoutError,
+  PlatNoAccountError,
   PlatUnavailableError,
   PlatUnknownCodeError,
   PlatUnsupportedError,
@@ -141,6 +142,7 @@ const REBUILD: Record<PlatErrorCode, Rebuild> = {
   aborted: (j, o) => new PlatAbortedError(j.message, o),
   claim_lost: (j, o) => new PlatClaimLostError(j.message, o),
   lock_lost: (j, o) => new PlatLockLostError(j.message, o),
+  no_plat_account: (j) => new PlatNoAccountError(j.operation),
 };
 
 /** Every PlatError code (the table above holds one of each). */
