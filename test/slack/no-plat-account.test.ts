@@ -4,18 +4,28 @@
  * Its admin's App Home opens on "First step: connect a plat account" with the button and the
  * Connect form works; a member's Home says an admin must connect one; /item is answered
  * "this workspace has no plat account yet" in en and zh-CN with no Confirm, no plat call and no
- * ledger row (the sandbox the account is later connected to counts 0 calls); a workflow step fails
- * with that reason; once the admin connects an account the very next /item is confirmed and
+ * ledger row (the sandbox the account is later connected to counts 0 calls); a message shortcut
+ * answers the same with no modal, a link unfurl says it with no Look up button, a workflow step
+ * fails with that reason, a digest run fails with no_plat_account and no call; once the admin connects an account the very next /item is confirmed and
  * answered from it, with no restart.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
+import { SHORTCUT_IDS } from '../../src/blocks/shortcut.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
-import { postEvent } from '../helpers/slack-http.js';
+import { postAction, postEvent } from '../helpers/slack-http.js';
 import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
-import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
+import {
+  appHomeOpened,
+  eventCallback,
+  functionExecuted,
+  linkShared,
+  messageShortcut,
+  SLACK,
+} from '../helpers/slack-payloads.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
 const SIGNING_SECRET = 'test-secret';
@@ -105,6 +115,66 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
       'This workspace has no plat account yet',
     );
     expect(await refusedWith('/item', itemId, MEMBER_ZH)).toContain('此工作区还没有 plat 账户');
+
+    // A message shortcut: the same answer, no modal with a Confirm.
+    const shortcut = await postAction(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      messageShortcut({
+        callbackId: SHORTCUT_IDS.items,
+        message: { text: `look at ${itemId}` },
+        responseUrl: app.fake.responseUrl('sc-1'),
+      }),
+    );
+    expect(shortcut.status).toBe(200);
+    expect(textOf(await app.nextResponse('sc-1'))).toContain('This workspace has no plat account yet');
+    expect(app.fake.callsTo('views.open')).toEqual([]);
+
+    // A link unfurl: what the link is, the sentence, and no Look up button.
+    const url = `https://item.taobao.com/item.htm?id=${itemId}`;
+    const shared = await postEvent(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      eventCallback(linkShared({ links: [{ url, domain: 'item.taobao.com' }] }), { eventId: 'EvLINK1' }),
+    );
+    expect(shared.status).toBe(200);
+    const unfurl = await app.fake.waitFor('chat.unfurl');
+    expect(textOf(unfurl.body.unfurls)).toContain('This workspace has no plat account yet');
+    expect(JSON.stringify(unfurl.body.unfurls)).not.toContain(ACTIONS.unfurlLookup);
+
+    // A workflow step fails with the reason, in the workspace's language.
+    const step = await postEvent(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      eventCallback(
+        functionExecuted({
+          callbackId: 'orders_due',
+          inputs: { shop: SANDBOX_FIXTURES.owners.dueSoon, hours_ahead: 24, user: SLACK.userId },
+          executionId: 'Fx0001',
+        }),
+        { eventId: 'EvFx0001' },
+      ),
+    );
+    expect(step.status).toBe(200);
+    const failed = await app.fake.waitFor('functions.completeError');
+    expect(String(failed.body.error)).toContain('This workspace has no plat account yet');
+    expect(app.fake.callsTo('functions.completeSuccess')).toEqual([]);
+
+    // A digest run sends no call; its channel gets the one failure notice, saying why.
+    const added = await app.command(
+      '/orders',
+      `digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> 23:00 single`,
+      { userId: SLACK.adminId },
+    );
+    await app.nextResponse(added.responseUrlId);
+    const [sub] = await store.digests.list();
+    if (!sub) throw new Error('no digest subscription');
+    const parts = await app.platdesk.tenants.forTenant(SLACK.teamId);
+    const run = await parts.deps.digests?.scheduler.runNow(sub.id, SLACK.adminId);
+    expect(run?.kind).toBe('failed');
+    const runId = run && 'run' in run && run.run ? run.run.id : 0;
+    expect((await store.digests.run(runId))?.lastError).toMatch(/^no_plat_account/);
+
     // Nothing sent, nothing charged.
     expect(plat.stats().calls).toBe(0);
     expect(app.sandbox.stats().calls).toBe(0);
