@@ -5,7 +5,8 @@
  * Connect form works; a member's Home says an admin must connect one; /item is answered
  * "this workspace has no plat account yet" in en and zh-CN with no Confirm, no plat call and no
  * ledger row (the sandbox the account is later connected to counts 0 calls); a message shortcut
- * answers the same with no modal, a link unfurl says it with no Look up button, a workflow step
+ * answers the same with no modal, a link unfurl says it with no Look up button, the Work Object
+ * panel's paid action tells the clicker privately with no Confirm, a workflow step
  * fails with that reason, a digest run fails with no_plat_account and no call; once the admin connects an account the very next /item is confirmed and
  * answered from it, with no restart.
  */
@@ -14,12 +15,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import { SHORTCUT_IDS } from '../../src/blocks/shortcut.js';
+import { unfurlButtonValue } from '../../src/blocks/unfurl.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postAction, postEvent } from '../helpers/slack-http.js';
 import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
 import {
   appHomeOpened,
+  entityAction,
   eventCallback,
   functionExecuted,
   linkShared,
@@ -141,6 +144,25 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
     const unfurl = await app.fake.waitFor('chat.unfurl');
     expect(textOf(unfurl.body.unfurls)).toContain('This workspace has no plat account yet');
     expect(JSON.stringify(unfurl.body.unfurls)).not.toContain(ACTIONS.unfurlLookup);
+
+    // The Work Object panel's paid action: told privately, with no Confirm.
+    const dmBefore = app.fake.callsTo('chat.postMessage').length;
+    const paid = await postAction(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      entityAction({
+        actionId: ACTIONS.entityLookup,
+        value: unfurlButtonValue(itemId, '0'),
+        actionTs: '1700000002.000001',
+      }),
+    );
+    expect(paid.status).toBe(200);
+    const dm = await app.fake.waitFor(
+      'chat.postMessage',
+      () => app.fake.callsTo('chat.postMessage').length > dmBefore,
+    );
+    expect(textOf(dm.body)).toContain('This workspace has no plat account yet');
+    expect(JSON.stringify(dm.body)).not.toContain('platdesk.confirm');
 
     // A workflow step fails with the reason, in the workspace's language.
     const step = await postEvent(
