@@ -201,7 +201,12 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     accounts:
       options.platAccounts ??
       (config.slack.distribution
-        ? storedPlatAccounts(store.platAccounts, operatorAccount, logger)
+        ? storedPlatAccounts(
+            store.platAccounts,
+            operatorAccount,
+            logger,
+            async (t) => (await store.installations.get(t)) !== null,
+          )
         : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' })),
     timeouts,
     defaults: { prices, editions: config.plat.editions },
@@ -251,8 +256,6 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
           // A reinstall may bring a new bot token: the tenant's parts are built anew.
           await services?.forget(record.tenant);
         },
-        // Jobs outside a request (digests, alerts) then get a client with the new token.
-        onTokenChanged: (tenant) => void services?.forget(tenant),
       })
     : null;
   const { receiver, healthServer, socketClients } = createHttpFront({
@@ -297,7 +300,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const slackClients = installs
     ? installs.clients
     : installations
-      ? installedSlackClients(async (t) => (await installations(t))?.botToken ?? null, clientOptions)
+      ? installedSlackClients(
+          { tokenOf: async (t) => (await installations(t))?.botToken ?? null },
+          clientOptions,
+        )
       : singleSlackClient(app.client);
   const tenantInstalls = installs ? distributedInstalls() : null;
   services = createTenantServices({

@@ -58,7 +58,7 @@ export interface TenantParts {
 }
 
 export interface TenantServices {
-  /** The tenant's parts, built on first use; rejects when the tenant has no plat account or Slack client. */
+  /** The tenant's parts, built on first use (with or without a plat account); rejects when it has no Slack client. */
   forTenant(tenant: string): Promise<TenantParts>;
   /** Every tenant built so far. */
   built(): TenantParts[];
@@ -74,13 +74,8 @@ export interface TenantServices {
 
 export class TenantUnavailableError extends Error {
   readonly code = 'tenant_unavailable';
-  constructor(
-    readonly tenant: string,
-    readonly missing: 'plat_account' | 'slack_client',
-  ) {
-    super(
-      `tenant ${tenant || '(single)'} has no ${missing === 'plat_account' ? 'plat account' : 'Slack client'}`,
-    );
+  constructor(readonly tenant: string) {
+    super(`tenant ${tenant || '(single)'} has no Slack client (not installed)`);
     this.name = 'TenantUnavailableError';
   }
 }
@@ -91,10 +86,11 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
 
   async function build(tenant: string): Promise<TenantParts> {
     const store = d.store.forTenant(tenant);
-    const plat = await d.platClients.clientFor(tenant);
-    if (!plat) throw new TenantUnavailableError(tenant, 'plat_account');
+    // Built with or without a plat account: a workspace with none still reaches its App Home
+    // (and its Connect form); its lookups, digests, alerts and steps are refused by the client.
+    const plat = await d.platClients.forTenant(tenant);
     const slack = await d.slackClients.clientFor(tenant);
-    if (!slack) throw new TenantUnavailableError(tenant, 'slack_client');
+    if (!slack) throw new TenantUnavailableError(tenant);
     const configured = tenant === SINGLE_TENANT ? d.configuredAdmins : [];
     const logger = tenant === SINGLE_TENANT ? d.logger : d.logger.child({ tenant });
     const charges = createChargeRecorder({ ledger: store.ledger, logger });
@@ -115,6 +111,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
     alerts.onAlert?.((alert) => recordAlert(store, alert));
     const lookups = createLookupService({
       client: plat.client,
+      ensureAccount: plat.ensureAccount,
       store,
       holder: d.holder,
       prices: plat.prices,

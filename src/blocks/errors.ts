@@ -58,6 +58,7 @@ const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
   'aborted',
   'claim_lost',
   'lock_lost',
+  'no_plat_account',
 ]);
 
 /**

@@ -24,7 +24,7 @@ import { SLASH_COMMANDS, usageLine } from './help.js';
 import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
-import { platAccountBlocks } from './plat-account.js';
+import { platAccountBlocks, platAccountMemberBlocks } from './plat-account.js';
 import { stepApprovalLines } from './steps.js';
 import { escapeClip, truncate } from './text.js';
 import { describeRequest, operationLabel, operationTitle } from './words-of.js';
@@ -352,9 +352,19 @@ export function renderHome(
   language: HomeLanguage,
   spendChart: UploadedChart | null = null,
 ): HomeView {
+  // No plat account yet: connecting one is the admins' first step, above everything else, and
+  // members are told why lookups cannot run.
+  const account = data.platAccount;
+  const first = account?.state === 'none';
+  const accountBlocks = !account
+    ? []
+    : data.adminHome
+      ? platAccountBlocks(w, account)
+      : platAccountMemberBlocks(w, account);
   const blocks = [
+    ...(first ? accountBlocks : []),
     ...everyoneBlocks(w, data, language),
-    ...(data.adminHome && data.platAccount ? platAccountBlocks(w, data.platAccount) : []),
+    ...(first ? [] : data.adminHome ? accountBlocks : []),
     ...(data.adminHome ? adminBlocks(w, data.adminHome, now, data.timeZone, spendChart) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, SLACK_LIMITS.viewBlocks) };

@@ -35,7 +35,7 @@ export function platAccountBlocks(w: Words, status: PlatAccountStatus): KnownBlo
                 code: escapeClip(status.state === 'refused' ? status.code : '', 40),
               });
   return [
-    header(t('install.platAccountHeading')),
+    header(t(status.state === 'none' ? 'install.platAccountFirstStep' : 'install.platAccountHeading')),
     section(text),
     actions([
       button({
@@ -52,6 +52,11 @@ export function platAccountBlocks(w: Words, status: PlatAccountStatus): KnownBlo
       }),
     ]),
   ];
+}
+
+/** What a member (not an admin) reads while the workspace has no plat account. */
+export function platAccountMemberBlocks(w: Words, status: PlatAccountStatus): KnownBlock[] {
+  return status.state === 'none' ? [section(w.t('install.platAccountMemberNone'))] : [];
 }
 
 export const ERASE_FORM = { callbackId: 'platdesk.home.erase_form' } as const;

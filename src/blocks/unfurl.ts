@@ -100,6 +100,11 @@ export function renderUnfurl(w: Words, decision: UnfurlDecision, options: { now:
         t('unfurl.shortLink', { host: escapeClip(hostOf(decision.url), 80) || t('unfurl.shortLinkIt') }),
       ),
     ];
+  if (decision.kind === 'no_account')
+    return [
+      section(whatLine(w, decision.url, decision.ref.itemId, decision.ref.marketplace)),
+      context(t('refusal.reason.no_plat_account')),
+    ];
   const { ref, quote, url } = decision;
   const short = quoteShort(w, quote);
   const used = (d: { used: number; cap: number }) => ({ used: w.count(d.used), cap: w.count(d.cap) });

@@ -71,7 +71,8 @@ export function wantedWords(w: Words, points: number, quotaCalls: number, hasPoi
 export function describeRefusal(w: Words, refusal: Refusal): string {
   switch (refusal.reason) {
     case 'not_allowed':
-      return w.t('refusal.reason.not_allowed');
+    case 'no_plat_account':
+      return w.t(`refusal.reason.${refusal.reason}`);
     case 'budget': {
       const values = {
         wanted: wantedWords(w, refusal.wanted, refusal.quotaCalls, refusal.points),

@@ -19,9 +19,14 @@ export type Refusal =
   /** Over a cap; `wanted` points (0: an item lookup refused because the cap is already passed). */
   | { reason: 'budget'; wanted: number; cap: CapFigure; quotaCalls: number; points: boolean }
   /** Under an active cap, a price not known yet cannot be checked: only an admin may run it. */
-  | { reason: 'price_unknown'; operations: readonly Operation[]; caps: readonly CapFigure[] };
+  | { reason: 'price_unknown'; operations: readonly Operation[]; caps: readonly CapFigure[] }
+  /** The workspace has no plat account yet (distributed mode): an admin connects one on the App Home. */
+  | { reason: 'no_plat_account' };
 
-export type AccessRefusal = { ok: false; refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' }> };
+export type AccessRefusal = {
+  ok: false;
+  refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' | 'no_plat_account' }>;
+};
 export type AccessResult = { ok: true; request: LookupRequest } | AccessRefusal;
 
 export interface AccessDeps {

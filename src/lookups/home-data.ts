@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import { PlatNoAccountError } from '../plat/errors.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
   AlertSubscription,
@@ -21,7 +22,7 @@ import type { PlatAccountStatus } from './plat-accounts.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, PriceOverrides } from './settings.js';
 import { createStepsAdmin, type StepView } from './steps.js';
-import type { LookupRequest, QuoteLine } from './types.js';
+import type { LookupRequest, Quote, QuoteLine } from './types.js';
 import { autoLookupDay, autoLookupSettings } from './unfurls.js';
 
 /** The audit action of an alert sent to the admins. */
@@ -70,7 +71,7 @@ export interface HomeData {
   /** Lookups of the last 7 days not listed. */
   recentMore: number;
   adminHome: AdminHome | null;
-  /** Distributed mode, admins: the workspace's plat account (lookups/plat-accounts.ts). */
+  /** Distributed mode: the workspace's plat account (lookups/plat-accounts.ts); admins see it all, members only 'none'. */
   platAccount?: PlatAccountStatus;
 }
 
@@ -84,8 +85,15 @@ const SAMPLE_REQUESTS: LookupRequest[] = [
   { kind: 'orders', ownerId: 'sample', page: 0, pageSize: 20, filters: {} },
 ];
 
+/** The quote line of each operation; none while the workspace has no plat account. */
 export async function currentPrices(lookups: Pick<LookupService, 'quote'>): Promise<QuoteLine[]> {
-  const quotes = await Promise.all(SAMPLE_REQUESTS.map((r) => lookups.quote(r)));
+  let quotes: Quote[];
+  try {
+    quotes = await Promise.all(SAMPLE_REQUESTS.map((r) => lookups.quote(r)));
+  } catch (error) {
+    if (error instanceof PlatNoAccountError) return [];
+    throw error;
+  }
   const lines = quotes.flatMap((q) => q.lines);
   return OPERATION_NAMES.map((op) => lines.find((l) => l.operation === op)).filter(
     (l): l is QuoteLine => l !== undefined,

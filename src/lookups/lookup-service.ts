@@ -12,7 +12,7 @@ import type { PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
 import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
-import { PlatBudgetError, PlatClaimLostError } from '../plat/errors.js';
+import { PlatBudgetError, PlatClaimLostError, PlatNoAccountError } from '../plat/errors.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import { type ChargeRecorder, chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
@@ -104,6 +104,12 @@ export type BudgetAlert = { figure: CapFigure; userId: string | null; refused: b
 
 export interface LookupServiceOptions {
   client: PlatClient;
+  /**
+   * Rejects with PlatNoAccountError when the workspace has no plat account now (distributed mode,
+   * lookups/plat-accounts.ts forTenant): a lookup is then refused before it is quoted or stored,
+   * and a quote is not given (no Confirm is offered that could not be honoured). Default: always one.
+   */
+  ensureAccount?: () => Promise<void>;
   store: Store;
   /** This process in claim records (default: a fresh id with the default lease). */
   holder?: ClaimHolder;
@@ -124,6 +130,9 @@ export interface LookupService {
   readonly settings: SpendSettings;
   /** Who this service claims as; its leases are renewed by the claim watch while it runs. */
   readonly holder: ClaimHolder;
+  /** Rejects with PlatNoAccountError when the workspace has no plat account now (see options). */
+  ensureAccount(): Promise<void>;
+  /** What the request will cost; rejects with PlatNoAccountError when there is no plat account. */
   quote(request: LookupRequest): Promise<Quote>;
   /** The cached answer of this request and its age, if the cache holds one (no call, no charge). */
   cached(request: LookupRequest): Promise<{ outcome: LookupOutcome; ageMs: number } | null>;
@@ -230,7 +239,9 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     return work;
   }
 
+  const ensureAccount = options.ensureAccount ?? (async () => undefined);
   const quoteOf = async (request: LookupRequest) => {
+    await ensureAccount();
     // The last charge of each planned operation, read first: quote() itself stays pure.
     const seen = new Map<Operation, number | null>();
     for (const { operation } of plannedCalls(request))
@@ -359,6 +370,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     settings,
     holder,
     scheduledClient: budgetedClient(null, 'digest'),
+    ensureAccount,
     quote: quoteOf,
     async cached(request) {
       const hit = await cache.get(request);
@@ -366,6 +378,13 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     },
 
     async prepare(rawRequest, actor, summary, prepareOptions = {}) {
+      try {
+        await ensureAccount();
+      } catch (error) {
+        if (error instanceof PlatNoAccountError)
+          return { kind: 'refused', refusal: { reason: 'no_plat_account' } };
+        throw error;
+      }
       const access = await checkAccess(accessDeps, rawRequest, actor);
       if (!access.ok) return { kind: 'refused', refusal: access.refusal };
       const request = access.request;

@@ -16,8 +16,9 @@ import type { Logger } from 'pino';
 import type { Pool } from 'undici';
 import type { PriceTable } from '../config.js';
 import type { AttemptInfo, PlatClient } from '../plat/client.js';
+import { PlatNoAccountError } from '../plat/errors.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../plat/http.js';
-import type { Operation } from '../plat/operations.js';
+import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { PlatAccountStore } from '../store/store.js';
 
 export interface PlatAccount {
@@ -52,9 +53,26 @@ export interface TenantPlat {
   prices: PriceTable;
 }
 
+/**
+ * A tenant's plat client as its parts hold it (tenant-services.ts), made once per tenant: the one
+ * place a tenant without a plat account is found out.
+ */
+export interface TenantAccountPlat extends TenantPlat {
+  /** Rejects with PlatNoAccountError when the tenant has no plat account now; nothing is sent. */
+  ensureAccount(): Promise<void>;
+}
+
 export interface PlatClients {
   /** The tenant's client (built once per account, rebuilt when its account changes), or null. */
   clientFor(tenant: string): Promise<TenantPlat | null>;
+  /**
+   * The tenant's client whatever its account: each call reads the tenant's current account (one
+   * an admin connects, on this replica or another, serves the very next call; an uninstall's
+   * deleted account refuses it) and goes to that account's client; with none, the call is refused
+   * with PlatNoAccountError before anything is sent. Prices and editions are those of the account
+   * the tenant had when this was made (the operator's where it had none).
+   */
+  forTenant(tenant: string): Promise<TenantAccountPlat>;
   /** Closes every pool (see PlatHttp.close: `force` cuts calls in flight off). */
   close(options?: { force?: boolean }): Promise<void>;
 }
@@ -93,29 +111,62 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
     }
     return pool;
   };
+  async function clientFor(tenant: string): Promise<TenantPlat | null> {
+    const account = await deps.accounts.accountFor(tenant);
+    if (!account) return null;
+    // The token is a map key in memory only (never logged): a changed token is a new client.
+    const key = `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
+    let plat = byAccount.get(key);
+    if (!plat) {
+      const http = createPlatHttp({
+        baseUrl: account.baseUrl,
+        token: account.token,
+        timeouts: deps.timeouts,
+        pool: poolFor(account.baseUrl),
+      });
+      https.add(http);
+      const editions = { ...deps.defaults.editions, ...account.editions };
+      plat = {
+        client: deps.makeClient(http, editions, account.observe?.onAttempt),
+        prices: { ...deps.defaults.prices, ...account.prices },
+      };
+      byAccount.set(key, plat);
+    }
+    return plat;
+  }
   return {
-    async clientFor(tenant) {
-      const account = await deps.accounts.accountFor(tenant);
-      if (!account) return null;
-      // The token is a map key in memory only (never logged): a changed token is a new client.
-      const key = `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
-      let plat = byAccount.get(key);
-      if (!plat) {
-        const http = createPlatHttp({
-          baseUrl: account.baseUrl,
-          token: account.token,
-          timeouts: deps.timeouts,
-          pool: poolFor(account.baseUrl),
-        });
-        https.add(http);
-        const editions = { ...deps.defaults.editions, ...account.editions };
-        plat = {
-          client: deps.makeClient(http, editions, account.observe?.onAttempt),
-          prices: { ...deps.defaults.prices, ...account.prices },
-        };
-        byAccount.set(key, plat);
-      }
-      return plat;
+    clientFor,
+    async forTenant(tenant) {
+      const first = await clientFor(tenant);
+      const current = async (operation: Operation | null): Promise<PlatClient> => {
+        const plat = await clientFor(tenant);
+        if (!plat) throw new PlatNoAccountError(operation);
+        return plat.client;
+      };
+      const via =
+        <K extends Exclude<keyof PlatClient, 'editionFor'>>(name: K, operation: Operation) =>
+        async (...args: Parameters<PlatClient[K]>): Promise<Awaited<ReturnType<PlatClient[K]>>> =>
+          // biome-ignore lint/suspicious/noExplicitAny: one forwarder for every operation's signature
+          (await current(operation))[name](...(args as [any, any])) as Awaited<ReturnType<PlatClient[K]>>;
+      const editions = { ...deps.defaults.editions };
+      return {
+        client: {
+          editionFor: first
+            ? first.client.editionFor
+            : (operation) => editions[operation] ?? OPERATIONS[operation].defaultEdition,
+          waybillPrintData: via('waybillPrintData', 'platdybw'),
+          itemInfo: via('itemInfo', 'platiteminfo'),
+          itemPrices: via('itemPrices', 'platiteminfoprice'),
+          shopInfo: via('shopInfo', 'get-shop-info'),
+          shopId: via('shopId', 'get-shop-id'),
+          waybillInfo: via('waybillInfo', 'platdzmd'),
+          orders: via('orders', 'paging-orders'),
+        },
+        prices: first?.prices ?? { ...deps.defaults.prices },
+        ensureAccount: async () => {
+          await current(null);
+        },
+      };
     },
     async close({ force = false } = {}) {
       await Promise.all([...https].map((h) => h.close({ force })));
@@ -126,7 +177,8 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
 
 /**
  * Distributed mode (issue 24): the account an admin of the tenant connected (sealed in the store,
- * store/plat-accounts.ts), else the operator's default account when one is set, else none.
+ * store/plat-accounts.ts), else the operator's default account when one is set and the tenant is
+ * installed, else none. Read at each call (forTenant), so a change on any replica applies at once.
  *
  * The spec has no free call to check a token with, so a connected token is checked on first use:
  * the first answer read with it (any envelope code but 401) marks it verified, a 401 ("credential
@@ -136,6 +188,8 @@ export function storedPlatAccounts(
   store: PlatAccountStore,
   fallback: PlatAccount | null,
   logger: Pick<Logger, 'warn'>,
+  /** Whether the tenant is installed now: an uninstalled one never spends from the default. */
+  installed: (tenant: string) => Promise<boolean>,
 ): PlatAccounts {
   /** Tenant and token whose verification is written already (one write per token, not per call). */
   const verified = new Set<string>();
@@ -167,7 +221,8 @@ export function storedPlatAccounts(
           token: own.token,
           observe: observe(tenant, own.token),
         };
-      return fallback;
+      // Its own account goes with an uninstall; the default must not outlive it either.
+      return fallback && (await installed(tenant)) ? fallback : null;
     },
   };
 }

@@ -12,7 +12,7 @@
  * transaction (store/budgets.ts), and its ledger row names the workflow's run and the step.
  */
 import { z } from 'zod';
-import { isPlatError } from '../plat/errors.js';
+import { isPlatError, PlatNoAccountError } from '../plat/errors.js';
 import type { Order } from '../plat/types.js';
 import { periodsOf } from '../store/periods.js';
 import type { Settings, Store } from '../store/store.js';
@@ -241,6 +241,13 @@ export function createStepRunner(deps: {
   async function run(execution: StepExecution, inputs: StepInputs): Promise<StepResult> {
     const ask = stepRequest(execution.stepId, inputs, deps.ordersEdition());
     if (!ask.ok) return { kind: 'invalid', problems: ask.problems };
+    // No plat account yet: the step fails with that reason, before anything is stored or spent.
+    try {
+      await lookups.ensureAccount();
+    } catch (error) {
+      if (error instanceof PlatNoAccountError) return { kind: 'failed', error };
+      throw error;
+    }
     const approval = await approvals.get(execution.stepId);
     if (!approval) return { kind: 'not_approved' };
 
@@ -321,13 +328,20 @@ export interface StepsAdmin {
 }
 
 export function createStepsAdmin(deps: {
-  lookups: Pick<LookupService, 'quote' | 'settings'>;
+  lookups: Pick<LookupService, 'quote' | 'settings' | 'ensureAccount'>;
   store: Store;
 }): StepsAdmin {
   const approvals = createStepApprovals(deps.store.settings);
   return {
     approvals,
     async view(now) {
+      // No plat account yet: no step can run, so none is offered for approval.
+      try {
+        await deps.lookups.ensureAccount();
+      } catch (error) {
+        if (error instanceof PlatNoAccountError) return [];
+        throw error;
+      }
       const all = await approvals.all();
       const periods = periodsOf(now, (await deps.lookups.settings.budgets()).timezone);
       const views: StepView[] = [];

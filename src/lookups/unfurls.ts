@@ -9,6 +9,7 @@
  * posting. A composer unfurl never looks anything up, so the pair can cost at most once.
  */
 import { z } from 'zod';
+import { PlatNoAccountError } from '../plat/errors.js';
 import type { Store, UnfurlRecord } from '../store/store.js';
 import type { Refusal } from './access.js';
 import { periodStarts } from './budgets.js';
@@ -86,6 +87,8 @@ export type AutoNote =
 
 export type UnfurlDecision =
   | { kind: 'short_link'; url: string }
+  /** The workspace has no plat account yet: what the link is, and no Look up button. */
+  | { kind: 'no_account'; url: string; ref: ItemOk }
   /** What the link is and a Look up button stating the charge. */
   | { kind: 'offer'; url: string; ref: ItemOk; quote: Quote; note: AutoNote | null }
   /** Looked up in this channel within the window: shown again, no new lookup. */
@@ -283,7 +286,13 @@ export function createUnfurlService(deps: {
     async decide(url, place) {
       const ref = parseItemRef(url);
       if (!ref.ok) return ref.reason === 'short_link' ? { kind: 'short_link', url } : null;
-      const quote = await lookups.quote(itemRequest(ref.itemId));
+      let quote: Quote;
+      try {
+        quote = await lookups.quote(itemRequest(ref.itemId));
+      } catch (error) {
+        if (error instanceof PlatNoAccountError) return { kind: 'no_account', url, ref };
+        throw error;
+      }
       if (place.channelId === null) return { kind: 'offer', url, ref, quote, note: null };
       const found = await scan(place.channelId, ref.itemId);
       if (found.done) return { kind: 'earlier', url, ref, quote, earlier: found.done };

@@ -21,6 +21,7 @@ import {
   PlatInputError,
   PlatItemNotFoundError,
   PlatLockLostError,
+  PlatNoAccountError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -141,6 +142,7 @@ const REBUILD: Record<PlatErrorCode, Rebuild> = {
   aborted: (j, o) => new PlatAbortedError(j.message, o),
   claim_lost: (j, o) => new PlatClaimLostError(j.message, o),
   lock_lost: (j, o) => new PlatLockLostError(j.message, o),
+  no_plat_account: (j) => new PlatNoAccountError(j.operation),
 };
 
 /** Every PlatError code (the table above holds one of each). */

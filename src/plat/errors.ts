@@ -30,7 +30,8 @@ export type PlatErrorCode =
   | 'budget_exceeded'
   | 'aborted'
   | 'claim_lost'
-  | 'lock_lost';
+  | 'lock_lost'
+  | 'no_plat_account';
 
 export interface PlatErrorOptions {
   operation: Operation | null;
@@ -254,6 +255,17 @@ export class PlatBusyError extends PlatError {
 export class PlatUnavailableError extends PlatError {
   readonly code = 'unavailable';
 }
+/**
+ * The workspace has no plat account (distributed mode: none connected by its admins and no
+ * operator default): refused before anything is sent, so it cost nothing (issue 24).
+ */
+export class PlatNoAccountError extends PlatError {
+  readonly code = 'no_plat_account';
+  constructor(operation: Operation | null) {
+    super('this workspace has no plat account', { operation });
+  }
+}
+
 /**
  * A spending cap would be exceeded: refused before sending (raised by lookups/ through the
  * same error path as the plat call, so a batch reports it per batch like any other failure).

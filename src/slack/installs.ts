@@ -9,7 +9,8 @@
  * installation's lock in the store, which reads the row again once held (store/installations.ts
  * refreshUnderLock), so of two replicas refreshing at once one calls `oauth.v2.access` and the
  * other finds the renewed token. Installations are cached in process for CACHE_TTL_MS, so a
- * request costs at most one store read; the cache forgets a tenant at its uninstall and refresh.
+ * request costs at most one store read; the cache forgets a tenant at its uninstall and refresh,
+ * and when Slack refuses a job's call for its token (slack/clients.ts reads it again then).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
@@ -21,7 +22,7 @@ import type { DistributionConfig } from '../config.js';
 import { recordOf } from '../store/installations.js';
 import type { InstallationRecord, Installations, NewInstallation } from '../store/store.js';
 import { boltLogger } from './bolt-logger.js';
-import type { SlackClients } from './clients.js';
+import { installedSlackClients, type SlackClients } from './clients.js';
 
 /** Refresh a rotating bot token this long before it expires. */
 export const REFRESH_BEFORE_MS = 10 * 60_000;
@@ -58,11 +59,6 @@ export interface SlackInstallsOptions {
   nowMs: () => number;
   /** After a successful install (first admin, adopting single-workspace data…). */
   onInstalled(record: NewInstallation): Promise<void>;
-  /**
-   * A tenant's bot token differs from the one this process last read (refreshed here or by
-   * another replica): clients built with the old one are to be dropped.
-   */
-  onTokenChanged?(tenant: string): void;
   refreshBeforeMs?: number;
   cacheTtlMs?: number;
 }
@@ -70,7 +66,7 @@ export interface SlackInstallsOptions {
 export interface SlackInstalls {
   /** The install and redirect routes, for the HTTP receiver. */
   routes: CustomRoute[];
-  /** Each tenant's bot client (its installation's token, refreshed when about to expire). */
+  /** Each tenant's bot client for jobs: every call reads its installation's current token (clients.ts). */
   clients: SlackClients;
   /** The tenant's installation (cached), refreshed when due; null when it has none. */
   installation(tenant: string): Promise<InstallationRecord | null>;
@@ -124,6 +120,9 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
     return running;
   };
 
+  const forget = (tenant: string) => {
+    cache.delete(tenant);
+  };
   const installation = async (tenant: string): Promise<InstallationRecord | null> => {
     const now = options.nowMs();
     const cached = cache.get(tenant);
@@ -143,10 +142,7 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
         return null;
       }
     }
-    if (record !== cached?.record) {
-      cache.set(tenant, { record, until: options.nowMs() + cacheTtlMs });
-      if (cached && cached.record.botToken !== record.botToken) options.onTokenChanged?.(tenant);
-    }
+    if (record !== cached?.record) cache.set(tenant, { record, until: options.nowMs() + cacheTtlMs });
     return record;
   };
 
@@ -232,17 +228,15 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
   return {
     routes,
     installation,
-    forget: (tenant) => cache.delete(tenant),
+    forget,
     get reads() {
       return reads;
     },
     clientId: distribution.clientId,
     clientSecret: distribution.clientSecret,
-    clients: {
-      async clientFor(tenant) {
-        const record = await installation(tenant);
-        return record ? new WebClient(record.botToken, clientOptions) : null;
-      },
-    },
+    clients: installedSlackClients(
+      { tokenOf: async (tenant) => (await installation(tenant))?.botToken ?? null, forget },
+      clientOptions,
+    ),
   };
 }

@@ -5,11 +5,12 @@
  * message to each admin in the admin's own language, where one admin's failure is logged and
  * never stops the others.
  */
-import { LogLevel, type MessageMetadata, WebClient } from '@slack/web-api';
+import { LogLevel, type MessageMetadata, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Words } from '../blocks/i18n/words.js';
 import type { RenderedMessage } from '../blocks/kit.js';
 import { HistoryUnreadableError, type PostKey, PostOutcomeUnknownError } from '../digest/posted-once.js';
+import { clientLike } from './clients.js';
 import type { LocaleResolver } from './locale-resolver.js';
 
 /** Posts to a channel (or a DM by user id), or in the thread of `threadTs`, and returns the message's ts. */
@@ -113,7 +114,7 @@ interface HistoryMessage {
  */
 export function createKeyedPosts(deps: { client: WebClient; timeoutMs?: number }): KeyedPosts {
   const { client } = deps;
-  const once = new WebClient(client.token, {
+  const once = clientLike(client, {
     slackApiUrl: client.slackApiUrl,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,

@@ -59,9 +59,10 @@ export interface HarnessOptions {
   engine?: EngineName;
   /**
    * How the app reaches the plat API: 'api' (default) a sandbox the harness starts, at PLAT_BASE_URL
-   * as the real API would be; 'sandbox' the app's built-in one (PLAT_SANDBOX=1).
+   * as the real API would be; 'sandbox' the app's built-in one (PLAT_SANDBOX=1); 'none' no default
+   * account at all (distributed mode only; the harness's sandbox runs, unused, to count 0 calls).
    */
-  plat?: 'api' | 'sandbox';
+  plat?: 'api' | 'sandbox' | 'none';
   /** More plat tokens the harness's sandbox accepts (a plat account per tenant; 'api' only). */
   sandboxTokens?: readonly string[];
   /** Distributed mode (StartOptions.installations): the bots of the tenants it knows. */
@@ -273,9 +274,14 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
           token: 'sandbox',
           ...(options.sandboxTokens ? { moreTokens: options.sandboxTokens } : {}),
         });
-  const platEnv = ownSandbox
-    ? { PLAT_BASE_URL: await ownSandbox.listen(0), PLAT_TOKEN: 'sandbox' }
-    : { PLAT_SANDBOX: '1' };
+  const ownUrl = ownSandbox ? await ownSandbox.listen(0) : null;
+  // 'none': no default account (distributed mode); the harness's sandbox stays, to count 0 calls.
+  const platEnv: { PLAT_BASE_URL?: string; PLAT_TOKEN?: string; PLAT_SANDBOX?: string } =
+    options.plat === 'none'
+      ? {}
+      : ownUrl
+        ? { PLAT_BASE_URL: ownUrl, PLAT_TOKEN: 'sandbox' }
+        : { PLAT_SANDBOX: '1' };
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test',
     SLACK_SIGNING_SECRET: signingSecret,
@@ -303,7 +309,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.housekeepingEveryMs !== undefined)
     startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
   if (options.installations) startOptions.installations = options.installations;
-  if (options.platAccounts && 'PLAT_BASE_URL' in platEnv)
+  if (options.platAccounts && platEnv.PLAT_BASE_URL)
     startOptions.platAccounts = options.platAccounts(platEnv.PLAT_BASE_URL);
   let platdesk: Platdesk;
   try {

@@ -110,7 +110,10 @@ export interface PresentedDetails {
 export const TRIGGER_LIFETIME_MS = 3000;
 
 /** A fixed answer, or one computed from the call; `ok: true` is added unless the answer sets `ok`. */
-export type SlackAnswer = Record<string, unknown> | ((call: SlackCall) => Record<string, unknown>);
+/** A fixed answer, or one computed per call (undefined: the method's default answer). */
+export type SlackAnswer =
+  | Record<string, unknown>
+  | ((call: SlackCall) => Record<string, unknown> | undefined);
 
 /** A Socket Mode envelope Slack pushes over the WebSocket (https://docs.slack.dev/apis/events-api/using-socket-mode). */
 export interface SocketEnvelope {
@@ -745,7 +748,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       return;
     }
     const answer = answers.get(method);
-    const computed = typeof answer === 'function' ? answer(call) : (answer ?? defaults[method]?.(call) ?? {});
+    const computed = (typeof answer === 'function' ? answer(call) : answer) ?? defaults[method]?.(call) ?? {};
     const queue = faults.get(method) ?? [];
     const at = queue.findIndex((f) => !f.when || f.when(call));
     const fault = at >= 0 ? queue.splice(at, 1)[0]?.fault : undefined;

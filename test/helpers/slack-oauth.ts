@@ -50,6 +50,11 @@ export interface FakeOAuth {
   refreshGrants(): SlackCall[];
   /** Makes every issued token of the tenant expire now (the next request must refresh). */
   expireNow(tenant: string): void;
+  /**
+   * These methods answer `token_expired` (or `invalid_auth` for a token never issued here) to a
+   * rotating token that is no longer valid, as Slack does; a valid one gets the usual answer.
+   */
+  enforceTokens(methods: readonly string[]): void;
 }
 
 const tenantOfSpec = (s: InstallSpec) => (s.orgWide ? (s.enterpriseId ?? '') : (s.teamId ?? ''));
@@ -176,6 +181,17 @@ export function installFakeOAuth(
       return token;
     },
     refreshGrants: () => fake.callsTo('oauth.v2.access').filter((c) => c.body.grant_type === 'refresh_token'),
+    enforceTokens(methods) {
+      for (const method of methods)
+        fake.setResponse(method, (call) => {
+          const token = tokenOf(call);
+          const issued = tokens.get(token);
+          if (!issued) return token.startsWith('xoxe.') ? { ok: false, error: 'invalid_auth' } : undefined;
+          if (issued.expiresAt !== null && issued.expiresAt <= now())
+            return { ok: false, error: 'token_expired' };
+          return undefined;
+        });
+    },
     expireNow(tenant) {
       for (const issued of tokens.values())
         if (tenantOfSpec(issued.spec) === tenant && issued.expiresAt !== null) issued.expiresAt = now();

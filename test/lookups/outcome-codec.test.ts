@@ -28,6 +28,7 @@ import {
   PlatInputError,
   PlatItemNotFoundError,
   PlatLockLostError,
+  PlatNoAccountError,
   PlatNoPermissionError,
   PlatParameterError,
   PlatQuotaExhaustedError,
@@ -170,6 +171,7 @@ describe('PlatError ⇄ JSON', () => {
     new PlatAbortedError('cancelled', { operation: 'platdybw', reachedService: true }),
     new PlatClaimLostError('not sent: the claim was lost', { operation: 'get-shop-info' }),
     new PlatLockLostError('not sent: no database lock', { operation: 'paging-orders' }),
+    new PlatNoAccountError('platiteminfo'),
   ];
   every[3]?.setAttemptTotals({ chargePoints: 9, quotaCalls: 0, attempts: 3 });
 

@@ -42,6 +42,7 @@ async function run(text: string, userId = ADMIN, s: Store = store): Promise<Plat
       lookups: {
         settings: spendSettings(s.settings),
         quote: async () => ({ lines: [], totalPoints: null, quotaCalls: 0 }),
+        ensureAccount: async () => undefined,
       },
       store: s,
     }),

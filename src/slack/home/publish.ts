@@ -16,9 +16,8 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
     userId,
     now,
   );
-  // Distributed mode: the workspace's admins see its plat account.
-  if (data.adminHome && deps.installs)
-    data.platAccount = await deps.installs.platAccountStatus(deps.store.tenant);
+  // Distributed mode: the workspace's admins see its plat account; members, that there is none yet.
+  if (deps.installs) data.platAccount = await deps.installs.platAccountStatus(deps.store.tenant);
   const effective = await deps.language.forUser(userId);
   const language = { effective, own: await deps.language.settings.user(userId) };
   const w = wordsFor(effective);

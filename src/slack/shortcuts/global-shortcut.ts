@@ -5,9 +5,11 @@
  */
 import type { App, GlobalShortcut } from '@slack/bolt';
 import { nothingFoundText, renderTextModal, SHORTCUT_FORM, SHORTCUT_IDS } from '../../blocks/shortcut.js';
+import { describeRefusal } from '../../blocks/words-of.js';
 import { findInTexts } from '../../lookups/message-refs.js';
 import { openBatch } from '../../lookups/shortcut-lookups.js';
 import type { SlackDeps } from '../deps.js';
+import { noAccountRefusal } from '../no-plat-account.js';
 import { chooseView, initialChoice } from './choose-view.js';
 
 export function registerGlobalShortcut(app: App, deps: SlackDeps): void {
@@ -21,6 +23,14 @@ export function registerGlobalShortcut(app: App, deps: SlackDeps): void {
     const text = view.state.values[SHORTCUT_FORM.text.block]?.[SHORTCUT_FORM.text.action]?.value ?? '';
     const found = findInTexts('any', [text]);
     const w = await deps.language.user(body.user.id);
+    const refusal = await noAccountRefusal(deps);
+    if (refusal) {
+      await ack({
+        response_action: 'errors',
+        errors: { [SHORTCUT_FORM.text.block]: describeRefusal(w, refusal).slice(0, 1900) },
+      });
+      return;
+    }
     if (found.candidates.length === 0) {
       await ack({
         response_action: 'errors',

@@ -5,9 +5,11 @@
  */
 import type { App, MessageShortcut } from '@slack/bolt';
 import { renderNothingFound, SHORTCUT_IDS } from '../../blocks/shortcut.js';
+import { renderRefusal } from '../../blocks/spend.js';
 import { findInTexts, messageTexts, type ShortcutKind } from '../../lookups/message-refs.js';
 import { openBatch, type ShortcutPayload } from '../../lookups/shortcut-lookups.js';
 import type { SlackDeps } from '../deps.js';
+import { noAccountRefusal } from '../no-plat-account.js';
 import { chooseView, initialChoice } from './choose-view.js';
 
 const KINDS: [string, ShortcutKind][] = [
@@ -22,6 +24,15 @@ export function registerMessageShortcuts(app: App, deps: SlackDeps): void {
       await ack();
       const found = findInTexts(kind, messageTexts(shortcut.message));
       const w = await deps.language.user(shortcut.user.id);
+      const refusal = await noAccountRefusal(deps);
+      if (refusal) {
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...renderRefusal(w, refusal, await deps.admins()),
+        });
+        return;
+      }
       if (found.candidates.length === 0) {
         await respond({
           response_type: 'ephemeral',

@@ -26,6 +26,7 @@ export const error = {
     aborted: 'The lookup was cancelled',
     claim_lost: 'The lookup was stopped',
     lock_lost: 'platdesk is temporarily unavailable',
+    no_plat_account: 'This workspace has no plat account yet',
   },
   remedy: {
     invalid_input: 'Correct the input and try again; nothing was charged.',
@@ -65,6 +66,8 @@ export const error = {
       'platdesk could not confirm it still held this lookup just before a call (its database did not answer, or the lookup was handed over), so that call was not sent, and none will be.',
     lock_lost:
       'This platdesk process has lost its database lock, so it sends no calls until it holds it again. Try again in a minute.',
+    no_plat_account:
+      'An admin connects one on the App Home (Connect plat account); nothing was looked up and nothing was charged.',
   },
   sentence: '{{text}}.',
   overAttempts: '{{text}} over {{n}} attempts',

@@ -13,6 +13,9 @@ export const install = {
   reasonDenied: 'the installation was cancelled in Slack',
   reasonOther: 'Slack did not confirm it',
   platAccountHeading: 'Plat account',
+  platAccountFirstStep: 'First step: connect a plat account',
+  platAccountMemberNone:
+    ':information_source: This workspace has no plat account yet, so lookups cannot run: an admin connects one on their App Home.',
   platAccountNone: 'No plat account is connected: lookups cannot run until an admin connects one.',
   platAccountDefault:
     "Lookups are charged to the operator's plat account. Connect your own to be charged on it.",

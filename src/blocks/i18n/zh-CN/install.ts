@@ -12,6 +12,9 @@ export const install = {
   reasonDenied: '安装已在 Slack 中取消',
   reasonOther: 'Slack 未确认安装',
   platAccountHeading: 'plat 账户',
+  platAccountFirstStep: '第一步：连接 plat 账户',
+  platAccountMemberNone:
+    ':information_source: 此工作区还没有 plat 账户，暂时无法查询：需要管理员在 App 主页连接。',
   platAccountNone: '尚未连接 plat 账户：管理员连接之前无法查询。',
   platAccountDefault: '查询费用从运营方的 plat 账户扣除。连接你们自己的账户后将从该账户扣费。',
   platAccountUnchecked: '已连接 {{url}}。plat API 没有免费调用，令牌将在第一次查询时验证（照常扣费）。',

@@ -1,0 +1,237 @@
+/**
+ * Issue 24: a workspace installed through OAuth with no plat account of its own and no operator
+ * default (distributed mode, PLAT_BASE_URL unset), on both engines, through the real Bolt app.
+ * Its admin's App Home opens on "First step: connect a plat account" with the button and the
+ * Connect form works; a member's Home says an admin must connect one; /item is answered
+ * "this workspace has no plat account yet" in en and zh-CN with no Confirm, no plat call and no
+ * ledger row (the sandbox the account is later connected to counts 0 calls); a message shortcut
+ * answers the same with no modal, a link unfurl says it with no Look up button, the Work Object
+ * panel's paid action tells the clicker privately with no Confirm, a workflow step
+ * fails with that reason, a digest run fails with no_plat_account and no call; once the admin connects an account the very next /item is confirmed and
+ * answered from it, with no restart.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIONS } from '../../src/blocks/action-ids.js';
+import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
+import { SHORTCUT_IDS } from '../../src/blocks/shortcut.js';
+import { unfurlButtonValue } from '../../src/blocks/unfurl.js';
+import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
+import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
+import { postAction, postEvent } from '../helpers/slack-http.js';
+import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import {
+  appHomeOpened,
+  entityAction,
+  eventCallback,
+  functionExecuted,
+  linkShared,
+  messageShortcut,
+  SLACK,
+} from '../helpers/slack-payloads.js';
+import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
+
+const SIGNING_SECRET = 'test-secret';
+const itemId = SANDBOX_FIXTURES.items.basic;
+const range = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
+const MEMBER_ZH = 'UZHMEMBER';
+
+describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
+  let h: PlatdeskHarness | undefined;
+  let plat: Sandbox | undefined;
+  let db: TestDatabase | undefined;
+  afterEach(async () => {
+    await h?.close();
+    await plat?.close();
+    await db?.dispose();
+  });
+
+  it('reaches its Home and Connect form; every lookup is refused for free until an admin connects one', async () => {
+    db = await testDatabase(engine);
+    const app = await startPlatdeskHarness({
+      signingSecret: SIGNING_SECRET,
+      env: {
+        ...(db.options.url ? { DATABASE_URL: db.options.url } : { DATABASE_PATH: db.options.path ?? '' }),
+        SLACK_BOT_TOKEN: '',
+        SLACK_CLIENT_ID: '1234.5678',
+        SLACK_CLIENT_SECRET: 'client-secret-for-tests',
+        SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
+        PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        PLATDESK_ADMINS: '',
+      },
+      // No operator default account.
+      plat: 'none',
+    });
+    h = app;
+    plat = createSandbox({ token: 'plat-own' });
+    const platUrl = await plat.listen(0);
+    const oauth = installFakeOAuth(app.fake);
+    const installed = await installThroughOAuth(app.platdesk.url, oauth, {
+      teamId: SLACK.teamId,
+      installerUserId: SLACK.adminId,
+    });
+    expect(installed.status).toBe(200);
+    const store = app.platdesk.store.forTenant(SLACK.teamId);
+
+    const home = async (userId: string) => {
+      const before = app.fake.callsTo('views.publish').length;
+      const res = await postEvent(
+        app.eventsUrl,
+        SIGNING_SECRET,
+        eventCallback(appHomeOpened(userId), { eventId: `Ev${randomBytes(4).toString('hex')}` }),
+      );
+      expect(res.status).toBe(200);
+      const call = await app.fake.waitFor(
+        'views.publish',
+        (c) => c.body.user_id === userId && app.fake.callsTo('views.publish').length > before,
+      );
+      return call.body.view as { blocks: { type: string; text?: { text: string } }[] };
+    };
+
+    // The admin's Home opens on the first step, with the button.
+    const adminHome = await home(SLACK.adminId);
+    expect(adminHome.blocks[0]?.type).toBe('header');
+    expect(adminHome.blocks[0]?.text?.text).toBe('First step: connect a plat account');
+    expect(textOf(adminHome)).toContain('Connect plat account');
+    // A member is told an admin must connect one, and gets no button.
+    const memberHome = textOf(await home(SLACK.userId));
+    expect(memberHome).toContain('This workspace has no plat account yet');
+    expect(memberHome).not.toContain('Connect plat account');
+    app.fake.setLocale(MEMBER_ZH, 'zh-CN');
+    expect(textOf(await home(MEMBER_ZH))).toContain('此工作区还没有 plat 账户');
+
+    // Every command answers "no plat account yet", in the person's language, with no Confirm.
+    const refusedWith = async (name: string, text: string, userId: string) => {
+      const sent = await app.command(name, text, { userId });
+      expect(sent.status).toBe(200);
+      const answer = await app.nextResponse(sent.responseUrlId);
+      expect(JSON.stringify(answer)).not.toContain('platdesk.confirm');
+      return textOf(answer);
+    };
+    expect(await refusedWith('/item', itemId, SLACK.userId)).toContain(
+      'This workspace has no plat account yet — an admin connects one on the App Home',
+    );
+    expect(await refusedWith('/shop', 'ww shopkeeper1', SLACK.adminId)).toContain(
+      'This workspace has no plat account yet',
+    );
+    expect(await refusedWith('/orders', `${SANDBOX_FIXTURES.owners.busy}`, SLACK.adminId)).toContain(
+      'This workspace has no plat account yet',
+    );
+    expect(await refusedWith('/item', itemId, MEMBER_ZH)).toContain('此工作区还没有 plat 账户');
+
+    // A message shortcut: the same answer, no modal with a Confirm.
+    const shortcut = await postAction(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      messageShortcut({
+        callbackId: SHORTCUT_IDS.items,
+        message: { text: `look at ${itemId}` },
+        responseUrl: app.fake.responseUrl('sc-1'),
+      }),
+    );
+    expect(shortcut.status).toBe(200);
+    expect(textOf(await app.nextResponse('sc-1'))).toContain('This workspace has no plat account yet');
+    expect(app.fake.callsTo('views.open')).toEqual([]);
+
+    // A link unfurl: what the link is, the sentence, and no Look up button.
+    const url = `https://item.taobao.com/item.htm?id=${itemId}`;
+    const shared = await postEvent(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      eventCallback(linkShared({ links: [{ url, domain: 'item.taobao.com' }] }), { eventId: 'EvLINK1' }),
+    );
+    expect(shared.status).toBe(200);
+    const unfurl = await app.fake.waitFor('chat.unfurl');
+    expect(textOf(unfurl.body.unfurls)).toContain('This workspace has no plat account yet');
+    expect(JSON.stringify(unfurl.body.unfurls)).not.toContain(ACTIONS.unfurlLookup);
+
+    // The Work Object panel's paid action: told privately, with no Confirm.
+    const dmBefore = app.fake.callsTo('chat.postMessage').length;
+    const paid = await postAction(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      entityAction({
+        actionId: ACTIONS.entityLookup,
+        value: unfurlButtonValue(itemId, '0'),
+        actionTs: '1700000002.000001',
+      }),
+    );
+    expect(paid.status).toBe(200);
+    const dm = await app.fake.waitFor(
+      'chat.postMessage',
+      () => app.fake.callsTo('chat.postMessage').length > dmBefore,
+    );
+    expect(textOf(dm.body)).toContain('This workspace has no plat account yet');
+    expect(JSON.stringify(dm.body)).not.toContain('platdesk.confirm');
+
+    // A workflow step fails with the reason, in the workspace's language.
+    const step = await postEvent(
+      app.eventsUrl,
+      SIGNING_SECRET,
+      eventCallback(
+        functionExecuted({
+          callbackId: 'orders_due',
+          inputs: { shop: SANDBOX_FIXTURES.owners.dueSoon, hours_ahead: 24, user: SLACK.userId },
+          executionId: 'Fx0001',
+        }),
+        { eventId: 'EvFx0001' },
+      ),
+    );
+    expect(step.status).toBe(200);
+    const failed = await app.fake.waitFor('functions.completeError');
+    expect(String(failed.body.error)).toContain('This workspace has no plat account yet');
+    expect(app.fake.callsTo('functions.completeSuccess')).toEqual([]);
+
+    // A digest run sends no call; its channel gets the one failure notice, saying why.
+    const added = await app.command(
+      '/orders',
+      `digest add ${SANDBOX_FIXTURES.owners.busy} <#C1234|support> 23:00 single`,
+      { userId: SLACK.adminId },
+    );
+    await app.nextResponse(added.responseUrlId);
+    const [sub] = await store.digests.list();
+    if (!sub) throw new Error('no digest subscription');
+    const parts = await app.platdesk.tenants.forTenant(SLACK.teamId);
+    const run = await parts.deps.digests?.scheduler.runNow(sub.id, SLACK.adminId);
+    expect(run?.kind).toBe('failed');
+    const runId = run && 'run' in run && run.run ? run.run.id : 0;
+    expect((await store.digests.run(runId))?.lastError).toMatch(/^no_plat_account/);
+
+    // Nothing sent, nothing charged.
+    expect(plat.stats().calls).toBe(0);
+    expect(app.sandbox.stats().calls).toBe(0);
+    expect(await store.ledger.list(range)).toEqual([]);
+
+    // The Connect form opens and stores the account; the very next lookup is confirmed and answered.
+    const click = await app.clickInView('platdesk.home.plat_account', 'connect', {
+      surface: 'home',
+      userId: SLACK.adminId,
+    });
+    expect(click.status).toBe(200);
+    const opened = await app.fake.waitFor('views.open');
+    expect((opened.body.view as { callback_id: string }).callback_id).toBe(PLAT_ACCOUNT_FORM.callbackId);
+    const saved = await app.submitView({
+      callbackId: PLAT_ACCOUNT_FORM.callbackId,
+      userId: SLACK.adminId,
+      values: {
+        [PLAT_ACCOUNT_FORM.baseUrl.block]: {
+          [PLAT_ACCOUNT_FORM.baseUrl.action]: { type: 'plain_text_input', value: platUrl },
+        },
+        [PLAT_ACCOUNT_FORM.token.block]: {
+          [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input', value: 'plat-own' },
+        },
+      },
+    });
+    expect(saved.status).toBe(200);
+    await expect
+      .poll(() => store.platAccounts.get(SLACK.teamId).then((a) => a?.token ?? null))
+      .toBe('plat-own');
+    const asked = await app.ask('/item', itemId, { userId: SLACK.userId });
+    const { answer } = await app.confirm(asked.confirmation, { userId: SLACK.userId });
+    expect(textOf(answer)).toContain(itemId);
+    expect(plat.stats().callsByToken['plat-own']).toBeGreaterThan(0);
+    expect((await store.ledger.list(range)).length).toBeGreaterThan(0);
+    // The admin's Home no longer leads with the first step.
+    expect((await home(SLACK.adminId)).blocks[0]?.text?.text).not.toBe('First step: connect a plat account');
+  });
+});
