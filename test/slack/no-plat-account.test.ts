@@ -6,7 +6,7 @@
  * "this workspace has no plat account yet" in en and zh-CN with no Confirm, no plat call and no
  * ledger row (the sandbox the account is later connected to counts 0 calls); a message shortcut
  * answers the same with no modal, a link unfurl says it with no Look up button, the Work Object
- * panel's paid action tells the clicker privately with no Confirm, a workflow step
+ * panel says why and offers no paid action, a workflow step
  * fails with that reason, a digest run fails with no_plat_account and no call; once the admin connects an account the very next /item is confirmed and
  * answered from it, with no restart.
  */
@@ -15,14 +15,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import { SHORTCUT_IDS } from '../../src/blocks/shortcut.js';
-import { unfurlButtonValue } from '../../src/blocks/unfurl.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postAction, postEvent } from '../helpers/slack-http.js';
 import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
 import {
   appHomeOpened,
-  entityAction,
+  entityDetailsRequested,
   eventCallback,
   functionExecuted,
   linkShared,
@@ -145,24 +144,29 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
     expect(textOf(unfurl.body.unfurls)).toContain('This workspace has no plat account yet');
     expect(JSON.stringify(unfurl.body.unfurls)).not.toContain(ACTIONS.unfurlLookup);
 
-    // The Work Object panel's paid action: told privately, with no Confirm.
-    const dmBefore = app.fake.callsTo('chat.postMessage').length;
-    const paid = await postAction(
+    // The Work Object panel: it says why and offers no paid action (no button, nothing to click).
+    const panelTrigger = app.fake.entityTrigger(itemId);
+    const panelOpened = await postEvent(
       app.eventsUrl,
       SIGNING_SECRET,
-      entityAction({
-        actionId: ACTIONS.entityLookup,
-        value: unfurlButtonValue(itemId, '0'),
-        actionTs: '1700000002.000001',
-      }),
+      eventCallback(
+        entityDetailsRequested({
+          entityUrl: url,
+          appUnfurlUrl: url,
+          externalId: itemId,
+          triggerId: panelTrigger,
+        }),
+        { eventId: 'EvENTITY1' },
+      ),
     );
-    expect(paid.status).toBe(200);
-    const dm = await app.fake.waitFor(
-      'chat.postMessage',
-      () => app.fake.callsTo('chat.postMessage').length > dmBefore,
-    );
-    expect(textOf(dm.body)).toContain('This workspace has no plat account yet');
-    expect(JSON.stringify(dm.body)).not.toContain('platdesk.confirm');
+    expect(panelOpened.status).toBe(200);
+    await app.fake.waitFor('entity.presentDetails', (c) => c.body.trigger_id === panelTrigger, 5000);
+    const panel = app.fake.presentedDetails().find((p) => p.triggerId === panelTrigger)?.metadata as
+      | { entity_payload: { actions?: unknown } }
+      | undefined;
+    expect(panel?.entity_payload.actions).toBeUndefined();
+    expect(JSON.stringify(panel)).toContain('This workspace has no plat account yet');
+    expect(JSON.stringify(panel)).not.toContain(ACTIONS.entityLookup);
 
     // A workflow step fails with the reason, in the workspace's language.
     const step = await postEvent(
