@@ -6,16 +6,30 @@
 import { fileURLToPath } from 'node:url';
 
 const FONT = 'NotoSansSC-charts.otf';
-const here = import.meta.url;
-const fromSources = here.endsWith('.ts');
-const dist = fromSources ? null : new URL(here.includes('/chunks/') ? '../' : './', here);
 
-/** The bundled font's path (assets/fonts in the sources, dist/fonts in the build). */
-export const CHART_FONT_FILE = fileURLToPath(
-  dist ? new URL(`fonts/${FONT}`, dist) : new URL(`../../assets/fonts/${FONT}`, here),
-);
+export interface ChartFiles {
+  /** The bundled font's path (assets/fonts in the sources, dist/fonts in the build). */
+  font: string;
+  /** The worker's module. */
+  worker: URL;
+  /** The Node options the worker needs (tsx's loader when running the sources). */
+  execArgv: string[];
+}
 
-/** The worker's module and the Node options it needs (tsx's loader when running the sources). */
-export const CHART_WORKER = dist
-  ? { url: new URL('chart-worker.js', dist), execArgv: [] as string[] }
-  : { url: new URL('./worker.ts', here), execArgv: ['--import', 'tsx'] };
+/** The chart files seen from `moduleUrl`, the URL this module's code runs from. */
+export function chartFiles(moduleUrl: string): ChartFiles {
+  if (moduleUrl.endsWith('.ts'))
+    return {
+      font: fileURLToPath(new URL(`../../assets/fonts/${FONT}`, moduleUrl)),
+      worker: new URL('./worker.ts', moduleUrl),
+      execArgv: ['--import', 'tsx'],
+    };
+  const dist = new URL(/\/chunks\/[^/]*$/.test(moduleUrl) ? '../' : './', moduleUrl);
+  return {
+    font: fileURLToPath(new URL(`fonts/${FONT}`, dist)),
+    worker: new URL('chart-worker.js', dist),
+    execArgv: [],
+  };
+}
+
+export const CHART_FILES = chartFiles(import.meta.url);

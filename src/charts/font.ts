@@ -4,5 +4,7 @@
  * catalog's characters all come from it; resvg loads no system font. The build copies it to
  * dist/fonts (scripts/build.mjs).
  */
-export { CHART_FONT_FILE } from './files.js';
+import { CHART_FILES } from './files.js';
+
+export const CHART_FONT_FILE = CHART_FILES.font;
 export const CHART_FONT_FAMILY = 'Noto Sans CJK SC';

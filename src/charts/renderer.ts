@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { TopLevelSpec } from 'vega-lite';
-import { CHART_WORKER } from './files.js';
+import { CHART_FILES } from './files.js';
 import type { RenderedChart } from './rasterise.js';
 import type { RenderReply, RenderRequest } from './worker.js';
 
@@ -96,7 +96,7 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
 
   function start(): Worker {
     rssAtStart = process.memoryUsage.rss();
-    const w = new Worker(CHART_WORKER.url, { execArgv: CHART_WORKER.execArgv, name: 'platdesk-charts' });
+    const w = new Worker(CHART_FILES.worker, { execArgv: CHART_FILES.execArgv, name: 'platdesk-charts' });
     // Never what keeps the process alive: a render waiting holds its own (ref'd) timeout timer.
     w.unref();
     w.on('message', (reply: RenderReply) => replied(w, reply));
