@@ -13,13 +13,12 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { TopLevelSpec } from 'vega-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartFiles } from '../src/charts/files.js';
-import { CHART_FONT_FAMILY } from '../src/charts/font.js';
 import { rasterise } from '../src/charts/rasterise.js';
 import type { RenderReply, RenderRequest } from '../src/charts/worker.js';
 import { NODE_REQUIRED, nodeSupported } from '../src/start.js';
+import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -184,20 +183,7 @@ describe('the bundle (scripts/build.mjs)', () => {
   });
 
   it('renders a zh-CN chart in the built worker with the built font: the same SVG and PNG as the sources', async () => {
-    const spec: TopLevelSpec = {
-      width: 240,
-      height: 120,
-      title: '近 30 天每日扣费点数',
-      data: {
-        values: [
-          { day: '周一', points: 3 },
-          { day: '周二', points: 5 },
-        ],
-      },
-      mark: 'bar',
-      encoding: { x: { field: 'day', type: 'nominal' }, y: { field: 'points', type: 'quantitative' } },
-      config: { font: CHART_FONT_FAMILY },
-    };
+    const spec = SMALL_ZH_CHART;
     const worker = new Worker(join(out, 'chart-worker.js'));
     try {
       const reply = await new Promise<RenderReply>((resolveReply, reject) => {
