@@ -166,7 +166,15 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
       pump();
     }, o.timeoutMs);
     const request: RenderRequest = { id: job.id, spec: job.spec, width: job.width };
-    (worker ?? start()).postMessage(request);
+    try {
+      (worker ?? start()).postMessage(request);
+    } catch (err) {
+      // No worker could be started (or the spec cannot be sent): this chart fails, not the next.
+      settle();
+      void retire();
+      job.reject(new ChartWorkerError(`chart worker not reached: ${String(err)}`, { cause: err }));
+      pump();
+    }
   }
 
   return {
