@@ -8,14 +8,19 @@
  * 100 renders over MEMORY_RUNS (default 600) against the bound (RSS before them + the renderer's
  * maxRssGrowthBytes).
  *
- * `-- --in-thread` renders in this thread instead (the path before the worker: resvg's pixmaps
- * pile up, issue 26), for a side-by-side comparison. RUNS (default 30) sets the warm renders.
+ * `-- --built` runs the build's worker (dist/chart-worker.js, as `npm start` does; from the sources
+ * each new worker also pays tsx's compiling). `-- --in-thread` renders in this thread instead (the
+ * path before the worker: resvg's pixmaps pile up, issue 26), for a side-by-side comparison.
+ * RUNS (default 30) sets the warm renders.
  */
 
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { TopLevelSpec } from 'vega-lite';
 import type { Words } from '../src/blocks/i18n/words.js';
 import { wordsFor } from '../src/blocks/i18n/words.js';
 import { hourlyChartData, hourlyChartSpec } from '../src/charts/digest-hours.js';
+import { CHART_FILES, chartFiles } from '../src/charts/files.js';
 import { CHART_RENDERER_DEFAULTS, createChartRenderer } from '../src/charts/renderer.js';
 import { spendChartData, spendChartSpec } from '../src/charts/spend-days.js';
 import { summarize } from '../src/digest/summarize.js';
@@ -120,12 +125,24 @@ const spend = spendChartData(report, 150);
 const RUNS = Number(process.env.RUNS ?? 30);
 const MEMORY_RUNS = Number(process.env.MEMORY_RUNS ?? 600);
 const inThread = process.argv.includes('--in-thread');
+/** The build's worker (dist/chart-worker.js, built first when stale), as `npm start` runs it. */
+const built = process.argv.includes('--built');
+if (built) {
+  const build = (await import(pathToFileURL(resolve(import.meta.dirname, '../scripts/build.mjs')).href)) as {
+    isStale: () => boolean;
+    buildApp: () => Promise<unknown>;
+  };
+  if (build.isStale()) await build.buildApp();
+}
+const files = built
+  ? chartFiles(pathToFileURL(resolve(import.meta.dirname, '../dist/app.js')).href)
+  : CHART_FILES;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 const zh = wordsFor('zh-CN');
 
 /** The old path: Vega and resvg in this thread. */
 const thread = inThread ? await import('../src/charts/rasterise.js') : null;
-const renderer = createChartRenderer();
+const renderer = createChartRenderer({ files });
 const render = (spec: TopLevelSpec) => (thread ? thread.rasterise(spec, 1000) : renderer.render(spec, 1000));
 
 const charts = [
@@ -142,7 +159,9 @@ const charts = [
   { name: 'Home spend chart (30 days × 7 operations)', spec: (w: Words) => spendChartSpec(w, spend) },
 ];
 const tz = post.subscription.timeZone;
-console.log(`charts rendered ${inThread ? 'in this thread (the old path)' : 'in the recycled chart worker'}`);
+console.log(
+  `charts rendered ${inThread ? 'in this thread (the old path)' : `in the recycled chart worker (${built ? 'dist/chart-worker.js' : 'the sources, through tsx'})`}`,
+);
 for (const { name, spec: specFor } of charts)
   for (const locale of ['en', 'zh-CN'] as const) {
     const spec = specFor(wordsFor(locale));
@@ -170,7 +189,7 @@ for (const { name, spec: specFor } of charts)
 
 // Memory: the Home spend chart in zh-CN, MEMORY_RUNS times, from a fresh worker.
 await renderer.close();
-const memory = createChartRenderer();
+const memory = createChartRenderer({ files });
 const spec = spendChartSpec(zh, spend);
 const before = process.memoryUsage.rss();
 const bound = before + CHART_RENDERER_DEFAULTS.maxRssGrowthBytes;

@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { TopLevelSpec } from 'vega-lite';
-import { CHART_FILES } from './files.js';
+import { CHART_FILES, type ChartFiles } from './files.js';
 import type { RenderedChart } from './rasterise.js';
 import type { RenderReply, RenderRequest } from './worker.js';
 
@@ -27,9 +27,11 @@ export interface ChartRendererOptions {
   idleMs?: number;
   /** Renders waiting behind the one running; more are refused at once. */
   maxQueued?: number;
+  /** The worker to run (default: the one beside this module; bench/charts.ts --built: the build's). */
+  files?: Pick<ChartFiles, 'worker' | 'execArgv'>;
 }
 
-export const CHART_RENDERER_DEFAULTS: Required<ChartRendererOptions> = {
+export const CHART_RENDERER_DEFAULTS: Required<Omit<ChartRendererOptions, 'files'>> = {
   rendersPerWorker: 25,
   maxRssGrowthBytes: 160 * 1024 * 1024,
   timeoutMs: 20_000,
@@ -83,7 +85,7 @@ interface Job {
 }
 
 export function createChartRenderer(options: ChartRendererOptions = {}): ChartRenderer {
-  const o = { ...CHART_RENDERER_DEFAULTS, ...options };
+  const o = { ...CHART_RENDERER_DEFAULTS, files: CHART_FILES, ...options };
   const queue: Job[] = [];
   let busy: Job | null = null;
   let worker: Worker | null = null;
@@ -96,7 +98,7 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
 
   function start(): Worker {
     rssAtStart = process.memoryUsage.rss();
-    const w = new Worker(CHART_FILES.worker, { execArgv: CHART_FILES.execArgv, name: 'platdesk-charts' });
+    const w = new Worker(o.files.worker, { execArgv: o.files.execArgv, name: 'platdesk-charts' });
     // Never what keeps the process alive: a render waiting holds its own (ref'd) timeout timer.
     w.unref();
     w.on('message', (reply: RenderReply) => replied(w, reply));
