@@ -9,7 +9,7 @@
  * maxRssGrowthBytes).
  *
  * `-- --built` runs the build's worker (dist/chart-worker.js, as `npm start` does; from the sources
- * each new worker also pays tsx's compiling). `-- --in-thread` renders in this thread instead (the
+ * each new worker also loads the TypeScript sources). `-- --in-thread` renders in this thread instead (the
  * path before the worker: resvg's pixmaps pile up, issue 26), for a side-by-side comparison.
  * RUNS (default 30) sets the warm renders.
  */
@@ -160,7 +160,7 @@ const charts = [
 ];
 const tz = post.subscription.timeZone;
 console.log(
-  `charts rendered ${inThread ? 'in this thread (the old path)' : `in the recycled chart worker (${built ? 'dist/chart-worker.js' : 'the sources, through tsx'})`}`,
+  `charts rendered ${inThread ? 'in this thread (the old path)' : `in the recycled chart worker (${built ? 'dist/chart-worker.js' : 'the sources'})`}`,
 );
 for (const { name, spec: specFor } of charts)
   for (const locale of ['en', 'zh-CN'] as const) {

@@ -12,7 +12,7 @@ export interface ChartFiles {
   font: string;
   /** The worker's module. */
   worker: URL;
-  /** The Node options the worker needs (tsx's loader when running the sources). */
+  /** The Node options the worker needs (the sources' import hook when running the sources). */
   execArgv: string[];
 }
 
@@ -22,7 +22,8 @@ export function chartFiles(moduleUrl: string): ChartFiles {
     return {
       font: fileURLToPath(new URL(`../../assets/fonts/${FONT}`, moduleUrl)),
       worker: new URL('./worker.ts', moduleUrl),
-      execArgv: ['--import', 'tsx'],
+      // Node strips the types; ./source-hooks.ts maps the sources' './x.js' imports to './x.ts'.
+      execArgv: ['--import', fileURLToPath(new URL('./source-hooks.ts', moduleUrl))],
     };
   const dist = new URL(/\/chunks\/[^/]*$/.test(moduleUrl) ? '../' : './', moduleUrl);
   return {
