@@ -17,8 +17,11 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
+# The chart font: the build copies it to dist/fonts, beside dist/chart-worker.js (the charts' worker).
+COPY assets/fonts ./assets/fonts
 # esbuild: dist/app.js (the app, with source maps, pg and ioredis in chunks loaded only when
-# configured) behind dist/main.js (checks the Node version). The bundle needs one package at run
+# configured) behind dist/main.js (checks the Node version), and dist/chart-worker.js (Vega and
+# resvg, loaded only in the charts' worker thread). The bundle needs one package at run
 # time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary,
 # and @resvg/resvg-js (the charts' rasteriser, a native addon: npm installed this platform's only).
 # The compile cache (dist/.cache) is filled here, by the Node that runs the app and at the paths it

@@ -1,13 +1,28 @@
 /**
  * `npm run bench:charts`: render time per chart (goal < 150 ms) and memory, for the digest's
  * orders-by-hour chart and the App Home's 30-day spend chart, in en and zh-CN (Vega-Lite → SVG →
- * PNG with the bundled font). The first render (module and font loading) is reported apart; the
- * figures are for warm renders.
+ * PNG with the bundled font), as the app renders them: in the recycled chart worker
+ * (src/charts/renderer.ts). The first render (the worker's start) is reported apart; the figures
+ * are for warm renders (a worker replaced meanwhile included), with the process's CPU time per
+ * render (steadier than wall time on a busy machine). Then the memory: the process's RSS every
+ * 100 renders over MEMORY_RUNS (default 600) against the bound (RSS before them + the renderer's
+ * maxRssGrowthBytes).
+ *
+ * `-- --built` runs the build's worker (dist/chart-worker.js, as `npm start` does; from the sources
+ * each new worker also loads the TypeScript sources). `-- --in-thread` renders in this thread instead (the
+ * path before the worker: resvg's pixmaps pile up, issue 26), for a side-by-side comparison.
+ * RUNS (default 30) sets the warm renders.
  */
 
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { TopLevelSpec } from 'vega-lite';
+import type { Words } from '../src/blocks/i18n/words.js';
 import { wordsFor } from '../src/blocks/i18n/words.js';
-import { renderDigestChart } from '../src/charts/digest-hours.js';
-import { renderSpendChart, spendChartData } from '../src/charts/spend-days.js';
+import { hourlyChartData, hourlyChartSpec } from '../src/charts/digest-hours.js';
+import { CHART_FILES, chartFiles } from '../src/charts/files.js';
+import { CHART_RENDERER_DEFAULTS, createChartRenderer } from '../src/charts/renderer.js';
+import { spendChartData, spendChartSpec } from '../src/charts/spend-days.js';
 import { summarize } from '../src/digest/summarize.js';
 import type { DigestPost } from '../src/digest/types.js';
 import type { UsageReport } from '../src/lookups/reports.js';
@@ -108,36 +123,86 @@ const report: UsageReport = {
 const spend = spendChartData(report, 150);
 
 const RUNS = Number(process.env.RUNS ?? 30);
-const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+const MEMORY_RUNS = Number(process.env.MEMORY_RUNS ?? 600);
+const inThread = process.argv.includes('--in-thread');
+/** The build's worker (dist/chart-worker.js, built first when stale), as `npm start` runs it. */
+const built = process.argv.includes('--built');
+if (built) {
+  const build = (await import(pathToFileURL(resolve(import.meta.dirname, '../scripts/build.mjs')).href)) as {
+    isStale: () => boolean;
+    buildApp: () => Promise<unknown>;
+  };
+  if (build.isStale()) await build.buildApp();
+}
+const files = built
+  ? chartFiles(pathToFileURL(resolve(import.meta.dirname, '../dist/app.js')).href)
+  : CHART_FILES;
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+const zh = wordsFor('zh-CN');
+
+/** The old path: Vega and resvg in this thread. */
+const thread = inThread ? await import('../src/charts/rasterise.js') : null;
+const renderer = createChartRenderer({ files });
+const render = (spec: TopLevelSpec) => (thread ? thread.rasterise(spec, 1000) : renderer.render(spec, 1000));
+
 const charts = [
   {
     name: 'digest orders-by-hour chart',
-    render: (w: ReturnType<typeof wordsFor>) => renderDigestChart(w, post),
+    spec: (w: Words) =>
+      hourlyChartSpec(
+        w,
+        hourlyChartData(post.summary, post.previous?.summary ?? null, tz),
+        tz,
+        post.previous?.localDate ?? null,
+      ),
   },
-  {
-    name: 'Home spend chart (30 days × 7 operations)',
-    render: (w: ReturnType<typeof wordsFor>) => renderSpendChart(w, spend),
-  },
+  { name: 'Home spend chart (30 days × 7 operations)', spec: (w: Words) => spendChartSpec(w, spend) },
 ];
-for (const { name, render } of charts)
+const tz = post.subscription.timeZone;
+console.log(
+  `charts rendered ${inThread ? 'in this thread (the old path)' : `in the recycled chart worker (${built ? 'dist/chart-worker.js' : 'the sources'})`}`,
+);
+for (const { name, spec: specFor } of charts)
   for (const locale of ['en', 'zh-CN'] as const) {
-    const w = wordsFor(locale);
+    const spec = specFor(wordsFor(locale));
     const t0 = performance.now();
-    await render(w);
+    await render(spec);
     const first = performance.now() - t0;
     const times: number[] = [];
-    let peakRss = process.memoryUsage().rss;
+    const cpu = process.cpuUsage();
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
-      const chart = await render(w);
+      const chart = await render(spec);
       times.push(performance.now() - t);
-      if (!chart || chart.png.length === 0) throw new Error('no chart');
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      if (chart.png.length === 0) throw new Error('no chart');
     }
+    const used = process.cpuUsage(cpu);
+    // CPU time of the whole process (both threads), steadier than wall time on a busy machine.
+    const cpuMs = (used.user + used.system) / 1000 / RUNS;
     times.sort((a, b) => a - b);
     const p = (q: number) =>
       (times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0).toFixed(1);
     console.log(
-      `${name} (${locale}): first ${first.toFixed(0)} ms; warm ${RUNS} renders median ${p(0.5)} ms, p95 ${p(0.95)} ms (goal < 150 ms); rss peak ${mb(peakRss)}, heap ${mb(process.memoryUsage().heapUsed)}`,
+      `${name} (${locale}): first ${first.toFixed(0)} ms; warm ${RUNS} renders median ${p(0.5)} ms, p95 ${p(0.95)} ms (goal < 150 ms); CPU ${cpuMs.toFixed(0)} ms per render`,
     );
   }
+
+// Memory: the Home spend chart in zh-CN, MEMORY_RUNS times, from a fresh worker.
+await renderer.close();
+const memory = createChartRenderer({ files });
+const spec = spendChartSpec(zh, spend);
+const before = process.memoryUsage.rss();
+const bound = before + CHART_RENDERER_DEFAULTS.maxRssGrowthBytes;
+let peak = before;
+const curve: string[] = [];
+for (let i = 1; i <= MEMORY_RUNS; i++) {
+  await (thread ? thread.rasterise(spec, 1000) : memory.render(spec, 1000));
+  peak = Math.max(peak, process.memoryUsage.rss());
+  if (i % 100 === 0 || i === MEMORY_RUNS) curve.push(`${i}: ${mb(process.memoryUsage.rss())}`);
+}
+const after = process.memoryUsage.rss();
+console.log(`rss before ${mb(before)}; after renders ${curve.join(', ')}; peak ${mb(peak)}`);
+console.log(
+  `rss after ${MEMORY_RUNS} renders ${mb(after)}, peak ${mb(peak)}: ${peak <= bound ? 'within' : 'OVER'} the bound ${mb(bound)} (${mb(before)} + ${mb(CHART_RENDERER_DEFAULTS.maxRssGrowthBytes)}); ${thread ? 'in this thread' : `${memory.stats().workers} workers for ${memory.stats().renders} renders`}`,
+);
+await memory.close();

@@ -4,13 +4,14 @@
  *   configured — pg and Kysely's PostgreSQL dialect, ioredis — sits in chunks of its own), with
  *   source maps; better-sqlite3 (a native addon) stays in node_modules;
  * - dist/main.js: src/start.ts, the entry that checks the Node version before loading the app;
+ * - dist/chart-worker.js: the charts' worker thread (Vega, resvg), and dist/fonts: the chart font;
  * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`), and
  *   dist/store/copy-cli.js: the SQLite → PostgreSQL copy (`npm run store:copy`, in the image).
  *
  * `--if-stale` builds only when a source is newer than the build (npm start on a built tree
  * starts at once). `--out DIR` writes elsewhere (bench/start.ts).
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
 const OUT = resolve(ROOT, outIndex >= 0 ? (args[outIndex + 1] ?? 'dist') : 'dist');
+/** assets/fonts files the built app needs (dist/fonts): the chart font and its licence. */
+const CHART_FONT_FILES = ['NotoSansSC-charts.otf', 'OFL.txt'];
 /** The file whose age says when the build was made: written last. */
 const STAMP = join(OUT, 'main.js');
 
@@ -29,7 +32,8 @@ function newestInput() {
     if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
     else newest = Math.max(newest, stat.mtimeMs);
   };
-  for (const input of ['src', 'package.json', 'package-lock.json', 'scripts/build.mjs']) visit(join(ROOT, input));
+  for (const input of ['src', 'assets/fonts', 'package.json', 'package-lock.json', 'scripts/build.mjs'])
+    visit(join(ROOT, input));
   return newest;
 }
 
@@ -183,6 +187,9 @@ export async function buildApp(out = OUT) {
       // The two other programs, where the tsc build put them (README, Docker commands).
       'sandbox/cli': 'src/sandbox/cli.ts',
       'store/copy-cli': 'src/store/copy-cli.ts',
+      // The charts' worker thread (src/charts/files.ts finds it here), with Vega: the app itself
+      // never loads Vega or resvg.
+      'chart-worker': 'src/charts/worker.ts',
     },
     outdir: out,
     bundle: true,
@@ -205,6 +212,9 @@ export async function buildApp(out = OUT) {
   });
   for (const output of Object.keys(metafile.outputs))
     if (output.endsWith('.js.map')) ownSourcesOnly(resolve(ROOT, output));
+  // The chart font (and its licence), where src/charts/files.ts looks for it in the build.
+  mkdirSync(join(out, 'fonts'), { recursive: true });
+  for (const file of CHART_FONT_FILES) copyFileSync(join(ROOT, 'assets/fonts', file), join(out, 'fonts', file));
   // Last: its time is the build's (STAMP).
   await build({ ...common, entryPoints: { main: 'src/start.ts' }, outdir: out, bundle: false, target: 'node18' });
   return { ms: performance.now() - started, metafile };

@@ -9,12 +9,15 @@
  * Each container: /healthz 200, its process is not root, the image's HEALTHCHECK passes inside it,
  * a signed slash command is answered through Slack's response_url, and SIGTERM (podman stop)
  * drains it and exits 0 well inside the grace period. Once on SQLite (the image's default on
- * /data) and once with DATABASE_URL and REDIS_URL.
+ * /data) and once with DATABASE_URL and REDIS_URL. Its chart worker renders with the font the
+ * image carries (issue 26).
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rasterise } from '../src/charts/rasterise.js';
+import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
 import { freePort } from './helpers/free-port.js';
 import { type RedisServer, startRedisServer } from './helpers/redis-server.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
@@ -190,6 +193,30 @@ describe('the image', () => {
     const sizeMb = Number(await podman('image', 'inspect', '--format', '{{.Size}}', TAG)) / 1e6;
     expect(sizeMb).toBeLessThan(SIZE_GOAL_MB);
   });
+
+  it('renders a zh-CN chart in its chart worker with the font it carries: the same PNG as the sources', async () => {
+    const request = JSON.stringify({ id: 1, spec: SMALL_ZH_CHART, width: 480 });
+    const script = [
+      "const { Worker } = require('node:worker_threads');",
+      "const w = new Worker('/app/dist/chart-worker.js');",
+      "w.once('message', (r) => { process.stdout.write(JSON.stringify({ ...r, png: r.ok ? Buffer.from(r.png).toString('base64') : null })); w.terminate(); });",
+      `w.postMessage(${request});`,
+    ].join('\n');
+    const { stdout } = await run(
+      'bash',
+      ['scripts/container/run.sh', '--rm', '--entrypoint', 'node', TAG, '-e', script],
+      {
+        cwd: ROOT,
+        maxBuffer: 16 << 20,
+      },
+    );
+    const reply = JSON.parse(stdout) as { ok: boolean; message?: string; svg: string; png: string };
+    expect(reply.ok, reply.message).toBe(true);
+    const fromSources = await rasterise(SMALL_ZH_CHART, 480);
+    expect(reply.svg).toBe(fromSources.svg);
+    // Without its font the image's worker would draw no text: the pictures would differ.
+    expect(Buffer.from(reply.png, 'base64').equals(fromSources.png)).toBe(true);
+  }, 120_000);
 
   it('runs on SQLite: healthy, not root, answers a signed command, drains on SIGTERM', async () => {
     let c: Container | undefined;

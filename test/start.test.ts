@@ -3,15 +3,22 @@
  * one line naming the Node it needs, before anything imports undici; the production build is an
  * esbuild bundle whose entry chunk does not load pg, Kysely's PostgreSQL dialect or ioredis (they
  * are reached only by dynamic import, when configured), whose stack traces name src/ files through its source maps (read only when a stack is formatted),
- * and which starts and answers /healthz in both Slack modes.
+ * and which starts and answers /healthz in both Slack modes. Issue 26: Vega and resvg are only in
+ * the chart worker (dist/chart-worker.js), which renders with the font the build copies to dist/fonts.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chartFiles } from '../src/charts/files.js';
+import { rasterise } from '../src/charts/rasterise.js';
+import type { RenderReply, RenderRequest } from '../src/charts/worker.js';
 import { NODE_REQUIRED, nodeSupported } from '../src/start.js';
+import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -136,6 +143,64 @@ describe('the bundle (scripts/build.mjs)', () => {
     for (const program of ['sandbox/cli.js', 'store/copy-cli.js', 'main.js', 'app.js'])
       expect(existsSync(join(out, program)), program).toBe(true);
   });
+
+  it('keeps Vega and resvg out of the app: only the chart worker (dist/chart-worker.js) loads them', () => {
+    const outputs = metafile.outputs;
+    const inputsOf = (entry: string) => {
+      const loaded = new Set<string>();
+      const visit = (output: string) => {
+        if (loaded.has(output)) return;
+        loaded.add(output);
+        for (const i of outputs[output]?.imports ?? []) if (i.kind === 'import-statement') visit(i.path);
+      };
+      visit(Object.keys(outputs).find((o) => o.endsWith(entry)) ?? entry);
+      return [...loaded].flatMap((o) => [
+        ...Object.keys(outputs[o]?.inputs ?? {}),
+        ...(outputs[o]?.imports ?? []).map((i) => i.path),
+      ]);
+    };
+    const charting = (i: string) =>
+      /node_modules\/(vega|vega-lite)\/|@resvg\/resvg-js|src\/charts\/rasterise\.ts/.test(i);
+    expect(inputsOf('/app.js').filter(charting)).toEqual([]);
+    const worker = inputsOf('/chart-worker.js');
+    expect(worker).toContain('src/charts/rasterise.ts');
+    expect(worker).toContain('@resvg/resvg-js');
+    expect(worker.some((i) => /node_modules\/vega-lite\//.test(i))).toBe(true);
+  });
+
+  it('finds the chart worker and font from wherever the bundle put src/charts/files.ts', () => {
+    const homes = Object.entries(metafile.outputs)
+      .filter(([o, meta]) => o.endsWith('.js') && 'src/charts/files.ts' in meta.inputs)
+      .map(([o]) => pathToFileURL(resolve(ROOT, o)).href);
+    expect(homes.length).toBeGreaterThan(0);
+    for (const home of homes) {
+      const files = chartFiles(home);
+      expect(fileURLToPath(files.worker)).toBe(join(out, 'chart-worker.js'));
+      expect(files.font).toBe(join(out, 'fonts/NotoSansSC-charts.otf'));
+      expect(existsSync(files.font)).toBe(true);
+      expect(files.execArgv).toEqual([]);
+    }
+  });
+
+  it('renders a zh-CN chart in the built worker with the built font: the same SVG and PNG as the sources', async () => {
+    const spec = SMALL_ZH_CHART;
+    const worker = new Worker(join(out, 'chart-worker.js'));
+    try {
+      const reply = await new Promise<RenderReply>((resolveReply, reject) => {
+        worker.once('message', resolveReply);
+        worker.once('error', reject);
+        worker.postMessage({ id: 1, spec, width: 480 } satisfies RenderRequest);
+      });
+      if (!reply.ok) throw new Error(reply.message);
+      const fromSources = await rasterise(spec, 480);
+      expect(reply.svg).toContain('近 30 天每日扣费点数');
+      expect(reply.svg).toBe(fromSources.svg);
+      // Without the font the built worker would draw no text: the pictures would differ.
+      expect(Buffer.from(reply.png).equals(fromSources.png)).toBe(true);
+    } finally {
+      await worker.terminate();
+    }
+  }, 60_000);
 
   it('maps stack traces to src/ files through the entry, reading the maps only when a stack is formatted', async () => {
     // Start-up fails (nothing listens on the Slack URL); at debug level the error's stack is logged.

@@ -1,51 +1,23 @@
 /**
- * Vega-Lite spec → SVG → PNG, on the server, with no browser (issue 26).
- *
- * Why these: Vega-Lite is a maintained, declarative grammar (a chart is a small JSON spec, easy
- * to test by value), and Vega renders it to an SVG string in Node with no canvas and no DOM. The
- * SVG is rasterised by resvg (@resvg/resvg-js: Rust, prebuilt native binaries as npm packages, no
- * Cairo or system libraries), loading ONLY the bundled font (src/charts/font.ts), so zh-CN labels
- * draw the same on every machine. Pure: data in, bytes out; no plat call, no Slack, no store.
+ * The charts' one renderer (src/charts/renderer.ts: a recycled worker thread), shared by the
+ * digest's chart and the App Home's spend chart, started on the first chart and ended by the
+ * app's drain (`closeCharts`).
  */
-import { Resvg } from '@resvg/resvg-js';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
-import { CHART_FONT_FAMILY, CHART_FONT_FILE } from './font.js';
+import type { TopLevelSpec } from 'vega-lite';
+import { type ChartRenderer, createChartRenderer, type RenderedChart } from './renderer.js';
 
-export interface RenderedChart {
-  svg: string;
-  png: Buffer;
-  width: number;
-  height: number;
+export type { RenderedChart } from './renderer.js';
+
+let shared: ChartRenderer | null = null;
+
+export function renderChart(spec: TopLevelSpec, width = 1000): Promise<RenderedChart> {
+  shared ??= createChartRenderer();
+  return shared.render(spec, width);
 }
 
-/** The spec as an SVG string (labels still text, so tests can read them). */
-export async function specToSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
-}
-
-/** The SVG as PNG, `width` pixels wide (Slack shows it scaled to the phone's width). */
-export function svgToPng(svg: string, width: number): { png: Buffer; width: number; height: number } {
-  const resvg = new Resvg(svg, {
-    fitTo: { mode: 'width', value: width },
-    background: '#ffffff',
-    font: {
-      loadSystemFonts: false,
-      fontFiles: [CHART_FONT_FILE],
-      defaultFontFamily: CHART_FONT_FAMILY,
-      sansSerifFamily: CHART_FONT_FAMILY,
-    },
-  });
-  const image = resvg.render();
-  return { png: image.asPng(), width: image.width, height: image.height };
-}
-
-export async function renderChart(spec: TopLevelSpec, width = 1000): Promise<RenderedChart> {
-  const svg = await specToSvg(spec);
-  return { svg, ...svgToPng(svg, width) };
+/** Ends the chart worker (renders waiting are refused); a later chart starts a new renderer. */
+export async function closeCharts(): Promise<void> {
+  const renderer = shared;
+  shared = null;
+  await renderer?.close();
 }
