@@ -9,6 +9,7 @@
  * redirect back with a code, the state and the state cookie, as a browser coming back from Slack's
  * authorize page would.
  */
+import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import type { FakeSlack, SlackCall } from './slack-api-server.js';
 
 export interface InstallSpec {
@@ -232,4 +233,16 @@ export async function installThroughOAuth(
     headers: tamper.dropCookie ? {} : { cookie },
   });
   return { authorizeUrl, status: back.status, page: await back.text() };
+}
+
+/** The "Connect plat account" form's submitted values (view.state.values), as Slack sends them. */
+export function platAccountValues(baseUrl: string, token: string) {
+  return {
+    [PLAT_ACCOUNT_FORM.baseUrl.block]: {
+      [PLAT_ACCOUNT_FORM.baseUrl.action]: { type: 'plain_text_input' as const, value: baseUrl },
+    },
+    [PLAT_ACCOUNT_FORM.token.block]: {
+      [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input' as const, value: token },
+    },
+  };
 }

@@ -18,7 +18,7 @@ import { SHORTCUT_IDS } from '../../src/blocks/shortcut.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postAction, postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import { installFakeOAuth, installThroughOAuth, platAccountValues } from '../helpers/slack-oauth.js';
 import {
   appHomeOpened,
   entityDetailsRequested,
@@ -217,14 +217,7 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
     const saved = await app.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: {
-        [PLAT_ACCOUNT_FORM.baseUrl.block]: {
-          [PLAT_ACCOUNT_FORM.baseUrl.action]: { type: 'plain_text_input', value: platUrl },
-        },
-        [PLAT_ACCOUNT_FORM.token.block]: {
-          [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input', value: 'plat-own' },
-        },
-      },
+      values: platAccountValues(platUrl, 'plat-own'),
     });
     expect(saved.status).toBe(200);
     await expect

@@ -14,7 +14,7 @@ import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import { installFakeOAuth, installThroughOAuth, platAccountValues } from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
@@ -109,14 +109,7 @@ describe('jobs on a replica use the current bot token (PostgreSQL, two replicas)
     const saved = await a.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: {
-        [PLAT_ACCOUNT_FORM.baseUrl.block]: {
-          [PLAT_ACCOUNT_FORM.baseUrl.action]: { type: 'plain_text_input', value: platUrl },
-        },
-        [PLAT_ACCOUNT_FORM.token.block]: {
-          [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input', value: 'plat-own' },
-        },
-      },
+      values: platAccountValues(platUrl, 'plat-own'),
     });
     expect(saved.status).toBe(200);
     await expect.poll(() => store.platAccounts.get(TEAM).then((x) => x?.token ?? null)).toBe('plat-own');

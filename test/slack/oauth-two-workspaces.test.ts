@@ -24,7 +24,12 @@ import {
   textOf,
 } from '../helpers/platdesk-harness.js';
 import { postAction, postCommand, postEvent } from '../helpers/slack-http.js';
-import { type FakeOAuth, installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import {
+  type FakeOAuth,
+  installFakeOAuth,
+  installThroughOAuth,
+  platAccountValues,
+} from '../helpers/slack-oauth.js';
 import { blockAction, eventCallback, slashCommand, viewSubmission } from '../helpers/slack-payloads.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
@@ -124,14 +129,7 @@ describe.each(ENGINES)('two workspaces through the OAuth install on %s', (engine
     const submission = viewSubmission({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: from.userId,
-      values: {
-        [PLAT_ACCOUNT_FORM.baseUrl.block]: {
-          [PLAT_ACCOUNT_FORM.baseUrl.action]: { type: 'plain_text_input', value: baseUrl },
-        },
-        [PLAT_ACCOUNT_FORM.token.block]: {
-          [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input', value: token },
-        },
-      },
+      values: platAccountValues(baseUrl, token),
     });
     // The view names the workspace too (Bolt reads app_installed_team_id first).
     const view = { ...submission.view, team_id: from.teamId, app_installed_team_id: from.teamId };

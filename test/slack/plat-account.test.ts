@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ERASE_FORM, PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import { installFakeOAuth, installThroughOAuth, platAccountValues } from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
 
 const SIGNING_SECRET = 'test-secret';
@@ -111,18 +111,10 @@ describe('plat account per workspace (App Home)', () => {
     const opened = await h.fake.waitFor('views.open');
     expect((opened.body.view as { callback_id: string }).callback_id).toBe(PLAT_ACCOUNT_FORM.callbackId);
 
-    const values = (baseUrl: string, token: string) => ({
-      [PLAT_ACCOUNT_FORM.baseUrl.block]: {
-        [PLAT_ACCOUNT_FORM.baseUrl.action]: { type: 'plain_text_input' as const, value: baseUrl },
-      },
-      [PLAT_ACCOUNT_FORM.token.block]: {
-        [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input' as const, value: token },
-      },
-    });
     const bad = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: values('ftp://x', 'tok'),
+      values: platAccountValues('ftp://x', 'tok'),
     });
     expect(JSON.parse(bad.body)).toMatchObject({
       response_action: 'errors',
@@ -131,13 +123,13 @@ describe('plat account per workspace (App Home)', () => {
     const badToken = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: values('https://plat.example.com', 'has space'),
+      values: platAccountValues('https://plat.example.com', 'has space'),
     });
     expect(JSON.parse(badToken.body).errors[PLAT_ACCOUNT_FORM.token.block]).toMatch(/printable ASCII/);
     const notAdmin = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.userId,
-      values: values('https://plat.example.com', 'tok-secret-123'),
+      values: platAccountValues('https://plat.example.com', 'tok-secret-123'),
     });
     expect(JSON.parse(notAdmin.body).errors[PLAT_ACCOUNT_FORM.baseUrl.block]).toMatch(
       /Only a platdesk admin/,
@@ -148,7 +140,7 @@ describe('plat account per workspace (App Home)', () => {
     const saved = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: values('https://plat.example.com/', 'tok-secret-123'),
+      values: platAccountValues('https://plat.example.com/', 'tok-secret-123'),
     });
     expect(saved.status).toBe(200);
     await h.fake.waitFor('views.publish', () => h.fake.callsTo('views.publish').length > before);
