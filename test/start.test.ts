@@ -46,6 +46,18 @@ describe('the Node version check', () => {
   });
 });
 
+describe("Node's flags for the app", () => {
+  it('npm start and the image run the entry with the same flags', () => {
+    const start = (read('package.json').scripts.start as string).split(' ');
+    expect(start[0]).toBe('node');
+    expect(start.at(-1)).toBe('dist/main.js');
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(JSON.parse(cmd ?? 'null')).toEqual(start);
+    // A smaller young generation (idle RSS); docs/drafts/start-slim.md says why.
+    expect(start).toContain('--max-semi-space-size=1');
+  });
+});
+
 function spawnSyncText(cmd: string, args: string[]): { code: number; stdout: string; stderr: string } {
   try {
     const stdout = execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
