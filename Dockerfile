@@ -53,4 +53,6 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
 # node runs as PID 1: it gets SIGTERM directly and platdesk handles it (graceful stop). Use
 # `docker run --init` (or compose's init: true) to also reap stray child processes.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+# Node's flags as npm start gives them (package.json "start"; test/start.test.ts keeps the two equal):
+# a young generation of 1 MB semi-spaces instead of up to 16 MB keeps an idle replica ~5 MB smaller.
+CMD ["node", "--max-semi-space-size=1", "dist/main.js"]

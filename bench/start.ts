@@ -5,9 +5,15 @@
  * Slack-compatible server answering auth.test and Socket Mode.
  *
  * Per run: the child's CPU (user + system, from /proc, 10 ms ticks) and wall time from spawn to the
- * first `/healthz` 200, then its RSS after 2 s idle. One warm-up run per variant (it creates the
- * database file and fills the compile cache) is not counted; then RUNS runs: min and median.
- * Figures are noisy on a shared machine: run it on an idle one for the README.
+ * first `/healthz` 200, then its RSS (and CPU, so work put off until after /healthz shows) after
+ * 2 s idle. One warm-up run per variant (it creates the database file and fills the compile cache)
+ * is not counted; then RUNS runs: min and median. The bundle runs with the Node flags of
+ * package.json's `start` script (what `npm start` and the image run).
+ *
+ * `BENCH_BASELINE=<git ref>` (e.g. `main`) adds that commit's bundle, built from `git archive`, as
+ * a third variant run side by side (its own `start` flags), so a branch is compared with its base
+ * in one run on the same load. Figures are noisy on a shared machine: run it on an idle one for
+ * the README.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
@@ -24,6 +30,21 @@ interface Run {
   cpuMs: number;
   wallMs: number;
   rssMb: number;
+  idleCpuMs: number;
+}
+
+interface Variant {
+  name: string;
+  entry: string;
+  /** Node's flags before the entry. */
+  flags: string[];
+}
+
+/** The Node flags of a package.json's `start` script (`node [flags] dist/main.js`). */
+function startFlags(packageJson: string): string[] {
+  const start = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
+  return start.split(' ').filter((word) => word.startsWith('--'));
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -50,10 +71,10 @@ function rssMbOf(pid: number): number {
   return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
 }
 
-async function startOnce(entry: string, env: Record<string, string>): Promise<Run> {
+async function startOnce(variant: Variant, env: Record<string, string>): Promise<Run> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...variant.flags, variant.entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -84,7 +105,7 @@ async function startOnce(entry: string, env: Record<string, string>): Promise<Ru
     const cpuMs = cpuMsOf(pid);
     await sleep(IDLE_MS);
     const rssMb = rssMbOf(pid);
-    return { cpuMs, wallMs, rssMb };
+    return { cpuMs, wallMs, rssMb, idleCpuMs: cpuMsOf(pid) };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const closed = new Promise((r) => child.once('close', r));
@@ -125,38 +146,77 @@ async function main(): Promise<void> {
       cwd: ROOT,
       stdio: 'inherit',
     });
-    const variants = [
-      { name: 'before (tsc dist)', entry: join(dir, 'tsc/main.js') },
-      { name: 'after (bundle)', entry: join(dir, 'bundle/main.js') },
+    const variants: Variant[] = [
+      { name: 'before (tsc dist)', entry: join(dir, 'tsc/main.js'), flags: [] },
+      {
+        name: 'after (bundle)',
+        entry: join(dir, 'bundle/main.js'),
+        flags: startFlags(join(ROOT, 'package.json')),
+      },
     ];
+    const baseline = process.env.BENCH_BASELINE;
+    if (baseline) {
+      // That commit's tree (what its build reads), built with its own scripts/build.mjs; node_modules
+      // are this checkout's (found from inside it).
+      const tree = join(dir, 'baseline-src');
+      mkdirSync(tree);
+      execFileSync(
+        'sh',
+        ['-c', `git archive ${JSON.stringify(baseline)} | tar -x -C ${JSON.stringify(tree)}`],
+        {
+          cwd: ROOT,
+          stdio: 'inherit',
+        },
+      );
+      execFileSync(process.execPath, [join(tree, 'scripts/build.mjs'), '--out', join(dir, 'baseline')], {
+        cwd: tree,
+        stdio: 'inherit',
+      });
+      variants.push({
+        name: `${baseline} (bundle)`.slice(0, 17),
+        entry: join(dir, 'baseline/main.js'),
+        flags: startFlags(join(tree, 'package.json')),
+      });
+    }
     const modes = {
       http: { SLACK_SIGNING_SECRET: 'bench-secret' },
       socket: { SLACK_APP_TOKEN: 'xapp-bench' },
     };
     const rows: string[] = [];
     for (const [mode, modeEnv] of Object.entries(modes)) {
+      const runs = new Map<Variant, Run[]>(variants.map((v) => [v, []]));
+      const envOf = (variant: Variant) => ({
+        SLACK_BOT_TOKEN: 'xoxb-bench',
+        SLACK_API_URL: fake.apiUrl,
+        PLAT_BASE_URL: 'http://127.0.0.1:9',
+        PLAT_TOKEN: 'bench',
+        DATABASE_PATH: join(dir, `${mode}-${variants.indexOf(variant)}.sqlite`),
+        LOG_LEVEL: 'warn',
+        ...modeEnv,
+      });
+      // warm-up: database file, compile cache
+      for (const variant of variants) await startOnce(variant, envOf(variant));
+      // Interleaved, so a change in the machine's load falls on every variant alike.
+      for (let i = 0; i < RUNS; i++)
+        for (const variant of variants) runs.get(variant)?.push(await startOnce(variant, envOf(variant)));
       for (const variant of variants) {
-        const env = {
-          SLACK_BOT_TOKEN: 'xoxb-bench',
-          SLACK_API_URL: fake.apiUrl,
-          PLAT_BASE_URL: 'http://127.0.0.1:9',
-          PLAT_TOKEN: 'bench',
-          DATABASE_PATH: join(dir, `${mode}-${variant.entry.includes('tsc') ? 'tsc' : 'bundle'}.sqlite`),
-          LOG_LEVEL: 'warn',
-          ...modeEnv,
-        };
-        await startOnce(variant.entry, env); // warm-up: database file, compile cache
-        const runs: Run[] = [];
-        for (let i = 0; i < RUNS; i++) runs.push(await startOnce(variant.entry, env));
-        const cpu = runs.map((r) => r.cpuMs);
-        const wall = runs.map((r) => r.wallMs);
-        const rss = runs.map((r) => r.rssMb);
+        const done = runs.get(variant) ?? [];
+        const cpu = done.map((r) => r.cpuMs);
+        const wall = done.map((r) => r.wallMs);
+        const rss = done.map((r) => r.rssMb);
+        const idleCpu = done.map((r) => r.idleCpuMs);
         rows.push(
           `| ${mode.padEnd(6)} | ${variant.name.padEnd(17)} | ${Math.min(...cpu)
             .toFixed(0)
             .padStart(4)} / ${median(cpu).toFixed(0).padStart(4)} | ${Math.min(...wall)
             .toFixed(0)
-            .padStart(4)} / ${median(wall).toFixed(0).padStart(4)} | ${median(rss).toFixed(1).padStart(6)} |`,
+            .padStart(
+              4,
+            )} / ${median(wall).toFixed(0).padStart(4)} | ${median(rss).toFixed(1).padStart(6)} | ${median(
+            idleCpu,
+          )
+            .toFixed(0)
+            .padStart(5)} |`,
         );
         process.stderr.write(`${rows.at(-1)}\n`);
       }
@@ -165,8 +225,8 @@ async function main(): Promise<void> {
       [
         `Start → /healthz 200, ${RUNS} runs each after one warm-up (SQLite file, sandbox off, Node ${process.versions.node})`,
         '',
-        '| mode   | build             | CPU ms min / median | wall ms min / median | idle RSS MB (median) |',
-        '|--------|-------------------|---------------------|----------------------|----------------------|',
+        '| mode   | build             | CPU ms min / median | wall ms min / median | idle RSS MB (median) | CPU ms after 2 s idle (median) |',
+        '|--------|-------------------|---------------------|----------------------|----------------------|--------------------------------|',
         ...rows,
         '',
       ].join('\n'),

@@ -115,43 +115,69 @@ function ownSourcesOnly(file) {
 /** The names platdesk imports from '@slack/bolt' as values (test/start.test.ts keeps this true). */
 export const BOLT_PARTS = ['App', 'LogLevel', 'HTTPReceiver', 'HTTPModuleFunctions', 'SocketModeReceiver', 'webApi'];
 
+/** The names platdesk imports from 'prom-client' (test/start.test.ts keeps this true). */
+export const PROM_CLIENT_PARTS = ['Counter', 'Gauge', 'Histogram', 'Registry', 'collectDefaultMetrics'];
+
 /**
- * Requires Bolt makes at load that platdesk's configuration never uses, made lazy (a getter that
- * requires on first read), by file: the exact line each replaces must be there, or the build
- * fails (a Bolt upgrade changed it: check and update the list).
- * - App.js: the Socket Mode receiver, read only in Socket Mode without a receiver of ours;
- * - HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only with an
- *   OAuth installer configured.
+ * Packages whose index loads much platdesk never uses: the bundle gets an entry of its own for
+ * each (getters that require a part when first read), which names exactly the parts src/ imports.
+ * - '@slack/bolt': Bolt's index loads every receiver (Express and its body parsers, AWS Lambda)
+ *   and Socket Mode's client at start, HTTP mode or not;
+ * - 'prom-client': its index loads the Summary (and its t-digest), the Pushgateway (an HTTP
+ *   client) and the cluster aggregator (node:cluster), none of which platdesk uses.
  */
-const LAZY_BOLT_REQUIRES = {
-  'App.js': ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
-  'receivers/HTTPReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
-  'receivers/SocketModeReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+const PART_ENTRIES = {
+  '@slack/bolt': 'scripts/build/bolt-entry.cjs',
+  'prom-client': 'scripts/build/prom-client-entry.cjs',
 };
 
 /**
- * Loads Bolt's parts only when used: '@slack/bolt' resolves to ./build/bolt-entry.cjs (getters that
- * require each part when first read), and the requires above wait until read. In HTTP mode Socket
- * Mode's client, and in both modes Express, its body parsers, the AWS receiver and OAuth, are
- * never run.
+ * Requires made at load that platdesk's configuration never uses, made lazy (a getter that
+ * requires on first read), by file under node_modules: the exact line each replaces must be
+ * there, or the build fails (an upgrade changed it: check and update the list).
+ * - Bolt's App.js: the Socket Mode receiver, read only in Socket Mode without a receiver of ours;
+ * - Bolt's HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only
+ *   with an OAuth installer configured (platdesk runs its own: slack/installs.ts);
+ * - prom-client's CPU metric: OpenTelemetry's API (51 modules), read only for exemplars, which
+ *   platdesk does not turn on.
  */
-const boltParts = {
-  name: 'bolt-parts',
+const LAZY_REQUIRES = {
+  '@slack/bolt/dist/App.js': ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
+  '@slack/bolt/dist/receivers/HTTPReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+  '@slack/bolt/dist/receivers/SocketModeReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
+  'prom-client/lib/metrics/processCpuTotal.js': ['OtelApi', "require('@opentelemetry/api')"],
+};
+
+/**
+ * Loads such packages' parts only when used: each package in PART_ENTRIES resolves to its entry
+ * (scripts/build/*-entry.cjs), and the requires above wait until read. In HTTP mode Socket Mode's
+ * client, and in both modes Express, its body parsers, the AWS receiver and OAuth, are never run.
+ */
+const lazyParts = {
+  name: 'lazy-parts',
   setup(build) {
-    build.onResolve({ filter: /^@slack\/bolt$/ }, () => ({
-      path: join(ROOT, 'scripts/build/bolt-entry.cjs'),
+    const applied = new Set();
+    const pattern = (paths) => new RegExp(`(${paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter: new RegExp(`^${pattern(Object.keys(PART_ENTRIES)).source}`) }, (args) => ({
+      path: join(ROOT, PART_ENTRIES[args.path]),
     }));
-    build.onLoad({ filter: /@slack[\\/]bolt[\\/]dist[\\/].*\.js$/ }, (args) => {
-      const file = args.path.replace(/\\/g, '/').replace(/.*@slack\/bolt\/dist\//, '');
-      const lazy = LAZY_BOLT_REQUIRES[file];
+    build.onLoad({ filter: pattern(Object.keys(LAZY_REQUIRES).map((f) => `node_modules/${f}`)) }, (args) => {
+      const file = args.path.replace(/\\/g, '/').replace(/.*\/node_modules\//, '');
+      const lazy = LAZY_REQUIRES[file];
       if (!lazy) return undefined;
       const [name, load] = lazy;
       const eager = `const ${name} = ${load};`;
       const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(eager)) throw new Error(`bolt-parts: ${args.path} changed; update scripts/build.mjs`);
+      if (!text.includes(eager)) throw new Error(`lazy-parts: ${args.path} changed; update scripts/build.mjs`);
       // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
       const deferred = `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`;
+      applied.add(file);
       return { contents: text.replace(eager, deferred), loader: 'js' };
+    });
+    // A file that moved (a package upgrade) would otherwise stay eager without a word.
+    build.onEnd((result) => {
+      const missed = Object.keys(LAZY_REQUIRES).filter((f) => !applied.has(f));
+      if (missed.length && !result.errors.length) throw new Error(`lazy-parts: not in the build: ${missed.join(', ')}`);
     });
   },
 };
@@ -181,7 +207,7 @@ export async function buildApp(out = OUT) {
   const { metafile } = await build({
     ...common,
     metafile: true,
-    plugins: [boltParts],
+    plugins: [lazyParts],
     entryPoints: {
       app: 'src/main.ts',
       // The two other programs, where the tsc build put them (README, Docker commands).

@@ -38,7 +38,6 @@ import type { Sandbox } from './sandbox/index.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { installedSlackClients, singleSlackClient } from './slack/clients.js';
 import type { TenantInstalls } from './slack/deps.js';
-import { createSlackInstalls } from './slack/installs.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
@@ -245,8 +244,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       }),
   });
 
+  // Distributed mode only: the OAuth install (@slack/oauth, jsonwebtoken) is loaded then.
   const installs = config.slack.distribution
-    ? createSlackInstalls({
+    ? (await import('./slack/installs.js')).createSlackInstalls({
         distribution: config.slack.distribution,
         installations: store.installations,
         apiUrl: config.slack.apiUrl,

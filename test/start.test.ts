@@ -17,8 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartFiles } from '../src/charts/files.js';
 import { rasterise } from '../src/charts/rasterise.js';
 import type { RenderReply, RenderRequest } from '../src/charts/worker.js';
+import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { NODE_REQUIRED, nodeSupported } from '../src/start.js';
 import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
+import { textOf } from './helpers/platdesk-harness.js';
+import { replicaSlack } from './helpers/replica-slack.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -50,6 +53,18 @@ describe('the Node version check', () => {
   });
 });
 
+describe("Node's flags for the app", () => {
+  it('npm start and the image run the entry with the same flags', () => {
+    const start = (read('package.json').scripts.start as string).split(' ');
+    expect(start[0]).toBe('node');
+    expect(start.at(-1)).toBe('dist/main.js');
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(JSON.parse(cmd ?? 'null')).toEqual(start);
+    // A smaller young generation (idle RSS); docs/drafts/start-slim.md says why.
+    expect(start).toContain('--max-semi-space-size=1');
+  });
+});
+
 function spawnSyncText(cmd: string, args: string[]): { code: number; stdout: string; stderr: string } {
   try {
     const stdout = execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -74,6 +89,8 @@ describe('the bundle (scripts/build.mjs)', () => {
   let out: string;
   let metafile: { outputs: Record<string, { imports: { path: string; kind: string }[]; inputs: object }> };
   let fake: FakeSlack;
+  let sandbox: Sandbox;
+  let platUrl: string;
 
   beforeAll(async () => {
     mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
@@ -83,9 +100,12 @@ describe('the bundle (scripts/build.mjs)', () => {
     };
     ({ metafile } = await buildApp(out));
     fake = await startSlackApiServer();
+    sandbox = createSandbox({ token: 'test' });
+    platUrl = await sandbox.listen(0);
   }, 120_000);
   afterAll(async () => {
     await fake?.close();
+    await sandbox?.close();
     if (out) rmSync(out, { recursive: true, force: true });
   });
 
@@ -107,10 +127,43 @@ describe('the bundle (scripts/build.mjs)', () => {
     expect(inputs).not.toContain('src/store/postgres-dialect.ts');
     // The built-in sandbox only with PLAT_SANDBOX=1.
     expect(inputs.filter((i) => i.startsWith('src/sandbox/'))).toEqual([]);
+    // Charts (Vega, Vega-Lite, resvg's native addon) with the first chart; the OAuth install in
+    // distributed mode only.
+    expect(inputs.filter((i) => /node_modules\/(vega|vega-lite|d3-[a-z-]+)\//.test(i))).toEqual([]);
+    expect(inputs.filter((i) => i.startsWith('src/charts/'))).toEqual([]);
+    expect(inputs).not.toContain('src/slack/installs.ts');
+    const staticImports = [...loaded].flatMap((o) => outputs[o]?.imports ?? []);
+    expect(staticImports.filter((i) => i.path.includes('resvg'))).toEqual([]);
     // …and they are in the build, behind a dynamic import.
     const all = Object.values(outputs).flatMap((o) => Object.keys(o.inputs));
     expect(all.some((i) => /node_modules\/pg\//.test(i))).toBe(true);
     expect(all.some((i) => /node_modules\/ioredis\//.test(i))).toBe(true);
+    expect(all.some((i) => /node_modules\/vega-lite\//.test(i))).toBe(true);
+    expect(all).toContain('src/slack/installs.ts');
+  });
+
+  it("gives the bundle every name src/ imports from 'prom-client', each loaded when first read", async () => {
+    const { PROM_CLIENT_PARTS } = (await import(join(ROOT, 'scripts/build.mjs'))) as {
+      PROM_CLIENT_PARTS: string[];
+    };
+    const used = new Set<string>();
+    for (const [, names = ''] of readFileSync(join(ROOT, 'src/metrics.ts'), 'utf8').matchAll(
+      /import \{([^}]*)\} from 'prom-client';/g,
+    ))
+      for (const name of names.split(',').map((n) => n.trim()))
+        if (name && !name.startsWith('type ')) used.add(name);
+    expect([...used].sort()).toEqual([...PROM_CLIENT_PARTS].sort());
+    // metrics.ts is the only importer.
+    const importers = execFileSync('grep', ['-rl', "from 'prom-client'", join(ROOT, 'src')], {
+      encoding: 'utf8',
+    });
+    expect(importers.trim().split('\n')).toEqual([join(ROOT, 'src/metrics.ts')]);
+    const entry = createRequire(import.meta.url)(join(ROOT, 'scripts/build/prom-client-entry.cjs')) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(entry).sort()).toEqual([...PROM_CLIENT_PARTS].sort());
+    for (const name of PROM_CLIENT_PARTS) expect(typeof entry[name], name).toBe('function');
   });
 
   it("gives the bundle every name src/ imports from '@slack/bolt' as a value, each loaded when first read", async () => {
@@ -250,8 +303,8 @@ describe('the bundle (scripts/build.mjs)', () => {
     ['HTTP mode', { SLACK_SIGNING_SECRET: 'test-secret' }],
     ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-test' }],
   ])(
-    'starts in %s through the entry and answers /healthz 200',
-    async (_mode, modeEnv) => {
+    'starts in %s through the entry, answers /healthz 200 having loaded only what start needs, and answers a paid lookup',
+    async (mode, modeEnv) => {
       const port = await freePort();
       const child = spawn(process.execPath, [join(out, 'main.js')], {
         cwd: out,
@@ -260,7 +313,7 @@ describe('the bundle (scripts/build.mjs)', () => {
           HOME: process.env.HOME ?? '/tmp',
           SLACK_BOT_TOKEN: 'xoxb-test',
           SLACK_API_URL: fake.apiUrl,
-          PLAT_BASE_URL: 'http://127.0.0.1:9',
+          PLAT_BASE_URL: platUrl,
           PLAT_TOKEN: 'test',
           DATABASE_PATH: join(out, `${port}.sqlite`),
           PORT: String(port),
@@ -285,6 +338,24 @@ describe('the bundle (scripts/build.mjs)', () => {
         expect(status, stderr).toBe(200);
         // Node's compile cache beside the build (writable here).
         expect(existsSync(join(out, '.cache'))).toBe(true);
+
+        // At /healthz resvg's native addon (charts) is not mapped; better-sqlite3's is, so the
+        // check sees addons at all.
+        const maps = readFileSync(`/proc/${child.pid}/maps`, 'utf8');
+        expect(maps).toMatch(/better-sqlite3\/\S*\.node/);
+        expect(maps).not.toMatch(/resvg/);
+        // Ready for real: a signed command is answered with a confirmation, and the Confirm click
+        // with the plat API's answer (undici loaded at this first call, from the bundle's chunk).
+        if (mode === 'HTTP mode') {
+          const slack = replicaSlack(fake, 'test-secret', 'start');
+          const target = { eventsUrl: `http://127.0.0.1:${port}/slack/events` };
+          const calls = sandbox.stats().calls;
+          const { answer } = await slack.lookup(target, target, '/shop', 'ww start-bundle', {
+            timeoutMs: 15_000,
+          });
+          expect(textOf(answer), stderr).toContain('Charged 2 points');
+          expect(sandbox.stats().calls - calls).toBe(1);
+        }
       } finally {
         const closed = new Promise((r) => child.once('close', r));
         if (child.exitCode === null) child.kill('SIGTERM');

@@ -19,6 +19,7 @@ import type { AttemptInfo, PlatClient } from '../plat/client.js';
 import { PlatNoAccountError } from '../plat/errors.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../plat/http.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
+import type { Undici } from '../plat/undici.js';
 import type { PlatAccountStore } from '../store/store.js';
 
 export interface PlatAccount {
@@ -96,7 +97,7 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
   /** By account (base URL and token): tenants on one account share its client. */
   const byAccount = new Map<string, TenantPlat>();
   // Made with the first call's undici (plat/http.ts loads it then): start does not load undici.
-  const poolFor = (baseUrl: string) => (undici: typeof import('undici')) => {
+  const poolFor = (baseUrl: string) => (undici: Undici) => {
     const origin = new URL(baseUrl).origin;
     let pool = pools.get(origin);
     if (!pool) {

@@ -16,6 +16,7 @@ import {
   redact,
 } from './errors.js';
 import { OPERATIONS, type Operation } from './operations.js';
+import { loadUndici, type Undici } from './undici.js';
 
 export interface HttpTimeouts {
   /** TCP/TLS connect. */
@@ -72,20 +73,19 @@ export interface PlatHttpOptions {
    * URL, whatever the token), made by its owner from the undici module loaded with the first
    * call; its owner closes it. Without it this PlatHttp has a pool of its own.
    */
-  pool?: (undici: typeof import('undici')) => Pool;
+  pool?: (undici: Undici) => Pool;
 }
 
 export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
-  type Undici = typeof import('undici');
   const shared = options.pool ?? null;
   let loaded: Promise<{ undici: Undici; pool: Pool }> | undefined;
   // undici is loaded with the first call (start does not pay for it); a shared pool is made by
   // its owner from the same module.
   const load = () =>
-    (loaded ??= import('undici').then((undici) => ({
+    (loaded ??= loadUndici().then((undici) => ({
       undici,
       pool:
         shared?.(undici) ??
@@ -182,7 +182,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
 }
 
 function transportError(
-  undiciErrors: typeof import('undici')['errors'],
+  undiciErrors: Undici['errors'],
   operation: Operation,
   error: unknown,
   ctx: {

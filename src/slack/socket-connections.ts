@@ -118,6 +118,8 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
   const { logger, metrics } = options;
   const up = new Set<number>();
   let downSince: number | null = now();
+  /** Until a first connection opens, the process is still starting: /healthz says so (503). */
+  let connectedOnce = false;
 
   const parts = Array.from({ length: options.connections }, (_, index) => {
     const part = new SocketModeReceiver({
@@ -152,6 +154,7 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
     client.on('connected', () => {
       up.add(index);
       downSince = null;
+      connectedOnce = true;
     });
     client.on('close', () => {
       if (!up.delete(index)) return;
@@ -189,6 +192,8 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
       check() {
         const downForMs = downSince === null ? 0 : now() - downSince;
         const detail = { open: up.size, connections: options.connections, downForMs };
+        if (!connectedOnce)
+          return { ok: false, detail, problem: 'Slack Socket Mode: not connected yet (starting)' };
         if (downForMs < options.livenessMs) return { ok: true, detail };
         return {
           ok: false,

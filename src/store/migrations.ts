@@ -974,6 +974,8 @@ export function statements(ddl: string, engine: Engine): string[] {
 async function migrateSteps(db: Db, engine: Engine, migrations: readonly string[]): Promise<number> {
   const found = await readVersion(db, engine);
   if (found > migrations.length) throw new StoreSchemaTooNewError(found, migrations.length);
+  // Up to date (every start but the first after an upgrade): this one read is all it costs.
+  if (found === migrations.length) return found;
   while (await step(db, engine, migrations)) {
     // one migration per transaction
   }

@@ -13,6 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type Platdesk, startPlatdesk } from '../../src/main.js';
+import { Metrics } from '../../src/metrics.js';
+import { createSocketConnections } from '../../src/slack/socket-connections.js';
 import { freePort } from '../helpers/free-port.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { slashCommand } from '../helpers/slack-payloads.js';
@@ -119,6 +121,27 @@ describe('Socket Mode with two connections', () => {
     expect(await health()).toMatchObject({ status: 200, body: { ok: true, socket: { downForMs: 0 } } });
     expect(await metrics()).toMatch(/^platdesk_socket_reconnects_total\{reason="warning"\} 2$/m);
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('/healthz is 503 until a first connection opens: a starting process is not ready yet', async () => {
+    const sockets = createSocketConnections({
+      appToken: 'xapp-test',
+      connections: 2,
+      port: await freePort(),
+      routes: [],
+      apiUrl: 'http://127.0.0.1:9/api/',
+      logger: createLogger('silent'),
+      metrics: new Metrics({ processMetrics: false }),
+      livenessMs: 60_000,
+    });
+    expect(await sockets.health.check()).toEqual({
+      ok: false,
+      detail: { open: 0, connections: 2, downForMs: expect.any(Number) },
+      problem: 'Slack Socket Mode: not connected yet (starting)',
+    });
+    // Once connected (startPlatdesk waits for it), the same process reports ok (the tests above).
+    sockets.clients[0]?.emit('connected');
+    expect(await sockets.health.check()).toMatchObject({ ok: true, detail: { open: 1, downForMs: 0 } });
   });
 
   it('a replica deaf past the liveness bound is told once (main() then exits non-zero), not before', async () => {

@@ -14,7 +14,6 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { renderChartMessage } from '../../blocks/chart.js';
 import type { Words } from '../../blocks/i18n/words.js';
-import { renderDigestChart } from '../../charts/digest-hours.js';
 import { digestChartKey, isPostOutcomeUnknown } from '../../digest/posted-once.js';
 import type { DigestPost } from '../../digest/types.js';
 import type { KeyedPosts } from '../scheduled-posts.js';
@@ -53,6 +52,8 @@ export function createDigestChartPoster(deps: {
         deps.logger.info(where, 'digest chart already in its thread: not posted again');
         return;
       }
+      // Loaded with the first chart, never at start: Vega, Vega-Lite and resvg (a native addon).
+      const { renderDigestChart } = await import('../../charts/digest-hours.js');
       const chart = await renderDigestChart(w, post);
       if (!chart) return;
       const fileId = await uploadChartPng(

@@ -10,7 +10,6 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { UploadedChart } from '../../blocks/chart.js';
 import type { Words } from '../../blocks/i18n/words.js';
-import { renderSpendChart, spendChartData, spendChartKey } from '../../charts/spend-days.js';
 import type { AdminHome } from '../../lookups/home-data.js';
 import { uploadChartPng } from '../digest/chart.js';
 
@@ -20,6 +19,8 @@ export function createSpendCharts(deps: { client: WebClient; logger: Pick<Logger
   /** By language: the latest chart's input hash and its upload (one at a time, shared by waiters). */
   const latest = new Map<string, { key: string; chart: Promise<UploadedChart> }>();
   return async (w, admin) => {
+    // Loaded with the first chart, never at start: Vega, Vega-Lite and resvg (a native addon).
+    const { renderSpendChart, spendChartData, spendChartKey } = await import('../../charts/spend-days.js');
     const data = spendChartData(admin.report, admin.dailyCap);
     const key = spendChartKey(w, data);
     let entry = latest.get(w.locale);
