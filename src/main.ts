@@ -7,7 +7,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App } from '@slack/bolt';
-import { closeCharts } from './charts/render.js';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import type { DigestClock } from './digest/types.js';
@@ -485,8 +484,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
         claims.stop();
         housekeeping.stop();
-        // The digests are stopped: a chart still rendering is given up, its worker ended.
-        await closeCharts();
+        // The digests are stopped: a chart still rendering is given up, its worker ended (the
+        // module is small and loaded here, not at start: a process that drew no chart has none).
+        await (await import('./charts/render.js')).closeCharts();
         // Queued calls are refused now; the limiter lets go of Redis once its calls have settled.
         const limiterStopped = limiter.stop();
         // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
