@@ -1,0 +1,108 @@
+/**
+ * `npm run bench`, phase A: ack latency of platdesk beside a bare Bolt app, measured fairly.
+ *
+ * Each app runs in its own process (bench/ack-target.ts), the load generator in a third
+ * (bench/command-load.ts) and the Slack stand-in in this one: no app shares its event loop with
+ * the client, the stand-in or the other app. Both get the same requests (the same 200 signed
+ * slash commands, byte for byte but for their ids, each over a new connection), the same HTTP
+ * server (Bolt's HTTPReceiver, default options) and the same stand-in for their response_url
+ * posts. Runs are interleaved, the order flipping each round (bare first, then platdesk first…),
+ * and each round waits until the app has posted all 200 answers, so neither leaves work behind
+ * for the other's round.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import type { FakeSlack } from '../test/helpers/slack-api-server.js';
+import type { LoadRequest, LoadResult } from './command-load.js';
+
+type Kind = 'platdesk' | 'bare';
+
+export interface AckSideBySide {
+  /** Client-side latencies (connect → first response byte), every round, per app. */
+  clientMs: Record<Kind, number[]>;
+  /** Server-side: the request event → the response written, per app. */
+  serverMs: Record<Kind, number[]>;
+  non200: number;
+  /** The load generator's CPU per burst (ms), to show the client is not the bottleneck. */
+  clientCpuMs: number[];
+}
+
+function child(script: string, args: string[]): ChildProcess {
+  return fork(join(import.meta.dirname, script), args, {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+function nextMessage<T>(process: ChildProcess, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${what} exited (${code})`));
+    process.once('exit', onExit);
+    process.once('message', (message) => {
+      process.off('exit', onExit);
+      resolve(message as T);
+    });
+  });
+}
+
+async function startTarget(kind: Kind, fake: FakeSlack, secret: string, dir: string) {
+  const proc = child('ack-target.ts', [kind, fake.apiUrl, secret, dir]);
+  const { url } = await nextMessage<{ url: string }>(proc, kind);
+  return { proc, url: `${url}/slack/events` };
+}
+
+export async function ackSideBySide(
+  fake: FakeSlack,
+  options: { secret: string; dir: string; rounds: number; count: number },
+): Promise<AckSideBySide> {
+  const load = child('command-load.ts', []);
+  await nextMessage(load, 'command-load');
+  const targets = {
+    platdesk: await startTarget('platdesk', fake, options.secret, options.dir),
+    bare: await startTarget('bare', fake, options.secret, options.dir),
+  };
+  const result: AckSideBySide = {
+    clientMs: { platdesk: [], bare: [] },
+    serverMs: { platdesk: [], bare: [] },
+    non200: 0,
+    clientCpuMs: [],
+  };
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      const order: Kind[] = round % 2 === 0 ? ['bare', 'platdesk'] : ['platdesk', 'bare'];
+      for (const kind of order) {
+        const prefix = `${kind}${round}`;
+        const request: LoadRequest = {
+          url: targets[kind].url,
+          secret: options.secret,
+          responseBase: fake.responseUrl(''),
+          count: options.count,
+          prefix,
+        };
+        const answered = nextMessage<LoadResult & { error?: string }>(load, 'command-load');
+        load.send(request);
+        const burst = await answered;
+        if (burst.error) throw new Error(burst.error);
+        result.clientMs[kind].push(...burst.ms);
+        result.clientCpuMs.push(burst.clientCpuMs);
+        result.non200 += burst.statuses.filter((s) => s !== 200).length;
+        // Every command of the round answered (platdesk: its confirmation) before the next burst.
+        const ours = () => fake.callsTo('response_url').filter((c) => c.id?.startsWith(`${prefix}-`)).length;
+        await fake.waitFor('response_url', () => ours() >= options.count, 120_000);
+      }
+    }
+    for (const kind of ['platdesk', 'bare'] as const) {
+      const reported = nextMessage<{ serverAcks: number[] }>(targets[kind].proc, kind);
+      targets[kind].proc.send('report');
+      result.serverMs[kind].push(...(await reported).serverAcks);
+    }
+  } finally {
+    for (const { proc } of [targets.platdesk, targets.bare, { proc: load }]) {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.send('stop');
+      await exited;
+    }
+    fake.reset();
+  }
+  return result;
+}
