@@ -8,7 +8,8 @@
  * server (Bolt's HTTPReceiver, default options) and the same stand-in for their response_url
  * posts. Runs are interleaved, the order flipping each round (bare first, then platdesk first…),
  * and each round waits until the app has posted all 200 answers, so neither leaves work behind
- * for the other's round.
+ * for the other's round. Each app's first burst after its start is kept apart (reported as the
+ * cold burst): the measured rounds compare the two apps warm.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,8 +19,10 @@ import type { LoadRequest, LoadResult } from './command-load.js';
 type Kind = 'platdesk' | 'bare';
 
 export interface AckSideBySide {
-  /** Client-side latencies (connect → first response byte), every round, per app. */
+  /** Client-side latencies (connect → first response byte), every measured round, per app. */
   clientMs: Record<Kind, number[]>;
+  /** The same for each app's first burst after its start (not in clientMs: JIT, first statements). */
+  coldMs: Record<Kind, number[]>;
   /** Server-side: the request event → the response written, per app. */
   serverMs: Record<Kind, number[]>;
   non200: number;
@@ -29,7 +32,7 @@ export interface AckSideBySide {
 
 function child(script: string, args: string[]): ChildProcess {
   return fork(join(import.meta.dirname, script), args, {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--expose-gc', '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
@@ -45,10 +48,41 @@ function nextMessage<T>(process: ChildProcess, what: string): Promise<T> {
   });
 }
 
-async function startTarget(kind: Kind, fake: FakeSlack, secret: string, dir: string) {
-  const proc = child('ack-target.ts', [kind, fake.apiUrl, secret, dir]);
+export interface TargetReport {
+  serverAcks: number[];
+  rssBytes: number;
+  /** After a GC. */
+  heapUsedBytes: number;
+  sandbox: { calls: number; maxInWindow: number; violations: number } | null;
+}
+
+/** An app under test in its own process (bench/ack-target.ts): its URLs, a report, stop. */
+export async function startTarget(
+  kind: Kind,
+  fake: FakeSlack,
+  secret: string,
+  dir: string,
+  name = 'ack',
+  env: Record<string, string> = {},
+) {
+  const proc = child('ack-target.ts', [kind, fake.apiUrl, secret, dir, name, JSON.stringify(env)]);
   const { url } = await nextMessage<{ url: string }>(proc, kind);
-  return { proc, url: `${url}/slack/events` };
+  return {
+    proc,
+    /** http://host:port */
+    url,
+    eventsUrl: `${url}/slack/events`,
+    report(): Promise<TargetReport> {
+      const reported = nextMessage<TargetReport>(proc, kind);
+      proc.send('report');
+      return reported;
+    },
+    async stop(): Promise<void> {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.send('stop');
+      await exited;
+    },
+  };
 }
 
 export async function ackSideBySide(
@@ -63,17 +97,19 @@ export async function ackSideBySide(
   };
   const result: AckSideBySide = {
     clientMs: { platdesk: [], bare: [] },
+    coldMs: { platdesk: [], bare: [] },
     serverMs: { platdesk: [], bare: [] },
     non200: 0,
     clientCpuMs: [],
   };
   try {
-    for (let round = 0; round < options.rounds; round++) {
+    // Round -1 is each app's cold burst.
+    for (let round = -1; round < options.rounds; round++) {
       const order: Kind[] = round % 2 === 0 ? ['bare', 'platdesk'] : ['platdesk', 'bare'];
       for (const kind of order) {
-        const prefix = `${kind}${round}`;
+        const prefix = `${kind}${round < 0 ? 'cold' : round}`;
         const request: LoadRequest = {
-          url: targets[kind].url,
+          url: targets[kind].eventsUrl,
           secret: options.secret,
           responseBase: fake.responseUrl(''),
           count: options.count,
@@ -83,25 +119,22 @@ export async function ackSideBySide(
         load.send(request);
         const burst = await answered;
         if (burst.error) throw new Error(burst.error);
-        result.clientMs[kind].push(...burst.ms);
-        result.clientCpuMs.push(burst.clientCpuMs);
+        (round < 0 ? result.coldMs : result.clientMs)[kind].push(...burst.ms);
+        if (round >= 0) result.clientCpuMs.push(burst.clientCpuMs);
         result.non200 += burst.statuses.filter((s) => s !== 200).length;
         // Every command of the round answered (platdesk: its confirmation) before the next burst.
         const ours = () => fake.callsTo('response_url').filter((c) => c.id?.startsWith(`${prefix}-`)).length;
         await fake.waitFor('response_url', () => ours() >= options.count, 120_000);
       }
     }
-    for (const kind of ['platdesk', 'bare'] as const) {
-      const reported = nextMessage<{ serverAcks: number[] }>(targets[kind].proc, kind);
-      targets[kind].proc.send('report');
-      result.serverMs[kind].push(...(await reported).serverAcks);
-    }
+    for (const kind of ['platdesk', 'bare'] as const)
+      result.serverMs[kind].push(...(await targets[kind].report()).serverAcks.slice(options.count));
   } finally {
-    for (const { proc } of [targets.platdesk, targets.bare, { proc: load }]) {
-      const exited = new Promise((resolve) => proc.once('exit', resolve));
-      proc.send('stop');
-      await exited;
-    }
+    await targets.platdesk.stop();
+    await targets.bare.stop();
+    const exited = new Promise((resolve) => load.once('exit', resolve));
+    load.send('stop');
+    await exited;
     fake.reset();
   }
   return result;

@@ -6,7 +6,8 @@
  * stand-in or the other app.
  *
  * Messages: it sends `{ url }` once listening; on `'report'` it answers with its server-side
- * request → ack times and its memory; on `'stop'` it stops and exits.
+ * request → ack times, its memory (RSS, heap after a GC) and (platdesk) its sandbox's rate accounting; on `'stop'` it stops
+ * and exits. Phases D and E run platdesk here too.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -15,9 +16,18 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startPlatdesk } from '../src/main.js';
 
-const [kind = '', apiUrl = '', secret = '', dir = ''] = process.argv.slice(2);
+const [kind = '', apiUrl = '', secret = '', dir = '', name = 'ack', envJson = '{}'] = process.argv.slice(2);
+/** Settings added for one phase (D raises the rate limit). */
+const extraEnv = JSON.parse(envJson) as Record<string, string>;
 
-async function startTarget(): Promise<{ server: Server; stop: () => Promise<void> }> {
+interface Target {
+  server: Server;
+  stop: () => Promise<void>;
+  /** platdesk: its sandbox's rate accounting (the largest count of arrivals in a sliding second). */
+  sandboxStats?: () => unknown;
+}
+
+async function startTarget(): Promise<Target> {
   if (kind === 'platdesk') {
     const config = loadConfig({
       SLACK_BOT_TOKEN: 'xoxb-bench',
@@ -25,12 +35,14 @@ async function startTarget(): Promise<{ server: Server; stop: () => Promise<void
       SLACK_API_URL: apiUrl,
       PORT: '0',
       PLAT_SANDBOX: '1',
-      DATABASE_PATH: join(dir, 'ack.sqlite'),
+      DATABASE_PATH: join(dir, `${name}.sqlite`),
       PLATDESK_ADMINS: 'UADMIN',
+      ...extraEnv,
     });
     const app = await startPlatdesk(config, { logger: createLogger('silent') });
     const server = (app.app as unknown as { receiver: { server: Server } }).receiver.server;
-    return { server, stop: () => app.stop() };
+    const { sandbox } = app;
+    return { server, stop: () => app.stop(), ...(sandbox ? { sandboxStats: () => sandbox.stats() } : {}) };
   }
   if (kind === 'bare') {
     // The baseline: a bare Bolt app as Bolt's docs write it — `new App({ signingSecret, token })`
@@ -58,7 +70,7 @@ async function startTarget(): Promise<{ server: Server; stop: () => Promise<void
   throw new Error(`unknown target ${kind}`);
 }
 
-const { server, stop } = await startTarget();
+const { server, stop, sandboxStats } = await startTarget();
 const serverAcks: number[] = [];
 // Server-side: the request event → the response finished (written to the socket).
 server.on('request', (_req, res) => {
@@ -70,7 +82,13 @@ const port = typeof address === 'object' && address ? address.port : 0;
 process.send?.({ url: `http://127.0.0.1:${port}` });
 process.on('message', (message) => {
   if (message === 'report') {
-    process.send?.({ serverAcks: serverAcks.splice(0), rssBytes: process.memoryUsage().rss });
+    global.gc?.();
+    process.send?.({
+      heapUsedBytes: process.memoryUsage().heapUsed,
+      serverAcks: serverAcks.splice(0),
+      rssBytes: process.memoryUsage().rss,
+      sandbox: sandboxStats?.() ?? null,
+    });
   } else if (message === 'stop') {
     stop().then(
       () => process.exit(0),
