@@ -28,6 +28,8 @@ export interface AckSideBySide {
   non200: number;
   /** The load generator's CPU per burst (ms), to show the client is not the bottleneck. */
   clientCpuMs: number[];
+  /** Each app's CPU per measured burst, from its first request to its last answer (ms). */
+  appCpuMs: Record<Kind, number[]>;
 }
 
 function child(script: string, args: string[]): ChildProcess {
@@ -72,6 +74,11 @@ export async function startTarget(
     /** http://host:port */
     url,
     eventsUrl: `${url}/slack/events`,
+    async cpuMs(): Promise<number> {
+      const answered = nextMessage<{ cpuMs: number }>(proc, kind);
+      proc.send('cpu');
+      return (await answered).cpuMs;
+    },
     report(): Promise<TargetReport> {
       const reported = nextMessage<TargetReport>(proc, kind);
       proc.send('report');
@@ -101,6 +108,7 @@ export async function ackSideBySide(
     serverMs: { platdesk: [], bare: [] },
     non200: 0,
     clientCpuMs: [],
+    appCpuMs: { platdesk: [], bare: [] },
   };
   try {
     // Round -1 is each app's cold burst.
@@ -115,6 +123,7 @@ export async function ackSideBySide(
           count: options.count,
           prefix,
         };
+        const cpuBefore = await targets[kind].cpuMs();
         const answered = nextMessage<LoadResult & { error?: string }>(load, 'command-load');
         load.send(request);
         const burst = await answered;
@@ -125,6 +134,7 @@ export async function ackSideBySide(
         // Every command of the round answered (platdesk: its confirmation) before the next burst.
         const ours = () => fake.callsTo('response_url').filter((c) => c.id?.startsWith(`${prefix}-`)).length;
         await fake.waitFor('response_url', () => ours() >= options.count, 120_000);
+        if (round >= 0) result.appCpuMs[kind].push((await targets[kind].cpuMs()) - cpuBefore);
       }
     }
     for (const kind of ['platdesk', 'bare'] as const)

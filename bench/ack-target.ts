@@ -6,8 +6,8 @@
  * stand-in or the other app.
  *
  * Messages: it sends `{ url }` once listening; on `'report'` it answers with its server-side
- * request → ack times, its memory (RSS, heap after a GC) and (platdesk) its sandbox's rate accounting; on `'stop'` it stops
- * and exits. Phases D and E run platdesk here too.
+ * request → ack times, its memory (RSS, heap after a GC) and (platdesk) its sandbox's rate accounting; on `'cpu'`
+ * with its CPU time so far; on `'stop'` it stops and exits. Phases D and E run platdesk here too.
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -81,7 +81,10 @@ const address = server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 process.send?.({ url: `http://127.0.0.1:${port}` });
 process.on('message', (message) => {
-  if (message === 'report') {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpuMs: (user + system) / 1000 });
+  } else if (message === 'report') {
     global.gc?.();
     process.send?.({
       heapUsedBytes: process.memoryUsage().heapUsed,

@@ -109,10 +109,12 @@ async function main() {
       bareServerP99Ms: round(percentile(side.serverMs.bare, 99)),
       clientCpuMsPerBurst: round(percentile(side.clientCpuMs, 50)),
       coldBurstP99Ms: round(percentile(side.coldMs.platdesk, 99)),
+      cpuMsPerCommand: round(percentile(side.appCpuMs.platdesk, 50) / 200, 2),
+      bareCpuMsPerCommand: round(percentile(side.appCpuMs.bare, 50) / 200, 2),
       bareColdBurstP99Ms: round(percentile(side.coldMs.bare, 99)),
     };
     console.log(
-      `A ack latency   3 × 200 simultaneous commands, each app in its own process, rounds interleaved, after a first burst each: platdesk p50 ${round(percentile(acks, 50))} ms, p99 ${round(percentile(acks, 99))} ms; bare Bolt p50 ${round(percentile(theirs, 50))} ms, p99 ${round(percentile(theirs, 99))} ms; p99 ratio ${round(percentile(acks, 99) / percentile(theirs, 99), 2)}× (goal ≤ 0.8×), p50 ratio ${round(percentile(acks, 50) / percentile(theirs, 50), 2)}× (server-side, request to ack: platdesk p50 ${round(percentile(side.serverMs.platdesk, 50))} ms, p99 ${round(percentile(side.serverMs.platdesk, 99))} ms; bare p50 ${round(percentile(side.serverMs.bare, 50))} ms, p99 ${round(percentile(side.serverMs.bare, 99))} ms; load generator CPU ${round(percentile(side.clientCpuMs, 50))} ms per burst); first burst after start (not counted above): platdesk p99 ${round(percentile(side.coldMs.platdesk, 99))} ms, bare Bolt p99 ${round(percentile(side.coldMs.bare, 99))} ms`,
+      `A ack latency   3 × 200 simultaneous commands, each app in its own process, rounds interleaved, after a first burst each: platdesk p50 ${round(percentile(acks, 50))} ms, p99 ${round(percentile(acks, 99))} ms; bare Bolt p50 ${round(percentile(theirs, 50))} ms, p99 ${round(percentile(theirs, 99))} ms; p99 ratio ${round(percentile(acks, 99) / percentile(theirs, 99), 2)}× (goal ≤ 0.8×), p50 ratio ${round(percentile(acks, 50) / percentile(theirs, 50), 2)}× (server-side, request to ack: platdesk p50 ${round(percentile(side.serverMs.platdesk, 50))} ms, p99 ${round(percentile(side.serverMs.platdesk, 99))} ms; bare p50 ${round(percentile(side.serverMs.bare, 50))} ms, p99 ${round(percentile(side.serverMs.bare, 99))} ms; load generator CPU ${round(percentile(side.clientCpuMs, 50))} ms per burst); CPU per command, ack and answer (median burst / 200): platdesk ${round(percentile(side.appCpuMs.platdesk, 50) / 200, 2)} ms, bare Bolt ${round(percentile(side.appCpuMs.bare, 50) / 200, 2)} ms; first burst after start (not counted above): platdesk p99 ${round(percentile(side.coldMs.platdesk, 99))} ms, bare Bolt p99 ${round(percentile(side.coldMs.bare, 99))} ms`,
     );
 
     // A queue bound above the 300 confirmations of phase B, so all of them run (none refused as busy).
