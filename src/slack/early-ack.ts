@@ -8,8 +8,8 @@
  * Why: with hundreds of commands arriving together, Bolt acks each from inside its listener, and
  * every request acked in one event-loop turn starts its post-ack work (quote, store writes, render,
  * the response_url post) in that same turn, which delays reading and acking the requests still
- * arriving. Here the acks go out as the requests are read, and the post-ack work is released one
- * command per quiet loop turn (createPostAckQueue), so it cannot starve the reading of new requests.
+ * arriving. Here the acks go out as the requests are read, and the post-ack work starts in quiet
+ * loop turns (createPostAckQueue), so it cannot starve the reading of new requests.
  *
  * Everything else (interactivity, view submissions, events, `ssl_check`, any request that fails a
  * check) stays on Bolt's normal path: the buffered body is handed on (Bolt reuses `rawBody`), and
