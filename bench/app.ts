@@ -1,21 +1,19 @@
 /**
  * `npm run bench`: one run of the whole app (real Bolt app over signed HTTP, the in-process
  * sandbox, a local Slack-compatible Web API server) that prints:
- *   A. ack latency p50/p99 for 3 × 200 concurrent slash commands, beside a bare Bolt app's;
+ *   A. ack latency p50/p99 for 3 × 200 concurrent slash commands, beside a bare Bolt app's (each
+ *      app, and the load generator, in a process of its own: bench/ack-side-by-side.ts);
  *   B. plat calls/s and the largest count in any sliding second under saturation (300 confirmed
  *      lookups at once), measured at the sandbox;
  *   C. interactive wait while a digest-sized bulk job pages through orders;
- *   D. RSS after 10,000 lookups (a second instance with a raised rate limit, so the run is
- *      about memory, not the 10/s limit).
- *   E. Confirm → answer p50/p99 at 10 confirmations a second.
- * Everything runs in this one process, so RSS includes the sandbox and the fake Slack.
+ *   D. RSS after 10,000 lookups (platdesk in a process of its own with a raised rate limit, so the
+ *      run is about memory, not the 10/s limit).
+ *   E. Confirm → answer p50/p99 at 10 confirmations a second (platdesk in a process of its own).
+ * B and C run in this one process.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, LogLevel } from '@slack/bolt';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Platdesk, startPlatdesk } from '../src/main.js';
@@ -26,6 +24,7 @@ import { createSandbox, SANDBOX_FIXTURES } from '../src/sandbox/index.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
 import { postAction, postCommand } from '../test/helpers/slack-http.js';
 import { blockAction, slashCommand } from '../test/helpers/slack-payloads.js';
+import { ackSideBySide, startTarget } from './ack-side-by-side.js';
 
 const SECRET = 'bench-secret';
 const percentile = (values: number[], p: number) => {
@@ -50,14 +49,10 @@ async function start(fake: FakeSlack, dir: string, name: string, env: Record<str
 }
 
 /** Sends a slash command and returns its ack latency and the confirm button value. */
-async function ask(
-  app: Platdesk,
-  fake: FakeSlack,
-  id: string,
-  command: string,
-  text: string,
-  userId: string,
-) {
+/** Where an app under test listens (the in-process Platdesk, or one in its own process). */
+type AppUrl = Pick<Platdesk, 'url'>;
+
+async function ask(app: AppUrl, fake: FakeSlack, id: string, command: string, text: string, userId: string) {
   const responseUrl = fake.responseUrl(id);
   const res = await postCommand(
     `${app.url}/slack/events`,
@@ -74,31 +69,7 @@ function confirmValueOf(body: Record<string, unknown>): string | undefined {
   return blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'platdesk.confirm')?.value;
 }
 
-/** Runs bench/command-load.ts in its own process and returns its statuses and latencies. */
-function commandLoad(url: string, responseBase: string, count: number, prefix: string) {
-  return new Promise<{ statuses: number[]; ms: number[] }>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(import.meta.dirname, 'command-load.ts'),
-        url,
-        SECRET,
-        responseBase,
-        String(count),
-        prefix,
-      ],
-      { maxBuffer: 10 * 1024 * 1024 },
-      (error, stdout) => {
-        if (error) reject(error);
-        else resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
-      },
-    );
-  });
-}
-
-async function confirm(app: Platdesk, fake: FakeSlack, id: string, value: string, userId: string) {
+async function confirm(app: AppUrl, fake: FakeSlack, id: string, value: string, userId: string) {
   const responseUrl = fake.responseUrl(id);
   const res = await postAction(
     `${app.url}/slack/events`,
@@ -106,12 +77,10 @@ async function confirm(app: Platdesk, fake: FakeSlack, id: string, value: string
     blockAction({ actionId: 'platdesk.confirm', value, responseUrl, userId }),
   );
   if (res.status !== 200) throw new Error(`confirm: HTTP ${res.status}`);
-  // The second post to this response_url is the answer (the first is "Looking up…").
-  await fake.waitFor(
-    'response_url',
-    (c) => c.id === id && fake.callsTo('response_url').filter((x) => x.id === id).length >= 2,
-    120_000,
-  );
+  // The second post to this response_url is the answer (the first is "Looking up…"). Each
+  // waiter's check is O(1): the stand-in runs it on every call it records.
+  const first = await fake.waitFor('response_url', (c) => c.id === id, 120_000);
+  await fake.waitFor('response_url', (c) => c.id === id && c !== first, 120_000);
 }
 
 async function main() {
@@ -119,75 +88,48 @@ async function main() {
   const fake = await startSlackApiServer();
   const results: Record<string, unknown> = {};
   try {
-    // A queue bound above the 300 confirmations of phase B, so all of them run (none refused as busy).
-    const app = await start(fake, dir, 'main', { PLAT_QUEUE_MAX: '1000' });
-    const sandbox = app.sandbox;
-    if (!sandbox) throw new Error('sandbox expected');
-
-    // A. 200 slash commands at once, from a separate process (bench/command-load.ts) so the load
-    // generator does not share this event loop; each is validated, quoted and answered with a
-    // confirmation. Side by side with a bare Bolt app (HTTPReceiver, one listener that acks and
-    // responds) in this same process, alternating, 3 rounds each: the machine's noise falls on both.
-    // Client-side: until the HTTP response; server-side: request in → ack out.
-    const serverAcks: number[] = [];
-    const server = (app.app as unknown as { receiver: { server?: Server } }).receiver.server;
-    server?.on('request', (_req, res) => {
-      const t = performance.now();
-      res.once('finish', () => serverAcks.push(performance.now() - t));
-    });
-    const bare = await startBareBolt(fake);
-    const ours: number[] = [];
-    const theirs: number[] = [];
-    let non200 = 0;
-    for (let round = 0; round < 3; round++) {
-      const b = await commandLoad(`${bare.url}/slack/events`, fake.responseUrl(''), 200, `bare${round}`);
-      theirs.push(...b.ms);
-      const load = await commandLoad(
-        `${app.url}/slack/events`,
-        fake.responseUrl(''),
-        200,
-        round === 0 ? 'a' : `a${round}`,
-      );
-      ours.push(...load.ms);
-      non200 += [...b.statuses, ...load.statuses].filter((st) => st !== 200).length;
-      // platdesk answers every command of the round before the next one starts.
-      const ourAnswers = () => fake.callsTo('response_url').filter((c) => c.id?.startsWith('a')).length;
-      await fake.waitFor('response_url', () => ourAnswers() >= 200 * (round + 1), 120_000);
-    }
-    await bare.stop();
-    const acks = ours;
+    // A. Ack latency, platdesk beside a bare Bolt app: each in its own process, the load generator
+    // in a third, interleaved rounds (bench/ack-side-by-side.ts says how it is kept fair).
+    const side = await ackSideBySide(fake, { secret: SECRET, dir, rounds: 3, count: 200 });
+    const acks = side.clientMs.platdesk;
+    const theirs = side.clientMs.bare;
     results.ack = {
-      commands: 600,
-      non200,
+      commands: acks.length,
+      non200: side.non200,
       p50Ms: round(percentile(acks, 50)),
       p99Ms: round(percentile(acks, 99)),
       maxMs: round(Math.max(...acks)),
       bareBoltP50Ms: round(percentile(theirs, 50)),
       bareBoltP99Ms: round(percentile(theirs, 99)),
       p99VsBareBolt: round(percentile(acks, 99) / percentile(theirs, 99), 2),
-      serverP50Ms: round(percentile(serverAcks, 50)),
-      serverP99Ms: round(percentile(serverAcks, 99)),
+      p50VsBareBolt: round(percentile(acks, 50) / percentile(theirs, 50), 2),
+      serverP50Ms: round(percentile(side.serverMs.platdesk, 50)),
+      serverP99Ms: round(percentile(side.serverMs.platdesk, 99)),
+      bareServerP50Ms: round(percentile(side.serverMs.bare, 50)),
+      bareServerP99Ms: round(percentile(side.serverMs.bare, 99)),
+      clientCpuMsPerBurst: round(percentile(side.clientCpuMs, 50)),
+      coldBurstP99Ms: round(percentile(side.coldMs.platdesk, 99)),
+      cpuMsPerCommand: round(percentile(side.appCpuMs.platdesk, 50) / 200, 2),
+      bareCpuMsPerCommand: round(percentile(side.appCpuMs.bare, 50) / 200, 2),
+      bareColdBurstP99Ms: round(percentile(side.coldMs.bare, 99)),
     };
     console.log(
-      `A ack latency   3 × 200 simultaneous commands: platdesk p50 ${round(percentile(acks, 50))} ms, p99 ${round(percentile(acks, 99))} ms; bare Bolt p50 ${round(percentile(theirs, 50))} ms, p99 ${round(percentile(theirs, 99))} ms; p99 ratio ${round(percentile(acks, 99) / percentile(theirs, 99), 2)}× (goal ≤ 0.8×) (server-side, request to ack: p50 ${round(percentile(serverAcks, 50))} ms, p99 ${round(percentile(serverAcks, 99))} ms)`,
-    );
-    const a = await Promise.all(
-      Array.from({ length: 200 }, async (_, i) => {
-        const call = await fake.waitFor('response_url', (c) => c.id === `a-${i}`, 30_000);
-        return { confirmValue: confirmValueOf(call.body) };
-      }),
+      `A ack latency   3 × 200 simultaneous commands, each app in its own process, rounds interleaved, after a first burst each: platdesk p50 ${round(percentile(acks, 50))} ms, p99 ${round(percentile(acks, 99))} ms; bare Bolt p50 ${round(percentile(theirs, 50))} ms, p99 ${round(percentile(theirs, 99))} ms; p99 ratio ${round(percentile(acks, 99) / percentile(theirs, 99), 2)}× (goal ≤ 0.8×), p50 ratio ${round(percentile(acks, 50) / percentile(theirs, 50), 2)}× (server-side, request to ack: platdesk p50 ${round(percentile(side.serverMs.platdesk, 50))} ms, p99 ${round(percentile(side.serverMs.platdesk, 99))} ms; bare p50 ${round(percentile(side.serverMs.bare, 50))} ms, p99 ${round(percentile(side.serverMs.bare, 99))} ms; load generator CPU ${round(percentile(side.clientCpuMs, 50))} ms per burst); CPU per command, ack and answer (median burst / 200): platdesk ${round(percentile(side.appCpuMs.platdesk, 50) / 200, 2)} ms, bare Bolt ${round(percentile(side.appCpuMs.bare, 50) / 200, 2)} ms; first burst after start (not counted above): platdesk p99 ${round(percentile(side.coldMs.platdesk, 99))} ms, bare Bolt p99 ${round(percentile(side.coldMs.bare, 99))} ms`,
     );
 
-    // B. Saturation: confirm 300 distinct lookups at once (100 of the confirmations above + 200 more).
-    const more = await Promise.all(
-      Array.from({ length: 100 }, (_, i) =>
-        ask(app, fake, `b${i}`, '/shop', `ww bench-b-${i}`, `U${2000 + (i % 20)}`),
-      ),
-    );
-    const pendings = [...a, ...more].map((r, i) => ({
-      value: r.confirmValue ?? '',
-      userId: `U${i < 200 ? 1000 + (i % 20) : 2000 + ((i - 200) % 20)}`,
-    }));
+    // A queue bound above the 300 confirmations of phase B, so all of them run (none refused as busy).
+    const app = await start(fake, dir, 'main', { PLAT_QUEUE_MAX: '1000' });
+    const sandbox = app.sandbox;
+    if (!sandbox) throw new Error('sandbox expected');
+
+    // B. Saturation: confirm 300 distinct lookups at once.
+    const pendings = (
+      await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          ask(app, fake, `b${i}`, '/shop', `ww bench-b-${i}`, `U${2000 + (i % 20)}`),
+        ),
+      )
+    ).map((r, i) => ({ value: r.confirmValue ?? '', userId: `U${2000 + (i % 20)}` }));
     sandbox.reset();
     const t0 = performance.now();
     await Promise.all(pendings.map((p, i) => confirm(app, fake, `c${i}`, p.value, p.userId)));
@@ -205,33 +147,50 @@ async function main() {
     );
 
     // E. Confirm → answer at 10 calls/s with the plat answering at once: 100 confirmations, one
-    // every 100 ms, each timed from the click to the answer's post.
+    // every 100 ms, each timed from the click to the answer's post. platdesk (and its sandbox) in a
+    // process of its own, as in A: the paced client and the Slack stand-in stay in this one.
+    await app.stop();
+    fake.reset();
+    const paceTarget = await startTarget('platdesk', fake, SECRET, dir, 'paced');
+    // Warm first (20 lookups asked and confirmed), then let every slot rest: at an offered rate of
+    // exactly the limit no slot ever has time to spare, so a delay that enters the run (a cold
+    // process's first calls) is carried by every later call on its slot to the end of the run.
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const asked = await ask(paceTarget, fake, `w${i}`, '/shop', `ww bench-w-${i}`, `U${3000 + i}`);
+        await confirm(paceTarget, fake, `cw${i}`, asked.confirmValue ?? '', `U${3000 + i}`);
+      }),
+    );
     const paced = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        ask(app, fake, `e${i}`, '/shop', `ww bench-e-${i}`, `U${3000 + (i % 20)}`),
+        ask(paceTarget, fake, `e${i}`, '/shop', `ww bench-e-${i}`, `U${3000 + (i % 20)}`),
       ),
     );
+    await new Promise((r) => setTimeout(r, 1100));
     const answerMs: number[] = [];
     await Promise.all(
       paced.map(async (p, i) => {
         await new Promise((r) => setTimeout(r, i * 100));
         const t = performance.now();
-        await confirm(app, fake, `ce${i}`, p.confirmValue ?? '', `U${3000 + (i % 20)}`);
+        await confirm(paceTarget, fake, `ce${i}`, p.confirmValue ?? '', `U${3000 + (i % 20)}`);
         answerMs.push(performance.now() - t);
       }),
     );
+    const pacedSandbox = (await paceTarget.report()).sandbox;
+    await paceTarget.stop();
     results.confirmToAnswer = {
       confirms: 100,
       perSecond: 10,
       p50Ms: round(percentile(answerMs, 50)),
       p99Ms: round(percentile(answerMs, 99)),
+      maxInWindow: pacedSandbox?.maxInWindow,
+      violations: pacedSandbox?.violations,
     };
     console.log(
-      `E confirm → answer at 10/s, plat answering at once: p50 ${round(percentile(answerMs, 50))} ms, p99 ${round(percentile(answerMs, 99))} ms (goal p99 < 50 ms)`,
+      `E confirm → answer at 10/s, plat answering at once (platdesk in its own process): p50 ${round(percentile(answerMs, 50))} ms, p99 ${round(percentile(answerMs, 99))} ms (goal p99 < 50 ms); largest count in any sliding second ${pacedSandbox?.maxInWindow}, violations ${pacedSandbox?.violations}`,
     );
 
     // C. A digest-sized bulk job (50 order pages at bulk priority) while people look things up.
-    await app.stop();
     await runBulkWhileInteractive(results);
 
     // D. Memory after 10,000 lookups.
@@ -288,13 +247,20 @@ async function runBulkWhileInteractive(results: Record<string, unknown>) {
   await sandbox.close();
 }
 
+/**
+ * D: memory after 10,000 lookups, platdesk in a process of its own (bench/ack-target.ts) so its
+ * RSS is its own; this process's RSS (the Slack stand-in and the client) is reported beside it.
+ */
 async function runMemory(fake: FakeSlack, dir: string, results: Record<string, unknown>) {
-  const app = await start(fake, dir, 'memory', { PLAT_RATE_LIMIT: '1000', PLAT_QUEUE_MAX: '5000' });
+  const app = await startTarget('platdesk', fake, SECRET, dir, 'memory', {
+    PLAT_RATE_LIMIT: '1000',
+    PLAT_QUEUE_MAX: '5000',
+  });
   const total = 10_000;
   const batch = 50;
+  const before = await app.report();
   global.gc?.();
-  const before = process.memoryUsage().rss;
-  const heapBefore = process.memoryUsage().heapUsed;
+  const benchBefore = process.memoryUsage().rss;
   const t0 = performance.now();
   for (let i = 0; i < total; i += batch) {
     await Promise.all(
@@ -305,22 +271,25 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
         await confirm(app, fake, `mc${n}`, asked.confirmValue ?? '', userId);
       }),
     );
-    // The fake Slack keeps every call; drop them so only platdesk's memory grows.
+    // The fake Slack keeps every call; drop them so the stand-in's memory does not grow with them.
     fake.reset();
   }
+  const after = await app.report();
   global.gc?.();
-  const after = process.memoryUsage().rss;
+  const benchAfter = process.memoryUsage().rss;
   const seconds = (performance.now() - t0) / 1000;
   results.memory = {
     lookups: total,
     seconds: round(seconds, 1),
-    rssBeforeMb: mb(before),
-    rssAfterMb: mb(after),
-    heapBeforeMb: mb(heapBefore),
-    heapAfterMb: mb(process.memoryUsage().heapUsed),
+    rssBeforeMb: mb(before.rssBytes),
+    rssAfterMb: mb(after.rssBytes),
+    heapBeforeMb: mb(before.heapUsedBytes),
+    heapAfterMb: mb(after.heapUsedBytes),
+    benchRssBeforeMb: mb(benchBefore),
+    benchRssAfterMb: mb(benchAfter),
   };
   console.log(
-    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s: RSS ${mb(before)} MB before, ${mb(after)} MB after; heap after GC ${mb(heapBefore)} → ${mb(process.memoryUsage().heapUsed)} MB`,
+    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s, platdesk in its own process: RSS ${mb(before.rssBytes)} MB before, ${mb(after.rssBytes)} MB after; heap after GC ${mb(before.heapUsedBytes)} → ${mb(after.heapUsedBytes)} MB (the bench's own process, Slack stand-in and client: RSS ${mb(benchBefore)} → ${mb(benchAfter)} MB)`,
   );
   await app.stop();
 }
@@ -332,36 +301,3 @@ main().then(
     process.exit(1);
   },
 );
-
-/** A bare Bolt app in HTTP mode: one command listener that acks and then responds, as a baseline. */
-/**
- * The baseline: a bare Bolt app as Bolt's docs write it — `new App({ signingSecret, token })` on
- * its own (default) HTTPReceiver, one listener that acks and responds — with only what this
- * machine needs: its Web API at the local Slack server (the start-up auth.test goes there once),
- * and quiet logs, as platdesk's are here.
- *
- * (It was built with `tokenVerificationEnabled: false` and no API URL: Bolt then calls auth.test
- * on EVERY request before any listener runs, here against an unreachable slack.com, and each ack
- * waited for that call to fail: the baseline's p50 of 3.2 s.)
- */
-async function startBareBolt(fake: FakeSlack): Promise<{ url: string; stop: () => Promise<void> }> {
-  const bolt = new App({
-    signingSecret: SECRET,
-    token: 'xoxb-bare',
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: fake.apiUrl },
-  });
-  bolt.command(/.*/, async ({ ack, command, respond }) => {
-    await ack();
-    await respond({ response_type: 'ephemeral', text: `received ${command.text}` });
-  });
-  const server = (await bolt.start(0)) as Server;
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      await bolt.stop();
-    },
-  };
-}

@@ -94,12 +94,19 @@ export function runAndAnswer(
 
 async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply, words?: Words): Promise<void> {
   const w = words ?? (await deps.language.user(pending.userId));
+  // "Looking up…" goes out while the lookup runs, so its Slack round trip is not added to the wait
+  // for the answer; the answer is posted only after it, so it is never replaced by it. A refused
+  // post does not stop the lookup the user confirmed (nor, as before, does it throw: see
+  // private-reply.ts; a reply that throws anyway is logged here).
   // What is looked up holds what the user typed (a shop id, an account id): escaped like any text.
-  await reply({
+  const lookingUp = reply({
     response_type: 'ephemeral',
     replace_original: true,
     text: lookingUpText(w, pending.request),
-  });
+  }).then(
+    () => undefined,
+    (err: unknown) => deps.logger.warn({ err, pendingId: pending.id }, '"Looking up" not posted'),
+  );
   let answer: RenderedMessage;
   try {
     const outcome = await deps.lookups.run(pending, { resultJson: keptResult });
@@ -113,6 +120,7 @@ async function answerLookup(deps: SlackDeps, pending: Pending, reply: Reply, wor
     await deps.alerts.notifyIfAccountError(error, { userId: pending.userId });
     answer = renderPlatError(w, error);
   }
+  await lookingUp;
   await reply({ response_type: 'ephemeral', replace_original: true, ...answer });
 }
 
