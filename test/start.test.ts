@@ -60,7 +60,7 @@ describe("Node's flags for the app", () => {
     expect(start.at(-1)).toBe('dist/main.js');
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
     expect(JSON.parse(cmd ?? 'null')).toEqual(start);
-    // A smaller young generation (idle RSS); docs/drafts/start-slim.md says why.
+    // A smaller young generation (idle RSS); docs/operations.md ("Node's flags") says why.
     expect(start).toContain('--max-semi-space-size=1');
   });
 });
