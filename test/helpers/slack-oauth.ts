@@ -9,6 +9,7 @@
  * redirect back with a code, the state and the state cookie, as a browser coming back from Slack's
  * authorize page would.
  */
+import { randomBytes } from 'node:crypto';
 import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import type { FakeSlack, SlackCall } from './slack-api-server.js';
 
@@ -244,5 +245,21 @@ export function platAccountValues(baseUrl: string, token: string) {
     [PLAT_ACCOUNT_FORM.token.block]: {
       [PLAT_ACCOUNT_FORM.token.action]: { type: 'plain_text_input' as const, value: token },
     },
+  };
+}
+
+/**
+ * The settings of distributed mode (docs/workspaces.md) for a test app: no bot token, the OAuth
+ * client and state secret the fake OAuth side expects, a fresh encryption key, no listed admins
+ * (the first installer becomes the workspace's admin).
+ */
+export function distributedModeEnv(): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: '',
+    SLACK_CLIENT_ID: '1234.5678',
+    SLACK_CLIENT_SECRET: 'client-secret-for-tests',
+    SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
+    PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    PLATDESK_ADMINS: '',
   };
 }

@@ -18,7 +18,12 @@ import { SHORTCUT_IDS } from '../../src/blocks/shortcut.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postAction, postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth, platAccountValues } from '../helpers/slack-oauth.js';
+import {
+  distributedModeEnv,
+  installFakeOAuth,
+  installThroughOAuth,
+  platAccountValues,
+} from '../helpers/slack-oauth.js';
 import {
   appHomeOpened,
   entityDetailsRequested,
@@ -51,12 +56,7 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
       signingSecret: SIGNING_SECRET,
       env: {
         ...(db.options.url ? { DATABASE_URL: db.options.url } : { DATABASE_PATH: db.options.path ?? '' }),
-        SLACK_BOT_TOKEN: '',
-        SLACK_CLIENT_ID: '1234.5678',
-        SLACK_CLIENT_SECRET: 'client-secret-for-tests',
-        SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
-        PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        PLATDESK_ADMINS: '',
+        ...distributedModeEnv(),
       },
       // No operator default account.
       plat: 'none',

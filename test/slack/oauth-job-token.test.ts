@@ -7,14 +7,18 @@
  * next lookup, B having answered "no plat account yet" before (no restart). After B handles the
  * uninstall, A's digest run sends no plat call, writes no ledger row and posts nothing.
  */
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth, platAccountValues } from '../helpers/slack-oauth.js';
+import {
+  distributedModeEnv,
+  installFakeOAuth,
+  installThroughOAuth,
+  platAccountValues,
+} from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
@@ -63,12 +67,7 @@ describe('jobs on a replica use the current bot token (PostgreSQL, two replicas)
     const shared = {
       DATABASE_URL: url,
       REDIS_URL: redis.url,
-      SLACK_BOT_TOKEN: '',
-      SLACK_CLIENT_ID: '1234.5678',
-      SLACK_CLIENT_SECRET: 'client-secret-for-tests',
-      SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
-      PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      PLATDESK_ADMINS: '',
+      ...distributedModeEnv(),
     };
     const a = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,

@@ -11,7 +11,7 @@ import { type PlatdeskHarness, startPlatdeskHarness } from '../helpers/platdesk-
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import { distributedModeEnv, installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback } from '../helpers/slack-payloads.js';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
@@ -47,12 +47,7 @@ describe('token rotation across replicas (PostgreSQL)', () => {
     const shared = {
       DATABASE_URL: url,
       REDIS_URL: redis.url,
-      SLACK_BOT_TOKEN: '',
-      SLACK_CLIENT_ID: '1234.5678',
-      SLACK_CLIENT_SECRET: 'client-secret-for-tests',
-      SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
-      PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      PLATDESK_ADMINS: '',
+      ...distributedModeEnv(),
     };
     const a = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,

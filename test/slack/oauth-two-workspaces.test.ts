@@ -9,7 +9,6 @@
  * later command from that workspace is ignored; a refused token connected later is marked refused
  * (401) by its first call.
  */
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -25,6 +24,7 @@ import {
 } from '../helpers/platdesk-harness.js';
 import { postAction, postCommand, postEvent } from '../helpers/slack-http.js';
 import {
+  distributedModeEnv,
   type FakeOAuth,
   installFakeOAuth,
   installThroughOAuth,
@@ -145,12 +145,7 @@ describe.each(ENGINES)('two workspaces through the OAuth install on %s', (engine
       signingSecret: SIGNING_SECRET,
       env: {
         ...(db.options.url ? { DATABASE_URL: db.options.url } : { DATABASE_PATH: db.options.path ?? '' }),
-        SLACK_BOT_TOKEN: '',
-        SLACK_CLIENT_ID: '1234.5678',
-        SLACK_CLIENT_SECRET: 'client-secret-for-tests',
-        SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
-        PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        PLATDESK_ADMINS: '',
+        ...distributedModeEnv(),
       },
     });
     oauth = installFakeOAuth(h.fake, { now: () => h.now().getTime() });

@@ -13,7 +13,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ERASE_FORM, PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
 import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { installFakeOAuth, installThroughOAuth, platAccountValues } from '../helpers/slack-oauth.js';
+import {
+  distributedModeEnv,
+  installFakeOAuth,
+  installThroughOAuth,
+  platAccountValues,
+} from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
 
 const SIGNING_SECRET = 'test-secret';
@@ -30,12 +35,7 @@ describe('plat account per workspace (App Home)', () => {
     h = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
       env: {
-        SLACK_BOT_TOKEN: '',
-        SLACK_CLIENT_ID: '1234.5678',
-        SLACK_CLIENT_SECRET: 'client-secret-for-tests',
-        SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
-        PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        PLATDESK_ADMINS: '',
+        ...distributedModeEnv(),
       },
     });
     const oauth = installFakeOAuth(h.fake);
@@ -72,12 +72,7 @@ describe('plat account per workspace (App Home)', () => {
     h = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
       env: {
-        SLACK_BOT_TOKEN: '',
-        SLACK_CLIENT_ID: '1234.5678',
-        SLACK_CLIENT_SECRET: 'client-secret-for-tests',
-        SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
-        PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        PLATDESK_ADMINS: '',
+        ...distributedModeEnv(),
         DATABASE_PATH: path,
       },
     });
