@@ -197,6 +197,12 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
     await installThroughOAuth(h.platdesk.url, oauth, { teamId: 'T0001', installerUserId: 'UINST1' });
     await installThroughOAuth(h.platdesk.url, oauth, { teamId: 'T0002', installerUserId: 'UINST2' });
     await nextPublish(await homeOpened('UINST1', { teamId: 'T0001' }));
+    // The admin's Home is published again once its spend chart is uploaded: let that land first.
+    await h.fake.waitFor(
+      'views.publish',
+      (c) => c.body.user_id === 'UINST1' && JSON.stringify(c.body.view).includes('slack_file'),
+      20_000,
+    );
     const res = await postEvent(
       h.eventsUrl,
       SIGNING_SECRET,
