@@ -61,8 +61,9 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   });
   if (!chart.pending) return;
   void chart.pending.then((ready) => {
-    if (!ready || publisher.newest.get(userId) !== seq) return;
+    if (publisher.newest.get(userId) !== seq) return;
     publisher.newest.delete(userId);
+    if (!ready) return;
     const republish = client.views
       .publish({ user_id: userId, view: renderHome(w, data, now, language, ready) })
       .then(
