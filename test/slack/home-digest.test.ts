@@ -6,7 +6,7 @@
  */
 
 import type { ViewStateValue } from '@slack/bolt';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocaleSettings } from '../../src/lookups/locale.js';
 import { spendSettings } from '../../src/lookups/settings.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
@@ -102,6 +102,23 @@ describe.each(ENGINES)('App Home: Add digest (%s store)', (engine) => {
       },
       SLACK.adminId,
     );
+  });
+
+  // The admin's Home is published again once a changed spend chart is uploaded: let that land
+  // before a test counts publishes.
+  beforeEach(async () => {
+    await expect
+      .poll(
+        () => {
+          const last = h()
+            .fake.callsTo('views.publish')
+            .filter((c) => c.body.user_id === SLACK.adminId)
+            .at(-1);
+          return last === undefined || JSON.stringify(last.body.view).includes('slack_file');
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
   });
 
   async function openHome(userId: string): Promise<Json[]> {

@@ -82,6 +82,13 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
     await h.fake.waitFor('views.publish', () => h.fake.callsTo('views.publish').length > before, 5000);
     return h.fake.callsTo('views.publish')[before] as SlackCall;
   };
+  /** An admin's Home is published again once its spend chart is uploaded: lets that land. */
+  const chartPublished = (userId: string) =>
+    h.fake.waitFor(
+      'views.publish',
+      (c) => c.body.user_id === userId && JSON.stringify(c.body.view).includes('slack_file'),
+      20_000,
+    );
   const quiet = () => new Promise((resolve) => setTimeout(resolve, 600));
 
   it('installs a workspace and an org-wide Grid org; each request is answered with its own bot token', async () => {
@@ -127,6 +134,7 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
     ]);
 
     const fromWorkspace = await nextPublish(await homeOpened('UINST1', { teamId: 'T0001' }));
+    await chartPublished('UINST1');
     expect(oauth.tokenOf(fromWorkspace)).toBe(oauth.currentToken('T0001'));
     // A workspace of the org, never installed on its own: the org-wide install answers.
     const fromOrg = await nextPublish(
@@ -197,6 +205,7 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
     await installThroughOAuth(h.platdesk.url, oauth, { teamId: 'T0001', installerUserId: 'UINST1' });
     await installThroughOAuth(h.platdesk.url, oauth, { teamId: 'T0002', installerUserId: 'UINST2' });
     await nextPublish(await homeOpened('UINST1', { teamId: 'T0001' }));
+    await chartPublished('UINST1');
     const res = await postEvent(
       h.eventsUrl,
       SIGNING_SECRET,
