@@ -263,3 +263,18 @@ export function distributedModeEnv(): Record<string, string> {
     PLATDESK_ADMINS: '',
   };
 }
+
+/**
+ * An Events API envelope as it arrives from workspace `teamId`'s installation (a workspace
+ * install, not org-wide): its team, its context team and the bot's authorization there.
+ */
+export function fromWorkspace<T extends object>(envelope: T, teamId: string) {
+  return {
+    ...envelope,
+    team_id: teamId,
+    context_team_id: teamId,
+    authorizations: [
+      { enterprise_id: null, team_id: teamId, user_id: 'UBOT', is_bot: true, is_enterprise_install: false },
+    ],
+  };
+}

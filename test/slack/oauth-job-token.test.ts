@@ -15,6 +15,7 @@ import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { postEvent } from '../helpers/slack-http.js';
 import {
   distributedModeEnv,
+  fromWorkspace,
   installFakeOAuth,
   installThroughOAuth,
   platAccountValues,
@@ -38,14 +39,7 @@ const ENFORCED = [
   'views.publish',
 ];
 
-const fromTeam = <T extends object>(payload: T) => ({
-  ...payload,
-  team_id: TEAM,
-  context_team_id: TEAM,
-  authorizations: [
-    { enterprise_id: null, team_id: TEAM, user_id: 'UBOT', is_bot: true, is_enterprise_install: false },
-  ],
-});
+const fromTeam = <T extends object>(payload: T) => fromWorkspace(payload, TEAM);
 
 describe('jobs on a replica use the current bot token (PostgreSQL, two replicas)', () => {
   const apps: PlatdeskHarness[] = [];

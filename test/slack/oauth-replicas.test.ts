@@ -11,24 +11,22 @@ import { type PlatdeskHarness, startPlatdeskHarness } from '../helpers/platdesk-
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { distributedModeEnv, installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
+import {
+  distributedModeEnv,
+  fromWorkspace,
+  installFakeOAuth,
+  installThroughOAuth,
+} from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback } from '../helpers/slack-payloads.js';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
 
 const SIGNING_SECRET = 'test-secret';
 
 function homeOpenedFrom(teamId: string, userId: string) {
-  const base = eventCallback(appHomeOpened(userId), {
-    eventId: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
-  });
-  return {
-    ...base,
-    team_id: teamId,
-    context_team_id: teamId,
-    authorizations: [
-      { enterprise_id: null, team_id: teamId, user_id: 'UBOT', is_bot: true, is_enterprise_install: false },
-    ],
-  };
+  return fromWorkspace(
+    eventCallback(appHomeOpened(userId), { eventId: `Ev${randomBytes(5).toString('hex').toUpperCase()}` }),
+    teamId,
+  );
 }
 
 describe('token rotation across replicas (PostgreSQL)', () => {

@@ -26,6 +26,7 @@ import { postAction, postCommand, postEvent } from '../helpers/slack-http.js';
 import {
   distributedModeEnv,
   type FakeOAuth,
+  fromWorkspace,
   installFakeOAuth,
   installThroughOAuth,
   platAccountValues,
@@ -218,20 +219,7 @@ describe.each(ENGINES)('two workspaces through the OAuth install on %s', (engine
 
     // Uninstall: the workspace's token and account rows are gone at once (read from the tables).
     const event = eventCallback({ type: 'app_uninstalled' }, { eventId: 'EvUNINSTALL1' });
-    const uninstalled = await postEvent(h.eventsUrl, SIGNING_SECRET, {
-      ...event,
-      team_id: 'T0001',
-      context_team_id: 'T0001',
-      authorizations: [
-        {
-          enterprise_id: null,
-          team_id: 'T0001',
-          user_id: 'UBOT',
-          is_bot: true,
-          is_enterprise_install: false,
-        },
-      ],
-    });
+    const uninstalled = await postEvent(h.eventsUrl, SIGNING_SECRET, fromWorkspace(event, 'T0001'));
     expect(uninstalled.status).toBe(200);
     const rowsOf = async (table: 'slack_installations' | 'plat_accounts') => {
       const raw = rawDb(db as TestDatabase);
