@@ -8,6 +8,7 @@ import { createBudgetGuard, periodStarts } from '../../src/lookups/budgets.js';
 import { type Budgets, budgetsSchema } from '../../src/lookups/settings.js';
 import { openStore } from '../../src/store/engine.js';
 import type { Store } from '../../src/store/store.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => new Date(iso);
@@ -99,22 +100,9 @@ describe('createBudgetGuard', async () => {
     });
     let charges = 0;
     const spend = (userId: string | null, points: number, when = NOW) =>
-      store.ledger.record({
-        chargeId: `spend-${++charges}`,
-        at: when,
-        userId,
-        channelId: null,
-        operation: 'get-shop-info',
-        edition: 1,
-        points,
-        quotaCalls: 0,
-        code: 0,
-        outcome: 'ok',
-        requestId: null,
-        correlationId: null,
-        pendingId: null,
-        source: 'interactive',
-      });
+      store.ledger.record(
+        ledgerEntry({ chargeId: `spend-${++charges}`, at: when, userId, channelId: null, points }),
+      );
     return { guard, spend };
   }
 

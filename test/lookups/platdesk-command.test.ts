@@ -16,6 +16,7 @@ import { SETTING_KEYS, spendSettings } from '../../src/lookups/settings.js';
 import { createStepsAdmin } from '../../src/lookups/steps.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
 import { allText } from '../blocks/render-fixtures.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { openTestStore } from '../helpers/store-engines.js';
 import { en } from '../helpers/words.js';
 
@@ -63,22 +64,7 @@ const audits = async () => await store.audit.list(100);
 
 let charges = 0;
 function charge(userId: string | null, points: number, at = NOW): NewLedgerEntry {
-  return {
-    chargeId: `test-charge-${++charges}`,
-    at,
-    userId,
-    channelId: 'C1234',
-    operation: 'get-shop-info',
-    edition: 1,
-    points,
-    quotaCalls: 0,
-    code: 0,
-    outcome: 'ok',
-    requestId: null,
-    correlationId: null,
-    pendingId: null,
-    source: 'interactive',
-  };
+  return ledgerEntry({ chargeId: `test-charge-${++charges}`, at, userId, channelId: 'C1234', points });
 }
 
 beforeEach(async () => {

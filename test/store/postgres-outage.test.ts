@@ -9,26 +9,13 @@ import { openStore } from '../../src/store/engine.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { createChargeRecorder } from '../../src/store/ledger.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 let charges = 0;
-const charge = (points: number): NewLedgerEntry => ({
-  chargeId: `outage-charge-${++charges}`,
-  at: new Date(),
-  userId: 'U1',
-  channelId: 'C1',
-  operation: 'get-shop-info',
-  edition: 1,
-  points,
-  quotaCalls: 0,
-  code: 0,
-  outcome: 'ok',
-  requestId: null,
-  correlationId: null,
-  pendingId: null,
-  source: 'interactive',
-});
+const charge = (points: number): NewLedgerEntry =>
+  ledgerEntry({ chargeId: `outage-charge-${++charges}`, points });
 const allTime = () => ({ from: new Date(0), to: new Date(Date.now() + 86_400_000) });
 
 describe('PostgreSQL stopped and started again under a running store', () => {

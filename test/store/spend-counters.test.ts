@@ -15,6 +15,7 @@ import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
 import { periodsOf } from '../../src/store/periods.js';
 import type { Schema } from '../../src/store/schema.js';
 import type { CapLimit, NewLedgerEntry, Store } from '../../src/store/store.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { startCommitCutter } from '../helpers/pg-commit-cutter.js';
 import {
   createPostgresDatabase,
@@ -47,23 +48,7 @@ afterEach(async () => {
 
 let charges = 0;
 function entry(overrides: Partial<NewLedgerEntry> = {}): NewLedgerEntry {
-  return {
-    chargeId: `charge-${++charges}`,
-    at: new Date(T0),
-    userId: 'U1',
-    channelId: 'C1',
-    operation: 'get-shop-info',
-    edition: 1,
-    points: 10,
-    quotaCalls: 0,
-    code: 0,
-    outcome: 'ok',
-    requestId: null,
-    correlationId: null,
-    pendingId: null,
-    source: 'interactive',
-    ...overrides,
-  };
+  return ledgerEntry({ chargeId: `charge-${++charges}`, at: new Date(T0), ...overrides });
 }
 
 const cap = (

@@ -18,6 +18,7 @@ import type { Schema } from '../../src/store/schema.js';
 import type { CapLimit, Lease, NewLedgerEntry, Store } from '../../src/store/store.js';
 import { SINGLE_TENANT, TENANT_TABLES } from '../../src/store/tenants.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
 const T0 = Date.parse('2026-11-25T02:00:00.000Z');
@@ -37,22 +38,8 @@ async function fresh(engine: (typeof ENGINES)[number]): Promise<Store> {
   return db.open({ clock });
 }
 
-const charge = (chargeId: string, points: number, userId = 'U1234'): NewLedgerEntry => ({
-  chargeId,
-  at: new Date(T0),
-  userId,
-  channelId: 'C1234',
-  operation: 'paging-orders',
-  edition: 1,
-  points,
-  quotaCalls: 0,
-  code: 0,
-  outcome: 'ok',
-  requestId: null,
-  correlationId: null,
-  pendingId: null,
-  source: 'interactive',
-});
+const charge = (chargeId: string, points: number, userId = 'U1234'): NewLedgerEntry =>
+  ledgerEntry({ chargeId, at: new Date(T0), userId, channelId: 'C1234', operation: 'paging-orders', points });
 
 const workspaceDay = (cap: number): CapLimit => ({
   scope: 'workspace',
