@@ -13,13 +13,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/lookups/settings.js';
 import { createStepApprovals } from '../../src/lookups/steps.js';
 import { openStore } from '../../src/store/engine.js';
-import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
+import { migrate } from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
 import type { CapLimit, Lease, NewLedgerEntry, Store } from '../../src/store/store.js';
 import { SINGLE_TENANT, TENANT_TABLES } from '../../src/store/tenants.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
 import { ledgerEntry } from '../helpers/ledger-entry.js';
-import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
+import { ENGINES, migrationsBefore, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
 const T0 = Date.parse('2026-11-25T02:00:00.000Z');
 const MINUTE = 60_000;
@@ -541,14 +541,7 @@ describe('migration 13 (workflow steps)', () => {
       const path = join(dir, 'old.db');
       const old = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(path) }) });
       // Every migration before the one that added the step scope.
-      await migrate(
-        old,
-        'sqlite',
-        MIGRATIONS.slice(
-          0,
-          MIGRATIONS.findIndex((m) => m.includes("'channel', 'step'")),
-        ),
-      );
+      await migrate(old, 'sqlite', migrationsBefore("'channel', 'step'"));
       await expect(
         sql`INSERT INTO spend_counters (tenant_id, scope, subject, period, period_key, spent, reserved) VALUES (${A}, 'step', 'lookup_item', 'daily', '2026-11-25', 1, 0)`.execute(
           old,
@@ -595,14 +588,7 @@ describe('migration 12', () => {
       const path = join(dir, 'old.db');
       const old = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(path) }) });
       // Every migration before the one that brought tenants.
-      await migrate(
-        old,
-        'sqlite',
-        MIGRATIONS.slice(
-          0,
-          MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN tenant_id')),
-        ),
-      );
+      await migrate(old, 'sqlite', migrationsBefore('ADD COLUMN tenant_id'));
       await sql`INSERT INTO settings (key, value_json, updated_at, updated_by) VALUES ('admins', '["U1"]', 1, 'U1')`.execute(
         old,
       );
