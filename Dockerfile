@@ -21,7 +21,7 @@ COPY src ./src
 COPY assets/fonts ./assets/fonts
 # esbuild: dist/app.js (the app, with source maps, pg and ioredis in chunks loaded only when
 # configured) behind dist/main.js (checks the Node version), and dist/chart-worker.js (Vega and
-# resvg, loaded only in the charts' worker thread). The bundle needs one package at run
+# resvg, loaded only in the charts' renderer process). The bundle needs one package at run
 # time, better-sqlite3 (a native addon), and of it only its JavaScript and this platform's binary,
 # and @resvg/resvg-js (the charts' rasteriser, a native addon: npm installed this platform's only).
 # The compile cache (dist/.cache) is filled here, by the Node that runs the app and at the paths it

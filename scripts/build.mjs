@@ -4,7 +4,7 @@
  *   configured — pg and Kysely's PostgreSQL dialect, ioredis — sits in chunks of its own), with
  *   source maps; better-sqlite3 (a native addon) stays in node_modules;
  * - dist/main.js: src/start.ts, the entry that checks the Node version before loading the app;
- * - dist/chart-worker.js: the charts' worker thread (Vega, resvg), and dist/fonts: the chart font;
+ * - dist/chart-worker.js: the charts' renderer process (Vega, resvg), and dist/fonts: the chart font;
  * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`), and
  *   dist/store/copy-cli.js: the SQLite → PostgreSQL copy (`npm run store:copy`, in the image).
  *
@@ -213,7 +213,7 @@ export async function buildApp(out = OUT) {
       // The two other programs, where the tsc build put them (README, Docker commands).
       'sandbox/cli': 'src/sandbox/cli.ts',
       'store/copy-cli': 'src/store/copy-cli.ts',
-      // The charts' worker thread (src/charts/files.ts finds it here), with Vega: the app itself
+      // The charts' renderer process (src/charts/files.ts finds it here), with Vega: the app itself
       // never loads Vega or resvg.
       'chart-worker': 'src/charts/worker.ts',
     },

@@ -194,13 +194,13 @@ describe('the image', () => {
     expect(sizeMb).toBeLessThan(SIZE_GOAL_MB);
   });
 
-  it('renders a zh-CN chart in its chart worker with the font it carries: the same PNG as the sources', async () => {
+  it('renders a zh-CN chart in its chart renderer process with the font it carries: the same PNG as the sources', async () => {
     const request = JSON.stringify({ id: 1, spec: SMALL_ZH_CHART, width: 480 });
     const script = [
-      "const { Worker } = require('node:worker_threads');",
-      "const w = new Worker('/app/dist/chart-worker.js');",
-      "w.once('message', (r) => { process.stdout.write(JSON.stringify({ ...r, png: r.ok ? Buffer.from(r.png).toString('base64') : null })); w.terminate(); });",
-      `w.postMessage(${request});`,
+      "const { fork } = require('node:child_process');",
+      "const w = fork('/app/dist/chart-worker.js', [], { serialization: 'advanced' });",
+      "w.once('message', (r) => { process.stdout.write(JSON.stringify({ ...r, png: r.ok ? Buffer.from(r.png).toString('base64') : null })); w.kill(); });",
+      `w.send(${request});`,
     ].join('\n');
     const { stdout } = await run(
       'bash',
@@ -214,7 +214,7 @@ describe('the image', () => {
     expect(reply.ok, reply.message).toBe(true);
     const fromSources = await rasterise(SMALL_ZH_CHART, 480);
     expect(reply.svg).toBe(fromSources.svg);
-    // Without its font the image's worker would draw no text: the pictures would differ.
+    // Without its font the image's renderer would draw no text: the pictures would differ.
     expect(Buffer.from(reply.png, 'base64').equals(fromSources.png)).toBe(true);
   }, 120_000);
 

@@ -12,11 +12,10 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartFiles } from '../src/charts/files.js';
 import { rasterise } from '../src/charts/rasterise.js';
-import type { RenderReply, RenderRequest } from '../src/charts/worker.js';
+import { createChartRenderer } from '../src/charts/renderer.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { NODE_REQUIRED, nodeSupported } from '../src/start.js';
 import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
@@ -235,23 +234,20 @@ describe('the bundle (scripts/build.mjs)', () => {
     }
   });
 
-  it('renders a zh-CN chart in the built worker with the built font: the same SVG and PNG as the sources', async () => {
+  it('renders a zh-CN chart in the built renderer process with the built font: the same SVG and PNG as the sources', async () => {
     const spec = SMALL_ZH_CHART;
-    const worker = new Worker(join(out, 'chart-worker.js'));
+    const renderer = createChartRenderer({
+      files: { worker: pathToFileURL(join(out, 'chart-worker.js')), execArgv: [] },
+    });
     try {
-      const reply = await new Promise<RenderReply>((resolveReply, reject) => {
-        worker.once('message', resolveReply);
-        worker.once('error', reject);
-        worker.postMessage({ id: 1, spec, width: 480 } satisfies RenderRequest);
-      });
-      if (!reply.ok) throw new Error(reply.message);
+      const chart = await renderer.render(spec, 480);
       const fromSources = await rasterise(spec, 480);
-      expect(reply.svg).toContain('近 30 天每日扣费点数');
-      expect(reply.svg).toBe(fromSources.svg);
-      // Without the font the built worker would draw no text: the pictures would differ.
-      expect(Buffer.from(reply.png).equals(fromSources.png)).toBe(true);
+      expect(chart.svg).toContain('近 30 天每日扣费点数');
+      expect(chart.svg).toBe(fromSources.svg);
+      // Without the font the built renderer would draw no text: the pictures would differ.
+      expect(chart.png.equals(fromSources.png)).toBe(true);
     } finally {
-      await worker.terminate();
+      await renderer.close();
     }
   }, 60_000);
 

@@ -1,6 +1,6 @@
 /**
  * Vega-Lite spec → SVG → PNG, on the server, with no browser (issue 26). Runs only inside the
- * chart worker (src/charts/worker.ts): the main thread never loads Vega or resvg.
+ * chart renderer process (src/charts/worker.ts): the app never loads Vega or resvg.
  *
  * Why these: Vega-Lite is a maintained, declarative grammar (a chart is a small JSON spec, easy
  * to test by value), and Vega renders it to an SVG string in Node with no canvas and no DOM. The
@@ -36,7 +36,7 @@ export async function specToSvg(spec: TopLevelSpec): Promise<string> {
  * Memory: resvg-js 2.6 keeps each render's pixmap (width × height × 4 bytes, ~2.8 MB for a chart)
  * in native memory owned by the small JS object `render()` returns, and does not tell V8 about it
  * (thx/resvg-js#216; 2.7.0-alpha reports it with adjust_external_memory). V8 sees no pressure, so
- * it rarely collects those objects and RSS grows by the pixmap per render. Hence the worker:
+ * it rarely collects those objects and RSS grows by the pixmap per render. Hence the renderer process:
  * its renders' native memory is all freed when it is replaced (src/charts/renderer.ts).
  */
 export function svgToPng(svg: string, width: number): { png: Buffer; width: number; height: number } {

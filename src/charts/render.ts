@@ -1,5 +1,5 @@
 /**
- * The charts' one renderer (src/charts/renderer.ts: a recycled worker thread), shared by the
+ * The charts' one renderer (src/charts/renderer.ts: a recycled child process), shared by the
  * digest's chart and the App Home's spend chart, started on the first chart and ended by the
  * app's drain (`closeCharts`).
  */
@@ -15,7 +15,7 @@ export function renderChart(spec: TopLevelSpec, width = 1000): Promise<RenderedC
   return shared.render(spec, width);
 }
 
-/** Ends the chart worker (renders waiting are refused); a later chart starts a new renderer. */
+/** Ends the chart renderer process (renders waiting are refused); a later chart starts a new renderer. */
 export async function closeCharts(): Promise<void> {
   const renderer = shared;
   shared = null;

@@ -1,14 +1,21 @@
 /**
- * Renders charts in a worker thread that is replaced often, so chart memory stays bounded
- * (issue 26). resvg-js keeps each render's pixmap in native memory that V8 does not see
- * (src/charts/rasterise.ts), so in one long-lived thread RSS grows by ~2.8 MB per chart; ending
- * the thread frees all of it. The worker is started on the first render (nothing chart-related is
- * loaded at app start), renders one chart at a time from a small queue, and is replaced after
- * `rendersPerWorker` renders, when the process's RSS has grown past `maxRssGrowthBytes` since it
- * started, after a render that took longer than `timeoutMs` (that chart fails, nothing else), or
- * after `idleMs` without work. `close()` (the app's drain) ends it and refuses what is queued.
+ * Renders charts in a child process that is replaced often, so a chart can neither take the app
+ * down nor make it grow (issue 26). resvg-js is native code: a fault in it (or in V8 under it)
+ * aborts the whole process it runs in, which in a worker thread is the app itself (seen once in
+ * CI: a V8 abort in the chart thread ended a test process). And it keeps each render's pixmap in
+ * native memory that V8 does not see (src/charts/rasterise.ts), so one long-lived renderer grows
+ * by ~2.8 MB per chart. A process of its own bounds both: a crash or a kill fails the chart that
+ * was rendering and nothing else, and ending the process frees all its memory.
+ *
+ * The process is started on the first render (nothing chart-related is loaded at app start),
+ * renders one chart at a time from a small queue, and is replaced after `rendersPerWorker`
+ * renders, when its RSS (it reports it with each chart) passes `maxRssBytes`, after a render that
+ * took longer than `timeoutMs` (that chart fails, nothing else), when it exits or is killed, or
+ * after `idleMs` without work. It ends by itself if the app goes (its IPC channel closes).
+ * `close()` (the app's drain) ends it and refuses what is queued.
  */
-import { Worker } from 'node:worker_threads';
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { TopLevelSpec } from 'vega-lite';
 import { CHART_FILES, type ChartFiles } from './files.js';
 import type { RenderedChart } from './rasterise.js';
@@ -17,23 +24,23 @@ import type { RenderReply, RenderRequest } from './worker.js';
 export type { RenderedChart } from './rasterise.js';
 
 export interface ChartRendererOptions {
-  /** Renders one worker does before it is replaced. */
+  /** Renders one renderer process does before it is replaced. */
   rendersPerWorker?: number;
-  /** Growth of the process's RSS since the worker started past which it is replaced. */
-  maxRssGrowthBytes?: number;
-  /** Longest a render may take, a new worker's start included. */
+  /** The renderer process's RSS past which it is replaced once its chart is answered. */
+  maxRssBytes?: number;
+  /** Longest a render may take, a new process's start included. */
   timeoutMs?: number;
-  /** Time without a render after which the worker is ended. */
+  /** Time without a render after which the process is ended. */
   idleMs?: number;
   /** Renders waiting behind the one running; more are refused at once. */
   maxQueued?: number;
-  /** The worker to run (default: the one beside this module; bench/charts.ts --built: the build's). */
+  /** The renderer to run (default: the one beside this module; bench/charts.ts --built: the build's). */
   files?: Pick<ChartFiles, 'worker' | 'execArgv'>;
 }
 
 export const CHART_RENDERER_DEFAULTS: Required<Omit<ChartRendererOptions, 'files'>> = {
   rendersPerWorker: 25,
-  maxRssGrowthBytes: 160 * 1024 * 1024,
+  maxRssBytes: 320 * 1024 * 1024,
   timeoutMs: 20_000,
   idleMs: 60_000,
   maxQueued: 16,
@@ -61,12 +68,16 @@ export class ChartWorkerError extends ChartRenderError {
 }
 
 export interface ChartRendererStats {
-  /** Workers started so far. */
+  /** Renderer processes started so far. */
   workers: number;
   /** Charts rendered so far. */
   renders: number;
-  /** Whether a worker is running now. */
+  /** Whether a renderer process is running now. */
   running: boolean;
+  /** The running renderer process's pid (none when not running). */
+  pid?: number;
+  /** Its RSS as it last reported it, in bytes (none before its first chart). */
+  rss?: number;
 }
 
 export interface ChartRenderer {
@@ -88,35 +99,52 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
   const o = { ...CHART_RENDERER_DEFAULTS, files: CHART_FILES, ...options };
   const queue: Job[] = [];
   let busy: Job | null = null;
-  let worker: Worker | null = null;
+  let worker: ChildProcess | null = null;
   let workerRenders = 0;
-  let rssAtStart = 0;
+  let workerRss: number | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   let closed = false;
   let nextId = 1;
   const stats = { workers: 0, renders: 0 };
+  /** Processes ended and not yet gone: close() waits for them. */
+  const ending = new Set<Promise<void>>();
 
-  function start(): Worker {
-    rssAtStart = process.memoryUsage.rss();
-    const w = new Worker(o.files.worker, { execArgv: o.files.execArgv, name: 'platdesk-charts' });
-    // Never what keeps the process alive: a render waiting holds its own (ref'd) timeout timer.
-    w.unref();
-    w.on('message', (reply: RenderReply) => replied(w, reply));
-    w.on('error', (err) =>
-      gone(w, new ChartWorkerError(`chart worker failed: ${err.message}`, { cause: err })),
+  function start(): ChildProcess {
+    const child = fork(fileURLToPath(o.files.worker), [], {
+      execArgv: o.files.execArgv,
+      // Buffers and ArrayBuffers cross as bytes, not as JSON arrays of numbers.
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    // Never what keeps the app alive: a render waiting holds its own (ref'd) timeout timer.
+    child.unref();
+    child.channel?.unref();
+    child.on('message', (reply: RenderReply) => replied(child, reply));
+    child.on('error', (err) =>
+      gone(child, new ChartWorkerError(`chart renderer failed: ${err.message}`, { cause: err })),
     );
-    w.on('exit', (code) => gone(w, new ChartWorkerError(`chart worker exited (code ${code})`)));
-    worker = w;
+    child.on('exit', (code, signal) =>
+      gone(child, new ChartWorkerError(`chart renderer exited (${signal ?? `code ${code}`})`)),
+    );
+    worker = child;
     workerRenders = 0;
+    workerRss = undefined;
     stats.workers++;
-    return w;
+    return child;
   }
 
-  /** Ends the worker; its exit is no longer an error for anyone. */
-  function retire(): Promise<unknown> {
-    const w = worker;
+  /** Ends the renderer process; its exit is no longer an error for anyone. */
+  function retire(): void {
+    const child = worker;
     worker = null;
-    return w ? w.terminate() : Promise.resolve();
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    ending.add(exited);
+    void exited.then(() => ending.delete(exited));
+    // It holds nothing worth saving: its chart is either answered or abandoned. Held (ref'd)
+    // until it is gone, so close() can wait for it even when nothing else keeps the app running.
+    child.ref();
+    child.kill('SIGKILL');
   }
 
   function settle(): Job | null {
@@ -126,21 +154,21 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
     return job;
   }
 
-  function replied(w: Worker, reply: RenderReply): void {
-    if (w !== worker || busy?.id !== reply.id) return;
+  function replied(child: ChildProcess, reply: RenderReply): void {
+    if (child !== worker || busy?.id !== reply.id) return;
     const job = settle() as Job;
     stats.renders++;
     workerRenders++;
-    if (workerRenders >= o.rendersPerWorker || process.memoryUsage.rss() - rssAtStart > o.maxRssGrowthBytes)
-      void retire();
+    workerRss = reply.rss;
+    if (workerRenders >= o.rendersPerWorker || reply.rss > o.maxRssBytes) retire();
     if (reply.ok)
       job.resolve({ svg: reply.svg, png: Buffer.from(reply.png), width: reply.width, height: reply.height });
     else job.reject(new ChartRenderError(`chart not rendered: ${reply.message}`));
     pump();
   }
 
-  function gone(w: Worker, err: Error): void {
-    if (w !== worker) return;
+  function gone(child: ChildProcess, err: Error): void {
+    if (child !== worker) return;
     worker = null;
     settle()?.reject(err);
     pump();
@@ -152,7 +180,7 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
     const job = queue.shift();
     if (!job) {
       if (worker) {
-        idleTimer = setTimeout(() => void retire(), o.idleMs);
+        idleTimer = setTimeout(retire, o.idleMs);
         idleTimer.unref();
       }
       return;
@@ -161,20 +189,20 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
     job.timer = setTimeout(() => {
       if (busy !== job) return;
       settle();
-      void retire();
+      retire();
       job.reject(
-        new ChartTimeoutError(`chart not rendered within ${o.timeoutMs} ms: its worker is replaced`),
+        new ChartTimeoutError(`chart not rendered within ${o.timeoutMs} ms: its renderer is replaced`),
       );
       pump();
     }, o.timeoutMs);
     const request: RenderRequest = { id: job.id, spec: job.spec, width: job.width };
     try {
-      (worker ?? start()).postMessage(request);
+      (worker ?? start()).send(request);
     } catch (err) {
-      // No worker could be started (or the spec cannot be sent): this chart fails, not the next.
+      // No renderer could be started (or the spec cannot be sent): this chart fails, not the next.
       settle();
-      void retire();
-      job.reject(new ChartWorkerError(`chart worker not reached: ${String(err)}`, { cause: err }));
+      retire();
+      job.reject(new ChartWorkerError(`chart renderer not reached: ${String(err)}`, { cause: err }));
       pump();
     }
   }
@@ -189,14 +217,20 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
         pump();
       });
     },
-    stats: () => ({ ...stats, running: worker !== null }),
+    stats: () => ({
+      ...stats,
+      running: worker !== null,
+      ...(worker?.pid !== undefined ? { pid: worker.pid } : {}),
+      ...(worker && workerRss !== undefined ? { rss: workerRss } : {}),
+    }),
     async close() {
       closed = true;
       clearTimeout(idleTimer);
       const refused = new ChartRendererClosedError('chart renderer closed');
       settle()?.reject(refused);
       for (const job of queue.splice(0)) job.reject(refused);
-      await retire();
+      retire();
+      await Promise.all(ending);
     },
   };
 }

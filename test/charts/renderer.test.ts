@@ -1,15 +1,19 @@
 /**
- * The chart renderer (issue 26: chart memory bounded): charts render in a worker thread that is
- * replaced every `rendersPerWorker` renders, so resvg's native pixmaps (which V8 does not see and
- * a long-lived thread piles up) are freed; the render after a replacement is the same picture; a
- * render past its time fails that chart and replaces the worker; the queue is bounded; close()
- * refuses what waits and ends the worker; an idle worker ends on its own.
+ * The chart renderer (issue 26: chart memory bounded): charts render in a child process that is
+ * replaced every `rendersPerWorker` renders or past `maxRssBytes`, so resvg's native pixmaps
+ * (which V8 does not see and a long-lived renderer piles up) are freed and never count in the
+ * app's RSS; the render after a replacement is the same picture; a renderer killed mid-chart (a
+ * native crash) fails that chart only; a render past its time fails that chart and replaces the
+ * renderer; the queue is bounded; close() refuses what waits and ends the renderer; an idle
+ * renderer ends on its own, and a renderer whose app is gone ends too.
  */
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   ChartQueueFullError,
   ChartRendererClosedError,
   ChartTimeoutError,
+  ChartWorkerError,
   createChartRenderer,
 } from '../../src/charts/renderer.js';
 import { spendChartData, spendChartSpec } from '../../src/charts/spend-days.js';
@@ -54,18 +58,47 @@ function inkShare(png: Buffer): number {
   return ink / (image.width * image.height);
 }
 
-describe('chart renderer (a recycled worker thread)', () => {
-  it('replaces its worker after rendersPerWorker renders; the render after is the same picture', async () => {
+/** Whether a process with this pid is alive (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The stats without the running process's pid and RSS, which tests check apart. */
+function counts(stats: { workers: number; renders: number; running: boolean }) {
+  return { workers: stats.workers, renders: stats.renders, running: stats.running };
+}
+
+describe('chart renderer (a recycled child process)', () => {
+  it('replaces its renderer process after rendersPerWorker renders; the render after is the same picture', async () => {
     const renderer = createChartRenderer({ rendersPerWorker: 2 });
     try {
-      expect(renderer.stats()).toEqual({ workers: 0, renders: 0, running: false });
+      expect(counts(renderer.stats())).toEqual({ workers: 0, renders: 0, running: false });
       const first = await renderer.render(spec, 800);
-      expect(renderer.stats()).toEqual({ workers: 1, renders: 1, running: true });
+      expect(counts(renderer.stats())).toEqual({ workers: 1, renders: 1, running: true });
+      const { pid, rss } = renderer.stats();
+      expect(pid).not.toBe(process.pid);
+      expect(alive(pid as number)).toBe(true);
+      // It reports its own RSS with each chart: Vega and resvg loaded, tens of MB.
+      expect((rss as number) / MB).toBeGreaterThan(30);
       await renderer.render(spec, 800);
-      // The second render was its last: the worker is ended at once.
-      expect(renderer.stats()).toEqual({ workers: 1, renders: 2, running: false });
+      // The second render was its last: the process is ended at once.
+      expect(counts(renderer.stats())).toEqual({ workers: 1, renders: 2, running: false });
+      await until(() => !alive(pid as number));
       const third = await renderer.render(spec, 800);
-      expect(renderer.stats()).toEqual({ workers: 2, renders: 3, running: true });
+      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 3, running: true });
       expect(third.svg).toBe(first.svg);
       expect(third.svg).toContain('近 30 天每日扣费点数');
       expect(third.png.equals(first.png)).toBe(true);
@@ -77,69 +110,134 @@ describe('chart renderer (a recycled worker thread)', () => {
     }
   });
 
-  it('keeps RSS bounded over renders whose pixmaps one thread would pile up (leak guard)', async () => {
+  it('keeps memory bounded over renders whose pixmaps one renderer would pile up (leak guard)', async () => {
     // 3000 px wide: each render's pixmap is ~25 MB of native memory. The old path (rasterise in
-    // the app's thread, 15 awaited renders) grew RSS by 364 MB here and fails this bound; replaced
-    // every 3 renders, a worker's pixmaps are all freed with it.
-    const renderer = createChartRenderer({
-      rendersPerWorker: 3,
-      maxRssGrowthBytes: Number.POSITIVE_INFINITY,
-    });
+    // the app's thread, 15 awaited renders) grew RSS by 364 MB here; in a process replaced every
+    // 3 renders, its pixmaps are all freed with it and never reach the app's RSS.
+    const renderer = createChartRenderer({ rendersPerWorker: 3, maxRssBytes: Number.POSITIVE_INFINITY });
     try {
       await renderer.render(spec, 3000);
       const before = process.memoryUsage.rss();
       let peak = before;
+      let rendererPeak = 0;
       for (let i = 0; i < 15; i++) {
         const chart = await renderer.render(spec, 3000);
         expect(chart.width).toBe(3000);
         peak = Math.max(peak, process.memoryUsage.rss());
+        rendererPeak = Math.max(rendererPeak, renderer.stats().rss ?? 0);
       }
       expect(renderer.stats().workers).toBe(6);
-      expect((peak - before) / MB).toBeLessThan(200);
+      expect((peak - before) / MB).toBeLessThan(60);
+      // 3 renders' pixmaps and Vega: well under what 15 piled up would take.
+      expect(rendererPeak / MB).toBeLessThan(300);
     } finally {
       await renderer.close();
     }
   }, 120_000);
 
-  it('a render past its time fails that chart with a timeout and its worker is replaced', async () => {
-    // 50 ms: a new worker cannot even load Vega in that time, so the render is still running.
-    const renderer = createChartRenderer({ timeoutMs: 50 });
+  it('replaces a renderer whose RSS passed maxRssBytes once its chart is answered', async () => {
+    const renderer = createChartRenderer({ maxRssBytes: 1 });
     try {
-      await expect(renderer.render(spec, 800)).rejects.toBeInstanceOf(ChartTimeoutError);
-      expect(renderer.stats()).toEqual({ workers: 1, renders: 0, running: false });
-      await expect(renderer.render(spec, 800)).rejects.toThrow(/not rendered within 50 ms/);
-      expect(renderer.stats()).toEqual({ workers: 2, renders: 0, running: false });
+      await renderer.render(spec, 600);
+      expect(counts(renderer.stats())).toEqual({ workers: 1, renders: 1, running: false });
+      await renderer.render(spec, 600);
+      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 2, running: false });
     } finally {
       await renderer.close();
     }
   });
 
-  it('refuses a render past the queue at once; close() refuses what waits and ends the worker', async () => {
+  it('a renderer killed mid-chart (as a native crash would end it) fails that chart only; the next renders', async () => {
+    const renderer = createChartRenderer();
+    try {
+      await renderer.render(spec, 600);
+      const { pid } = renderer.stats();
+      const killed = renderer.render(spec, 3000);
+      const waiting = renderer.render(spec, 600);
+      process.kill(pid as number, 'SIGKILL');
+      await expect(killed).rejects.toBeInstanceOf(ChartWorkerError);
+      await expect(killed).rejects.toThrow(/SIGKILL/);
+      // The chart queued behind it is rendered by a new process.
+      const chart = await waiting;
+      expect(inkShare(chart.png)).toBeGreaterThan(0.02);
+      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 2, running: true });
+      expect(renderer.stats().pid).not.toBe(pid);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('a renderer whose app is killed (kill -9) ends by itself', async () => {
+    // A small app: renders one chart, prints its renderer's pid, then waits to be killed.
+    const script = `
+      import { createChartRenderer } from ${JSON.stringify(new URL('../../src/charts/renderer.ts', import.meta.url).href)};
+      import { SMALL_ZH_CHART } from ${JSON.stringify(new URL('../helpers/chart-spec.ts', import.meta.url).href)};
+      const renderer = createChartRenderer();
+      await renderer.render(SMALL_ZH_CHART, 400);
+      console.log(renderer.stats().pid);
+      setInterval(() => {}, 1000);
+    `;
+    const hooks = new URL('../../src/charts/source-hooks.ts', import.meta.url).pathname;
+    const app = spawn(process.execPath, ['--import', hooks, '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      app.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(Number(out.trim()));
+      });
+      app.on('exit', (code) => reject(new Error(`app exited early (${code})`)));
+    });
+    expect(alive(pid)).toBe(true);
+    app.kill('SIGKILL');
+    await until(() => !alive(pid));
+  });
+
+  it('a render past its time fails that chart with a timeout and its renderer is replaced', async () => {
+    // 50 ms: a new renderer cannot even load Vega in that time, so the render is still running.
+    const renderer = createChartRenderer({ timeoutMs: 50 });
+    try {
+      await expect(renderer.render(spec, 800)).rejects.toBeInstanceOf(ChartTimeoutError);
+      expect(counts(renderer.stats())).toEqual({ workers: 1, renders: 0, running: false });
+      await expect(renderer.render(spec, 800)).rejects.toThrow(/not rendered within 50 ms/);
+      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 0, running: false });
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('refuses a render past the queue at once; close() refuses what waits and ends the renderer', async () => {
     const renderer = createChartRenderer({ maxQueued: 1 });
     const running = renderer.render(spec, 800);
     const waiting = renderer.render(spec, 800);
     await expect(renderer.render(spec, 800)).rejects.toBeInstanceOf(ChartQueueFullError);
     expect(renderer.stats().running).toBe(true);
+    const { pid } = renderer.stats();
     const refused = Promise.all([
       expect(running).rejects.toBeInstanceOf(ChartRendererClosedError),
       expect(waiting).rejects.toBeInstanceOf(ChartRendererClosedError),
     ]);
     await renderer.close();
     await refused;
-    expect(renderer.stats()).toEqual({ workers: 1, renders: 0, running: false });
+    // close() returns once the process is gone.
+    expect(alive(pid as number)).toBe(false);
+    expect(counts(renderer.stats())).toEqual({ workers: 1, renders: 0, running: false });
     await expect(renderer.render(spec, 800)).rejects.toBeInstanceOf(ChartRendererClosedError);
   });
 
-  it('ends an idle worker after idleMs; the next render starts another', async () => {
+  it('ends an idle renderer after idleMs; the next render starts another', async () => {
     const renderer = createChartRenderer({ idleMs: 100 });
     try {
       await renderer.render(spec, 600);
       expect(renderer.stats().running).toBe(true);
+      const { pid } = renderer.stats();
       await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(renderer.stats()).toEqual({ workers: 1, renders: 1, running: false });
+      expect(counts(renderer.stats())).toEqual({ workers: 1, renders: 1, running: false });
+      await until(() => !alive(pid as number));
       const chart = await renderer.render(spec, 600);
       expect(inkShare(chart.png)).toBeGreaterThan(0.02);
-      expect(renderer.stats()).toEqual({ workers: 2, renders: 2, running: true });
+      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 2, running: true });
     } finally {
       await renderer.close();
     }
