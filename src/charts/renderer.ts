@@ -5,7 +5,8 @@
  * CI: a V8 abort in the chart thread ended a test process). And it keeps each render's pixmap in
  * native memory that V8 does not see (src/charts/rasterise.ts), so one long-lived renderer grows
  * by ~2.8 MB per chart. A process of its own bounds both: a crash or a kill fails the chart that
- * was rendering and nothing else, and ending the process frees all its memory.
+ * was rendering and nothing else (it is tried once more in a new renderer, so a one-off crash is
+ * not seen; a chart that ends two renderers fails), and ending the process frees all its memory.
  *
  * The process is started on the first render (nothing chart-related is loaded at app start),
  * renders one chart at a time from a small queue, and is replaced after `rendersPerWorker`
@@ -93,6 +94,8 @@ interface Job {
   resolve: (chart: RenderedChart) => void;
   reject: (err: Error) => void;
   timer?: NodeJS.Timeout;
+  /** Renderers that ended (crashed, killed) while rendering this chart. */
+  lost: number;
 }
 
 export function createChartRenderer(options: ChartRendererOptions = {}): ChartRenderer {
@@ -170,7 +173,9 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
   function gone(child: ChildProcess, err: Error): void {
     if (child !== worker) return;
     worker = null;
-    settle()?.reject(err);
+    const job = settle();
+    if (job && ++job.lost < 2) queue.unshift(job);
+    else job?.reject(err);
     pump();
   }
 
@@ -213,7 +218,7 @@ export function createChartRenderer(options: ChartRendererOptions = {}): ChartRe
       if (queue.length >= o.maxQueued)
         return Promise.reject(new ChartQueueFullError(`${queue.length} charts already waiting`));
       return new Promise<RenderedChart>((resolve, reject) => {
-        queue.push({ id: nextId++, spec, width, resolve, reject });
+        queue.push({ id: nextId++, spec, width, resolve, reject, lost: 0 });
         pump();
       });
     },

@@ -147,7 +147,7 @@ describe('chart renderer (a recycled child process)', () => {
     }
   });
 
-  it('a renderer killed mid-chart (as a native crash would end it) fails that chart only; the next renders', async () => {
+  it('a renderer killed mid-chart (as a native crash would end it) costs the app nothing: the chart is drawn by a new one', async () => {
     const renderer = createChartRenderer();
     try {
       await renderer.render(spec, 600);
@@ -155,13 +155,32 @@ describe('chart renderer (a recycled child process)', () => {
       const killed = renderer.render(spec, 3000);
       const waiting = renderer.render(spec, 600);
       process.kill(pid as number, 'SIGKILL');
-      await expect(killed).rejects.toBeInstanceOf(ChartWorkerError);
-      await expect(killed).rejects.toThrow(/SIGKILL/);
-      // The chart queued behind it is rendered by a new process.
-      const chart = await waiting;
+      const chart = await killed;
+      expect(chart.width).toBe(3000);
       expect(inkShare(chart.png)).toBeGreaterThan(0.02);
-      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 2, running: true });
+      expect(inkShare((await waiting).png)).toBeGreaterThan(0.02);
+      expect(counts(renderer.stats())).toEqual({ workers: 2, renders: 3, running: true });
       expect(renderer.stats().pid).not.toBe(pid);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('a chart that ends two renderers in a row fails alone; the chart behind it renders', async () => {
+    const renderer = createChartRenderer();
+    try {
+      await renderer.render(spec, 600);
+      const doomed = renderer.render(spec, 3000);
+      const waiting = renderer.render(spec, 600);
+      const first = renderer.stats().pid as number;
+      process.kill(first, 'SIGKILL');
+      // The chart is sent again to a second renderer: kill that one too, mid-chart.
+      await until(() => renderer.stats().pid !== undefined && renderer.stats().pid !== first);
+      process.kill(renderer.stats().pid as number, 'SIGKILL');
+      await expect(doomed).rejects.toBeInstanceOf(ChartWorkerError);
+      await expect(doomed).rejects.toThrow(/SIGKILL/);
+      expect(inkShare((await waiting).png)).toBeGreaterThan(0.02);
+      expect(counts(renderer.stats())).toEqual({ workers: 3, renders: 2, running: true });
     } finally {
       await renderer.close();
     }
