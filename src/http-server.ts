@@ -20,6 +20,7 @@ import { boltLogger } from './slack/bolt-logger.js';
 import { ackCommandsEarly } from './slack/early-ack.js';
 import { refuseFutureRequests } from './slack/future-requests.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
+import { socketModeFailure } from './slack/start-check.js';
 import type { SoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 
@@ -181,8 +182,40 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   return { receiver, healthServer: undefined, socketClients: [] };
 }
 
+/**
+ * Starts the app on its front: the HTTP server that takes Slack's requests, or in Socket Mode the
+ * connections and the health server. Resolves with the server that serves /healthz (null when
+ * Socket Mode runs none); rejects with what stopped it, for the caller to undo what it opened.
+ */
+export async function startFront(
+  app: { start(port: number): Promise<unknown> },
+  front: HttpFront,
+  config: Pick<Config, 'port'> & { slack: Pick<Config['slack'], 'mode'> },
+): Promise<Server | null> {
+  const { healthServer, socketClients } = front;
+  // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
+  // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
+  const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
+  // Socket Mode: a WebSocket that fails before Slack's hello would be retried forever by the
+  // socket client; at start it is a reason to stop, said once.
+  let onSocketError: ((error: unknown) => void) | undefined;
+  const socketFailed = new Promise<never>((_, reject) => {
+    onSocketError = (error) => reject(socketModeFailure(error));
+    for (const client of socketClients) client.once('error', onSocketError);
+  });
+  try {
+    const [started] = await Promise.race([
+      Promise.all([app.start(config.port), healthListening]),
+      socketFailed,
+    ]);
+    return config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
+  } finally {
+    if (onSocketError) for (const client of socketClients) client.removeListener('error', onSocketError);
+  }
+}
+
 /** Resolves when the server listens; rejects with its error (e.g. EADDRINUSE). */
-export function listening(server: Server): Promise<void> {
+function listening(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -1,8 +1,9 @@
 /**
  * Composition root: config → logger → store → plat client → Bolt app → http. `npm start` runs
- * this file; tests call startPlatdesk() with their own config.
+ * this file; tests call startPlatdesk() with their own config. The parts it wires are built in
+ * their own modules: the plat side in plat-wiring.ts, each tenant's parts in tenant-services.ts,
+ * the HTTP front in http-server.ts, the stop sequence in shutdown.ts.
  */
-import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -10,44 +11,36 @@ import { App } from '@slack/bolt';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import type { DigestClock } from './digest/types.js';
-import { createHttpFront, listening } from './http-server.js';
+import { createHttpFront, startFront } from './http-server.js';
 import { currentInstance, type Instance } from './instance.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHousekeeping } from './lookups/housekeeping.js';
 import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
-import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
-import {
-  createPlatClients,
-  operatorAccounts,
-  type PlatAccounts,
-  platAccountStatus,
-  storedPlatAccounts,
-} from './lookups/plat-accounts.js';
+import type { PlatAccounts } from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
-import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
-import { afterInstall, eraseDueTenants, uninstallTenant } from './lookups/tenancy.js';
-import type { LookupOutcome } from './lookups/types.js';
+import { afterInstall, eraseDueTenants } from './lookups/tenancy.js';
 import { Metrics } from './metrics.js';
-import { createPlatClient, longestCallMs, type RetryPolicy } from './plat/client.js';
+import { longestCallMs, type RetryPolicy } from './plat/client.js';
 import { gatedLimiter } from './plat/gated-limiter.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
-import type { Limiter, LimiterOptions } from './plat/limiter.js';
-import { createLocalLimiter } from './plat/local-limiter.js';
+import type { Limiter } from './plat/limiter.js';
+import {
+  createLimiter,
+  createMeteredPlatClients,
+  createSingleFlight,
+  platAccountsFor,
+} from './plat-wiring.js';
 import type { Sandbox } from './sandbox/index.js';
+import { shutdownOnce } from './shutdown.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { installedSlackClients, singleSlackClient } from './slack/clients.js';
-import type { TenantInstalls } from './slack/deps.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
-import {
-  checkBotToken,
-  explainSlackStartFailure,
-  isSlackApiError,
-  socketModeFailure,
-} from './slack/start-check.js';
+import { checkBotToken, explainSlackStartFailure, isSlackApiError } from './slack/start-check.js';
 import { authorizeFrom, type SlackMode } from './slack/tenant.js';
+import { tenantInstalls as tenantInstallsOf } from './slack/tenant-installs.js';
 import { openStore } from './store/engine.js';
 import type { ChargeRecorder } from './store/ledger.js';
 import type { Store } from './store/store.js';
@@ -117,11 +110,7 @@ export interface BotInstallation {
   botId: string;
 }
 
-/** Below Docker's default 10 s stop timeout, so the process exits on its own. */
-export const DRAIN_TIMEOUT_MS = 8_000;
-/** After cutting off calls past the drain bound: time for their lookups to record it and answer. */
-const CUT_OFF_GRACE_MS = 1_000;
-const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
+export { DRAIN_TIMEOUT_MS } from './shutdown.js';
 
 export async function startPlatdesk(config: Config, options: StartOptions = {}): Promise<Platdesk> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -196,51 +185,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       )
     : engineLimiter;
   const singleFlight = await createSingleFlight(config, metrics, logger);
-  const platClients = createPlatClients({
-    accounts:
-      options.platAccounts ??
-      (config.slack.distribution
-        ? storedPlatAccounts(
-            store.platAccounts,
-            operatorAccount,
-            logger,
-            async (t) => (await store.installations.get(t)) !== null,
-          )
-        : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' })),
+  const platClients = createMeteredPlatClients({
+    accounts: options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger),
     timeouts,
     defaults: { prices, editions: config.plat.editions },
-    makeClient: (http, editions, onAccountAttempt) =>
-      createPlatClient({
-        http,
-        // One limiter for every tenant (lookups/plat-accounts.ts says why).
-        limiter,
-        editions,
-        logger,
-        ...(options.platRetry ? { retry: options.platRetry } : {}),
-        onAttempt: (attempt) => {
-          const { operation, outcome, apiCode, ms } = attempt;
-          onAccountAttempt?.(attempt);
-          metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
-            operation,
-            outcome,
-            code: apiCode ?? 'none',
-          });
-          metrics.observe('platdesk_plat_call_ms', 'Plat call duration', PLAT_BUCKETS_MS, ms, { operation });
-          if (outcome !== 'ok')
-            metrics.inc('platdesk_errors_total', 'Errors by source and code', {
-              source: 'plat',
-              code: outcome,
-            });
-        },
-        onCharge: (e) => {
-          metrics.inc(
-            'platdesk_plat_points_total',
-            'Points withheld by the plat API',
-            { operation: e.operation },
-            e.points,
-          );
-        },
-      }),
+    limiter,
+    ...(options.platRetry ? { retry: options.platRetry } : {}),
+    metrics,
+    logger,
   });
 
   // Distributed mode only: the OAuth install (@slack/oauth, jsonwebtoken) is loaded then.
@@ -258,7 +210,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         },
       })
     : null;
-  const { receiver, healthServer, socketClients } = createHttpFront({
+  const front = createHttpFront({
     ...(installs ? { installRoutes: installs.routes } : {}),
     config,
     limiter,
@@ -281,7 +233,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const app = installations
     ? new App({
         authorize: authorizeFrom(installations),
-        receiver,
+        receiver: front.receiver,
         logger: boltLogger(logger),
         clientOptions,
       })
@@ -289,7 +241,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         token: config.slack.botToken ?? '',
         // The ids from the start-up auth.test: Bolt then makes no auth.test call of its own.
         ...botIds,
-        receiver,
+        receiver: front.receiver,
         logger: boltLogger(logger),
         clientOptions,
       });
@@ -305,7 +257,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
           clientOptions,
         )
       : singleSlackClient(app.client);
-  const tenantInstalls = installs ? distributedInstalls() : null;
+  const tenantInstalls = installs
+    ? tenantInstallsOf({
+        slack: installs,
+        store,
+        now,
+        retentionDays: config.retentionDays,
+        hasOperatorAccount: operatorAccount !== null,
+        forgetParts: async (t) => services?.forget(t),
+        logger,
+      })
+    : null;
   services = createTenantServices({
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
     store,
@@ -338,38 +300,6 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     metrics,
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
   });
-
-  /** Distributed mode's installation steps for the listeners (deps.ts TenantInstalls). */
-  function distributedInstalls(): TenantInstalls {
-    const slack = installs as NonNullable<typeof installs>;
-    const dropped = async (tenant: string) => {
-      slack.forget(tenant);
-      await services?.forget(tenant);
-    };
-    return {
-      async uninstall(tenant, reason) {
-        await uninstallTenant({ store, now }, tenant, reason, config.retentionDays);
-        await dropped(tenant);
-      },
-      async eraseNow(tenant, actorId) {
-        // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an
-        // uninstall with no retention: the next housekeeping erases the data.
-        const client = await slack.clients.clientFor(tenant);
-        await client?.apps
-          .uninstall({ client_id: slack.clientId, client_secret: slack.clientSecret })
-          .catch((err: unknown) =>
-            logger.warn({ err, tenant }, 'apps.uninstall failed; tokens are deleted anyway'),
-          );
-        await store
-          .forTenant(tenant)
-          .audit.record({ actorId, action: 'workspace.erase_requested', detail: tenant });
-        await uninstallTenant({ store, now }, tenant, 'admin_request', 0);
-        await dropped(tenant);
-      },
-      accountChanged: async (tenant) => services?.forget(tenant),
-      platAccountStatus: (tenant) => platAccountStatus(store.platAccounts, tenant, operatorAccount !== null),
-    };
-  }
 
   const claims = createClaimWatch({
     store,
@@ -409,19 +339,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(options.housekeepingEveryMs ? { everyMs: options.housekeepingEveryMs } : {}),
   });
 
-  // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
-  // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
-  const healthListening = healthServer ? listening(healthServer) : Promise.resolve();
-  // Socket Mode: a WebSocket that fails before Slack's hello would be retried forever by the
-  // socket client; at start it is a reason to stop, said once.
-  let onSocketError: ((error: unknown) => void) | undefined;
-  const socketFailed = new Promise<never>((_, reject) => {
-    onSocketError = (error) => reject(socketModeFailure(error));
-    for (const client of socketClients) client.once('error', onSocketError);
-  });
-  let started: unknown;
+  let server: Server | null;
   try {
-    [started] = await Promise.race([Promise.all([app.start(config.port), healthListening]), socketFailed]);
+    server = await startFront(app, front, config);
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
@@ -434,10 +354,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     throw isSlackApiError(error)
       ? explainSlackStartFailure(error, { token: 'SLACK_APP_TOKEN', apiUrl: config.slack.apiUrl })
       : error;
-  } finally {
-    if (onSocketError) for (const client of socketClients) client.removeListener('error', onSocketError);
   }
-  const server = config.slack.mode === 'http' ? (started as Server) : (healthServer ?? null);
   if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
@@ -450,7 +367,6 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   tenants.start();
 
-  let stopping: Promise<void> | null = null;
   return {
     app,
     url,
@@ -464,109 +380,23 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         tenants.built().flatMap(({ deps }) => [deps.digests?.scheduler.idle(), deps.digests?.alerts?.idle()]),
       );
     },
-    stop() {
-      // Stop taking new work, let confirmed lookups finish and be recorded, then close.
-      stopping ??= (async () => {
-        logger.info('platdesk stopping');
-        const healthClosed = healthServer?.listening ? once(healthServer, 'close') : Promise.resolve();
-        await app.stop();
-        await healthClosed;
-        const built = tenants.built();
-        // A digest in flight gives its run up (released lease) so the next start takes it over.
-        for (const { deps } of built) {
-          await deps.digests?.scheduler.stop();
-          await deps.digests?.alerts?.stop();
-        }
-        const drainMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
-        const drains = await Promise.all(built.map((t) => t.lookups.drain(drainMs)));
-        const drained = drains.every((d) => d.drained);
-        const running = drains.reduce((n, d) => n + d.running, 0);
-        if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
-        claims.stop();
-        housekeeping.stop();
-        // The digests are stopped: a chart still rendering is given up, its worker ended (the
-        // module is small and loaded here, not at start: a process that drew no chart has none).
-        await (await import('./charts/render.js')).closeCharts();
-        // Queued calls are refused now; the limiter lets go of Redis once its calls have settled.
-        const limiterStopped = limiter.stop();
-        // Past the bound, calls still in flight are cut off (pool.close() would wait for them): they
-        // end as timeouts, and their lookups get a moment to record that and tell the user.
-        await platClients.close({ force: !drained });
-        if (!drained) await Promise.all(built.map((t) => t.lookups.drain(CUT_OFF_GRACE_MS)));
-        await limiterStopped;
-        await singleFlight.stop();
-        await sandbox?.close();
-        // Charges kept while the store was unreachable: one last try before closing.
-        const kept = await charges.flush();
-        for (const t of built) t.charges.stop();
-        if (kept > 0) logger.error({ kept }, 'charges not written to the ledger at shutdown');
-        await store.close();
-        await soleLock?.release();
-        logger.info({ drained }, 'platdesk stopped');
-      })();
-      return stopping;
-    },
+    stop: shutdownOnce({
+      logger,
+      app,
+      healthServer: front.healthServer ?? null,
+      tenants,
+      ...(options.drainTimeoutMs !== undefined ? { drainTimeoutMs: options.drainTimeoutMs } : {}),
+      claims,
+      housekeeping,
+      limiter,
+      platClients,
+      singleFlight,
+      sandbox,
+      charges,
+      store,
+      soleLock,
+    }),
   };
-}
-
-/** The plat rate limiter: shared through Redis with REDIS_URL, else in this process. */
-async function createLimiter(
-  config: Config,
-  deadlineMs: number,
-  metrics: Metrics,
-  logger: Logger,
-): Promise<Limiter> {
-  const options: LimiterOptions = {
-    maxCalls: config.plat.rateLimit.maxCalls,
-    windowMs: config.plat.rateLimit.windowMs,
-    maxQueued: config.plat.rateLimit.maxQueued,
-    onStarted: ({ priority, waitedMs }) => {
-      metrics.inc('platdesk_limiter_started_total', 'Plat calls started by the limiter', { priority });
-      metrics.inc(
-        'platdesk_limiter_wait_ms_total',
-        'Milliseconds plat calls waited in the limiter',
-        { priority },
-        waitedMs,
-      );
-    },
-  };
-  const limiter = config.redisUrl
-    ? (await import('./plat/redis-limiter.js')).createRedisLimiter({
-        ...options,
-        url: config.redisUrl,
-        deadlineMs,
-        logger: logger.child({ component: 'limiter' }),
-        onWait: (reason) =>
-          metrics.inc('platdesk_limiter_redis_waits_total', 'Times a plat call waited for Redis, by reason', {
-            reason,
-          }),
-      })
-    : createLocalLimiter(options);
-  metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
-    const q = limiter.stats().queued;
-    return q.interactive + q.bulk;
-  });
-  return limiter;
-}
-
-/** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
-async function createSingleFlight(
-  config: Config,
-  metrics: Metrics,
-  logger: Logger,
-): Promise<SingleFlight<LookupOutcome>> {
-  return config.redisUrl
-    ? (await import('./lookups/redis-single-flight.js')).createRedisSingleFlight({
-        url: config.redisUrl,
-        codec: lookupOutcomeCodec,
-        logger: logger.child({ component: 'single-flight' }),
-        onUnavailable: () =>
-          metrics.inc(
-            'platdesk_single_flight_unavailable_total',
-            'Lookups refused before any call because Redis (single flight) was unreachable',
-          ),
-      })
-    : createLocalSingleFlight();
 }
 
 /** Runs platdesk as a process (`npm start`): config from the environment and `.env`, stop on SIGTERM. */

@@ -1,0 +1,159 @@
+/**
+ * The plat side of the composition root (src/main.ts): the one rate limiter, the single flight of
+ * identical lookups, and the per-account plat clients behind them, with their metrics. PostgreSQL,
+ * Redis and undici code is loaded only when configured or first used.
+ */
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { lookupOutcomeCodec } from './lookups/outcome-codec.js';
+import {
+  createPlatClients,
+  operatorAccounts,
+  type PlatAccount,
+  type PlatAccounts,
+  type PlatClients,
+  type PlatClientsDeps,
+  storedPlatAccounts,
+} from './lookups/plat-accounts.js';
+import { createLocalSingleFlight, type SingleFlight } from './lookups/single-flight.js';
+import type { LookupOutcome } from './lookups/types.js';
+import type { Metrics } from './metrics.js';
+import { createPlatClient, type RetryPolicy } from './plat/client.js';
+import type { HttpTimeouts } from './plat/http.js';
+import type { Limiter, LimiterOptions } from './plat/limiter.js';
+import { createLocalLimiter } from './plat/local-limiter.js';
+import type { Store } from './store/store.js';
+
+const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
+
+/** The plat rate limiter: shared through Redis with REDIS_URL, else in this process. */
+export async function createLimiter(
+  config: Config,
+  deadlineMs: number,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<Limiter> {
+  const options: LimiterOptions = {
+    maxCalls: config.plat.rateLimit.maxCalls,
+    windowMs: config.plat.rateLimit.windowMs,
+    maxQueued: config.plat.rateLimit.maxQueued,
+    onStarted: ({ priority, waitedMs }) => {
+      metrics.inc('platdesk_limiter_started_total', 'Plat calls started by the limiter', { priority });
+      metrics.inc(
+        'platdesk_limiter_wait_ms_total',
+        'Milliseconds plat calls waited in the limiter',
+        { priority },
+        waitedMs,
+      );
+    },
+  };
+  const limiter = config.redisUrl
+    ? (await import('./plat/redis-limiter.js')).createRedisLimiter({
+        ...options,
+        url: config.redisUrl,
+        deadlineMs,
+        logger: logger.child({ component: 'limiter' }),
+        onWait: (reason) =>
+          metrics.inc('platdesk_limiter_redis_waits_total', 'Times a plat call waited for Redis, by reason', {
+            reason,
+          }),
+      })
+    : createLocalLimiter(options);
+  metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
+    const q = limiter.stats().queued;
+    return q.interactive + q.bulk;
+  });
+  return limiter;
+}
+
+/** Identical lookups share one call: across every process with REDIS_URL, else in this one. */
+export async function createSingleFlight(
+  config: Config,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<SingleFlight<LookupOutcome>> {
+  return config.redisUrl
+    ? (await import('./lookups/redis-single-flight.js')).createRedisSingleFlight({
+        url: config.redisUrl,
+        codec: lookupOutcomeCodec,
+        logger: logger.child({ component: 'single-flight' }),
+        onUnavailable: () =>
+          metrics.inc(
+            'platdesk_single_flight_unavailable_total',
+            'Lookups refused before any call because Redis (single flight) was unreachable',
+          ),
+      })
+    : createLocalSingleFlight();
+}
+
+/**
+ * Which plat account each tenant spends from: in distributed mode the one its admin connected
+ * (else the operator's default, if any); otherwise the operator's for every tenant.
+ */
+export function platAccountsFor(
+  config: Config,
+  store: Store,
+  operatorAccount: PlatAccount | null,
+  logger: Logger,
+): PlatAccounts {
+  return config.slack.distribution
+    ? storedPlatAccounts(
+        store.platAccounts,
+        operatorAccount,
+        logger,
+        async (t) => (await store.installations.get(t)) !== null,
+      )
+    : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' });
+}
+
+export interface MeteredPlatClientsOptions {
+  accounts: PlatAccounts;
+  timeouts: HttpTimeouts;
+  defaults: PlatClientsDeps['defaults'];
+  /** One limiter for every tenant (lookups/plat-accounts.ts says why). */
+  limiter: Limiter;
+  retry?: Partial<RetryPolicy>;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Every tenant's plat client, each call and charge counted in the metrics. */
+export function createMeteredPlatClients(o: MeteredPlatClientsOptions): PlatClients {
+  const { metrics } = o;
+  return createPlatClients({
+    accounts: o.accounts,
+    timeouts: o.timeouts,
+    defaults: o.defaults,
+    makeClient: (http, editions, onAccountAttempt) =>
+      createPlatClient({
+        http,
+        limiter: o.limiter,
+        editions,
+        logger: o.logger,
+        ...(o.retry ? { retry: o.retry } : {}),
+        onAttempt: (attempt) => {
+          const { operation, outcome, apiCode, ms } = attempt;
+          onAccountAttempt?.(attempt);
+          metrics.inc('platdesk_plat_calls_total', 'Plat calls sent, by operation and outcome', {
+            operation,
+            outcome,
+            code: apiCode ?? 'none',
+          });
+          metrics.observe('platdesk_plat_call_ms', 'Plat call duration', PLAT_BUCKETS_MS, ms, { operation });
+          if (outcome !== 'ok')
+            metrics.inc('platdesk_errors_total', 'Errors by source and code', {
+              source: 'plat',
+              code: outcome,
+            });
+        },
+        onCharge: (e) => {
+          metrics.inc(
+            'platdesk_plat_points_total',
+            'Points withheld by the plat API',
+            { operation: e.operation },
+            e.points,
+          );
+        },
+      }),
+  });
+}
