@@ -14,6 +14,7 @@ import { HTTPReceiver, type Receiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { HealthCheck } from './health.js';
 import type { Metrics } from './metrics.js';
 import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -28,14 +29,6 @@ import type { Store } from './store/store.js';
 const HEALTH_PING_MS = 1500;
 
 /** One part of the process /healthz reports on. */
-export interface HealthCheck {
-  /** Key in the /healthz body. */
-  name: string;
-  check(): HealthResult | Promise<HealthResult>;
-}
-
-type HealthResult = { ok: boolean; problem?: string; detail?: unknown };
-
 interface HealthInfo {
   mode: 'socket' | 'http';
   sandbox: boolean;

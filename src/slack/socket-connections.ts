@@ -21,7 +21,7 @@ import {
 } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
-import type { HealthCheck } from '../http-server.js';
+import type { HealthCheck } from '../health.js';
 import type { Metrics } from '../metrics.js';
 
 export interface SocketConnectionsOptions {
