@@ -132,6 +132,26 @@ const PART_ENTRIES = {
 };
 
 /**
+ * The same for a package imported from one package only: 'undici' from @slack/socket-mode, whose
+ * index evaluates all of undici (fetch, HTTP/2, cache, cookies, mocks) for a WebSocket; the plat
+ * client's own import of undici (first plat call) stays the whole package.
+ */
+const PART_ENTRIES_FROM = {
+  undici: { importer: '/node_modules/@slack/socket-mode/', entry: 'scripts/build/undici-socket-entry.cjs' },
+};
+/** The names @slack/socket-mode reads from undici (test/start.test.ts keeps this true). */
+export const UNDICI_SOCKET_PARTS = [
+  'WebSocket',
+  'ping',
+  'CloseEvent',
+  'ErrorEvent',
+  'MessageEvent',
+  'Agent',
+  'buildConnector',
+  'fetch',
+];
+
+/**
  * Requires made at load that platdesk's configuration never uses, made lazy (a getter that
  * requires on first read), by file under node_modules: the exact line each replaces must be
  * there, or the build fails (an upgrade changed it: check and update the list).
@@ -161,6 +181,10 @@ const lazyParts = {
     build.onResolve({ filter: new RegExp(`^${pattern(Object.keys(PART_ENTRIES)).source}`) }, (args) => ({
       path: join(ROOT, PART_ENTRIES[args.path]),
     }));
+    build.onResolve({ filter: new RegExp(`^${pattern(Object.keys(PART_ENTRIES_FROM)).source}`) }, (args) => {
+      const { importer, entry } = PART_ENTRIES_FROM[args.path];
+      return args.importer.replace(/\\/g, '/').includes(importer) ? { path: join(ROOT, entry) } : undefined;
+    });
     build.onLoad({ filter: pattern(Object.keys(LAZY_REQUIRES).map((f) => `node_modules/${f}`)) }, (args) => {
       const file = args.path.replace(/\\/g, '/').replace(/.*\/node_modules\//, '');
       const lazy = LAZY_REQUIRES[file];
