@@ -155,17 +155,23 @@ export const UNDICI_SOCKET_PARTS = [
  * Requires made at load that platdesk's configuration never uses, made lazy (a getter that
  * requires on first read), by file under node_modules: the exact line each replaces must be
  * there, or the build fails (an upgrade changed it: check and update the list).
- * - Bolt's App.js: the Socket Mode receiver, read only in Socket Mode without a receiver of ours;
+ * - Bolt's App.js: the Socket Mode receiver and the HTTP receiver, read only when the App builds
+ *   its own receiver (platdesk always gives one: src/http-server.ts), so Socket Mode never loads
+ *   the HTTP receiver (raw-body, http-errors, iconv-lite) and HTTP mode loads it from
+ *   src/http-server.ts;
  * - Bolt's HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only
  *   with an OAuth installer configured (platdesk runs its own: slack/installs.ts);
  * - prom-client's CPU metric: OpenTelemetry's API (51 modules), read only for exemplars, which
  *   platdesk does not turn on.
  */
 const LAZY_REQUIRES = {
-  '@slack/bolt/dist/App.js': ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
-  '@slack/bolt/dist/receivers/HTTPReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
-  '@slack/bolt/dist/receivers/SocketModeReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
-  'prom-client/lib/metrics/processCpuTotal.js': ['OtelApi', "require('@opentelemetry/api')"],
+  '@slack/bolt/dist/App.js': [
+    ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
+    ['HTTPReceiver_1', '__importDefault(require("./receivers/HTTPReceiver"))'],
+  ],
+  '@slack/bolt/dist/receivers/HTTPReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
+  '@slack/bolt/dist/receivers/SocketModeReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
+  'prom-client/lib/metrics/processCpuTotal.js': [['OtelApi', "require('@opentelemetry/api')"]],
 };
 
 /**
@@ -189,14 +195,15 @@ const lazyParts = {
       const file = args.path.replace(/\\/g, '/').replace(/.*\/node_modules\//, '');
       const lazy = LAZY_REQUIRES[file];
       if (!lazy) return undefined;
-      const [name, load] = lazy;
-      const eager = `const ${name} = ${load};`;
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(eager)) throw new Error(`lazy-parts: ${args.path} changed; update scripts/build.mjs`);
-      // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
-      const deferred = `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`;
+      let text = readFileSync(args.path, 'utf8');
+      for (const [name, load] of lazy) {
+        const eager = `const ${name} = ${load};`;
+        if (!text.includes(eager)) throw new Error(`lazy-parts: ${args.path} changed; update scripts/build.mjs`);
+        // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
+        text = text.replace(eager, `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`);
+      }
       applied.add(file);
-      return { contents: text.replace(eager, deferred), loader: 'js' };
+      return { contents: text, loader: 'js' };
     });
     // A file that moved (a package upgrade) would otherwise stay eager without a word.
     build.onEnd((result) => {
