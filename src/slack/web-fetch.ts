@@ -175,6 +175,12 @@ export async function slackFetch(
         done();
         reject(new TypeError('fetch failed', { cause: error }));
       });
+      // A connection cut mid-answer: not every Node version says so with an 'error'.
+      res.on('close', () => {
+        if (res.complete) return;
+        done();
+        reject(new TypeError('fetch failed', { cause: new Error('the answer was cut off') }));
+      });
       res.on('end', () => {
         done();
         resolve(

@@ -174,6 +174,20 @@ describe("the Slack Web clients' fetch", () => {
     }
   });
 
+  it('an answer cut off mid-body rejects instead of resolving with part of it', async () => {
+    const server: Server = createServer((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"ok":true,', () => res.socket?.destroy());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth.test`;
+    try {
+      await expect(slackFetch(url, { method: 'POST', body: 'token=x' })).rejects.toThrow(TypeError);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("carries Bolt's respond to a response_url, and a refused response_url throws", async () => {
     const respond = createRespond(slackFetch as unknown as typeof fetch, `${fake.origin}/response/R1`);
     await respond({ text: 'answer', response_type: 'ephemeral' });
