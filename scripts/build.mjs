@@ -132,20 +132,46 @@ const PART_ENTRIES = {
 };
 
 /**
+ * The same for a package imported from one package only: 'undici' from @slack/socket-mode, whose
+ * index evaluates all of undici (fetch, HTTP/2, cache, cookies, mocks) for a WebSocket; the plat
+ * client's own import of undici (first plat call) stays the whole package.
+ */
+const PART_ENTRIES_FROM = {
+  undici: { importer: '/node_modules/@slack/socket-mode/', entry: 'scripts/build/undici-socket-entry.cjs' },
+};
+/** The names @slack/socket-mode reads from undici (test/start.test.ts keeps this true). */
+export const UNDICI_SOCKET_PARTS = [
+  'WebSocket',
+  'ping',
+  'CloseEvent',
+  'ErrorEvent',
+  'MessageEvent',
+  'Agent',
+  'buildConnector',
+  'fetch',
+];
+
+/**
  * Requires made at load that platdesk's configuration never uses, made lazy (a getter that
  * requires on first read), by file under node_modules: the exact line each replaces must be
  * there, or the build fails (an upgrade changed it: check and update the list).
- * - Bolt's App.js: the Socket Mode receiver, read only in Socket Mode without a receiver of ours;
+ * - Bolt's App.js: the Socket Mode receiver and the HTTP receiver, read only when the App builds
+ *   its own receiver (platdesk always gives one: src/http-server.ts), so Socket Mode never loads
+ *   the HTTP receiver (raw-body, http-errors, iconv-lite) and HTTP mode loads it from
+ *   src/http-server.ts;
  * - Bolt's HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only
  *   with an OAuth installer configured (platdesk runs its own: slack/installs.ts);
  * - prom-client's CPU metric: OpenTelemetry's API (51 modules), read only for exemplars, which
  *   platdesk does not turn on.
  */
 const LAZY_REQUIRES = {
-  '@slack/bolt/dist/App.js': ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
-  '@slack/bolt/dist/receivers/HTTPReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
-  '@slack/bolt/dist/receivers/SocketModeReceiver.js': ['oauth_1', 'require("@slack/oauth")'],
-  'prom-client/lib/metrics/processCpuTotal.js': ['OtelApi', "require('@opentelemetry/api')"],
+  '@slack/bolt/dist/App.js': [
+    ['SocketModeReceiver_1', '__importDefault(require("./receivers/SocketModeReceiver"))'],
+    ['HTTPReceiver_1', '__importDefault(require("./receivers/HTTPReceiver"))'],
+  ],
+  '@slack/bolt/dist/receivers/HTTPReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
+  '@slack/bolt/dist/receivers/SocketModeReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
+  'prom-client/lib/metrics/processCpuTotal.js': [['OtelApi', "require('@opentelemetry/api')"]],
 };
 
 /**
@@ -161,18 +187,23 @@ const lazyParts = {
     build.onResolve({ filter: new RegExp(`^${pattern(Object.keys(PART_ENTRIES)).source}`) }, (args) => ({
       path: join(ROOT, PART_ENTRIES[args.path]),
     }));
+    build.onResolve({ filter: new RegExp(`^${pattern(Object.keys(PART_ENTRIES_FROM)).source}`) }, (args) => {
+      const { importer, entry } = PART_ENTRIES_FROM[args.path];
+      return args.importer.replace(/\\/g, '/').includes(importer) ? { path: join(ROOT, entry) } : undefined;
+    });
     build.onLoad({ filter: pattern(Object.keys(LAZY_REQUIRES).map((f) => `node_modules/${f}`)) }, (args) => {
       const file = args.path.replace(/\\/g, '/').replace(/.*\/node_modules\//, '');
       const lazy = LAZY_REQUIRES[file];
       if (!lazy) return undefined;
-      const [name, load] = lazy;
-      const eager = `const ${name} = ${load};`;
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(eager)) throw new Error(`lazy-parts: ${args.path} changed; update scripts/build.mjs`);
-      // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
-      const deferred = `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`;
+      let text = readFileSync(args.path, 'utf8');
+      for (const [name, load] of lazy) {
+        const eager = `const ${name} = ${load};`;
+        if (!text.includes(eager)) throw new Error(`lazy-parts: ${args.path} changed; update scripts/build.mjs`);
+        // A namespace read property by property (X_1.Y), so a Proxy that loads on the first read.
+        text = text.replace(eager, `const ${name} = new Proxy({}, { get: (_, key) => (${load})[key] });`);
+      }
       applied.add(file);
-      return { contents: text.replace(eager, deferred), loader: 'js' };
+      return { contents: text, loader: 'js' };
     });
     // A file that moved (a package upgrade) would otherwise stay eager without a word.
     build.onEnd((result) => {

@@ -41,6 +41,7 @@ import { SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
 import { checkBotToken, explainSlackStartFailure, isSlackApiError } from './slack/start-check.js';
 import { authorizeFrom, type SlackMode } from './slack/tenant.js';
 import { tenantInstalls as tenantInstallsOf } from './slack/tenant-installs.js';
+import { slackClientOptions } from './slack/web-fetch.js';
 import { openStore } from './store/engine.js';
 import type { ChargeRecorder } from './store/ledger.js';
 import type { Store } from './store/store.js';
@@ -223,11 +224,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     socketLivenessMs: options.socketLivenessMs ?? SOCKET_LIVENESS_MS,
     ...(options.onSocketDeaf ? { onSocketDeaf: options.onSocketDeaf } : {}),
   });
-  const clientOptions = {
+  const clientOptions = slackClientOptions({
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     // A few retries on 429/5xx, not web-api's default of ten spread over half an hour.
     retryConfig: { retries: 3, factor: 2, minTimeout: 1000 },
-  };
+  });
   // Distributed mode: the installations of the OAuth install (slack/installs.ts), or a test's.
   const installations = options.installations ?? installs?.installation;
   const app = installations

@@ -191,6 +191,37 @@ describe('the bundle (scripts/build.mjs)', () => {
     ).toEqual([]);
   });
 
+  it("gives @slack/socket-mode every name it reads from 'undici', each loaded when first read, and never undici's index at start", async () => {
+    const { UNDICI_SOCKET_PARTS } = (await import(join(ROOT, 'scripts/build.mjs'))) as {
+      UNDICI_SOCKET_PARTS: string[];
+    };
+    const dir = join(ROOT, 'node_modules/@slack/socket-mode/dist/src');
+    const used = new Set<string>();
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js')))
+      for (const [, name = ''] of readFileSync(join(dir, file), 'utf8').matchAll(/\bundici_1\.(\w+)/g))
+        used.add(name);
+    expect([...used].sort()).toEqual([...UNDICI_SOCKET_PARTS].sort());
+    const entry = createRequire(import.meta.url)(
+      join(ROOT, 'scripts/build/undici-socket-entry.cjs'),
+    ) as Record<string, unknown>;
+    expect(Object.keys(entry).sort()).toEqual([...UNDICI_SOCKET_PARTS].sort());
+    for (const name of UNDICI_SOCKET_PARTS) expect(entry[name], name).toBeDefined();
+    // In the bundle, socket-mode's client requires the entry, not undici's index.
+    const inputs = (metafile as unknown as { inputs: Record<string, { imports: { path: string }[] }> })
+      .inputs;
+    const importersOf = (suffix: string) =>
+      Object.entries(inputs)
+        .filter(([, input]) => input.imports.some((i) => i.path.endsWith(suffix)))
+        .map(([file]) => file);
+    expect(
+      importersOf('node_modules/undici/index.js').filter((f) => f.includes('@slack/socket-mode/')),
+    ).toEqual([]);
+    expect(importersOf('scripts/build/undici-socket-entry.cjs').length).toBeGreaterThan(0);
+    expect(
+      importersOf('scripts/build/undici-socket-entry.cjs').every((f) => f.includes('@slack/socket-mode/')),
+    ).toBe(true);
+  });
+
   it('builds the sandbox and the store copy programs where the commands name them', () => {
     for (const program of ['sandbox/cli.js', 'store/copy-cli.js', 'main.js', 'app.js'])
       expect(existsSync(join(out, program)), program).toBe(true);

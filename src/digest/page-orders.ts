@@ -5,21 +5,24 @@
  * confirm times are left out too: the summary never shows them.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { Order } from '../plat/types.js';
 
-const storedOrder = z.object({
-  sn: z.string(),
-  goods: z.string(),
-  count: z.number(),
-  pay: z.number(),
-  status: z.number().nullable(),
-  preSale: z.boolean(),
-  ship: z.number().nullable(),
-  remark: z.string().nullable(),
-  tag: z.number().nullable(),
-  tagName: z.string().nullable(),
-});
-const storedPage = z.array(storedOrder);
+const storedOrder = lazySchema(() =>
+  z.object({
+    sn: z.string(),
+    goods: z.string(),
+    count: z.number(),
+    pay: z.number(),
+    status: z.number().nullable(),
+    preSale: z.boolean(),
+    ship: z.number().nullable(),
+    remark: z.string().nullable(),
+    tag: z.number().nullable(),
+    tagName: z.string().nullable(),
+  }),
+);
+const storedPage = lazySchema(() => z.array(storedOrder));
 
 export function encodePageOrders(orders: readonly Order[]): string {
   return JSON.stringify(

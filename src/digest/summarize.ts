@@ -5,6 +5,7 @@
  * and nothing here reads anything but order numbers, goods, amounts, flags and remarks.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { Order } from '../plat/types.js';
 
 /** How many entries a stored list keeps; the renderer cuts further to fit Slack. */
@@ -13,50 +14,64 @@ const TOP_GOODS = 5;
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
-const statusRow = z.object({ status: z.number().nullable(), orders: z.number(), amountFen: z.number() });
-const urgentOrder = z.object({
-  orderSn: z.string(),
-  lastShipTime: z.number(),
-  status: z.number().nullable(),
-  overdue: z.boolean(),
-});
-const flaggedOrder = z.object({
-  orderSn: z.string(),
-  tagName: z.string().nullable(),
-  remark: z.string().nullable(),
-});
-const flagGroup = z.object({ tag: z.number(), orders: z.number(), list: z.array(flaggedOrder) });
-const goodsRow = z.object({ name: z.string(), count: z.number(), orders: z.number(), amountFen: z.number() });
+const statusRow = lazySchema(() =>
+  z.object({ status: z.number().nullable(), orders: z.number(), amountFen: z.number() }),
+);
+const urgentOrder = lazySchema(() =>
+  z.object({
+    orderSn: z.string(),
+    lastShipTime: z.number(),
+    status: z.number().nullable(),
+    overdue: z.boolean(),
+  }),
+);
+const flaggedOrder = lazySchema(() =>
+  z.object({
+    orderSn: z.string(),
+    tagName: z.string().nullable(),
+    remark: z.string().nullable(),
+  }),
+);
+const flagGroup = lazySchema(() =>
+  z.object({ tag: z.number(), orders: z.number(), list: z.array(flaggedOrder) }),
+);
+const goodsRow = lazySchema(() =>
+  z.object({ name: z.string(), count: z.number(), orders: z.number(), amountFen: z.number() }),
+);
 /** Orders of one status confirmed in hour `hour` of the window (0 = its first hour). */
-const hourRow = z.object({ hour: z.number(), status: z.number().nullable(), orders: z.number() });
+const hourRow = lazySchema(() =>
+  z.object({ hour: z.number(), status: z.number().nullable(), orders: z.number() }),
+);
 
-export const digestSummarySchema = z.object({
-  version: z.literal(1),
-  /** [from, to) in ms. */
-  window: z.object({ from: z.number(), to: z.number() }),
-  /** The digest's time (ms): "within 24 h" counts from here. */
-  at: z.number(),
-  orders: z.number(),
-  /** Money in fen (0.01 yuan) integers: sums of yuan floats drift, sums of integers do not. */
-  amountFen: z.number(),
-  byStatus: z.array(statusRow),
-  preSale: z.number(),
-  /**
-   * Orders still to ship whose latest ship time is within 24 h of the digest's time (and those
-   * awaiting shipment past it: overdue), most urgent first; `total` counts them all.
-   */
-  urgent: z.object({ total: z.number(), overdue: z.number(), list: z.array(urgentOrder) }),
-  /** remark_tag groups in tag order (1 red … 5 purple; others after). */
-  flagged: z.object({ total: z.number(), groups: z.array(flagGroup) }),
-  topGoodsByCount: z.array(goodsRow),
-  topGoodsByAmount: z.array(goodsRow),
-  goodsKinds: z.number(),
-  /**
-   * Orders per hour of the window and status, for the digest chart (issue 26); optional so
-   * summaries stored before it still parse. Orders without a confirm time are not counted here.
-   */
-  byHour: z.array(hourRow).optional(),
-});
+export const digestSummarySchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    /** [from, to) in ms. */
+    window: z.object({ from: z.number(), to: z.number() }),
+    /** The digest's time (ms): "within 24 h" counts from here. */
+    at: z.number(),
+    orders: z.number(),
+    /** Money in fen (0.01 yuan) integers: sums of yuan floats drift, sums of integers do not. */
+    amountFen: z.number(),
+    byStatus: z.array(statusRow),
+    preSale: z.number(),
+    /**
+     * Orders still to ship whose latest ship time is within 24 h of the digest's time (and those
+     * awaiting shipment past it: overdue), most urgent first; `total` counts them all.
+     */
+    urgent: z.object({ total: z.number(), overdue: z.number(), list: z.array(urgentOrder) }),
+    /** remark_tag groups in tag order (1 red … 5 purple; others after). */
+    flagged: z.object({ total: z.number(), groups: z.array(flagGroup) }),
+    topGoodsByCount: z.array(goodsRow),
+    topGoodsByAmount: z.array(goodsRow),
+    goodsKinds: z.number(),
+    /**
+     * Orders per hour of the window and status, for the digest chart (issue 26); optional so
+     * summaries stored before it still parse. Orders without a confirm time are not counted here.
+     */
+    byHour: z.array(hourRow).optional(),
+  }),
+);
 export type DigestSummary = z.infer<typeof digestSummarySchema>;
 export type UrgentOrder = z.infer<typeof urgentOrder>;
 export type FlagGroup = z.infer<typeof flagGroup>;

@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { PlatNoAccountError } from '../plat/errors.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
@@ -211,40 +212,42 @@ export type AdminAlert =
   /** The nightly reconciliation (reconcile.ts): `count` running totals differ from the ledger. */
   | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] };
 
-const ALERT_SCHEMA = z.union([
-  z.object({
-    kind: z.literal('account'),
-    code: z.enum(['credential_invalid', 'quota_exhausted']),
-    userId: z.string().nullable(),
-  }),
-  z.object({
-    kind: z.literal('budget'),
-    figure: z.object({
-      scope: z.enum(['user', 'workspace']),
-      period: z.enum(['daily', 'monthly']),
-      cap: z.number(),
-      spent: z.number(),
+const ALERT_SCHEMA = lazySchema(() =>
+  z.union([
+    z.object({
+      kind: z.literal('account'),
+      code: z.enum(['credential_invalid', 'quota_exhausted']),
+      userId: z.string().nullable(),
     }),
-    userId: z.string().nullable(),
-    refused: z.boolean(),
-  }),
-  z.object({
-    kind: z.literal('spend-totals'),
-    day: z.string(),
-    count: z.number(),
-    sample: z.array(
-      z.object({
-        scope: z.enum(['user', 'channel', 'workspace']),
-        subject: z.string(),
+    z.object({
+      kind: z.literal('budget'),
+      figure: z.object({
+        scope: z.enum(['user', 'workspace']),
         period: z.enum(['daily', 'monthly']),
-        key: z.string(),
-        field: z.enum(['spent', 'reserved']),
-        counter: z.number(),
-        expected: z.number(),
+        cap: z.number(),
+        spent: z.number(),
       }),
-    ),
-  }),
-]);
+      userId: z.string().nullable(),
+      refused: z.boolean(),
+    }),
+    z.object({
+      kind: z.literal('spend-totals'),
+      day: z.string(),
+      count: z.number(),
+      sample: z.array(
+        z.object({
+          scope: z.enum(['user', 'channel', 'workspace']),
+          subject: z.string(),
+          period: z.enum(['daily', 'monthly']),
+          key: z.string(),
+          field: z.enum(['spent', 'reserved']),
+          counter: z.number(),
+          expected: z.number(),
+        }),
+      ),
+    }),
+  ]),
+);
 
 /** The alert a record holds; null for a record written before alerts were kept as data. */
 export function parseAlert(detail: string): AdminAlert | null {

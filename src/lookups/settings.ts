@@ -4,59 +4,72 @@
  * zod when read, so a hand-edited or older value falls back to safe defaults instead of crashing.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type { Settings } from '../store/store.js';
 
 /** Who may run charged lookups. Default: everyone in the workspace (DESIGN, "defaults"). */
-export const accessPolicySchema = z.object({
-  mode: z.enum(['everyone', 'listed']).default('everyone'),
-  users: z.array(z.string()).default([]),
-  groups: z.array(z.string()).default([]),
-  channels: z.array(z.string()).default([]),
-});
+export const accessPolicySchema = lazySchema(() =>
+  z.object({
+    mode: z.enum(['everyone', 'listed']).default('everyone'),
+    users: z.array(z.string()).default([]),
+    groups: z.array(z.string()).default([]),
+    channels: z.array(z.string()).default([]),
+  }),
+);
 export type AccessPolicy = z.infer<typeof accessPolicySchema>;
 
-const caps = z.object({
-  daily: z.number().nonnegative().nullable().default(null),
-  monthly: z.number().nonnegative().nullable().default(null),
-});
+const caps = lazySchema(() =>
+  z.object({
+    daily: z.number().nonnegative().nullable().default(null),
+    monthly: z.number().nonnegative().nullable().default(null),
+  }),
+);
 export type Caps = z.infer<typeof caps>;
 
 /** Daily and monthly caps in points, for the whole workspace and per user. */
-export const budgetsSchema = z.object({
-  /** Days and months are counted in this zone (the marketplaces' time by default). */
-  timezone: z.string().default('Asia/Shanghai'),
-  workspace: caps.default({ daily: null, monthly: null }),
-  /** The cap of every user without a cap of their own. */
-  perUser: caps.default({ daily: null, monthly: null }),
-  users: z.record(z.string(), caps).default({}),
-});
+export const budgetsSchema = lazySchema(() =>
+  z.object({
+    /** Days and months are counted in this zone (the marketplaces' time by default). */
+    timezone: z.string().default('Asia/Shanghai'),
+    workspace: caps.default({ daily: null, monthly: null }),
+    /** The cap of every user without a cap of their own. */
+    perUser: caps.default({ daily: null, monthly: null }),
+    users: z.record(z.string(), caps).default({}),
+  }),
+);
 export type Budgets = z.infer<typeof budgetsSchema>;
 
 /** A registered shop: an alias staff can type, its ids, and the channels that may query it. */
-export const shopSchema = z.object({
-  alias: z.string().regex(/^[\w.-]{1,40}$/),
-  ownerId: z.string().nullable().default(null),
-  shopId: z.string().nullable().default(null),
-  /** Empty: any channel. */
-  channels: z.array(z.string()).default([]),
-});
+export const shopSchema = lazySchema(() =>
+  z.object({
+    alias: z.string().regex(/^[\w.-]{1,40}$/),
+    ownerId: z.string().nullable().default(null),
+    shopId: z.string().nullable().default(null),
+    /** Empty: any channel. */
+    channels: z.array(z.string()).default([]),
+  }),
+);
 export type RegisteredShop = z.infer<typeof shopSchema>;
-export const shopRegistrySchema = z.object({
-  shops: z.array(shopSchema).default([]),
-  /** When true, orders and waybills of shops that are not registered cannot be queried. */
-  registeredOnly: z.boolean().default(false),
-});
+export const shopRegistrySchema = lazySchema(() =>
+  z.object({
+    shops: z.array(shopSchema).default([]),
+    /** When true, orders and waybills of shops that are not registered cannot be queried. */
+    registeredOnly: z.boolean().default(false),
+  }),
+);
 export type ShopRegistry = z.infer<typeof shopRegistrySchema>;
 
 /**
  * Cache lifetimes in seconds by operation. Item details, prices and shop answers are cached by
  * default; waybill print data and orders are not (they change and may be personal).
  */
-export const cacheTtlSchema = z
-  .record(z.string(), z.number().int().nonnegative())
-  .default({})
-  .transform((ttl): Record<Operation, number> => ({ ...DEFAULT_CACHE_TTL_S, ...pickOperations(ttl) }));
+export const cacheTtlSchema = lazySchema(() =>
+  z
+    .record(z.string(), z.number().int().nonnegative())
+    .default({})
+    .transform((ttl): Record<Operation, number> => ({ ...DEFAULT_CACHE_TTL_S, ...pickOperations(ttl) })),
+);
 export const DEFAULT_CACHE_TTL_S: Record<Operation, number> = {
   platiteminfo: 3600,
   platiteminfoprice: 600,
@@ -76,14 +89,17 @@ function pickOperations(ttl: Record<string, number>): Partial<Record<Operation, 
  * Price overrides set by admins (App Home), in points per call by operation and edition ('*':
  * every edition). They take precedence over PLAT_PRICES in every quote and budget check.
  */
-export const priceOverridesSchema = z
-  .record(z.string(), z.record(z.string().regex(/^(\d{1,2}|\*)$/), z.number().nonnegative().finite()))
-  .default({})
-  .transform((table) => {
-    const out: Partial<Record<Operation, Record<string, number>>> = {};
-    for (const op of OPERATION_NAMES) if (table[op] && Object.keys(table[op]).length > 0) out[op] = table[op];
-    return out;
-  });
+export const priceOverridesSchema = lazySchema(() =>
+  z
+    .record(z.string(), z.record(z.string().regex(/^(\d{1,2}|\*)$/), z.number().nonnegative().finite()))
+    .default({})
+    .transform((table) => {
+      const out: Partial<Record<Operation, Record<string, number>>> = {};
+      for (const op of OPERATION_NAMES)
+        if (table[op] && Object.keys(table[op]).length > 0) out[op] = table[op];
+      return out;
+    }),
+);
 export type PriceOverrides = z.output<typeof priceOverridesSchema>;
 
 export const SETTING_KEYS = {

@@ -5,6 +5,7 @@
  * the batch once (store/unfurls.ts ShortcutBatches), so a double submit never runs anything twice.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { BatchClaim, ShortcutBatch, Store } from '../store/store.js';
 import { CONFIRM_TTL_MS, type LookupService, summarize } from './lookup-service.js';
 import type { Candidate, Found, ShortcutKind } from './message-refs.js';
@@ -18,22 +19,26 @@ export interface ShortcutPayload {
   found: Found;
 }
 
-const marketplace = z.enum(['0', '1', '2']);
-const candidateSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('item'), itemId: z.string(), marketplace: marketplace.nullable() }),
-  z.object({ kind: z.literal('shop-info'), url: z.string(), shopType: marketplace, itemId: z.string() }),
-  z.object({ kind: z.literal('shop-id'), wwid: z.string() }),
-  z.object({ kind: z.literal('waybill'), waybillCode: z.string(), carrier: z.string().nullable() }),
-]);
-const payloadSchema = z.object({
-  kind: z.enum(['items', 'waybills', 'shops', 'any']),
-  found: z.object({
-    candidates: z.array(candidateSchema),
-    shortLinks: z.array(z.string()),
-    more: z.number(),
-    target: z.string().nullable(),
+const marketplace = lazySchema(() => z.enum(['0', '1', '2']));
+const candidateSchema = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('item'), itemId: z.string(), marketplace: marketplace.nullable() }),
+    z.object({ kind: z.literal('shop-info'), url: z.string(), shopType: marketplace, itemId: z.string() }),
+    z.object({ kind: z.literal('shop-id'), wwid: z.string() }),
+    z.object({ kind: z.literal('waybill'), waybillCode: z.string(), carrier: z.string().nullable() }),
+  ]),
+);
+const payloadSchema = lazySchema(() =>
+  z.object({
+    kind: z.enum(['items', 'waybills', 'shops', 'any']),
+    found: z.object({
+      candidates: z.array(candidateSchema),
+      shortLinks: z.array(z.string()),
+      more: z.number(),
+      target: z.string().nullable(),
+    }),
   }),
-});
+);
 
 export function readPayload(batch: ShortcutBatch): ShortcutPayload | null {
   try {

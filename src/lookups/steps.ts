@@ -12,6 +12,7 @@
  * transaction (store/budgets.ts), and its ledger row names the workflow's run and the step.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { isPlatError, PlatNoAccountError } from '../plat/errors.js';
 import type { Order } from '../plat/types.js';
 import { periodsOf } from '../store/periods.js';
@@ -47,11 +48,13 @@ const STEP_ROW_TTL_MS = 24 * 60 * 60 * 1000;
 
 // ---- approvals ------------------------------------------------------------------------------
 
-const approvalSchema = z.object({
-  daily: z.number().nonnegative().finite().nullable().default(null),
-  monthly: z.number().nonnegative().finite().nullable().default(null),
-});
-const approvalsSchema = z.record(z.string(), approvalSchema).default({});
+const approvalSchema = lazySchema(() =>
+  z.object({
+    daily: z.number().nonnegative().finite().nullable().default(null),
+    monthly: z.number().nonnegative().finite().nullable().default(null),
+  }),
+);
+const approvalsSchema = lazySchema(() => z.record(z.string(), approvalSchema).default({}));
 export type StepApproval = z.infer<typeof approvalSchema>;
 
 export const STEP_APPROVALS_KEY = 'steps.approvals';

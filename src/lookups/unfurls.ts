@@ -9,6 +9,7 @@
  * posting. A composer unfurl never looks anything up, so the pair can cost at most once.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { PlatNoAccountError } from '../plat/errors.js';
 import type { Store, UnfurlRecord } from '../store/store.js';
 import type { Refusal } from './access.js';
@@ -33,10 +34,12 @@ export const MAX_LINKS_PER_EVENT = 10;
 
 export const AUTO_LOOKUP_KEY = 'autolookup';
 
-export const autoLookupSchema = z.object({
-  /** Channel id → its daily cap of automatic lookups. */
-  channels: z.record(z.string(), z.object({ cap: z.number().int().min(1).max(MAX_AUTO_CAP) })).default({}),
-});
+export const autoLookupSchema = lazySchema(() =>
+  z.object({
+    /** Channel id → its daily cap of automatic lookups. */
+    channels: z.record(z.string(), z.object({ cap: z.number().int().min(1).max(MAX_AUTO_CAP) })).default({}),
+  }),
+);
 export type AutoLookupSettings = z.infer<typeof autoLookupSchema>;
 
 /** The auto-lookup channels, validated on read (a bad stored value means: none). */

@@ -6,6 +6,7 @@
  * free of secrets, see `redact`).
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import {
   PlatAbortedError,
   PlatAccountNotFoundError,
@@ -39,34 +40,36 @@ import {
 } from './errors.js';
 import { OPERATIONS, type Operation } from './operations.js';
 
-const operationSchema = z.enum(Object.keys(OPERATIONS) as [Operation, ...Operation[]]);
+const operationSchema = lazySchema(() => z.enum(Object.keys(OPERATIONS) as [Operation, ...Operation[]]));
 
-const platErrorJsonSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  operation: operationSchema.nullable(),
-  chargePoints: z.number().nullable(),
-  quotaCalls: z.number(),
-  attempts: z.number(),
-  reachedService: z.boolean(),
-  answered: z.boolean(),
-  apiCode: z.number().optional(),
-  apiMessage: z.string().optional(),
-  authUrl: z.string().nullable().optional(),
-  issues: z.array(z.string()).optional(),
-  timeoutMs: z.number().optional(),
-  status: z.number().optional(),
-  estimatedWaitMs: z.number().optional(),
-  cap: z
-    .object({
-      scope: z.enum(['user', 'workspace']),
-      period: z.enum(['daily', 'monthly']),
-      cap: z.number(),
-      spent: z.number(),
-    })
-    .optional(),
-  wantedPoints: z.number().optional(),
-});
+const platErrorJsonSchema = lazySchema(() =>
+  z.object({
+    code: z.string(),
+    message: z.string(),
+    operation: operationSchema.nullable(),
+    chargePoints: z.number().nullable(),
+    quotaCalls: z.number(),
+    attempts: z.number(),
+    reachedService: z.boolean(),
+    answered: z.boolean(),
+    apiCode: z.number().optional(),
+    apiMessage: z.string().optional(),
+    authUrl: z.string().nullable().optional(),
+    issues: z.array(z.string()).optional(),
+    timeoutMs: z.number().optional(),
+    status: z.number().optional(),
+    estimatedWaitMs: z.number().optional(),
+    cap: z
+      .object({
+        scope: z.enum(['user', 'workspace']),
+        period: z.enum(['daily', 'monthly']),
+        cap: z.number(),
+        spent: z.number(),
+      })
+      .optional(),
+    wantedPoints: z.number().optional(),
+  }),
+);
 
 export type PlatErrorJson = z.infer<typeof platErrorJsonSchema>;
 

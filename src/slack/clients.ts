@@ -12,6 +12,7 @@
  * tenant's calls are not sent at all (TenantNotInstalledError).
  */
 import { ErrorCode, WebClient, type WebClientOptions } from '@slack/web-api';
+import { slackClientOptions } from './web-fetch.js';
 
 export interface SlackClients {
   clientFor(tenant: string): Promise<WebClient | null>;
@@ -63,7 +64,7 @@ class CurrentTokenClient extends WebClient {
     private readonly botTokens: BotTokens,
     options: WebClientOptions,
   ) {
-    super(undefined, options);
+    super(undefined, slackClientOptions(options));
   }
 
   withOptions(options: WebClientOptions): CurrentTokenClient {
@@ -103,7 +104,7 @@ class CurrentTokenClient extends WebClient {
 export function clientLike(client: WebClient, options: WebClientOptions): WebClient {
   return client instanceof CurrentTokenClient
     ? client.withOptions(options)
-    : new WebClient(client.token, options);
+    : new WebClient(client.token, slackClientOptions(options));
 }
 
 /** One client per installed tenant (its token read at each call), with the app's client options. */

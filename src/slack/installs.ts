@@ -23,6 +23,7 @@ import { recordOf } from '../store/installations.js';
 import type { InstallationRecord, Installations, NewInstallation } from '../store/store.js';
 import { boltLogger } from './bolt-logger.js';
 import { installedSlackClients, type SlackClients } from './clients.js';
+import { slackClientOptions } from './web-fetch.js';
 
 /** Refresh a rotating bot token this long before it expires. */
 export const REFRESH_BEFORE_MS = 10 * 60_000;
@@ -83,7 +84,7 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
   const { distribution, installations, logger } = options;
   const refreshBeforeMs = options.refreshBeforeMs ?? REFRESH_BEFORE_MS;
   const cacheTtlMs = options.cacheTtlMs ?? CACHE_TTL_MS;
-  const clientOptions = options.apiUrl ? { slackApiUrl: options.apiUrl } : {};
+  const clientOptions = slackClientOptions(options.apiUrl ? { slackApiUrl: options.apiUrl } : {});
   const noToken = new WebClient(undefined, clientOptions);
   const cache = new Map<string, { record: InstallationRecord; until: number }>();
   const refreshing = new Map<string, Promise<InstallationRecord | null>>();

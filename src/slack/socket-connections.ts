@@ -23,6 +23,7 @@ import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
 import type { HealthCheck } from '../health.js';
 import type { Metrics } from '../metrics.js';
+import { slackClientOptions } from './web-fetch.js';
 
 export interface SocketConnectionsOptions {
   appToken: string;
@@ -129,7 +130,7 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
       installerOptions: {
         port: options.port,
         // The socket client's own WebClient (apps.connections.open) must reach SLACK_API_URL too.
-        ...(options.apiUrl ? { clientOptions: { slackApiUrl: options.apiUrl } } : {}),
+        clientOptions: slackClientOptions(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
       },
       logger: socketLogger(logger, index),
     });

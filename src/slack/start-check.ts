@@ -7,6 +7,7 @@
  */
 import { type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import { slackClientOptions } from './web-fetch.js';
 
 export type SlackStartProblem = 'unreachable' | 'token_rejected' | 'socket_failed' | 'slack_error';
 
@@ -146,11 +147,14 @@ export async function checkBotToken(opts: {
   apiUrl: string | null;
   logger: Logger;
 }): Promise<{ botId?: string; botUserId?: string }> {
-  const client = new webApi.WebClient(opts.token, {
-    ...(opts.apiUrl ? { slackApiUrl: opts.apiUrl } : {}),
-    logger: quietLogger(opts.logger),
-    retryConfig: { retries: 2, factor: 2, minTimeout: 500 },
-  });
+  const client = new webApi.WebClient(
+    opts.token,
+    slackClientOptions({
+      ...(opts.apiUrl ? { slackApiUrl: opts.apiUrl } : {}),
+      logger: quietLogger(opts.logger),
+      retryConfig: { retries: 2, factor: 2, minTimeout: 500 },
+    }),
+  );
   try {
     const result = await client.auth.test();
     return {
