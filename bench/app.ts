@@ -13,10 +13,11 @@
  *
  * `--only D` runs phase D alone; `--lookups N` sets D's count (default 10,000), `--every N` prints
  * platdesk's memory every N lookups (default 1,000), `--sandbox out` serves D's plat sandbox from
- * this process instead of platdesk's (to tell its memory from platdesk's), `--node-flags '…'`
- * sets D's Node flags (default npm start's, '' for Node's defaults).
+ * this process instead of platdesk's (to tell its memory from platdesk's), `--node-flags='…'`
+ * sets D's Node flags (default npm start's, '' for Node's defaults), `--idle S` reports platdesk's
+ * memory once more after S seconds without requests.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +42,7 @@ const { values: args } = parseArgs({
     every: { type: 'string', default: '1000' },
     sandbox: { type: 'string', default: 'in' },
     'node-flags': { type: 'string', default: PRODUCTION_NODE_FLAGS },
+    idle: { type: 'string', default: '0' },
   },
 });
 const memoryLookups = Number(args.lookups);
@@ -50,6 +52,8 @@ if (!Number.isInteger(memoryLookups) || memoryLookups < 50 || memoryLookups % 50
   throw new Error('--lookups takes a multiple of 50');
 if (!Number.isInteger(sampleEvery) || sampleEvery < 50 || sampleEvery % 50 !== 0)
   throw new Error('--every takes a multiple of 50');
+const idleSeconds = Number(args.idle);
+if (!Number.isFinite(idleSeconds) || idleSeconds < 0) throw new Error('--idle takes seconds ≥ 0');
 if (args.sandbox !== 'in' && args.sandbox !== 'out') throw new Error('--sandbox takes in or out');
 
 const SECRET = 'bench-secret';
@@ -316,6 +320,7 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
   console.log(memoryLine(memoryPoint(0, before)));
   global.gc?.();
   const benchBefore = process.memoryUsage().rss;
+  const cpuBefore = await app.cpuMs();
   const t0 = performance.now();
   for (let i = 0; i < total; i += batch) {
     await Promise.all(
@@ -334,6 +339,14 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
       console.log(memoryLine(point));
     }
   }
+  const cpuPerLookupMs = ((await app.cpuMs()) - cpuBefore) / total;
+  // SQLite keeps up to 16 MB of the database's pages in memory (better-sqlite3's cache_size).
+  const databaseMb = mb(
+    ['', '-wal']
+      .map((suffix) => join(dir, `memory.sqlite${suffix}`))
+      .filter((f) => existsSync(f))
+      .reduce((sum, f) => sum + statSync(f).size, 0),
+  );
   const after = await app.report();
   const last = memoryPoint(total, after);
   curve.push(last);
@@ -347,6 +360,8 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
     nodeFlags,
     mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null,
     seconds: round(seconds, 1),
+    cpuPerLookupMs: round(cpuPerLookupMs, 2),
+    databaseMb,
     rssBeforeMb: mb(before.rssBytes),
     rssAfterMb: mb(after.rssBytes),
     heapBeforeMb: mb(before.heapUsedBytes),
@@ -356,8 +371,14 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
     curve,
   };
   console.log(
-    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s, platdesk in its own process, its plat sandbox ${outside ? 'in the bench process' : "in platdesk's"}, Node flags '${nodeFlags.join(' ')}', MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}: RSS ${mb(before.rssBytes)} MB before, ${mb(after.rssBytes)} MB after; heap after GC ${mb(before.heapUsedBytes)} → ${mb(after.heapUsedBytes)} MB (the bench's own process, Slack stand-in and client: RSS ${mb(benchBefore)} → ${mb(benchAfter)} MB)`,
+    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s, platdesk's CPU ${round(cpuPerLookupMs, 2)} ms a lookup, platdesk in its own process, its plat sandbox ${outside ? 'in the bench process' : "in platdesk's"}, Node flags '${nodeFlags.join(' ')}', MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}, database ${databaseMb} MB: RSS ${mb(before.rssBytes)} MB before, ${mb(after.rssBytes)} MB after; heap after GC ${mb(before.heapUsedBytes)} → ${mb(after.heapUsedBytes)} MB (the bench's own process, Slack stand-in and client: RSS ${mb(benchBefore)} → ${mb(benchAfter)} MB)`,
   );
+  if (idleSeconds > 0) {
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idle = memoryPoint(total, await app.report());
+    results.memory = { ...(results.memory as object), idleSeconds, idle };
+    console.log(`${memoryLine(idle)} (after ${idleSeconds} s idle)`);
+  }
   await app.stop();
   await outside?.close();
 }
