@@ -17,7 +17,7 @@
  * sets D's Node flags (default npm start's, '' for Node's defaults), `--idle S` reports platdesk's
  * memory once more after S seconds without requests.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,8 +33,15 @@ import { postAction, postCommand } from '../test/helpers/slack-http.js';
 import { blockAction, slashCommand } from '../test/helpers/slack-payloads.js';
 import { ackSideBySide, startTarget, type TargetReport } from './ack-side-by-side.js';
 
-/** The Node flags `npm start` and the image run platdesk with (package.json, Dockerfile). */
-const PRODUCTION_NODE_FLAGS = '--max-semi-space-size=1';
+/** The Node flags `npm start` (and the image: test/start.test.ts) runs platdesk with. */
+const PRODUCTION_NODE_FLAGS = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as {
+    scripts: { start: string };
+  }
+).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--'))
+  .join(' ');
 const { values: args } = parseArgs({
   options: {
     only: { type: 'string' },
