@@ -32,9 +32,9 @@ export interface AckSideBySide {
   appCpuMs: Record<Kind, number[]>;
 }
 
-function child(script: string, args: string[]): ChildProcess {
+function child(script: string, args: string[], nodeFlags: string[] = []): ChildProcess {
   return fork(join(import.meta.dirname, script), args, {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: ['--expose-gc', '--import', 'tsx', ...nodeFlags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
@@ -55,6 +55,15 @@ export interface TargetReport {
   rssBytes: number;
   /** After a GC. */
   heapUsedBytes: number;
+  /** process.memoryUsage() after a GC, and the RSS by kind of mapping (bench/ack-target.ts). */
+  memory: NodeJS.MemoryUsage & {
+    brkHeap: number;
+    anon: number;
+    file: number;
+    other: number;
+    /** V8's heap spaces: committed size and used bytes. */
+    heapSpaces: Record<string, { size: number; used: number }>;
+  };
   sandbox: { calls: number; maxInWindow: number; violations: number } | null;
 }
 
@@ -66,8 +75,10 @@ export async function startTarget(
   dir: string,
   name = 'ack',
   env: Record<string, string> = {},
+  /** Node flags for the app's process (e.g. npm start's), after the bench's own. */
+  nodeFlags: string[] = [],
 ) {
-  const proc = child('ack-target.ts', [kind, fake.apiUrl, secret, dir, name, JSON.stringify(env)]);
+  const proc = child('ack-target.ts', [kind, fake.apiUrl, secret, dir, name, JSON.stringify(env)], nodeFlags);
   const { url } = await nextMessage<{ url: string }>(proc, kind);
   return {
     proc,

@@ -9,8 +9,10 @@
  * request → ack times, its memory (RSS, heap after a GC) and (platdesk) its sandbox's rate accounting; on `'cpu'`
  * with its CPU time so far; on `'stop'` it stops and exits. Phases D and E run platdesk here too.
  */
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { App, LogLevel } from '@slack/bolt';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -86,10 +88,21 @@ process.on('message', (message) => {
     process.send?.({ cpuMs: (user + system) / 1000 });
   } else if (message === 'report') {
     global.gc?.();
+    const memory = process.memoryUsage();
     process.send?.({
-      heapUsedBytes: process.memoryUsage().heapUsed,
+      heapUsedBytes: memory.heapUsed,
       serverAcks: serverAcks.splice(0),
-      rssBytes: process.memoryUsage().rss,
+      rssBytes: memory.rss,
+      memory: {
+        ...memory,
+        ...rssByMapping(),
+        heapSpaces: Object.fromEntries(
+          getHeapSpaceStatistics().map((s) => [
+            s.space_name,
+            { size: s.space_size, used: s.space_used_size },
+          ]),
+        ),
+      },
       sandbox: sandboxStats?.() ?? null,
     });
   } else if (message === 'stop') {
@@ -99,3 +112,27 @@ process.on('message', (message) => {
     );
   }
 });
+
+/**
+ * Where the RSS is (Linux, /proc/self/smaps): malloc's main heap ([heap]), anonymous mappings
+ * (V8's heap spaces, malloc's thread arenas, buffers), file-backed mappings (code, SQLite's
+ * files) and the rest ([stack], vdso). Bytes; all zero where /proc is not there.
+ */
+function rssByMapping(): { brkHeap: number; anon: number; file: number; other: number } {
+  const out = { brkHeap: 0, anon: 0, file: 0, other: 0 };
+  let smaps: string;
+  try {
+    smaps = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return out;
+  }
+  let kind: keyof typeof out = 'other';
+  for (const line of smaps.split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (header) {
+      const name = header[1] ?? '';
+      kind = name === '' ? 'anon' : name === '[heap]' ? 'brkHeap' : name.startsWith('/') ? 'file' : 'other';
+    } else if (line.startsWith('Rss:')) out[kind] += Number(line.split(/\s+/)[1]) * 1024;
+  }
+  return out;
+}

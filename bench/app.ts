@@ -10,21 +10,58 @@
  *      run is about memory, not the 10/s limit).
  *   E. Confirm → answer p50/p99 at 10 confirmations a second (platdesk in a process of its own).
  * B and C run in this one process.
+ *
+ * `--only D` runs phase D alone; `--lookups N` sets D's count (default 10,000), `--every N` prints
+ * platdesk's memory every N lookups (default 1,000), `--sandbox out` serves D's plat sandbox from
+ * this process instead of platdesk's (to tell its memory from platdesk's), `--node-flags='…'`
+ * sets D's Node flags (default npm start's, '' for Node's defaults), `--idle S` reports platdesk's
+ * memory once more after S seconds without requests.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Platdesk, startPlatdesk } from '../src/main.js';
 import { createPlatClient } from '../src/plat/client.js';
 import { createPlatHttp } from '../src/plat/http.js';
 import { createLocalLimiter } from '../src/plat/local-limiter.js';
-import { createSandbox, SANDBOX_FIXTURES } from '../src/sandbox/index.js';
+import { createSandbox, platPrices, SANDBOX_FIXTURES } from '../src/sandbox/index.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
 import { postAction, postCommand } from '../test/helpers/slack-http.js';
 import { blockAction, slashCommand } from '../test/helpers/slack-payloads.js';
-import { ackSideBySide, startTarget } from './ack-side-by-side.js';
+import { ackSideBySide, startTarget, type TargetReport } from './ack-side-by-side.js';
+
+/** The Node flags `npm start` (and the image: test/start.test.ts) runs platdesk with. */
+const PRODUCTION_NODE_FLAGS = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as {
+    scripts: { start: string };
+  }
+).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--'))
+  .join(' ');
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    lookups: { type: 'string', default: '10000' },
+    every: { type: 'string', default: '1000' },
+    sandbox: { type: 'string', default: 'in' },
+    'node-flags': { type: 'string', default: PRODUCTION_NODE_FLAGS },
+    idle: { type: 'string', default: '0' },
+  },
+});
+const memoryLookups = Number(args.lookups);
+const sampleEvery = Number(args.every);
+if (args.only !== undefined && args.only !== 'D') throw new Error('--only takes D');
+if (!Number.isInteger(memoryLookups) || memoryLookups < 50 || memoryLookups % 50 !== 0)
+  throw new Error('--lookups takes a multiple of 50');
+if (!Number.isInteger(sampleEvery) || sampleEvery < 50 || sampleEvery % 50 !== 0)
+  throw new Error('--every takes a multiple of 50');
+const idleSeconds = Number(args.idle);
+if (!Number.isFinite(idleSeconds) || idleSeconds < 0) throw new Error('--idle takes seconds ≥ 0');
+if (args.sandbox !== 'in' && args.sandbox !== 'out') throw new Error('--sandbox takes in or out');
 
 const SECRET = 'bench-secret';
 const percentile = (values: number[], p: number) => {
@@ -88,6 +125,11 @@ async function main() {
   const fake = await startSlackApiServer();
   const results: Record<string, unknown> = {};
   try {
+    if (args.only === 'D') {
+      await runMemory(fake, dir, results);
+      console.log(JSON.stringify(results));
+      return;
+    }
     // A. Ack latency, platdesk beside a bare Bolt app: each in its own process, the load generator
     // in a third, interleaved rounds (bench/ack-side-by-side.ts says how it is kept fair).
     const side = await ackSideBySide(fake, { secret: SECRET, dir, rounds: 3, count: 200 });
@@ -250,17 +292,42 @@ async function runBulkWhileInteractive(results: Record<string, unknown>) {
 /**
  * D: memory after 10,000 lookups, platdesk in a process of its own (bench/ack-target.ts) so its
  * RSS is its own; this process's RSS (the Slack stand-in and the client) is reported beside it.
+ * Every `--every` lookups it prints platdesk's RSS, where it lies (malloc's [heap], anonymous
+ * mappings, files) and V8's heap after a GC.
  */
 async function runMemory(fake: FakeSlack, dir: string, results: Record<string, unknown>) {
-  const app = await startTarget('platdesk', fake, SECRET, dir, 'memory', {
-    PLAT_RATE_LIMIT: '1000',
-    PLAT_QUEUE_MAX: '5000',
-  });
-  const total = 10_000;
+  // --sandbox out: the plat sandbox in this process, platdesk calling it as it calls the plat API.
+  const outside = args.sandbox === 'out' ? createSandbox() : null;
+  const sandboxEnv: Record<string, string> = outside
+    ? {
+        PLAT_SANDBOX: '0',
+        PLAT_BASE_URL: await outside.listen(0),
+        PLAT_TOKEN: 'sandbox',
+        PLAT_PRICES: platPrices(outside.prices),
+      }
+    : {};
+  const nodeFlags = args['node-flags'].split(/\s+/).filter((f) => f !== '');
+  const app = await startTarget(
+    'platdesk',
+    fake,
+    SECRET,
+    dir,
+    'memory',
+    {
+      PLAT_RATE_LIMIT: '1000',
+      PLAT_QUEUE_MAX: '5000',
+      ...sandboxEnv,
+    },
+    nodeFlags,
+  );
+  const total = memoryLookups;
   const batch = 50;
   const before = await app.report();
+  const curve: ReturnType<typeof memoryPoint>[] = [memoryPoint(0, before)];
+  console.log(memoryLine(memoryPoint(0, before)));
   global.gc?.();
   const benchBefore = process.memoryUsage().rss;
+  const cpuBefore = await app.cpuMs();
   const t0 = performance.now();
   for (let i = 0; i < total; i += batch) {
     await Promise.all(
@@ -273,25 +340,81 @@ async function runMemory(fake: FakeSlack, dir: string, results: Record<string, u
     );
     // The fake Slack keeps every call; drop them so the stand-in's memory does not grow with them.
     fake.reset();
+    if ((i + batch) % sampleEvery === 0 && i + batch < total) {
+      const point = memoryPoint(i + batch, await app.report());
+      curve.push(point);
+      console.log(memoryLine(point));
+    }
   }
+  const cpuPerLookupMs = ((await app.cpuMs()) - cpuBefore) / total;
+  // SQLite keeps up to 16 MB of the database's pages in memory (better-sqlite3's cache_size).
+  const databaseMb = mb(
+    ['', '-wal']
+      .map((suffix) => join(dir, `memory.sqlite${suffix}`))
+      .filter((f) => existsSync(f))
+      .reduce((sum, f) => sum + statSync(f).size, 0),
+  );
   const after = await app.report();
+  const last = memoryPoint(total, after);
+  curve.push(last);
+  console.log(memoryLine(last));
   global.gc?.();
   const benchAfter = process.memoryUsage().rss;
   const seconds = (performance.now() - t0) / 1000;
   results.memory = {
     lookups: total,
+    sandbox: args.sandbox,
+    nodeFlags,
+    mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null,
     seconds: round(seconds, 1),
+    cpuPerLookupMs: round(cpuPerLookupMs, 2),
+    databaseMb,
     rssBeforeMb: mb(before.rssBytes),
     rssAfterMb: mb(after.rssBytes),
     heapBeforeMb: mb(before.heapUsedBytes),
     heapAfterMb: mb(after.heapUsedBytes),
     benchRssBeforeMb: mb(benchBefore),
     benchRssAfterMb: mb(benchAfter),
+    curve,
   };
   console.log(
-    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s, platdesk in its own process: RSS ${mb(before.rssBytes)} MB before, ${mb(after.rssBytes)} MB after; heap after GC ${mb(before.heapUsedBytes)} → ${mb(after.heapUsedBytes)} MB (the bench's own process, Slack stand-in and client: RSS ${mb(benchBefore)} → ${mb(benchAfter)} MB)`,
+    `D memory        ${total} lookups (command + confirm + call + answer) in ${round(seconds, 1)} s, platdesk's CPU ${round(cpuPerLookupMs, 2)} ms a lookup, platdesk in its own process, its plat sandbox ${outside ? 'in the bench process' : "in platdesk's"}, Node flags '${nodeFlags.join(' ')}', MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}, database ${databaseMb} MB: RSS ${mb(before.rssBytes)} MB before, ${mb(after.rssBytes)} MB after; heap after GC ${mb(before.heapUsedBytes)} → ${mb(after.heapUsedBytes)} MB (the bench's own process, Slack stand-in and client: RSS ${mb(benchBefore)} → ${mb(benchAfter)} MB)`,
   );
+  if (idleSeconds > 0) {
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idle = memoryPoint(total, await app.report());
+    results.memory = { ...(results.memory as object), idleSeconds, idle };
+    console.log(`${memoryLine(idle)} (after ${idleSeconds} s idle)`);
+  }
   await app.stop();
+  await outside?.close();
+}
+
+/** One point of D's memory curve, in MB. */
+function memoryPoint(lookups: number, report: TargetReport) {
+  const m = report.memory;
+  return {
+    lookups,
+    rssMb: mb(m.rss),
+    mallocHeapMb: mb(m.brkHeap),
+    anonMb: mb(m.anon),
+    fileMb: mb(m.file),
+    heapUsedMb: mb(m.heapUsed),
+    heapTotalMb: mb(m.heapTotal),
+    externalMb: mb(m.external),
+    arrayBuffersMb: mb(m.arrayBuffers),
+    /** V8's heap spaces' committed sizes. */
+    spacesMb: Object.fromEntries(Object.entries(m.heapSpaces).map(([name, s]) => [name, mb(s.size)])),
+  };
+}
+
+function memoryLine(p: ReturnType<typeof memoryPoint>): string {
+  return `D   ${String(p.lookups).padStart(6)} lookups: RSS ${p.rssMb} MB ([heap] ${p.mallocHeapMb}, anonymous ${p.anonMb}, files ${p.fileMb}); V8 heap used ${p.heapUsedMb} of ${p.heapTotalMb} MB after GC, external ${p.externalMb} MB (array buffers ${p.arrayBuffersMb}); committed: ${Object.entries(
+    p.spacesMb,
+  )
+    .filter(([, size]) => size >= 1)
+    .map(([name, size]) => `${name.replace(/_space$/, '')} ${size}`)
+    .join(', ')}`;
 }
 
 main().then(

@@ -61,6 +61,9 @@ describe("Node's flags for the app", () => {
     expect(JSON.parse(cmd ?? 'null')).toEqual(start);
     // A smaller young generation (idle RSS); docs/operations.md ("Node's flags") says why.
     expect(start).toContain('--max-semi-space-size=1');
+    // A 256 MB old generation: V8 grows its heap by smaller steps below a small limit, and keeps
+    // fewer freed pages resident (docs/benchmarks.md, "Memory after 10,000 lookups").
+    expect(start).toContain('--max-old-space-size=256');
   });
 });
 

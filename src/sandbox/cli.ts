@@ -4,8 +4,9 @@
  * (default 127.0.0.1; 0.0.0.0 inside a container), SANDBOX_FAULTS (JSON array of fault rules).
  */
 import { parseFaults } from './faults.js';
+import { platPrices } from './prices.js';
 import { createSandbox } from './server.js';
-import type { FaultRule, Sandbox } from './types.js';
+import type { FaultRule } from './types.js';
 
 interface CliSettings {
   port: number;
@@ -31,19 +32,6 @@ function readSettings(env: NodeJS.ProcessEnv = process.env): CliSettings {
     }
   }
   return { port, host: env.SANDBOX_HOST || '127.0.0.1', token: env.SANDBOX_TOKEN || 'sandbox', faults };
-}
-
-/** The sandbox's prices as PLAT_PRICES (`operation[:edition]=points`); quota-charged operations left out. */
-export function platPrices(prices: Sandbox['prices']): string {
-  return Object.entries(prices)
-    .flatMap(([operation, byEdition]) =>
-      Object.entries(byEdition)
-        .filter(([, points]) => points > 0)
-        .map(([edition, points]) =>
-          edition === '*' ? `${operation}=${points}` : `${operation}:${edition}=${points}`,
-        ),
-    )
-    .join(',');
 }
 
 async function main(): Promise<void> {

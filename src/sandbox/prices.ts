@@ -4,7 +4,7 @@
  * editions (§9) cost more, so a client that quotes one price for every edition is caught.
  */
 import type { Operation } from './spec-table.js';
-import type { PriceSetting, SandboxPrices } from './types.js';
+import type { PriceSetting, Sandbox, SandboxPrices } from './types.js';
 
 export const DEFAULT_PRICES = {
   platdybw: { 1: 5, 3: 8 },
@@ -46,4 +46,17 @@ export function createPriceTable(overrides: SandboxPrices = {}): PriceOf {
 function settingPrice(setting: PriceSetting | undefined, edition: number | null): number | undefined {
   if (setting === undefined || typeof setting === 'number') return setting;
   return edition === null ? undefined : setting[edition];
+}
+
+/** The sandbox's prices as PLAT_PRICES (`operation[:edition]=points`); quota-charged operations left out. */
+export function platPrices(prices: Sandbox['prices']): string {
+  return Object.entries(prices)
+    .flatMap(([operation, byEdition]) =>
+      Object.entries(byEdition)
+        .filter(([, points]) => points > 0)
+        .map(([edition, points]) =>
+          edition === '*' ? `${operation}=${points}` : `${operation}:${edition}=${points}`,
+        ),
+    )
+    .join(',');
 }

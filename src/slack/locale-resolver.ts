@@ -10,6 +10,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type Words, wordsFor } from '../blocks/i18n/words.js';
 import { type Locale, type LocaleSettings, toLocale } from '../lookups/locale.js';
+import { LruMap } from '../lru-map.js';
 
 export interface LocaleResolver {
   /** The locale a person reads. */
@@ -28,15 +29,24 @@ export const SLACK_LOCALE_TTL_MS = 60 * 60 * 1000;
 const FAILED_TTL_MS = 60 * 1000;
 /** The Web API client retries 5xx for seconds; the answer should not wait for that. */
 const USERS_INFO_WAIT_MS = 1_500;
+/**
+ * People whose Slack locale is kept at most (about 100 bytes each). A workspace's people come and
+ * go over months; the least recently asked past this bound are asked again when they come back.
+ */
+export const LOCALE_CACHE_MAX = 10_000;
 
 export function createLocaleResolver(deps: {
   client: WebClient;
   settings: LocaleSettings;
   logger: Pick<Logger, 'warn'>;
   now?: () => number;
+  /** Tests: a small bound (default LOCALE_CACHE_MAX). */
+  cacheMax?: number;
 }): LocaleResolver {
   const now = deps.now ?? Date.now;
-  const cache = new Map<string, { locale: Locale | null; until: number }>();
+  const cache = new LruMap<string, { locale: Locale | null; until: number }>(
+    deps.cacheMax ?? LOCALE_CACHE_MAX,
+  );
   /** One users.info per person at a time: a burst of their requests shares the first one's answer. */
   const asking = new Map<string, Promise<Locale | null>>();
 

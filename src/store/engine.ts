@@ -23,6 +23,7 @@ import {
   sql,
 } from 'kysely';
 import { type Clock, realClock } from '../clock.js';
+import { LruMap } from '../lru-map.js';
 import { createAlerts } from './alerts.js';
 import { backfillCounters, createBudgetReservations } from './budgets.js';
 import { createAlertsSent, createAnswerCache } from './cache.js';
@@ -196,22 +197,14 @@ const STATEMENT_CACHE_SIZE = 500;
  * statement still iterating (a stream) is busy: then a fresh one is prepared for the caller.
  */
 function withStatementCache(db: Database.Database): SqliteDatabase {
-  const cache = new Map<string, Database.Statement>();
+  const cache = new LruMap<string, Database.Statement>(STATEMENT_CACHE_SIZE);
   return {
     close: () => db.close(),
     prepare(sql) {
       const cached = cache.get(sql);
-      if (cached && !cached.busy) {
-        // Most recently used last: the first key is the one to drop.
-        cache.delete(sql);
-        cache.set(sql, cached);
-        return cached;
-      }
+      if (cached && !cached.busy) return cached;
       const statement = db.prepare(sql);
-      if (!cached) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-        cache.set(sql, statement);
-      }
+      if (!cached) cache.set(sql, statement);
       return statement;
     },
   };

@@ -16,12 +16,13 @@ describe('locale resolver', () => {
   let store: Store;
   let t = 0;
   const warnings: unknown[] = [];
-  const resolver = (initial: 'en' | 'zh-CN' = 'en') =>
+  const resolver = (initial: 'en' | 'zh-CN' = 'en', cacheMax?: number) =>
     createLocaleResolver({
       client: new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } }),
       settings: createLocaleSettings(store.settings, initial),
       logger: { warn: (o: unknown) => void warnings.push(o) },
       now: () => t,
+      ...(cacheMax === undefined ? {} : { cacheMax }),
     });
 
   beforeEach(async () => {
@@ -87,6 +88,21 @@ describe('locale resolver', () => {
     expect(fake.callsTo('users.info')).toHaveLength(1);
     t += 61_000;
     expect(await r.forUser('U3')).toBe('en');
+  });
+
+  it('keeps the Slack locales of a bounded number of people: the least recently asked is asked Slack again', async () => {
+    const r = resolver('en', 3);
+    for (const u of ['U1', 'U2', 'U3']) fake.setLocale(u, 'zh-CN');
+    fake.setLocale('U4', 'en-US');
+    for (const u of ['U1', 'U2', 'U3']) expect(await r.forUser(u)).toBe('zh-CN');
+    expect(await r.forUser('U1')).toBe('zh-CN'); // a hit: U2 is the least recently asked now
+    expect(fake.callsTo('users.info')).toHaveLength(3);
+    expect(await r.forUser('U4')).toBe('en'); // a fourth person: U2 is dropped
+    expect(await r.forUser('U1')).toBe('zh-CN');
+    expect(await r.forUser('U3')).toBe('zh-CN');
+    expect(fake.callsTo('users.info')).toHaveLength(4);
+    expect(await r.forUser('U2')).toBe('zh-CN');
+    expect(fake.callsTo('users.info').map((c) => c.body.user)).toEqual(['U1', 'U2', 'U3', 'U4', 'U2']);
   });
 
   it('a channel: its own language, else the workspace default', async () => {
