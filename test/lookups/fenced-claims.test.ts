@@ -11,6 +11,7 @@ import { createLookupService } from '../../src/lookups/lookup-service.js';
 import type { LookupRequest, Pending } from '../../src/lookups/types.js';
 import { PlatClaimLostError } from '../../src/plat/errors.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { type PlatHarness, startPlatHarness } from '../helpers/plat-harness.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
@@ -120,22 +121,9 @@ describe.each(ENGINES)('fenced claims (%s)', (engine) => {
     const before = calls();
     await service.run(await claimed(service));
     expect(calls()).toBe(before + 1);
-    await store.ledger.record({
-      chargeId: `${second.id}:0:0`,
-      at: new Date(),
-      userId: 'U1',
-      channelId: 'C1',
-      operation: 'get-shop-info',
-      edition: null,
-      points: 2,
-      quotaCalls: 0,
-      code: 0,
-      outcome: 'ok',
-      requestId: null,
-      correlationId: null,
-      pendingId: second.id,
-      source: 'interactive',
-    });
+    await store.ledger.record(
+      ledgerEntry({ chargeId: `${second.id}:0:0`, edition: null, points: 2, pendingId: second.id }),
+    );
     const row = await store.pending.interrupt<LookupRequest, Pending['quote']>(
       second.id,
       OTHER,

@@ -12,6 +12,7 @@ import { alertText } from '../../src/blocks/home.js';
 import { createHousekeeping } from '../../src/lookups/housekeeping.js';
 import { reconcileOncePerDay, type SpendCheck } from '../../src/lookups/reconcile.js';
 import type { NewLedgerEntry, Store } from '../../src/store/store.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 import { en, zh } from '../helpers/words.js';
 
@@ -24,22 +25,8 @@ afterEach(async () => {
   await Promise.all(databases.splice(0).map((d) => d.dispose()));
 });
 
-const charge = (chargeId: string, at: number, userId: string | null, points: number): NewLedgerEntry => ({
-  chargeId,
-  at: new Date(at),
-  userId,
-  channelId: 'C1',
-  operation: 'get-shop-id',
-  edition: null,
-  points,
-  quotaCalls: 0,
-  code: 0,
-  outcome: 'ok',
-  requestId: null,
-  correlationId: null,
-  pendingId: null,
-  source: 'interactive',
-});
+const charge = (chargeId: string, at: number, userId: string | null, points: number): NewLedgerEntry =>
+  ledgerEntry({ chargeId, at: new Date(at), userId, operation: 'get-shop-id', edition: null, points });
 
 /** A write that bypasses the store (a lost update, a hand edit): U1's counter of 2026-11-20. */
 async function corrupt(db: TestDatabase): Promise<void> {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { longestCallMs } from '../../src/plat/client.js';
 import { DEFAULT_TIMEOUTS } from '../../src/plat/http.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import {
   confirmationOf,
   type PlatdeskHarness,
@@ -43,22 +44,15 @@ describe.each(ENGINES)('a charged lookup whose holder died (%s)', (engine) => {
     const claim = await store.pending.claim(pendingId, SLACK.userId, GONE);
     if (!claim.ok) throw new Error(claim.reason);
     expect(await store.pending.fence(pendingId, GONE, claim.pending.claimEpoch)).toBe(true);
-    await store.ledger.record({
-      chargeId: `${pendingId}:0:0`,
-      at: harness.now(),
-      userId: SLACK.userId,
-      channelId: SLACK.channelId,
-      operation: 'get-shop-info',
-      edition: 1,
-      points: 10,
-      quotaCalls: 0,
-      code: 0,
-      outcome: 'ok',
-      requestId: null,
-      correlationId: null,
-      pendingId,
-      source: 'interactive',
-    });
+    await store.ledger.record(
+      ledgerEntry({
+        chargeId: `${pendingId}:0:0`,
+        at: harness.now(),
+        userId: SLACK.userId,
+        channelId: SLACK.channelId,
+        pendingId,
+      }),
+    );
 
     // Its lease has run out, but a cut-off holder may still be in its last call: left alone.
     harness.advance(GONE.leaseMs + 1000);

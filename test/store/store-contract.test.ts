@@ -27,6 +27,7 @@ import {
   POST_SETTLE_MS,
   type Store,
 } from '../../src/store/store.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 import { ENGINES, type EngineName, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 import { type ClaimRaceInput, type ClaimRaceResults, runContender } from './claim-race.js';
 import type { ClaimRaceMessage } from './claim-race-worker.js';
@@ -97,23 +98,12 @@ function newPending(overrides: Partial<NewPendingLookup> = {}): NewPendingLookup
 
 let charges = 0;
 function entry(overrides: Partial<NewLedgerEntry> = {}): NewLedgerEntry {
-  return {
+  return ledgerEntry({
     chargeId: `test-charge-${++charges}`,
     at: new Date(T0),
-    userId: 'U1',
-    channelId: 'C1',
     operation: 'platdybw',
-    edition: 1,
-    points: 10,
-    quotaCalls: 0,
-    code: 0,
-    outcome: 'ok',
-    requestId: null,
-    correlationId: null,
-    pendingId: null,
-    source: 'interactive',
     ...overrides,
-  };
+  });
 }
 
 const DT0 = Date.parse('2026-11-20T01:00:00Z');
