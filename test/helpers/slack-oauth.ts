@@ -10,8 +10,11 @@
  * authorize page would.
  */
 import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import { PLAT_ACCOUNT_FORM } from '../../src/blocks/plat-account.js';
+import type { PlatdeskHarness } from './platdesk-harness.js';
 import type { FakeSlack, SlackCall } from './slack-api-server.js';
+import { SLACK } from './slack-payloads.js';
 
 export interface InstallSpec {
   /** Workspace install: its team. */
@@ -234,6 +237,23 @@ export async function installThroughOAuth(
     headers: tamper.dropCookie ? {} : { cookie },
   });
   return { authorizeUrl, status: back.status, page: await back.text() };
+}
+
+/**
+ * An admin clicks "Connect plat account" on their App Home: the form opens (the click is
+ * answered 200 and views.open carries the form's callback id, both asserted).
+ */
+export async function openConnectForm(app: {
+  clickInView: PlatdeskHarness['clickInView'];
+  fake: FakeSlack;
+}): Promise<void> {
+  const click = await app.clickInView('platdesk.home.plat_account', 'connect', {
+    surface: 'home',
+    userId: SLACK.adminId,
+  });
+  expect(click.status).toBe(200);
+  const opened = await app.fake.waitFor('views.open');
+  expect((opened.body.view as { callback_id: string }).callback_id).toBe(PLAT_ACCOUNT_FORM.callbackId);
 }
 
 /** The "Connect plat account" form's submitted values (view.state.values), as Slack sends them. */

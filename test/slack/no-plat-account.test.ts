@@ -22,6 +22,7 @@ import {
   distributedModeEnv,
   installFakeOAuth,
   installThroughOAuth,
+  openConnectForm,
   platAccountValues,
 } from '../helpers/slack-oauth.js';
 import {
@@ -207,13 +208,7 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
     expect(await store.ledger.list(range)).toEqual([]);
 
     // The Connect form opens and stores the account; the very next lookup is confirmed and answered.
-    const click = await app.clickInView('platdesk.home.plat_account', 'connect', {
-      surface: 'home',
-      userId: SLACK.adminId,
-    });
-    expect(click.status).toBe(200);
-    const opened = await app.fake.waitFor('views.open');
-    expect((opened.body.view as { callback_id: string }).callback_id).toBe(PLAT_ACCOUNT_FORM.callbackId);
+    await openConnectForm(app);
     const saved = await app.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,

@@ -17,6 +17,7 @@ import {
   distributedModeEnv,
   installFakeOAuth,
   installThroughOAuth,
+  openConnectForm,
   platAccountValues,
 } from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
@@ -98,13 +99,7 @@ describe('plat account per workspace (App Home)', () => {
     expect(adminHome).toContain("charged to the operator's plat account");
     expect(textOf(await home(SLACK.userId))).not.toContain('Connect plat account');
 
-    const click = await h.clickInView('platdesk.home.plat_account', 'connect', {
-      surface: 'home',
-      userId: SLACK.adminId,
-    });
-    expect(click.status).toBe(200);
-    const opened = await h.fake.waitFor('views.open');
-    expect((opened.body.view as { callback_id: string }).callback_id).toBe(PLAT_ACCOUNT_FORM.callbackId);
+    await openConnectForm(h);
 
     const bad = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
