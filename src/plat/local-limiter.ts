@@ -16,7 +16,9 @@
  * Throughput: maxCalls per (windowMs + margin + time to the answer's headers), e.g. 9.97 calls/s
  * against the local sandbox; an offered load of exactly maxCalls per window therefore queues by
  * that latency per window (limiter.ts says why no sound rule can avoid it). One timer is armed for the moment the next slot frees (no polling); when it fires the
- * condition is checked again against the clock, so a timer that fires early admits nothing early.
+ * condition is checked again against the clock, so a timer that fires early admits nothing early;
+ * the last millisecond is waited in event-loop turns (setImmediate), since a Node timer may fire
+ * up to a millisecond off and a late start delays that slot's every later call.
  *
  * Why not Bottleneck (spec/notes.md, "Library facts measured elsewhere"):
  * - `minTime: 100` let 11 calls start inside one 1 s window (timer jitter), and a `reservoir`
@@ -74,7 +76,11 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
   /** When each slot may be used again; Infinity while its call is in flight. */
   const slots: number[] = Array.from({ length: maxCalls }, () => Number.NEGATIVE_INFINITY);
   let timer: unknown;
+  /** The real clock's last sub-millisecond of a wait (see arm()). */
+  let immediate: ReturnType<typeof setImmediate> | undefined;
   let timerAt = Number.NaN;
+  /** Only the real clock's timers fire off their time; a test's clock fires each at its time. */
+  const precise = clock === realClock;
   let stopped = false;
 
   /**
@@ -157,23 +163,33 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
       disarm();
       return;
     }
-    if (timer !== undefined && timerAt === at) return;
+    if ((timer !== undefined || immediate !== undefined) && timerAt === at) return;
     disarm();
     timerAt = at;
-    // Node timers have whole-millisecond resolution; drain() re-checks and re-arms if early.
-    timer = clock.setTimeout(
-      () => {
-        timer = undefined;
-        timerAt = Number.NaN;
-        drain();
-      },
-      Math.max(1, Math.ceil(at - now)),
-    );
+    const fire = () => {
+      timer = undefined;
+      immediate = undefined;
+      timerAt = Number.NaN;
+      drain();
+    };
+    const wait = at - now;
+    if (!precise) {
+      timer = clock.setTimeout(fire, Math.max(1, Math.ceil(wait)));
+      return;
+    }
+    // Node's timers count whole milliseconds from the event loop's cached time, so they fire up to
+    // about 1 ms early or late. At an offered load of exactly the limit every late start is carried
+    // by the slot to the end of the run, so the last millisecond is waited in loop turns:
+    // the timer is set short and drain() re-arms with setImmediate until the slot is free.
+    if (wait < 1) immediate = setImmediate(fire);
+    else timer = clock.setTimeout(fire, Math.max(1, Math.floor(wait)));
   }
 
   function disarm(): void {
     if (timer !== undefined) clock.clearTimeout(timer);
+    if (immediate !== undefined) clearImmediate(immediate);
     timer = undefined;
+    immediate = undefined;
     timerAt = Number.NaN;
   }
 
