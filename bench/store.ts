@@ -40,10 +40,14 @@
  * `SELECT 1` round trips from the same callers through the same stores and pools. Then the same
  * callers at fixed offered rates (`--caps-rates`, Confirms/s over all replicas, default 10 — the
  * plat's limit, which bounds charged Confirms — and 100; `--caps-seconds` each, open loop): what
- * each operation takes when it does not queue behind 59 others that never pause.
+ * each operation takes when it does not queue behind 59 others that never pause. Then
+ * `--caps-bursts` bursts (default 10, one a second) of every caller's Confirm at once: 60 in
+ * flight together. The closed loop and the bursts also print the CPU a Confirm's store work cost
+ * (this bench, the replicas and PostgreSQL's processes, from /proc): with 2 cores, a burst of 60
+ * cannot be served faster than 60 × that ÷ 2.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +79,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '30' },
     'caps-rates': { type: 'string', default: '10,100' },
     'caps-seconds': { type: 'string', default: '20' },
+    'caps-bursts': { type: 'string', default: '10' },
     only: { type: 'string' },
     'caps-worker': { type: 'boolean' },
   },
@@ -91,6 +96,9 @@ const ROUNDS = Number(args.rounds);
 /** The paced caps runs: Confirms per second offered over all replicas, each for CAPS_SECONDS. */
 const CAPS_RATES = (args['caps-rates'] ?? '').split(',').filter(Boolean).map(Number);
 const CAPS_SECONDS = Number(args['caps-seconds']);
+/** The burst caps run: this many bursts, one a second, of every caller's Confirm at once. */
+const CAPS_BURSTS = Number(args['caps-bursts']);
+const BURST_EVERY_MS = 1000;
 /** `--only caps`: just the caps section (issue 20's figures). */
 const ONLY_CAPS = args.only === 'caps';
 const GOAL_CAPS_P99_MS = 10;
@@ -485,6 +493,10 @@ interface CapsFigure {
   select1: Timing & { perSecond: number };
   /** The same callers at fixed offered rates (open loop). */
   paced: PacedFigure[];
+  /** CPU time per Confirm in the closed loop (bench, replicas, PostgreSQL). */
+  cpuMsPerConfirm: number;
+  /** Bursts of every caller at once, one a second (perSecond: the Confirms of one burst). */
+  burst: PacedFigure | null;
   /** Counter differences the reconciliation found after the run (must be 0). */
   differences: number;
   /** |workspace day counter - ledger sum of the day| after the run (must be 0). */
@@ -501,6 +513,8 @@ interface PacedFigure {
   cacheRead: Timing;
   /** The most a Confirm started after its due time (all callers busy); 0 when the rate was kept. */
   lateMs: number;
+  /** CPU time per Confirm over the run (bench, replicas, PostgreSQL; bursts only). */
+  cpuMsPerConfirm?: number;
 }
 
 const FILL_DAYS = 60;
@@ -657,7 +671,58 @@ async function pacedLoop(
   return { ...samples, lateMs };
 }
 
+/**
+ * Every caller starts a Confirm at the same moment, once a second, `pendings.length / callers`
+ * times: each burst is `callers` Confirms in flight at once on this store (60 over the three
+ * replicas), the way a channel's people click a digest's buttons together.
+ */
+async function burstLoop(
+  store: Store,
+  callers: number,
+  pendings: readonly string[],
+): Promise<CapsSamples & { lateMs: number }> {
+  const samples: CapsSamples = { claim: [], cacheRead: [], reserve: [], refused: 0 };
+  const started = performance.now();
+  let lateMs = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async (_, c) => {
+      for (let i = c; i < pendings.length; i += callers) {
+        const wait = started + Math.floor(i / callers) * BURST_EVERY_MS - performance.now();
+        if (wait > 0) await sleep(wait);
+        else lateMs = Math.max(lateMs, -wait);
+        await confirmOnce(store, pendings, i, samples);
+      }
+    }),
+  );
+  return { ...samples, lateMs };
+}
+
 const DAY_AGO = () => new Date(Date.now() - DAY);
+
+/**
+ * CPU time used so far by the processes a caps run is made of: this bench, its replicas (`pids`)
+ * and every PostgreSQL process (the server the bench started, its backends), in ms, from
+ * /proc/PID/stat. Other work on the host is left out.
+ */
+function runCpuMs(pids: readonly number[]): number {
+  let ticks = 0;
+  const wanted = new Set(pids);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const close = stat.lastIndexOf(')');
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    if (!wanted.has(Number(entry)) && name !== 'postgres') continue;
+    const fields = stat.slice(close + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+  }
+  return (ticks * 1000) / 100;
+}
 
 /**
  * What a Confirm does to the store, once, for confirmation `pendings[i]`: the claim, an
@@ -738,6 +803,7 @@ type WorkerRequest =
   | { kind: 'confirms' }
   | { kind: 'pings'; perCaller: number }
   | { kind: 'paced'; perSecond: number; confirms: number; tag: string }
+  | { kind: 'bursts'; confirms: number; tag: string }
   | { kind: 'close' };
 type WorkerReply =
   | { kind: 'ready' }
@@ -771,6 +837,9 @@ async function capsWorker(): Promise<void> {
             kind: 'paced',
             samples: await pacedLoop(store as unknown as Store, callers, paced, request.perSecond),
           });
+        } else if (request.kind === 'bursts') {
+          const bursts = await createPendings(store as unknown as Store, request.confirms, request.tag);
+          reply({ kind: 'paced', samples: await burstLoop(store as unknown as Store, callers, bursts) });
         } else if (request.kind === 'pings') {
           reply({
             kind: 'pings',
@@ -869,9 +938,14 @@ async function benchCaps(
     let pings: number[];
     let confirmSeconds: number;
     let pingSeconds: number;
+    let confirmCpuMs: number;
+    const cpuPids: number[] = [process.pid];
+    const cpuNow = () => runCpuMs(cpuPids);
     const paced: PacedFigure[] = [];
+    let burst: PacedFigure | null = null;
     if (engine === 'postgres') {
       const replicas = Array.from({ length: REPLICAS }, () => startReplica());
+      for (const r of replicas) if (r.child.pid !== undefined) cpuPids.push(r.child.pid);
       try {
         await Promise.all(
           replicas.map((r, i) =>
@@ -889,12 +963,14 @@ async function benchCaps(
           ),
         );
         let t = performance.now();
+        let cpu = cpuNow();
         samples = merge(
           (await Promise.all(replicas.map((r) => r.ask({ kind: 'confirms' }, 'confirms')))).map(
             (m) => m.samples,
           ),
         );
         confirmSeconds = (performance.now() - t) / 1000;
+        confirmCpuMs = cpuNow() - cpu;
         t = performance.now();
         pings = (
           await Promise.all(replicas.map((r) => r.ask({ kind: 'pings', perCaller: pingsPerCaller }, 'pings')))
@@ -919,6 +995,20 @@ async function benchCaps(
           ).map((m) => m.samples);
           paced.push(pacedFigure(rate, merge(runs), Math.max(...runs.map((r) => r.lateMs))));
         }
+        if (CAPS_BURSTS > 0) {
+          cpu = cpuNow();
+          const runs = (
+            await Promise.all(
+              replicas.map((r, i) =>
+                r.ask({ kind: 'bursts', confirms: CONCURRENCY * CAPS_BURSTS, tag: `b${i}` }, 'paced'),
+              ),
+            )
+          ).map((m) => m.samples);
+          burst = {
+            ...pacedFigure(callers, merge(runs), Math.max(...runs.map((r) => r.lateMs))),
+            cpuMsPerConfirm: (cpuNow() - cpu) / (REPLICAS * CONCURRENCY * CAPS_BURSTS),
+          };
+        }
         await Promise.all(replicas.map((r) => r.ask({ kind: 'close' }, 'closed')));
       } finally {
         for (const r of replicas) if (r.child.exitCode === null) r.child.kill();
@@ -926,8 +1016,10 @@ async function benchCaps(
     } else {
       const pendings = await createPendings(store, total, 'sqlite');
       let t = performance.now();
+      const cpu = cpuNow();
       samples = await confirmLoop(store, callers, pendings);
       confirmSeconds = (performance.now() - t) / 1000;
+      confirmCpuMs = cpuNow() - cpu;
       t = performance.now();
       pings = await pingLoop(store, callers, pingsPerCaller);
       pingSeconds = (performance.now() - t) / 1000;
@@ -939,6 +1031,15 @@ async function benchCaps(
           rate,
         );
         paced.push(pacedFigure(rate, run, run.lateMs));
+      }
+      if (CAPS_BURSTS > 0) {
+        const pendings = await createPendings(store, callers * CAPS_BURSTS, 'b');
+        const cpu = cpuNow();
+        const run = await burstLoop(store, callers, pendings);
+        burst = {
+          ...pacedFigure(callers, run, run.lateMs),
+          cpuMsPerConfirm: (cpuNow() - cpu) / pendings.length,
+        };
       }
     }
     const today = periodsOf(Date.now(), DEFAULT_BUDGET_ZONE);
@@ -957,11 +1058,13 @@ async function benchCaps(
       reservations: total,
       refused: samples.refused,
       confirmsPerSecond: total / confirmSeconds,
+      cpuMsPerConfirm: confirmCpuMs / total,
       reserve: summary(samples.reserve),
       claim: summary(samples.claim),
       cacheRead: summary(samples.cacheRead),
       select1: { ...summary(pings), perSecond: pings.length / pingSeconds },
       paced,
+      burst,
       differences: differences.length,
       workspaceGap: Math.abs((workspace?.spent ?? 0) - ledgerDay.points),
     };
@@ -987,7 +1090,7 @@ function printCaps(figures: CapsFigure[]): void {
         f.engine === 'postgres'
           ? `${f.processes} processes (one store, pool ${f.pool}, each) × ${f.concurrency} callers`
           : `1 store × ${f.concurrency} callers in this process`
-      }; ledger filled in ${f.fillSeconds.toFixed(1)} s, counters backfilled in ${f.backfillSeconds.toFixed(1)} s; ${f.reservations} reservations, ${f.refused} refused; ${f.confirmsPerSecond.toFixed(0)} confirms/s`,
+      }; ledger filled in ${f.fillSeconds.toFixed(1)} s, counters backfilled in ${f.backfillSeconds.toFixed(1)} s; ${f.reservations} reservations, ${f.refused} refused; ${f.confirmsPerSecond.toFixed(0)} confirms/s; CPU (bench, replicas, PostgreSQL) ${fixed(f.cpuMsPerConfirm)} ms per Confirm`,
     );
     console.log(line('reservation', f.reserve));
     console.log(line('claim', f.claim));
@@ -1004,6 +1107,14 @@ function printCaps(figures: CapsFigure[]): void {
       console.log(`  ${line('reservation', p.reserve)}`);
       console.log(`  ${line('claim', p.claim)}`);
       console.log(`  ${line('cache read', p.cacheRead)}`);
+    }
+    if (f.burst) {
+      console.log(
+        `    bursts: ${f.burst.perSecond} Confirms at once (every caller), one burst a second, ${f.burst.confirms} Confirms, ${f.burst.refused} refused; CPU (bench, replicas, PostgreSQL) ${fixed(f.burst.cpuMsPerConfirm ?? Number.NaN)} ms per Confirm, so ${fixed(((f.burst.cpuMsPerConfirm ?? Number.NaN) * f.burst.perSecond) / availableParallelism())} ms of all ${availableParallelism()} cores per burst:`,
+      );
+      console.log(`  ${line('reservation', f.burst.reserve)}`);
+      console.log(`  ${line('claim', f.burst.claim)}`);
+      console.log(`  ${line('cache read', f.burst.cacheRead)}`);
     }
     console.log(
       `    counters vs ledger after the run: ${f.differences} differences, workspace day gap ${fixed(f.workspaceGap)} points${
