@@ -273,27 +273,41 @@ async function runConfirmToAnswer(fake: FakeSlack, dir: string, results: Record<
       await confirm(paceTarget, fake, `cw${i}`, asked.confirmValue ?? '', `U${3000 + i}`);
     }),
   );
-  const paced = await Promise.all(
-    Array.from({ length: 100 }, (_, i) =>
-      ask(paceTarget, fake, `e${i}`, '/shop', `ww bench-e-${i}`, `U${3000 + (i % 20)}`),
-    ),
-  );
-  await new Promise((r) => setTimeout(r, 1100));
-  const answerMs: number[] = [];
-  const ackMs: number[] = [];
-  const firstMs: number[] = [];
-  await Promise.all(
-    paced.map(async (p, i) => {
-      await new Promise((r) => setTimeout(r, i * 100));
-      const timed = await confirm(paceTarget, fake, `ce${i}`, p.confirmValue ?? '', `U${3000 + (i % 20)}`);
-      answerMs.push(timed.answerMs);
-      ackMs.push(timed.ackMs);
-      firstMs.push(timed.firstMs);
-    }),
-  );
-  console.log(
-    `  E by step: click → ack p50 ${round(percentile(ackMs, 50))} / p99 ${round(percentile(ackMs, 99))} ms; click → "Looking up" p50 ${round(percentile(firstMs, 50))} / p99 ${round(percentile(firstMs, 99))} ms; in order: ${answerMs.map((m) => Math.round(m)).join(' ')}`,
-  );
+  /** 100 confirmations offered at `perSecond`, each timed from the click to the answer's post. */
+  const pacedRun = async (tag: string, perSecond: number) => {
+    const asked = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        ask(paceTarget, fake, `${tag}${i}`, '/shop', `ww bench-${tag}-${i}`, `U${3000 + (i % 20)}`),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 1100));
+    const answerMs: number[] = [];
+    const ackMs: number[] = [];
+    const firstMs: number[] = [];
+    await Promise.all(
+      asked.map(async (p, i) => {
+        await new Promise((r) => setTimeout(r, (i * 1000) / perSecond));
+        const timed = await confirm(
+          paceTarget,
+          fake,
+          `c${tag}${i}`,
+          p.confirmValue ?? '',
+          `U${3000 + (i % 20)}`,
+        );
+        answerMs.push(timed.answerMs);
+        ackMs.push(timed.ackMs);
+        firstMs.push(timed.firstMs);
+      }),
+    );
+    console.log(
+      `  at ${perSecond}/s by step: click → ack p50 ${round(percentile(ackMs, 50))} / p99 ${round(percentile(ackMs, 99))} ms; click → "Looking up" p50 ${round(percentile(firstMs, 50))} / p99 ${round(percentile(firstMs, 99))} ms; answers in order: ${answerMs.map((m) => Math.round(m)).join(' ')}`,
+    );
+    return answerMs;
+  };
+  const answerMs = await pacedRun('e', 10);
+  // The same app at 95% of the limit: every slot has ~50 ms to spare a cycle, so no wait is
+  // carried and what is left is platdesk's own path (phase E's "why" in docs/benchmarks.md).
+  const belowMs = await pacedRun('f', 9.5);
   const pacedSandbox = (await paceTarget.report()).sandbox;
   await paceTarget.stop();
   results.confirmToAnswer = {
@@ -301,11 +315,12 @@ async function runConfirmToAnswer(fake: FakeSlack, dir: string, results: Record<
     perSecond: 10,
     p50Ms: round(percentile(answerMs, 50)),
     p99Ms: round(percentile(answerMs, 99)),
+    below: { perSecond: 9.5, p50Ms: round(percentile(belowMs, 50)), p99Ms: round(percentile(belowMs, 99)) },
     maxInWindow: pacedSandbox?.maxInWindow,
     violations: pacedSandbox?.violations,
   };
   console.log(
-    `E confirm → answer at 10/s, plat answering at once (platdesk in its own process, Node flags '${nodeFlags.join(' ')}'): p50 ${round(percentile(answerMs, 50))} ms, p99 ${round(percentile(answerMs, 99))} ms (goal p99 < 50 ms); largest count in any sliding second ${pacedSandbox?.maxInWindow}, violations ${pacedSandbox?.violations}`,
+    `E confirm → answer at 10/s, plat answering at once (platdesk in its own process, Node flags '${nodeFlags.join(' ')}'): p50 ${round(percentile(answerMs, 50))} ms, p99 ${round(percentile(answerMs, 99))} ms (goal p99 < 50 ms); at 9.5/s p50 ${round(percentile(belowMs, 50))} ms, p99 ${round(percentile(belowMs, 99))} ms; largest count in any sliding second ${pacedSandbox?.maxInWindow}, violations ${pacedSandbox?.violations}`,
   );
 }
 
