@@ -132,12 +132,15 @@ const PART_ENTRIES = {
 };
 
 /**
- * The same for a package imported from one package only: 'undici' from @slack/socket-mode, whose
- * index evaluates all of undici (fetch, HTTP/2, cache, cookies, mocks) for a WebSocket; the plat
- * client's own import of undici (first plat call) stays the whole package.
+ * The same for a package imported from one package only: 'undici' from @slack/socket-mode, which
+ * reads undici's WebSocket, its events and dispatcher: the entry gives it those names backed by the
+ * `ws` package (undici's WebSocket runs its handshake on undici's fetch machinery and dispatcher,
+ * most of what Socket Mode added to start's CPU; the tests run the same entry:
+ * test/helpers/socket-websocket.ts). The plat client's own import of undici (first plat call)
+ * stays the whole package.
  */
 const PART_ENTRIES_FROM = {
-  undici: { importer: '/node_modules/@slack/socket-mode/', entry: 'scripts/build/undici-socket-entry.cjs' },
+  undici: { importer: '/node_modules/@slack/socket-mode/', entry: 'scripts/build/ws-socket-entry.cjs' },
 };
 /** The names @slack/socket-mode reads from undici (test/start.test.ts keeps this true). */
 export const UNDICI_SOCKET_PARTS = [
