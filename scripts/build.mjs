@@ -165,7 +165,9 @@ export const UNDICI_SOCKET_PARTS = [
  * - Bolt's HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only
  *   with an OAuth installer configured (platdesk runs its own: slack/installs.ts);
  * - prom-client's CPU metric: OpenTelemetry's API (51 modules), read only for exemplars, which
- *   platdesk does not turn on.
+ *   platdesk does not turn on;
+ * - ws's WebSocket (Socket Mode, scripts/build/ws-socket-entry.cjs): Node's https and tls, read
+ *   only for a wss: link, when it opens (~15 ms of CPU to load; a ws: link never needs them).
  */
 const LAZY_REQUIRES = {
   '@slack/bolt/dist/App.js': [
@@ -175,6 +177,10 @@ const LAZY_REQUIRES = {
   '@slack/bolt/dist/receivers/HTTPReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
   '@slack/bolt/dist/receivers/SocketModeReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
   'prom-client/lib/metrics/processCpuTotal.js': [['OtelApi', "require('@opentelemetry/api')"]],
+  'ws/lib/websocket.js': [
+    ['https', "require('https')"],
+    ['tls', "require('tls')"],
+  ],
 };
 
 /**
