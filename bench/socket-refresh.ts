@@ -6,7 +6,9 @@
  * For each setting: Slack recycles one connection; a slash command is sent every 50 ms for 7 s.
  * Printed: the longest stretch with no connection open (sampled every 5 ms), commands that could not
  * be delivered (no connection) or were not acked within 3 s, and the slowest ack.
+ * Socket Mode runs on the WebSocket the build gives it (test/helpers/socket-websocket.ts, first).
  */
+import '../test/helpers/socket-websocket.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startPlatdesk } from '../src/main.js';

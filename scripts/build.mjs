@@ -132,12 +132,15 @@ const PART_ENTRIES = {
 };
 
 /**
- * The same for a package imported from one package only: 'undici' from @slack/socket-mode, whose
- * index evaluates all of undici (fetch, HTTP/2, cache, cookies, mocks) for a WebSocket; the plat
- * client's own import of undici (first plat call) stays the whole package.
+ * The same for a package imported from one package only: 'undici' from @slack/socket-mode, which
+ * reads undici's WebSocket, its events and dispatcher: the entry gives it those names backed by the
+ * `ws` package (undici's WebSocket runs its handshake on undici's fetch machinery and dispatcher,
+ * most of what Socket Mode added to start's CPU; the tests run the same entry:
+ * test/helpers/socket-websocket.ts). The plat client's own import of undici (first plat call)
+ * stays the whole package.
  */
 const PART_ENTRIES_FROM = {
-  undici: { importer: '/node_modules/@slack/socket-mode/', entry: 'scripts/build/undici-socket-entry.cjs' },
+  undici: { importer: '/node_modules/@slack/socket-mode/', entry: 'scripts/build/ws-socket-entry.cjs' },
 };
 /** The names @slack/socket-mode reads from undici (test/start.test.ts keeps this true). */
 export const UNDICI_SOCKET_PARTS = [
@@ -162,7 +165,9 @@ export const UNDICI_SOCKET_PARTS = [
  * - Bolt's HTTPReceiver.js, SocketModeReceiver.js: @slack/oauth (and jsonwebtoken), read only
  *   with an OAuth installer configured (platdesk runs its own: slack/installs.ts);
  * - prom-client's CPU metric: OpenTelemetry's API (51 modules), read only for exemplars, which
- *   platdesk does not turn on.
+ *   platdesk does not turn on;
+ * - ws's WebSocket (Socket Mode, scripts/build/ws-socket-entry.cjs): Node's https and tls, read
+ *   only for a wss: link, when it opens (~15 ms of CPU to load; a ws: link never needs them).
  */
 const LAZY_REQUIRES = {
   '@slack/bolt/dist/App.js': [
@@ -172,6 +177,10 @@ const LAZY_REQUIRES = {
   '@slack/bolt/dist/receivers/HTTPReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
   '@slack/bolt/dist/receivers/SocketModeReceiver.js': [['oauth_1', 'require("@slack/oauth")']],
   'prom-client/lib/metrics/processCpuTotal.js': [['OtelApi', "require('@opentelemetry/api')"]],
+  'ws/lib/websocket.js': [
+    ['https', "require('https')"],
+    ['tls', "require('tls')"],
+  ],
 };
 
 /**

@@ -180,8 +180,9 @@ describe('start-up in Socket Mode (startPlatdesk)', () => {
     fake.setResponse('apps.connections.open', { url: `ws://127.0.0.1:${wsPort}/socket` });
     const { error, port } = await startFailure();
     expect(error.code).toBe('socket_failed');
-    expect(error.message).toContain(
-      'The Socket Mode connection to Slack failed (the WebSocket could not be opened): check that outgoing WebSocket',
+    // The WebSocket's error carries its cause (scripts/build/ws-socket-entry.cjs): the refused port.
+    expect(error.message).toMatch(
+      /^The Socket Mode connection to Slack failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\): check that outgoing WebSocket/,
     );
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     // No reconnect after the failure.

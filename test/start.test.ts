@@ -22,6 +22,7 @@ import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
 import { textOf } from './helpers/platdesk-harness.js';
 import { replicaSlack } from './helpers/replica-slack.js';
 import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.js';
+import { slashCommand } from './helpers/slack-payloads.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (name: string) => JSON.parse(readFileSync(join(ROOT, name), 'utf8'));
@@ -111,7 +112,7 @@ describe('the bundle (scripts/build.mjs)', () => {
     if (out) rmSync(out, { recursive: true, force: true });
   });
 
-  it('loads pg, the PostgreSQL dialect, ioredis and the sandbox only by dynamic import', () => {
+  it('loads pg, the PostgreSQL dialect, ioredis, undici and the sandbox only by dynamic import', () => {
     const outputs = metafile.outputs;
     const name = (path: string) => Object.keys(outputs).find((o) => o.endsWith(path)) ?? path;
     /** Every output the app's entry chunk loads before it runs: static imports, transitively. */
@@ -134,6 +135,9 @@ describe('the bundle (scripts/build.mjs)', () => {
     expect(inputs.filter((i) => /node_modules\/(vega|vega-lite|d3-[a-z-]+)\//.test(i))).toEqual([]);
     expect(inputs.filter((i) => i.startsWith('src/charts/'))).toEqual([]);
     expect(inputs).not.toContain('src/slack/installs.ts');
+    // undici (the plat client's HTTP) with the first plat call: no file of it is loaded at start,
+    // Socket Mode's WebSocket included (the ws entry).
+    expect(inputs.filter((i) => /node_modules\/undici\//.test(i))).toEqual([]);
     const staticImports = [...loaded].flatMap((o) => outputs[o]?.imports ?? []);
     expect(staticImports.filter((i) => i.path.includes('resvg'))).toEqual([]);
     // …and they are in the build, behind a dynamic import.
@@ -141,6 +145,7 @@ describe('the bundle (scripts/build.mjs)', () => {
     expect(all.some((i) => /node_modules\/pg\//.test(i))).toBe(true);
     expect(all.some((i) => /node_modules\/ioredis\//.test(i))).toBe(true);
     expect(all.some((i) => /node_modules\/vega-lite\//.test(i))).toBe(true);
+    expect(all.some((i) => /node_modules\/undici\//.test(i))).toBe(true);
     expect(all).toContain('src/slack/installs.ts');
   });
 
@@ -194,7 +199,7 @@ describe('the bundle (scripts/build.mjs)', () => {
     ).toEqual([]);
   });
 
-  it("gives @slack/socket-mode every name it reads from 'undici', each loaded when first read, and never undici's index at start", async () => {
+  it("gives @slack/socket-mode every name it reads from 'undici' from the ws entry, and none of undici", async () => {
     const { UNDICI_SOCKET_PARTS } = (await import(join(ROOT, 'scripts/build.mjs'))) as {
       UNDICI_SOCKET_PARTS: string[];
     };
@@ -204,24 +209,28 @@ describe('the bundle (scripts/build.mjs)', () => {
       for (const [, name = ''] of readFileSync(join(dir, file), 'utf8').matchAll(/\bundici_1\.(\w+)/g))
         used.add(name);
     expect([...used].sort()).toEqual([...UNDICI_SOCKET_PARTS].sort());
-    const entry = createRequire(import.meta.url)(
-      join(ROOT, 'scripts/build/undici-socket-entry.cjs'),
-    ) as Record<string, unknown>;
+    const entry = createRequire(import.meta.url)(join(ROOT, 'scripts/build/ws-socket-entry.cjs')) as Record<
+      string,
+      unknown
+    >;
     expect(Object.keys(entry).sort()).toEqual([...UNDICI_SOCKET_PARTS].sort());
     for (const name of UNDICI_SOCKET_PARTS) expect(entry[name], name).toBeDefined();
-    // In the bundle, socket-mode's client requires the entry, not undici's index.
+    // In the bundle, socket-mode's client requires the entry, no file of undici.
     const inputs = (metafile as unknown as { inputs: Record<string, { imports: { path: string }[] }> })
       .inputs;
     const importersOf = (suffix: string) =>
       Object.entries(inputs)
         .filter(([, input]) => input.imports.some((i) => i.path.endsWith(suffix)))
         .map(([file]) => file);
+    const undiciFromSocketMode = Object.entries(inputs).filter(
+      ([file, input]) =>
+        file.includes('@slack/socket-mode/') &&
+        input.imports.some((i) => i.path.includes('node_modules/undici/')),
+    );
+    expect(undiciFromSocketMode).toEqual([]);
+    expect(importersOf('scripts/build/ws-socket-entry.cjs').length).toBeGreaterThan(0);
     expect(
-      importersOf('node_modules/undici/index.js').filter((f) => f.includes('@slack/socket-mode/')),
-    ).toEqual([]);
-    expect(importersOf('scripts/build/undici-socket-entry.cjs').length).toBeGreaterThan(0);
-    expect(
-      importersOf('scripts/build/undici-socket-entry.cjs').every((f) => f.includes('@slack/socket-mode/')),
+      importersOf('scripts/build/ws-socket-entry.cjs').every((f) => f.includes('@slack/socket-mode/')),
     ).toBe(true);
   });
 
@@ -333,7 +342,7 @@ describe('the bundle (scripts/build.mjs)', () => {
     ['HTTP mode', { SLACK_SIGNING_SECRET: 'test-secret' }],
     ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-test' }],
   ])(
-    'starts in %s through the entry, answers /healthz 200 having loaded only what start needs, and answers a paid lookup',
+    'starts in %s through the entry, answers /healthz 200 having loaded only what start needs, and answers Slack (a paid lookup; a command over the socket)',
     async (mode, modeEnv) => {
       const port = await freePort();
       const child = spawn(process.execPath, [join(out, 'main.js')], {
@@ -385,6 +394,21 @@ describe('the bundle (scripts/build.mjs)', () => {
           });
           expect(textOf(answer), stderr).toContain('Charged 2 points');
           expect(sandbox.stats().calls - calls).toBe(1);
+        } else {
+          // Socket Mode on the bundle's WebSocket (scripts/build/ws-socket-entry.cjs): a command
+          // pushed over the socket is acked over it and answered at its response_url.
+          const envelopeId = fake.socket.send({
+            type: 'slash_commands',
+            payload: slashCommand({
+              command: '/item',
+              text: 'help',
+              responseUrl: fake.responseUrl('start-socket'),
+            }),
+            accepts_response_payload: true,
+          });
+          await fake.socket.waitForAck(envelopeId, 5000);
+          const reply = await fake.waitFor('response_url', (c) => c.id === 'start-socket', 5000);
+          expect(textOf(reply.body), stderr).toContain('/item');
         }
       } finally {
         const closed = new Promise((r) => child.once('close', r));

@@ -116,7 +116,8 @@ export function explainSlackStartFailure(
 export function socketModeFailure(error: unknown): SlackStartError {
   return new SlackStartError(
     'socket_failed',
-    // undici's WebSocket reports a failed handshake as a bare TypeError (WHATWG: no cause given).
+    // The WebSocket's error event (scripts/build/ws-socket-entry.cjs) carries the cause (connect
+    // ECONNREFUSED …, Unexpected server response: 401); a bare error gets the words below.
     `The Socket Mode connection to Slack failed (${rootCause(error) || 'the WebSocket could not be opened'}): check that outgoing WebSocket (wss) connections to Slack are allowed, or use HTTP mode without SLACK_APP_TOKEN.`,
     { cause: error },
   );
