@@ -18,7 +18,7 @@
  * the README.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
@@ -151,6 +151,11 @@ async function main(): Promise<void> {
   // Its real path: node_modules may be a symlink, and an entry started through a link would not
   // see itself as the main module (import.meta.url is the real path).
   const dir = realpathSync(mkdtempSync(join(ROOT, 'node_modules/.cache/platdesk-bench-start-')));
+  // Deployed, the builds sit below platdesk's package.json ("type": "module": the repository for
+  // npm start, /app in the image). Node looks for it no higher than a node_modules directory, so
+  // here each build would be a file of no known type: Node would detect ESM by compiling every
+  // chunk as CommonJS first. The scratch directory says what the deployed layout says.
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
   const fake = await startSlackApiServer();
   try {
     process.stderr.write('building: tsc (before) and esbuild (after)…\n');
