@@ -240,20 +240,30 @@ export async function installThroughOAuth(
 }
 
 /**
- * An admin clicks "Connect plat account" on their App Home: the form opens (the click is
- * answered 200 and views.open carries the form's callback id, both asserted).
+ * An admin clicks a button of their App Home that opens a form: the click is answered 200 and
+ * views.open carries the form's callback id (both asserted). Returns the opened view.
  */
-export async function openConnectForm(app: {
-  clickInView: PlatdeskHarness['clickInView'];
-  fake: FakeSlack;
-}): Promise<void> {
-  const click = await app.clickInView('platdesk.home.plat_account', 'connect', {
+export async function openHomeForm(
+  app: { clickInView: PlatdeskHarness['clickInView']; fake: FakeSlack },
+  button: { actionId: string; value: string; callbackId: string },
+): Promise<unknown> {
+  const click = await app.clickInView(button.actionId, button.value, {
     surface: 'home',
     userId: SLACK.adminId,
   });
   expect(click.status).toBe(200);
   const opened = await app.fake.waitFor('views.open');
-  expect((opened.body.view as { callback_id: string }).callback_id).toBe(PLAT_ACCOUNT_FORM.callbackId);
+  expect((opened.body.view as { callback_id: string }).callback_id).toBe(button.callbackId);
+  return opened.body.view;
+}
+
+/** An admin opens the "Connect plat account" form from their App Home (openHomeForm). */
+export async function openConnectForm(app: Parameters<typeof openHomeForm>[0]): Promise<void> {
+  await openHomeForm(app, {
+    actionId: 'platdesk.home.plat_account',
+    value: 'connect',
+    callbackId: PLAT_ACCOUNT_FORM.callbackId,
+  });
 }
 
 /** The "Connect plat account" form's submitted values (view.state.values), as Slack sends them. */

@@ -18,6 +18,7 @@ import {
   installFakeOAuth,
   installThroughOAuth,
   openConnectForm,
+  openHomeForm,
   platAccountValues,
 } from '../helpers/slack-oauth.js';
 import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
@@ -45,14 +46,12 @@ describe('plat account per workspace (App Home)', () => {
       installerUserId: SLACK.adminId,
     });
     const token = oauth.currentToken(SLACK.teamId);
-    const click = await h.clickInView('platdesk.home.erase_data', 'erase', {
-      surface: 'home',
-      userId: SLACK.adminId,
+    const view = await openHomeForm(h, {
+      actionId: 'platdesk.home.erase_data',
+      value: 'erase',
+      callbackId: ERASE_FORM.callbackId,
     });
-    expect(click.status).toBe(200);
-    const opened = await h.fake.waitFor('views.open');
-    expect((opened.body.view as { callback_id: string }).callback_id).toBe(ERASE_FORM.callbackId);
-    expect(textOf(opened.body.view)).toContain('This cannot be undone');
+    expect(textOf(view)).toContain('This cannot be undone');
     // Someone else's submit deletes nothing.
     await h.submitView({ callbackId: ERASE_FORM.callbackId, userId: SLACK.userId });
     expect(await h.platdesk.store.installations.get(SLACK.teamId)).not.toBeNull();
