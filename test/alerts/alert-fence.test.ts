@@ -86,13 +86,16 @@ async function startRig(engine: (typeof ENGINES)[number]): Promise<Rig> {
     language,
     logger: silent,
   });
-  // Checked every hour all day: the current slot is due the moment the alert exists.
+  // Checked once a day, at 00:00 in its zone: today's slot is due the moment the alert exists,
+  // and the next is a day away, so no second check starts while a test runs (with hourly checks
+  // one did when a run crossed the top of an hour, and the sandbox counted its pages too).
   const sub = await store.alerts.add(
     makeNewAlertSubscription({
       ownerId: SANDBOX_FIXTURES.owners.dueSoon,
       channelId: CHANNEL,
       hoursFrom: '00:00',
       hoursTo: '23:59',
+      everyMinutes: 24 * 60,
       capPoints: 1_000_000,
     }),
   );
