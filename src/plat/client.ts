@@ -139,8 +139,9 @@ export interface CallOptions {
    */
   beforeRetry?: (retry: number) => Promise<boolean>;
   /**
-   * Called once the limiter has started the attempt, just before it is sent (each retry too): a
-   * rejection (a PlatError such as PlatClaimLostError) stops it unsent. The holder of a
+   * Called once the attempt holds its limiter slot, just before it is sent (each retry too; the
+   * limiter's `prepare`, so up to its lead before the slot opens): a rejection (a PlatError such
+   * as PlatClaimLostError) stops it unsent. The holder of a
    * confirmed lookup re-checks its claim here (DESIGN rule 8); a leased run (digest, alert check)
    * writes the attempt's charge id ahead (digest/sent-calls.ts), so a call whose answer its
    * holder never read is still known. `attempt` is the attempt's number (0 first), as in its
@@ -364,18 +365,19 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     const withdraw = queueSignal(call);
     for (let n = 0; ; n++) {
       try {
+        const { beforeSend } = call;
         const result = await limiter.schedule(
-          async (progress) => {
-            await call.beforeSend?.(operation, n);
-            return observed(operation, () =>
+          (progress) =>
+            observed(operation, () =>
               attempt(operation, edition, params, decode, call, n, progress.answered),
-            );
-          },
+            ),
           {
             priority: call.priority ?? 'interactive',
             operation,
             ...(withdraw ? { signal: withdraw } : {}),
             ...(call.onQueued ? { onQueued: call.onQueued } : {}),
+            // Runs while the slot's last moments of rest pass (limiter.ts), not after them.
+            ...(beforeSend ? { prepare: () => beforeSend(operation, n) } : {}),
           },
         );
         add(result);

@@ -22,8 +22,13 @@ export interface QueuedJob<Grant> {
   readonly priority: Priority;
   readonly operation: Operation | null;
   readonly enqueuedAt: number;
-  /** Calls the task on a granted slot; the returned promise settles after the caller's does. */
-  readonly start: (grant: Grant) => Promise<void>;
+  /** The job has its own work to do before its send (ScheduleOptions.prepare). */
+  readonly prepares: boolean;
+  /**
+   * Runs the job on a granted slot: its preparation, then (once `opened` resolves: a slot granted
+   * before it opens) the task. The returned promise settles after the caller's does.
+   */
+  readonly start: (grant: Grant, opened?: () => Promise<void>) => Promise<void>;
   readonly fail: (error: unknown) => void;
   /** Stops listening to the job's abort signal (it started, or left the line). */
   readonly detach: () => void;
@@ -47,6 +52,7 @@ export function jobRequest(options: ScheduleOptions) {
     operation: options.operation ?? null,
     signal: options.signal,
     onQueued: options.onQueued,
+    prepare: options.prepare,
   };
 }
 
@@ -126,6 +132,7 @@ export function createLimiterQueue<Grant>(
         priority: Priority;
         operation: Operation | null;
         signal: AbortSignal | undefined;
+        prepare: (() => Promise<void>) | undefined;
         now: number;
       },
       caller: { resolve: (value: T) => void; reject: (error: unknown) => void },
@@ -136,20 +143,31 @@ export function createLimiterQueue<Grant>(
         priority: options.priority,
         operation: options.operation,
         enqueuedAt: options.now,
+        prepares: options.prepare !== undefined,
         signal: options.signal,
         onAbort: undefined,
-        start: (grant) => {
+        start: (grant, opened) => {
           let freed = false;
           const free = () => {
             if (freed) return;
             freed = true;
             settle(grant);
           };
+          const { prepare } = options;
           let running: Promise<T>;
-          try {
-            running = Promise.resolve(task({ answered: free }));
-          } catch (error) {
-            running = Promise.reject(error);
+          if (prepare) {
+            running = (async () => {
+              await prepare();
+              await opened?.();
+              return task({ answered: free });
+            })();
+          } else {
+            // Started in this turn, as the engine granted it: nothing to wait for.
+            try {
+              running = Promise.resolve(task({ answered: free }));
+            } catch (error) {
+              running = Promise.reject(error);
+            }
           }
           return running.then(
             (value) => {
@@ -225,6 +243,8 @@ export function createLimiterQueue<Grant>(
       }
     },
 
+    /** The job that starts next of this priority, left in line. */
+    peek: (priority: Priority): QueuedJob<Grant> | undefined => queues[priority][0],
     shift: (priority: Priority): QueuedJob<Grant> | undefined => queues[priority].shift(),
     /** Puts a job back at the head of its line (its grant could not be used). */
     unshift: (job: QueuedJob<Grant>): void => {

@@ -13,7 +13,11 @@
  * least a window apart and at most `maxCalls` calls ARRIVE at the server in any sliding window,
  * whatever the network did. (No sound rule can do better from our side: of any maxCalls + 1
  * calls, the one sent last may arrive at its send, and the one answered first may have arrived
- * just before its answer; only the send → answer span of each call is known.) Interactive jobs go ahead
+ * just before its answer; only the send → answer span of each call is known.) A job's own work
+ * before its send (`prepare`: a claim re-checked, a charge id written ahead) runs once it holds its
+ * slot, and the in-process engine grants such a job up to `prepareLeadMs` before the slot opens,
+ * so that work overlaps the slot's last moments of rest instead of adding to every cycle of it;
+ * the task itself never starts before the slot opens. Interactive jobs go ahead
  * of bulk jobs, and bulk work leaves `interactiveReserve` slots free. Each process keeps its own
  * bounded queue and refuses past it with PlatBusyError and a wait estimate.
  * One contract suite (test/plat/limiter-contract.ts) runs against both engines.
@@ -39,6 +43,11 @@ export interface LimiterOptions {
    * answer, not the send; this covers the reading of the clock and rounding at the server.
    */
   safetyMarginMs?: number;
+  /**
+   * How long before its slot opens a job with `prepare` may be granted (in-process engine, default
+   * 2 ms; the Redis engine grants at the opening): its preparation then runs while the slot rests.
+   */
+  prepareLeadMs?: number;
   /**
    * Slots bulk work leaves free for interactive calls (default 2 of 10): a person's lookup then
    * starts at once even while a digest pages through hundreds of orders.
@@ -76,6 +85,13 @@ export interface ScheduleOptions {
    * interactive jobs arriving later may go ahead of a bulk job). Not called when it starts at once.
    */
   onQueued?: (ticket: QueueTicket) => void;
+  /**
+   * The caller's own work before its send, run once the job holds its slot (up to `prepareLeadMs`
+   * before the slot opens); the task starts when it has resolved and the slot is open. A rejection
+   * ends the job unsent: the task never runs, the caller's promise rejects with it, and the slot
+   * rests as after a settled call.
+   */
+  prepare?: () => Promise<void>;
 }
 
 export type LimiterHealth =
@@ -127,6 +143,7 @@ export const LIMITER_DEFAULTS = {
   maxCalls: 10,
   windowMs: 1000,
   safetyMarginMs: 1,
+  prepareLeadMs: 2,
   interactiveReserve: 2,
   maxQueued: 100,
 } as const;
@@ -136,6 +153,7 @@ export function resolveLimiterOptions(options: LimiterOptions) {
   const maxCalls = options.maxCalls ?? LIMITER_DEFAULTS.maxCalls;
   const windowMs = options.windowMs ?? LIMITER_DEFAULTS.windowMs;
   const safetyMarginMs = options.safetyMarginMs ?? LIMITER_DEFAULTS.safetyMarginMs;
+  const prepareLeadMs = options.prepareLeadMs ?? LIMITER_DEFAULTS.prepareLeadMs;
   const maxQueued = options.maxQueued ?? LIMITER_DEFAULTS.maxQueued;
   const maxQueuedBulk = options.maxQueuedBulk ?? maxQueued;
   const interactiveReserve = Math.min(
@@ -146,6 +164,7 @@ export function resolveLimiterOptions(options: LimiterOptions) {
   if (!Number.isInteger(maxCalls) || maxCalls < 1) throw new RangeError('maxCalls must be an integer ≥ 1');
   if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
   if (!(safetyMarginMs >= 0)) throw new RangeError('safetyMarginMs must be ≥ 0');
+  if (!(prepareLeadMs >= 0)) throw new RangeError('prepareLeadMs must be ≥ 0');
   if (!Number.isInteger(interactiveReserve) || interactiveReserve < 0)
     throw new RangeError('interactiveReserve must be an integer ≥ 0');
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be an integer ≥ 0');
@@ -153,5 +172,5 @@ export function resolveLimiterOptions(options: LimiterOptions) {
     throw new RangeError('maxQueuedBulk must be an integer ≥ 0');
   }
 
-  return { maxCalls, windowMs, safetyMarginMs, interactiveReserve, maxQueued, maxQueuedBulk };
+  return { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, interactiveReserve, maxQueued, maxQueuedBulk };
 }

@@ -15,7 +15,10 @@
  *
  * Throughput: maxCalls per (windowMs + margin + time to the answer's headers), e.g. 9.97 calls/s
  * against the local sandbox; an offered load of exactly maxCalls per window therefore queues by
- * that latency per window (limiter.ts says why no sound rule can avoid it). One timer is armed for the moment the next slot frees (no polling); when it fires the
+ * that latency per window (limiter.ts says why no sound rule can avoid it). A job with its own work
+ * before the send (`prepare`, e.g. the claim's fence write) is granted `prepareLeadMs` before its
+ * slot opens and its task started at the opening, so that work is not added to every cycle. One
+ * timer is armed for the moment the next job may be granted (no polling); when it fires the
  * condition is checked again against the clock, so a timer that fires early admits nothing early;
  * the last millisecond is waited in event-loop turns (setImmediate), since a Node timer may fire
  * up to a millisecond off and a late start delays that slot's every later call.
@@ -59,15 +62,16 @@ import {
 } from './limiter.js';
 import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 
-/** A local grant: the slot a call holds and when it started. */
+/** A local grant: the slot a call holds, when it was granted and when the slot opens. */
 interface Grant {
   readonly slot: number;
   readonly startedAt: number;
+  readonly opensAt: number;
 }
 
 export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } = {}): Limiter {
   const settings = resolveLimiterOptions(options);
-  const { maxCalls, windowMs, safetyMarginMs, interactiveReserve } = settings;
+  const { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, interactiveReserve } = settings;
   const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   const clock = options.clock ?? realClock;
 
@@ -75,13 +79,45 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
   const gapMs = windowMs + safetyMarginMs;
   /** When each slot may be used again; Infinity while its call is in flight. */
   const slots: number[] = Array.from({ length: maxCalls }, () => Number.NEGATIVE_INFINITY);
-  let timer: unknown;
-  /** The real clock's last sub-millisecond of a wait (see arm()). */
-  let immediate: ReturnType<typeof setImmediate> | undefined;
-  let timerAt = Number.NaN;
+  /** Cancels the armed wake-up (see arm()). */
+  let cancelWake: (() => void) | undefined;
+  let wakeAt = Number.NaN;
   /** Only the real clock's timers fire off their time; a test's clock fires each at its time. */
   const precise = clock === realClock;
   let stopped = false;
+
+  /**
+   * Calls `fire` once the clock has reached `time`; returns what cancels it. Node's timers count
+   * whole milliseconds from the event loop's cached time, so they fire up to about 1 ms early or
+   * late; at an offered load of exactly the limit every late start is carried by its slot to the
+   * end of the run, so on the real clock the timer is set short and the last millisecond is waited
+   * in event-loop turns (setImmediate). A test's clock fires each timer at its time.
+   */
+  function when(time: number, fire: () => void): () => void {
+    let timer: unknown;
+    let immediate: ReturnType<typeof setImmediate> | undefined;
+    const check = () => {
+      timer = undefined;
+      immediate = undefined;
+      const wait = time - clock.now();
+      if (wait <= 0) fire();
+      else wake(wait);
+    };
+    // Never fires in the caller's turn: the caller finishes its bookkeeping first.
+    const wake = (wait: number) => {
+      if (!precise) timer = clock.setTimeout(check, Math.max(1, Math.ceil(wait)));
+      else if (wait < 1) immediate = setImmediate(check);
+      else timer = clock.setTimeout(check, Math.floor(wait));
+    };
+    wake(time - clock.now());
+    return () => {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      if (immediate !== undefined) clearImmediate(immediate);
+    };
+  }
+
+  /** How long before its slot opens a job may be granted: its preparation runs meanwhile. */
+  const leadOf = (job: QueuedJob<Grant> | undefined): number => (job?.prepares ? prepareLeadMs : 0);
 
   /**
    * When the next call of this priority may start (≤ now when it may start now; Infinity while
@@ -92,6 +128,9 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     const sorted = [...slots].sort((a, b) => a - b);
     return sorted[priority === 'interactive' ? 0 : interactiveReserve] ?? Number.POSITIVE_INFINITY;
   }
+
+  /** When the next job in line of this priority may be granted. */
+  const grantableAt = (priority: Priority): number => nextFreeAt(priority) - leadOf(queue.peek(priority));
 
   /**
    * The start time of the (ahead + 1)-th call from now, if calls start as early as the slots
@@ -116,7 +155,7 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     const now = clock.now();
     slots[slot] = now + gapMs;
     queue.settled(now - startedAt);
-    if (!stopped) arm(now);
+    if (!stopped) arm();
   }
 
   function estimateAt(priority: Priority, now: number): QueueEstimate {
@@ -125,79 +164,73 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return { position: ahead + 1, estimatedStartMs, estimatedWaitMs: estimatedStartMs - now };
   }
 
-  /** Takes the free slot for a job; returns its grant. */
-  function begin(job: QueuedJob<Grant>, now: number): Grant {
-    const slot = slots.indexOf(Math.min(...slots));
+  /** Takes the free slot for a job: its grant. */
+  function take(job: QueuedJob<Grant>, now: number): Grant {
+    const opensAt = Math.min(...slots);
+    const slot = slots.indexOf(opensAt);
     slots[slot] = Number.POSITIVE_INFINITY;
     queue.begin(job, now);
-    return { slot, startedAt: now };
+    return { slot, startedAt: now, opensAt };
   }
 
-  /** Admits every queued job the window allows now, then re-arms the timer for the next slot. */
+  /** Starts a job on its grant; one granted before its slot opens runs its task at the opening. */
+  function start(job: QueuedJob<Grant>, grant: Grant): void {
+    const { opensAt } = grant;
+    const opened = () =>
+      clock.now() >= opensAt
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => void when(opensAt, resolve));
+    void job.start(grant, opensAt > grant.startedAt ? opened : undefined);
+  }
+
+  /** Admits every queued job the window allows now, then re-arms the wake-up for the next slot. */
   function drain(): void {
     const now = clock.now();
     const due: [QueuedJob<Grant>, Grant][] = [];
     for (
       let priority = queue.nextPriority();
-      priority !== null && nextFreeAt(priority) <= now;
+      priority !== null && grantableAt(priority) <= now;
       priority = queue.nextPriority()
     ) {
       const job = queue.shift(priority);
       if (!job) break;
-      due.push([job, begin(job, now)]);
+      due.push([job, take(job, now)]);
     }
-    arm(now);
+    arm();
     // Tasks run after the bookkeeping, so a task that schedules more work sees a consistent state.
-    for (const [job, grant] of due) void job.start(grant);
+    for (const [job, grant] of due) start(job, grant);
   }
 
-  function arm(now: number): void {
-    if (queue.size() === 0 || stopped) {
-      disarm();
-      return;
-    }
+  /** Arms one wake-up for the moment the next job in line may be granted (no polling). */
+  function arm(): void {
     const next = queue.nextPriority();
-    const at = next === null ? Number.POSITIVE_INFINITY : nextFreeAt(next);
-    // The slots it needs are in flight: the next settle re-arms.
+    // Nothing waits, or the slots it needs are in flight (the next settle re-arms).
+    const at = next === null || stopped ? Number.POSITIVE_INFINITY : grantableAt(next);
     if (at === Number.POSITIVE_INFINITY) {
       disarm();
       return;
     }
-    if ((timer !== undefined || immediate !== undefined) && timerAt === at) return;
+    if (cancelWake !== undefined && wakeAt === at) return;
     disarm();
-    timerAt = at;
-    const fire = () => {
-      timer = undefined;
-      immediate = undefined;
-      timerAt = Number.NaN;
+    wakeAt = at;
+    cancelWake = when(at, () => {
+      cancelWake = undefined;
+      wakeAt = Number.NaN;
       drain();
-    };
-    const wait = at - now;
-    if (!precise) {
-      timer = clock.setTimeout(fire, Math.max(1, Math.ceil(wait)));
-      return;
-    }
-    // Node's timers count whole milliseconds from the event loop's cached time, so they fire up to
-    // about 1 ms early or late. At an offered load of exactly the limit every late start is carried
-    // by the slot to the end of the run, so the last millisecond is waited in loop turns:
-    // the timer is set short and drain() re-arms with setImmediate until the slot is free.
-    if (wait < 1) immediate = setImmediate(fire);
-    else timer = clock.setTimeout(fire, Math.max(1, Math.floor(wait)));
+    });
   }
 
   function disarm(): void {
-    if (timer !== undefined) clock.clearTimeout(timer);
-    if (immediate !== undefined) clearImmediate(immediate);
-    timer = undefined;
-    immediate = undefined;
-    timerAt = Number.NaN;
+    cancelWake?.();
+    cancelWake = undefined;
+    wakeAt = Number.NaN;
   }
 
   function schedule<T>(
     task: (progress: CallProgress) => Promise<T>,
     scheduleOptions: ScheduleOptions = {},
   ): Promise<T> {
-    const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
+    const { priority, operation, signal, onQueued, prepare } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {
       const refusal = refusedBeforeQueued(stopped, operation, signal);
@@ -209,11 +242,16 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
       // Admit whatever is already due (a timer may be late) so a free slot is never refused.
       drain();
       const now = clock.now();
-      const job = queue.job(task, { priority, operation, signal, now }, { resolve, reject }, release);
+      const job = queue.job(
+        task,
+        { priority, operation, signal, prepare, now },
+        { resolve, reject },
+        release,
+      );
 
-      if (queue.ahead(priority) === 0 && nextFreeAt(priority) <= now) {
+      if (queue.ahead(priority) === 0 && nextFreeAt(priority) - leadOf(job) <= now) {
         // Nobody is ahead of this job (queued bulk work never is ahead of an interactive one).
-        void job.start(begin(job, now));
+        start(job, take(job, now));
         return;
       }
 
@@ -224,9 +262,9 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
       }
 
       const ticket = estimateAt(priority, now);
-      const rearm = () => arm(clock.now());
+      const rearm = () => arm();
       queue.enqueue(job, rearm);
-      arm(now);
+      arm();
       queue.tellQueued(job, onQueued, ticket, rearm);
     });
   }

@@ -445,7 +445,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     task: (progress: CallProgress) => Promise<T>,
     scheduleOptions: ScheduleOptions = {},
   ): Promise<T> {
-    const { priority, operation, signal, onQueued } = jobRequest(scheduleOptions);
+    const { priority, operation, signal, onQueued, prepare } = jobRequest(scheduleOptions);
 
     return new Promise<T>((resolve, reject) => {
       const refusal = refusedBeforeQueued(stopped, operation, signal);
@@ -464,7 +464,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
         reject(busy);
         return;
       }
-      const job = queue.job(task, { priority, operation, signal, now }, { resolve, reject }, settle);
+      const job = queue.job(task, { priority, operation, signal, prepare, now }, { resolve, reject }, settle);
       const ticket = estimateAt(priority, now);
       const nothing = () => undefined;
       queue.enqueue(job, nothing);

@@ -143,6 +143,80 @@ export function limiterContract(engine: string, makeRig: () => EngineRig): void 
       }
     });
 
+    it('runs a job’s prepare once it holds its slot, never more than prepareLeadMs early; its task never before the slot opens', async () => {
+      const leadMs = 15;
+      const { rig, limiter } = await setup({ maxCalls: 1, prepareLeadMs: leadMs });
+      try {
+        type Times = { prepared: number; start: number; settle: number };
+        const seen = new Map<string, Times>();
+        const times = (label: string): Times =>
+          seen.get(label) ?? { prepared: Number.NaN, start: Number.NaN, settle: Number.NaN };
+        const run = (label: string, prepareMs: number) => {
+          const entry = times(label);
+          seen.set(label, entry);
+          return limiter.schedule(
+            () =>
+              new Promise<string>((resolve) => {
+                entry.start = rig.now();
+                rig.setTimeout(() => {
+                  entry.settle = rig.now();
+                  resolve(label);
+                }, 10);
+              }),
+            {
+              prepare: () =>
+                new Promise<void>((resolve) => {
+                  entry.prepared = rig.now();
+                  rig.setTimeout(resolve, prepareMs);
+                }),
+            },
+          );
+        };
+        // b prepares in less than the lead, c in more: c's task starts when its preparation ends.
+        const results = [run('a', 0), run('b', 5), run('c', 40)];
+        expect(await rig.until(Promise.all(results))).toEqual(['a', 'b', 'c']);
+        for (const [job, previous, prepareMs] of [
+          [times('b'), times('a'), 5],
+          [times('c'), times('b'), 40],
+        ] as const) {
+          const opens = previous.settle + GAP;
+          expect(job.prepared).toBeGreaterThanOrEqual(opens - leadMs - 1);
+          expect(job.prepared).toBeLessThanOrEqual(opens + rig.lateMs);
+          expect(job.start).toBeGreaterThanOrEqual(opens - 1);
+          // (−1: a real timer counts from the loop's cached time and may fire a little early.)
+          expect(job.start).toBeGreaterThanOrEqual(job.prepared + prepareMs - 1);
+          expect(job.start).toBeLessThanOrEqual(Math.max(opens, job.prepared + prepareMs) + rig.lateMs);
+        }
+      } finally {
+        await rig.cleanup();
+      }
+    });
+
+    it('a rejected prepare sends nothing: the task never runs, the caller gets the error, the slot rests', async () => {
+      const { rig, limiter, calls, run, startOf } = await setup({ maxCalls: 1 });
+      try {
+        const lost = new Error('claim lost');
+        let ran = false;
+        const refused = limiter.schedule(
+          async () => {
+            ran = true;
+            return 'sent';
+          },
+          { prepare: () => Promise.reject(lost) },
+        );
+        const refusedAt = rig.now();
+        const after = run('after');
+        const [a, b] = await rig.until(Promise.allSettled([refused, after]));
+        expect(a).toEqual({ status: 'rejected', reason: lost });
+        expect(b).toEqual({ status: 'fulfilled', value: 'after' });
+        expect(ran).toBe(false);
+        expect(calls.map((c) => c.label)).toEqual(['after']);
+        expect(startOf('after') - refusedAt).toBeGreaterThanOrEqual(GAP - 1);
+      } finally {
+        await rig.cleanup();
+      }
+    });
+
     it('never lets more than maxCalls calls meet one window, bulk work never more than maxCalls − reserve', async () => {
       const { rig, calls, run } = await setup({ maxCalls: 5, interactiveReserve: 2 });
       try {

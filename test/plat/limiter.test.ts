@@ -271,6 +271,57 @@ describe('createLimiter: slots (spec §8)', () => {
     expect(maxCallsMeetingAnyWindow(spans, 1000)).toBe(10);
   });
 
+  it('grants a job with a prepare prepareLeadMs early: its preparation adds nothing to each window', async () => {
+    // As above, but each call first writes its fence (1 ms, less than the 2 ms lead). Granted at
+    // the slot's opening, that write would delay every call on the slot by 1 ms more per window.
+    const r = rig({ safetyMarginMs: 1 });
+    const waits: number[] = [];
+    const prepared: number[] = [];
+    const spans: Call[] = [];
+    const results: Promise<string>[] = [];
+    for (let i = 0; i < 100; i++) {
+      r.clock.setTimeout(
+        () => {
+          const offered = r.clock.now();
+          results.push(
+            r.limiter.schedule(
+              (progress) =>
+                new Promise<string>((resolve) => {
+                  const start = r.clock.now();
+                  waits.push(start - offered);
+                  const span: Call = { label: `c${i}`, priority: 'interactive', start, settle: Number.NaN };
+                  spans.push(span);
+                  r.clock.setTimeout(() => {
+                    span.settle = r.clock.now();
+                    progress.answered();
+                    resolve(span.label);
+                  }, 2);
+                }),
+              {
+                prepare: () =>
+                  new Promise<void>((resolve) => {
+                    prepared.push(r.clock.now() - offered);
+                    r.clock.setTimeout(resolve, 1);
+                  }),
+              },
+            ),
+          );
+        },
+        (i + 1) * 100,
+      );
+    }
+    await r.clock.runAllAsync();
+    await Promise.all(results);
+    // The first second's calls wait for their preparation only (1 ms); from then on each call's
+    // slot opens 3 ms later a window (answered 2 ms after its start, free 1001 ms after that),
+    // and its preparation began 2 ms before the opening: 1 + 3 = 4 ms in the second second, 28 ms
+    // in the tenth (without the lead: 37).
+    expect(waits.slice(0, 10)).toEqual(Array(10).fill(1));
+    expect(Math.max(...waits)).toBe(28);
+    expect(prepared.slice(10).every((p, i) => p === (waits[i + 10] ?? 0) - 2)).toBe(true);
+    expect(maxCallsMeetingAnyWindow(spans, 1000)).toBe(10);
+  });
+
   it('sustains the limit: 100 instant calls have all started after (100/10 − 1) × (windowMs + margin)', async () => {
     const r = rig();
     const results = labels('j', 100).map((label) => r.run(label));
@@ -697,6 +748,7 @@ describe('createLimiter: options', () => {
     { maxCalls: 1.5 },
     { windowMs: 0 },
     { safetyMarginMs: -1 },
+    { prepareLeadMs: -1 },
     { interactiveReserve: -1 },
     { interactiveReserve: 1.5 },
     { interactiveReserve: Number.NaN },
@@ -716,6 +768,38 @@ describe('createLimiter: options', () => {
 });
 
 describe('createLimiter: real clock', () => {
+  it('starts a prepared job’s task at its slot’s opening, never before, its preparation done earlier', async () => {
+    const windowMs = 40;
+    const limiter = createLimiter({ maxCalls: 1, windowMs, safetyMarginMs: 0, prepareLeadMs: 5 });
+    const answeredAt: number[] = [];
+    const times: { prepared: number; start: number }[] = [];
+    const job = () => {
+      const entry = { prepared: Number.NaN, start: Number.NaN };
+      times.push(entry);
+      return limiter.schedule(
+        async (progress) => {
+          entry.start = performance.now();
+          // Read before the limiter reads its clock: the slot opens a window after a later time.
+          answeredAt.push(performance.now());
+          progress.answered();
+        },
+        {
+          prepare: async () => {
+            entry.prepared = performance.now();
+          },
+        },
+      );
+    };
+    await Promise.all(Array.from({ length: 8 }, job));
+    for (let i = 1; i < 8; i++) {
+      const opens = (answeredAt[i - 1] ?? 0) + windowMs;
+      const { prepared, start } = times[i] ?? { prepared: Number.NaN, start: Number.NaN };
+      expect(start).toBeGreaterThanOrEqual(opens);
+      expect(prepared).toBeLessThan(start);
+      expect(prepared).toBeGreaterThanOrEqual(opens - 5);
+    }
+  });
+
   it('keeps the bound on actual start and settle times', async () => {
     const maxCalls = 4;
     const windowMs = 50;
