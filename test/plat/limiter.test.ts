@@ -21,7 +21,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { PlatAbortedError, PlatBusyError } from '../../src/plat/errors.js';
-import type { LimiterOptions, Priority, QueueTicket, ScheduleOptions } from '../../src/plat/limiter.js';
+import type {
+  CallProgress,
+  LimiterOptions,
+  Priority,
+  QueueTicket,
+  ScheduleOptions,
+} from '../../src/plat/limiter.js';
 import { createLocalLimiter as createLimiter } from '../../src/plat/local-limiter.js';
 import { createFakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 
@@ -232,38 +238,46 @@ describe('createLimiter: slots (spec §8)', () => {
     expect(maxCallsMeetingAnyWindow(spans, 1010)).toBe(2);
   });
 
-  it('an offered 10 calls/s answered at once waits only by the answer latency per window', async () => {
+  /**
+   * 100 calls offered one every 100 ms, each answered 2 ms after it starts (its body read 5 ms
+   * later), each with a preparation of `prepareMs` if given; what each waited from its offer to
+   * its start, and from its offer to its preparation.
+   */
+  async function offerTenPerSecond(prepareMs: number | null) {
     const r = rig({ safetyMarginMs: 1 });
-    const latencyMs = 2;
     const waits: number[] = [];
+    const prepared: number[] = [];
     const spans: Call[] = [];
     const results: Promise<string>[] = [];
-    for (let i = 0; i < 100; i++) {
-      r.clock.setTimeout(
-        () => {
-          const offered = r.clock.now();
-          results.push(
-            r.limiter.schedule(
-              (progress) =>
-                new Promise<string>((resolve) => {
-                  const start = r.clock.now();
-                  waits.push(start - offered);
-                  const span: Call = { label: `c${i}`, priority: 'interactive', start, settle: Number.NaN };
-                  spans.push(span);
-                  r.clock.setTimeout(() => {
-                    span.settle = r.clock.now();
-                    progress.answered();
-                    r.clock.setTimeout(() => resolve(span.label), 5); // reading the body
-                  }, latencyMs);
-                }),
-            ),
-          );
-        },
-        (i + 1) * 100,
-      );
-    }
+    const offer = (i: number) => {
+      const offered = r.clock.now();
+      const task = (progress: CallProgress) =>
+        new Promise<string>((resolve) => {
+          const start = r.clock.now();
+          waits.push(start - offered);
+          const span: Call = { label: `c${i}`, priority: 'interactive', start, settle: Number.NaN };
+          spans.push(span);
+          r.clock.setTimeout(() => {
+            span.settle = r.clock.now();
+            progress.answered();
+            r.clock.setTimeout(() => resolve(span.label), 5); // reading the body
+          }, 2);
+        });
+      const prepare = () =>
+        new Promise<void>((resolve) => {
+          prepared.push(r.clock.now() - offered);
+          r.clock.setTimeout(resolve, prepareMs ?? 0);
+        });
+      results.push(r.limiter.schedule(task, prepareMs === null ? {} : { prepare }));
+    };
+    for (let i = 0; i < 100; i++) r.clock.setTimeout(() => offer(i), (i + 1) * 100);
     await r.clock.runAllAsync();
     await Promise.all(results);
+    return { waits, prepared, spans };
+  }
+
+  it('an offered 10 calls/s answered at once waits only by the answer latency per window', async () => {
+    const { waits, spans } = await offerTenPerSecond(null);
     // A call waits for the one 10 before it: answered at its start + 2, free 1001 later, so the
     // queue grows by 3 ms a window: 27 ms by the tenth second (from the settle + 10 ms it was 17 ms
     // a window: 153 ms).
@@ -274,44 +288,7 @@ describe('createLimiter: slots (spec §8)', () => {
   it('grants a job with a prepare prepareLeadMs early: its preparation adds nothing to each window', async () => {
     // As above, but each call first writes its fence (1 ms, less than the 2 ms lead). Granted at
     // the slot's opening, that write would delay every call on the slot by 1 ms more per window.
-    const r = rig({ safetyMarginMs: 1 });
-    const waits: number[] = [];
-    const prepared: number[] = [];
-    const spans: Call[] = [];
-    const results: Promise<string>[] = [];
-    for (let i = 0; i < 100; i++) {
-      r.clock.setTimeout(
-        () => {
-          const offered = r.clock.now();
-          results.push(
-            r.limiter.schedule(
-              (progress) =>
-                new Promise<string>((resolve) => {
-                  const start = r.clock.now();
-                  waits.push(start - offered);
-                  const span: Call = { label: `c${i}`, priority: 'interactive', start, settle: Number.NaN };
-                  spans.push(span);
-                  r.clock.setTimeout(() => {
-                    span.settle = r.clock.now();
-                    progress.answered();
-                    resolve(span.label);
-                  }, 2);
-                }),
-              {
-                prepare: () =>
-                  new Promise<void>((resolve) => {
-                    prepared.push(r.clock.now() - offered);
-                    r.clock.setTimeout(resolve, 1);
-                  }),
-              },
-            ),
-          );
-        },
-        (i + 1) * 100,
-      );
-    }
-    await r.clock.runAllAsync();
-    await Promise.all(results);
+    const { waits, prepared, spans } = await offerTenPerSecond(1);
     // The first second's calls wait for their preparation only (1 ms); from then on each call's
     // slot opens 3 ms later a window (answered 2 ms after its start, free 1001 ms after that),
     // and its preparation began 2 ms before the opening: 1 + 3 = 4 ms in the second second, 28 ms
