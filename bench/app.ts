@@ -312,7 +312,11 @@ async function runConfirmToAnswer(fake: FakeSlack, dir: string, results: Record<
     );
     return answerMs;
   };
-  const runs: { p50Ms: number; p99Ms: number; below: { p50Ms: number; p99Ms: number } }[] = [];
+  const p50p99 = (ms: number[]) => ({
+    p50Ms: round(percentile(ms, 50)),
+    p99Ms: round(percentile(ms, 99)),
+  });
+  const runs: (ReturnType<typeof p50p99> & { below: ReturnType<typeof p50p99> })[] = [];
   const pooled: number[] = [];
   const pooledBelow: number[] = [];
   for (let run = 0; run < confirmRuns; run++) {
@@ -320,11 +324,7 @@ async function runConfirmToAnswer(fake: FakeSlack, dir: string, results: Record<
     // The same app at 95% of the limit: every slot has ~50 ms to spare a cycle, so no wait is
     // carried and what is left is platdesk's own path (phase E's "why" in docs/benchmarks.md).
     const belowMs = await pacedRun(`f${run}-`, 9.5);
-    const figures = {
-      p50Ms: round(percentile(answerMs, 50)),
-      p99Ms: round(percentile(answerMs, 99)),
-      below: { p50Ms: round(percentile(belowMs, 50)), p99Ms: round(percentile(belowMs, 99)) },
-    };
+    const figures = { ...p50p99(answerMs), below: p50p99(belowMs) };
     runs.push(figures);
     pooled.push(...answerMs);
     pooledBelow.push(...belowMs);
@@ -336,11 +336,7 @@ async function runConfirmToAnswer(fake: FakeSlack, dir: string, results: Record<
   const pacedSandbox = (await paceTarget.report()).sandbox;
   await paceTarget.stop();
   const p99s = runs.map((r) => r.p99Ms).sort((a, b) => a - b);
-  const all = {
-    p50Ms: round(percentile(pooled, 50)),
-    p99Ms: round(percentile(pooled, 99)),
-    below: { p50Ms: round(percentile(pooledBelow, 50)), p99Ms: round(percentile(pooledBelow, 99)) },
-  };
+  const all = { ...p50p99(pooled), below: p50p99(pooledBelow) };
   results.confirmToAnswer = {
     confirms: pooled.length,
     perSecond: 10,
