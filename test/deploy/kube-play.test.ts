@@ -309,6 +309,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (playFile) await podman('kube', 'down', playFile).catch(() => undefined);
+  // Whatever a play that stopped half-way left behind (its names carry this run's prefix).
+  const left = await podman('pod', 'ps', '-a', '--filter', `name=${PREFIX}`, '--format', '{{.Name}}').catch(
+    () => '',
+  );
+  for (const name of left.split('\n').filter(Boolean))
+    await podman('pod', 'rm', '--force', name).catch(() => undefined);
   await podman('volume', 'rm', '--force', `${PREFIX}platdesk-postgres`).catch(() => undefined);
   await slack?.close();
   if (work) rmSync(work, { recursive: true, force: true });
