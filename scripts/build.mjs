@@ -5,8 +5,10 @@
  *   source maps; better-sqlite3 (a native addon) stays in node_modules;
  * - dist/main.js: src/start.ts, the entry that checks the Node version before loading the app;
  * - dist/chart-worker.js: the charts' renderer process (Vega, resvg), and dist/fonts: the chart font;
- * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`), and
- *   dist/store/copy-cli.js: the SQLite → PostgreSQL copy (`npm run store:copy`, in the image).
+ * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`);
+ * - the operator's programs, run in the image with `node dist/<name>.js` (`kubectl exec`, a Job;
+ *   docs/kubernetes.md): dist/store-copy.js, the SQLite → PostgreSQL copy (`npm run store:copy`),
+ *   and dist/rotate-keys.js, the re-sealing of stored secrets (`npm run rotate-keys`).
  *
  * `--if-stale` builds only when a source is newer than the build (npm start on a built tree
  * starts at once). `--out DIR` writes elsewhere (bench/start.ts).
@@ -250,9 +252,11 @@ export async function buildApp(out = OUT) {
     plugins: [lazyParts],
     entryPoints: {
       app: 'src/main.ts',
-      // The two other programs, where the tsc build put them (README, Docker commands).
+      // The other programs: the sandbox where the tsc build put it (README), the operator's
+      // beside the app (the image has no tsx and no src/).
       'sandbox/cli': 'src/sandbox/cli.ts',
-      'store/copy-cli': 'src/store/copy-cli.ts',
+      'store-copy': 'src/store/copy-cli.ts',
+      'rotate-keys': 'src/store/rotate-keys-cli.ts',
       // The charts' renderer process (src/charts/files.ts finds it here), with Vega: the app itself
       // never loads Vega or resvg.
       'chart-worker': 'src/charts/worker.ts',

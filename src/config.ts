@@ -1,9 +1,10 @@
 /**
  * The one place that reads process.env (CONVENTIONS 8). Validated with zod at start-up; a
  * missing or bad variable stops start-up with one message listing every problem.
- * Every variable is described in docs/settings.md.
+ * Every variable is described in docs/settings.md. A secret setting may instead name a file that
+ * holds it, `<NAME>_FILE` (a mounted Kubernetes or Docker secret): see withSecretFiles.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type Locale, toLocale } from './lookups/locale.js';
 import { isOperation, OPERATIONS, type Operation } from './plat/operations.js';
@@ -96,6 +97,52 @@ export function parseEditions(text: string | undefined): {
     editions[operation] = Number(edition);
   }
   return { editions, problems };
+}
+
+/**
+ * The settings that hold a secret (a token, a key, or a URL that may carry a password). Each may
+ * be given as `<NAME>_FILE`, the path of a file holding it, so a mounted Secret never has to
+ * pass through the environment (where `kubectl describe`, `ps e` and crash dumps show it).
+ */
+export const SECRET_SETTINGS = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+  'PLATDESK_ENCRYPTION_KEY',
+  'PLAT_TOKEN',
+  'DATABASE_URL',
+  'REDIS_URL',
+] as const;
+
+/**
+ * The environment with every `<NAME>_FILE` of SECRET_SETTINGS read into `<NAME>`: the file's
+ * content without its trailing line break (what `echo` and most editors leave). Setting both
+ * forms, a file that cannot be read and an empty file are problems; none repeats a value.
+ */
+export function withSecretFiles(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; problems: string[] } {
+  const resolved: NodeJS.ProcessEnv = { ...env };
+  const problems: string[] = [];
+  for (const name of SECRET_SETTINGS) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if ((env[name] ?? '').trim() !== '') {
+      problems.push(`${name} and ${name}_FILE are both set; set one`);
+      continue;
+    }
+    let content: string;
+    try {
+      content = readFileSync(file, 'utf8').replace(/(\r?\n)+$/, '');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      problems.push(`${name}_FILE: cannot read ${file} (${code})`);
+      continue;
+    }
+    if (content.trim() === '') problems.push(`${name}_FILE: ${file} is empty`);
+    else resolved[name] = content;
+  }
+  return { env: resolved, problems };
 }
 
 const envSchema = z.object({
@@ -298,14 +345,17 @@ export function loadEnvFile(path = '.env'): boolean {
   return true;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
+  const { env, problems: fileProblems } = withSecretFiles(given);
   const parsed = envSchema.safeParse(env);
-  const problems: string[] = parsed.success
-    ? []
-    : parsed.error.issues.map((i) => {
+  const problems: string[] = [...fileProblems];
+  if (!parsed.success)
+    problems.push(
+      ...parsed.error.issues.map((i) => {
         const name = String(i.path[0] ?? '');
         return i.message.startsWith(name) ? i.message : `${name}: ${i.message}`;
-      });
+      }),
+    );
   problems.push(...crossFieldProblems(env));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;

@@ -8,13 +8,18 @@
  * the store (SQLite or PostgreSQL) while it cannot be reached, Redis (the shared rate limiter),
  * the Slack socket after it was down past its bound, or (PostgreSQL) the database lock that keeps
  * this process alone or among replicas with Redis, while it is not held (store/sole-lock.ts).
+ *
+ * For Kubernetes (docs/kubernetes.md) two more, each with a body that names no address or cause:
+ * `/livez` answers 200 whenever the process can answer at all (a dependency down is never a
+ * reason to restart it), `/readyz` 200 while every check is ready for traffic now, else 503 with
+ * the names of those that are not.
  */
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { HealthCheck } from './health.js';
+import { type HealthCheck, notReady } from './health.js';
 import type { Metrics } from './metrics.js';
 import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -50,8 +55,31 @@ async function healthBody(info: HealthInfo): Promise<{ status: number; body: Rec
   return { status: problems.length > 0 ? 503 : 200, body };
 }
 
+/** A small JSON answer (the probes'). */
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
 function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
   return [
+    // Liveness: answering is the test (the event loop turned to serve it); nothing else is asked.
+    { path: '/livez', method: ['GET'], handler: (_req, res) => json(res, 200, { live: true }) },
+    {
+      path: '/readyz',
+      method: ['GET'],
+      handler: (_req, res) => {
+        void notReady(info.checks).then(
+          (failing) =>
+            json(
+              res,
+              failing.length > 0 ? 503 : 200,
+              failing.length > 0 ? { ready: false, failing } : { ready: true },
+            ),
+          () => json(res, 503, { ready: false, failing: ['checks'] }),
+        );
+      },
+    },
     {
       path: '/healthz',
       method: ['GET'],

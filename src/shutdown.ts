@@ -16,7 +16,7 @@ import type { TenantServices } from './tenant-services.js';
 /** Below Docker's default 10 s stop timeout, so the process exits on its own. */
 export const DRAIN_TIMEOUT_MS = 8_000;
 /** After cutting off calls past the drain bound: time for their lookups to record it and answer. */
-const CUT_OFF_GRACE_MS = 1_000;
+export const CUT_OFF_GRACE_MS = 1_000;
 
 /** Something that stops, with or without waiting. */
 interface Stops {

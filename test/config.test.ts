@@ -6,7 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadEnvFile, parseEditions, parsePrices } from '../src/config.js';
+import {
+  ConfigError,
+  loadConfig,
+  loadEnvFile,
+  parseEditions,
+  parsePrices,
+  SECRET_SETTINGS,
+} from '../src/config.js';
 
 const HTTP_BASE = {
   SLACK_BOT_TOKEN: 'xoxb-1',
@@ -297,6 +304,109 @@ describe('.env (loadEnvFile)', () => {
       for (const name of names) delete process.env[name];
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('<NAME>_FILE: secrets read from mounted files (Kubernetes and Docker secrets)', () => {
+  /** Writes each `name → content` into a fresh directory; returns the paths and a cleanup. */
+  function secretFiles(files: Record<string, string>): { path: (name: string) => string; done: () => void } {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-secrets-'));
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+    return { path: (name) => join(dir, name), done: () => rmSync(dir, { recursive: true, force: true }) };
+  }
+
+  it('reads every secret setting from its file, trailing newline removed, as if set directly', async () => {
+    const values: Record<string, string> = {
+      SLACK_BOT_TOKEN: 'xoxb-from-file',
+      SLACK_SIGNING_SECRET: 'signing-from-file',
+      SLACK_APP_TOKEN: 'xapp-from-file',
+      PLAT_TOKEN: 'plat-from-file',
+      DATABASE_URL: 'postgres://platdesk:pw@db.example.invalid:5432/platdesk',
+      REDIS_URL: 'rediss://:pw@redis.example.invalid:6380',
+      PLATDESK_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    // `kubectl create secret --from-file` of a file written by echo: one newline (or CRLF) at the end.
+    const files = secretFiles(
+      Object.fromEntries(Object.entries(values).map(([k, v], i) => [k, `${v}${i % 2 ? '\r\n' : '\n'}`])),
+    );
+    try {
+      const env = {
+        PLAT_BASE_URL: 'https://plat.example.invalid',
+        ...Object.fromEntries(Object.keys(values).map((k) => [`${k}_FILE`, files.path(k)])),
+      };
+      const config = loadConfig(env);
+      expect(config.slack.botToken).toBe(values.SLACK_BOT_TOKEN);
+      expect(config.slack.signingSecret).toBe(values.SLACK_SIGNING_SECRET);
+      expect(config.slack.appToken).toBe(values.SLACK_APP_TOKEN);
+      expect(config.slack.mode).toBe('socket');
+      expect(config.plat.token).toBe(values.PLAT_TOKEN);
+      expect(config.database.url).toBe(values.DATABASE_URL);
+      expect(config.redisUrl).toBe(values.REDIS_URL);
+      expect(config.encryptionKeys).toHaveLength(1);
+      // The same as the values set directly.
+      expect(config).toEqual(loadConfig({ PLAT_BASE_URL: 'https://plat.example.invalid', ...values }));
+    } finally {
+      files.done();
+    }
+  });
+
+  it('covers the distributed-mode secrets too, and every name in SECRET_SETTINGS', async () => {
+    const files = secretFiles({ client: 'client-secret\n', state: 'a-state-secret-of-32-characters!\n' });
+    try {
+      const config = loadConfig({
+        SLACK_CLIENT_ID: '123.456',
+        SLACK_CLIENT_SECRET_FILE: files.path('client'),
+        SLACK_STATE_SECRET_FILE: files.path('state'),
+        SLACK_SIGNING_SECRET: 'signing',
+        PLATDESK_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      });
+      expect(config.slack.distribution).toEqual({
+        clientId: '123.456',
+        clientSecret: 'client-secret',
+        stateSecret: 'a-state-secret-of-32-characters!',
+      });
+    } finally {
+      files.done();
+    }
+    expect([...SECRET_SETTINGS].sort()).toEqual(
+      [
+        'DATABASE_URL',
+        'PLATDESK_ENCRYPTION_KEY',
+        'PLAT_TOKEN',
+        'REDIS_URL',
+        'SLACK_APP_TOKEN',
+        'SLACK_BOT_TOKEN',
+        'SLACK_CLIENT_SECRET',
+        'SLACK_SIGNING_SECRET',
+        'SLACK_STATE_SECRET',
+      ].sort(),
+    );
+  });
+
+  it('refuses a setting given both ways, a missing file and an empty one, listed with the other problems, never echoing a value', async () => {
+    const files = secretFiles({ token: 'xoxb-in-the-file\n', empty: '\n' });
+    try {
+      const problems = problemsOf({
+        SLACK_BOT_TOKEN: 'xoxb-direct-value',
+        SLACK_BOT_TOKEN_FILE: files.path('token'),
+        SLACK_SIGNING_SECRET_FILE: files.path('missing'),
+        PLAT_TOKEN_FILE: files.path('empty'),
+        PLAT_BASE_URL: 'not a url',
+      });
+      const all = problems.join('\n');
+      expect(all).toContain('SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE are both set; set one');
+      expect(all).toContain(`SLACK_SIGNING_SECRET_FILE: cannot read ${files.path('missing')} (ENOENT)`);
+      expect(all).toContain(`PLAT_TOKEN_FILE: ${files.path('empty')} is empty`);
+      expect(all).toContain('PLAT_BASE_URL must be an http(s) URL');
+      expect(all).not.toContain('xoxb-in-the-file');
+      expect(all).not.toContain('xoxb-direct-value');
+    } finally {
+      files.done();
+    }
+  });
+
+  it('an empty <NAME>_FILE counts as unset', async () => {
+    expect(loadConfig({ ...HTTP_BASE, PLAT_TOKEN_FILE: '' }).plat.token).toBe('plat-token');
   });
 });
 

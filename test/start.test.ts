@@ -6,18 +6,29 @@
  * and which starts and answers /healthz in both Slack modes. Issue 26: Vega and resvg are only in
  * the chart worker (dist/chart-worker.js), which renders with the font the build copies to dist/fonts.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartFiles } from '../src/charts/files.js';
 import { rasterise } from '../src/charts/rasterise.js';
 import { createChartRenderer } from '../src/charts/renderer.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { NODE_REQUIRED, nodeSupported } from '../src/start.js';
+import { openStore } from '../src/store/engine.js';
 import { SMALL_ZH_CHART } from './helpers/chart-spec.js';
 import { textOf } from './helpers/platdesk-harness.js';
 import { replicaSlack } from './helpers/replica-slack.js';
@@ -25,6 +36,7 @@ import { type FakeSlack, startSlackApiServer } from './helpers/slack-api-server.
 import { slashCommand } from './helpers/slack-payloads.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
+const execFileAsync = promisify(execFile);
 const read = (name: string) => JSON.parse(readFileSync(join(ROOT, name), 'utf8'));
 
 describe('the Node version check', () => {
@@ -234,9 +246,48 @@ describe('the bundle (scripts/build.mjs)', () => {
     ).toBe(true);
   });
 
-  it('builds the sandbox and the store copy programs where the commands name them', () => {
-    for (const program of ['sandbox/cli.js', 'store/copy-cli.js', 'main.js', 'app.js'])
+  it('builds the sandbox and the operator programs where the commands name them', () => {
+    for (const program of ['sandbox/cli.js', 'store-copy.js', 'rotate-keys.js', 'main.js', 'app.js'])
       expect(existsSync(join(out, program)), program).toBe(true);
+  });
+
+  it('runs rotate-keys and store-copy from the build alone (no tsx, no src/), as `kubectl exec` does in the image', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platdesk-operator-programs-'));
+    try {
+      // A secret sealed under the old key, in a SQLite store.
+      const oldKey = { id: 'old', key: Buffer.alloc(32, 1) };
+      const newKey = { id: 'new', key: Buffer.alloc(32, 2) };
+      const path = join(dir, 'platdesk.sqlite');
+      const store = await openStore({ url: null, path, encryptionKeys: [oldKey] });
+      await store.platAccounts.set(
+        'T0001',
+        { baseUrl: 'https://plat.example.invalid', token: 'plat-secret' },
+        'U1',
+      );
+      await store.close();
+      // The keys from a mounted Secret file, new first (PLATDESK_ENCRYPTION_KEY_FILE).
+      const keyFile = join(dir, 'encryption-key');
+      writeFileSync(keyFile, `new:${newKey.key.toString('base64')},old:${oldKey.key.toString('base64')}\n`);
+      const run = (program: string, args: string[] = []) =>
+        execFileAsync(process.execPath, [join(out, program), ...args], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', DATABASE_PATH: path, PLATDESK_ENCRYPTION_KEY_FILE: keyFile },
+        });
+      const rotated = await run('rotate-keys.js');
+      expect(rotated.stdout).toContain('0 installation(s) and 1 plat account(s) re-sealed under key "new"');
+      expect(rotated.stdout + rotated.stderr).not.toContain('plat-secret');
+      // The secret now opens with the new key alone.
+      const after = await openStore({ url: null, path, encryptionKeys: [newKey] });
+      try {
+        expect((await after.platAccounts.get('T0001'))?.token).toBe('plat-secret');
+      } finally {
+        await after.close();
+      }
+      const help = await run('store-copy.js', ['--help']);
+      expect(help.stdout).toContain('--from');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps Vega and resvg out of the app: only the chart worker (dist/chart-worker.js) loads them', () => {

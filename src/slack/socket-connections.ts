@@ -190,6 +190,9 @@ export function createSocketConnections(options: SocketConnectionsOptions): Sock
     clients: parts.map((part) => part.client),
     health: {
       name: 'socket',
+      // Readiness is now, not after the liveness bound: a replica with no connection open takes
+      // no Slack payload, and a rollout should wait for its successor's.
+      ready: () => up.size > 0,
       check() {
         const downForMs = downSince === null ? 0 : now() - downSince;
         const detail = { open: up.size, connections: options.connections, downForMs };

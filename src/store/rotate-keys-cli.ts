@@ -3,21 +3,24 @@
  * current key, the first of PLATDESK_ENCRYPTION_KEY. Put the new key first and keep the old one
  * after it (`new:…,old:…`), run this once, then the old key may be removed. Idempotent: a second
  * run changes nothing and says so. Reads DATABASE_URL / DATABASE_PATH and PLATDESK_ENCRYPTION_KEY
- * (from `.env` too, as `npm start` does); never prints a key or a token.
+ * (from `.env` too, as `npm start` does), each also as `<NAME>_FILE` (a mounted Secret, as the
+ * app reads them: config.ts); never prints a key or a token. In the image: `node dist/rotate-keys.js`.
  */
-import { loadEnvFile } from '../config.js';
+import { loadEnvFile, withSecretFiles } from '../config.js';
 import { describeUrl, openStore } from './engine.js';
 import { parseEncryptionKeys } from './secrets.js';
 
 async function main(): Promise<number> {
   loadEnvFile('.env');
-  const { keys, problems } = parseEncryptionKeys(process.env.PLATDESK_ENCRYPTION_KEY ?? '');
-  if (problems.length > 0) {
-    console.error(`rotate-keys: fix PLATDESK_ENCRYPTION_KEY first:\n  - ${problems.join('\n  - ')}`);
+  const { env, problems: fileProblems } = withSecretFiles(process.env);
+  const { keys, problems } = parseEncryptionKeys(env.PLATDESK_ENCRYPTION_KEY ?? '');
+  if (fileProblems.length + problems.length > 0) {
+    const all = [...fileProblems, ...problems];
+    console.error(`rotate-keys: fix these settings first:\n  - ${all.join('\n  - ')}`);
     return 2;
   }
-  const url = process.env.DATABASE_URL?.trim() || null;
-  const path = process.env.DATABASE_PATH?.trim() || './data/platdesk.sqlite';
+  const url = env.DATABASE_URL?.trim() || null;
+  const path = env.DATABASE_PATH?.trim() || './data/platdesk.sqlite';
   const store = await openStore({ url, path, encryptionKeys: keys });
   try {
     const installations = await store.installations.reseal();

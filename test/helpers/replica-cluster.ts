@@ -1,6 +1,7 @@
 /**
  * Several platdesk app processes side by side, as an orchestrator runs replicas: each is
- * `npm start`'s entry point (src/main.ts, through tsx) in its own child process, in HTTP mode on
+ * `npm start`'s entry point (src/main.ts, through tsx; or, with `built`, a build's dist/main.js
+ * with npm start's Node flags, as the image runs it) in its own child process, in HTTP mode on
  * a port of its own (PORT=0; the port comes from its `platdesk started` log line).
  *
  * The helper knows no engine: the caller gives the environment every replica shares (REDIS_URL,
@@ -9,6 +10,7 @@
  * Every replica's stderr and its warnings and errors are kept for failure messages (`output()`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -25,6 +27,8 @@ export interface ReplicaClusterOptions {
   envOf?: (index: number) => Record<string, string>;
   /** How long a replica may take to log `platdesk started` (default 45 s: tsx compiles on start). */
   startTimeoutMs?: number;
+  /** A build's directory (scripts/build.mjs `buildApp(out)`): run its main.js instead of src/. */
+  built?: string;
 }
 
 /** One pino log line of a replica. */
@@ -63,6 +67,10 @@ export interface ReplicaCluster {
   kill(index: number): Promise<void>;
   /** Starts a new process in place of replica `index` (after kill), with the same environment. */
   respawn(index: number): Promise<Replica>;
+  /** Starts one more replica (index replicas.length), as a rollout's new pod; resolves once started. */
+  add(): Promise<Replica>;
+  /** SIGTERM to one replica (as Kubernetes ends a pod); resolves with its exit code once it has exited. */
+  terminate(index: number): Promise<number | null>;
   /** `GET /healthz` of one replica. */
   health(index: number): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Every replica's output(), labelled: pass it as an assertion's message. */
@@ -71,15 +79,22 @@ export interface ReplicaCluster {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** npm start's Node flags (package.json "start"), for a built replica. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((part) => part.startsWith('--'));
+}
+
 function startReplica(
   index: number,
   name: string,
   env: Record<string, string>,
   startTimeoutMs: number,
+  built: string | undefined,
 ): Promise<Replica> {
   const child: ChildProcess = spawn(
     join(ROOT, 'node_modules/.bin/node'),
-    ['--import', 'tsx', 'src/main.ts'],
+    built ? [...startFlags(), join(built, 'main.js')] : ['--import', 'tsx', 'src/main.ts'],
     {
       cwd: ROOT,
       env: {
@@ -156,7 +171,8 @@ export async function startReplicaCluster(
 ): Promise<ReplicaCluster> {
   const startTimeoutMs = options.startTimeoutMs ?? 45_000;
   const envOf = (index: number) => ({ ...options.env, ...options.envOf?.(index) });
-  const launch = (index: number, name: string) => startReplica(index, name, envOf(index), startTimeoutMs);
+  const launch = (index: number, name: string) =>
+    startReplica(index, name, envOf(index), startTimeoutMs, options.built);
   const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, i) => launch(i, `replica-${i}`)),
   );
@@ -186,6 +202,17 @@ export async function startReplicaCluster(
       const replica = await launch(index, `${previous.name}'`);
       replicas[index] = replica;
       return replica;
+    },
+    async add() {
+      const index = replicas.length;
+      const replica = await launch(index, `replica-${index}`);
+      replicas[index] = replica;
+      return replica;
+    },
+    async terminate(index) {
+      const replica = at(index);
+      if (replica.alive) process.kill(replica.pid, 'SIGTERM');
+      return replica.exited;
     },
     async health(index) {
       const response = await fetch(`${at(index).url}/healthz`);

@@ -1,5 +1,5 @@
 /**
- * `npm run store:copy` (src/store/copy.ts, copy-cli.ts) through real parts: a SQLite store filled
+ * `npm run store:copy` (src/store/copy.ts, copy-cli.ts, built to dist/store-copy.js) through real parts: a SQLite store filled
  * through the Store API, copied into a fresh database on the run's PostgreSQL test server, then
  * opened there with the Store API and read back; refusals (non-empty target, older or newer
  * source) and the command line itself (exit codes, the counts table, no password printed).
