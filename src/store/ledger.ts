@@ -272,6 +272,18 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
         .executeTakeFirst();
       return row ? row.points : null;
     },
+    async largestCharge(operation, edition) {
+      // MAX over the index's last column: one index probe on both engines.
+      const row = await db
+        .selectFrom('ledger')
+        .select((eb) => eb.fn.max<number | null>('points').as('points'))
+        .where('tenant_id', '=', tenant)
+        .where('operation', '=', operation)
+        .where('edition', edition === null ? 'is' : '=', edition)
+        .where('points', '>', 0)
+        .executeTakeFirst();
+      return row?.points == null ? null : Number(row.points);
+    },
     totals: async (q) => toTotals(await sums(q).executeTakeFirstOrThrow()),
     async chargesOf(pendingId) {
       const row = await db

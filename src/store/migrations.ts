@@ -879,6 +879,13 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  // 18: what a call holds against the caps before it is sent (issue 33 finding 7): the largest
+  // charge seen for its operation and edition (store/ledger.ts largestCharge), found by one
+  // index probe rather than a walk of every row of the operation. An index only: online-safe
+  // (an older replica neither reads nor minds it).
+  `
+  CREATE INDEX ledger_tenant_operation_edition_points ON ledger (tenant_id, operation, edition, points);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {
