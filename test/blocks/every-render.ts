@@ -71,6 +71,7 @@ import type { AdminHome, HomeData } from '../../src/lookups/home-data.js';
 import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse/command-text.js';
 import type { Problem } from '../../src/lookups/parse/problems.js';
 import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
+import { budgetsSchema } from '../../src/lookups/settings.js';
 import { STEP_IDS } from '../../src/lookups/steps.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
@@ -371,6 +372,21 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       shopLabel: text.short,
     })),
     dailyCap: 500,
+    budgets: budgetsSchema.parse({
+      workspace: { daily: 500, monthly: 12_000 },
+      users: Object.fromEntries(
+        Array.from({ length: text.extreme ? 40 : 1 }, (_, i) => [
+          `U${1000 + i}`,
+          { daily: 50, monthly: null },
+        ]),
+      ),
+      channels: Object.fromEntries(
+        Array.from({ length: text.extreme ? 40 : 1 }, (_, i) => [
+          `C${1000 + i}`,
+          { daily: null, monthly: 900 },
+        ]),
+      ),
+    }),
     shipAlerts: Array.from({ length: text.extreme ? 12 : 1 }, (_, i) => ({
       subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
       spentToday: 182,
