@@ -38,7 +38,8 @@ export const budgetsSchema = lazySchema(() =>
     users: z.record(z.string(), caps).default({}),
     /**
      * Caps of single channels (by channel id): every charge made in the channel counts, whoever
-     * asked, and lookups, steps, digests and alerts there stop at them. No entry: no channel cap.
+     * asked, and lookups, digests and alerts there stop at them (a workflow step's charges name
+     * no channel). No entry: no channel cap.
      */
     channels: z.record(z.string(), caps).default({}),
   }),
