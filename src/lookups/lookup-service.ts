@@ -262,28 +262,32 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
   const ceiling = options.priceCeiling ?? DEFAULT_PRICE_CEILING;
   /**
-   * What one call of `operation` holds against the caps before it is sent (issue 33 finding 7):
-   * the most it can be expected to cost, never 0 for a call paid in points. That is its
-   * configured price or the largest charge ever seen for its operation and edition, whichever is
-   * higher (a price that varies, or rose, is held at its top), and the ceiling while neither is
-   * known. What its charge does not use is given back once the charge is in the ledger.
-   * `quoted`: what the quote says a call costs (configured, else last seen; null: not known).
+   * What one call holds against the caps before it is sent (issue 33 finding 7): the most it can
+   * be expected to cost, never 0 for a call paid in points. That is its configured price or the
+   * largest charge ever seen for its operation and edition, whichever is higher (a price that
+   * varies, or rose, is held at its top), and the ceiling while neither is known. What its charge
+   * does not use is given back once the charge is in the ledger.
    */
+  const holdOfCall = async (operation: Operation, edition: number | null, configured: number | null) => {
+    const largest = await store.ledger.largestCharge(operation, edition);
+    return configured === null && largest === null ? ceiling : Math.max(configured ?? 0, largest ?? 0);
+  };
+
+  /** One call's hold, and what the quote says it costs (configured, else last seen; null: not known). */
   const holdFor = async (operation: Operation): Promise<{ points: number; quoted: number | null }> => {
     if (OPERATIONS[operation].charge === 'quota') return { points: 0, quoted: 0 };
     const edition = client.editionFor(operation);
     const configured = configuredPrice(await prices(), operation, edition);
-    const largest = await store.ledger.largestCharge(operation, edition);
-    if (configured === null && largest === null) return { points: ceiling, quoted: null };
-    const quoted = configured ?? (await store.ledger.lastCharge(operation, edition));
-    return { points: Math.max(configured ?? 0, largest ?? 0), quoted };
+    const points = await holdOfCall(operation, edition, configured);
+    return { points, quoted: configured ?? (await store.ledger.lastCharge(operation, edition)) };
   };
 
-  /** What a whole request holds against the caps: every planned call's hold. */
-  const holdOf = async (request: LookupRequest) => {
+  /** What a quoted request holds against the caps: every planned call's hold. */
+  const holdOf = async (q: Quote) => {
     let points = 0;
-    for (const { operation, calls } of plannedCalls(request))
-      points += (await holdFor(operation)).points * calls;
+    for (const line of q.lines)
+      if (line.unit === 'points')
+        points += (await holdOfCall(line.operation, line.edition, line.configuredPoints)) * line.calls;
     return points;
   };
 
@@ -454,7 +458,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
       // Checked with what its calls will hold (finding 7), so a lookup confirmed now is not
       // refused at its reservation for a larger charge seen or an unknown price's ceiling.
-      const check = await guard.check(actor.userId, await holdOf(request), actor.channelId);
+      const check = await guard.check(actor.userId, await holdOf(q), actor.channelId);
       await budgetVerdict(check, actor.userId);
       if (!check.ok)
         return {
