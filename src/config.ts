@@ -37,6 +37,13 @@ const url = (name: string) =>
     .string()
     .trim()
     .refine((v) => /^https?:\/\/[^\s]+$/i.test(v), `${name} must be an http(s) URL`);
+/**
+ * PLAT_PRICE_CEILING's default, in points (1 yuan): above every price the sandbox charges, so a
+ * call of an unknown price is held at more than it is likely to cost. Its price becomes known
+ * with its first charge, and the largest charge seen is held from then on.
+ */
+export const DEFAULT_PRICE_CEILING = 100;
+
 const int = (min: number, max: number, fallback: number) =>
   z
     .string()
@@ -164,6 +171,7 @@ const envSchema = z.object({
   PLAT_TOKEN: optionalText,
   PLAT_PRICES: optionalText,
   PLAT_EDITIONS: optionalText,
+  PLAT_PRICE_CEILING: int(1, 1_000_000_000, DEFAULT_PRICE_CEILING),
   PLAT_RATE_LIMIT: int(1, 1000, 10),
   PLAT_RATE_WINDOW_MS: int(100, 60_000, 1000),
   PLAT_QUEUE_MAX: int(1, 100_000, 100),
@@ -215,6 +223,11 @@ export interface Config {
     token: string;
     sandbox: boolean;
     prices: PriceTable;
+    /**
+     * PLAT_PRICE_CEILING: the points a call holds against the caps while its price is not known
+     * (no configured price, no charge seen for its operation and edition), never 0.
+     */
+    priceCeiling: number;
     editions: Partial<Record<Operation, number>>;
     rateLimit: { maxCalls: number; windowMs: number; maxQueued: number };
   };
@@ -390,6 +403,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
       token: e.PLAT_SANDBOX ? (e.SANDBOX_TOKEN ?? 'sandbox') : (e.PLAT_TOKEN ?? ''),
       sandbox: e.PLAT_SANDBOX,
       prices: parsePrices(e.PLAT_PRICES).prices,
+      priceCeiling: e.PLAT_PRICE_CEILING,
       editions: parseEditions(e.PLAT_EDITIONS).editions,
       rateLimit: {
         maxCalls: e.PLAT_RATE_LIMIT,

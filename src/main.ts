@@ -276,6 +276,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     slackClients,
     configuredAdmins: config.admins,
     locale: config.locale,
+    priceCeiling: config.plat.priceCeiling,
     holder,
     singleFlight,
     logger,

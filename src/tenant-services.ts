@@ -39,6 +39,8 @@ export interface TenantServicesDeps {
   /** PLATDESK_ADMINS: admins of SINGLE_TENANT only. */
   configuredAdmins: readonly string[];
   locale: Locale;
+  /** PLAT_PRICE_CEILING: what a call of an unknown price holds against the caps. */
+  priceCeiling: number;
   holder: ClaimHolder;
   /** Shared by every tenant; each tenant's keys are its own (tenantFlights). */
   singleFlight: SingleFlight<LookupOutcome>;
@@ -115,6 +117,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       store,
       holder: d.holder,
       prices: plat.prices,
+      priceCeiling: d.priceCeiling,
       logger,
       now: d.now,
       singleFlight: tenantFlights(d.singleFlight, tenant),

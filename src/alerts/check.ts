@@ -166,6 +166,7 @@ async function checkHeld(
         to,
         priority: 'bulk',
         correlationId: `alert-${check.id}`,
+        channelId: sub.channelId,
         onCharge,
         checkPlan: (plan) => {
           const each = price ?? plan.lastPagePoints;

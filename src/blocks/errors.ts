@@ -22,7 +22,7 @@ import type { Words } from './i18n/words.js';
 import { actions, button, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
 import { escapeClip } from './text.js';
-import { describeCap, operationTitle, wantedWords } from './words-of.js';
+import { describeCap, operationTitle, overBy, wantedWords } from './words-of.js';
 
 export function errorTitle(w: Words, code: PlatErrorCode): string {
   return w.t(`error.title.${code}`);
@@ -38,8 +38,9 @@ export function errorRemedy(w: Words, error: PlatError): string {
   if (error instanceof PlatBudgetError) {
     const quota = error.operation !== null && OPERATIONS[error.operation].charge === 'quota';
     return t('error.remedy.budget_exceeded', {
-      cost: wantedWords(w, error.wantedPoints, quota ? 1 : 0, !quota),
+      cost: wantedWords(w, error.wantedPoints, quota ? 1 : 0, !quota, error.quotedPoints),
       cap: describeCap(w, error.cap),
+      over: w.points(overBy(error.cap, error.wantedPoints)),
     });
   }
   if (error instanceof PlatShopUnauthorizedError && error.authUrl)

@@ -25,6 +25,7 @@ import type { Words } from './i18n/words.js';
 import { actions, button, context, fieldsSection, header, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
 import { platAccountBlocks, platAccountMemberBlocks } from './plat-account.js';
+import { budgetLines } from './platdesk.js';
 import { stepApprovalLines } from './steps.js';
 import { escapeClip, truncate } from './text.js';
 import { describeRequest, operationLabel, operationTitle } from './words-of.js';
@@ -259,6 +260,14 @@ function adminBlocks(
       t('home.whoMaySpend', { who: describeAccess(w, a.access) }),
       button({ label: t('home.edit'), actionId: ACTIONS.homeAccess, value: 'edit' }),
     ),
+    // The caps, as `/platdesk budget` lists them (set there: they take a channel or a person).
+    ...packSections(budgetLines(w, a.budgets), {
+      maxBlocks: 2,
+      maxEntries: 30,
+      title: t('home.capsTitle'),
+      more: more('common.more'),
+    }),
+    context(t('home.capsHint', { zone: escapeClip(a.budgets.timezone, 60) })),
     section(
       t('home.autoTitle', { list: auto }),
       button({ label: t('home.edit'), actionId: ACTIONS.homeAutoLookup, value: 'edit' }),
@@ -411,6 +420,11 @@ export function alertText(w: Words, alert: AdminAlert): string {
   };
   if (figure.scope === 'user')
     return t(alert.refused ? 'alert.budget.userRefused' : 'alert.budget.userWarned', values);
+  if (figure.scope === 'channel')
+    return t(alert.refused ? 'alert.budget.channelRefused' : 'alert.budget.channelWarned', {
+      ...values,
+      channel: `<#${escapeClip(figure.channelId ?? '', 20)}>`,
+    });
   return t(alert.refused ? 'alert.budget.workspaceRefused' : 'alert.budget.workspaceWarned', values);
 }
 

@@ -5,7 +5,7 @@
 import type { KnownBlock, TableBlock } from '@slack/types';
 import type { PlatdeskProblem, PlatdeskResult } from '../lookups/platdesk-command.js';
 import { ledgerCsv, type UsageReport } from '../lookups/reports.js';
-import type { Caps } from '../lookups/settings.js';
+import type { Budgets, Caps } from '../lookups/settings.js';
 import type { AutoLookupView } from '../lookups/unfurls.js';
 import { isOperation, OPERATION_NAMES } from '../plat/operations.js';
 import type { LedgerEntry } from '../store/store.js';
@@ -139,6 +139,22 @@ function caps(w: Words, c: Caps) {
   return { daily: capText(w, c.daily), monthly: capText(w, c.monthly) };
 }
 
+/**
+ * Every cap, one line each: the workspace, every user, each user and each channel with a cap of
+ * its own (`/platdesk budget` and the App Home's settings list the same lines).
+ */
+export function budgetLines(w: Words, b: Budgets): string[] {
+  const { t } = w;
+  return [
+    t('platdesk.budgetWorkspace', caps(w, b.workspace)),
+    t('platdesk.budgetEachUser', caps(w, b.perUser)),
+    ...Object.entries(b.users).map(([u, c]) => t('platdesk.budgetUser', { user: `<@${u}>`, ...caps(w, c) })),
+    ...Object.entries(b.channels).map(([c, capsOf]) =>
+      t('platdesk.budgetChannel', { channel: `<#${c}>`, ...caps(w, capsOf) }),
+    ),
+  ];
+}
+
 function autoLines(w: Words, view: AutoLookupView): string[] {
   const { t } = w;
   const changed = view.changed
@@ -199,16 +215,11 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
       };
     }
     case 'budgets': {
-      const b = result.budgets;
       return {
         title: t('platdesk.budgetsTitle'),
         lines: [
-          t('platdesk.budgetWorkspace', caps(w, b.workspace)),
-          t('platdesk.budgetEachUser', caps(w, b.perUser)),
-          ...Object.entries(b.users).map(([u, c]) =>
-            t('platdesk.budgetUser', { user: `<@${u}>`, ...caps(w, c) }),
-          ),
-          t('platdesk.budgetZone', { zone: escapeText(b.timezone) }),
+          ...budgetLines(w, result.budgets),
+          t('platdesk.budgetZone', { zone: escapeText(result.budgets.timezone) }),
         ],
       };
     }

@@ -47,6 +47,10 @@ export function describeCap(w: Words, figure: CapFigure): string {
   const values = { spent: w.count(figure.spent), cap: w.count(figure.cap) };
   if (figure.scope === 'step')
     return w.t(figure.period === 'daily' ? 'cap.step.daily' : 'cap.step.monthly', values);
+  // A channel cap refuses only what is asked, or posted, in that channel: "this channel's" (raw
+  // text that callers escape or send as plain text, where a <#C…> mention would not survive).
+  if (figure.scope === 'channel')
+    return w.t(figure.period === 'daily' ? 'cap.channel.daily' : 'cap.channel.monthly', values);
   return figure.scope === 'user'
     ? w.t(figure.period === 'daily' ? 'cap.user.daily' : 'cap.user.monthly', values)
     : w.t(figure.period === 'daily' ? 'cap.workspace.daily' : 'cap.workspace.monthly', values);
@@ -55,16 +59,37 @@ export function describeCap(w: Words, figure: CapFigure): string {
 /** "your daily cap (8 of 12 points left)". */
 export function describeRemaining(w: Words, figure: CapFigure): string {
   const values = { left: w.count(Math.max(0, figure.cap - figure.spent)), cap: w.count(figure.cap) };
+  if (figure.scope === 'channel')
+    return w.t(figure.period === 'daily' ? 'cap.left.channel.daily' : 'cap.left.channel.monthly', values);
   return figure.scope === 'user'
     ? w.t(figure.period === 'daily' ? 'cap.left.user.daily' : 'cap.left.user.monthly', values)
     : w.t(figure.period === 'daily' ? 'cap.left.workspace.daily' : 'cap.left.workspace.monthly', values);
 }
 
-/** What a refused lookup would have cost, in its own units: never "about 0 points" for quota calls. */
-export function wantedWords(w: Words, points: number, quotaCalls: number, hasPoints: boolean): string {
+/** By how many points `wanted` more would pass the cap. */
+export const overBy = (figure: CapFigure, wanted: number): number =>
+  Math.max(0, figure.spent + wanted - figure.cap);
+
+/**
+ * What a refused lookup would have cost, in its own units: never "about 0 points" for quota calls.
+ * `points` is what its calls hold against the caps; `quoted` what its quote says (null: a price
+ * not known yet), said too when it is less than what is held.
+ */
+export function wantedWords(
+  w: Words,
+  points: number,
+  quotaCalls: number,
+  hasPoints: boolean,
+  quoted: number | null = points,
+): string {
   const quota = w.t('cap.quotaCalls', { count: quotaCalls, n: w.count(quotaCalls) });
   if (!hasPoints) return w.t('cap.quotaNoPoints', { quota });
-  const about = w.t('cap.aboutPoints', { n: w.count(points) });
+  const about =
+    quoted === null
+      ? w.t('cap.unknownHeld', { held: w.count(points) })
+      : quoted < points
+        ? w.t('cap.aboutHeld', { n: w.count(quoted), held: w.count(points) })
+        : w.t('cap.aboutPoints', { n: w.count(points) });
   return quotaCalls > 0 ? w.t('cap.pointsAndQuota', { points: about, quota }) : about;
 }
 
@@ -75,8 +100,9 @@ export function describeRefusal(w: Words, refusal: Refusal): string {
       return w.t(`refusal.reason.${refusal.reason}`);
     case 'budget': {
       const values = {
-        wanted: wantedWords(w, refusal.wanted, refusal.quotaCalls, refusal.points),
+        wanted: wantedWords(w, refusal.wanted, refusal.quotaCalls, refusal.points, refusal.quoted),
         cap: describeCap(w, refusal.cap),
+        over: w.points(overBy(refusal.cap, refusal.wanted)),
       };
       // Item lookups cost no points: refused only because the cap is already passed.
       return refusal.wanted > 0

@@ -75,6 +75,8 @@ export interface FetchOrdersOptions {
   /** Default 'bulk': digests never delay a person's lookup. */
   priority?: CallOptions['priority'];
   correlationId?: string;
+  /** The channel the orders are fetched for: its caps apply to each page (CallOptions.channelId). */
+  channelId?: string;
   /** Every call that reached the service, charged or not (the ledger). */
   onCharge?: ChargeListener;
   /** Pages bought before (by window and page, as recorded): not fetched again. */
@@ -162,6 +164,7 @@ export async function fetchOrders(client: PlatClient, options: FetchOrdersOption
   const call: CallOptions = {
     priority: options.priority ?? 'bulk',
     ...(options.correlationId ? { correlationId: options.correlationId } : {}),
+    ...(options.channelId ? { channelId: options.channelId } : {}),
     ...(options.onCharge ? { onCharge: options.onCharge } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.fence ? { fence: options.fence } : {}),

@@ -258,6 +258,7 @@ async function executeHeld(
         to: run.windowEnd,
         priority: 'bulk',
         correlationId: `digest-${run.id}`,
+        channelId: subscription.channelId,
         done,
         onCharge,
         onPage: async (page) => {

@@ -16,8 +16,19 @@ export type Refusal =
   | { reason: 'shop_channel'; shop: string }
   | { reason: 'shop_no_owner'; shop: string }
   | { reason: 'shop_no_shop_id'; shop: string }
-  /** Over a cap; `wanted` points (0: an item lookup refused because the cap is already passed). */
-  | { reason: 'budget'; wanted: number; cap: CapFigure; quotaCalls: number; points: boolean }
+  /**
+   * Over a cap: `wanted` points held against the caps (0: an item lookup refused because the cap
+   * is already passed); `quoted` the quote's points (null: a price not known yet), less than
+   * `wanted` when a larger charge was seen or the price is not known (the ceiling is held).
+   */
+  | {
+      reason: 'budget';
+      wanted: number;
+      quoted: number | null;
+      cap: CapFigure;
+      quotaCalls: number;
+      points: boolean;
+    }
   /** Under an active cap, a price not known yet cannot be checked: only an admin may run it. */
   | { reason: 'price_unknown'; operations: readonly Operation[]; caps: readonly CapFigure[] }
   /** The workspace has no plat account yet (distributed mode): an admin connects one on the App Home. */

@@ -1,12 +1,15 @@
 /**
- * Daily and monthly caps in points, per user and for the whole workspace. A call that would
- * exceed a cap is refused before it is made; at 80 % the user is warned. Spend is read from the
- * store's running totals (store/budgets.ts: counters kept with every ledger row); points of calls
- * in flight are reserved there, atomically with the check, so concurrent calls cannot overshoot
- * together, even from different processes.
+ * Daily and monthly caps in points, for the whole workspace, per user and per channel (and a
+ * workflow step's approval). A call that would exceed a cap is refused before it is made; at 80 %
+ * the user is warned. Spend is read from the store's running totals (store/budgets.ts: counters
+ * kept with every ledger row); points of calls in flight are reserved there, atomically with the
+ * check, so concurrent calls cannot overshoot together, even from different processes. The
+ * store's answer to a reservation is the decision (issue 33 finding 14): granted is held and
+ * reported granted, refused holds nothing.
  */
 import { DEFAULT_RETRY } from '../plat/client.js';
 import { DEFAULT_TIMEOUTS } from '../plat/http.js';
+import { POINTS_EPSILON } from '../store/budgets.js';
 import { periodsOf } from '../store/periods.js';
 import type { BudgetReservations, CapLimit, CapUse } from '../store/store.js';
 import type { Budgets, Caps } from './settings.js';
@@ -14,11 +17,13 @@ import type { Budgets, Caps } from './settings.js';
 export const WARN_AT = 0.8;
 
 /** 'step': a Workflow Builder step's approved spend (lookups/steps.ts). */
-export type CapScope = 'user' | 'workspace' | 'step';
+export type CapScope = 'user' | 'workspace' | 'channel' | 'step';
 export type CapPeriod = 'daily' | 'monthly';
 
 export interface CapFigure {
   scope: CapScope;
+  /** The channel of a channel cap (only then). */
+  channelId?: string;
   period: CapPeriod;
   cap: number;
   /** Points already spent in the period (ledger) plus points reserved by calls in flight. */
@@ -52,20 +57,25 @@ export interface HeldBudget {
 }
 
 export interface BudgetGuard {
-  /** Checks `points` more against every cap that applies to this user now (ledger + reservations). */
-  check(userId: string | null, points: number): Promise<BudgetCheck>;
-  /** Every cap that applies to this user now, with what is spent of it (empty: no cap is set). */
-  figures(userId: string | null): Promise<CapFigure[]>;
+  /**
+   * Checks `points` more against every cap that applies now to this user in this channel (ledger +
+   * reservations), judged as the store judges a reservation. A read: nothing is held.
+   */
+  check(userId: string | null, points: number, channelId?: string | null): Promise<BudgetCheck>;
+  /** Every cap that applies now to this user in this channel, with what is spent of it (empty: none set). */
+  figures(userId: string | null, channelId?: string | null): Promise<CapFigure[]>;
   /**
    * Checks and reserves `points` for a call about to start, atomically in the store (two
-   * processes can never both pass a cap). On success, `release` gives the reservation back once
-   * the call's charge is in the ledger (or it made none).
+   * processes can never both pass a cap); the store's answer is the decision. On success,
+   * `release` gives the reservation back once the call's charge is in the ledger (or it made
+   * none). `at`: the instant whose day and month the caps were judged in, which is when the
+   * call's charges are booked (issue 33 finding 8: one clock, the reservation's).
    */
   reserve(
     userId: string | null,
     points: number,
-    extra?: readonly ExtraCaps[],
-  ): Promise<BudgetCheck & { held: HeldBudget }>;
+    options?: { channelId?: string | null; extra?: readonly ExtraCaps[] },
+  ): Promise<BudgetCheck & { held: HeldBudget; at: Date }>;
 }
 
 /** Caps of another scope reserved together with the workspace's (a workflow step's approval). */
@@ -91,32 +101,48 @@ export const LONGEST_CALL_MS =
 export const RESERVATION_TTL_MS = 2 * LONGEST_CALL_MS;
 
 const figureOf = (use: CapUse): CapFigure => ({
-  // Caps are set for the workspace, per user (lookups/settings.ts) and per workflow step
-  // (lookups/steps.ts); channel counters only count.
-  scope: use.scope === 'user' || use.scope === 'step' ? use.scope : 'workspace',
+  // Caps are set for the workspace, per user and per channel (lookups/settings.ts) and per
+  // workflow step (lookups/steps.ts).
+  scope: use.scope,
+  ...(use.scope === 'channel' ? { channelId: use.subject } : {}),
   period: use.period,
   cap: use.cap,
   spent: use.spent,
 });
+
+/**
+ * Would `points` more pass this cap? The store's own rule (store/budgets.ts: `spent + reserved +
+ * points <= cap`, with its slack for fractional prices), so a check and a reservation of the
+ * same figures never disagree.
+ */
+const wouldPass = (use: CapUse, points: number) => use.spent + points > use.cap + POINTS_EPSILON;
 
 export function createBudgetGuard(deps: {
   reservations: BudgetReservations;
   budgets: () => Promise<Budgets>;
   now: () => Date;
 }): BudgetGuard {
-  /** Every cap that applies to this user now, with its period. */
-  async function capsFor(userId: string | null, extra: readonly ExtraCaps[] = []): Promise<CapLimit[]> {
+  /** Every cap that applies at `at` to this user in this channel, with its period. */
+  async function capsFor(
+    at: Date,
+    userId: string | null,
+    channelId: string | null,
+    extra: readonly ExtraCaps[] = [],
+  ): Promise<CapLimit[]> {
     const budgets = await deps.budgets();
     const applicable: { scope: CapScope; subject: string; caps: Caps }[] = [
       { scope: 'workspace', subject: '*', caps: budgets.workspace },
       ...extra,
     ];
-    // Scheduled work (no user) counts against the workspace only.
+    // Scheduled work (no user) counts against the workspace and its channel only.
     if (userId)
       applicable.push({ scope: 'user', subject: userId, caps: budgets.users[userId] ?? budgets.perUser });
+    // A channel's cap limits every charge counted in its channel's counter (store/budgets.ts).
+    const channel = channelId ? budgets.channels[channelId] : undefined;
+    if (channelId && channel) applicable.push({ scope: 'channel', subject: channelId, caps: channel });
     // No caps set (the default): nothing to read.
     if (applicable.every(({ caps }) => caps.daily === null && caps.monthly === null)) return [];
-    const periods = periodsOf(deps.now(), budgets.timezone);
+    const periods = periodsOf(at, budgets.timezone);
     const limits: CapLimit[] = [];
     for (const { scope, subject, caps } of applicable) {
       for (const period of ['daily', 'monthly'] as const) {
@@ -128,44 +154,57 @@ export function createBudgetGuard(deps: {
     return limits;
   }
 
+  const warningsOf = (uses: readonly CapUse[], points: number): CapFigure[] =>
+    uses.filter((use) => !wouldPass(use, points) && use.spent + points >= use.cap * WARN_AT).map(figureOf);
+
   function verdict(uses: CapUse[], points: number): BudgetCheck {
-    let exceeded: CapFigure | null = null;
-    const warnings: CapFigure[] = [];
-    for (const use of uses) {
-      if (use.spent + points > use.cap) exceeded ??= figureOf(use);
-      else if (use.spent + points >= use.cap * WARN_AT) warnings.push(figureOf(use));
-    }
-    return exceeded ? { ok: false, exceeded, wanted: points, warnings } : { ok: true, warnings };
+    const exceeded = uses.find((use) => wouldPass(use, points));
+    const warnings = warningsOf(uses, points);
+    return exceeded
+      ? { ok: false, exceeded: figureOf(exceeded), wanted: points, warnings }
+      : { ok: true, warnings };
   }
 
   const nothingHeld: HeldBudget = { id: null, extend: async () => true, release: async () => undefined };
 
   return {
-    async figures(userId) {
-      const caps = await capsFor(userId);
+    async figures(userId, channelId = null) {
+      const caps = await capsFor(deps.now(), userId, channelId);
       if (caps.length === 0) return [];
       return (await deps.reservations.uses(caps)).map(figureOf);
     },
 
-    async check(userId, points) {
-      const caps = await capsFor(userId);
+    async check(userId, points, channelId = null) {
+      const caps = await capsFor(deps.now(), userId, channelId);
       if (caps.length === 0) return { ok: true, warnings: [] };
       return verdict(await deps.reservations.uses(caps), points);
     },
 
-    async reserve(userId, points, extra = []) {
-      const caps = await capsFor(userId, extra);
+    async reserve(userId, points, options = {}) {
+      const at = deps.now();
+      const caps = await capsFor(at, userId, options.channelId ?? null, options.extra);
       // Nothing to count against, or nothing to count: no reservation needed.
       if (caps.length === 0 || points <= 0) {
         const uses = caps.length === 0 ? [] : await deps.reservations.uses(caps);
-        return { ...verdict(uses, points), held: nothingHeld };
+        return { ...verdict(uses, points), held: nothingHeld, at };
       }
       const result = await deps.reservations.reserve({ userId, points, caps, ttlMs: RESERVATION_TTL_MS });
-      const check = verdict(result.uses, points);
-      if (!result.ok) return { ...check, held: nothingHeld };
+      // The store's answer is the decision (finding 14): it is not judged again here.
+      const warnings = warningsOf(result.uses, points);
+      if (!result.ok)
+        return {
+          ok: false,
+          exceeded: figureOf(result.exceeded),
+          wanted: points,
+          warnings,
+          held: nothingHeld,
+          at,
+        };
       let released = false;
       return {
-        ...check,
+        ok: true,
+        warnings,
+        at,
         held: {
           id: result.id,
           extend: (more) =>

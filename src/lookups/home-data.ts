@@ -21,7 +21,7 @@ import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
 import type { PlatAccountStatus } from './plat-accounts.js';
 import { type UsageReport, usageReport } from './reports.js';
-import type { AccessPolicy, PriceOverrides } from './settings.js';
+import type { AccessPolicy, Budgets, PriceOverrides } from './settings.js';
 import { createStepsAdmin, type StepView } from './steps.js';
 import type { LookupRequest, Quote, QuoteLine } from './types.js';
 import { autoLookupDay, autoLookupSettings } from './unfurls.js';
@@ -60,6 +60,8 @@ export interface AdminHome {
   steps: StepView[];
   /** The workspace's daily cap in points (the spend chart's line); null when none is set. */
   dailyCap: number | null;
+  /** Every cap: workspace, per user, each user's and each channel's (the settings list them). */
+  budgets: Budgets;
 }
 
 export interface HomeData {
@@ -179,6 +181,7 @@ export async function homeData(
       steps: await createStepsAdmin({ lookups, store }).view(now),
       digests: await store.digests.list(),
       dailyCap: budgets.workspace.daily,
+      budgets,
       shipAlerts: await Promise.all(
         (await store.alerts.list()).map(async (subscription) => ({
           subscription,
@@ -221,12 +224,18 @@ const ALERT_SCHEMA = lazySchema(() =>
     }),
     z.object({
       kind: z.literal('budget'),
-      figure: z.object({
-        scope: z.enum(['user', 'workspace']),
-        period: z.enum(['daily', 'monthly']),
-        cap: z.number(),
-        spent: z.number(),
-      }),
+      figure: z
+        .object({
+          scope: z.enum(['user', 'workspace', 'channel']),
+          channelId: z.string().optional(),
+          period: z.enum(['daily', 'monthly']),
+          cap: z.number(),
+          spent: z.number(),
+        })
+        // exactOptionalPropertyTypes: a figure without a channel has no channelId key at all.
+        .transform(({ channelId, ...figure }) =>
+          channelId === undefined ? figure : { ...figure, channelId },
+        ),
       userId: z.string().nullable(),
       refused: z.boolean(),
     }),

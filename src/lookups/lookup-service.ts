@@ -8,13 +8,14 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PriceTable } from '../config.js';
+import { DEFAULT_PRICE_CEILING, type PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
 import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError, PlatClaimLostError, PlatNoAccountError } from '../plat/errors.js';
 import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
+import { POINTS_EPSILON } from '../store/budgets.js';
 import { type ChargeRecorder, chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
 import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess, type Refusal } from './access.js';
@@ -114,6 +115,11 @@ export interface LookupServiceOptions {
   /** This process in claim records (default: a fresh id with the default lease). */
   holder?: ClaimHolder;
   prices: PriceTable;
+  /**
+   * PLAT_PRICE_CEILING: the points a call holds against the caps while its price is not known
+   * (no configured price, no charge seen). Default DEFAULT_PRICE_CEILING.
+   */
+  priceCeiling?: number;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   confirmTtlMs?: number;
   now?: () => Date;
@@ -254,15 +260,35 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     });
   };
 
-  /** The best estimate of one call's points, for the per-call budget check. */
-  const pointsPerCall = async (operation: Operation) => {
-    if (OPERATIONS[operation].charge === 'quota') return 0;
+  const ceiling = options.priceCeiling ?? DEFAULT_PRICE_CEILING;
+  /**
+   * What one call holds against the caps before it is sent (issue 33 finding 7): the most it can
+   * be expected to cost, never 0 for a call paid in points. That is its configured price or the
+   * largest charge ever seen for its operation and edition, whichever is higher (a price that
+   * varies, or rose, is held at its top), and the ceiling while neither is known. What its charge
+   * does not use is given back once the charge is in the ledger.
+   */
+  const holdOfCall = async (operation: Operation, edition: number | null, configured: number | null) => {
+    const largest = await store.ledger.largestCharge(operation, edition);
+    return configured === null && largest === null ? ceiling : Math.max(configured ?? 0, largest ?? 0);
+  };
+
+  /** One call's hold, and what the quote says it costs (configured, else last seen; null: not known). */
+  const holdFor = async (operation: Operation): Promise<{ points: number; quoted: number | null }> => {
+    if (OPERATIONS[operation].charge === 'quota') return { points: 0, quoted: 0 };
     const edition = client.editionFor(operation);
-    return (
-      configuredPrice(await prices(), operation, edition) ??
-      (await store.ledger.lastCharge(operation, edition)) ??
-      0
-    );
+    const configured = configuredPrice(await prices(), operation, edition);
+    const points = await holdOfCall(operation, edition, configured);
+    return { points, quoted: configured ?? (await store.ledger.lastCharge(operation, edition)) };
+  };
+
+  /** What a quoted request holds against the caps: every planned call's hold. */
+  const holdOf = async (q: Quote) => {
+    let points = 0;
+    for (const line of q.lines)
+      if (line.unit === 'points')
+        points += (await holdOfCall(line.operation, line.edition, line.configuredPoints)) * line.calls;
+    return points;
   };
 
   /**
@@ -272,7 +298,8 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
   async function alertOnce(figure: CapFigure, userId: string | null, refused: boolean) {
     if (!options.onBudgetAlert) return;
     const day = periodStarts(now(), (await settings.budgets()).timezone).day.toISOString();
-    const cap = `${figure.scope}:${figure.scope === 'user' ? userId : '*'}:${figure.period}:${refused ? 'refused' : 'warned'}`;
+    const subject = figure.scope === 'user' ? userId : (figure.channelId ?? '*');
+    const cap = `${figure.scope}:${subject}:${figure.period}:${refused ? 'refused' : 'warned'}`;
     const key = `${BUDGET_ALERT_PREFIX}${day}|${cap}`;
     // Once ever per key (the key holds the day): whichever process gets there first sends it.
     if (!(await store.alertsSent.claim(key, Number.POSITIVE_INFINITY))) return;
@@ -306,14 +333,27 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
       async (input: A, o?: CallOptions): Promise<R> => {
         const seq = calls++;
-        const points = await pointsPerCall(operation);
+        // The channel whose counter the charge counts in: the lookup's, or a digest's or alert's.
+        const channelId = pending ? pending.channelId : (o?.channelId ?? null);
+        const hold = await holdFor(operation);
         // Checked and reserved in one store transaction: no other call, in this process or
         // another, can pass the same cap in between.
-        const reservation = await guard.reserve(capsUserId, points, extraCaps);
+        const reservation = await guard.reserve(capsUserId, hold.points, { channelId, extra: extraCaps });
         await budgetVerdict(reservation, capsUserId);
-        if (!reservation.ok) throw new PlatBudgetError(operation, reservation.exceeded, points);
-        const { held } = reservation;
-        const onCharge = (event: ChargeEvent) => {
+        if (!reservation.ok)
+          throw new PlatBudgetError(operation, reservation.exceeded, hold.points, hold.quoted);
+        const { held, at: bookedAt } = reservation;
+        const onCharge = (answered: ChargeEvent) => {
+          // Booked in the day and month its call was reserved in (finding 8: one clock, the
+          // reservation's), however late the answer came: the counters it is paid from are those.
+          const event: ChargeEvent = { ...answered, at: bookedAt };
+          if (event.points > hold.points + POINTS_EPSILON)
+            // It is what the service took: recorded in full. The counters then show it, so
+            // every later reservation is judged with it, and it is the largest charge seen.
+            logger?.warn(
+              { operation, edition: event.edition, heldPoints: hold.points, chargedPoints: event.points },
+              'a charge exceeded what its call held: booked in full',
+            );
           o?.onCharge?.(event);
           if (pending === null) return;
           // Never lost: kept and written later when the store cannot be written now.
@@ -332,7 +372,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           );
         };
         try {
-          return await call(input, { ...o, onCharge, beforeRetry: () => held.extend(points) });
+          return await call(input, { ...o, onCharge, beforeRetry: () => held.extend(hold.points) });
         } finally {
           await charges.flush().catch(() => undefined);
           // Given back once the charges are written (now, or when the kept ones are); a release
@@ -409,14 +449,16 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       // what is left and how an admin sets the price.
       const unknown = unknownPriceLines(q);
       if (unknown.length > 0 && !(await isAdmin(actor.userId))) {
-        const caps = await guard.figures(actor.userId);
+        const caps = await guard.figures(actor.userId, actor.channelId);
         if (caps.length > 0) {
           const operations = [...new Set(unknown.map((l) => l.operation))];
           return { kind: 'refused', refusal: { reason: 'price_unknown', operations, caps } };
         }
       }
 
-      const check = await guard.check(actor.userId, q.totalPoints ?? 0);
+      // Checked with what its calls will hold (finding 7), so a lookup confirmed now is not
+      // refused at its reservation for a larger charge seen or an unknown price's ceiling.
+      const check = await guard.check(actor.userId, await holdOf(q), actor.channelId);
       await budgetVerdict(check, actor.userId);
       if (!check.ok)
         return {
@@ -424,6 +466,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           refusal: {
             reason: 'budget',
             wanted: check.wanted,
+            quoted: q.totalPoints,
             cap: check.exceeded,
             // Item lookups cost quota calls, not points: said in their own units (never "about 0 points").
             quotaCalls: q.quotaCalls,

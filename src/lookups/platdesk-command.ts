@@ -288,13 +288,19 @@ async function budget(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskRes
   if (amount === undefined) return invalid('budget_amount');
   const next: Budgets = structuredClone(current);
   const who = whoRaw.toLowerCase();
+  const named = mentions([whoRaw]);
+  const user = named.users[0];
+  const channel = named.channels[0];
   if (who === 'workspace') next.workspace[period] = amount;
   else if (who === 'user' || who === 'users') next.perUser[period] = amount;
-  else {
-    const user = mentions([whoRaw]).users[0];
-    if (!user) return invalid('budget_who');
+  else if (user)
     next.users[user] = { ...(next.users[user] ?? { daily: null, monthly: null }), [period]: amount };
-  }
+  else if (channel) {
+    const caps = { ...(next.channels[channel] ?? { daily: null, monthly: null }), [period]: amount };
+    // A channel with no cap left is no channel cap at all (and is not listed).
+    if (caps.daily === null && caps.monthly === null) delete next.channels[channel];
+    else next.channels[channel] = caps;
+  } else return invalid('budget_who');
   await ctx.settings.setBudgets(next, ctx.userId);
   return { kind: 'budgets', budgets: next };
 }

@@ -27,7 +27,7 @@ const caps = lazySchema(() =>
 );
 export type Caps = z.infer<typeof caps>;
 
-/** Daily and monthly caps in points, for the whole workspace and per user. */
+/** Daily and monthly caps in points, for the whole workspace, per user and per channel. */
 export const budgetsSchema = lazySchema(() =>
   z.object({
     /** Days and months are counted in this zone (the marketplaces' time by default). */
@@ -36,6 +36,12 @@ export const budgetsSchema = lazySchema(() =>
     /** The cap of every user without a cap of their own. */
     perUser: caps.default({ daily: null, monthly: null }),
     users: z.record(z.string(), caps).default({}),
+    /**
+     * Caps of single channels (by channel id): every charge made in the channel counts, whoever
+     * asked, and lookups, digests and alerts there stop at them (a workflow step's charges name
+     * no channel). No entry: no channel cap.
+     */
+    channels: z.record(z.string(), caps).default({}),
   }),
 );
 export type Budgets = z.infer<typeof budgetsSchema>;

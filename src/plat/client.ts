@@ -130,6 +130,12 @@ export interface CallOptions {
   fence?: CallFence;
   /** Carried from the Slack request into logs and charge events. */
   correlationId?: string;
+  /**
+   * The channel the call is made for, when the caller is not a confirmed lookup (a digest or an
+   * alert check posting there): the caps of that channel apply to it (lookups/budgets.ts). The
+   * client itself ignores it.
+   */
+  channelId?: string | null;
   /** Per-call charge listener (the ledger, with the user's context), besides the global one. */
   onCharge?: ChargeListener;
   onQueued?: (ticket: QueueTicket) => void;

@@ -274,21 +274,34 @@ export class PlatBudgetError extends PlatError {
   readonly code = 'budget_exceeded';
   /** The cap that would be exceeded, for the remedy's words. */
   readonly cap: BudgetCapFigure;
-  /** Points the call would have taken (0 for an item call: it takes a quota call). */
+  /**
+   * Points the call would have held against the caps (0 for an item call: it takes a quota call):
+   * its price, or more when a larger charge was seen, or the ceiling when its price is not known.
+   */
   readonly wantedPoints: number;
-  constructor(operation: Operation | null, cap: BudgetCapFigure, wantedPoints: number) {
+  /** What the call is quoted at per call (configured price or last charge seen); null: not known. */
+  readonly quotedPoints: number | null;
+  constructor(
+    operation: Operation | null,
+    cap: BudgetCapFigure,
+    wantedPoints: number,
+    quotedPoints: number | null = wantedPoints,
+  ) {
     super(
-      `${cap.scope} ${cap.period} cap: ${cap.spent} of ${cap.cap} points used; this call would take about ${wantedPoints} more`,
+      `${cap.scope} ${cap.period} cap: ${cap.spent} of ${cap.cap} points used; this call would hold ${wantedPoints} more`,
       { operation },
     );
     this.cap = cap;
     this.wantedPoints = wantedPoints;
+    this.quotedPoints = quotedPoints;
   }
 }
 
 /** A cap as lookups/budgets.ts reports it (kept structural: plat/ knows nothing of lookups/). */
 export interface BudgetCapFigure {
-  scope: 'user' | 'workspace' | 'step';
+  scope: 'user' | 'workspace' | 'channel' | 'step';
+  /** The channel of a channel cap. */
+  channelId?: string;
   period: 'daily' | 'monthly';
   cap: number;
   spent: number;

@@ -272,6 +272,19 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
         .executeTakeFirst();
       return row ? row.points : null;
     },
+    async largestCharge(operation, edition) {
+      // MAX over the last column of migration 18's index, under equalities only (no edition is
+      // -1 there): one index probe on both engines.
+      const row = await db
+        .selectFrom('ledger')
+        .select((eb) => eb.fn.max<number | null>('points').as('points'))
+        .where('tenant_id', '=', tenant)
+        .where('operation', '=', operation)
+        .where(sql`coalesce(edition, -1)`, '=', edition ?? -1)
+        .where('points', '>', 0)
+        .executeTakeFirst();
+      return row?.points == null ? null : Number(row.points);
+    },
     totals: async (q) => toTotals(await sums(q).executeTakeFirstOrThrow()),
     async chargesOf(pendingId) {
       const row = await db

@@ -879,6 +879,16 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  // 18: what a call holds against the caps before it is sent (issue 33 finding 7): the largest
+  // charge seen for its operation and edition (store/ledger.ts largestCharge), found by one
+  // index probe rather than a walk of every row of the operation. The edition as
+  // coalesce(edition, -1) (no edition is -1; editions are 1 to 99): PostgreSQL 15 reads the
+  // newest end of an index only under equalities, and `edition IS NULL` is none (it scanned
+  // every row of get-shop-id). An index only: online-safe (an older replica never minds it).
+  `
+  CREATE INDEX ledger_tenant_operation_edition_points
+    ON ledger (tenant_id, operation, coalesce(edition, -1), points);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

@@ -350,6 +350,13 @@ export interface Ledger {
    * answer that reported no charge, not a price.
    */
   lastCharge(operation: string, edition: number | null): Promise<number | null>;
+  /**
+   * The most any one call of this operation and edition was charged (points > 0, whatever its
+   * code: an error answer's withholding was taken too), or null if none: what a call of it holds
+   * against the caps before it is sent (lookups/lookup-service.ts holdFor). O(log n) on the
+   * ledger_tenant_operation_edition_points index.
+   */
+  largestCharge(operation: string, edition: number | null): Promise<number | null>;
   /** Sums over [from, to), optionally for one user and/or one channel. */
   totals(q: LedgerRange & { userId?: string; channelId?: string }): Promise<LedgerTotals>;
   /**

@@ -71,6 +71,7 @@ import type { AdminHome, HomeData } from '../../src/lookups/home-data.js';
 import { parseOrdersCommand, parseWaybillCommand } from '../../src/lookups/parse/command-text.js';
 import type { Problem } from '../../src/lookups/parse/problems.js';
 import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
+import { budgetsSchema } from '../../src/lookups/settings.js';
 import { STEP_IDS } from '../../src/lookups/steps.js';
 import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
@@ -371,6 +372,21 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       shopLabel: text.short,
     })),
     dailyCap: 500,
+    budgets: budgetsSchema.parse({
+      workspace: { daily: 500, monthly: 12_000 },
+      users: Object.fromEntries(
+        Array.from({ length: text.extreme ? 40 : 1 }, (_, i) => [
+          `U${1000 + i}`,
+          { daily: 50, monthly: null },
+        ]),
+      ),
+      channels: Object.fromEntries(
+        Array.from({ length: text.extreme ? 40 : 1 }, (_, i) => [
+          `C${1000 + i}`,
+          { daily: null, monthly: 900 },
+        ]),
+      ),
+    }),
     shipAlerts: Array.from({ length: text.extreme ? 12 : 1 }, (_, i) => ({
       subscription: { ...ALERT_SUB, id: i + 1, shopLabel: text.short },
       spentToday: 182,
@@ -457,6 +473,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           workspace: { daily: 5000, monthly: null },
           perUser: { daily: 500, monthly: null },
           users: { U1234: { daily: 10, monthly: 100 } },
+          channels: { C1234: { daily: 50, monthly: null }, C5678: { daily: null, monthly: 900 } },
           timezone: 'Asia/Shanghai',
         },
       },
@@ -633,8 +650,17 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         { reason: 'shop_channel', shop: text.short },
         { reason: 'shop_no_owner', shop: text.short },
         { reason: 'shop_no_shop_id', shop: text.short },
-        { reason: 'budget', wanted: 10, cap, quotaCalls: 0, points: true },
-        { reason: 'budget', wanted: 0, cap, quotaCalls: 1, points: false },
+        { reason: 'budget', wanted: 10, quoted: 10, cap, quotaCalls: 0, points: true },
+        { reason: 'budget', wanted: 0, quoted: 0, cap, quotaCalls: 1, points: false },
+        { reason: 'budget', wanted: 100, quoted: null, cap, quotaCalls: 0, points: true },
+        {
+          reason: 'budget',
+          wanted: 12,
+          quoted: 10,
+          cap: { ...cap, scope: 'channel', channelId: 'C0123456789' },
+          quotaCalls: 1,
+          points: true,
+        },
         {
           reason: 'price_unknown',
           operations: ['platdybw', 'get-shop-info'],
@@ -645,9 +671,12 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     m('refusal-no-admins', renderRefusal(w, { reason: 'not_allowed' }, [])),
     m('admin-only-button', renderAdminOnlyButton(w, ['UADMIN', 'U1234'])),
     m('admin-only-button-no-admins', renderAdminOnlyButton(w, [])),
-    ...[...allPlatErrors(), unitAlert].map((error, i) =>
-      m(`error-${i}-${error.code}`, renderPlatError(w, error)),
-    ),
+    ...[
+      ...allPlatErrors(),
+      unitAlert,
+      // A price not known yet (the ceiling held) against a channel's cap.
+      new PlatBudgetError('get-shop-id', { ...cap, scope: 'channel', channelId: 'C0123456789' }, 100, null),
+    ].map((error, i) => m(`error-${i}-${error.code}`, renderPlatError(w, error))),
     m('error-plain', renderPlatError(w, new Error(text.remark))),
     ...outcomes.map(([name, outcome]) =>
       m(
@@ -1067,7 +1096,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           quote: itemQuote,
           note: {
             kind: 'refused',
-            refusal: { reason: 'budget', wanted: 1, cap, quotaCalls: 0, points: true },
+            refusal: { reason: 'budget', wanted: 1, quoted: 1, cap, quotaCalls: 0, points: true },
           },
         },
         { kind: 'offer', url: refOk.url, ref: refOk, quote: itemQuote, note: { kind: 'running' } },

@@ -221,7 +221,7 @@ export interface PlatdeskHarness {
   ask(
     name: string,
     text: string,
-    options?: { userId?: string; teamId?: string },
+    options?: { userId?: string; teamId?: string; channelId?: string },
   ): Promise<{ sent: Sent; message: SlackMessage; confirmation: Confirmation }>;
   /** Clicks Confirm and returns the "Looking up…" message and the answer. */
   confirm(

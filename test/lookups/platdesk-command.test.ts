@@ -119,6 +119,7 @@ describe('settings changes persist and are audited with the actor', () => {
       workspace: { daily: null, monthly: null },
       perUser: { daily: null, monthly: 2000 },
       users: { [USER]: { daily: 50, monthly: null }, [OTHER]: { daily: null, monthly: 70 } },
+      channels: {},
     });
     const rows = await audits();
     expect(rows).toHaveLength(6);
@@ -127,10 +128,39 @@ describe('settings changes persist and are audited with the actor', () => {
     ).toBe(true);
   });
 
+  it('budget #channel: a channel cap per period, listed with the others, cleared with off', async () => {
+    const set = await run('budget <#C0SUPPORT|support> daily 300');
+    expect(set.kind).toBe('budgets');
+    expect(linesOf(set)).toContain('<#C0SUPPORT>: daily 300 points, monthly no cap');
+    await run('budget C0ORDERS monthly 5000');
+    await run('budget <#C0SUPPORT> monthly 4000');
+    expect((await settings().budgets()).channels).toEqual({
+      C0SUPPORT: { daily: 300, monthly: 4000 },
+      C0ORDERS: { daily: null, monthly: 5000 },
+    });
+    // The listing (`/platdesk budget`) shows every channel cap.
+    const listed = linesOf(await run('budget'));
+    expect(listed).toContain('<#C0SUPPORT>: daily 300 points, monthly 4,000 points');
+    expect(listed).toContain('<#C0ORDERS>: daily no cap, monthly 5,000 points');
+    // Cleared period by period; a channel with no cap left is no longer listed.
+    await run('budget <#C0ORDERS|orders> monthly off');
+    await run('budget <#C0SUPPORT|support> daily off');
+    expect((await settings().budgets()).channels).toEqual({ C0SUPPORT: { daily: null, monthly: 4000 } });
+    expect(linesOf(await run('budget'))).not.toContain('C0ORDERS');
+    const rows = await audits();
+    expect(rows).toHaveLength(5);
+    expect(rows.every((a) => a.actorId === ADMIN && a.detail.includes('budgets'))).toBe(true);
+    // Admin-only, as every cap.
+    expect(await run('budget <#C0SUPPORT|support> daily 1', USER)).toMatchObject({ kind: 'denied' });
+    expect((await settings().budgets()).channels).toEqual({ C0SUPPORT: { daily: null, monthly: 4000 } });
+  });
+
   it('budget: bad forms change nothing', async () => {
     expect(problemsOf(await run('budget workspace weekly 5'))).toContain('daily|monthly');
     expect(problemsOf(await run('budget workspace daily lots'))).toContain('whole number');
     expect(problemsOf(await run('budget someone daily 5'))).toContain('@user');
+    expect(problemsOf(await run('budget someone daily 5'))).toContain('#channel');
+    expect(problemsOf(await run('budget <#C0SUPPORT|support> weekly 5'))).toContain('daily|monthly');
     expect(problemsOf(await run('budget timezone Mars/Olympus'))).toContain('not a time zone');
     expect(await audits()).toEqual([]);
   });

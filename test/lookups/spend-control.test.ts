@@ -215,12 +215,13 @@ describe('budgets', () => {
     expect(refused.refusal).toEqual({
       reason: 'budget',
       wanted: 10,
+      quoted: 10,
       cap: { scope: 'user', period: 'daily', cap: 5, spent: 0 },
       quotaCalls: 0,
       points: true,
     });
     expect(describeRefusal(en, refused.refusal)).toBe(
-      'This lookup (about 10 points) would exceed your daily cap: 0 of 5 points used.',
+      'This lookup (about 10 points) would exceed your daily cap: 0 of 5 points used, by 5 points (¥0.05).',
     );
     expect(r.created).toEqual([]);
     expect(calls()).toBe(0);

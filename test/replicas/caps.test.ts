@@ -46,6 +46,7 @@ describe('a workspace daily cap across three replicas on PostgreSQL and Redis', 
         workspace: { daily: 100, monthly: null },
         perUser: { daily: null, monthly: null },
         users: {},
+        channels: {},
       },
       ADMIN,
     );

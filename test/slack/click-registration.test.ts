@@ -13,6 +13,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { renderHome } from '../../src/blocks/home.js';
 import { type Words, wordsFor } from '../../src/blocks/i18n/words.js';
 import type { HomeData } from '../../src/lookups/home-data.js';
+import { budgetsSchema } from '../../src/lookups/settings.js';
 import type { MessageClick } from '../../src/slack/clicks/message-click.js';
 import { clickSurfacesOf } from '../../src/slack/clicks/registry.js';
 import type { ViewClick } from '../../src/slack/clicks/view-click.js';
@@ -90,6 +91,7 @@ function homeStates(w: Words): Render[] {
       shipAlerts: [],
       steps: [],
       dailyCap: null,
+      budgets: budgetsSchema.parse({}),
     },
   };
   const renders: Render[] = [];

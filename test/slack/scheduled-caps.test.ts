@@ -104,6 +104,31 @@ describe.each(ENGINES)('scheduled spend and the workspace caps (%s store)', (eng
     expect(after.rows.every((r) => r.userId === null)).toBe(true);
   });
 
+  it('a digest posted to a channel with a daily cap stops at it: one page bought, the channel cap is the reason', async () => {
+    const clock = createFakeClock(Date.now() - 2 * HOUR);
+    h = await startPlatdeskHarness({ clock, engine, env: { PLAT_PRICES: 'paging-orders=2' } });
+    // No workspace cap: only the channel's own (issue 33 finding 15).
+    expect(await command('/platdesk', `budget <#${CHANNEL}|support> daily 3`)).toContain('daily 3 points');
+    const due = dueSlot(clock.now());
+    await command('/orders', `digest add ${SANDBOX_FIXTURES.owners.busy} here ${due.local}`);
+    await advance(clock, due.at - clock.now());
+
+    expect(pages(h)).toBe(1);
+    const spent = await ledger(h);
+    expect(spent.points).toBe(2);
+    expect(spent.rows.every((r) => r.channelId === CHANNEL)).toBe(true);
+    const run = await h.platdesk.store.digests.lastRun(1);
+    expect(run).toMatchObject({ state: 'failed' });
+    expect(run?.lastError).toContain('budget_exceeded');
+    expect(textOf(inChannel(h)[0]?.body)).toContain('A spending cap would be exceeded');
+    expect(toAdmin(h).some((t) => t.includes(`The daily cap of <#${CHANNEL}> refused a call`))).toBe(true);
+
+    // Cleared: the next retry buys the rest and posts the digest.
+    await command('/platdesk', `budget <#${CHANNEL}|support> daily off`);
+    await advance(clock, 15 * MINUTE);
+    expect((await h.platdesk.store.digests.lastRun(1))?.state).toBe('posted');
+  });
+
   it('"Run anyway" approves the digest’s own cap, not the workspace’s', async () => {
     const clock = createFakeClock(Date.now());
     h = await startPlatdeskHarness({ clock, engine, env: { PLAT_PRICES: 'paging-orders=2' } });

@@ -197,8 +197,15 @@ describe.each(ENGINES)('two tenants in one deployment on %s', (engine) => {
     expect(refused.method).toBe('functions.completeError');
     expect(String(refused.body.error)).toContain('Nothing was charged');
     expect(h().sandbox.stats().callsByToken).toEqual(before);
+    // A's workspace daily cap is 0 (set above): a call of a price not known yet holds
+    // PLAT_PRICE_CEILING against it, never 0 points (issue 33 finding 7), so it is not sent.
+    const capped = await runStep(A, 'Fx0TENANTA00');
+    expect(capped.method).toBe('functions.completeError');
+    expect(String(capped.body.error)).toContain('would exceed the workspace daily cap: 0 of 0 points used');
+    expect(h().sandbox.stats().callsByToken).toEqual(before);
+    await store.forTenant(A).settings.set('budgets', { timezone: 'Asia/Shanghai' }, SLACK.adminId);
     const done = await runStep(A, 'Fx0TENANTA01');
-    expect(done.method).toBe('functions.completeSuccess');
+    expect(done.method, JSON.stringify(done.body)).toBe('functions.completeSuccess');
     expect(h().sandbox.stats().callsByToken).toEqual({ ...before, sandbox: (before.sandbox ?? 0) + 1 });
     const stepRows = async (tenant: string) =>
       (await store.forTenant(tenant).ledger.list(range)).filter((e) => e.source === 'workflow');

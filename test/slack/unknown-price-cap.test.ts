@@ -2,8 +2,9 @@
  * Caps are never passed silently (issue 10 point 4), through the real Bolt app, the fake Slack
  * Web API and the in-process sandbox (no PLAT_PRICES, so prices are unknown until a charge is
  * seen): under an active cap a lookup whose price is not known yet is refused for everyone but
- * admins, with what is left of the cap and how an admin sets the price; an admin's run teaches the
- * price; an item lookup refused by a points cap speaks of quota calls, never "about 0 points".
+ * admins, with what is left of the cap and how an admin sets the price; an admin's run holds
+ * PLAT_PRICE_CEILING against the caps (issue 33 finding 7) and teaches the price; an item lookup
+ * refused by a points cap speaks of quota calls, never "about 0 points".
  */
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
@@ -13,7 +14,8 @@ import { SLACK } from '../helpers/slack-payloads.js';
 const { items, wwids } = SANDBOX_FIXTURES;
 
 describe('unknown prices under an active cap', () => {
-  const h = useHarness();
+  // A call of an unknown price holds this many points against the caps (issue 33 finding 7).
+  const h = useHarness({ env: { PLAT_PRICE_CEILING: '10' } });
 
   /** A lookup refused before any confirmation: its text; no confirmation button, no call. */
   async function refusedLookup(name: string, text: string): Promise<string> {
@@ -49,6 +51,20 @@ describe('unknown prices under an active cap', () => {
     expect(said).toContain('nothing was charged');
     await h().settle(100);
     expect(h().calls()).toBe(before);
+  });
+
+  it("an admin's lookup of an unknown price holds the ceiling: refused when it would pass what is left, saying so; no call", async () => {
+    expect(await admin('budget user daily 8')).toContain('8');
+    const before = h().calls();
+    const sent = await h().command('/shop', `ww ${wwids.unknown}`, { userId: SLACK.adminId });
+    const answer = await h().nextResponse(sent.responseUrlId);
+    expect(() => confirmationOf(answer)).toThrow();
+    expect(textOf(answer)).toContain(
+      'This lookup (price not known yet, up to 10 points held until it is charged) would exceed your daily cap: 0 of 8 points used, by 2 points (¥0.02).',
+    );
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
+    expect(await admin('budget user daily 12')).toContain('12');
   });
 
   it('an admin may run it (the confirmation says the price is unknown); then the price is known and others are asked', async () => {

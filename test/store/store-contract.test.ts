@@ -478,6 +478,28 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(await store.ledger.lastCharge('get-shop-id', 1)).toBeNull();
     });
 
+    it('largestCharge: the most any call of an operation and edition was charged, error answers too', async () => {
+      const store = await open();
+      expect(await store.ledger.largestCharge('platdybw', 1)).toBeNull();
+      await store.ledger.record(entry({ operation: 'platdybw', edition: 1, points: 0, code: -1 }));
+      expect(await store.ledger.largestCharge('platdybw', 1)).toBeNull();
+      await store.ledger.record(entry({ operation: 'platdybw', edition: 1, points: 10 }));
+      await store.ledger.record(
+        entry({ operation: 'platdybw', edition: 1, points: 25, code: 202, outcome: 'error' }),
+      );
+      await store.ledger.record(entry({ operation: 'platdybw', edition: 1, points: 12 }));
+      await store.ledger.record(entry({ operation: 'platdybw', edition: 3, points: 30 }));
+      await store.ledger.record(entry({ operation: 'get-shop-id', edition: null, points: 2.5 }));
+
+      expect(await store.ledger.largestCharge('platdybw', 1)).toBe(25);
+      expect(await store.ledger.largestCharge('platdybw', 3)).toBe(30);
+      expect(await store.ledger.largestCharge('platdybw', null)).toBeNull();
+      expect(await store.ledger.largestCharge('get-shop-id', null)).toBe(2.5);
+      expect(await store.ledger.largestCharge('get-shop-id', 1)).toBeNull();
+      // Another workspace's charges are its own.
+      expect(await store.forTenant('T-other').ledger.largestCharge('platdybw', 1)).toBeNull();
+    });
+
     it('totals over a range, by user and by channel', async () => {
       const store = await seeded();
       const range = { from: new Date(day1), to: new Date(day2 + DAY) };

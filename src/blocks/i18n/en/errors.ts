@@ -59,7 +59,7 @@ export const error = {
     unavailable:
       'platdesk cannot reach its shared rate limiter; nothing was sent. Try again in a few seconds.',
     budget_exceeded:
-      'This call ({{cost}}) would exceed {{cap}}. Ask an admin to raise the cap, or wait for the next period.',
+      'This call ({{cost}}) would exceed {{cap}}, by {{over}}. Ask an admin to raise the cap, or wait for the next period.',
     aborted: 'The lookup was cancelled before it was sent; nothing was charged.',
     aborted_sent: 'The lookup was cancelled after it was sent; the service may still have counted the call.',
     claim_lost:

@@ -61,6 +61,9 @@ export const home = {
   noAlerts: 'No balance, token or budget alerts sent to admins.',
   settings: 'Settings',
   whoMaySpend: '*Who may spend*\n{{who}}',
+  capsTitle: '*Spending caps*',
+  capsHint:
+    'Counted in {{zone}}. Set with `/platdesk budget <workspace|user|@user|#channel> <daily|monthly> <points|off>`.',
   accessEveryone: 'Everyone in the workspace.',
   accessOnly: 'Only {{who}} (and admins).',
   membersIn: 'members in {{channel}}',
@@ -150,6 +153,10 @@ export const alert = {
       ':money_with_wings: The workspace {{period}} cap is at 80 % or more: {{spent}} of {{cap}} points used.',
     workspaceRefused:
       ':money_with_wings: The workspace {{period}} cap refused a lookup: {{spent}} of {{cap}} points used.',
+    channelWarned:
+      ':money_with_wings: The {{period}} cap of {{channel}} is at 80 % or more: {{spent}} of {{cap}} points used.',
+    channelRefused:
+      ':money_with_wings: The {{period}} cap of {{channel}} refused a call: {{spent}} of {{cap}} points used.',
   },
   period: {
     daily: 'daily',

@@ -85,6 +85,10 @@ export const cap = {
     daily: 'the workspace daily cap: {{spent}} of {{cap}} points used',
     monthly: 'the workspace monthly cap: {{spent}} of {{cap}} points used',
   },
+  channel: {
+    daily: "this channel's daily cap: {{spent}} of {{cap}} points used",
+    monthly: "this channel's monthly cap: {{spent}} of {{cap}} points used",
+  },
   step: {
     daily: "this workflow step's approved daily cap: {{spent}} of {{cap}} points used",
     monthly: "this workflow step's approved monthly cap: {{spent}} of {{cap}} points used",
@@ -98,11 +102,19 @@ export const cap = {
       daily: 'the workspace daily cap ({{left}} of {{cap}} points left)',
       monthly: 'the workspace monthly cap ({{left}} of {{cap}} points left)',
     },
+    channel: {
+      daily: "this channel's daily cap ({{left}} of {{cap}} points left)",
+      monthly: "this channel's monthly cap ({{left}} of {{cap}} points left)",
+    },
   },
   quotaCalls_one: '{{n}} call of the item quota',
   quotaCalls_other: '{{n}} calls of the item quota',
   quotaNoPoints: '{{quota}}, no points',
   aboutPoints: 'about {{n}} points',
+  /** The call holds more than its quote: a larger charge was seen for it. */
+  aboutHeld: 'about {{n}} points, up to {{held}} held until it is charged',
+  /** A price not known yet: the ceiling (PLAT_PRICE_CEILING) is held. */
+  unknownHeld: 'price not known yet, up to {{held}} points held until it is charged',
   pointsAndQuota: '{{points}} and {{quota}}',
 } as const;
 
@@ -118,7 +130,7 @@ export const refusal = {
     shop_channel: 'Orders and waybills of shop {{shop}} may only be looked up in its own channels.',
     shop_no_owner: 'Shop {{shop}} has no owner id registered.',
     shop_no_shop_id: 'Shop {{shop}} has no shop id registered.',
-    budget: 'This lookup ({{wanted}}) would exceed {{cap}}.',
+    budget: 'This lookup ({{wanted}}) would exceed {{cap}}, by {{over}}.',
     budget_passed: 'This lookup ({{wanted}}) was not run: {{cap}}, the cap is already passed.',
     price_unknown:
       'The price of {{operations}} is not known yet, so this lookup cannot be checked against {{caps}}; it was not run and nothing was charged. Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.',

@@ -53,7 +53,8 @@ export const error: Catalog['error'] = {
     busy_one: 'platdesk 繁忙；请约 {{n}} 秒后重试。',
     busy_other: 'platdesk 繁忙；请约 {{n}} 秒后重试。',
     unavailable: 'platdesk 无法连接共享的限流服务；未发送任何请求。请几秒后重试。',
-    budget_exceeded: '本次调用（{{cost}}）将超出{{cap}}。请联系管理员提高上限，或等到下一个周期。',
+    budget_exceeded:
+      '本次调用（{{cost}}）将超出{{cap}}，多出 {{over}}。请联系管理员提高上限，或等到下一个周期。',
     aborted: '查询在发送前已取消；未产生任何费用。',
     aborted_sent: '查询在发送后被取消；服务方可能仍计入了这次调用。',
     claim_lost:

@@ -61,6 +61,9 @@ export const home: Catalog['home'] = {
   noAlerts: '没有发给管理员的余额、令牌或扣费上限提醒。',
   settings: '设置',
   whoMaySpend: '*谁可以发起收费查询*\n{{who}}',
+  capsTitle: '*扣费上限*',
+  capsHint:
+    '按 {{zone}} 时区计算。用 `/platdesk budget <workspace|user|@用户|#频道> <daily|monthly> <点数|off>` 设置。',
   accessEveryone: '工作区所有人。',
   accessOnly: '仅限 {{who}}（以及管理员）。',
   membersIn: '{{channel}} 的成员',
@@ -145,6 +148,10 @@ export const alert: Catalog['alert'] = {
     userRefused: ':money_with_wings: {{user}} 的{{period}}上限拒绝了一次查询：已用 {{spent}} / {{cap}} 点。',
     workspaceWarned: ':money_with_wings: 工作区{{period}}上限已用到 80% 以上：已用 {{spent}} / {{cap}} 点。',
     workspaceRefused: ':money_with_wings: 工作区{{period}}上限拒绝了一次查询：已用 {{spent}} / {{cap}} 点。',
+    channelWarned:
+      ':money_with_wings: {{channel}} 的{{period}}上限已用到 80% 以上：已用 {{spent}} / {{cap}} 点。',
+    channelRefused:
+      ':money_with_wings: {{channel}} 的{{period}}上限拒绝了一次调用：已用 {{spent}} / {{cap}} 点。',
   },
   period: {
     daily: '每日',

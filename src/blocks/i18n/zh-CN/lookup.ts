@@ -85,6 +85,10 @@ export const cap: Catalog['cap'] = {
     daily: '工作区每日上限：已用 {{spent}} / {{cap}} 点',
     monthly: '工作区每月上限：已用 {{spent}} / {{cap}} 点',
   },
+  channel: {
+    daily: '本频道的每日上限：已用 {{spent}} / {{cap}} 点',
+    monthly: '本频道的每月上限：已用 {{spent}} / {{cap}} 点',
+  },
   step: {
     daily: '此工作流步骤批准的每日上限：已用 {{spent}} / {{cap}} 点',
     monthly: '此工作流步骤批准的每月上限：已用 {{spent}} / {{cap}} 点',
@@ -98,11 +102,17 @@ export const cap: Catalog['cap'] = {
       daily: '工作区每日上限（{{cap}} 点中还剩 {{left}} 点）',
       monthly: '工作区每月上限（{{cap}} 点中还剩 {{left}} 点）',
     },
+    channel: {
+      daily: '本频道的每日上限（{{cap}} 点中还剩 {{left}} 点）',
+      monthly: '本频道的每月上限（{{cap}} 点中还剩 {{left}} 点）',
+    },
   },
   quotaCalls_one: '商品额度 {{n}} 次',
   quotaCalls_other: '商品额度 {{n}} 次',
   quotaNoPoints: '{{quota}}，不扣点',
   aboutPoints: '约 {{n}} 点',
+  aboutHeld: '约 {{n}} 点，扣费前最多预留 {{held}} 点',
+  unknownHeld: '价格暂未知，扣费前最多预留 {{held}} 点',
   pointsAndQuota: '{{points}}，另用{{quota}}',
 };
 
@@ -118,7 +128,7 @@ export const refusal: Catalog['refusal'] = {
     shop_channel: '店铺 {{shop}} 的订单和面单只能在它自己的频道里查询。',
     shop_no_owner: '店铺 {{shop}} 没有登记商家 ID。',
     shop_no_shop_id: '店铺 {{shop}} 没有登记店铺 ID。',
-    budget: '本次查询（{{wanted}}）将超出{{cap}}。',
+    budget: '本次查询（{{wanted}}）将超出{{cap}}，多出 {{over}}。',
     budget_passed: '本次查询（{{wanted}}）未执行：{{cap}}，已超过上限。',
     price_unknown:
       '{{operations}}的价格暂未知，无法按{{caps}}核对这次查询；查询未执行，未产生任何费用。请管理员在 PLAT_PRICES 或 App Home（价格）中设置价格，或由管理员先运行一次。',
