@@ -60,7 +60,10 @@ describe('/livez and /readyz in HTTP mode on PostgreSQL and Redis', () => {
 
   it('both answer 200 once started, and say no more than that', async () => {
     expect(await probe(h.platdesk.url, '/livez')).toEqual({ status: 200, body: { live: true } });
-    expect(await probe(h.platdesk.url, '/readyz')).toEqual({ status: 200, body: { ready: true } });
+    // Readiness is eventual by nature (the kubelet polls): the limiter's first heartbeat may run
+    // before its Redis connection is open, and the next one a second later says ready.
+    const ready = await until(h.platdesk.url, '/readyz', (p) => p.status === 200, 10_000);
+    expect(ready).toEqual({ status: 200, body: { ready: true } });
   });
 
   it('PostgreSQL stopped: /readyz 503 naming the store, /livez stays 200; back: ready again', async () => {
