@@ -183,6 +183,8 @@ type Decoded<T> = { data: T; requestId?: string | null };
 const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
   'invalid_input',
   'busy',
+  // Raised by the limiter only (Redis unreachable, a preparation that outlasted its slots).
+  'unavailable',
   'aborted',
   'budget_exceeded',
   'claim_lost',
@@ -364,20 +366,40 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     };
     const withdraw = queueSignal(call);
     for (let n = 0; ; n++) {
+      /** This attempt was announced to beforeSend (its charge id may be written ahead). */
+      let announced = false;
+      let withdrawn = false;
+      const attemptCall: CallOptions = {
+        ...call,
+        // Once per attempt: the fence and the limiter may both find it unsent.
+        notSent: (attemptNo) => {
+          if (withdrawn) return;
+          withdrawn = true;
+          call.notSent?.(attemptNo);
+        },
+      };
       try {
         const { beforeSend } = call;
         const result = await limiter.schedule(
           (progress) =>
             observed(operation, () =>
-              attempt(operation, edition, params, decode, call, n, progress.answered),
+              attempt(operation, edition, params, decode, attemptCall, n, progress.answered),
             ),
           {
             priority: call.priority ?? 'interactive',
             operation,
             ...(withdraw ? { signal: withdraw } : {}),
             ...(call.onQueued ? { onQueued: call.onQueued } : {}),
-            // Runs while the slot's last moments of rest pass (limiter.ts), not after them.
-            ...(beforeSend ? { prepare: () => beforeSend(operation, n) } : {}),
+            // Runs while the slot's last moments of rest pass (limiter.ts), not after them; again
+            // on a later grant when its preparation outlasted one.
+            ...(beforeSend
+              ? {
+                  prepare: () => {
+                    announced = true;
+                    return beforeSend(operation, n);
+                  },
+                }
+              : {}),
           },
         );
         add(result);
@@ -386,6 +408,9 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         if (!isPlatError(error)) throw error;
         // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
         const notSent = NOT_SENT_CODES.has(error.code);
+        // Announced, then refused before its send (its preparation outlasted its slots, the
+        // limiter stopped, the lock was lost): what was written ahead for it is withdrawn.
+        if (notSent && announced) attemptCall.notSent?.(n);
         const sent = n + (notSent ? 0 : 1);
         add(error);
         if (!notSent) lastSent = { reachedService: error.reachedService, answered: error.answered };

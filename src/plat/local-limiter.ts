@@ -71,7 +71,8 @@ interface Grant {
 
 export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } = {}): Limiter {
   const settings = resolveLimiterOptions(options);
-  const { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, interactiveReserve } = settings;
+  const { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, prepareDeadlineMs, interactiveReserve } =
+    settings;
   const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   const clock = options.clock ?? realClock;
 
@@ -150,11 +151,14 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return start;
   }
 
-  /** An answered (or settled) call frees its slot a full window later: it surely arrived by now. */
-  function release({ slot, startedAt }: Grant): void {
+  /**
+   * An answered (or settled) call frees its slot a full window later: it surely arrived by now.
+   * A grant that carried no call (`used` false: its preparation outlasted it) rests the same way.
+   */
+  function release({ slot, startedAt }: Grant, used: boolean): void {
     const now = clock.now();
     slots[slot] = now + gapMs;
-    queue.settled(now - startedAt);
+    if (used) queue.settled(now - startedAt);
     if (!stopped) arm();
   }
 
@@ -173,14 +177,29 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return { slot, startedAt: now, opensAt };
   }
 
-  /** Starts a job on its grant; one granted before its slot opens runs its task at the opening. */
+  /**
+   * Starts a job on its grant; one granted before its slot opens runs its task at the opening, and
+   * not at all if its preparation outlasts prepareDeadlineMs (it is granted again).
+   */
   function start(job: QueuedJob<Grant>, grant: Grant): void {
     const { opensAt } = grant;
     const opened = () =>
       clock.now() >= opensAt
         ? Promise.resolve()
         : new Promise<void>((resolve) => void when(opensAt, resolve));
-    void job.start(grant, opensAt > grant.startedAt ? opened : undefined);
+    const rearm = () => arm();
+    void job.start(grant, {
+      opened: opensAt > grant.startedAt ? opened : undefined,
+      sendBy: grant.startedAt + prepareDeadlineMs,
+      now: () => clock.now(),
+      at: when,
+      requeue: () => {
+        queue.requeue(job, rearm);
+        // Stopped meanwhile: it is refused like every job still queued.
+        if (stopped) queue.failAllStopped();
+        else arm();
+      },
+    });
   }
 
   /** Admits every queued job the window allows now, then re-arms the wake-up for the next slot. */

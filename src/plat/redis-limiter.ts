@@ -27,7 +27,9 @@
  *   member for two heartbeats (`joinDelayMs`), and trusts its view only if it was at most one and
  *   a half heartbeats old when the loss was noticed.
  * - A grant that reaches its process late (event loop stalled, process paused) is given back
- *   unused: a lease's cap is counted from its grant, so its call must start soon after it.
+ *   unused: a lease's cap is counted from its grant, so its call must start soon after it. So is
+ *   one whose job's preparation (a claim's fence, a charge id written ahead) has not ended within
+ *   that bound: the job is granted again (limiter.ts prepareDeadlineMs), never sent late.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -114,6 +116,11 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   if (!(leaseTtlMs >= 3 * heartbeatMs)) throw new RangeError('leaseTtlMs must be at least 3 heartbeats');
   /** A grant older than this when its job would start is given back (see header). */
   const staleGrantMs = gapMs / 2;
+  /**
+   * A job's preparation (limiter.ts prepare) must end within this of the request for its grant,
+   * or its call is not sent on it: the lease's cap counts from the grant.
+   */
+  const sendWithinMs = Math.min(settings.prepareDeadlineMs, staleGrantMs);
   /**
    * The longest a call can take from its grant to reaching the API: it starts at most
    * staleGrantMs after the grant and is abandoned at its deadline.
@@ -407,13 +414,34 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       }
       waitUntil = 0;
       queue.begin(job, answeredAt);
-      start(job, leaseId);
+      start(job, leaseId, now);
     }
   }
 
-  /** Runs a granted job; stop() waits for it to settle and release its lease. */
-  function start(job: QueuedJob<Grant>, leaseId: string): void {
-    const settled = job.start({ leaseId, startedAt: clock.now() });
+  /**
+   * Runs a granted job; stop() waits for it to settle and release its lease. `askedAt`: when the
+   * grant was asked for, before Redis made it: a call sent within sendWithinMs of that is sent
+   * within staleGrantMs of its grant, as the lease's cap assumes.
+   */
+  function start(job: QueuedJob<Grant>, leaseId: string, askedAt: number): void {
+    const nothing = () => undefined;
+    const settled = job.start(
+      { leaseId, startedAt: clock.now() },
+      {
+        sendBy: askedAt + sendWithinMs,
+        now: () => clock.now(),
+        at: (time, fire) => {
+          const timer = clock.setTimeout(fire, Math.max(1, Math.ceil(time - clock.now())));
+          return () => clock.clearTimeout(timer);
+        },
+        requeue: () => {
+          queue.requeue(job, nothing);
+          // Stopped meanwhile: it is refused like every job still queued.
+          if (stopped) queue.failAllStopped();
+          else void pump();
+        },
+      },
+    );
     inFlight.add(settled);
     void settled.finally(() => inFlight.delete(settled));
   }
@@ -474,9 +502,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     });
   }
 
-  /** The call was answered (or settled without an answer): once per grant (limiter-queue.ts). */
-  function settle({ leaseId, startedAt }: Grant): void {
-    queue.settled(clock.now() - startedAt);
+  /**
+   * The call was answered (or settled without an answer), or its grant carried none (`used`
+   * false): once per grant (limiter-queue.ts).
+   */
+  function settle({ leaseId, startedAt }: Grant, used: boolean): void {
+    if (used) queue.settled(clock.now() - startedAt);
     giveBack(leaseId);
     if (!stopped && queue.size() > 0) void pump();
   }

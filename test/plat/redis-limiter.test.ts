@@ -16,6 +16,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/free-port.js';
 import type { WorkerInput, WorkerMessage } from '../helpers/redis-limiter-worker.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type Call, maxCallsMeetingAnyWindow } from './limiter-contract.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/redis-limiter-worker.ts', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
@@ -181,6 +182,52 @@ describe('Redis limiter across processes', () => {
     // Its last renewal was at most a heartbeat before the kill: TTL + window + margin after that.
     expect(startedAt - killedAt).toBeGreaterThanOrEqual(1000 + 220 - 100 - 5);
     expect(startedAt - killedAt).toBeLessThan(1000 + 220 + 1500);
+  });
+
+  it('a preparation stalled past its lease’s cap (a row lock, a pool connection): its call is not sent on that lease, so another process’s calls never make maxCalls + 1 in a window', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 300,
+      heartbeatMs: 50,
+      maxCalls: 2,
+      windowMs: 200,
+      safetyMarginMs: 20,
+    };
+    // The lease's cap: granted + 110 (stale grant) + 300 (deadline), then a window + margin.
+    const stalled = limiter(options);
+    const other = limiter(options);
+    await Promise.all([stalled.ready(), other.ready()]);
+    const calls: Call[] = [];
+    const task = (label: string) => async () => {
+      const call: Call = { label, priority: 'interactive', start: now(), settle: Number.NaN };
+      calls.push(call);
+      await sleep(10);
+      call.settle = now();
+      return label;
+    };
+    const preparations: number[] = [];
+    let granted: () => void = () => undefined;
+    const firstGrant = new Promise<void>((resolve) => {
+      granted = resolve;
+    });
+    const late = stalled.schedule(task('late'), {
+      prepare: async () => {
+        preparations.push(now());
+        granted();
+        // The first preparation outlives the lease (1200 ms against 630); the next is quick.
+        if (preparations.length === 1) await sleep(1200);
+      },
+    });
+    await firstGrant;
+    const busy = Array.from({ length: 16 }, (_, i) => other.schedule(task(`o${i}`)));
+    await Promise.all([late, ...busy]);
+
+    expect(calls).toHaveLength(17);
+    expect(maxCallsMeetingAnyWindow(calls, options.windowMs)).toBeLessThanOrEqual(2);
+    expect(preparations.length).toBeGreaterThanOrEqual(2);
+    const sent = calls.find((c) => c.label === 'late')?.start ?? Number.NaN;
+    expect(sent - (preparations.at(-1) ?? 0)).toBeLessThan(110 + 150);
   });
 
   it('interactive jobs of one process go ahead of bulk jobs waiting in another', async () => {
