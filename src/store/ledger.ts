@@ -103,11 +103,49 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
   };
 }
 
+/** A row's columns but its key (tenant, charge id): what an upgrade of a placeholder rewrites. */
+const rowFields = (entry: NewLedgerEntry) => ({
+  at: entry.at.getTime(),
+  user_id: entry.userId,
+  channel_id: entry.channelId,
+  operation: entry.operation,
+  edition: entry.edition,
+  points: entry.points,
+  quota_calls: entry.quotaCalls,
+  code: entry.code,
+  outcome: entry.outcome,
+  request_id: entry.requestId,
+  correlation_id: entry.correlationId,
+  pending_id: entry.pendingId,
+  source: entry.source,
+  workflow_execution_id: entry.workflowExecutionId ?? null,
+  step_id: entry.stepId ?? null,
+});
+
 /** A stored row's workflow columns: null for a charge that is not a workflow step's. */
 const stepOf = (entry: NewLedgerEntry) => ({
   workflowExecutionId: entry.workflowExecutionId ?? null,
   stepId: entry.stepId ?? null,
 });
+
+/**
+ * The ledger code of a call whose charge id was written ahead but which may never have been sent
+ * (its holder died between the write ahead and the send, or before the send was marked): the
+ * row keeps the call in the ledger should it have reached the service, and counts in no figure
+ * a person reads (docs/money.md, "What the ledger knows of a call"). plat/ never reports it.
+ */
+export const MAYBE_NOT_SENT_CODE = -2;
+
+/**
+ * How much a row knows of its call (store.ts Ledger.record): a row written for a call whose
+ * answer was never read (a placeholder: -2 may not have been sent, -1 sent with no answer; both
+ * 0 points) is upgraded by a row that knows more under the same charge id, never the reverse.
+ * (-1 is plat/codes.ts NO_ANSWER_CODE.)
+ */
+export function certaintyOf(code: number): number {
+  if (code === MAYBE_NOT_SENT_CODE) return 0;
+  return code === -1 ? 1 : 2;
+}
 
 /** What platdesk_record (migrations 13 and 15) raises when the budget zone setting is not the one read. */
 const ZONE_CHANGED_SQLSTATE = 'PD002';
@@ -213,30 +251,27 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
             // committed) inserts nothing, and so counts nothing again.
             const inserted = await trx
               .insertInto('ledger')
-              .values({
-                tenant_id: tenant,
-                charge_id: entry.chargeId,
-                at: entry.at.getTime(),
-                user_id: entry.userId,
-                channel_id: entry.channelId,
-                operation: entry.operation,
-                edition: entry.edition,
-                points: entry.points,
-                quota_calls: entry.quotaCalls,
-                code: entry.code,
-                outcome: entry.outcome,
-                request_id: entry.requestId,
-                correlation_id: entry.correlationId,
-                pending_id: entry.pendingId,
-                source: entry.source,
-                workflow_execution_id: entry.workflowExecutionId ?? null,
-                step_id: entry.stepId ?? null,
-              })
+              .values({ tenant_id: tenant, charge_id: entry.chargeId, ...rowFields(entry) })
               .onConflict((oc) => oc.column('charge_id').doNothing())
               .returning('id')
               .executeTakeFirst();
-            if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
-            // The reservation row first, then the counters in their fixed order (budgets.ts).
+            let id = inserted?.id;
+            if (id === undefined) {
+              const stored = await byChargeId(trx, entry.chargeId);
+              // A placeholder (a call whose answer was never read: 0 points) is upgraded by the
+              // late charge of its call; anything else was written before: nothing more counts.
+              if (!(stored.points === 0 && certaintyOf(entry.code) > certaintyOf(stored.code)))
+                return toLedgerEntry(stored);
+              await trx
+                .updateTable('ledger')
+                .set(rowFields(entry))
+                .where('id', '=', stored.id)
+                .where('code', '=', stored.code)
+                .execute();
+              id = stored.id;
+            }
+            // The reservation row first, then the counters in their fixed order (budgets.ts). An
+            // upgraded placeholder had 0 points: the counters move by the charge's points.
             const released = options.reservationId
               ? await consumeReservation(trx, tenant, options.reservationId, entry.points)
               : [];
@@ -245,7 +280,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
               ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
               ...released,
             ]);
-            return { ...entry, ...stepOf(entry), id: Number(inserted.id) };
+            return { ...entry, ...stepOf(entry), id: Number(id) };
           }),
     async byPending(pendingId) {
       const rows = await db
