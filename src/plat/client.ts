@@ -153,6 +153,12 @@ export interface CallOptions {
    * never reached the service (no connection made): no ledger row will come for it.
    */
   notSent?: (attempt: number) => void;
+  /**
+   * The attempt's request was written to the connection: from now on it may reach the service
+   * whatever happens to this process (the write ahead is marked sent: digest/sent-calls.ts).
+   * Called synchronously from undici's write path: it must return at once and never throw.
+   */
+  sent?: (attempt: number) => void;
 }
 
 export interface PlatClient {
@@ -257,7 +263,26 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     }
     let body: unknown;
     try {
-      ({ body } = await http.send({ operation, params, signal: call.signal, onAnswered }));
+      const { sent } = call;
+      ({ body } = await http.send({
+        operation,
+        params,
+        signal: call.signal,
+        onAnswered,
+        ...(sent
+          ? {
+              onSent: () => {
+                try {
+                  sent(attemptNo);
+                } catch (error) {
+                  // A mark not written leaves the call "may not have been sent": never a reason
+                  // to abort a request already written.
+                  logger?.warn({ err: error, operation }, 'sent mark failed');
+                }
+              },
+            }
+          : {}),
+      }));
     } catch (error) {
       if (!(isPlatError(error) && error.reachedService)) call.notSent?.(attemptNo);
       // No readable answer (timeout, connection, not JSON): still one line, with the request's id.

@@ -4,10 +4,10 @@
  * the service withheld. `createChargeRecorder` makes sure a charge is never lost when the store
  * cannot be written at the moment it arrives.
  */
-import { type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { addToCounters, consumeReservation, countersOf } from './budgets.js';
 import { BUDGETS_SETTING_KEY, budgetZone, budgetZoneSetting, periodKeys } from './periods.js';
-import type { Executor, LedgerTable, StoreContext } from './schema.js';
+import type { Executor, LedgerTable, Schema, StoreContext } from './schema.js';
 import type {
   Ledger,
   LedgerEntry,
@@ -150,6 +150,16 @@ export function certaintyOf(code: number): number {
 /** What platdesk_record (migrations 13 and 15) raises when the budget zone setting is not the one read. */
 const ZONE_CHANGED_SQLSTATE = 'PD002';
 
+/**
+ * The calls a set of ledger rows counts: every row but those of calls that may never have been
+ * sent (MAYBE_NOT_SENT_CODE), which stay in the ledger (and its export) and count in no figure.
+ */
+const callsOf = (eb: ExpressionBuilder<Schema, 'ledger'>) =>
+  eb.fn.coalesce(
+    eb.fn.sum<number>(eb.case().when('code', '=', MAYBE_NOT_SENT_CODE).then(0).else(1).end()),
+    eb.lit(0),
+  );
+
 /** Rows per page of iterate(). */
 const PAGE = 500;
 
@@ -180,7 +190,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
     return filtered(q).select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
       eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),
-      eb.fn.countAll<number>().as('calls'),
+      callsOf(eb).as('calls'),
     ]);
   }
   const toTotals = (row: { points: number; quota_calls: number; calls: number }): LedgerTotals => ({
@@ -316,7 +326,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
         .select((eb) => [
           eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
           eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),
-          eb.fn.countAll<number>().as('calls'),
+          callsOf(eb).as('calls'),
         ])
         .executeTakeFirstOrThrow();
       return toTotals(row);

@@ -959,6 +959,24 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  // 19: write-ahead records for every plat call (issue 33 findings 6, 11, 13, 16, 17;
+  // store/sent-calls.ts). A lookup's calls are written ahead too (in its claim's fence), so their
+  // rows name the ledger row's user, lookup and workflow step. `sent` tells a call whose request
+  // was written to the service (marked just after) from one that may never have left (its holder
+  // died in between): 1 for the rows of older builds, which wrote no mark and took every row as
+  // sent. `written_at` is the database's clock when it was written ahead: when its call can at
+  // the latest arrive, for a limiter starting on a fresh key set or after a fast restart.
+  // Online-safe: columns and indexes added; older replicas' inserts keep working.
+  `
+  ALTER TABLE sent_calls ADD COLUMN sent INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE sent_calls ADD COLUMN written_at INTEGER;
+  ALTER TABLE sent_calls ADD COLUMN user_id TEXT;
+  ALTER TABLE sent_calls ADD COLUMN pending_id TEXT;
+  ALTER TABLE sent_calls ADD COLUMN workflow_execution_id TEXT;
+  ALTER TABLE sent_calls ADD COLUMN step_id TEXT;
+  CREATE INDEX sent_calls_written ON sent_calls (written_at);
+  CREATE INDEX sent_calls_sent_at ON sent_calls (sent_at);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {
