@@ -6,6 +6,7 @@
  */
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { addToCounters, consumeReservation, countersOf } from './budgets.js';
+import { isStoreUnavailable } from './errors.js';
 import { BUDGETS_SETTING_KEY, budgetZone, budgetZoneSetting, periodKeys } from './periods.js';
 import type { Executor, LedgerTable, Schema, StoreContext } from './schema.js';
 import type {
@@ -378,6 +379,8 @@ export interface ChargeRecorder {
   afterWritten(then: () => Promise<void>): Promise<void>;
   /** Charges kept, not yet written. */
   backlog(): number;
+  /** Charges set aside since start because the store refused them for good (see PARK_AFTER_REFUSALS). */
+  parked(): number;
   /** Tries to write every kept charge now; resolves with how many are still kept. */
   flush(): Promise<number>;
   /** Stops retrying (after a last flush by the caller). */
@@ -385,8 +388,16 @@ export interface ChargeRecorder {
 }
 
 type KeptItem =
-  | { kind: 'charge'; entry: NewLedgerEntry; options: RecordOptions }
+  | { kind: 'charge'; entry: NewLedgerEntry; options: RecordOptions; refusals: number }
   | { kind: 'then'; run: () => Promise<void> };
+
+/**
+ * A kept charge the store answers with an error (not "unreachable": a constraint, a value it
+ * refuses) this many times in a row is set aside (issue 33 finding 11): logged in full, counted
+ * and reported (`onParked`), so that it no longer holds up every charge and reservation release
+ * queued behind it. While the store cannot be reached nothing is refused: charges wait, in order.
+ */
+export const PARK_AFTER_REFUSALS = 5;
 
 export function createChargeRecorder(deps: {
   ledger: Ledger;
@@ -396,11 +407,14 @@ export function createChargeRecorder(deps: {
     info(o: object, msg: string): void;
   };
   retryMs?: number;
+  /** A charge was set aside (PARK_AFTER_REFUSALS): the metric and the admins' alert. */
+  onParked?: (entry: NewLedgerEntry, error: unknown) => void;
 }): ChargeRecorder {
   const kept: KeptItem[] = [];
   const retryMs = deps.retryMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<number> | null = null;
+  let parkedCount = 0;
   const charges = () => kept.filter((k) => k.kind === 'charge').length;
 
   const schedule = () => {
@@ -422,6 +436,24 @@ export function createChargeRecorder(deps: {
       try {
         await deps.ledger.record(next.entry, next.options);
       } catch (err) {
+        if (!isStoreUnavailable(err)) next.refusals += 1;
+        if (next.refusals >= PARK_AFTER_REFUSALS) {
+          // The store answers, and refuses this one charge whatever is retried: set aside, so the
+          // charges and releases behind it are written. Its reservation, if any, is released with
+          // them: the charge is in the log and the admins' alert, not in the totals.
+          kept.shift();
+          parkedCount += 1;
+          deps.logger.error(
+            { err, charge: next.entry, refusals: next.refusals },
+            'charge refused by the store: set aside, not in the ledger (enter it by hand)',
+          );
+          try {
+            deps.onParked?.(next.entry, err);
+          } catch (hookErr) {
+            deps.logger.warn({ err: hookErr }, 'parked charge not reported');
+          }
+          continue;
+        }
         deps.logger.warn({ err, kept: charges() }, 'ledger not writable: charges kept for later');
         schedule();
         return charges();
@@ -444,7 +476,7 @@ export function createChargeRecorder(deps: {
   return {
     async record(entry, options = {}) {
       // Order is kept: while older charges wait, a new one queues behind them.
-      kept.push({ kind: 'charge', entry, options });
+      kept.push({ kind: 'charge', entry, options, refusals: 0 });
       await flush();
     },
     async afterWritten(then) {
@@ -456,6 +488,7 @@ export function createChargeRecorder(deps: {
       await flush();
     },
     backlog: charges,
+    parked: () => parkedCount,
     flush,
     stop() {
       if (timer) clearTimeout(timer);

@@ -757,6 +757,18 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ),
     ),
     m(
+      'alert-charge-parked',
+      message(
+        alertText(w, {
+          kind: 'charge-parked',
+          chargeId: 'f3a1c2d4-0000-4000-8000-000000000000:0:0',
+          operation: 'get-shop-info',
+          points: 12.5,
+          at: '2026-11-19T08:30:00.000Z',
+        }),
+      ),
+    ),
+    m(
       'alert-spend-totals',
       message(
         alertText(w, {

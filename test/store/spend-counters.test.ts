@@ -248,6 +248,44 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect((await store.budgets.uses([cap('workspace', '*', 100)]))[0]?.spent).toBe(0);
   });
 
+  it('a charge the store refuses for good is parked after a few tries (logged in full, reported), and the charges and releases behind it go on', async () => {
+    const { store } = await fresh();
+    const errors: object[] = [];
+    const parked: { chargeId: string }[] = [];
+    const recorder = createChargeRecorder({
+      ledger: store.ledger,
+      logger: { info: () => undefined, warn: () => undefined, error: (o) => void errors.push(o) },
+      retryMs: 10,
+      onParked: (charge) => void parked.push(charge),
+    });
+    try {
+      const caps = [cap('workspace', '*', 100)];
+      const r = await store.budgets.reserve({ userId: 'U1', points: 10, caps, ttlMs: MINUTE });
+      if (!r.ok) throw new Error('refused');
+      // A row the ledger's CHECK refuses on both engines, whatever is retried.
+      const refused = entry({ chargeId: 'p-bad:0:0', outcome: 'bogus' as 'ok' });
+      await recorder.record(refused);
+      expect(recorder.backlog()).toBe(1);
+      // Behind it: a good charge, and the release of its reservation once it is written.
+      await recorder.record(entry({ chargeId: 'p-good:0:0', points: 10 }), { reservationId: r.id });
+      let released = false;
+      await recorder.afterWritten(async () => {
+        released = true;
+        await store.budgets.release(r.id);
+      });
+      await vi.waitFor(() => expect(recorder.backlog()).toBe(0), { timeout: 10_000 });
+      await vi.waitFor(() => expect(released).toBe(true), { timeout: 5000 });
+      const rows = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+      expect(rows.map((e) => e.chargeId)).toEqual(['p-good:0:0']);
+      expect((await store.budgets.uses(caps))[0]?.spent).toBe(10);
+      expect(parked.map((c) => c.chargeId)).toEqual(['p-bad:0:0']);
+      expect(JSON.stringify(errors)).toContain('p-bad:0:0');
+      expect(recorder.parked()).toBe(1);
+    } finally {
+      recorder.stop();
+    }
+  });
+
   it('a charge is paid from its reservation: reserved moves to spent in the same write', async () => {
     const { store } = await fresh();
     const caps = [cap('workspace', '*', 30), cap('user', 'U1', 100)];
