@@ -146,11 +146,13 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     onSent,
   }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
+    // The deadline counts from here, before undici's first load: a call is over (arrived or
+    // never will) within deadlineMs of its send, as the limiter's bounds assume.
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const loadedPool = await load();
     const { undici } = loadedPool;
     const pool = onSent ? withSentHook(undici, loadedPool.pool) : loadedPool.pool;
-    const started = performance.now();
-    const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const combined = AbortSignal.any(
       signal ? [signal, deadline, shutdown.signal] : [deadline, shutdown.signal],
     );

@@ -108,6 +108,42 @@ export interface ScheduleOptions {
   prepare?: () => Promise<void>;
 }
 
+/**
+ * A call sent before this limiter started that may still arrive at the server: sent in an earlier
+ * life of this process (a fast restart), or by any process while a Redis key set was being lost.
+ * The limiter knows nothing of where this comes from; the app reads it from the calls written
+ * ahead (store/sent-calls.ts) and hands it in (plat-wiring.ts).
+ */
+export interface EarlierCall {
+  /** How long ago its charge id was written ahead, just before its send (one clock for all). */
+  writtenAgoMs: number;
+  /** How long ago its answer was read, null when it never was (it may still be on its way). */
+  answeredAgoMs: number | null;
+}
+
+/**
+ * How long each slot such calls took rests from now (ms, largest first, at most maxCalls; only
+ * those still resting): a call arrives at the latest `spanMs` after it was written ahead (its
+ * send within the prepare deadline, then the call deadline), or by its answer when that was read
+ * (give or take `skewMs` between the clocks of the replica that read it and the database), and
+ * its slot rests `gapMs` (a window + margin) after that. Calls long over take no slot, so a
+ * normal start is not slowed; a restart within a second of ten calls waits for their slots.
+ */
+export function restingAtStart(
+  calls: readonly EarlierCall[],
+  bounds: { spanMs: number; gapMs: number; skewMs: number; maxCalls: number },
+): number[] {
+  return calls
+    .map((c) => {
+      const arrivesWithin = bounds.spanMs - c.writtenAgoMs;
+      const answered = c.answeredAgoMs === null ? Number.POSITIVE_INFINITY : bounds.skewMs - c.answeredAgoMs;
+      return Math.min(arrivesWithin, answered) + bounds.gapMs;
+    })
+    .filter((ms) => ms > 0)
+    .sort((a, b) => b - a)
+    .slice(0, bounds.maxCalls);
+}
+
 export type LimiterHealth =
   | { ok: true }
   /** `component` names what is down ('redis'), `reason` says why, for operators. */

@@ -69,7 +69,17 @@ interface Grant {
   readonly opensAt: number;
 }
 
-export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } = {}): Limiter {
+export function createLocalLimiter(
+  options: LimiterOptions & {
+    clock?: Clock;
+    /**
+     * Slots still resting when this limiter starts (ms from now each: limiter.ts restingAtStart),
+     * taken by calls of an earlier life of this process that may still arrive (issue 33
+     * finding 13: a restart within a second of ten calls must not send ten more).
+     */
+    restingMs?: readonly number[];
+  } = {},
+): Limiter {
   const settings = resolveLimiterOptions(options);
   const { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, prepareDeadlineMs, interactiveReserve } =
     settings;
@@ -80,6 +90,8 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
   const gapMs = windowMs + safetyMarginMs;
   /** When each slot may be used again; Infinity while its call is in flight. */
   const slots: number[] = Array.from({ length: maxCalls }, () => Number.NEGATIVE_INFINITY);
+  const startedAt = clock.now();
+  for (const [i, ms] of (options.restingMs ?? []).slice(0, maxCalls).entries()) slots[i] = startedAt + ms;
   /** Cancels the armed wake-up (see arm()). */
   let cancelWake: (() => void) | undefined;
   let wakeAt = Number.NaN;

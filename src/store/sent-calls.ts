@@ -177,8 +177,10 @@ export function createSentCalls(ctx: StoreContext): SentCalls {
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
-    async recent(withinMs) {
+    async recent(within) {
       const now = dbNowMs(ctx);
+      // Whole milliseconds: PostgreSQL reads the bound value as a bigint.
+      const withinMs = Math.ceil(within);
       // Rows of a build before migration 19 have no written_at: their send time stands in.
       const rows = await db
         .selectFrom('sent_calls')
@@ -187,14 +189,11 @@ export function createSentCalls(ctx: StoreContext): SentCalls {
             'ago',
           ),
           eb
-            .exists(
-              eb
-                .selectFrom('ledger')
-                .select('ledger.id')
-                .whereRef('ledger.charge_id', '=', 'sent_calls.charge_id')
-                .where('ledger.code', 'not in', [-1, MAYBE_NOT_SENT_CODE]),
-            )
-            .as('answered'),
+            .selectFrom('ledger')
+            .select((lb) => sql<number>`${now} - ${lb.ref('ledger.at')}`.as('ago'))
+            .whereRef('ledger.charge_id', '=', 'sent_calls.charge_id')
+            .where('ledger.code', 'not in', [-1, MAYBE_NOT_SENT_CODE])
+            .as('answered_ago'),
         ])
         .where((eb) =>
           eb.or([
@@ -203,7 +202,10 @@ export function createSentCalls(ctx: StoreContext): SentCalls {
           ]),
         )
         .execute();
-      return rows.map((row) => ({ writtenAgoMs: Number(row.ago), answered: Boolean(row.answered) }));
+      return rows.map((row) => ({
+        writtenAgoMs: Number(row.ago),
+        answeredAgoMs: row.answered_ago === null ? null : Number(row.answered_ago),
+      }));
     },
   };
 }

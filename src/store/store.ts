@@ -837,8 +837,11 @@ export interface WrittenCall extends SentCall {
 export interface RecentCall {
   /** How long ago it was written ahead, by the database's clock. */
   writtenAgoMs: number;
-  /** Its charge reached the ledger (its answer was read; a placeholder does not count). */
-  answered: boolean;
+  /**
+   * How long ago its answer was read (its ledger row's time, another replica's clock perhaps,
+   * against the database's now), null while it has none (a placeholder is none either).
+   */
+  answeredAgoMs: number | null;
 }
 
 export interface SentCalls {
