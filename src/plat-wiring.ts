@@ -100,6 +100,17 @@ export async function createLimiter(
         ...options,
         url: config.redisUrl,
         deadlineMs,
+        // A fenced key set (lost, or a fresh Redis) ends once no call written ahead can still
+        // arrive (issue 33 finding 17).
+        ...(earlier
+          ? {
+              earlierCalls: () => {
+                const { spanMs, gapMs } = spanOf(options, deadlineMs);
+                return earlier.read(spanMs + gapMs + earlier.skewMs);
+              },
+              answerSkewMs: earlier.skewMs,
+            }
+          : {}),
         logger: logger.child({ component: 'limiter' }),
         onWait: (reason) =>
           metrics.inc('platdesk_limiter_redis_waits_total', 'Times a plat call waited for Redis, by reason', {

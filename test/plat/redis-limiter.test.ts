@@ -372,6 +372,56 @@ describe('Redis limiter when Redis fails', () => {
     expect(stats.violations).toBe(0);
   });
 
+  it('a fresh Redis (no limiter keys) with no call written ahead lately: the fence ends once that is read, not after a whole call span + window', async () => {
+    // Call span 500 + 3000, window + margin 1001: a fence of 4.5 s without the calls written ahead.
+    const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 3000, heartbeatMs: 100 };
+    const read: number[] = [];
+    const createdAt = now();
+    const l = limiter({
+      ...options,
+      earlierCalls: async () => {
+        read.push(now());
+        return [];
+      },
+    });
+    const startedAt = await l.schedule(async () => now());
+    // Read once every call granted before the epoch is written ahead or never sent (500 ms after
+    // this process learned of it), then granted: the join delay (2 heartbeats) is the rest.
+    expect(read).toHaveLength(1);
+    expect((read[0] ?? 0) - createdAt).toBeGreaterThanOrEqual(500 - 5);
+    expect(startedAt - createdAt).toBeLessThan(2_500);
+  });
+
+  it('lost keys with a process that died with Redis, its call written ahead and unanswered: grants wait until that call surely arrived and its slot rested, not the whole fence', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 3000,
+      heartbeatMs: 100,
+      maxCalls: 2,
+    };
+    // One store for every process: the holder's call, written ahead when it was granted.
+    let writtenAt = Number.NaN;
+    const earlierCalls = async () =>
+      Number.isNaN(writtenAt) ? [] : [{ writtenAgoMs: now() - writtenAt, answeredAgoMs: null }];
+    const mine = limiter({ ...options, earlierCalls });
+    await mine.ready();
+    const holder = startWorker({ mode: 'hold', limiter: options, holds: 1 });
+    const holding = (await holder.next('holding')) as Extract<WorkerMessage, { type: 'holding' }>;
+    writtenAt = holding.grantedAt[0] ?? Number.NaN;
+    // 1.5 s into its call, the holder and Redis die together: it stays pending in the new epoch.
+    await sleep(1500);
+    holder.child.kill('SIGKILL');
+    await redis.kill();
+    await redis.start();
+    const upAt = now();
+    const startedAt = await mine.schedule(async () => now());
+    // Its call may arrive until written + 500 + 3000; its slot rests a window + margin after that.
+    expect(startedAt).toBeGreaterThanOrEqual(writtenAt + 500 + 3000 + 1001 - 5);
+    // The whole fence would have lasted 4.5 s from when the loss was noticed (after upAt).
+    expect(startedAt - upAt).toBeLessThan(4500 - 1000);
+  });
+
   it('after lost keys, a process that may still have calls in flight and never rejoins holds grants back a full deadline + window', async () => {
     const options = {
       url: redis.url,
