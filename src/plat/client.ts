@@ -390,6 +390,8 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       quotaCalls += charged.quotaCalls;
     };
     const withdraw = queueSignal(call);
+    // Before any slot is asked for: a grant's send must follow it within the limiter's bound.
+    await http.warm?.();
     for (let n = 0; ; n++) {
       /** This attempt was announced to beforeSend (its charge id may be written ahead). */
       let announced = false;

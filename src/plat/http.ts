@@ -59,6 +59,8 @@ export interface PlatHttpResponse {
 
 export interface PlatHttp {
   send(request: PlatRequest): Promise<PlatHttpResponse>;
+  /** Loads what the first send needs (undici and the pool); resolves at once after that. */
+  warm?(): Promise<void>;
   /**
    * Closes the pool once the calls in flight have finished; with `force`, cuts them off first
    * (shutdown past its bound): they fail as timeouts, since the service may have counted them.
@@ -146,13 +148,11 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     onSent,
   }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
-    // The deadline counts from here, before undici's first load: a call is over (arrived or
-    // never will) within deadlineMs of its send, as the limiter's bounds assume.
-    const started = performance.now();
-    const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const loadedPool = await load();
     const { undici } = loadedPool;
     const pool = onSent ? withSentHook(undici, loadedPool.pool) : loadedPool.pool;
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const combined = AbortSignal.any(
       signal ? [signal, deadline, shutdown.signal] : [deadline, shutdown.signal],
     );
@@ -215,6 +215,11 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
 
   return {
     send,
+    // The client waits for this before it asks for a slot, so undici's first load (tens to
+    // hundreds of ms) is never spent between a call's grant and its send.
+    warm: async () => {
+      await load();
+    },
     async close({ force = false } = {}) {
       // A shared pool: this account's calls are cut off, the pool is its owner's to close.
       if (shared) {
