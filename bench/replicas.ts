@@ -21,7 +21,11 @@
  *      Confirm shown by one replica is often clicked on another) or `--clicks same` (both clicks on
  *      the replica that showed it).
  *
- * Options: `--confirms N`, `--clicks same|random`. With REDIS_URL set, that Redis is used (its
+ * `--only cold` runs instead, on the empty Redis: once every replica answers `/healthz`, 60 lookups
+ * (20 a replica) asked, then their Confirms clicked at once: click → each call's arrival at the
+ * sandbox, click → answer, and the time from launch to the first call (issue 33 finding 17).
+ *
+ * Options: `--confirms N`, `--clicks same|random`, `--only cold`. With REDIS_URL set, that Redis is used (its
  * `platdesk:limiter` keys: not a production one) and phase 4 is skipped (the bench restarts only
  * a server it started). Prints a labelled summary, then the figures as one JSON line.
  */
@@ -48,8 +52,11 @@ const { values: args } = parseArgs({
   options: {
     confirms: { type: 'string', default: '1000' },
     clicks: { type: 'string', default: 'random' },
+    only: { type: 'string' },
   },
 });
+const only = args.only;
+if (only !== undefined && only !== 'cold') throw new Error('--only takes cold');
 const confirms = Number(args.confirms);
 const clicks = args.clicks;
 if (!Number.isInteger(confirms) || confirms < 1) throw new Error('--confirms takes a whole number ≥ 1');
@@ -173,8 +180,12 @@ async function healthy(replica: Replica, ms: number): Promise<boolean> {
 }
 
 try {
+  if (only === 'cold') {
+    await coldBurst();
+    console.log(JSON.stringify(results));
+  }
   // ---- 0. first call on an empty Redis -------------------------------------------------------
-  {
+  if (only === undefined) {
     const [first] = await ask('cold', 1, () => cluster.at(0));
     if (!first) throw new Error('no lookup asked');
     const done = await confirm(first, 60_000);
@@ -186,6 +197,50 @@ try {
     );
   }
 
+  if (only === undefined) await otherPhases();
+} finally {
+  await cluster.stop();
+  await fake.close();
+  await sandbox.close();
+  await redis?.close();
+  await store.close();
+  await admin(serverUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  await postgres?.remove();
+}
+// Calls hung at the sandbox in phase 3 leave nothing behind, but do not wait on stray timers.
+process.exit(0);
+
+/**
+ * 60 Confirms at once on 3 replicas a few seconds after start, on an empty Redis: until this
+ * change the new key set's fence held every one back for the call span + window (about 16.5 s).
+ */
+async function coldBurst(): Promise<void> {
+  for (const replica of cluster.replicas) {
+    if (!(await healthy(replica, 60_000)))
+      throw new Error(`${replica.name} not healthy\n${cluster.output()}`);
+  }
+  const healthyAt = performance.now();
+  const asked = await ask('cold-burst', 60, (i) => cluster.at(i % REPLICAS));
+  const clickAt = performance.now();
+  const done = await Promise.all(asked.map((a) => confirm(a)));
+  for (const [i, a] of asked.entries()) expectAnswered(a, done[i]);
+  const arrivals = arrivalsBetween(sandbox.arrivals(), clickAt).sort((a, b) => a - b);
+  const nth = (n: number) => round((arrivals[n - 1] ?? Number.NaN) - clickAt);
+  const answers = done.map((d) => d.ms);
+  results.coldBurst = {
+    clickSecondsFromLaunch: seconds(clickAt - launchedAt),
+    clickSecondsFromHealthy: seconds(clickAt - healthyAt),
+    clickToArrivalMs: { first: nth(1), tenth: nth(10), twentieth: nth(20), last: nth(arrivals.length) },
+    clickToAnswerMs: { p50: round(percentile(answers, 50)), p99: round(percentile(answers, 99)) },
+    calls: arrivals.length,
+    largestInAnySecond: largestInAnyWindow(arrivals),
+  };
+  console.log(
+    `cold burst      60 Confirms clicked at once ${seconds(clickAt - launchedAt)} s after launch (${seconds(clickAt - healthyAt)} s after every /healthz 200), empty Redis: click → 1st call at the sandbox ${nth(1)} ms, 10th ${nth(10)} ms, 20th ${nth(20)} ms, last ${nth(arrivals.length)} ms; click → answer p50 ${round(percentile(answers, 50))} ms, p99 ${round(percentile(answers, 99))} ms; largest count in any sliding second ${largestInAnyWindow(arrivals)}`,
+  );
+}
+
+async function otherPhases(): Promise<void> {
   // ---- 1. saturation ---------------------------------------------------------------------------
   {
     const asked = await ask('sat', 300, (i) => cluster.at(i % REPLICAS));
@@ -425,17 +480,7 @@ try {
     `  whole run     ${stats.calls} calls; largest count in any sliding second at the sandbox ${stats.maxInWindow}, ${stats.violations} violations; sandbox latency: its default (no delay injected outside phase 3), mean plat call ${latency} ms as the replicas measured it (since their last start)`,
   );
   console.log(JSON.stringify(results));
-} finally {
-  await cluster.stop();
-  await fake.close();
-  await sandbox.close();
-  await redis?.close();
-  await store.close();
-  await admin(serverUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await postgres?.remove();
 }
-// Calls hung at the sandbox in phase 3 leave nothing behind, but do not wait on stray timers.
-process.exit(0);
 
 /** Mean plat call duration over every replica's platdesk_plat_call_ms histogram. */
 async function platCallLatency(replicas: readonly Replica[]): Promise<number> {

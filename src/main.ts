@@ -25,6 +25,7 @@ import { gatedLimiter } from './plat/gated-limiter.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter } from './plat/limiter.js';
 import {
+  ANSWER_CLOCK_SKEW_MS,
   createLimiter,
   createMeteredPlatClients,
   createSingleFlight,
@@ -178,7 +179,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.platTimeouts };
   // PostgreSQL and Redis code is loaded only when configured (src/store/engine.ts, createLimiter).
-  const engineLimiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger);
+  // Calls an earlier life of platdesk sent may still arrive: their slots rest (plat-wiring.ts).
+  const engineLimiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger, {
+    read: (withinMs) => store.sentCalls.recent(withinMs),
+    skewMs: store.engine === 'postgres' ? ANSWER_CLOCK_SKEW_MS : 0,
+  });
   // PostgreSQL: no call while this process does not hold its database lock (store/sole-lock.ts).
   const limiter = soleLock
     ? gatedLimiter(engineLimiter, () =>

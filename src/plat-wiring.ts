@@ -20,11 +20,58 @@ import type { LookupOutcome } from './lookups/types.js';
 import type { Metrics } from './metrics.js';
 import { createPlatClient, type RetryPolicy } from './plat/client.js';
 import type { HttpTimeouts } from './plat/http.js';
-import type { Limiter, LimiterOptions } from './plat/limiter.js';
+import {
+  type EarlierCall,
+  type Limiter,
+  type LimiterOptions,
+  resolveLimiterOptions,
+  restingAtStart,
+} from './plat/limiter.js';
 import { createLocalLimiter } from './plat/local-limiter.js';
 import type { Store } from './store/store.js';
 
 const PLAT_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 15000];
+
+/**
+ * The calls written ahead lately, as the store knows them (store/sent-calls.ts recent), for a
+ * limiter starting: which of them may still arrive (plat/limiter.ts restingAtStart). The plat
+ * layer knows no store (DESIGN.md layers): main hands this in.
+ */
+export interface EarlierCalls {
+  /** Every tenant's calls written ahead within the last `withinMs`, by the database's clock. */
+  read(withinMs: number): Promise<EarlierCall[]>;
+  /**
+   * How far the clock that stamped answers (a replica's) may be from the database's: 0 on SQLite
+   * (one process), the skew budget on PostgreSQL.
+   */
+  skewMs: number;
+}
+
+/**
+ * The skew allowed between a replica's clock and the database's when an answer's time (stamped by
+ * the replica) is compared with the database's now. The leases work (issue 33 finding 3) is to
+ * give platdesk one measured skew budget; until then, this.
+ */
+export const ANSWER_CLOCK_SKEW_MS = 1000;
+
+/**
+ * The in-process engine's slots at start: those of calls an earlier life of this process sent
+ * that may still arrive (issue 33 finding 13). If they cannot be read, every slot rests for as
+ * long as any such call could (the safe side: a restart is slowed, never over the rate).
+ */
+async function slotsAtStart(
+  earlier: EarlierCalls,
+  bounds: { spanMs: number; gapMs: number; maxCalls: number },
+  logger: Logger,
+): Promise<number[]> {
+  try {
+    const calls = await earlier.read(bounds.spanMs + bounds.gapMs + earlier.skewMs);
+    return restingAtStart(calls, { ...bounds, skewMs: earlier.skewMs });
+  } catch (err) {
+    logger.warn({ err }, 'calls written ahead not read at start: every limiter slot rests as if just used');
+    return Array.from({ length: bounds.maxCalls }, () => bounds.spanMs + bounds.gapMs);
+  }
+}
 
 /** The plat rate limiter: shared through Redis with REDIS_URL, else in this process. */
 export async function createLimiter(
@@ -32,6 +79,7 @@ export async function createLimiter(
   deadlineMs: number,
   metrics: Metrics,
   logger: Logger,
+  earlier?: EarlierCalls,
 ): Promise<Limiter> {
   const options: LimiterOptions = {
     maxCalls: config.plat.rateLimit.maxCalls,
@@ -52,18 +100,45 @@ export async function createLimiter(
         ...options,
         url: config.redisUrl,
         deadlineMs,
+        // A fenced key set (lost, or a fresh Redis) ends once no call written ahead can still
+        // arrive (issue 33 finding 17).
+        ...(earlier
+          ? {
+              earlierCalls: () => {
+                const { spanMs, gapMs } = spanOf(options, deadlineMs);
+                return earlier.read(spanMs + gapMs + earlier.skewMs);
+              },
+              answerSkewMs: earlier.skewMs,
+            }
+          : {}),
         logger: logger.child({ component: 'limiter' }),
         onWait: (reason) =>
           metrics.inc('platdesk_limiter_redis_waits_total', 'Times a plat call waited for Redis, by reason', {
             reason,
           }),
       })
-    : createLocalLimiter(options);
+    : createLocalLimiter({
+        ...options,
+        ...(earlier ? { restingMs: await slotsAtStart(earlier, spanOf(options, deadlineMs), logger) } : {}),
+      });
   metrics.gauge('platdesk_limiter_queued', 'Plat calls waiting in the limiter', () => {
     const q = limiter.stats().queued;
     return q.interactive + q.bulk;
   });
   return limiter;
+}
+
+/**
+ * The longest from a call's write ahead to its arrival (its send within the prepare deadline,
+ * then the call deadline), a slot's rest after it, and the slots.
+ */
+function spanOf(options: LimiterOptions, deadlineMs: number) {
+  const settings = resolveLimiterOptions(options);
+  return {
+    spanMs: settings.prepareDeadlineMs + deadlineMs,
+    gapMs: settings.windowMs + settings.safetyMarginMs,
+    maxCalls: settings.maxCalls,
+  };
 }
 
 /** Identical lookups share one call: across every process with REDIS_URL, else in this one. */

@@ -26,7 +26,7 @@ import { createDigests } from './slack/digest/wiring.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
-import type { ClaimHolder, Store } from './store/store.js';
+import type { ClaimHolder, NewLedgerEntry, Store } from './store/store.js';
 import { SINGLE_TENANT } from './store/tenants.js';
 
 export interface TenantServicesDeps {
@@ -95,7 +95,19 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
     if (!slack) throw new TenantUnavailableError(tenant);
     const configured = tenant === SINGLE_TENANT ? d.configuredAdmins : [];
     const logger = tenant === SINGLE_TENANT ? d.logger : d.logger.child({ tenant });
-    const charges = createChargeRecorder({ ledger: store.ledger, logger });
+    // A charge the store refuses for good is set aside (counted, and the admins told) rather than
+    // hold up every charge behind it (store/ledger.ts PARK_AFTER_REFUSALS).
+    let parked: (entry: NewLedgerEntry) => void = () => undefined;
+    const charges = createChargeRecorder({
+      ledger: store.ledger,
+      logger,
+      onParked: (entry) => {
+        d.metrics.inc('platdesk_charges_parked_total', 'Charges the store refused for good, set aside', {
+          operation: entry.operation,
+        });
+        parked(entry);
+      },
+    });
     const admins = async () => [
       ...new Set([...configured, ...((await store.settings.get<string[]>(SETTING_KEYS.admins)) ?? [])]),
     ];
@@ -111,6 +123,14 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
     const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: store.alertsSent });
     // Alerts sent to admins (balance, token, budget caps) are kept so the admins' Home lists them.
     alerts.onAlert?.((alert) => recordAlert(store, alert));
+    parked = (entry) =>
+      void alerts.notify({
+        kind: 'charge-parked',
+        chargeId: entry.chargeId,
+        operation: entry.operation,
+        points: entry.points,
+        at: entry.at.toISOString(),
+      });
     const lookups = createLookupService({
       client: plat.client,
       ensureAccount: plat.ensureAccount,

@@ -147,7 +147,13 @@ export function renderInterrupted(
   } else {
     const { points, quotaCalls, calls } = truth.charged;
     const quota = () => t('error.quotaCalls', { count: quotaCalls, n: w.count(quotaCalls) });
-    if (points > 0 || quotaCalls > 0) {
+    // Every call it made went unanswered: no figure it shows would be what was charged.
+    if (calls > 0 && truth.costUnknown === calls)
+      lines.push(t('confirm.interruptedCostUnknown', { summary }));
+    // Cut just as its call was about to leave: it may never have reached the service.
+    else if (calls === 0 && truth.maybeNotSent > 0)
+      lines.push(t('confirm.interruptedMaybeNotSent', { summary }));
+    else if (points > 0 || quotaCalls > 0) {
       const cost =
         points > 0 && quotaCalls > 0
           ? t('error.chargedAndQuota', { points: w.points(points), quota: quota() })

@@ -386,6 +386,12 @@ export function alertText(w: Words, alert: AdminAlert): string {
     const text = t(`alert.account.${alert.code}`);
     return alert.userId ? t('alert.seenBy', { text, user: `<@${alert.userId}>` }) : text;
   }
+  if (alert.kind === 'charge-parked')
+    return t('alert.chargeParked', {
+      operation: escapeClip(alert.operation, 40),
+      points: w.count(alert.points),
+      at: escapeClip(alert.at, 30),
+    });
   if (alert.kind === 'spend-totals') {
     // A direct message's text stays short (the first two differences; the rest are in the log).
     const lines = alert.sample.slice(0, 2).map((d) =>

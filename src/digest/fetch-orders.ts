@@ -91,7 +91,7 @@ export interface FetchOrdersOptions {
   /** The lease the caller must hold for each call to start (plat/client.ts CallFence). */
   fence?: CallFence;
   /** Each attempt's charge id written ahead of it (digest/sent-calls.ts). */
-  writeAhead?: Pick<CallOptions, 'beforeSend' | 'notSent'>;
+  writeAhead?: Pick<CallOptions, 'beforeSend' | 'notSent' | 'sent'>;
 }
 
 export interface FetchedOrders {

@@ -213,7 +213,9 @@ export type AdminAlert =
   | { kind: 'account'; code: 'credential_invalid' | 'quota_exhausted'; userId: string | null }
   | { kind: 'budget'; figure: CapFigure; userId: string | null; refused: boolean }
   /** The nightly reconciliation (reconcile.ts): `count` running totals differ from the ledger. */
-  | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] };
+  | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] }
+  /** A charge the store refused for good, set aside (store/ledger.ts PARK_AFTER_REFUSALS). */
+  | { kind: 'charge-parked'; chargeId: string; operation: string; points: number; at: string };
 
 const ALERT_SCHEMA = lazySchema(() =>
   z.union([
@@ -254,6 +256,13 @@ const ALERT_SCHEMA = lazySchema(() =>
           expected: z.number(),
         }),
       ),
+    }),
+    z.object({
+      kind: z.literal('charge-parked'),
+      chargeId: z.string(),
+      operation: z.string(),
+      points: z.number(),
+      at: z.string(),
     }),
   ]),
 );

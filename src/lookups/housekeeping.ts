@@ -3,7 +3,8 @@
  * included) that expired or finished long ago, Events API ids past the window in which Slack
  * retries, unfurl records, day counts and shortcut offers past their use, ship-by alert orders
  * and checks, digest runs (with the rows that belong to them) and admin alerts sent, each past
- * the retention stated below. A live confirmation, a running claim and a held run are never
+ * the retention stated below; and calls written ahead, settled when nobody else did
+ * (SENT_CALL_SETTLE_AFTER_MS) and forgotten once their charge is in the ledger. A live confirmation, a running claim and a held run are never
  * removed (store.ts prune, pruneRuns).
  *
  * One process does it (issue 19 point 5): every process looks every `everyMs / 6`, and the one
@@ -11,6 +12,7 @@
  * process on the database) prunes; the others do nothing until the next turn is due.
  */
 import type { Logger } from 'pino';
+import { placeholderFor } from '../digest/sent-calls.js';
 import type { Store } from '../store/store.js';
 import { reconcileOncePerDay, type SpendCheck } from './reconcile.js';
 import { EVENT_MEMORY_MS, UNFURL_KEEP_MS } from './unfurls.js';
@@ -36,6 +38,22 @@ export const DIGEST_RUN_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
  * and the App Home lists the month's budget alerts.
  */
 export const ALERTS_SENT_KEEP_MS = 35 * 24 * 60 * 60 * 1000;
+/**
+ * A call written ahead whose charge never reached the ledger and that nobody settled within this
+ * (issue 33 finding 11: "orphans"): the next claim of its run settles it within a lease (22 s),
+ * the sweep of interrupted lookups within a claim's lease and the longest call (under 2 minutes);
+ * one still unsettled an hour later belongs to a run or lookup nobody will take up again, and
+ * housekeeping writes its ledger row (digest/sent-calls.ts placeholderFor). A holder that was alive
+ * after all and writes the real charge later upgrades that row (store/ledger.ts certaintyOf).
+ */
+export const SENT_CALL_SETTLE_AFTER_MS = 60 * 60 * 1000;
+/**
+ * Calls written ahead whose charge is in the ledger are kept this long, then forgotten: a limiter
+ * starting reads the last few seconds of them (plat-wiring.ts); nothing reads them later.
+ */
+export const SENT_CALL_KEEP_MS = 10 * 60 * 1000;
+/** Unsettled calls written per housekeeping pass (a backlog is worked off over passes). */
+const SETTLE_BATCH = 500;
 /** The name of housekeeping's turn in the store (store/turns.ts). */
 export const HOUSEKEEPING_TURN = 'housekeeping';
 /** How many looks for the turn each process takes per period: the turn is taken at most this late. */
@@ -48,6 +66,28 @@ export interface Pruned {
   alerts: number;
   digestRuns: number;
   alertsSent: number;
+  /** Calls written ahead that nobody settled: now in the ledger (code -1 or -2). */
+  sentCallsSettled: number;
+  /** Calls written ahead whose charge is in the ledger, forgotten. */
+  sentCallsForgotten: number;
+}
+
+/**
+ * Every tenant's calls written ahead over SENT_CALL_SETTLE_AFTER_MS ago with no ledger row get
+ * their row (each in its tenant), then those whose charge is in the ledger and that are older than
+ * SENT_CALL_KEEP_MS are forgotten. Returns how many of each.
+ */
+export async function settleWrittenCalls(
+  store: Store,
+  now: Date,
+): Promise<{ settled: number; forgotten: number }> {
+  const unsettled = await store.sentCalls.unsettled(
+    new Date(now.getTime() - SENT_CALL_SETTLE_AFTER_MS),
+    SETTLE_BATCH,
+  );
+  for (const call of unsettled) await store.forTenant(call.tenantId).ledger.record(placeholderFor(call));
+  const forgotten = await store.sentCalls.pruneRecorded(new Date(now.getTime() - SENT_CALL_KEEP_MS));
+  return { settled: unsettled.length, forgotten };
 }
 
 export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
@@ -59,7 +99,12 @@ export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
     alerts: await store.alerts.prune(before(ALERT_KEEP_MS)),
     digestRuns: await store.digests.pruneRuns(before(DIGEST_RUN_KEEP_MS)),
     alertsSent: await store.alertsSent.prune(before(ALERTS_SENT_KEEP_MS)),
+    sentCallsSettled: 0,
+    sentCallsForgotten: 0,
   };
+  const calls = await settleWrittenCalls(store, now);
+  pruned.sentCallsSettled = calls.settled;
+  pruned.sentCallsForgotten = calls.forgotten;
   // Reservations whose process died mid-call.
   await store.budgets.prune();
   return pruned;

@@ -14,8 +14,11 @@
  * was sent (the fence counts them), what the ledger holds for the lookup, and its answer if it
  * was kept; a lookup that may have been charged is never offered again.
  */
+import { placeholderFor } from '../digest/sent-calls.js';
 import { type Instance, isCertainlyGone } from '../instance.js';
+import { NO_ANSWER_CODE } from '../plat/codes.js';
 import { fromJson } from '../store/json.js';
+import { MAYBE_NOT_SENT_CODE } from '../store/ledger.js';
 import type { LedgerTotals, Store } from '../store/store.js';
 import { requestKey } from './cache.js';
 import type { LookupOutcome, Pending } from './types.js';
@@ -44,12 +47,32 @@ export async function interruptGoneClaims(
     const over = claim.leaseExpiresAt === null || claim.leaseExpiresAt.getTime() + graceMs <= now.getTime();
     if (!over && !(claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me))) continue;
     // Running claims are read across tenants; each is interrupted in its own tenant.
-    const interrupted = await store
-      .forTenant(claim.tenantId)
-      .pending.interrupt<Pending['request'], Pending['quote']>(claim.id, claim.claimedBy, claim.claimEpoch);
-    if (interrupted) marked.push(interrupted);
+    const tenantStore = store.forTenant(claim.tenantId);
+    const interrupted = await tenantStore.pending.interrupt<Pending['request'], Pending['quote']>(
+      claim.id,
+      claim.claimedBy,
+      claim.claimEpoch,
+    );
+    if (!interrupted) continue;
+    marked.push(interrupted);
+    await settleLookupCalls(tenantStore, interrupted.id);
   }
   return marked;
+}
+
+/**
+ * The calls an interrupted lookup wrote ahead whose charge never reached the ledger get their row
+ * (digest/sent-calls.ts placeholderFor: -1 sent with no answer read, -2 may not have been sent),
+ * so what the user and the admins are told next is what the ledger holds; a holder alive after
+ * all that still writes a real charge upgrades its row. Written straight to the ledger: if the
+ * store fails now, the rows stay written ahead and housekeeping settles them later.
+ */
+export async function settleLookupCalls(store: Store, pendingId: string): Promise<number> {
+  const runKey = `lookup:${pendingId}`;
+  const lost = await store.sentCalls.unanswered(runKey, Number.MAX_SAFE_INTEGER);
+  for (const call of lost) await store.ledger.record(placeholderFor(call));
+  await store.sentCalls.forgetRecorded(runKey);
+  return lost.length;
 }
 
 /** What is known of an interrupted lookup, read before anything is said or offered. */
@@ -62,6 +85,16 @@ export type InterruptedTruth =
       /** The ledger's rows for it (calls 0: no charge recorded yet). */
       charged: LedgerTotals;
       /**
+       * Of them, calls whose answer was never read (code -1): the service may have charged
+       * them, and what it charged is not known to platdesk.
+       */
+      costUnknown: number;
+      /**
+       * Calls written ahead whose holder died before it could tell whether they left (code -2):
+       * counted in no figure; if one reached the service, what it charged is not known.
+       */
+      maybeNotSent: number;
+      /**
        * Its answer, when one was kept (the answer cache, stored since it was asked), stating what
        * the ledger holds for this lookup rather than what the call that kept it cost.
        */
@@ -69,17 +102,26 @@ export type InterruptedTruth =
     };
 
 export async function interruptedTruth(store: Store, pending: Pending): Promise<InterruptedTruth> {
-  const charged = await store.ledger.chargesOf(pending.id);
+  const rows = await store.ledger.byPending(pending.id);
+  // A call that may never have been sent (-2) counts in no figure (store/ledger.ts).
+  const counted = rows.filter((r) => r.code !== MAYBE_NOT_SENT_CODE);
+  const charged: LedgerTotals = {
+    points: counted.reduce((n, r) => n + r.points, 0),
+    quotaCalls: counted.reduce((n, r) => n + r.quotaCalls, 0),
+    calls: counted.length,
+  };
+  const costUnknown = counted.filter((r) => r.code === NO_ANSWER_CODE).length;
+  const maybeNotSent = rows.length - counted.length;
   // Epoch 0: claimed by a build before fencing, which counted no calls: it may have sent one.
   const sent = pending.callsSent > 0 || pending.claimEpoch === 0 || charged.calls > 0;
   if (!sent) return { sent: false };
   const hit = await store.cache.get(requestKey(pending.request), pending.createdAt);
-  if (!hit) return { sent: true, charged, answer: null };
+  if (!hit) return { sent: true, charged, costUnknown, maybeNotSent, answer: null };
   const { attempts: _attempts, ...kept } = fromJson<LookupOutcome>(hit.valueJson);
   const answer = {
     ...kept,
     chargedPoints: charged.points,
     ...('quotaCalls' in kept ? { quotaCalls: charged.quotaCalls } : {}),
   } as LookupOutcome;
-  return { sent: true, charged, answer };
+  return { sent: true, charged, costUnknown, maybeNotSent, answer };
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DEFAULT_PRICE_CEILING, type PriceTable } from '../config.js';
 import { currentCorrelationId } from '../correlation.js';
+import { sendMarks } from '../digest/sent-calls.js';
 import { currentInstance } from '../instance.js';
 import type { CallOptions, PlatClient } from '../plat/client.js';
 import { PlatBudgetError, PlatClaimLostError, PlatNoAccountError } from '../plat/errors.js';
@@ -17,7 +18,7 @@ import { OPERATIONS, type Operation } from '../plat/operations.js';
 import type { ChargeEvent } from '../plat/types.js';
 import { POINTS_EPSILON } from '../store/budgets.js';
 import { type ChargeRecorder, chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
-import type { ClaimFailure, ClaimHolder, LedgerSource, Store } from '../store/store.js';
+import type { ClaimFailure, ClaimHolder, LedgerSource, SentCall, Store } from '../store/store.js';
 import { type AccessDeps, checkAccess, type Refusal } from './access.js';
 import {
   type BudgetCheck,
@@ -329,6 +330,35 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     // A workflow that passed no person: its pending row names the workflow; the ledger has no user.
     const ledgerUserId = step && userId?.startsWith(WORKFLOW_USER_PREFIX) ? null : userId;
     let calls = 0;
+    const workflow = step ? { workflowExecutionId: step.workflowExecutionId, stepId: step.stepId } : null;
+    /**
+     * A confirmed lookup's hooks around each attempt of call `seq`: just before it is sent, its
+     * claim is re-checked and its charge id written ahead, in one store write (claimHooks); then
+     * marked sent, or withdrawn when it was not sent after all (digest/sent-calls.ts).
+     */
+    const claimHooks = (pending: Pending, seq: number, o: CallOptions | undefined): CallOptions => {
+      const idOf = (attempt: number) => chargeIdOf(pending.id, seq, attempt);
+      return {
+        beforeSend: (operation, attempt) =>
+          fence(pending, operation, {
+            chargeId: idOf(attempt),
+            runKey: `lookup:${pending.id}`,
+            epoch: pending.claimEpoch,
+            source,
+            operation,
+            edition: client.editionFor(operation),
+            channelId: pending.channelId,
+            correlationId: o?.correlationId ?? null,
+            attempt,
+            sentAt: now(),
+            userId: ledgerUserId,
+            pendingId: pending.id,
+            workflowExecutionId: workflow?.workflowExecutionId ?? null,
+            stepId: workflow?.stepId ?? null,
+          }),
+        ...sendMarks(store, idOf, logger),
+      };
+    };
     const wrap =
       <A, R>(operation: Operation, call: (input: A, o?: CallOptions) => Promise<R>) =>
       async (input: A, o?: CallOptions): Promise<R> => {
@@ -364,15 +394,18 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
               channelId: pending.channelId,
               pendingId: pending.id,
               source,
-              ...(step
-                ? { workflow: { workflowExecutionId: step.workflowExecutionId, stepId: step.stepId } }
-                : {}),
+              ...(workflow ? { workflow } : {}),
             }),
             { reservationId: held.id },
           );
         };
         try {
-          return await call(input, { ...o, onCharge, beforeRetry: () => held.extend(hold.points) });
+          return await call(input, {
+            ...o,
+            ...(pending ? claimHooks(pending, seq, o) : {}),
+            onCharge,
+            beforeRetry: () => held.extend(hold.points),
+          });
         } finally {
           await charges.flush().catch(() => undefined);
           // Given back once the charges are written (now, or when the kept ones are); a release
@@ -392,6 +425,24 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       waybillInfo: wrap('platdzmd', client.waybillInfo),
       orders: wrap('paging-orders', client.orders),
     };
+  }
+
+  /**
+   * Fenced (DESIGN rule 8): just before each call (retries too) the claim is re-checked and its
+   * lease extended, and the call is written ahead, in one store write; a claim lost, or not
+   * confirmed because the store did not answer, sends nothing.
+   */
+  async function fence(pending: Pending, operation: Operation, call: SentCall): Promise<void> {
+    let held: boolean;
+    try {
+      held = await store.pending.fence(pending.id, holder, pending.claimEpoch, call);
+    } catch (cause) {
+      throw new PlatClaimLostError(`${operation} not sent: the claim could not be confirmed`, {
+        operation,
+        cause,
+      });
+    }
+    if (!held) throw new PlatClaimLostError(`${operation} not sent: the claim was lost`, { operation });
   }
 
   const createPending = (request: LookupRequest, actor: Actor, summary: string, q: Quote) =>
@@ -521,26 +572,12 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     runOptions: RunOptions,
   ): Promise<LookupOutcome & { shared?: boolean }> {
     const correlationId = runOptions.correlationId ?? currentCorrelationId() ?? randomUUID();
-    // Fenced (DESIGN rule 8): just before each call (retries too) the claim is re-checked and its
-    // lease extended; a claim lost, or not confirmed because the store did not answer, sends nothing.
-    const fence = async (operation: Operation) => {
-      let held: boolean;
-      try {
-        held = await store.pending.fence(pending.id, holder, pending.claimEpoch);
-      } catch (cause) {
-        throw new PlatClaimLostError(`${operation} not sent: the claim could not be confirmed`, {
-          operation,
-          cause,
-        });
-      }
-      if (!held) throw new PlatClaimLostError(`${operation} not sent: the claim was lost`, { operation });
-    };
-    // The ledger rows are written by the run's budgeted client (each under its charge id).
+    // The ledger rows are written by the run's budgeted client (each under its charge id), whose
+    // calls are fenced and written ahead (fence above).
     // A workflow step runs unattended: behind the people waiting on an answer (bulk priority).
     const callOptions: CallOptions = {
       priority: runOptions.step ? 'bulk' : 'interactive',
       correlationId,
-      beforeSend: fence,
     };
     let flight: Flight<LookupOutcome>;
     try {

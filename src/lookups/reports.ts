@@ -4,6 +4,7 @@
  */
 
 import { NO_ANSWER_CODE } from '../plat/codes.js';
+import { MAYBE_NOT_SENT_CODE } from '../store/ledger.js';
 import type { LedgerEntry, LedgerGroupRow, LedgerTotals, Store } from '../store/store.js';
 import { localDateOf } from '../zoned-time.js';
 import { periodStarts } from './budgets.js';
@@ -138,10 +139,13 @@ function csvField(value: string | number | null): string {
 }
 
 /**
- * The outcome column: 'ok', 'error' (the service answered another code), or 'no_answer' for a
- * call that reached the service but whose answer could not be read (code -1, NO_ANSWER_CODE).
+ * The outcome column: 'ok', 'error' (the service answered another code), 'no_answer' for a
+ * call that reached the service but whose answer could not be read (code -1, NO_ANSWER_CODE),
+ * or 'maybe_not_sent' for a call written ahead whose holder died before it could tell whether it
+ * left (code -2: counted in no total; docs/money.md, "What the ledger knows of a call").
  */
 function outcomeOf(e: LedgerEntry): string {
+  if (e.code === MAYBE_NOT_SENT_CODE) return 'maybe_not_sent';
   return e.code === NO_ANSWER_CODE ? 'no_answer' : e.outcome;
 }
 

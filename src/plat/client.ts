@@ -159,6 +159,12 @@ export interface CallOptions {
    * never reached the service (no connection made): no ledger row will come for it.
    */
   notSent?: (attempt: number) => void;
+  /**
+   * The attempt's request was written to the connection: from now on it may reach the service
+   * whatever happens to this process (the write ahead is marked sent: digest/sent-calls.ts).
+   * Called synchronously from undici's write path: it must return at once and never throw.
+   */
+  sent?: (attempt: number) => void;
 }
 
 export interface PlatClient {
@@ -189,6 +195,8 @@ type Decoded<T> = { data: T; requestId?: string | null };
 const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
   'invalid_input',
   'busy',
+  // Raised by the limiter only (Redis unreachable, a preparation that outlasted its slots).
+  'unavailable',
   'aborted',
   'budget_exceeded',
   'claim_lost',
@@ -261,7 +269,26 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
     }
     let body: unknown;
     try {
-      ({ body } = await http.send({ operation, params, signal: call.signal, onAnswered }));
+      const { sent } = call;
+      ({ body } = await http.send({
+        operation,
+        params,
+        signal: call.signal,
+        onAnswered,
+        ...(sent
+          ? {
+              onSent: () => {
+                try {
+                  sent(attemptNo);
+                } catch (error) {
+                  // A mark not written leaves the call "may not have been sent": never a reason
+                  // to abort a request already written.
+                  logger?.warn({ err: error, operation }, 'sent mark failed');
+                }
+              },
+            }
+          : {}),
+      }));
     } catch (error) {
       if (!(isPlatError(error) && error.reachedService)) call.notSent?.(attemptNo);
       // No readable answer (timeout, connection, not JSON): still one line, with the request's id.
@@ -369,21 +396,43 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
       quotaCalls += charged.quotaCalls;
     };
     const withdraw = queueSignal(call);
+    // Before any slot is asked for: a grant's send must follow it within the limiter's bound.
+    await http.warm?.();
     for (let n = 0; ; n++) {
+      /** This attempt was announced to beforeSend (its charge id may be written ahead). */
+      let announced = false;
+      let withdrawn = false;
+      const attemptCall: CallOptions = {
+        ...call,
+        // Once per attempt: the fence and the limiter may both find it unsent.
+        notSent: (attemptNo) => {
+          if (withdrawn) return;
+          withdrawn = true;
+          call.notSent?.(attemptNo);
+        },
+      };
       try {
         const { beforeSend } = call;
         const result = await limiter.schedule(
           (progress) =>
             observed(operation, () =>
-              attempt(operation, edition, params, decode, call, n, progress.answered),
+              attempt(operation, edition, params, decode, attemptCall, n, progress.answered),
             ),
           {
             priority: call.priority ?? 'interactive',
             operation,
             ...(withdraw ? { signal: withdraw } : {}),
             ...(call.onQueued ? { onQueued: call.onQueued } : {}),
-            // Runs while the slot's last moments of rest pass (limiter.ts), not after them.
-            ...(beforeSend ? { prepare: () => beforeSend(operation, n) } : {}),
+            // Runs while the slot's last moments of rest pass (limiter.ts), not after them; again
+            // on a later grant when its preparation outlasted one.
+            ...(beforeSend
+              ? {
+                  prepare: () => {
+                    announced = true;
+                    return beforeSend(operation, n);
+                  },
+                }
+              : {}),
           },
         );
         add(result);
@@ -392,6 +441,9 @@ export function createPlatClient(options: PlatClientOptions): PlatClient {
         if (!isPlatError(error)) throw error;
         // Nothing sent (busy, aborted in the queue) is no attempt, but earlier attempts still count.
         const notSent = NOT_SENT_CODES.has(error.code);
+        // Announced, then refused before its send (its preparation outlasted its slots, the
+        // limiter stopped, the lock was lost): what was written ahead for it is withdrawn.
+        if (notSent && announced) attemptCall.notSent?.(n);
         const sent = n + (notSent ? 0 : 1);
         add(error);
         if (!notSent) lastSent = { reachedService: error.reachedService, answered: error.answered };

@@ -45,6 +45,11 @@ export interface PlatRequest {
   signal?: AbortSignal | undefined;
   /** Called as the response's headers are read: the request has reached the service (the limiter). */
   onAnswered?: (() => void) | undefined;
+  /**
+   * Called once the whole request was written to the connection (undici's onRequestSent): from
+   * then on it may reach the service even if this process dies; before, it cannot have.
+   */
+  onSent?: (() => void) | undefined;
 }
 
 export interface PlatHttpResponse {
@@ -54,6 +59,8 @@ export interface PlatHttpResponse {
 
 export interface PlatHttp {
   send(request: PlatRequest): Promise<PlatHttpResponse>;
+  /** Loads what the first send needs (undici and the pool); resolves at once after that. */
+  warm?(): Promise<void>;
   /**
    * Closes the pool once the calls in flight have finished; with `force`, cuts them off first
    * (shutdown past its bound): they fail as timeouts, since the service may have counted them.
@@ -99,10 +106,51 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     })));
   const secrets = [options.token];
   const shutdown = new AbortController();
+  /** Each request's onSent, found by its signal (one per request) in the interceptor below. */
+  const sentHooks = new WeakMap<AbortSignal, () => void>();
+  let composed: { pool: Pool; requests: Pool } | undefined;
+  /**
+   * The pool with an interceptor that tells a request's onSent when undici has written it to
+   * the connection. Built once per pool (a shared pool is the owner's; only this view is ours).
+   */
+  const withSentHook = (undici: Undici, pool: Pool): Pool => {
+    if (composed?.pool === pool) return composed.requests;
+    // undici's DecoratorHandler forwards every callback, onRequestSent included (its types
+    // leave that one out: it is the older handler API, still called by undici 8's h1 client).
+    const Decorator = undici.DecoratorHandler as unknown as new (
+      handler: object,
+    ) => { onRequestSent?(...args: unknown[]): unknown };
+    class SentHandler extends Decorator {
+      readonly #sent: () => void;
+      constructor(handler: object, sent: () => void) {
+        super(handler);
+        this.#sent = sent;
+      }
+      override onRequestSent(...args: unknown[]) {
+        this.#sent();
+        return super.onRequestSent?.(...args);
+      }
+    }
+    const requests = pool.compose((dispatch) => (opts, handler) => {
+      const { signal } = opts as { signal?: unknown };
+      const sent = signal instanceof AbortSignal ? sentHooks.get(signal) : undefined;
+      return dispatch(opts, sent ? (new SentHandler(handler, sent) as typeof handler) : handler);
+    }) as unknown as Pool;
+    composed = { pool, requests };
+    return requests;
+  };
 
-  async function send({ operation, params, signal, onAnswered }: PlatRequest): Promise<PlatHttpResponse> {
+  async function send({
+    operation,
+    params,
+    signal,
+    onAnswered,
+    onSent,
+  }: PlatRequest): Promise<PlatHttpResponse> {
     const spec = OPERATIONS[operation];
-    const { undici, pool } = await load();
+    const loadedPool = await load();
+    const { undici } = loadedPool;
+    const pool = onSent ? withSentHook(undici, loadedPool.pool) : loadedPool.pool;
     const started = performance.now();
     const deadline = AbortSignal.timeout(timeouts.deadlineMs);
     const combined = AbortSignal.any(
@@ -129,6 +177,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       body = form;
     }
 
+    if (onSent) sentHooks.set(combined, onSent);
     let status: number;
     let text: string;
     try {
@@ -166,6 +215,11 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
 
   return {
     send,
+    // The client waits for this before it asks for a slot, so undici's first load (tens to
+    // hundreds of ms) is never spent between a call's grant and its send.
+    warm: async () => {
+      await load();
+    },
     async close({ force = false } = {}) {
       // A shared pool: this account's calls are cut off, the pool is its owner's to close.
       if (shared) {

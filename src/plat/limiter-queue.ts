@@ -6,15 +6,16 @@
  * onStarted. The engines differ only in how a slot is granted (`Grant`: a local slot, a Redis
  * lease) and in how they estimate waits.
  */
-import { PlatAbortedError, PlatBusyError } from './errors.js';
-import type {
-  CallProgress,
-  LimiterStats,
-  Priority,
-  QueueTicket,
-  resolveLimiterOptions,
-  ScheduleOptions,
-  StartedInfo,
+import { PlatAbortedError, PlatBusyError, PlatUnavailableError } from './errors.js';
+import {
+  type CallProgress,
+  type LimiterStats,
+  PREPARE_LAPSES,
+  type Priority,
+  type QueueTicket,
+  type resolveLimiterOptions,
+  type ScheduleOptions,
+  type StartedInfo,
 } from './limiter.js';
 import type { Operation } from './operations.js';
 
@@ -25,13 +26,28 @@ export interface QueuedJob<Grant> {
   /** The job has its own work to do before its send (ScheduleOptions.prepare). */
   readonly prepares: boolean;
   /**
-   * Runs the job on a granted slot: its preparation, then (once `opened` resolves: a slot granted
-   * before it opens) the task. The returned promise settles after the caller's does.
+   * Runs the job on a granted slot: its preparation, then (once `timing.opened` resolves: a slot
+   * granted before it opens) the task, if the grant has not lapsed meanwhile; else the grant is
+   * given back and the job goes back in line (`timing.requeue`) or, after PREPARE_LAPSES lapses,
+   * is refused. The returned promise settles after the caller's does (or once it is back in line).
    */
-  readonly start: (grant: Grant, opened?: () => Promise<void>) => Promise<void>;
+  readonly start: (grant: Grant, timing: GrantTiming) => Promise<void>;
   readonly fail: (error: unknown) => void;
   /** Stops listening to the job's abort signal (it started, or left the line). */
   readonly detach: () => void;
+}
+
+/** When a granted job may send, as its engine sees it (limiter.ts prepareDeadlineMs). */
+export interface GrantTiming {
+  /** Resolves once a slot granted before it opens is open; undefined when it is open now. */
+  readonly opened?: (() => Promise<void>) | undefined;
+  /** The engine's clock time after which this grant may no longer carry the call. */
+  readonly sendBy: number;
+  readonly now: () => number;
+  /** Calls `fire` once the clock reaches `time`; returns what cancels it. */
+  readonly at: (time: number, fire: () => void) => () => void;
+  /** Puts the job back at the head of its line (its grant lapsed before it could send). */
+  readonly requeue: () => void;
 }
 
 interface Job<Grant> extends QueuedJob<Grant> {
@@ -136,9 +152,14 @@ export function createLimiterQueue<Grant>(
         now: number;
       },
       caller: { resolve: (value: T) => void; reject: (error: unknown) => void },
-      /** Frees the grant (once); runs before the caller hears the outcome. */
-      settle: (grant: Grant) => void,
+      /**
+       * Frees the grant (once); runs before the caller hears the outcome. `used` is false for a
+       * grant that carried no call (its preparation outlasted it).
+       */
+      settle: (grant: Grant, used: boolean) => void,
     ): QueuedJob<Grant> {
+      /** Grants this job's preparation outlasted. */
+      let lapses = 0;
       const job: Job<Grant> = {
         priority: options.priority,
         operation: options.operation,
@@ -146,33 +167,71 @@ export function createLimiterQueue<Grant>(
         prepares: options.prepare !== undefined,
         signal: options.signal,
         onAbort: undefined,
-        start: (grant, opened) => {
+        start: (grant, timing) => {
           let freed = false;
-          const free = () => {
+          const free = (used = true) => {
             if (freed) return;
             freed = true;
-            settle(grant);
+            settle(grant, used);
           };
           const { prepare } = options;
-          let running: Promise<T>;
-          if (prepare) {
-            running = (async () => {
-              await prepare();
-              await opened?.();
-              return task({ answered: free });
-            })();
-          } else {
+          if (!prepare) {
             // Started in this turn, as the engine granted it: nothing to wait for.
+            let running: Promise<T>;
             try {
               running = Promise.resolve(task({ answered: free }));
             } catch (error) {
               running = Promise.reject(error);
             }
+            return running.then(
+              (value) => {
+                free();
+                caller.resolve(value);
+              },
+              (error: unknown) => {
+                free();
+                caller.reject(error);
+              },
+            );
           }
+          // The grant carries the call only until sendBy: a preparation still running then (a
+          // pool connection or a row lock waited for) gives it back at once, so the slot is never
+          // held unsent past what its engine allows (finding 1 of issue 33: a Redis lease's cap
+          // passed with its call unsent, and the slot went to another replica).
+          let lapsed = false;
+          const cancel = timing.at(timing.sendBy, () => {
+            lapsed = true;
+            free(false);
+          });
+          const running = (async (): Promise<{ sent: true; value: T } | { sent: false }> => {
+            try {
+              await prepare();
+            } finally {
+              cancel();
+            }
+            if (!lapsed) await timing.opened?.();
+            if (lapsed || timing.now() > timing.sendBy) return { sent: false };
+            return { sent: true, value: await task({ answered: free }) };
+          })();
           return running.then(
-            (value) => {
-              free();
-              caller.resolve(value);
+            (outcome) => {
+              if (outcome.sent) {
+                free();
+                caller.resolve(outcome.value);
+                return;
+              }
+              free(false);
+              lapses += 1;
+              if (lapses < PREPARE_LAPSES) {
+                timing.requeue();
+                return;
+              }
+              caller.reject(
+                new PlatUnavailableError(
+                  `${options.operation ?? 'plat call'} not sent: its preparation outlasted its slot ${lapses} times`,
+                  { operation: options.operation },
+                ),
+              );
             },
             (error: unknown) => {
               free();
@@ -249,6 +308,28 @@ export function createLimiterQueue<Grant>(
     /** Puts a job back at the head of its line (its grant could not be used). */
     unshift: (job: QueuedJob<Grant>): void => {
       queues[job.priority].unshift(job as Job<Grant>);
+    },
+    /**
+     * A started job whose grant lapsed before it could send goes back to the head of its line,
+     * listening to its signal again (begin() detached it); `withdrawn` runs if it aborts there.
+     * One whose signal aborted meanwhile is refused instead, as a queued job would be.
+     */
+    requeue(queued: QueuedJob<Grant>, withdrawn: () => void): void {
+      const job = queued as Job<Grant>;
+      const { signal } = job;
+      if (signal?.aborted) {
+        job.fail(cancelledBeforeSent(job.operation, signal));
+        return;
+      }
+      queues[job.priority].unshift(job);
+      if (!signal) return;
+      job.onAbort = () => {
+        if (remove(job)) {
+          withdrawn();
+          job.fail(cancelledBeforeSent(job.operation, signal));
+        }
+      };
+      signal.addEventListener('abort', job.onAbort, { once: true });
     },
     remove,
 

@@ -17,7 +17,8 @@
  * before its send (`prepare`: a claim re-checked, a charge id written ahead) runs once it holds its
  * slot, and the in-process engine grants such a job up to `prepareLeadMs` before the slot opens,
  * so that work overlaps the slot's last moments of rest instead of adding to every cycle of it;
- * the task itself never starts before the slot opens. Interactive jobs go ahead
+ * the task itself never starts before the slot opens, nor later than `prepareDeadlineMs` after
+ * the grant (a preparation that takes longer costs the job its grant, never an unsent slot). Interactive jobs go ahead
  * of bulk jobs, and bulk work leaves `interactiveReserve` slots free. Each process keeps its own
  * bounded queue and refuses past it with PlatBusyError and a wait estimate.
  * One contract suite (test/plat/limiter-contract.ts) runs against both engines.
@@ -48,6 +49,17 @@ export interface LimiterOptions {
    * 2 ms; the Redis engine grants at the opening): its preparation then runs while the slot rests.
    */
   prepareLeadMs?: number;
+  /**
+   * How long a job's `prepare` may run after its grant (default half a window + margin: 500 ms).
+   * A job whose preparation outlasts it is not sent on that grant: the grant is given back, the
+   * job goes back to the head of its line and prepares again on its next grant, and after
+   * PREPARE_LAPSES such lapses it is refused with PlatUnavailableError (nothing sent). The Redis
+   * engine never allows more than its stale-grant bound (half a window + margin), since a lease's
+   * cap in Redis is counted from its grant: a call sent later could arrive after its slot went to
+   * another replica. So a call is always sent within this bound of its preparation's start, and
+   * a write ahead made in `prepare` tells when its call could at the latest have been sent.
+   */
+  prepareDeadlineMs?: number;
   /**
    * Slots bulk work leaves free for interactive calls (default 2 of 10): a person's lookup then
    * starts at once even while a digest pages through hundreds of orders.
@@ -87,11 +99,49 @@ export interface ScheduleOptions {
   onQueued?: (ticket: QueueTicket) => void;
   /**
    * The caller's own work before its send, run once the job holds its slot (up to `prepareLeadMs`
-   * before the slot opens); the task starts when it has resolved and the slot is open. A rejection
-   * ends the job unsent: the task never runs, the caller's promise rejects with it, and the slot
-   * rests as after a settled call.
+   * before the slot opens); the task starts when it has resolved and the slot is open, if that is
+   * within `prepareDeadlineMs` of the grant (else the job is granted again and prepares again:
+   * LimiterOptions.prepareDeadlineMs). A rejection ends the job unsent: the task never runs, the
+   * caller's promise rejects with it, and the slot rests as after a settled call. It may run more
+   * than once for one job, so it must be idempotent.
    */
   prepare?: () => Promise<void>;
+}
+
+/**
+ * A call sent before this limiter started that may still arrive at the server: sent in an earlier
+ * life of this process (a fast restart), or by any process while a Redis key set was being lost.
+ * The limiter knows nothing of where this comes from; the app reads it from the calls written
+ * ahead (store/sent-calls.ts) and hands it in (plat-wiring.ts).
+ */
+export interface EarlierCall {
+  /** How long ago its charge id was written ahead, just before its send (one clock for all). */
+  writtenAgoMs: number;
+  /** How long ago its answer was read, null when it never was (it may still be on its way). */
+  answeredAgoMs: number | null;
+}
+
+/**
+ * How long each slot such calls took rests from now (ms, largest first, at most maxCalls; only
+ * those still resting): a call arrives at the latest `spanMs` after it was written ahead (its
+ * send within the prepare deadline, then the call deadline), or by its answer when that was read
+ * (give or take `skewMs` between the clocks of the replica that read it and the database), and
+ * its slot rests `gapMs` (a window + margin) after that. Calls long over take no slot, so a
+ * normal start is not slowed; a restart within a second of ten calls waits for their slots.
+ */
+export function restingAtStart(
+  calls: readonly EarlierCall[],
+  bounds: { spanMs: number; gapMs: number; skewMs: number; maxCalls: number },
+): number[] {
+  return calls
+    .map((c) => {
+      const arrivesWithin = bounds.spanMs - c.writtenAgoMs;
+      const answered = c.answeredAgoMs === null ? Number.POSITIVE_INFINITY : bounds.skewMs - c.answeredAgoMs;
+      return Math.min(arrivesWithin, answered) + bounds.gapMs;
+    })
+    .filter((ms) => ms > 0)
+    .sort((a, b) => b - a)
+    .slice(0, bounds.maxCalls);
 }
 
 export type LimiterHealth =
@@ -148,12 +198,16 @@ export const LIMITER_DEFAULTS = {
   maxQueued: 100,
 } as const;
 
+/** Grants a job's preparation may outlast before it is refused (LimiterOptions.prepareDeadlineMs). */
+export const PREPARE_LAPSES = 3;
+
 /** The settings both engines share, defaulted and checked (RangeError on a bad value). */
 export function resolveLimiterOptions(options: LimiterOptions) {
   const maxCalls = options.maxCalls ?? LIMITER_DEFAULTS.maxCalls;
   const windowMs = options.windowMs ?? LIMITER_DEFAULTS.windowMs;
   const safetyMarginMs = options.safetyMarginMs ?? LIMITER_DEFAULTS.safetyMarginMs;
   const prepareLeadMs = options.prepareLeadMs ?? LIMITER_DEFAULTS.prepareLeadMs;
+  const prepareDeadlineMs = options.prepareDeadlineMs ?? (windowMs + safetyMarginMs) / 2;
   const maxQueued = options.maxQueued ?? LIMITER_DEFAULTS.maxQueued;
   const maxQueuedBulk = options.maxQueuedBulk ?? maxQueued;
   const interactiveReserve = Math.min(
@@ -165,6 +219,7 @@ export function resolveLimiterOptions(options: LimiterOptions) {
   if (!(windowMs > 0)) throw new RangeError('windowMs must be > 0');
   if (!(safetyMarginMs >= 0)) throw new RangeError('safetyMarginMs must be ≥ 0');
   if (!(prepareLeadMs >= 0)) throw new RangeError('prepareLeadMs must be ≥ 0');
+  if (!(prepareDeadlineMs > prepareLeadMs)) throw new RangeError('prepareDeadlineMs must be > prepareLeadMs');
   if (!Number.isInteger(interactiveReserve) || interactiveReserve < 0)
     throw new RangeError('interactiveReserve must be an integer ≥ 0');
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be an integer ≥ 0');
@@ -172,5 +227,14 @@ export function resolveLimiterOptions(options: LimiterOptions) {
     throw new RangeError('maxQueuedBulk must be an integer ≥ 0');
   }
 
-  return { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, interactiveReserve, maxQueued, maxQueuedBulk };
+  return {
+    maxCalls,
+    windowMs,
+    safetyMarginMs,
+    prepareLeadMs,
+    prepareDeadlineMs,
+    interactiveReserve,
+    maxQueued,
+    maxQueuedBulk,
+  };
 }

@@ -69,9 +69,20 @@ interface Grant {
   readonly opensAt: number;
 }
 
-export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } = {}): Limiter {
+export function createLocalLimiter(
+  options: LimiterOptions & {
+    clock?: Clock;
+    /**
+     * Slots still resting when this limiter starts (ms from now each: limiter.ts restingAtStart),
+     * taken by calls of an earlier life of this process that may still arrive (issue 33
+     * finding 13: a restart within a second of ten calls must not send ten more).
+     */
+    restingMs?: readonly number[];
+  } = {},
+): Limiter {
   const settings = resolveLimiterOptions(options);
-  const { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, interactiveReserve } = settings;
+  const { maxCalls, windowMs, safetyMarginMs, prepareLeadMs, prepareDeadlineMs, interactiveReserve } =
+    settings;
   const queue = createLimiterQueue<Grant>(settings, options.onStarted);
   const clock = options.clock ?? realClock;
 
@@ -79,6 +90,8 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
   const gapMs = windowMs + safetyMarginMs;
   /** When each slot may be used again; Infinity while its call is in flight. */
   const slots: number[] = Array.from({ length: maxCalls }, () => Number.NEGATIVE_INFINITY);
+  const startedAt = clock.now();
+  for (const [i, ms] of (options.restingMs ?? []).slice(0, maxCalls).entries()) slots[i] = startedAt + ms;
   /** Cancels the armed wake-up (see arm()). */
   let cancelWake: (() => void) | undefined;
   let wakeAt = Number.NaN;
@@ -150,11 +163,14 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return start;
   }
 
-  /** An answered (or settled) call frees its slot a full window later: it surely arrived by now. */
-  function release({ slot, startedAt }: Grant): void {
+  /**
+   * An answered (or settled) call frees its slot a full window later: it surely arrived by now.
+   * A grant that carried no call (`used` false: its preparation outlasted it) rests the same way.
+   */
+  function release({ slot, startedAt }: Grant, used: boolean): void {
     const now = clock.now();
     slots[slot] = now + gapMs;
-    queue.settled(now - startedAt);
+    if (used) queue.settled(now - startedAt);
     if (!stopped) arm();
   }
 
@@ -173,14 +189,29 @@ export function createLocalLimiter(options: LimiterOptions & { clock?: Clock } =
     return { slot, startedAt: now, opensAt };
   }
 
-  /** Starts a job on its grant; one granted before its slot opens runs its task at the opening. */
+  /**
+   * Starts a job on its grant; one granted before its slot opens runs its task at the opening, and
+   * not at all if its preparation outlasts prepareDeadlineMs (it is granted again).
+   */
   function start(job: QueuedJob<Grant>, grant: Grant): void {
     const { opensAt } = grant;
     const opened = () =>
       clock.now() >= opensAt
         ? Promise.resolve()
         : new Promise<void>((resolve) => void when(opensAt, resolve));
-    void job.start(grant, opensAt > grant.startedAt ? opened : undefined);
+    const rearm = () => arm();
+    void job.start(grant, {
+      opened: opensAt > grant.startedAt ? opened : undefined,
+      sendBy: grant.startedAt + prepareDeadlineMs,
+      now: () => clock.now(),
+      at: when,
+      requeue: () => {
+        queue.requeue(job, rearm);
+        // Stopped meanwhile: it is refused like every job still queued.
+        if (stopped) queue.failAllStopped();
+        else arm();
+      },
+    });
   }
 
   /** Admits every queued job the window allows now, then re-arms the wake-up for the next slot. */

@@ -26,7 +26,10 @@
  * is made for `hardFenceMs` (deadline + window + margin) — unless it is certain that every process
  * that could hold such a lease has rejoined and re-registered its leases: a process that saw the
  * membership just before the loss lists its peers, they become `pending`, and the fence lifts when
- * none is pending. A process that died with Redis stays pending, so the full fence applies then.
+ * none is pending. A process that died with Redis stays pending, so the full fence applies then —
+ * unless the calls written ahead show sooner that none can still arrive (QUIET, issue 33 finding
+ * 17): then the fence ends at that moment, also on a fresh Redis, where no process can show who
+ * held leases before.
  */
 import { createHash } from 'node:crypto';
 
@@ -145,6 +148,23 @@ end
 local out = {epoch, fenced(now)}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do table.insert(out, id) end
 return out
+`);
+
+/**
+ * ARGV[4] the caller's epoch, [5] ms from now until no call sent before this epoch can still
+ * arrive or rest (worked out from the calls written ahead, read once every call granted before
+ * the loss has either been written ahead or can no longer be sent: redis-limiter.ts
+ * quietCheck). Ends the fence then, if that is sooner. Returns the ms still fenced (-1: the caller's
+ * epoch is not the current one).
+ */
+export const QUIET = script(`
+local now = now_ms()
+local epoch = check_epoch(now)
+if epoch ~= ARGV[4] then return -1 end
+local fence = tonumber(redis.call('HGET', KEYS[1], 'fence')) or 0
+local quiet = now + tonumber(ARGV[5])
+if quiet < fence then redis.call('HSET', KEYS[1], 'fence', quiet) end
+return fenced(now)
 `);
 
 /**

@@ -27,7 +27,9 @@
  *   member for two heartbeats (`joinDelayMs`), and trusts its view only if it was at most one and
  *   a half heartbeats old when the loss was noticed.
  * - A grant that reaches its process late (event loop stalled, process paused) is given back
- *   unused: a lease's cap is counted from its grant, so its call must start soon after it.
+ *   unused: a lease's cap is counted from its grant, so its call must start soon after it. So is
+ *   one whose job's preparation (a claim's fence, a charge id written ahead) has not ended within
+ *   that bound: the job is granted again (limiter.ts prepareDeadlineMs), never sent late.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -35,18 +37,20 @@ import { type Clock, realClock } from '../clock.js';
 import { PlatAbortedError, PlatUnavailableError } from './errors.js';
 import {
   type CallProgress,
+  type EarlierCall,
   type Limiter,
   type LimiterHealth,
   type LimiterOptions,
   type Priority,
   type QueueEstimate,
   resolveLimiterOptions,
+  restingAtStart,
   type ScheduleOptions,
 } from './limiter.js';
 import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 import type { Operation } from './operations.js';
 import { NOT_CONNECTED, REDIS_CONNECTION, redisFailureReason } from './redis-connection.js';
-import { ACQUIRE, HEARTBEAT, type LimiterScript, REJOIN, RELEASE } from './redis-limiter-scripts.js';
+import { ACQUIRE, HEARTBEAT, type LimiterScript, QUIET, REJOIN, RELEASE } from './redis-limiter-scripts.js';
 
 /** Why a job had to wait for Redis (counted in /metrics). */
 export type RedisWaitReason = 'slots' | 'priority' | 'fenced' | 'joining' | 'unreachable';
@@ -70,6 +74,14 @@ export interface RedisLimiterOptions extends LimiterOptions {
   leaseTtlMs?: number;
   /** Local timers and durations only; slot times always come from Redis. */
   clock?: Clock;
+  /**
+   * The calls written ahead lately, by every process (the app's store: plat-wiring.ts). When
+   * given, a fenced epoch (lost keys, a fresh Redis) ends as soon as none of them can still
+   * arrive or rest, instead of after a whole call span + window (issue 33 finding 17).
+   */
+  earlierCalls?: () => Promise<readonly EarlierCall[]>;
+  /** How far the clock that stamped answers may be from the one that dates the writes ahead (default 0). */
+  answerSkewMs?: number;
   onWait?: (reason: RedisWaitReason) => void;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
@@ -114,6 +126,11 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   if (!(leaseTtlMs >= 3 * heartbeatMs)) throw new RangeError('leaseTtlMs must be at least 3 heartbeats');
   /** A grant older than this when its job would start is given back (see header). */
   const staleGrantMs = gapMs / 2;
+  /**
+   * A job's preparation (limiter.ts prepare) must end within this of the request for its grant,
+   * or its call is not sent on it: the lease's cap counts from the grant.
+   */
+  const sendWithinMs = Math.min(settings.prepareDeadlineMs, staleGrantMs);
   /**
    * The longest a call can take from its grant to reaching the API: it starts at most
    * staleGrantMs after the grant and is abandoned at its deadline.
@@ -312,6 +329,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     rejoinNeeded = false;
     brokenAt = null;
     beat(clock.now());
+    if (previous !== epoch) scheduleQuietCheck(epoch);
     if (previous !== '' && previous !== epoch) {
       logger?.warn(
         { leases: n, trustedView: trusted },
@@ -319,6 +337,51 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       );
     }
     return true;
+  }
+
+  /**
+   * An epoch this process just learned of may be fenced (lost keys, a fresh Redis). Every call
+   * granted before it began is written ahead within sendWithinMs of its grant, or never sent
+   * (limiter.ts prepareDeadlineMs), and the epoch began before this moment: so once sendWithinMs
+   * has passed, the calls written ahead show every call that can still arrive, and how long its
+   * slot may still rest (restingAtStart). Redis ends the fence then, if that is sooner (QUIET).
+   * Any process may: the earliest end wins. Without `earlierCalls`, or if they cannot be read,
+   * the fence runs its course.
+   */
+  function scheduleQuietCheck(learned: string): void {
+    const { earlierCalls } = options;
+    if (!earlierCalls) return;
+    const check = async () => {
+      if (stopped || epoch !== learned) return;
+      let restMs: number;
+      try {
+        const calls = await earlierCalls();
+        const resting = restingAtStart(calls, {
+          spanMs: callSpanMs,
+          gapMs,
+          skewMs: options.answerSkewMs ?? 0,
+          maxCalls: Number.POSITIVE_INFINITY,
+        });
+        restMs = Math.ceil(resting[0] ?? 0);
+      } catch (error) {
+        logger?.warn({ err: error }, 'calls written ahead not read: the limiter fence runs its course');
+        return;
+      }
+      if (stopped || epoch !== learned) return;
+      let left: number;
+      try {
+        left = Number(await run(QUIET, [learned, restMs]));
+      } catch (error) {
+        noteDown(error);
+        return;
+      }
+      if (left < 0) return;
+      fencedMs = left;
+      if (fencedMs < fenceMs)
+        logger?.info({ fencedMs, restMs }, 'limiter fence set by the calls written ahead');
+      if (queue.size() > 0) void pump();
+    };
+    clock.setTimeout(() => void check(), Math.ceil(sendWithinMs));
   }
 
   function wake(ms: number, reason: RedisWaitReason): void {
@@ -407,13 +470,34 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       }
       waitUntil = 0;
       queue.begin(job, answeredAt);
-      start(job, leaseId);
+      start(job, leaseId, now);
     }
   }
 
-  /** Runs a granted job; stop() waits for it to settle and release its lease. */
-  function start(job: QueuedJob<Grant>, leaseId: string): void {
-    const settled = job.start({ leaseId, startedAt: clock.now() });
+  /**
+   * Runs a granted job; stop() waits for it to settle and release its lease. `askedAt`: when the
+   * grant was asked for, before Redis made it: a call sent within sendWithinMs of that is sent
+   * within staleGrantMs of its grant, as the lease's cap assumes.
+   */
+  function start(job: QueuedJob<Grant>, leaseId: string, askedAt: number): void {
+    const nothing = () => undefined;
+    const settled = job.start(
+      { leaseId, startedAt: clock.now() },
+      {
+        sendBy: askedAt + sendWithinMs,
+        now: () => clock.now(),
+        at: (time, fire) => {
+          const timer = clock.setTimeout(fire, Math.max(1, Math.ceil(time - clock.now())));
+          return () => clock.clearTimeout(timer);
+        },
+        requeue: () => {
+          queue.requeue(job, nothing);
+          // Stopped meanwhile: it is refused like every job still queued.
+          if (stopped) queue.failAllStopped();
+          else void pump();
+        },
+      },
+    );
     inFlight.add(settled);
     void settled.finally(() => inFlight.delete(settled));
   }
@@ -474,9 +558,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     });
   }
 
-  /** The call was answered (or settled without an answer): once per grant (limiter-queue.ts). */
-  function settle({ leaseId, startedAt }: Grant): void {
-    queue.settled(clock.now() - startedAt);
+  /**
+   * The call was answered (or settled without an answer), or its grant carried none (`used`
+   * false): once per grant (limiter-queue.ts).
+   */
+  function settle({ leaseId, startedAt }: Grant, used: boolean): void {
+    if (used) queue.settled(clock.now() - startedAt);
     giveBack(leaseId);
     if (!stopped && queue.size() > 0) void pump();
   }

@@ -4,10 +4,11 @@
  * the service withheld. `createChargeRecorder` makes sure a charge is never lost when the store
  * cannot be written at the moment it arrives.
  */
-import { type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { addToCounters, consumeReservation, countersOf } from './budgets.js';
+import { isStoreUnavailable } from './errors.js';
 import { BUDGETS_SETTING_KEY, budgetZone, budgetZoneSetting, periodKeys } from './periods.js';
-import type { Executor, LedgerTable, StoreContext } from './schema.js';
+import type { Executor, LedgerTable, Schema, StoreContext } from './schema.js';
 import type {
   Ledger,
   LedgerEntry,
@@ -103,14 +104,62 @@ function toLedgerEntry(row: LedgerRow): LedgerEntry {
   };
 }
 
+/** A row's columns but its key (tenant, charge id): what an upgrade of a placeholder rewrites. */
+const rowFields = (entry: NewLedgerEntry) => ({
+  at: entry.at.getTime(),
+  user_id: entry.userId,
+  channel_id: entry.channelId,
+  operation: entry.operation,
+  edition: entry.edition,
+  points: entry.points,
+  quota_calls: entry.quotaCalls,
+  code: entry.code,
+  outcome: entry.outcome,
+  request_id: entry.requestId,
+  correlation_id: entry.correlationId,
+  pending_id: entry.pendingId,
+  source: entry.source,
+  workflow_execution_id: entry.workflowExecutionId ?? null,
+  step_id: entry.stepId ?? null,
+});
+
 /** A stored row's workflow columns: null for a charge that is not a workflow step's. */
 const stepOf = (entry: NewLedgerEntry) => ({
   workflowExecutionId: entry.workflowExecutionId ?? null,
   stepId: entry.stepId ?? null,
 });
 
+/**
+ * The ledger code of a call whose charge id was written ahead but which may never have been sent
+ * (its holder died between the write ahead and the send, or before the send was marked): the
+ * row keeps the call in the ledger should it have reached the service, and counts in no figure
+ * a person reads (docs/money.md, "What the ledger knows of a call"). plat/ never reports it.
+ */
+export const MAYBE_NOT_SENT_CODE = -2;
+
+/**
+ * How much a row knows of its call (store.ts Ledger.record): a row written for a call whose
+ * answer was never read (a placeholder: -2 may not have been sent, -1 sent with no answer; both
+ * 0 points) is upgraded by a row that knows more under the same charge id, never the reverse.
+ * (-1 is plat/codes.ts NO_ANSWER_CODE.)
+ */
+export function certaintyOf(code: number): number {
+  if (code === MAYBE_NOT_SENT_CODE) return 0;
+  return code === -1 ? 1 : 2;
+}
+
 /** What platdesk_record (migrations 13 and 15) raises when the budget zone setting is not the one read. */
 const ZONE_CHANGED_SQLSTATE = 'PD002';
+
+/**
+ * The calls a set of ledger rows counts: every row but those of calls that may never have been
+ * sent (MAYBE_NOT_SENT_CODE), which stay in the ledger (and its export) and count in no figure.
+ */
+const callsOf = (eb: ExpressionBuilder<Schema, 'ledger'>) =>
+  eb.fn.coalesce(
+    eb.fn.sum<number>(eb.case().when('code', '=', MAYBE_NOT_SENT_CODE).then(0).else(1).end()),
+    eb.lit(0),
+  );
 
 /** Rows per page of iterate(). */
 const PAGE = 500;
@@ -142,7 +191,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
     return filtered(q).select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
       eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),
-      eb.fn.countAll<number>().as('calls'),
+      callsOf(eb).as('calls'),
     ]);
   }
   const toTotals = (row: { points: number; quota_calls: number; calls: number }): LedgerTotals => ({
@@ -213,30 +262,27 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
             // committed) inserts nothing, and so counts nothing again.
             const inserted = await trx
               .insertInto('ledger')
-              .values({
-                tenant_id: tenant,
-                charge_id: entry.chargeId,
-                at: entry.at.getTime(),
-                user_id: entry.userId,
-                channel_id: entry.channelId,
-                operation: entry.operation,
-                edition: entry.edition,
-                points: entry.points,
-                quota_calls: entry.quotaCalls,
-                code: entry.code,
-                outcome: entry.outcome,
-                request_id: entry.requestId,
-                correlation_id: entry.correlationId,
-                pending_id: entry.pendingId,
-                source: entry.source,
-                workflow_execution_id: entry.workflowExecutionId ?? null,
-                step_id: entry.stepId ?? null,
-              })
+              .values({ tenant_id: tenant, charge_id: entry.chargeId, ...rowFields(entry) })
               .onConflict((oc) => oc.column('charge_id').doNothing())
               .returning('id')
               .executeTakeFirst();
-            if (!inserted) return toLedgerEntry(await byChargeId(trx, entry.chargeId));
-            // The reservation row first, then the counters in their fixed order (budgets.ts).
+            let id = inserted?.id;
+            if (id === undefined) {
+              const stored = await byChargeId(trx, entry.chargeId);
+              // A placeholder (a call whose answer was never read: 0 points) is upgraded by the
+              // late charge of its call; anything else was written before: nothing more counts.
+              if (!(stored.points === 0 && certaintyOf(entry.code) > certaintyOf(stored.code)))
+                return toLedgerEntry(stored);
+              await trx
+                .updateTable('ledger')
+                .set(rowFields(entry))
+                .where('id', '=', stored.id)
+                .where('code', '=', stored.code)
+                .execute();
+              id = stored.id;
+            }
+            // The reservation row first, then the counters in their fixed order (budgets.ts). An
+            // upgraded placeholder had 0 points: the counters move by the charge's points.
             const released = options.reservationId
               ? await consumeReservation(trx, tenant, options.reservationId, entry.points)
               : [];
@@ -245,7 +291,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
               ...countersOf(entry, keys).map((c) => ({ ...c, spent: entry.points, reserved: 0 })),
               ...released,
             ]);
-            return { ...entry, ...stepOf(entry), id: Number(inserted.id) };
+            return { ...entry, ...stepOf(entry), id: Number(id) };
           }),
     async byPending(pendingId) {
       const rows = await db
@@ -294,7 +340,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
         .select((eb) => [
           eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
           eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),
-          eb.fn.countAll<number>().as('calls'),
+          callsOf(eb).as('calls'),
         ])
         .executeTakeFirstOrThrow();
       return toTotals(row);
@@ -346,6 +392,8 @@ export interface ChargeRecorder {
   afterWritten(then: () => Promise<void>): Promise<void>;
   /** Charges kept, not yet written. */
   backlog(): number;
+  /** Charges set aside since start because the store refused them for good (see PARK_AFTER_REFUSALS). */
+  parked(): number;
   /** Tries to write every kept charge now; resolves with how many are still kept. */
   flush(): Promise<number>;
   /** Stops retrying (after a last flush by the caller). */
@@ -353,8 +401,16 @@ export interface ChargeRecorder {
 }
 
 type KeptItem =
-  | { kind: 'charge'; entry: NewLedgerEntry; options: RecordOptions }
+  | { kind: 'charge'; entry: NewLedgerEntry; options: RecordOptions; refusals: number }
   | { kind: 'then'; run: () => Promise<void> };
+
+/**
+ * A kept charge the store answers with an error (not "unreachable": a constraint, a value it
+ * refuses) this many times in a row is set aside (issue 33 finding 11): logged in full, counted
+ * and reported (`onParked`), so that it no longer holds up every charge and reservation release
+ * queued behind it. While the store cannot be reached nothing is refused: charges wait, in order.
+ */
+export const PARK_AFTER_REFUSALS = 5;
 
 export function createChargeRecorder(deps: {
   ledger: Ledger;
@@ -364,11 +420,14 @@ export function createChargeRecorder(deps: {
     info(o: object, msg: string): void;
   };
   retryMs?: number;
+  /** A charge was set aside (PARK_AFTER_REFUSALS): the metric and the admins' alert. */
+  onParked?: (entry: NewLedgerEntry, error: unknown) => void;
 }): ChargeRecorder {
   const kept: KeptItem[] = [];
   const retryMs = deps.retryMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<number> | null = null;
+  let parkedCount = 0;
   const charges = () => kept.filter((k) => k.kind === 'charge').length;
 
   const schedule = () => {
@@ -390,6 +449,24 @@ export function createChargeRecorder(deps: {
       try {
         await deps.ledger.record(next.entry, next.options);
       } catch (err) {
+        if (!isStoreUnavailable(err)) next.refusals += 1;
+        if (next.refusals >= PARK_AFTER_REFUSALS) {
+          // The store answers, and refuses this one charge whatever is retried: set aside, so the
+          // charges and releases behind it are written. Its reservation, if any, is released with
+          // them: the charge is in the log and the admins' alert, not in the totals.
+          kept.shift();
+          parkedCount += 1;
+          deps.logger.error(
+            { err, charge: next.entry, refusals: next.refusals },
+            'charge refused by the store: set aside, not in the ledger (enter it by hand)',
+          );
+          try {
+            deps.onParked?.(next.entry, err);
+          } catch (hookErr) {
+            deps.logger.warn({ err: hookErr }, 'parked charge not reported');
+          }
+          continue;
+        }
         deps.logger.warn({ err, kept: charges() }, 'ledger not writable: charges kept for later');
         schedule();
         return charges();
@@ -412,7 +489,7 @@ export function createChargeRecorder(deps: {
   return {
     async record(entry, options = {}) {
       // Order is kept: while older charges wait, a new one queues behind them.
-      kept.push({ kind: 'charge', entry, options });
+      kept.push({ kind: 'charge', entry, options, refusals: 0 });
       await flush();
     },
     async afterWritten(then) {
@@ -424,6 +501,7 @@ export function createChargeRecorder(deps: {
       await flush();
     },
     backlog: charges,
+    parked: () => parkedCount,
     flush,
     stop() {
       if (timer) clearTimeout(timer);

@@ -889,6 +889,104 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX ledger_tenant_operation_edition_points
     ON ledger (tenant_id, operation, coalesce(edition, -1), points);
   `,
+  // 19: a placeholder is upgraded by its call's late charge (issue 33 finding 2; store/ledger.ts
+  // certaintyOf). A row written for a call whose answer was never read (code -1 sent, -2 may not
+  // have been sent; 0 points) by a takeover or a sweep is replaced by the real row when the holder,
+  // alive but late (its store unreachable, the charge kept in memory), writes it under the same
+  // charge id: the row's fields become the charge's, and its points are counted (and paid from its
+  // reservation) as for a new row, in the same statement. A row never goes back to less certain.
+  // Online-safe: the same argument list, replaced in place; an older replica calling it gets the
+  // upgrade too (SQLite does the same in its Kysely transaction).
+  `
+  -- postgres only: as migration 17's, and a placeholder under the charge id is upgraded.
+  CREATE OR REPLACE FUNCTION platdesk_record(
+    p_tenant text, p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint,
+    p_user_id text, p_channel_id text, p_operation text, p_edition bigint,
+    p_points double precision, p_quota_calls bigint, p_code bigint, p_outcome text,
+    p_request_id text, p_correlation_id text, p_pending_id text, p_source text,
+    p_reservation_id text, p_scopes text[], p_subjects text[], p_periods text[], p_keys text[],
+    p_workflow_execution_id text, p_step_id text
+  ) RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE
+    v_id bigint;
+    v_code bigint;
+    v_points double precision;
+    v_held double precision;
+    v_holds text;
+    v_taken double precision := 0;
+  BEGIN
+    IF (SELECT value_json FROM settings WHERE tenant_id = p_tenant AND key = p_zone_key)
+        IS DISTINCT FROM p_zone_stored THEN
+      RAISE EXCEPTION 'budget zone changed' USING ERRCODE = 'PD002';
+    END IF;
+    INSERT INTO ledger (tenant_id, charge_id, at, user_id, channel_id, operation, edition, points,
+      quota_calls, code, outcome, request_id, correlation_id, pending_id, source, workflow_execution_id, step_id)
+    VALUES (p_tenant, p_charge_id, p_at, p_user_id, p_channel_id, p_operation, p_edition, p_points,
+      p_quota_calls, p_code, p_outcome, p_request_id, p_correlation_id, p_pending_id, p_source,
+      p_workflow_execution_id, p_step_id)
+    ON CONFLICT (charge_id) DO NOTHING
+    RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+      -- Written before: only a placeholder (0 points) that this row knows more than is upgraded.
+      SELECT id, code, points INTO v_id, v_code, v_points FROM ledger
+      WHERE tenant_id = p_tenant AND charge_id = p_charge_id FOR UPDATE;
+      IF NOT FOUND OR v_points <> 0
+          OR (CASE p_code WHEN -2 THEN 0 WHEN -1 THEN 1 ELSE 2 END)
+            <= (CASE v_code WHEN -2 THEN 0 WHEN -1 THEN 1 ELSE 2 END) THEN
+        RETURN NULL;
+      END IF;
+      UPDATE ledger SET at = p_at, user_id = p_user_id, channel_id = p_channel_id,
+        operation = p_operation, edition = p_edition, points = p_points,
+        quota_calls = p_quota_calls, code = p_code, outcome = p_outcome,
+        request_id = p_request_id, correlation_id = p_correlation_id, pending_id = p_pending_id,
+        source = p_source, workflow_execution_id = p_workflow_execution_id, step_id = p_step_id
+      WHERE id = v_id;
+    END IF;
+    IF p_reservation_id IS NOT NULL AND p_points > 0 THEN
+      SELECT points, holds INTO v_held, v_holds FROM budget_reservations
+      WHERE tenant_id = p_tenant AND id = p_reservation_id FOR UPDATE;
+      IF FOUND AND v_held > 0 THEN
+        v_taken := least(v_held, p_points);
+        UPDATE budget_reservations SET points = v_held - v_taken
+        WHERE tenant_id = p_tenant AND id = p_reservation_id;
+      END IF;
+    END IF;
+    INSERT INTO spend_counters AS c (tenant_id, scope, subject, period, period_key, spent, reserved)
+    SELECT p_tenant, scope, subject, period, period_key, sum(spent), sum(reserved)
+    FROM (
+      SELECT u.scope, u.subject, u.period, u.period_key, p_points AS spent,
+        0::double precision AS reserved
+      FROM unnest(p_scopes, p_subjects, p_periods, p_keys) AS u(scope, subject, period, period_key)
+      UNION ALL
+      SELECT h ->> 0, h ->> 1, h ->> 2, h ->> 3, 0, -v_taken
+      FROM json_array_elements(CASE WHEN v_taken > 0 THEN v_holds ELSE '[]' END::json) AS t(h)
+    ) AS d
+    GROUP BY scope, subject, period, period_key
+    HAVING sum(spent) <> 0 OR sum(reserved) <> 0
+    ORDER BY scope COLLATE "C", subject COLLATE "C", period COLLATE "C", period_key COLLATE "C"
+    ON CONFLICT (tenant_id, scope, subject, period, period_key) DO UPDATE
+    SET spent = c.spent + excluded.spent, reserved = c.reserved + excluded.reserved;
+    RETURN v_id;
+  END $$;
+  `,
+  // 20: write-ahead records for every plat call (issue 33 findings 6, 11, 13, 16, 17;
+  // store/sent-calls.ts). A lookup's calls are written ahead too (in its claim's fence), so their
+  // rows name the ledger row's user, lookup and workflow step. `sent` tells a call whose request
+  // was written to the service (marked just after) from one that may never have left (its holder
+  // died in between): 1 for the rows of older builds, which wrote no mark and took every row as
+  // sent. `written_at` is the database's clock when it was written ahead: when its call can at
+  // the latest arrive, for a limiter starting on a fresh key set or after a fast restart.
+  // Online-safe: columns and indexes added; older replicas' inserts keep working.
+  `
+  ALTER TABLE sent_calls ADD COLUMN sent INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE sent_calls ADD COLUMN written_at INTEGER;
+  ALTER TABLE sent_calls ADD COLUMN user_id TEXT;
+  ALTER TABLE sent_calls ADD COLUMN pending_id TEXT;
+  ALTER TABLE sent_calls ADD COLUMN workflow_execution_id TEXT;
+  ALTER TABLE sent_calls ADD COLUMN step_id TEXT;
+  CREATE INDEX sent_calls_written ON sent_calls (written_at);
+  CREATE INDEX sent_calls_sent_at ON sent_calls (sent_at);
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {

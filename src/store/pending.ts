@@ -2,9 +2,10 @@
  * Pending lookups (confirmations) and their single-use claim (DESIGN rule 2).
  */
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { fromJson, toJson } from './json.js';
-import type { PendingLookupsTable, StoreContext } from './schema.js';
+import type { Executor, PendingLookupsTable, StoreContext } from './schema.js';
+import { dbNowMs, writeAhead } from './sent-calls.js';
 import type { ClaimHolder, ClaimResult, NewPendingLookup, PendingLookup, PendingLookups } from './store.js';
 
 type PendingRow = Selectable<PendingLookupsTable>;
@@ -33,7 +34,8 @@ function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
   };
 }
 
-export function createPendingLookups({ db, nowMs, tenant }: StoreContext): PendingLookups {
+export function createPendingLookups(ctx: StoreContext): PendingLookups {
+  const { db, nowMs, tenant } = ctx;
   const select = (id: string) =>
     db
       .selectFrom('pending_lookups')
@@ -144,19 +146,46 @@ export function createPendingLookups({ db, nowMs, tenant }: StoreContext): Pendi
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
-    async fence(id, holder, epoch) {
+    async fence(id, holder, epoch, call) {
       const now = nowMs();
-      const result = await db
-        .updateTable('pending_lookups')
-        .set((eb) => ({ lease_expires_at: now + holder.leaseMs, calls_sent: eb('calls_sent', '+', 1) }))
-        .where('tenant_id', '=', tenant)
-        .where('id', '=', id)
-        .where('state', '=', 'running')
-        .where('claimed_by', '=', holder.instanceId)
-        .where('claim_epoch', '=', epoch)
-        .where('lease_expires_at', '>', now)
-        .executeTakeFirst();
-      return result.numUpdatedRows === 1n;
+      const check = (executor: Executor) =>
+        executor
+          .updateTable('pending_lookups')
+          .set((eb) => ({ lease_expires_at: now + holder.leaseMs, calls_sent: eb('calls_sent', '+', 1) }))
+          .where('tenant_id', '=', tenant)
+          .where('id', '=', id)
+          .where('state', '=', 'running')
+          .where('claimed_by', '=', holder.instanceId)
+          .where('claim_epoch', '=', epoch)
+          .where('lease_expires_at', '>', now);
+      if (!call) return (await check(db).executeTakeFirst()).numUpdatedRows === 1n;
+      // The call written ahead only if the claim holds, in the same commit: no store write is
+      // added to the call's path (SQLite: one transaction, one fsync; PostgreSQL: one statement).
+      if (ctx.engine === 'postgres') {
+        const { rows } = await sql<{ held: number }>`
+          WITH fenced AS (${check(db).returning('id')}),
+          written AS (
+            INSERT INTO sent_calls (tenant_id, charge_id, run_key, epoch, source, operation, edition,
+              channel_id, correlation_id, attempt, sent_at, sent, written_at, user_id, pending_id,
+              workflow_execution_id, step_id)
+            SELECT ${tenant}, ${call.chargeId}, ${call.runKey}, ${call.epoch}, ${call.source},
+              ${call.operation}, ${call.edition}::bigint, ${call.channelId}, ${call.correlationId},
+              ${call.attempt}, ${call.sentAt.getTime()}::bigint, 0, ${dbNowMs(ctx)},
+              ${call.userId ?? null}, ${call.pendingId ?? null}, ${call.workflowExecutionId ?? null},
+              ${call.stepId ?? null}
+            FROM fenced
+            ON CONFLICT (charge_id) DO UPDATE
+            SET sent = 0, sent_at = excluded.sent_at, written_at = excluded.written_at
+            RETURNING 1
+          )
+          SELECT count(*)::int AS held FROM fenced`.execute(db);
+        return Number(rows[0]?.held ?? 0) === 1;
+      }
+      return db.transaction().execute(async (trx) => {
+        if ((await check(trx).executeTakeFirst()).numUpdatedRows !== 1n) return false;
+        await writeAhead(ctx, trx, call);
+        return true;
+      });
     },
     async runningClaims<R, Q>() {
       const rows = await db

@@ -336,6 +336,14 @@ export interface SentCallsTable {
   correlation_id: string | null;
   attempt: number;
   sent_at: number;
+  /** 1 once the request was written to the service (or a row of a build before the mark); else 0. */
+  sent: Generated<number>;
+  /** The database's clock when written ahead (null: a row of a build before migration 20). */
+  written_at: number | null;
+  user_id: string | null;
+  pending_id: string | null;
+  workflow_execution_id: string | null;
+  step_id: string | null;
 }
 
 export interface SlackInstallationsTable {

@@ -49,7 +49,7 @@ export interface Store {
   digests: DigestStore;
   /** The pages each digest run bought, with their charges (store/digest-pages.ts). */
   digestPages: DigestPages;
-  /** Calls leased runs are about to send, written ahead of each (store/sent-calls.ts). */
+  /** Every plat call about to be sent, written ahead of it (store/sent-calls.ts). */
   sentCalls: SentCalls;
   /** Ship-by alert subscriptions, their checks and the orders they alerted (store/alerts.ts). */
   alerts: AlertStore;
@@ -75,9 +75,10 @@ export interface Store {
    * The same contract bound to another tenant, over the same connections (cheap, cached): the
    * one way a caller reaches a tenant's data. Deployment-wide, whichever tenant a Store is bound
    * to: `turns`, the housekeeping prunes (pending.prune, cache.prune, alertsSent.prune,
-   * unfurls.prune/forgetEvents, digests.pruneRuns, alerts.prune, budgets.prune: retention is the
-   * operator's), pending.renewClaims and pending.runningClaims (a process's own claims, each
-   * naming its tenant), and unfurls.firstSeen's Slack event ids (unique per app).
+   * unfurls.prune/forgetEvents, digests.pruneRuns, alerts.prune, budgets.prune,
+   * sentCalls.unsettled/pruneRecorded: retention is the operator's), pending.renewClaims and
+   * pending.runningClaims (a process's own claims, each naming its tenant), sentCalls.recent (the
+   * one rate limit), and unfurls.firstSeen's Slack event ids (unique per app).
    */
   forTenant(tenant: string): Store;
   /** The tenants themselves and the cross-tenant readers of the schedulers (store/tenants.ts). */
@@ -239,11 +240,12 @@ export interface PendingLookups {
   /**
    * The holder's last check just before it sends a call (issue 20 pt 3): one conditional UPDATE
    * that succeeds only while the claim is still running under this holder and epoch and its lease
-   * has not run out; it then extends the lease and counts the call as sent. False: the claim was
-   * lost (interrupted, taken over, or its lease ran out), and the call must not be sent. A store
-   * that cannot be reached rejects: no call either.
+   * has not run out; it then extends the lease and counts the call as sent, and writes the call
+   * ahead (`writeAhead`: SentCalls.record) in the same transaction. False: the claim was lost
+   * (interrupted, taken over, or its lease ran out), nothing is written, and the call must not be
+   * sent. A store that cannot be reached rejects: no call either.
    */
-  fence(id: string, holder: ClaimHolder, epoch: number): Promise<boolean>;
+  fence(id: string, holder: ClaimHolder, epoch: number, writeAhead?: SentCall): Promise<boolean>;
   /**
    * Every running claim, oldest first, with its holder and lease, so a process can tell which
    * ones belong to a holder that is gone.
@@ -805,12 +807,12 @@ export interface DigestPages {
 }
 
 /**
- * A call a leased run (digest run, alert check) is about to send: its charge id, written before
- * it is sent, and what a ledger row for it needs should its answer never be read.
+ * A call about to be sent (a lookup's, a digest run's, an alert check's): its charge id, written
+ * before it is sent, and what a ledger row for it needs should its answer never be read.
  */
 export interface SentCall {
   chargeId: string;
-  /** `digest:<run>` or `alert:<check>`. */
+  /** `lookup:<pending id>`, `digest:<run>` or `alert:<check>`. */
   runKey: string;
   /** The claim's epoch that sends it. */
   epoch: number;
@@ -821,17 +823,63 @@ export interface SentCall {
   correlationId: string | null;
   attempt: number;
   sentAt: Date;
+  /** A lookup's call: the ledger row's user, lookup and workflow step (null for scheduled work). */
+  userId?: string | null;
+  pendingId?: string | null;
+  workflowExecutionId?: string | null;
+  stepId?: string | null;
+}
+
+/** A call as written ahead, with what is known of its send. */
+export interface WrittenCall extends SentCall {
+  /**
+   * Its request was written to the service (marked just after): it reached the service, or may
+   * have. False: its holder died (or was cut off) between the write ahead and that mark, so it
+   * may never have left (docs/money.md, "What the ledger knows of a call").
+   */
+  sent: boolean;
+}
+
+/** A call written ahead lately (any tenant), by the database's clock: when it can still arrive. */
+export interface RecentCall {
+  /** How long ago it was written ahead, by the database's clock. */
+  writtenAgoMs: number;
+  /**
+   * How long ago its answer was read (its ledger row's time, another replica's clock perhaps,
+   * against the database's now), null while it has none (a placeholder is none either).
+   */
+  answeredAgoMs: number | null;
 }
 
 export interface SentCalls {
-  /** Written before the call is sent (a second write of one charge id changes nothing). */
+  /**
+   * Written before the call is sent, its mark cleared; written again (a retried preparation),
+   * its times are those of the last write.
+   */
   record(call: SentCall): Promise<void>;
-  /** The call was not sent after all, or surely never reached the service. */
+  /** Its request was written to the service. */
+  markSent(chargeId: string): Promise<void>;
+  /**
+   * The call was not sent after all, or surely never reached the service: its row goes, and so
+   * does a "may not have been sent" ledger row a sweep wrote for it meanwhile.
+   */
   withdraw(chargeId: string): Promise<void>;
   /** Calls of `runKey` sent under an epoch before `epoch` whose charge id has no ledger row. */
-  unanswered(runKey: string, epoch: number): Promise<SentCall[]>;
+  unanswered(runKey: string, epoch: number): Promise<WrittenCall[]>;
   /** Forgets the calls of `runKey` whose charge is in the ledger. */
   forgetRecorded(runKey: string): Promise<void>;
+  /**
+   * Housekeeping, every tenant: calls written ahead before `before` whose charge id has no
+   * ledger row (nobody settled them), oldest first, at most `limit`; each names its tenant.
+   */
+  unsettled(before: Date, limit: number): Promise<(WrittenCall & { tenantId: string })[]>;
+  /** Housekeeping, every tenant: forgets calls written ahead before `before` whose charge is in the ledger. */
+  pruneRecorded(before: Date): Promise<number>;
+  /**
+   * Every tenant: the calls written ahead within the last `withinMs` of the database's clock
+   * (a limiter starting: which of them may still arrive).
+   */
+  recent(withinMs: number): Promise<RecentCall[]>;
 }
 
 // ---- ship-by alerts -------------------------------------------------------------------------

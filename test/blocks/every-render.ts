@@ -626,6 +626,8 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         ['points-and-quota', { points: 3, quotaCalls: 2, calls: 2 }],
         ['no-charge', { points: 0, quotaCalls: 0, calls: 1 }],
         ['unknown', { points: 0, quotaCalls: 0, calls: 0 }],
+        ['no-answer', { points: 0, quotaCalls: 1, calls: 1 }],
+        ['maybe-not-sent', { points: 0, quotaCalls: 0, calls: 0 }],
       ] as const
     ).flatMap(([name, charged]) =>
       [true, false].map((kept) =>
@@ -634,7 +636,13 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           renderInterrupted(
             w,
             requests[3] as LookupRequest,
-            { sent: true, charged, answer: kept ? itemOutcome : null },
+            {
+              sent: true,
+              charged,
+              costUnknown: name === 'no-answer' ? 1 : 0,
+              maybeNotSent: name === 'maybe-not-sent' ? 1 : 0,
+              answer: kept ? itemOutcome : null,
+            },
             { offerAgain: false },
           ),
         ),
@@ -774,6 +782,18 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
           figure: { ...cap, scope: 'workspace' },
           userId: null,
           refused: false,
+        }),
+      ),
+    ),
+    m(
+      'alert-charge-parked',
+      message(
+        alertText(w, {
+          kind: 'charge-parked',
+          chargeId: 'f3a1c2d4-0000-4000-8000-000000000000:0:0',
+          operation: 'get-shop-info',
+          points: 12.5,
+          at: '2026-11-19T08:30:00.000Z',
         }),
       ),
     ),

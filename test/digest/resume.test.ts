@@ -271,6 +271,81 @@ describe.each(ENGINES)('a digest run resumes after its last recorded page, on %s
     expect(await rig.store.sentCalls.unanswered(`digest:${run.id}`, Number.MAX_SAFE_INTEGER)).toEqual([]);
   }, 90_000);
 
+  it("a holder killed after writing its 3rd call ahead, before sending it: the next holder settles it as 'may not have been sent' (code -2), which no count adds; the ledger's counted calls = sandbox calls = the run's calls", async () => {
+    const counts = { [BUSY]: 1_200 };
+    const rig = await startRig(engine, { orderCounts: counts });
+    const pagesNeeded = pagesOf(ordersIn(rig.anchor, counts, rig.slot - DAY, rig.slot));
+    expect(pagesNeeded).toBeGreaterThanOrEqual(3);
+    // Replica A dies the moment its 3rd call is written ahead: the write commits, the call is
+    // never sent, and nothing of A answers again (its promises never settle until the test ends).
+    let dead = false;
+    let written = 0;
+    const graves: ((lost: false) => void)[] = [];
+    const never = <T>(value: T) =>
+      new Promise<T>((resolve) => graves.push(() => resolve(value as T & false)));
+    const storeA: Store = {
+      ...rig.store,
+      sentCalls: {
+        ...rig.store.sentCalls,
+        record: async (call) => {
+          if (dead) return never(undefined);
+          await rig.store.sentCalls.record(call);
+          written += 1;
+          if (written === 3) {
+            dead = true;
+            return never(undefined);
+          }
+        },
+        markSent: (id) => (dead ? never(undefined) : rig.store.sentCalls.markSent(id)),
+      },
+      digests: {
+        ...rig.store.digests,
+        renew: (id, lease) => (dead ? never(false) : rig.store.digests.renew(id, lease)),
+      },
+    };
+    const a = rig.replica(
+      `killed-before-send-${engine}`,
+      storeA,
+      createChargeRecorder({ ledger: rig.store.ledger, logger: createLogger('silent') }),
+    );
+    open.push({
+      close: async () => {
+        for (const bury of graves) bury(false);
+      },
+    });
+    a.start();
+    const claimed = await runUntil(rig, (r) => r?.state === 'running');
+    await until(() => dead, 20_000);
+    expect(rig.plat.sandbox.stats().callsByOperation['paging-orders']).toBe(2);
+    rig.scheduler.start();
+
+    const run = await runUntil(rig, (r) => r?.state === 'posted');
+    await rig.scheduler.idle();
+    const calls = rig.plat.sandbox.stats().callsByOperation['paging-orders'];
+    // Every page once: A's 3rd call never left.
+    expect(calls).toBe(pagesNeeded);
+    const rows = (await rig.store.ledger.list({ from: new Date(0), to: new Date(Date.now() + DAY) })).filter(
+      (e) => e.correlationId === `digest-${run.id}`,
+    );
+    // The export keeps the row of the call that may not have been sent; the counts do not add it.
+    expect(rows).toHaveLength(calls + 1);
+    const unsure = rows.filter((e) => e.code !== 0);
+    expect(unsure).toHaveLength(1);
+    expect(unsure[0]).toMatchObject({
+      chargeId: `digest:${run.id}:${claimed.epoch}:2:0`,
+      code: -2,
+      points: 0,
+      quotaCalls: 0,
+      source: 'digest',
+    });
+    const totals = await rig.store.ledger.totals({ from: new Date(0), to: new Date(Date.now() + DAY) });
+    expect(totals.calls).toBe(calls);
+    expect(run.calls).toBe(calls);
+    expect(run.chargedPoints).toBe(pagesNeeded * PRICE);
+    expect(digestPosts(rig.fake)).toHaveLength(1);
+    expect(await rig.store.sentCalls.unanswered(`digest:${run.id}`, Number.MAX_SAFE_INTEGER)).toEqual([]);
+  }, 90_000);
+
   it('"Run anyway" after a cap stop on page 3: pages 1–2 are not fetched again; the admin is told what was charged and what remains', async () => {
     const today = new Date(Math.floor(Date.now() / MINUTE) * MINUTE).getUTCDay();
     // Posted today and two days ago only: today's window is 48 h, two 24 h windows.

@@ -11,8 +11,10 @@ import {
   DIGEST_RUN_KEEP_MS,
   HOUSEKEEPING_EVERY_MS,
   type Housekeeping,
+  pruneOldRows,
+  SENT_CALL_SETTLE_AFTER_MS,
 } from '../../src/lookups/housekeeping.js';
-import type { Store } from '../../src/store/store.js';
+import type { SentCall, Store } from '../../src/store/store.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
 const MINUTE = 60_000;
@@ -109,6 +111,87 @@ describe.each(ENGINES)('housekeeping (%s store)', (engine) => {
     expect(third).toMatchObject({ alertsSent: 1 });
     expect(await store.alertsSent.recent('budget|', 10)).toHaveLength(0);
     expect(await store.alertsSent.recent('account|', 10)).toHaveLength(1);
+  });
+
+  it('calls written ahead that nobody settled get their ledger row after SENT_CALL_SETTLE_AFTER_MS (sent: -1; not marked: -2), each in its tenant; recorded ones are forgotten after SENT_CALL_KEEP_MS; recent ones stay', async () => {
+    const [store] = await stores(1);
+    if (!store) throw new Error('no store');
+    const call = (chargeId: string, ago: number, fields: Partial<SentCall> = {}): SentCall => ({
+      chargeId,
+      runKey: `lookup:${chargeId.split(':')[0]}`,
+      epoch: 1,
+      source: 'interactive',
+      operation: 'platiteminfo',
+      edition: null,
+      channelId: 'C1',
+      correlationId: null,
+      attempt: 0,
+      sentAt: new Date(t - ago),
+      userId: 'U1',
+      pendingId: chargeId.split(':')[0] ?? null,
+      ...fields,
+    });
+    const other = store.forTenant('T-OTHER');
+    // An orphan marked sent (a lookup finished elsewhere whose charge was lost), one never
+    // marked (a digest run nobody takes up again), one in another tenant, one recent.
+    await store.sentCalls.record(call('p-old:0:0', 2 * HOUR));
+    await store.sentCalls.markSent('p-old:0:0');
+    await store.sentCalls.record(
+      call('digest:9:1:0:0', 2 * HOUR, {
+        runKey: 'digest:9',
+        source: 'digest',
+        operation: 'paging-orders',
+        userId: null,
+        pendingId: null,
+      }),
+    );
+    await other.sentCalls.record(call('p-other:0:0', 3 * HOUR));
+    await other.sentCalls.markSent('p-other:0:0');
+    await store.sentCalls.record(call('p-new:0:0', 5 * MINUTE));
+    // Answered and recorded 20 minutes ago: forgotten.
+    await store.sentCalls.record(call('p-done:0:0', 20 * MINUTE));
+    await store.ledger.record({
+      chargeId: 'p-done:0:0',
+      at: new Date(t - 20 * MINUTE),
+      userId: 'U1',
+      channelId: 'C1',
+      operation: 'platiteminfo',
+      edition: null,
+      points: 0,
+      quotaCalls: 1,
+      code: 0,
+      outcome: 'ok',
+      requestId: null,
+      correlationId: null,
+      pendingId: 'p-done',
+      source: 'interactive',
+    });
+
+    const pruned = await pruneOldRows(store, new Date(t));
+    // Settled, they have their ledger row and are old: forgotten in the same pass, with p-done.
+    expect(pruned).toMatchObject({ sentCallsSettled: 3, sentCallsForgotten: 4 });
+    const range = { from: new Date(t - DAY), to: new Date(t + DAY) };
+    const rows = await store.ledger.list(range);
+    expect(rows.map((r) => [r.chargeId, r.code, r.points, r.quotaCalls, r.userId, r.source]).sort()).toEqual([
+      ['digest:9:1:0:0', -2, 0, 0, null, 'digest'],
+      ['p-done:0:0', 0, 0, 1, 'U1', 'interactive'],
+      ['p-old:0:0', -1, 0, 1, 'U1', 'interactive'],
+    ]);
+    expect((await other.ledger.list(range)).map((r) => [r.chargeId, r.code])).toEqual([['p-other:0:0', -1]]);
+    // The recent one is left to whoever holds it; nothing is settled twice.
+    expect(await store.sentCalls.unanswered('lookup:p-new', Number.MAX_SAFE_INTEGER)).toHaveLength(1);
+    expect(await pruneOldRows(store, new Date(t))).toMatchObject({
+      sentCallsSettled: 0,
+      sentCallsForgotten: 0,
+    });
+    // The -2 row counts in no total.
+    expect((await store.ledger.totals(range)).calls).toBe(2);
+    // Once the recent one is over SENT_CALL_SETTLE_AFTER_MS old, it is settled in its turn.
+    t += SENT_CALL_SETTLE_AFTER_MS;
+    expect(await pruneOldRows(store, new Date(t))).toMatchObject({
+      sentCallsSettled: 1,
+      sentCallsForgotten: 1,
+    });
   });
 
   it('two processes on one database: exactly one prunes each hour, however often both look', async () => {

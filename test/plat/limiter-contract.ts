@@ -9,8 +9,8 @@
  * maxCalls intervals.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { PlatAbortedError, PlatBusyError } from '../../src/plat/errors.js';
-import type { Limiter, LimiterOptions, Priority } from '../../src/plat/limiter.js';
+import { PlatAbortedError, PlatBusyError, PlatUnavailableError } from '../../src/plat/errors.js';
+import { type Limiter, type LimiterOptions, PREPARE_LAPSES, type Priority } from '../../src/plat/limiter.js';
 
 export interface EngineRig {
   /** A limiter of this engine, able to grant (ready() awaited). */
@@ -187,6 +187,75 @@ export function limiterContract(engine: string, makeRig: () => EngineRig): void 
           expect(job.start).toBeGreaterThanOrEqual(job.prepared + prepareMs - 1);
           expect(job.start).toBeLessThanOrEqual(Math.max(opens, job.prepared + prepareMs) + rig.lateMs);
         }
+      } finally {
+        await rig.cleanup();
+      }
+    });
+
+    it('a preparation that outlasts prepareDeadlineMs sends nothing on that grant: the job is granted again, prepares again, and its call leaves within the deadline of that grant', async () => {
+      const deadlineMs = 60;
+      const { rig, limiter, calls, run } = await setup({ maxCalls: 1, prepareDeadlineMs: deadlineMs });
+      try {
+        /** When each of the job's preparations began (each begins on a grant). */
+        const prepared: number[] = [];
+        let sentAt = Number.NaN;
+        const slow = limiter.schedule(
+          () => {
+            sentAt = rig.now();
+            return new Promise<string>((resolve) => rig.setTimeout(() => resolve('slow'), 10));
+          },
+          {
+            // The first preparation waits 400 ms (a row lock, a pool connection); later ones none.
+            prepare: () =>
+              new Promise<void>((resolve) => {
+                prepared.push(rig.now());
+                rig.setTimeout(resolve, prepared.length === 1 ? 400 : 0);
+              }),
+          },
+        );
+        const after = run('after');
+        expect(await rig.until(Promise.all([slow, after]))).toEqual(['slow', 'after']);
+        expect(prepared).toHaveLength(2);
+        const lastGrant = prepared.at(-1) ?? Number.NaN;
+        // Sent on its second grant, soon after it: never 400 ms after the first one.
+        expect(sentAt - lastGrant).toBeLessThanOrEqual(deadlineMs + rig.lateMs);
+        expect(sentAt).toBeGreaterThanOrEqual(lastGrant);
+        expect((prepared[1] ?? 0) - (prepared[0] ?? 0)).toBeGreaterThanOrEqual(deadlineMs - 1);
+        // The first grant was given back at its deadline and rested: one call per window still.
+        expect(calls.map((c) => c.label)).toEqual(['after']);
+        expect(Math.abs((calls[0]?.start ?? 0) - sentAt)).toBeGreaterThanOrEqual(GAP - 1);
+      } finally {
+        await rig.cleanup();
+      }
+    });
+
+    it('a job whose preparation outlasts every grant is refused with PlatUnavailableError after PREPARE_LAPSES grants, unsent', async () => {
+      const deadlineMs = 40;
+      const { rig, limiter, calls, run } = await setup({ maxCalls: 1, prepareDeadlineMs: deadlineMs });
+      try {
+        let prepares = 0;
+        let ran = false;
+        const stuck = limiter.schedule(
+          async () => {
+            ran = true;
+            return 'sent';
+          },
+          {
+            prepare: () =>
+              new Promise<void>((resolve) => {
+                prepares += 1;
+                rig.setTimeout(resolve, 3 * deadlineMs);
+              }),
+          },
+        );
+        const [outcome] = await rig.until(Promise.allSettled([stuck]));
+        expect(outcome?.status).toBe('rejected');
+        expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(PlatUnavailableError);
+        expect(ran).toBe(false);
+        expect(prepares).toBe(PREPARE_LAPSES);
+        // Its grants were given back: the next job gets a slot.
+        expect(await rig.until(run('next'))).toBe('next');
+        expect(calls.map((c) => c.label)).toEqual(['next']);
       } finally {
         await rig.cleanup();
       }

@@ -28,6 +28,7 @@ import type {
   QueueTicket,
   ScheduleOptions,
 } from '../../src/plat/limiter.js';
+import { restingAtStart } from '../../src/plat/limiter.js';
 import { createLocalLimiter as createLimiter } from '../../src/plat/local-limiter.js';
 import { createFakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 
@@ -820,5 +821,53 @@ describe('createLimiter: real clock', () => {
     expect(elapsed).toBeGreaterThanOrEqual(5 * gap);
     // 16 bulk calls on 2 slots: about 8 rounds of gap + latency (< 10 ms); timer lateness on top.
     expect(elapsed).toBeLessThan(8 * (gap + 10) + 500);
+  });
+});
+
+describe('createLimiter: slots of an earlier life (restingAtStart, issue 33 finding 13)', () => {
+  const bounds = { spanMs: 1000, gapMs: 200, skewMs: 0, maxCalls: 3 };
+
+  it('a call not answered rests until it surely arrived (span after its write ahead) + the gap; an answered one a gap after its answer; calls long over rest nothing', () => {
+    expect(
+      restingAtStart(
+        [
+          { writtenAgoMs: 100, answeredAgoMs: null }, // may still arrive for 900 ms: 1100
+          { writtenAgoMs: 100, answeredAgoMs: 50 }, // arrived before its answer: 150
+          { writtenAgoMs: 1100, answeredAgoMs: null }, // over 100 ms ago: 100
+          { writtenAgoMs: 5000, answeredAgoMs: 4900 }, // long over
+        ],
+        bounds,
+      ),
+    ).toEqual([1100, 150, 100]);
+    // A skew between the answer's clock and the database's counts against the answer.
+    expect(restingAtStart([{ writtenAgoMs: 100, answeredAgoMs: 50 }], { ...bounds, skewMs: 300 })).toEqual([
+      450,
+    ]);
+    // At most maxCalls slots, the longest rests first.
+    const many = Array.from({ length: 10 }, (_, i) => ({ writtenAgoMs: i * 10, answeredAgoMs: null }));
+    expect(restingAtStart(many, bounds)).toEqual([1200, 1190, 1180]);
+  });
+
+  it('a limiter started with resting slots grants each only once it rests no more', async () => {
+    const clock = createFakeClock(1_000_000);
+    const limiter = createLimiter({
+      maxCalls: 2,
+      windowMs: 100,
+      safetyMarginMs: 0,
+      clock,
+      restingMs: [300, 50],
+    });
+    const starts: number[] = [];
+    // Each call takes 500 ms: it holds its slot meanwhile.
+    const run = () =>
+      limiter.schedule(() => {
+        starts.push(clock.now() - 1_000_000);
+        return new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
+      });
+    const all = Promise.all([run(), run(), run()]);
+    await clock.runAllAsync();
+    await all;
+    // One slot free at 50, the other at 300; the third on the first a gap after its call (650).
+    expect(starts).toEqual([50, 300, 650]);
   });
 });

@@ -16,6 +16,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/free-port.js';
 import type { WorkerInput, WorkerMessage } from '../helpers/redis-limiter-worker.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type Call, maxCallsMeetingAnyWindow } from './limiter-contract.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/redis-limiter-worker.ts', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
@@ -183,6 +184,52 @@ describe('Redis limiter across processes', () => {
     expect(startedAt - killedAt).toBeLessThan(1000 + 220 + 1500);
   });
 
+  it('a preparation stalled past its lease’s cap (a row lock, a pool connection): its call is not sent on that lease, so another process’s calls never make maxCalls + 1 in a window', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 300,
+      heartbeatMs: 50,
+      maxCalls: 2,
+      windowMs: 200,
+      safetyMarginMs: 20,
+    };
+    // The lease's cap: granted + 110 (stale grant) + 300 (deadline), then a window + margin.
+    const stalled = limiter(options);
+    const other = limiter(options);
+    await Promise.all([stalled.ready(), other.ready()]);
+    const calls: Call[] = [];
+    const task = (label: string) => async () => {
+      const call: Call = { label, priority: 'interactive', start: now(), settle: Number.NaN };
+      calls.push(call);
+      await sleep(10);
+      call.settle = now();
+      return label;
+    };
+    const preparations: number[] = [];
+    let granted: () => void = () => undefined;
+    const firstGrant = new Promise<void>((resolve) => {
+      granted = resolve;
+    });
+    const late = stalled.schedule(task('late'), {
+      prepare: async () => {
+        preparations.push(now());
+        granted();
+        // The first preparation outlives the lease (1200 ms against 630); the next is quick.
+        if (preparations.length === 1) await sleep(1200);
+      },
+    });
+    await firstGrant;
+    const busy = Array.from({ length: 16 }, (_, i) => other.schedule(task(`o${i}`)));
+    await Promise.all([late, ...busy]);
+
+    expect(calls).toHaveLength(17);
+    expect(maxCallsMeetingAnyWindow(calls, options.windowMs)).toBeLessThanOrEqual(2);
+    expect(preparations.length).toBeGreaterThanOrEqual(2);
+    const sent = calls.find((c) => c.label === 'late')?.start ?? Number.NaN;
+    expect(sent - (preparations.at(-1) ?? 0)).toBeLessThan(110 + 150);
+  });
+
   it('interactive jobs of one process go ahead of bulk jobs waiting in another', async () => {
     const options = {
       url: redis.url,
@@ -323,6 +370,56 @@ describe('Redis limiter when Redis fails', () => {
     const stats = sandbox.stats();
     expect(stats.maxInWindow).toBeLessThanOrEqual(10);
     expect(stats.violations).toBe(0);
+  });
+
+  it('a fresh Redis (no limiter keys) with no call written ahead lately: the fence ends once that is read, not after a whole call span + window', async () => {
+    // Call span 500 + 3000, window + margin 1001: a fence of 4.5 s without the calls written ahead.
+    const options = { url: redis.url, keyPrefix: `t:${randomUUID()}`, deadlineMs: 3000, heartbeatMs: 100 };
+    const read: number[] = [];
+    const createdAt = now();
+    const l = limiter({
+      ...options,
+      earlierCalls: async () => {
+        read.push(now());
+        return [];
+      },
+    });
+    const startedAt = await l.schedule(async () => now());
+    // Read once every call granted before the epoch is written ahead or never sent (500 ms after
+    // this process learned of it), then granted: the join delay (2 heartbeats) is the rest.
+    expect(read).toHaveLength(1);
+    expect((read[0] ?? 0) - createdAt).toBeGreaterThanOrEqual(500 - 5);
+    expect(startedAt - createdAt).toBeLessThan(2_500);
+  });
+
+  it('lost keys with a process that died with Redis, its call written ahead and unanswered: grants wait until that call surely arrived and its slot rested, not the whole fence', async () => {
+    const options = {
+      url: redis.url,
+      keyPrefix: `t:${randomUUID()}`,
+      deadlineMs: 3000,
+      heartbeatMs: 100,
+      maxCalls: 2,
+    };
+    // One store for every process: the holder's call, written ahead when it was granted.
+    let writtenAt = Number.NaN;
+    const earlierCalls = async () =>
+      Number.isNaN(writtenAt) ? [] : [{ writtenAgoMs: now() - writtenAt, answeredAgoMs: null }];
+    const mine = limiter({ ...options, earlierCalls });
+    await mine.ready();
+    const holder = startWorker({ mode: 'hold', limiter: options, holds: 1 });
+    const holding = (await holder.next('holding')) as Extract<WorkerMessage, { type: 'holding' }>;
+    writtenAt = holding.grantedAt[0] ?? Number.NaN;
+    // 1.5 s into its call, the holder and Redis die together: it stays pending in the new epoch.
+    await sleep(1500);
+    holder.child.kill('SIGKILL');
+    await redis.kill();
+    await redis.start();
+    const upAt = now();
+    const startedAt = await mine.schedule(async () => now());
+    // Its call may arrive until written + 500 + 3000; its slot rests a window + margin after that.
+    expect(startedAt).toBeGreaterThanOrEqual(writtenAt + 500 + 3000 + 1001 - 5);
+    // The whole fence would have lasted 4.5 s from when the loss was noticed (after upAt).
+    expect(startedAt - upAt).toBeLessThan(4500 - 1000);
   });
 
   it('after lost keys, a process that may still have calls in flight and never rejoins holds grants back a full deadline + window', async () => {

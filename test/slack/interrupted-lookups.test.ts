@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import {
@@ -113,6 +114,17 @@ describe('a lookup cut by a crash', () => {
     expect(click.status).toBe(200);
     await fake.waitFor('response_url', (c) => c.id === 'confirm' && textOf(c.body).includes('Looking up'));
     while (sandbox.stats().calls === 0) await sleep(10);
+    // Its write ahead marked sent (just after its request was written), as the file holds it.
+    const file = new Database(db, { readonly: true, timeout: 5000 });
+    try {
+      const marked = () =>
+        file.prepare('SELECT sent FROM sent_calls WHERE pending_id = ?').get(pendingId) as
+          | { sent: number }
+          | undefined;
+      while (marked()?.sent !== 1) await sleep(10);
+    } finally {
+      file.close();
+    }
 
     // Killed mid-call: no shutdown code runs.
     first.child.kill('SIGKILL');
@@ -133,10 +145,16 @@ describe('a lookup cut by a crash', () => {
     expect(performance.now() - restartedAt).toBeLessThan(10_000);
     const told = textOf(notice.body);
     expect(told).toContain(`item ${item}`);
-    expect(told).toContain('after its call was sent, and it was not run again (nor will it be)');
-    expect(told).toContain('What it cost is not recorded yet');
+    // The call was written ahead and marked sent before the kill: the restart's sweep wrote its
+    // ledger row (code -1, cost unknown), so the user is told what the ledger holds.
+    expect(told).toContain('after its call was sent, before its answer was read');
+    expect(told).toContain('what it charged is not known to platdesk');
     expect(told).toContain('If its answer has not reached you, it was lost');
     expect((await h.platdesk.store.pending.get(pendingId))?.state).toBe('interrupted');
+    const rows = await h.platdesk.store.ledger.byPending(pendingId);
+    expect(
+      rows.map((r) => ({ chargeId: r.chargeId, code: r.code, points: r.points, quota: r.quotaCalls })),
+    ).toEqual([{ chargeId: `${pendingId}:0:0`, code: -1, points: 0, quota: 1 }]);
 
     // Confirm clicked again, and Slack's retry of that click: what happened; its call was sent, so
     // no second confirmation is offered (it could charge twice); no call.
@@ -146,7 +164,7 @@ describe('a lookup cut by a crash', () => {
       const answer = await h.nextResponse(sent.responseUrlId);
       expect(answer.replace_original, attempt).toBe(true);
       expect(textOf(answer), attempt).toContain('was not run again (nor will it be)');
-      expect(textOf(answer), attempt).toContain('What it cost is not recorded yet');
+      expect(textOf(answer), attempt).toContain('what it charged is not known to platdesk');
       expect(textOf(answer), attempt).not.toContain('already used');
       await h.settle(100);
       expect(h.responses(sent.responseUrlId), attempt).toHaveLength(1);

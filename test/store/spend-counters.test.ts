@@ -187,6 +187,105 @@ describe.each(ENGINES)('running totals and the idempotent ledger on %s', (engine
     expect((await store.ledger.byPending('p-1')).map((e) => e.chargeId)).toEqual(['p-1:0:1']);
   });
 
+  it('a placeholder (a call whose answer was never read) is upgraded by its late charge: one row with the real figures, the counters moved by the difference, its reservation paid', async () => {
+    const { store } = await fresh();
+    const caps = [cap('workspace', '*', 100), cap('user', 'U1', 100)];
+    const id = 'digest:7:2:3:0';
+    // A takeover wrote the call it found sent with no ledger row: code -1, 0 points.
+    const placeholder = entry({ chargeId: id, code: -1, outcome: 'error', points: 0, userId: 'U1' });
+    const written = await store.ledger.record(placeholder);
+    expect(written).toMatchObject({ chargeId: id, code: -1, points: 0 });
+    // The holder, alive but late (its store was unreachable), writes the real charge.
+    const r = await store.budgets.reserve({ userId: 'U1', points: 12, caps, ttlMs: MINUTE });
+    if (!r.ok) throw new Error('refused');
+    const real = await store.ledger.record(
+      entry({ chargeId: id, points: 10, requestId: 'req-1', at: new Date(T0 + 5000) }),
+      { reservationId: r.id },
+    );
+    expect(real).toMatchObject({ id: written.id, chargeId: id, code: 0, points: 10, requestId: 'req-1' });
+    const rows = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ chargeId: id, code: 0, outcome: 'ok', points: 10, requestId: 'req-1' });
+    // 10 spent and 2 still reserved; the reservation's 10 were paid from it.
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([12, 12]);
+    await store.budgets.release(r.id);
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([10, 10]);
+    // Never back: a placeholder written after the real row, or the real row again, change nothing.
+    expect(await store.ledger.record(placeholder)).toMatchObject({ code: 0, points: 10 });
+    expect(await store.ledger.record(entry({ chargeId: id, points: 10 }))).toMatchObject({
+      requestId: 'req-1',
+    });
+    expect((await store.budgets.uses(caps)).map((u) => u.spent)).toEqual([10, 10]);
+    const p = periodsOf(T0, 'Asia/Shanghai');
+    expect(await store.budgets.reconcile([p.daily, p.monthly])).toEqual([]);
+  });
+
+  it('a "may not have been sent" row (-2) is upgraded to "sent, no answer" (-1), then to the charge; never down', async () => {
+    const { store } = await fresh();
+    const id = 'lookup:p-9:0:0';
+    await store.ledger.record(entry({ chargeId: id, code: -2, outcome: 'error', points: 0 }));
+    expect(
+      await store.ledger.record(entry({ chargeId: id, code: -1, outcome: 'error', points: 0 })),
+    ).toMatchObject({
+      code: -1,
+    });
+    expect(
+      await store.ledger.record(entry({ chargeId: id, code: -2, outcome: 'error', points: 0 })),
+    ).toMatchObject({
+      code: -1,
+    });
+    // An answer with an error code and no charge is still an answer: it knows more than -1.
+    expect(
+      await store.ledger.record(entry({ chargeId: id, code: 202, outcome: 'error', points: 0 })),
+    ).toMatchObject({
+      code: 202,
+    });
+    expect(await store.ledger.record(entry({ chargeId: id, code: 0, points: 10 }))).toMatchObject({
+      code: 202,
+    });
+    const rows = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+    expect(rows.map((r) => [r.code, r.points])).toEqual([[202, 0]]);
+    expect((await store.budgets.uses([cap('workspace', '*', 100)]))[0]?.spent).toBe(0);
+  });
+
+  it('a charge the store refuses for good is parked after a few tries (logged in full, reported), and the charges and releases behind it go on', async () => {
+    const { store } = await fresh();
+    const errors: object[] = [];
+    const parked: { chargeId: string }[] = [];
+    const recorder = createChargeRecorder({
+      ledger: store.ledger,
+      logger: { info: () => undefined, warn: () => undefined, error: (o) => void errors.push(o) },
+      retryMs: 10,
+      onParked: (charge) => void parked.push(charge),
+    });
+    try {
+      const caps = [cap('workspace', '*', 100)];
+      const r = await store.budgets.reserve({ userId: 'U1', points: 10, caps, ttlMs: MINUTE });
+      if (!r.ok) throw new Error('refused');
+      // A row the ledger's CHECK refuses on both engines, whatever is retried.
+      const refused = entry({ chargeId: 'p-bad:0:0', outcome: 'bogus' as 'ok' });
+      await recorder.record(refused);
+      expect(recorder.backlog()).toBe(1);
+      // Behind it: a good charge, and the release of its reservation once it is written.
+      await recorder.record(entry({ chargeId: 'p-good:0:0', points: 10 }), { reservationId: r.id });
+      let released = false;
+      await recorder.afterWritten(async () => {
+        released = true;
+        await store.budgets.release(r.id);
+      });
+      await vi.waitFor(() => expect(recorder.backlog()).toBe(0), { timeout: 10_000 });
+      await vi.waitFor(() => expect(released).toBe(true), { timeout: 5000 });
+      const rows = await store.ledger.list({ from: new Date(T0 - DAY), to: new Date(T0 + DAY) });
+      expect(rows.map((e) => e.chargeId)).toEqual(['p-good:0:0']);
+      expect((await store.budgets.uses(caps))[0]?.spent).toBe(10);
+      expect(parked.map((c) => c.chargeId)).toEqual(['p-bad:0:0']);
+      expect(JSON.stringify(errors)).toContain('p-bad:0:0');
+      expect(recorder.parked()).toBe(1);
+    } finally {
+      recorder.stop();
+    }
+  });
+
   it('a charge is paid from its reservation: reserved moves to spent in the same write', async () => {
     const { store } = await fresh();
     const caps = [cap('workspace', '*', 30), cap('user', 'U1', 100)];

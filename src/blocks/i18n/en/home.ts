@@ -171,4 +171,6 @@ export const alert = {
     reservedLine: '• {{who}}, {{period}} {{key}}: {{counter}} points held, reservations {{expected}}',
     workspace: 'the workspace',
   },
+  chargeParked:
+    ':warning: A charge the database refused was set aside so the ones after it could be written: {{operation}}, {{points}} points, {{at}}. Spend figures and caps do not count it. Tell whoever runs platdesk: the log holds it, to enter by hand.',
 } as const;

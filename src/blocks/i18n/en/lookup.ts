@@ -53,6 +53,10 @@ export const confirm = {
     ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call reached the data service, which reported no charge for it. It was not run again (nor will it be).',
   interruptedChargeUnknown:
     ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call was sent, and it was not run again (nor will it be). What it cost is not recorded yet: `/platdesk usage` shows it once it is.',
+  interruptedCostUnknown:
+    ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) after its call was sent, before its answer was read, and it was not run again (nor will it be). The data service may have charged it; what it charged is not known to platdesk: your plat account statement shows it.',
+  interruptedMaybeNotSent:
+    ':warning: Your lookup of {{summary}} was interrupted (a platdesk restart or a lost database connection) just as its call was being sent, and it was not run again (nor will it be). The call may never have reached the data service; if it did, what it charged is not known to platdesk: your plat account statement shows it.',
   interruptedRunBelow: 'To run it, confirm the new request below.',
   interruptedRunAgain: 'To run it, use the same command again: it asks you to confirm the charge first.',
   interruptedAnswerBelow: 'Its answer, as kept at the time, follows.',

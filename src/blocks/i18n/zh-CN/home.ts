@@ -166,4 +166,6 @@ export const alert: Catalog['alert'] = {
     reservedLine: '• {{who}}，{{period}} {{key}}：预留 {{counter}} 点，预留记录 {{expected}}',
     workspace: '工作区',
   },
+  chargeParked:
+    ':warning: 一笔被数据库拒绝的扣费已被搁置，以便后面的扣费能写入：{{operation}}，{{points}} 点，{{at}}。扣费统计和上限都不计算它。请告知 platdesk 运维人员：日志里有它的记录，需要手工录入。',
 };
