@@ -141,6 +141,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     path: config.database.path,
     poolMax: config.database.poolMax,
     clock,
+    // Leases are stamped and judged by the database's clock (DESIGN rule 9); a test that sets the
+    // wall time makes its clock the database's too, as for SQLite.
+    ...(appNow ? { leaseClock: clock } : {}),
     encryptionKeys: config.encryptionKeys,
     onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
   }).catch(async (error: unknown) => {

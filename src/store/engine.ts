@@ -54,11 +54,24 @@ export interface StoreOptions {
   poolMax?: number;
   /** The clock for every stored time and every expiry check (src/clock.ts; tests inject one). */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * What stamps and judges leases and fences (DESIGN rule 9; StoreContext.leaseNow). 'database'
+   * (the default): PostgreSQL's own clock inside each statement, or on SQLite the one process's
+   * `clock`. Tests that move a fake clock pass it here too, so that it stands for the database's.
+   */
+  leaseClock?: Pick<Clock, 'now'> | 'database';
   /** Where pool errors of idle connections are reported (the server went away). */
   onPoolError?: (error: Error) => void;
   /** PLATDESK_ENCRYPTION_KEY's keys, the current first: secrets at rest are sealed with them. */
   encryptionKeys?: readonly EncryptionKey[];
 }
+
+/**
+ * PostgreSQL's clock in ms since the epoch, read when the statement evaluates it:
+ * `clock_timestamp()`, not `now()`, which is the start of the transaction (a claim waits for its
+ * lock row inside one).
+ */
+export const DATABASE_NOW_MS = sql<number>`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`;
 
 /** How long a SQLite connection waits for another one's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -91,9 +104,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   const keys = options.encryptionKeys ?? [];
   const secrets = keys.length > 0 ? createSecretBox(keys) : null;
+  const leaseClock = options.leaseClock ?? 'database';
   const ctx: StoreContext = {
     db,
     nowMs: () => Math.floor(clock.now()),
+    leaseNow:
+      leaseClock === 'database' && engine === 'postgres'
+        ? () => DATABASE_NOW_MS
+        : () => {
+            const ms = Math.floor((leaseClock === 'database' ? clock : leaseClock).now());
+            // Typed, so that PostgreSQL can add a lease's length to it (a test's clock there).
+            return sql<number>`CAST(${ms} AS BIGINT)`;
+          },
     engine,
     tenant: SINGLE_TENANT,
     secrets,

@@ -20,7 +20,10 @@ export interface TestDatabase {
   engine: EngineName;
   /** Options that open a store on this database (url for PostgreSQL, path for SQLite). */
   options: Pick<StoreOptions, 'url' | 'path'>;
-  /** Opens another store (another pool, another connection) on it. */
+  /**
+   * Opens another store (another pool, another connection) on it. A test's `clock` stands for the
+   * database's clock too (leases and fences), unless it asks for `leaseClock: 'database'`.
+   */
   open(extra?: Omit<StoreOptions, 'url' | 'path'>): Promise<Store>;
   /**
    * `n` stores to race against each other. PostgreSQL: n stores, n pools, as n processes would
@@ -75,7 +78,8 @@ export async function testDatabase(engine: EngineName): Promise<TestDatabase> {
     engine,
     options,
     async open(extra = {}) {
-      const store = await openStore({ ...options, ...extra });
+      const leaseClock = extra.leaseClock ?? extra.clock;
+      const store = await openStore({ ...options, ...extra, ...(leaseClock ? { leaseClock } : {}) });
       opened.push(store);
       return store;
     },

@@ -111,6 +111,8 @@ const fixedClock = { now: () => new Date(DT0) };
 /** A test clock of Dates as the store's Clock (epoch ms). */
 /** This process in claim records (store.ts ClaimHolder). */
 const HOLDER = { instanceId: 'instance-a', leaseMs: 30_000 };
+/** An interrupt of a claim whose lease has run out (no grace asked). */
+const LAPSED = { leaseOverForMs: 0 } as const;
 const clockOf = (c: { now: () => Date }) => ({ clock: { now: () => c.now().getTime() } });
 const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(at), ms });
 const runInput = (subscriptionId: number, localDate = '2026-11-20'): NewDigestRun => ({
@@ -268,10 +270,10 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       await store.pending.create(newPending({ ttlMs: DAY })); // never claimed
       const other = { instanceId: 'instance-b', leaseMs: 10_000 };
       await store.pending.claim(older.id, 'U1234', HOLDER);
-      clock.advance(MINUTE);
+      clock.advance(10_000);
       const claimed = await store.pending.claim(old.id, 'U1234', other);
       expect(claimed.ok && claimed.pending.claimedBy).toBe('instance-b');
-      expect(claimed.ok && claimed.pending.leaseExpiresAt?.getTime()).toBe(T0 + MINUTE + 10_000);
+      expect(claimed.ok && claimed.pending.leaseExpiresAt?.getTime()).toBe(T0 + 10_000 + 10_000);
       await store.pending.claim(done.id, 'U1234', HOLDER);
       await store.pending.finish(done.id, 'done', null);
 
@@ -280,15 +282,15 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         [older.id, 'instance-a'],
         [old.id, 'instance-b'],
       ]);
-      clock.advance(MINUTE);
+      clock.advance(10_000);
       expect(await store.pending.renewClaims(HOLDER)).toBe(1);
-      expect((await store.pending.get(older.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 2 * MINUTE + 30_000);
+      expect((await store.pending.get(older.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 20_000 + 30_000);
 
       // Only while still running under the same holder: a stale decision changes nothing.
-      expect(await store.pending.interrupt(old.id, 'instance-a')).toBeNull();
-      const interrupted = await store.pending.interrupt(old.id, 'instance-b');
+      expect(await store.pending.interrupt(old.id, 'instance-a', undefined, LAPSED)).toBeNull();
+      const interrupted = await store.pending.interrupt(old.id, 'instance-b', undefined, LAPSED);
       expect(interrupted?.state).toBe('interrupted');
-      expect(await store.pending.interrupt(old.id, 'instance-b')).toBeNull();
+      expect(await store.pending.interrupt(old.id, 'instance-b', undefined, LAPSED)).toBeNull();
       const again = await store.pending.claim(old.id, 'U1234', HOLDER);
       expect(again).toMatchObject({ ok: false, reason: 'interrupted' });
       // A running claim is never pruned, however old.
@@ -310,7 +312,7 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect((await store.pending.get(theirs.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 10_000);
 
       clock.advance(1000);
-      expect(await store.pending.interrupt(gone.id, 'instance-b')).toMatchObject({
+      expect(await store.pending.interrupt(gone.id, 'instance-b', undefined, LAPSED)).toMatchObject({
         id: gone.id,
         state: 'interrupted',
         stateChangedAt: new Date(T0 + MINUTE + 1000),
@@ -326,6 +328,41 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         ok: false,
         reason: 'interrupted',
       });
+    });
+
+    it('interrupt: only a claim whose lease ran out at least the grace ago, unless its holder is certainly gone; renewClaims never revives a lease that ran out', async () => {
+      const clock = manualClock();
+      const store = await open(clock);
+      const other = { instanceId: 'instance-b', leaseMs: 10_000 };
+      const { id } = await store.pending.create(newPending({ ttlMs: DAY }));
+      const claimed = await store.pending.claim(id, 'U1234', other);
+      if (!claimed.ok) throw new Error(claimed.reason);
+      const epoch = claimed.pending.claimEpoch;
+      // A sweeper that read the claim earlier and took it for lapsed (the holder has renewed since,
+      // or its clock ran ahead) changes nothing while the lease is live.
+      clock.advance(5_000);
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, LAPSED)).toBeNull();
+      // Ran out 5 s ago, less than the grace asked for (the longest call): still not.
+      clock.advance(10_000);
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, { leaseOverForMs: 6_000 })).toBeNull();
+      // The holder coming back (a paused process) cannot revive it: no renewal, no fence.
+      expect(await store.pending.renewClaims(other)).toBe(0);
+      expect(await store.pending.fence(id, other, epoch)).toBe(false);
+      expect((await store.pending.get(id))?.leaseExpiresAt?.getTime()).toBe(T0 + 10_000);
+      clock.advance(1_000);
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, { leaseOverForMs: 6_000 })).toMatchObject(
+        {
+          state: 'interrupted',
+        },
+      );
+      // A holder that is certainly gone (its process is known dead) needs no wait for its lease.
+      const live = await store.pending.create(newPending({ ttlMs: DAY }));
+      const held = await store.pending.claim(live.id, 'U1234', other);
+      if (!held.ok) throw new Error(held.reason);
+      expect(await store.pending.renewClaims(other)).toBe(1);
+      expect(
+        await store.pending.interrupt(live.id, 'instance-b', held.pending.claimEpoch, { holderGone: true }),
+      ).toMatchObject({ state: 'interrupted' });
     });
 
     it('fence: only the holder of the claim as made (same epoch), inside its lease; it extends the lease and counts the call', async () => {
@@ -353,8 +390,8 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(await store.pending.fence(id, other, epoch)).toBe(false);
       expect((await store.pending.get(id))?.callsSent).toBe(1);
       // Interrupted (by the claim as read): never again, and the count of sent calls is kept.
-      expect(await store.pending.interrupt(id, 'instance-b', epoch + 1)).toBeNull();
-      expect(await store.pending.interrupt(id, 'instance-b', epoch)).toMatchObject({
+      expect(await store.pending.interrupt(id, 'instance-b', epoch + 1, LAPSED)).toBeNull();
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, LAPSED)).toMatchObject({
         state: 'interrupted',
         callsSent: 1,
         claimEpoch: epoch,
@@ -1155,7 +1192,9 @@ describe('SQLite engine', () => {
         expect(await store.alerts.list()).toMatchObject([{ ownerId: 'owner-1', capPoints: 50 }]);
         // The tables of migration 6 work on the migrated file.
         expect(await store.alertsSent.claim('k', MINUTE)).toBe(true);
-        expect((await store.pending.interrupt('old', 'gone-host'))?.state).toBe('interrupted');
+        expect((await store.pending.interrupt('old', 'gone-host', undefined, LAPSED))?.state).toBe(
+          'interrupted',
+        );
       } finally {
         await store.close();
       }
@@ -1254,7 +1293,7 @@ describe('SQLite engine', () => {
           claimedBy: null,
           leaseExpiresAt: null,
         });
-        expect(await store.pending.interrupt('old', null)).toMatchObject({
+        expect(await store.pending.interrupt('old', null, undefined, LAPSED)).toMatchObject({
           state: 'interrupted',
           summary: 'item 1',
         });

@@ -96,7 +96,7 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     expect((await a.pending.claim(p.id, 'U1234', holder)).ok).toBe(true);
     expect(await b.pending.fence(p.id, holder, 1)).toBe(false);
     expect(await b.pending.finish(p.id, 'done', '{}')).toBe(false);
-    expect(await b.pending.interrupt(p.id, 'i1')).toBeNull();
+    expect(await b.pending.interrupt(p.id, 'i1', undefined, { holderGone: true })).toBeNull();
     // The process's own claims, whatever their tenant, each naming it.
     expect((await b.pending.runningClaims()).map((c) => [c.id, c.tenantId])).toEqual([[p.id, A]]);
 
