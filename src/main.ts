@@ -284,6 +284,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     metrics,
     now,
+    skewBudgetMs: config.clockSkewBudgetMs,
     ...(options.schedulerClock ? { schedulerClock: options.schedulerClock } : {}),
     ...(options.schedulerMaxSleepMs !== undefined
       ? { schedulerMaxSleepMs: options.schedulerMaxSleepMs }

@@ -535,10 +535,13 @@ export interface PeriodicTurns {
 
 // ---- leased runs (digest runs and alert checks) ----------------------------------------------
 
-/** Who claims a run, and until when. */
+/**
+ * Who claims a run, and for how long. The store stamps the lease from its lease clock (the
+ * database's: DESIGN rule 9), never from the claimer's: `leaseExpiresAt` is in that clock, so a
+ * holder measures its own time left from when it asked (digest/run-fence.ts), not from it.
+ */
 export interface Lease {
   owner: string;
-  now: Date;
   ms: number;
 }
 

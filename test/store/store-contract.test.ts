@@ -44,6 +44,9 @@ function manualClock(start = T0) {
     advance(ms: number) {
       t += ms;
     },
+    set(ms: number) {
+      t = ms;
+    },
   };
 }
 
@@ -114,7 +117,19 @@ const HOLDER = { instanceId: 'instance-a', leaseMs: 30_000 };
 /** An interrupt of a claim whose lease has run out (no grace asked). */
 const LAPSED = { leaseOverForMs: 0 } as const;
 const clockOf = (c: { now: () => Date }) => ({ clock: { now: () => c.now().getTime() } });
-const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(at), ms });
+/**
+ * A lease of `owner` asked at `at`: the store's clock, the lease clock here (store-engines.ts), is
+ * set to it first, since the store stamps and judges leases by that clock alone.
+ */
+const leaseAt = (
+  clock: ReturnType<typeof manualClock>,
+  owner: string,
+  at: number,
+  ms = 10 * MINUTE,
+): Lease => {
+  clock.set(at);
+  return { owner, ms };
+};
 const runInput = (subscriptionId: number, localDate = '2026-11-20'): NewDigestRun => ({
   subscriptionId,
   localDate,
@@ -648,16 +663,20 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
 
   describe('digest runs', () => {
     it('one scheduled run per local date; a live lease cannot be taken, an expired one can', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const first = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const first = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       expect(first).toMatchObject({ claimed: true, how: 'new' });
       expect(
-        await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 9 * MINUTE)),
+        await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + 9 * MINUTE)),
       ).toMatchObject({ claimed: false });
       // Manual runs do not count against the day.
-      await store.digests.createManual(runInput(sub.id), lease('a', DT0));
-      const takeover = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 10 * MINUTE));
+      await store.digests.createManual(runInput(sub.id), leaseAt(clock, 'a', DT0));
+      const takeover = await store.digests.claimScheduled(
+        runInput(sub.id),
+        leaseAt(clock, 'b', DT0 + 10 * MINUTE),
+      );
       expect(takeover).toMatchObject({ claimed: true, how: 'takeover' });
       expect(takeover.run).toMatchObject({ leaseOwner: 'b', attempts: 2 });
       // The old holder can no longer renew, post or fail it.
@@ -665,36 +684,49 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       const a = { owner: 'a', epoch: first.run.epoch };
       const b = { owner: 'b', epoch: takeover.run.epoch };
       expect(b.epoch).toBe(a.epoch + 1);
-      expect(await store.digests.renew(id, { ...lease('a', DT0 + 11 * MINUTE), epoch: a.epoch })).toBe(false);
       expect(
-        await store.digests.markPosting(id, { ...lease('a', DT0 + 11 * MINUTE), epoch: a.epoch }, '{}'),
+        await store.digests.renew(id, { ...leaseAt(clock, 'a', DT0 + 11 * MINUTE), epoch: a.epoch }),
+      ).toBe(false);
+      expect(
+        await store.digests.markPosting(
+          id,
+          { ...leaseAt(clock, 'a', DT0 + 11 * MINUTE), epoch: a.epoch },
+          '{}',
+        ),
       ).toBe(false);
       expect(
         await store.digests.markFailed(id, a, { error: 'x', nextAttemptAt: null, now: new Date(DT0) }),
       ).toBe(false);
       expect(
-        await store.digests.markPosting(id, { ...lease('b', DT0 + 11 * MINUTE), epoch: b.epoch }, '{"v":1}'),
+        await store.digests.markPosting(
+          id,
+          { ...leaseAt(clock, 'b', DT0 + 11 * MINUTE), epoch: b.epoch },
+          '{"v":1}',
+        ),
       ).toBe(true);
       expect(await store.digests.markPosted(id, b, '1700000000.000001', new Date(DT0 + 11 * MINUTE))).toBe(
         true,
       );
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + 99 * MINUTE))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + 99 * MINUTE)))
+          .claimed,
       ).toBe(false);
       expect((await store.digests.previousPosted(sub.id, '2026-11-21'))?.id).toBe(id);
       expect(await store.digests.previousPosted(sub.id, '2026-11-20')).toBeNull();
       // Another date is another run.
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('c', DT0))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), leaseAt(clock, 'c', DT0)))
+          .claimed,
       ).toBe(true);
     });
 
     it('posted once: an unclear post is unknown until its history check, which one claimer takes in posting', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       expect(
-        await store.digests.markPosting(run.id, { ...lease('a', DT0), epoch: run.epoch }, '{"v":1}'),
+        await store.digests.markPosting(run.id, { ...leaseAt(clock, 'a', DT0), epoch: run.epoch }, '{"v":1}'),
       ).toBe(true);
       // Only the holder records the unclear outcome.
       const unknown = { error: 'post outcome unknown', checkAt: new Date(DT0 + MINUTE), now: new Date(DT0) };
@@ -706,30 +738,41 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         summaryJson: '{"v":1}',
       });
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + MINUTE - 1))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + MINUTE - 1))).claimed,
       ).toBe(false);
-      const verify = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + MINUTE));
+      const verify = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + MINUTE));
       expect(verify).toMatchObject({
         claimed: true,
         how: 'verify',
         run: { state: 'posting', leaseOwner: 'b', attempts: 2 },
       });
-      expect((await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + MINUTE))).claimed).toBe(
-        false,
-      );
+      expect(
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + MINUTE))).claimed,
+      ).toBe(false);
       const verifier = { owner: 'b', epoch: verify.claimed ? verify.run.epoch : -1 };
       expect(
         await store.digests.markPosted(run.id, verifier, '1795136400.000001', new Date(DT0 + MINUTE)),
       ).toBe(true);
 
       // A holder that stops while posting: unknown once its lease ends, checked POST_SETTLE_MS later.
-      const other = await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('a', DT0));
+      const other = await store.digests.claimScheduled(
+        runInput(sub.id, '2026-11-21'),
+        leaseAt(clock, 'a', DT0),
+      );
       expect(
-        await store.digests.markPosting(other.run.id, { ...lease('a', DT0), epoch: other.run.epoch }, '{}'),
+        await store.digests.markPosting(
+          other.run.id,
+          { ...leaseAt(clock, 'a', DT0), epoch: other.run.epoch },
+          '{}',
+        ),
       ).toBe(true);
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('b', DT0 + 10 * MINUTE)))
-          .claimed,
+        (
+          await store.digests.claimScheduled(
+            runInput(sub.id, '2026-11-21'),
+            leaseAt(clock, 'b', DT0 + 10 * MINUTE),
+          )
+        ).claimed,
       ).toBe(false);
       const left = await store.digests.run(other.run.id);
       expect(left).toMatchObject({ state: 'unknown', leaseOwner: null });
@@ -737,15 +780,16 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(
         await store.digests.claimScheduled(
           runInput(sub.id, '2026-11-21'),
-          lease('b', DT0 + 10 * MINUTE + POST_SETTLE_MS),
+          leaseAt(clock, 'b', DT0 + 10 * MINUTE + POST_SETTLE_MS),
         ),
       ).toMatchObject({ claimed: true, how: 'verify' });
     });
 
     it('a failed run is claimed again only when its retry is due, and never once given up', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       const next = new Date(DT0 + 5 * MINUTE);
       expect(
         await store.digests.markFailed(
@@ -759,41 +803,48 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         ),
       ).toBe(true);
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 4 * MINUTE))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + 4 * MINUTE))).claimed,
       ).toBe(false);
-      const retry = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 5 * MINUTE));
+      const retry = await store.digests.claimScheduled(
+        runInput(sub.id),
+        leaseAt(clock, 'b', DT0 + 5 * MINUTE),
+      );
       expect(retry).toMatchObject({ claimed: true, how: 'retry' });
       expect(retry.run).toMatchObject({ attempts: 2, nextAttemptAt: null, lastError: '302' });
       expect(retry.run.epoch).toBe(run.epoch + 1);
       const b = { owner: 'b', epoch: retry.run.epoch };
       await store.digests.markFailed(run.id, b, { error: '302', nextAttemptAt: null, now: new Date(DT0) });
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + 999 * MINUTE))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + 999 * MINUTE)))
+          .claimed,
       ).toBe(false);
     });
 
     it('awaiting approval: one approval wins; release hands a run over at once', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       expect(
         await store.digests.awaitApproval(run.id, { owner: 'a', epoch: run.epoch }, 240, new Date(DT0)),
       ).toBe(true);
-      const approved = await store.digests.claimApproved(run.id, lease('b', DT0), 'UADMIN');
+      const approved = await store.digests.claimApproved(run.id, leaseAt(clock, 'b', DT0), 'UADMIN');
       expect(approved).toMatchObject({
         state: 'running',
         requestedBy: 'UADMIN',
         estimatePoints: 240,
         epoch: run.epoch + 1,
       });
-      expect(await store.digests.claimApproved(run.id, lease('c', DT0), 'UADMIN2')).toBeNull();
+      expect(await store.digests.claimApproved(run.id, leaseAt(clock, 'c', DT0), 'UADMIN2')).toBeNull();
       expect(
         await store.digests.release(run.id, { owner: 'b', epoch: run.epoch }, new Date(DT0 + MINUTE)),
       ).toBe(false);
       expect(
         await store.digests.release(run.id, { owner: 'b', epoch: run.epoch + 1 }, new Date(DT0 + MINUTE)),
       ).toBe(true);
-      expect(await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + MINUTE))).toMatchObject({
+      expect(
+        await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + MINUTE)),
+      ).toMatchObject({
         claimed: true,
         how: 'takeover',
       });
@@ -998,12 +1049,13 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
     it('a digest run claimed by several stores at once is held by exactly one', async () => {
       const db = await freshDatabase(engine);
       const stores = await db.openMany(6, clockOf(fixedClock));
+      const lease = (owner: string): Lease => ({ owner, ms: 10 * MINUTE });
       const [first] = stores;
       if (!first) throw new Error('no store');
       const sub = await subscribe(first);
       for (const date of ['2026-12-01', '2026-12-02', '2026-12-03']) {
         const claims = await Promise.all(
-          stores.map((s, i) => s.digests.claimScheduled(runInput(sub.id, date), lease(`p${i}`, DT0))),
+          stores.map((s, i) => s.digests.claimScheduled(runInput(sub.id, date), lease(`p${i}`))),
         );
         expect(claims.filter((c) => c.claimed)).toHaveLength(1);
         expect((await first.digests.scheduledRun(sub.id, date))?.attempts).toBe(1);

@@ -42,7 +42,7 @@ const caps: CapLimit[] = [
   { scope: 'user', subject: 'U1', period: 'daily', key: '2026-11-20', cap: 5000 },
   { scope: 'workspace', subject: '*', period: 'monthly', key: '2026-11', cap: 50_000 },
 ];
-const lease = (owner: string, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(T0), ms });
+const lease = (owner: string, ms = 10 * MINUTE): Lease => ({ owner, ms });
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

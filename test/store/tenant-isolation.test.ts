@@ -49,7 +49,7 @@ const workspaceDay = (cap: number): CapLimit => ({
   cap,
 });
 
-const lease = (owner: string): Lease => ({ owner, now: new Date(T0), ms: 5 * MINUTE });
+const lease = (owner: string): Lease => ({ owner, ms: 5 * MINUTE });
 
 const range = { from: new Date(T0 - 60 * MINUTE), to: new Date(T0 + 60 * MINUTE) };
 
