@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openStore, type StoreOptions } from '../../src/store/engine.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS, type Migration } from '../../src/store/migrations.js';
 import type { AlertsSent, Store } from '../../src/store/store.js';
 
 export type EngineName = 'sqlite' | 'postgres';
@@ -139,8 +139,8 @@ export function alertsSentInMemory(now: () => number = Date.now): AlertsSent {
  * The migrations before the one whose text holds `marker` (a database as an older platdesk left
  * it); a marker no migration holds fails the test rather than running all but the last.
  */
-export function migrationsBefore(marker: string): readonly string[] {
-  const at = MIGRATIONS.findIndex((m) => m.includes(marker));
+export function migrationsBefore(marker: string): readonly Migration[] {
+  const at = MIGRATIONS.findIndex((m) => m.sql.includes(marker));
   if (at < 0) throw new Error(`no migration holds ${JSON.stringify(marker)}`);
   return MIGRATIONS.slice(0, at);
 }

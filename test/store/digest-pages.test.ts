@@ -58,7 +58,7 @@ describe.each(ENGINES)('digest pages and run epochs on %s', (engine) => {
   }
 
   it('the schema has the digest pages migration, appended after the shipped ones', async () => {
-    const index = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE digest_pages'));
+    const index = MIGRATIONS.findIndex((m) => m.sql.includes('CREATE TABLE digest_pages'));
     expect(index).toBeGreaterThanOrEqual(6);
   });
 

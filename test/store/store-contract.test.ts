@@ -16,7 +16,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupRequest, Quote } from '../../src/lookups/types.js';
 import { openStore } from '../../src/store/engine.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
-import { forPostgres, MIGRATIONS, migrate, StoreSchemaTooNewError } from '../../src/store/migrations.js';
+import {
+  forPostgres,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  StoreSchemaTooNewError,
+} from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
 import {
   type CapLimit,
@@ -1180,7 +1186,7 @@ describe('SQLite engine', () => {
       // Built the way main's store built it: migrations 1-5 applied with db.exec and user_version.
       const raw = new Database(path);
       raw.pragma('journal_mode = WAL');
-      for (const [i, ddl] of MIGRATIONS.slice(0, 5).entries()) {
+      for (const [i, { sql: ddl }] of MIGRATIONS.slice(0, 5).entries()) {
         raw.exec(ddl);
         raw.pragma(`user_version = ${i + 1}`);
       }
@@ -1258,17 +1264,22 @@ describe('SQLite engine', () => {
   it('applies only the migrations not yet run; a failed one rolls back with its version', async () => {
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
     try {
-      expect(await migrate(db, 'sqlite', ['CREATE TABLE a (x INTEGER) STRICT'])).toBe(1);
+      const step = (ddl: string): Migration => ({ rollout: 'online', summary: ddl, sql: ddl });
+      expect(await migrate(db, 'sqlite', [step('CREATE TABLE a (x INTEGER) STRICT')])).toBe(1);
       expect(
         await migrate(db, 'sqlite', [
-          'CREATE TABLE a (x INTEGER) STRICT',
-          'CREATE TABLE b (y INTEGER) STRICT',
+          step('CREATE TABLE a (x INTEGER) STRICT'),
+          step('CREATE TABLE b (y INTEGER) STRICT'),
         ]),
       ).toBe(2);
       await expect(
-        migrate(db, 'sqlite', ['', '', 'CREATE TABLE c (z INTEGER) STRICT;\nSELECT nope FROM missing']),
+        migrate(db, 'sqlite', [
+          step(''),
+          step(''),
+          step('CREATE TABLE c (z INTEGER) STRICT;\nSELECT nope FROM missing'),
+        ]),
       ).rejects.toThrow();
-      expect(await migrate(db, 'sqlite', ['', ''])).toBe(2);
+      expect(await migrate(db, 'sqlite', [step(''), step('')])).toBe(2);
     } finally {
       await db.destroy();
     }
@@ -1327,7 +1338,7 @@ describe('SQLite engine', () => {
     const path = join(dir, 'platdesk.sqlite');
     try {
       const raw = new Database(path);
-      for (const [i, ddl] of MIGRATIONS.slice(0, 3).entries()) {
+      for (const [i, { sql: ddl }] of MIGRATIONS.slice(0, 3).entries()) {
         raw.exec(ddl);
         raw.pragma(`user_version = ${i + 1}`);
       }
