@@ -33,7 +33,13 @@ import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
 import { createInstallations } from './installations.js';
 import { createLedger } from './ledger.js';
-import { type Engine, migrate } from './migrations.js';
+import {
+  checkSchema,
+  type Engine,
+  migrate,
+  schemaVersion as readSchemaVersion,
+  recordedCompatibleFrom,
+} from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import { createPlatAccounts } from './plat-accounts.js';
 import type { Schema, StoreContext } from './schema.js';
@@ -64,6 +70,11 @@ export interface StoreOptions {
   onPoolError?: (error: Error) => void;
   /** PLATDESK_ENCRYPTION_KEY's keys, the current first: secrets at rest are sealed with them. */
   encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * false (PLATDESK_MIGRATE=job): the schema is only checked (migrations.ts checkSchema), a Job
+   * having run `node dist/migrate.js`; default true, migrate at open.
+   */
+  migrate?: boolean;
 }
 
 /**
@@ -97,7 +108,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     : sqliteDialect(options.path ?? ':memory:');
   const db = new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) });
   try {
-    await migrate(db, engine);
+    await (options.migrate === false ? checkSchema(db, engine) : migrate(db, engine));
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw error;
@@ -158,6 +169,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       clearTimeout(timer);
       return ok;
     },
+    async probe() {
+      if (leaseClock === 'database' && engine === 'postgres') {
+        const { rows } = await sql<{ now_ms: number; version: number }>`
+          SELECT ${DATABASE_NOW_MS} AS now_ms, (SELECT version FROM platdesk_schema) AS version`.execute(db);
+        return { nowMs: Number(rows[0]?.now_ms), schemaVersion: Number(rows[0]?.version ?? 0) };
+      }
+      const schemaVersion = await readSchemaVersion(db, engine);
+      return { nowMs: Math.floor((leaseClock === 'database' ? clock : leaseClock).now()), schemaVersion };
+    },
+    schemaCompatibleFrom: () => recordedCompatibleFrom(db),
     close() {
       closed ??= db.destroy();
       return closed;
@@ -169,7 +190,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 /** What every tenant's Store shares: the connections and what spans tenants. */
 type SharedParts = Pick<
   Store,
-  'engine' | 'location' | 'forTenant' | 'tenants' | 'installations' | 'platAccounts' | 'ping' | 'close'
+  | 'engine'
+  | 'location'
+  | 'forTenant'
+  | 'tenants'
+  | 'installations'
+  | 'platAccounts'
+  | 'ping'
+  | 'probe'
+  | 'schemaCompatibleFrom'
+  | 'close'
 >;
 
 /** The sub-stores bound to `ctx.tenant`, over the shared connections. */

@@ -982,6 +982,46 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/**
+ * A schema newer than this build: fine while the newer build's steps since are all 'online' (it
+ * recorded that builds of this version may still write); StoreSchemaTooNewError otherwise.
+ */
+async function newerSchema(db: Db, found: number, known: number): Promise<number> {
+  const from = await recordedCompatibleFrom(db);
+  if (from === null || from > known) throw new StoreSchemaTooNewError(found, known);
+  return found;
+}
+
+/**
+ * Checks the schema without changing it (PLATDESK_MIGRATE=job: a Job runs `node dist/migrate.js`
+ * before the rollout): throws StoreSchemaBehindError when migrations are pending, and
+ * StoreSchemaTooNewError when a newer build moved it past what this one may write.
+ */
+export async function checkSchema(
+  db: Db,
+  engine: Engine,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number> {
+  const found = await schemaVersion(db, engine);
+  if (found > migrations.length) return newerSchema(db, found, migrations.length);
+  if (found < migrations.length) throw new StoreSchemaBehindError(found, migrations.length);
+  return found;
+}
+
+export class StoreSchemaBehindError extends Error {
+  readonly code = 'store_schema_behind';
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `The database schema is version ${found} and this build needs ${known}; PLATDESK_MIGRATE=job leaves ` +
+        'migrating to `node dist/migrate.js`: run it (or a Job with it) first, or set PLATDESK_MIGRATE=start.',
+    );
+    this.name = 'StoreSchemaBehindError';
+  }
+}
+
 export class StoreSchemaTooNewError extends Error {
   readonly code = 'store_schema_too_new';
   constructor(
@@ -1145,7 +1185,7 @@ async function lockChangedTables(trx: Db, ddl: string): Promise<void> {
 
 async function migrateSteps(db: Db, engine: Engine, migrations: readonly Migration[]): Promise<number> {
   const found = await readVersion(db, engine);
-  if (found > migrations.length) throw new StoreSchemaTooNewError(found, migrations.length);
+  if (found > migrations.length) return newerSchema(db, found, migrations.length);
   // Up to date (every start but the first after an upgrade): this one read is all it costs.
   if (found === migrations.length) return found;
   while (await step(db, engine, migrations)) {

@@ -92,6 +92,16 @@ export interface Store {
   readonly location: string;
   /** Answers whether the database can be reached now (a trivial query with a short deadline). */
   ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * One look for the database watch (store/database-watch.ts), in one round trip: the lease
+   * clock's now (PostgreSQL's own clock; on SQLite this process's) and the schema version.
+   */
+  probe(): Promise<{ nowMs: number; schemaVersion: number }>;
+  /**
+   * The oldest schema version a build must know to keep writing, as the newest migration run
+   * recorded it (migrations.ts compatibleFrom); null when none recorded it.
+   */
+  schemaCompatibleFrom(): Promise<number | null>;
   /** Closes the store; calling it again does nothing. */
   close(): Promise<void>;
 }

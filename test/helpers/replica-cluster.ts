@@ -23,6 +23,11 @@ export interface ReplicaClusterOptions {
   env: Record<string, string>;
   /** Each replica's own variables, by index (e.g. its DATABASE_PATH). */
   envOf?: (index: number) => Record<string, string>;
+  /**
+   * What each replica's command runs under, by index (e.g. `['faketime', '-f', '+2s']`, a clock
+   * of its own); default nothing.
+   */
+  wrapperOf?: (index: number) => string[];
   /** How long a replica may take to log `platdesk started` (default 45 s: tsx compiles on start). */
   startTimeoutMs?: number;
 }
@@ -76,23 +81,27 @@ function startReplica(
   name: string,
   env: Record<string, string>,
   startTimeoutMs: number,
+  wrapper: string[],
 ): Promise<Replica> {
-  const child: ChildProcess = spawn(
+  const [command, ...args] = [
+    ...wrapper,
     join(ROOT, 'node_modules/.bin/node'),
-    ['--import', 'tsx', 'src/main.ts'],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        ...env,
-        // The port is read from the `platdesk started` line, logged at info.
-        PORT: '0',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    '--import',
+    'tsx',
+    'src/main.ts',
+  ];
+  const child: ChildProcess = spawn(command as string, args, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ...env,
+      // The port is read from the `platdesk started` line, logged at info.
+      PORT: '0',
+      LOG_LEVEL: 'info',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: LogLine[] = [];
   let stderr = '';
   let alive = true;
@@ -156,7 +165,8 @@ export async function startReplicaCluster(
 ): Promise<ReplicaCluster> {
   const startTimeoutMs = options.startTimeoutMs ?? 45_000;
   const envOf = (index: number) => ({ ...options.env, ...options.envOf?.(index) });
-  const launch = (index: number, name: string) => startReplica(index, name, envOf(index), startTimeoutMs);
+  const launch = (index: number, name: string) =>
+    startReplica(index, name, envOf(index), startTimeoutMs, options.wrapperOf?.(index) ?? []);
   const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, i) => launch(i, `replica-${i}`)),
   );
