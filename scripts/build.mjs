@@ -6,7 +6,8 @@
  * - dist/main.js: src/start.ts, the entry that checks the Node version before loading the app;
  * - dist/chart-worker.js: the charts' renderer process (Vega, resvg), and dist/fonts: the chart font;
  * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`), and
- *   dist/store/copy-cli.js: the SQLite → PostgreSQL copy (`npm run store:copy`, in the image).
+ *   dist/store/copy-cli.js: the SQLite → PostgreSQL copy (`npm run store:copy`, in the image),
+ *   and dist/migrate.js: the schema migrations and the rollout plan (`node dist/migrate.js --plan`).
  *
  * `--if-stale` builds only when a source is newer than the build (npm start on a built tree
  * starts at once). `--out DIR` writes elsewhere (bench/start.ts).
@@ -253,6 +254,8 @@ export async function buildApp(out = OUT) {
       // The two other programs, where the tsc build put them (README, Docker commands).
       'sandbox/cli': 'src/sandbox/cli.ts',
       'store/copy-cli': 'src/store/copy-cli.ts',
+      // The schema migrations on their own, for a Job before a rollout (docs/operations.md "Upgrades").
+      migrate: 'src/store/migrate-cli.ts',
       // The charts' renderer process (src/charts/files.ts finds it here), with Vega: the app itself
       // never loads Vega or resvg.
       'chart-worker': 'src/charts/worker.ts',

@@ -322,6 +322,25 @@ export function loadEnvFile(path = '.env'): boolean {
   return true;
 }
 
+/**
+ * Only the database settings (DATABASE_URL, DATABASE_PATH, DATABASE_POOL_MAX): what `node
+ * dist/migrate.js` needs, so a migration Job carries no Slack or plat secret.
+ */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Config['database'] {
+  const parsed = envSchema
+    .pick({ DATABASE_URL: true, DATABASE_PATH: true, DATABASE_POOL_MAX: true, PLATDESK_MIGRATE: true })
+    .safeParse(env);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0] ?? '')}: ${i.message}`));
+  const e = parsed.data;
+  return {
+    url: e.DATABASE_URL ?? null,
+    path: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+    poolMax: e.DATABASE_POOL_MAX,
+    migrate: e.PLATDESK_MIGRATE,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   const problems: string[] = parsed.success
@@ -373,12 +392,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     admins,
     locale: toLocale(e.PLATDESK_LOCALE) ?? 'en',
-    database: {
-      url: e.DATABASE_URL ?? null,
-      path: e.DATABASE_PATH ?? './data/platdesk.sqlite',
-      poolMax: e.DATABASE_POOL_MAX,
-      migrate: e.PLATDESK_MIGRATE,
-    },
+    database: loadDatabaseConfig(env),
     clockSkewBudgetMs: e.PLATDESK_CLOCK_SKEW_BUDGET_MS,
     redisUrl: e.REDIS_URL ?? null,
     encryptionKeys: e.PLATDESK_ENCRYPTION_KEY ? parseEncryptionKeys(e.PLATDESK_ENCRYPTION_KEY).keys : [],

@@ -91,9 +91,22 @@ const CONNECT_TIMEOUT_MS = 3000;
 /** No query may hang a Slack request: past this the server is treated as unreachable. */
 const QUERY_TIMEOUT_MS = 10_000;
 
-/** Opens and migrates the store; throws StoreUnavailableError or StoreSchemaTooNewError. */
-export async function openStore(options: StoreOptions): Promise<Store> {
-  const clock = options.clock ?? realClock;
+/** A connection to the database of `options`, before anything is read or migrated. */
+export interface OpenedDatabase {
+  db: Kysely<Schema>;
+  engine: Engine;
+  /** Where the data is, without secrets. */
+  location: string;
+}
+
+/**
+ * Connects to the database (SQLite file, or a PostgreSQL pool; pg is loaded only then) without
+ * reading or migrating anything: openStore's first step, and `node dist/migrate.js`'s (with a
+ * longer query timeout: a step may wait for an older replica's write, or rebuild a large table).
+ */
+export async function connectDatabase(
+  options: Pick<StoreOptions, 'url' | 'path' | 'poolMax' | 'onPoolError'> & { queryTimeoutMs?: number },
+): Promise<OpenedDatabase> {
   const url = options.url ?? null;
   const engine: Engine = url ? 'postgres' : 'sqlite';
   const location = url ? describeUrl(url) : (options.path ?? ':memory:');
@@ -102,11 +115,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ? (await import('./postgres-dialect.js')).postgresDialect(url, {
         poolMax: options.poolMax ?? 10,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        queryTimeoutMs: QUERY_TIMEOUT_MS,
+        queryTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
         ...(options.onPoolError ? { onPoolError: options.onPoolError } : {}),
       })
     : sqliteDialect(options.path ?? ':memory:');
-  const db = new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) });
+  return { db: new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) }), engine, location };
+}
+
+/** Opens and migrates the store; throws StoreUnavailableError or StoreSchemaTooNewError. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const clock = options.clock ?? realClock;
+  const { db, engine, location } = await connectDatabase(options);
   try {
     await (options.migrate === false ? checkSchema(db, engine) : migrate(db, engine));
   } catch (error) {

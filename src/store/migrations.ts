@@ -1055,6 +1055,51 @@ export function compatibleFrom(migrations: readonly Migration[], version: number
   return 0;
 }
 
+/** What the next rollout of this build needs, for `node dist/migrate.js --plan`. */
+export interface RolloutPlan {
+  /** The database's schema version, and the newest this build knows. */
+  found: number;
+  known: number;
+  /** The steps this build would apply, in order. */
+  pending: { version: number; rollout: Migration['rollout']; summary: string }[];
+  /**
+   * nothing: up to date. rolling-update: every pending step is online, so replicas of the older
+   * build may run while it is applied and until they are replaced. stop-older-replicas: a pending
+   * step is offline: every replica of an older build must be stopped before it runs. newer: a
+   * newer build migrated the database already; `compatible` says whether this build may still
+   * write it (only online steps since).
+   */
+  needs: 'nothing' | 'rolling-update' | 'stop-older-replicas' | 'newer';
+  /** With `needs: 'newer'`: whether this build may run on it. */
+  compatible?: boolean;
+}
+
+export function planRollout(
+  found: number,
+  recordedFrom: number | null,
+  migrations: readonly Migration[] = MIGRATIONS,
+): RolloutPlan {
+  const known = migrations.length;
+  if (found > known)
+    return {
+      found,
+      known,
+      pending: [],
+      needs: 'newer',
+      compatible: recordedFrom !== null && recordedFrom <= known,
+    };
+  const pending = migrations
+    .slice(found)
+    .map((m, i) => ({ version: found + i + 1, rollout: m.rollout, summary: m.summary }));
+  const needs =
+    pending.length === 0
+      ? 'nothing'
+      : pending.some((p) => p.rollout === 'offline')
+        ? 'stop-older-replicas'
+        : 'rolling-update';
+  return { found, known, pending, needs };
+}
+
 /**
  * The tables that exist before a step and that it changes (ALTER, DROP, UPDATE, DELETE) or copies
  * out of (INSERT … SELECT … FROM): the step locks them before its first statement.

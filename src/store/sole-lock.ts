@@ -25,10 +25,12 @@
  * build, notifies at its commit, and this process's database watch looks at the schema at once
  * (store/database-watch.ts) instead of at its next look.
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { describeUrl, isUnreachable } from './engine.js';
 import { DatabaseInUseError, StoreUnavailableError } from './errors.js';
 import { SCHEMA_CHANNEL } from './migrations.js';
+import type { Db } from './schema.js';
 
 /**
  * The advisory lock key, the same in every platdesk build: "platsol" in ASCII. Distinct from the
@@ -187,6 +189,20 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
       await c?.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * How many platdesk processes use this database now: the sessions holding SOLE_LOCK, in either
+ * mode (every platdesk on PostgreSQL holds it for its whole life). `node dist/migrate.js` asks
+ * before an offline step.
+ */
+export async function platdeskProcessesConnected(db: Db): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.classid = ${CLASS_ID}::oid AND l.objid = ${OBJ_ID}::oid
+      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(db);
+  return rows[0]?.n ?? 0;
 }
 
 type Attempt = { ok: true; client: pg.Client } | { ok: false; error: Error };
