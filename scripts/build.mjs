@@ -8,7 +8,8 @@
  * - dist/sandbox/cli.js: the plat API sandbox on its own (`npm run sandbox`);
  * - the operator's programs, run in the image with `node dist/<name>.js` (`kubectl exec`, a Job;
  *   docs/kubernetes.md): dist/store-copy.js, the SQLite → PostgreSQL copy (`npm run store:copy`),
- *   and dist/rotate-keys.js, the re-sealing of stored secrets (`npm run rotate-keys`).
+ *   dist/rotate-keys.js, the re-sealing of stored secrets (`npm run rotate-keys`), and
+ *   dist/migrate.js, the schema migrations and the rollout plan (`node dist/migrate.js --plan`).
  *
  * `--if-stale` builds only when a source is newer than the build (npm start on a built tree
  * starts at once). `--out DIR` writes elsewhere (bench/start.ts).
@@ -257,6 +258,8 @@ export async function buildApp(out = OUT) {
       'sandbox/cli': 'src/sandbox/cli.ts',
       'store-copy': 'src/store/copy-cli.ts',
       'rotate-keys': 'src/store/rotate-keys-cli.ts',
+      // The schema migrations on their own, for a Job before a rollout (docs/operations.md "Upgrades").
+      migrate: 'src/store/migrate-cli.ts',
       // The charts' renderer process (src/charts/files.ts finds it here), with Vega: the app itself
       // never loads Vega or resvg.
       'chart-worker': 'src/charts/worker.ts',

@@ -152,6 +152,19 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEn
   return { env: resolved, problems };
 }
 
+/**
+ * How far (ms) a replica's clock may be from its database's before it refuses paid work: the
+ * default of PLATDESK_CLOCK_SKEW_BUDGET_MS, and the one figure other parts add to their margins
+ * (DESIGN rule 9; store/database-watch.ts measures the skew, digest/run-fence.ts takes it off a
+ * fresh claim's lease). Hosts kept by NTP or chrony are within milliseconds of each other and of
+ * a managed database, and the measurement's own error is half a round trip (under a millisecond
+ * on a LAN): 500 ms is two orders above both, so a healthy fleet never trips it, while a host
+ * that lost its time sync or was resumed after a suspend (seconds to minutes off) does. What it
+ * costs: every margin that includes it is half a second longer (a run's first call window after
+ * its claim is 6 s − 0.5 s).
+ */
+export const CLOCK_SKEW_BUDGET_DEFAULT_MS = 500;
+
 const envSchema = z.object({
   // Required in single-workspace mode (checked with the other rules between variables).
   SLACK_BOT_TOKEN: optionalText,
@@ -183,6 +196,11 @@ const envSchema = z.object({
   DATABASE_PATH: optionalText,
   DATABASE_URL: optionalText,
   DATABASE_POOL_MAX: int(1, 1000, 10),
+  // A run's first call window after its claim (lease − call span, 6 s) must stay open.
+  PLATDESK_CLOCK_SKEW_BUDGET_MS: int(50, 5000, CLOCK_SKEW_BUDGET_DEFAULT_MS),
+  PLATDESK_MIGRATE: z
+    .enum(['start', 'job'], { message: 'PLATDESK_MIGRATE must be start or job' })
+    .default('start'),
   // The message never repeats the value: a Redis URL may carry a password.
   REDIS_URL: z
     .string()
@@ -234,8 +252,14 @@ export interface Config {
   admins: string[];
   /** The workspace's default language until an admin changes it (PLATDESK_LOCALE; default en). */
   locale: Locale;
-  /** The store: PostgreSQL when `url` is set, else SQLite at `path`. */
-  database: { url: string | null; path: string; poolMax: number };
+  /**
+   * The store: PostgreSQL when `url` is set, else SQLite at `path`. `migrate`: 'start' migrates
+   * at start (npm start, one process); 'job' leaves it to `node dist/migrate.js` run before a
+   * rollout, and refuses to start on a schema older than this build (PLATDESK_MIGRATE).
+   */
+  database: { url: string | null; path: string; poolMax: number; migrate: 'start' | 'job' };
+  /** PLATDESK_CLOCK_SKEW_BUDGET_MS (CLOCK_SKEW_BUDGET_DEFAULT_MS): see there. */
+  clockSkewBudgetMs: number;
   /** REDIS_URL: the plat rate limiter is shared through Redis by every process with this URL. */
   redisUrl: string | null;
   /**
@@ -358,6 +382,28 @@ export function loadEnvFile(path = '.env'): boolean {
   return true;
 }
 
+/**
+ * Only the database settings (DATABASE_URL or DATABASE_URL_FILE, DATABASE_PATH, DATABASE_POOL_MAX): what `node
+ * dist/migrate.js` needs, so a migration Job carries no Slack or plat secret.
+ */
+export function loadDatabaseConfig(given: NodeJS.ProcessEnv = process.env): Config['database'] {
+  // DATABASE_URL_FILE too: a Job mounts the database's Secret as a file (docs/kubernetes.md).
+  const { env, problems } = withSecretFiles(given);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const parsed = envSchema
+    .pick({ DATABASE_URL: true, DATABASE_PATH: true, DATABASE_POOL_MAX: true, PLATDESK_MIGRATE: true })
+    .safeParse(env);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0] ?? '')}: ${i.message}`));
+  const e = parsed.data;
+  return {
+    url: e.DATABASE_URL ?? null,
+    path: e.DATABASE_PATH ?? './data/platdesk.sqlite',
+    poolMax: e.DATABASE_POOL_MAX,
+    migrate: e.PLATDESK_MIGRATE,
+  };
+}
+
 export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
   const { env, problems: fileProblems } = withSecretFiles(given);
   const parsed = envSchema.safeParse(env);
@@ -413,11 +459,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     },
     admins,
     locale: toLocale(e.PLATDESK_LOCALE) ?? 'en',
-    database: {
-      url: e.DATABASE_URL ?? null,
-      path: e.DATABASE_PATH ?? './data/platdesk.sqlite',
-      poolMax: e.DATABASE_POOL_MAX,
-    },
+    database: loadDatabaseConfig(env),
+    clockSkewBudgetMs: e.PLATDESK_CLOCK_SKEW_BUDGET_MS,
     redisUrl: e.REDIS_URL ?? null,
     encryptionKeys: e.PLATDESK_ENCRYPTION_KEY ? parseEncryptionKeys(e.PLATDESK_ENCRYPTION_KEY).keys : [],
     retentionDays: e.PLATDESK_RETENTION_DAYS,

@@ -6,8 +6,10 @@
  *
  * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
  * the store (SQLite or PostgreSQL) while it cannot be reached, Redis (the shared rate limiter),
- * the Slack socket after it was down past its bound, or (PostgreSQL) the database lock that keeps
- * this process alone or among replicas with Redis, while it is not held (store/sole-lock.ts).
+ * the Slack socket after it was down past its bound, (PostgreSQL) the database lock that keeps
+ * this process alone or among replicas with Redis, while it is not held (store/sole-lock.ts), or
+ * the database watch while this replica refuses paid work: its clock too far from the database's,
+ * or its database migrated past its build (store/database-watch.ts).
  *
  * For Kubernetes (docs/kubernetes.md) two more, each with a body that names no address or cause:
  * `/livez` answers 200 whenever the process can answer at all (a dependency down is never a
@@ -27,6 +29,7 @@ import { ackCommandsEarly } from './slack/early-ack.js';
 import { refuseFutureRequests } from './slack/future-requests.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
 import { socketModeFailure } from './slack/start-check.js';
+import type { DatabaseWatch } from './store/database-watch.js';
 import type { SoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 
@@ -116,6 +119,8 @@ export interface HttpFrontOptions {
   store: Pick<Store, 'engine' | 'ping'>;
   /** PostgreSQL: the lock that keeps this process alone (or among replicas with Redis); null on SQLite. */
   soleLock: Pick<SoleLock, 'health'> | null;
+  /** Whether the database lets this replica take paid work: its clock, the schema (store/database-watch.ts). */
+  databaseWatch: Pick<DatabaseWatch, 'state'>;
   /** Charges kept until the ledger can be written (shown with the store). */
   ledgerBacklog: () => number;
   metrics: Metrics;
@@ -172,6 +177,20 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
         return { ok: held, detail: { mode, held, callsRefused: !held }, ...(problem ? { problem } : {}) };
       },
     });
+  const { databaseWatch } = options;
+  checks.push({
+    name: 'database',
+    check: () => {
+      const { skewMs, budgetMs, schema, refusal } = databaseWatch.state();
+      const detail = {
+        clockSkewMs: skewMs,
+        clockSkewBudgetMs: budgetMs,
+        schema: { build: schema.known, database: schema.found },
+        paidWorkRefused: refusal?.reason ?? null,
+      };
+      return refusal ? { ok: false, detail, problem: refusal.problem } : { ok: true, detail };
+    },
+  });
   const routes = [
     ...httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics),
     ...(options.installRoutes ?? []),

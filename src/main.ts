@@ -25,7 +25,6 @@ import { gatedLimiter } from './plat/gated-limiter.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './plat/http.js';
 import type { Limiter } from './plat/limiter.js';
 import {
-  ANSWER_CLOCK_SKEW_MS,
   createLimiter,
   createMeteredPlatClients,
   createSingleFlight,
@@ -43,8 +42,11 @@ import { checkBotToken, explainSlackStartFailure, isSlackApiError } from './slac
 import { authorizeFrom, type SlackMode } from './slack/tenant.js';
 import { tenantInstalls as tenantInstallsOf } from './slack/tenant-installs.js';
 import { slackClientOptions } from './slack/web-fetch.js';
+import { createDatabaseWatch, type DatabaseWatch } from './store/database-watch.js';
 import { openStore } from './store/engine.js';
 import type { ChargeRecorder } from './store/ledger.js';
+import { MIGRATIONS } from './store/migrations.js';
+import type { SoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 import { SINGLE_TENANT } from './store/tenants.js';
 import { createTenantServices, scheduledTenants, type TenantServices } from './tenant-services.js';
@@ -142,6 +144,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     path: config.database.path,
     poolMax: config.database.poolMax,
     clock,
+    // Leases are stamped and judged by the database's clock (DESIGN rule 9); a test that sets the
+    // wall time makes its clock the database's too, as for SQLite.
+    ...(appNow ? { leaseClock: clock } : {}),
+    migrate: config.database.migrate === 'start',
     encryptionKeys: config.encryptionKeys,
     onPoolError: (err) => logger.warn({ err }, 'a database connection failed; the pool will reconnect'),
   }).catch(async (error: unknown) => {
@@ -149,7 +155,21 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     throw error;
   });
   logger.info({ engine: store.engine, location: store.location }, 'store ready');
+  // Whether this replica may take paid work, as its database sees it: its clock against the
+  // database's, and a schema migrated past this build (store/database-watch.ts). Looked at once
+  // before anything is served, then every few seconds, and on PostgreSQL at each migration.
+  const databaseWatch = createDatabaseWatch({
+    store,
+    knownVersion: MIGRATIONS.length,
+    skewBudgetMs: config.clockSkewBudgetMs,
+    clock,
+    logger: logger.child({ component: 'database-watch' }),
+  });
+  await databaseWatch.check();
+  databaseWatch.start();
+  soleLock?.onSchemaChange(() => void databaseWatch.check());
   const metrics = new Metrics();
+  registerDatabaseWatchMetrics(metrics, databaseWatch, soleLock);
   // Filled in below; every tenant's recorder (tenant-services.ts) counts.
   let services: TenantServices | null = null;
   const charges = {
@@ -182,14 +202,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // Calls an earlier life of platdesk sent may still arrive: their slots rest (plat-wiring.ts).
   const engineLimiter = await createLimiter(config, timeouts.deadlineMs, metrics, logger, {
     read: (withinMs) => store.sentCalls.recent(withinMs),
-    skewMs: store.engine === 'postgres' ? ANSWER_CLOCK_SKEW_MS : 0,
+    // A replica further from the database's clock than the budget takes no paid work at all.
+    skewMs: store.engine === 'postgres' ? config.clockSkewBudgetMs : 0,
   });
-  // PostgreSQL: no call while this process does not hold its database lock (store/sole-lock.ts).
-  const limiter = soleLock
-    ? gatedLimiter(engineLimiter, () =>
-        soleLock.held() ? null : 'this process does not hold its database lock',
-      )
-    : engineLimiter;
+  // No call while this process does not hold its database lock (PostgreSQL: store/sole-lock.ts),
+  // nor while its database watch refuses paid work (its clock, a newer schema).
+  const limiter = gatedLimiter(engineLimiter, () => {
+    if (soleLock && !soleLock.held())
+      return { kind: 'lock_lost', why: 'this process does not hold its database lock' };
+    const refused = databaseWatch.refusal();
+    return refused ? { kind: 'out_of_service', reason: refused.reason, why: refused.problem } : null;
+  });
   const singleFlight = await createSingleFlight(config, metrics, logger);
   const platClients = createMeteredPlatClients({
     accounts: options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger),
@@ -222,6 +245,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     limiter,
     store,
     soleLock,
+    databaseWatch,
     ledgerBacklog: () => charges.backlog(),
     metrics,
     logger,
@@ -287,6 +311,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     metrics,
     now,
+    skewBudgetMs: config.clockSkewBudgetMs,
     ...(options.schedulerClock ? { schedulerClock: options.schedulerClock } : {}),
     ...(options.schedulerMaxSleepMs !== undefined
       ? { schedulerMaxSleepMs: options.schedulerMaxSleepMs }
@@ -355,6 +380,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     await limiter.stop();
     await singleFlight.stop();
     await sandbox?.close();
+    databaseWatch.stop();
     await store.close();
     await soleLock?.release();
     // apps.connections.open (Socket Mode) is the only Slack call of app.start: it used the app token.
@@ -402,8 +428,52 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       charges,
       store,
       soleLock,
+      databaseWatch,
     }),
   };
+}
+
+/**
+ * The database watch on /metrics: the skew measured and its budget, the schema versions, and
+ * whether paid work is refused and why (one series per reason, 1 while it holds).
+ */
+function registerDatabaseWatchMetrics(
+  metrics: Metrics,
+  watch: DatabaseWatch,
+  soleLock: Pick<SoleLock, 'held'> | null,
+): void {
+  metrics.gauge(
+    'platdesk_clock_skew_ms',
+    "The database's clock minus this replica's at the last measurement, in ms (NaN before one)",
+    () => watch.state().skewMs ?? Number.NaN,
+  );
+  metrics.gauge(
+    'platdesk_clock_skew_budget_ms',
+    'How far this replica may be from the database clock before it refuses paid work (PLATDESK_CLOCK_SKEW_BUDGET_MS)',
+    () => watch.state().budgetMs,
+  );
+  metrics.labelledGauge(
+    'platdesk_schema_version',
+    'Schema versions: the database’s, and the newest this build knows',
+    'of',
+    () => {
+      const { known, found } = watch.state().schema;
+      return { build: known, database: found ?? Number.NaN };
+    },
+  );
+  metrics.labelledGauge(
+    'platdesk_paid_work_refused',
+    '1 while this replica refuses paid work, by reason',
+    'reason',
+    () => {
+      const reason = watch.refusal()?.reason;
+      return {
+        clock_skew: reason === 'clock_skew' ? 1 : 0,
+        schema_newer: reason === 'schema_newer' ? 1 : 0,
+        database_lock: soleLock && !soleLock.held() ? 1 : 0,
+      };
+    },
+  );
 }
 
 /** Runs platdesk as a process (`npm start`): config from the environment and `.env`, stop on SIGTERM. */

@@ -55,6 +55,19 @@ export class Metrics {
     });
   }
 
+  /** A gauge with one label, each of its values read when scraped. */
+  labelledGauge(name: string, help: string, label: string, read: () => Record<string, number>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      collect() {
+        for (const [value, n] of Object.entries(read())) this.set({ [label]: value }, n);
+      },
+    });
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }

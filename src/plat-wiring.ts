@@ -48,13 +48,6 @@ export interface EarlierCalls {
 }
 
 /**
- * The skew allowed between a replica's clock and the database's when an answer's time (stamped by
- * the replica) is compared with the database's now. The leases work (issue 33 finding 3) is to
- * give platdesk one measured skew budget; until then, this.
- */
-export const ANSWER_CLOCK_SKEW_MS = 1000;
-
-/**
  * The in-process engine's slots at start: those of calls an earlier life of this process sent
  * that may still arrive (issue 33 finding 13). If they cannot be read, every slot rests for as
  * long as any such call could (the safe side: a restart is slowed, never over the rate).

@@ -40,6 +40,8 @@ export interface ShutdownParts {
   charges: Pick<ChargeRecorder, 'flush'>;
   store: Store;
   soleLock: SoleLock | null;
+  /** The database watch's timer (store/database-watch.ts). */
+  databaseWatch: Stops;
 }
 
 /** stop(): runs the shutdown once; later calls get the same promise. */
@@ -70,6 +72,7 @@ async function shutdown(p: ShutdownParts): Promise<void> {
   if (!drained) logger.warn({ running }, 'lookups still running at shutdown');
   p.claims.stop();
   p.housekeeping.stop();
+  p.databaseWatch.stop();
   // The digests are stopped: a chart still rendering is given up, its renderer ended (the
   // module is small and loaded here, not at start: a process that drew no chart has none).
   await (await import('./charts/render.js')).closeCharts();

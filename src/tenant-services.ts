@@ -49,6 +49,8 @@ export interface TenantServicesDeps {
   now: () => Date;
   schedulerClock?: DigestClock;
   schedulerMaxSleepMs?: number;
+  /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences of digests and alerts. */
+  skewBudgetMs?: number;
 }
 
 /** One tenant's parts, as main.ts and the listeners use them. */
@@ -163,6 +165,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       charges,
       ...(d.schedulerClock ? { clock: d.schedulerClock } : {}),
       ...(d.schedulerMaxSleepMs !== undefined ? { maxSleepMs: d.schedulerMaxSleepMs } : {}),
+      ...(d.skewBudgetMs !== undefined ? { skewBudgetMs: d.skewBudgetMs } : {}),
     });
     return {
       tenant,

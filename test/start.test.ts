@@ -247,7 +247,14 @@ describe('the bundle (scripts/build.mjs)', () => {
   });
 
   it('builds the sandbox and the operator programs where the commands name them', () => {
-    for (const program of ['sandbox/cli.js', 'store-copy.js', 'rotate-keys.js', 'main.js', 'app.js'])
+    for (const program of [
+      'sandbox/cli.js',
+      'store-copy.js',
+      'rotate-keys.js',
+      'migrate.js',
+      'main.js',
+      'app.js',
+    ])
       expect(existsSync(join(out, program)), program).toBe(true);
   });
 
@@ -285,6 +292,25 @@ describe('the bundle (scripts/build.mjs)', () => {
       }
       const help = await run('store-copy.js', ['--help']);
       expect(help.stdout).toContain('--from');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('node dist/migrate.js --plan runs from the build alone: what the next rollout needs, then the migrations', () => {
+    const dir = mkdtempSync(join(ROOT, 'node_modules/.cache/platdesk-migrate-test-'));
+    try {
+      const env = { PATH: process.env.PATH ?? '', DATABASE_PATH: join(dir, 'platdesk.sqlite') };
+      const node = join(ROOT, 'node_modules/.bin/node');
+      const plan = execFileSync(node, [join(out, 'migrate.js'), '--plan', '--json'], {
+        cwd: dir,
+        env,
+      }).toString();
+      expect(JSON.parse(plan)).toMatchObject({ engine: 'sqlite', found: 0, needs: 'stop-older-replicas' });
+      const applied = execFileSync(node, [join(out, 'migrate.js')], { cwd: dir, env }).toString();
+      expect(applied).toMatch(/migrated from version 0 to \d+/);
+      const again = execFileSync(node, [join(out, 'migrate.js'), '--plan'], { cwd: dir, env }).toString();
+      expect(again).toContain('up to date: the next rollout needs no migration');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

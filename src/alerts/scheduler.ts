@@ -37,6 +37,8 @@ export interface AlertSchedulerOptions extends AlertDeps {
   renewEveryMs?: number;
   /** The longest a plat call takes from being sent to its end; no call starts later than this before the lease ends. */
   callSpanMs?: number;
+  /** How far this process's clock may be from the database's (PLATDESK_CLOCK_SKEW_BUDGET_MS; run-fence.ts). */
+  skewBudgetMs?: number;
   retryDelaysMs?: readonly number[];
   maxSleepMs?: number;
 }
@@ -78,8 +80,9 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     leaseMs,
     renewEveryMs: options.renewEveryMs ?? ALERT_SCHEDULER_DEFAULTS.renewEveryMs,
     callSpanMs: options.callSpanMs ?? ALERT_SCHEDULER_DEFAULTS.callSpanMs,
+    skewBudgetMs: options.skewBudgetMs ?? ALERT_SCHEDULER_DEFAULTS.skewBudgetMs,
   };
-  const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
+  const lease = (): Lease => ({ owner: instanceId, ms: leaseMs });
 
   // The digest scheduler's timer loop and run tracking (digest/wake-loop.ts).
   const loop = createWakeLoop({

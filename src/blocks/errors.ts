@@ -12,6 +12,7 @@ import {
   type PlatError,
   type PlatErrorCode,
   PlatInputError,
+  PlatOutOfServiceError,
   PlatSchemaError,
   PlatShopUnauthorizedError,
 } from '../plat/errors.js';
@@ -46,6 +47,7 @@ export function errorRemedy(w: Words, error: PlatError): string {
   if (error instanceof PlatShopUnauthorizedError && error.authUrl)
     return t('error.remedy.shop_unauthorized_link');
   if (error.code === 'aborted' && error.reachedService) return t('error.remedy.aborted_sent');
+  if (error instanceof PlatOutOfServiceError) return t(`error.remedy.out_of_service_${error.reason}`);
   const code = error.code as Exclude<PlatErrorCode, 'busy' | 'budget_exceeded'>;
   return t(`error.remedy.${code}`);
 }
@@ -59,6 +61,7 @@ const NOT_SENT: ReadonlySet<PlatErrorCode> = new Set([
   'aborted',
   'claim_lost',
   'lock_lost',
+  'out_of_service',
   'no_plat_account',
 ]);
 

@@ -5,15 +5,21 @@
  * up), and a local deadline stops the holder from starting any call that might still be in
  * flight when its lease runs out:
  *
- *   deadline = (start of the last successful renewal) + leaseMs − callSpanMs
+ *   deadline = (when the last successful renewal was asked, by this process's clock) + leaseMs − callSpanMs
  *
- * A call started before the deadline ends (or is abandoned at the plat deadline) before the lease
- * can expire, so no other replica's takeover can overlap it. Past the deadline, or once a renewal
+ * The store stamps the lease from the database's clock when the renewal runs, which is after it
+ * was asked: so the local deadline falls before the lease ends whatever the two clocks read, and
+ * only their rates matter. Before the first renewal the lease as claimed ends at its stored
+ * expiry, in the database's clock, so the skew budget is taken off it too (a process further
+ * from the database's clock than the budget takes no paid work: store/database-watch.ts). A call
+ * started before the deadline ends (or is abandoned at the plat deadline) before the lease can
+ * expire, so no other replica's takeover can overlap it. Past the deadline, or once a renewal
  * finds the run claimed again (another epoch), the fence's signal aborts: a call waiting in the
  * limiter is withdrawn, and `check()` (asked before each call is sent) throws. A paused process
  * (SIGSTOP, a long GC) that wakes past its deadline makes no call: `check()` reads the clock.
  */
 import type { Clock } from '../clock.js';
+import { CLOCK_SKEW_BUDGET_DEFAULT_MS } from '../config.js';
 import type { CallFence } from '../plat/client.js';
 import { isPlatError } from '../plat/errors.js';
 import type { HeldLease, LeasedRun, RunHolder } from '../store/store.js';
@@ -29,6 +35,7 @@ export const RUN_LEASE_DEFAULTS = {
   leaseMs: 22_000,
   renewEveryMs: 2_000,
   callSpanMs: 16_000,
+  skewBudgetMs: CLOCK_SKEW_BUDGET_DEFAULT_MS,
 } as const;
 
 /** How a holder keeps its lease: the timings, the clock its timers run on. */
@@ -38,6 +45,8 @@ export interface RunLeaseTimings {
   leaseMs: number;
   renewEveryMs: number;
   callSpanMs: number;
+  /** How far this process's clock may be from the database's (PLATDESK_CLOCK_SKEW_BUDGET_MS). */
+  skewBudgetMs: number;
 }
 
 /** The holder lost its run (taken over, or its lease ran past the local deadline): it stops. */
@@ -59,8 +68,10 @@ export class RunLeaseLostError extends Error {
 export interface RunFenceOptions {
   runId: number;
   holder: RunHolder;
-  /** When the claim's lease ends (ms, the store's lease_expires_at). */
+  /** When the claim's lease ends (ms, the store's lease_expires_at: the database's clock). */
   expiresAt: number;
+  /** How far this process's clock may be from the database's: taken off `expiresAt`. */
+  skewBudgetMs: number;
   leaseMs: number;
   /** How often the lease is renewed; a few renewals fit in one lease. */
   renewEveryMs: number;
@@ -74,7 +85,7 @@ export interface RunFenceOptions {
 
 export interface RunFence extends CallFence {
   readonly holder: RunHolder;
-  /** A lease from now under the holder's epoch, for a state change (running → posting). */
+  /** The holder's lease under its epoch, for a state change (running → posting). */
   lease(): HeldLease;
   /** The local deadline (ms): no call starts at or after it. */
   deadline(): number;
@@ -86,12 +97,12 @@ export interface RunFence extends CallFence {
 export function createRunFence(options: RunFenceOptions): RunFence {
   const { clock, holder, leaseMs, callSpanMs, runId } = options;
   const controller = new AbortController();
-  let deadline = options.expiresAt - callSpanMs;
+  let deadline = options.expiresAt - options.skewBudgetMs - callSpanMs;
   let renewTimer: unknown = null;
   let deadlineTimer: unknown = null;
   let stopped = false;
 
-  const lease = (): HeldLease => ({ ...holder, now: new Date(clock.now()), ms: leaseMs });
+  const lease = (): HeldLease => ({ ...holder, ms: leaseMs });
   const clearTimers = () => {
     if (renewTimer !== null) clock.clearTimeout(renewTimer);
     if (deadlineTimer !== null) clock.clearTimeout(deadlineTimer);
@@ -123,10 +134,10 @@ export function createRunFence(options: RunFenceOptions): RunFence {
   };
   const renewNow = async () => {
     if (stopped || controller.signal.aborted) return;
-    const next = lease();
+    const askedAt = clock.now();
     try {
-      if (await options.renew(next)) {
-        deadline = Math.max(deadline, next.now.getTime() + leaseMs - callSpanMs);
+      if (await options.renew(lease())) {
+        deadline = Math.max(deadline, askedAt + leaseMs - callSpanMs);
         if (!stopped && !controller.signal.aborted) armDeadline();
       } else {
         lose('taken');
@@ -174,6 +185,7 @@ export async function withRunFence<T>(
     runId: claimed.id,
     holder: { owner: timings.instanceId, epoch: claimed.epoch },
     expiresAt: claimed.leaseExpiresAt?.getTime() ?? timings.clock.now() + timings.leaseMs,
+    skewBudgetMs: timings.skewBudgetMs,
     leaseMs: timings.leaseMs,
     renewEveryMs: timings.renewEveryMs,
     callSpanMs: timings.callSpanMs,

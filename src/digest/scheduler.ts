@@ -47,6 +47,8 @@ export interface DigestSchedulerOptions extends DigestDeps {
    * (default 16 s). A holder starts no call later than this before its lease runs out.
    */
   callSpanMs?: number;
+  /** How far this process's clock may be from the database's (PLATDESK_CLOCK_SKEW_BUDGET_MS; run-fence.ts). */
+  skewBudgetMs?: number;
   /** Waits before the 2nd, 3rd… attempt; a retry is planned only if it falls within the local day. */
   retryDelaysMs?: readonly number[];
   /** Longest sleep between two looks at the store. Default 60 s. */
@@ -183,6 +185,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     leaseMs,
     renewEveryMs: options.renewEveryMs ?? DIGEST_DEFAULTS.renewEveryMs,
     callSpanMs: options.callSpanMs ?? DIGEST_DEFAULTS.callSpanMs,
+    skewBudgetMs: options.skewBudgetMs ?? DIGEST_DEFAULTS.skewBudgetMs,
     progressIntervalMs: options.progressIntervalMs ?? DIGEST_DEFAULTS.progressIntervalMs,
   };
 
@@ -194,7 +197,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
   });
   const arm = () => loop.arm();
-  const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
+  const lease = (): Lease => ({ owner: instanceId, ms: leaseMs });
 
   /**
    * The next time anything may need doing, without claiming anything: today's due time, a

@@ -5,10 +5,12 @@
  * holder that lost it sends nothing more.
  *
  * A running claim whose holder is gone is marked interrupted, exactly once across processes, and
- * never run again: its holder is certainly gone (instance.ts: a process of this host that no
- * longer exists, or an earlier start of this one), or its lease ran out longer ago than the
- * longest call can take (the client's deadline with retries: a holder cut off from the store
- * passed its last fence before its lease ran out, so whatever it sent is over by then).
+ * never run again: its holder is certainly gone (instance.ts: a process of this host, boot and pid
+ * namespace that no longer runs, or an earlier process with this one's pid), or its lease ran out
+ * longer ago than the longest call can take (the client's deadline with retries: a holder cut off
+ * from the store passed its last fence before its lease ran out, so whatever it sent is over by
+ * then). The lease is judged in the interrupt's own UPDATE by the lease clock (the database's:
+ * DESIGN rule 9), never by this process's clock or by what it read a moment before.
  *
  * Before anything is offered again, what is known is read (`interruptedTruth`): whether a call
  * was sent (the fence counts them), what the ledger holds for the lookup, and its answer if it
@@ -19,7 +21,7 @@ import { type Instance, isCertainlyGone } from '../instance.js';
 import { NO_ANSWER_CODE } from '../plat/codes.js';
 import { fromJson } from '../store/json.js';
 import { MAYBE_NOT_SENT_CODE } from '../store/ledger.js';
-import type { LedgerTotals, Store } from '../store/store.js';
+import type { InterruptGrounds, LedgerTotals, Store } from '../store/store.js';
 import { requestKey } from './cache.js';
 import type { LookupOutcome, Pending } from './types.js';
 
@@ -33,25 +35,24 @@ export const CLAIM_RENEW_MS = 10_000;
 /**
  * Marks interrupted every running claim whose holder is gone; returns those this caller marked.
  * `graceMs`: the longest a call can take (plat/client.ts longestCallMs), waited after a lease
- * ran out before its claim is taken as gone.
+ * ran out before its claim is taken as gone. Each claim of another holder is one conditional
+ * UPDATE that decides by the lease as stored then (a claim whose lease is live changes nothing).
  */
-export async function interruptGoneClaims(
-  store: Store,
-  me: Instance,
-  now: Date,
-  graceMs: number,
-): Promise<Pending[]> {
+export async function interruptGoneClaims(store: Store, me: Instance, graceMs: number): Promise<Pending[]> {
   const marked: Pending[] = [];
   for (const claim of await store.pending.runningClaims<Pending['request'], Pending['quote']>()) {
     if (claim.claimedBy === me.id) continue;
-    const over = claim.leaseExpiresAt === null || claim.leaseExpiresAt.getTime() + graceMs <= now.getTime();
-    if (!over && !(claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me))) continue;
+    const grounds: InterruptGrounds =
+      claim.claimedBy !== null && isCertainlyGone(claim.claimedBy, me)
+        ? { holderGone: true }
+        : { leaseOverForMs: graceMs };
     // Running claims are read across tenants; each is interrupted in its own tenant.
     const tenantStore = store.forTenant(claim.tenantId);
     const interrupted = await tenantStore.pending.interrupt<Pending['request'], Pending['quote']>(
       claim.id,
       claim.claimedBy,
       claim.claimEpoch,
+      grounds,
     );
     if (!interrupted) continue;
     marked.push(interrupted);

@@ -201,6 +201,7 @@ const NOT_SENT_CODES: ReadonlySet<PlatErrorCode> = new Set([
   'budget_exceeded',
   'claim_lost',
   'lock_lost',
+  'out_of_service',
 ]);
 
 /** What withdraws a queued call: the caller's signal and its fence's, either. */

@@ -24,6 +24,7 @@ import {
   PlatLockLostError,
   PlatNoAccountError,
   PlatNoPermissionError,
+  PlatOutOfServiceError,
   PlatParameterError,
   PlatQuotaExhaustedError,
   PlatRetryLaterError,
@@ -68,6 +69,7 @@ const platErrorJsonSchema = lazySchema(() =>
       })
       .optional(),
     wantedPoints: z.number().optional(),
+    reason: z.enum(['clock_skew', 'schema_newer']).optional(),
   }),
 );
 
@@ -95,6 +97,7 @@ export function platErrorToJson(error: PlatError): PlatErrorJson {
     ...pick('estimatedWaitMs'),
     ...pick('cap'),
     ...pick('wantedPoints'),
+    ...pick('reason'),
   };
 }
 
@@ -145,6 +148,7 @@ const REBUILD: Record<PlatErrorCode, Rebuild> = {
   aborted: (j, o) => new PlatAbortedError(j.message, o),
   claim_lost: (j, o) => new PlatClaimLostError(j.message, o),
   lock_lost: (j, o) => new PlatLockLostError(j.message, o),
+  out_of_service: (j, o) => new PlatOutOfServiceError(j.message, j.reason ?? 'clock_skew', o),
   no_plat_account: (j) => new PlatNoAccountError(j.operation),
 };
 

@@ -31,6 +31,7 @@ export type PlatErrorCode =
   | 'aborted'
   | 'claim_lost'
   | 'lock_lost'
+  | 'out_of_service'
   | 'no_plat_account';
 
 export interface PlatErrorOptions {
@@ -325,6 +326,23 @@ export class PlatClaimLostError extends PlatError {
  */
 export class PlatLockLostError extends PlatError {
   readonly code = 'lock_lost';
+}
+
+/**
+ * Why a replica takes no paid work while it runs (store/database-watch.ts): its clock is further
+ * from its database's than the skew budget (DESIGN rule 9), or its database was migrated past
+ * what its build knows by a step older builds cannot run beside.
+ */
+export type OutOfServiceReason = 'clock_skew' | 'schema_newer';
+
+/** Not sent: this replica is out of service for paid work (OutOfServiceReason); another may answer. */
+export class PlatOutOfServiceError extends PlatError {
+  readonly code = 'out_of_service';
+  readonly reason: OutOfServiceReason;
+  constructor(message: string, reason: OutOfServiceReason, options: PlatErrorOptions) {
+    super(message, options);
+    this.reason = reason;
+  }
 }
 
 export function isPlatError(value: unknown): value is PlatError {

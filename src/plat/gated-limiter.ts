@@ -1,20 +1,33 @@
 /**
- * A limiter that refuses while a gate is closed (issue 20 pt 4): on PostgreSQL a process holds the
- * database lock that makes its limiter the only one with its rate (store/sole-lock.ts); while it
- * does not hold it, another process may be calling under the same limit, so no call is started.
+ * A limiter that refuses while a gate is closed. Two gates close it (main.ts):
+ * - on PostgreSQL, the database lock that makes a process's limiter the only one with its rate
+ *   (store/sole-lock.ts, issue 20 pt 4): while it is not held, another process may be calling
+ *   under the same limit (PlatLockLostError);
+ * - the database watch (store/database-watch.ts, DESIGN rule 9): this replica's clock is too far
+ *   from the database's, or the database was migrated past its build (PlatOutOfServiceError).
  * Checked when a job is scheduled and again as the limiter starts it (a job queued before the
- * lock was lost must not go out after). Refused with PlatLockLostError: nothing sent.
+ * gate closed must not go out after). Refused: nothing sent.
  */
-import { PlatLockLostError } from './errors.js';
+import { type OutOfServiceReason, PlatLockLostError, PlatOutOfServiceError } from './errors.js';
 import type { Limiter } from './limiter.js';
 import type { Operation } from './operations.js';
 
-/** null while calls may start; otherwise why not (for the error, never shown raw to users). */
-export type LimiterGate = () => string | null;
+/** Why calls may not start now (`why` is for the error's message, never shown raw to users). */
+export type GateClosed =
+  | { kind: 'lock_lost'; why: string }
+  | { kind: 'out_of_service'; reason: OutOfServiceReason; why: string };
+
+/** null while calls may start. */
+export type LimiterGate = () => GateClosed | null;
 
 export function gatedLimiter(limiter: Limiter, gate: LimiterGate): Limiter {
-  const refusal = (operation: Operation | null | undefined, why: string) =>
-    new PlatLockLostError(`${operation ?? 'plat call'} not sent: ${why}`, { operation: operation ?? null });
+  const refusal = (operation: Operation | null | undefined, closed: GateClosed) => {
+    const message = `${operation ?? 'plat call'} not sent: ${closed.why}`;
+    const options = { operation: operation ?? null };
+    return closed.kind === 'lock_lost'
+      ? new PlatLockLostError(message, options)
+      : new PlatOutOfServiceError(message, closed.reason, options);
+  };
   return {
     schedule(task, options = {}) {
       const closed = gate();

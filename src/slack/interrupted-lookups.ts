@@ -56,12 +56,7 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
   let timer: NodeJS.Timeout | undefined;
   const watch: ClaimWatch = {
     async sweep() {
-      const interrupted = await interruptGoneClaims(
-        deps.store,
-        deps.instance,
-        deps.now(),
-        deps.longestCallMs,
-      );
+      const interrupted = await interruptGoneClaims(deps.store, deps.instance, deps.longestCallMs);
       for (const p of interrupted)
         deps.logger.warn(
           { pendingId: p.id, kind: p.request.kind, holder: p.claimedBy },

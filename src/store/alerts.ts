@@ -4,7 +4,7 @@
  * lease SQL is runs.ts, shared with digests. So two processes never both hold a check or both
  * alert an order.
  */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { createLeasedRuns, toLeasedRun } from './runs.js';
 import type {
   AlertChecksTable,
@@ -75,10 +75,9 @@ const one = (result: { numUpdatedRows: bigint }) => result.numUpdatedRows === 1n
 export function createAlerts(ctx: StoreContext): AlertStore {
   const { db, nowMs, tenant } = ctx;
   const runs = createLeasedRuns(
-    db,
+    ctx,
     'alert_checks',
     'platdesk stopped while posting: the alert may or may not have been posted',
-    tenant,
   );
   const checkOf = async (ex: Executor, id: number): Promise<AlertCheck | null> => {
     const row = await ex
@@ -208,7 +207,7 @@ export function createAlerts(ctx: StoreContext): AlertStore {
         await takeLock(trx, 'alerts');
         const slotAt = input.slotAt.getTime();
         const row = await checkAtRow(trx, input.subscriptionId, slotAt);
-        const now = lease.now.getTime();
+        const now = nowMs();
         if (!row) {
           // The new check reads everything anew: older failed checks give up their retries.
           await trx
@@ -229,7 +228,7 @@ export function createAlerts(ctx: StoreContext): AlertStore {
               state: 'running',
               attempts: 1,
               lease_owner: lease.owner,
-              lease_expires_at: now + lease.ms,
+              lease_expires_at: sql<number>`${ctx.leaseNow()} + ${lease.ms}`,
               next_attempt_at: null,
               last_error: null,
               message_ts: null,

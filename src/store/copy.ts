@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { describeUrl } from './engine.js';
-import { MIGRATIONS, migrate, StoreSchemaTooNewError } from './migrations.js';
+import { MIGRATIONS, type Migration, migrate, StoreSchemaTooNewError } from './migrations.js';
 import type { Schema } from './schema.js';
 
 export interface CopyOptions {
@@ -38,7 +38,7 @@ export interface CopyOptions {
   /** Rows per INSERT (also bounded by PostgreSQL's 65,535 parameters per statement). */
   batchRows?: number;
   /** This build's migrations (tests pass another list to play an older or newer build). */
-  migrations?: readonly string[];
+  migrations?: readonly Migration[];
 }
 
 export interface TableCopied {
@@ -86,10 +86,12 @@ export function isStoreCopyError(error: unknown): error is StoreCopyRefusedError
 }
 
 /**
- * PostgreSQL keeps the schema version in this table (migrations.ts readVersion); SQLite keeps it
- * in PRAGMA user_version. It is bookkeeping of each engine, not data, so it is not copied.
+ * PostgreSQL keeps the schema version in platdesk_schema (migrations.ts readVersion); SQLite keeps
+ * it in PRAGMA user_version. Both keep what older builds may still write in platdesk_rollout,
+ * written by the migration runner of the engine itself. Bookkeeping of each engine, not data, so
+ * neither is copied.
  */
-const VERSION_TABLE = 'platdesk_schema';
+const BOOKKEEPING_TABLES = ['platdesk_schema', 'platdesk_rollout'];
 /** PostgreSQL's limit of bound parameters in one statement is 65,535. */
 const MAX_PARAMETERS = 65_000;
 
@@ -196,7 +198,8 @@ function readSourceTables(source: Database.Database): SourceTable[] {
   const names = source
     .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`)
     .pluck()
-    .all() as string[];
+    .all()
+    .filter((name) => !BOOKKEEPING_TABLES.includes(name as string)) as string[];
   const hasSequence =
     source.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'`).get() !==
     undefined;
@@ -256,7 +259,7 @@ function parentsFirst(tables: SourceTable[]): SourceTable[] {
  * target holds exactly these, and the copy replaces them with the source's. Found by migrating
  * a private in-memory database, so no table is named here.
  */
-async function seedCounts(migrations: readonly string[]): Promise<Map<string, number>> {
+async function seedCounts(migrations: readonly Migration[]): Promise<Map<string, number>> {
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
   try {
     await migrate(db, 'sqlite', migrations);
@@ -265,7 +268,7 @@ async function seedCounts(migrations: readonly string[]): Promise<Map<string, nu
       db,
     );
     const counts = new Map<string, number>();
-    for (const { name } of tables) {
+    for (const { name } of tables.filter((t) => !BOOKKEEPING_TABLES.includes(t.name))) {
       const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.id(name)}`.execute(db);
       counts.set(name, rows[0]?.n ?? 0);
     }
@@ -282,7 +285,7 @@ interface CopyPlan {
   tables: SourceTable[];
   seeded: Map<string, number>;
   version: number;
-  migrations: readonly string[];
+  migrations: readonly Migration[];
   to: string;
   batchRows: number;
 }
@@ -344,7 +347,7 @@ async function targetColumns(target: Kysely<Schema>): Promise<Map<string, Map<st
     SELECT c.table_name, c.column_name, c.data_type, c.is_identity, c.column_default
     FROM information_schema.columns c
     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-    WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> ${VERSION_TABLE}
+    WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> ALL(${BOOKKEEPING_TABLES})
     ORDER BY c.table_name, c.ordinal_position`.execute(target);
   const tables = new Map<string, Map<string, TargetColumn>>();
   for (const row of rows) {

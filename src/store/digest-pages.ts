@@ -32,9 +32,10 @@ const toPage = (row: Selectable<DigestPagesTable>): DigestPage => ({
   createdAt: new Date(row.created_at),
 });
 
-export function createDigestPages({ db, nowMs, tenant }: StoreContext): DigestPages {
+export function createDigestPages(ctx: StoreContext): DigestPages {
+  const { db, nowMs, tenant } = ctx;
   // Only the fenced charge is used here; the orphan text belongs to digests.ts.
-  const runs = createLeasedRuns(db, 'digest_runs', '', tenant);
+  const runs = createLeasedRuns(ctx, 'digest_runs', '');
   return {
     record: (runId, holder, page) =>
       db.transaction().execute(async (trx) => {

@@ -4,7 +4,7 @@
  * checks) or one transaction under the 'digests' lock, so two processes on one database can never
  * both hold a run.
  */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { createLeasedRuns, toLeasedRun } from './runs.js';
 import type { DigestRunsTable, DigestSubscriptionsTable, Executor, StoreContext } from './schema.js';
 import { takeLock } from './schema.js';
@@ -63,10 +63,9 @@ function toRun(row: RunRow): DigestRun {
 export function createDigests(ctx: StoreContext): DigestStore {
   const { db, nowMs, tenant } = ctx;
   const runs = createLeasedRuns(
-    db,
+    ctx,
     'digest_runs',
     'platdesk stopped while posting: the digest may or may not have been posted',
-    tenant,
   );
   const runOf = async (ex: Executor, id: number): Promise<DigestRun | null> => {
     const row = await ex
@@ -92,7 +91,7 @@ export function createDigests(ctx: StoreContext): DigestStore {
       .where('kind', '=', 'scheduled')
       .executeTakeFirst();
   const newRun = async (ex: Executor, kind: DigestRunKind, input: NewDigestRun, lease: Lease) => {
-    const now = lease.now.getTime();
+    const now = nowMs();
     const row = await ex
       .insertInto('digest_runs')
       .values({
@@ -105,7 +104,7 @@ export function createDigests(ctx: StoreContext): DigestStore {
         state: 'running',
         attempts: 1,
         lease_owner: lease.owner,
-        lease_expires_at: now + lease.ms,
+        lease_expires_at: sql<number>`${ctx.leaseNow()} + ${lease.ms}`,
         next_attempt_at: null,
         last_error: null,
         notice_ts: null,
@@ -300,7 +299,7 @@ export function createDigests(ctx: StoreContext): DigestStore {
       for (;;) {
         const deleted = await db.transaction().execute(async (trx) => {
           await takeLock(trx, 'digests');
-          const now = nowMs();
+          const now = ctx.leaseNow();
           const ids = (
             await trx
               .selectFrom('digest_runs')

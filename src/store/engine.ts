@@ -33,7 +33,13 @@ import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
 import { createInstallations } from './installations.js';
 import { createLedger } from './ledger.js';
-import { type Engine, migrate } from './migrations.js';
+import {
+  checkSchema,
+  type Engine,
+  migrate,
+  schemaVersion as readSchemaVersion,
+  recordedCompatibleFrom,
+} from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import { createPlatAccounts } from './plat-accounts.js';
 import type { Schema, StoreContext } from './schema.js';
@@ -54,11 +60,29 @@ export interface StoreOptions {
   poolMax?: number;
   /** The clock for every stored time and every expiry check (src/clock.ts; tests inject one). */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * What stamps and judges leases and fences (DESIGN rule 9; StoreContext.leaseNow). 'database'
+   * (the default): PostgreSQL's own clock inside each statement, or on SQLite the one process's
+   * `clock`. Tests that move a fake clock pass it here too, so that it stands for the database's.
+   */
+  leaseClock?: Pick<Clock, 'now'> | 'database';
   /** Where pool errors of idle connections are reported (the server went away). */
   onPoolError?: (error: Error) => void;
   /** PLATDESK_ENCRYPTION_KEY's keys, the current first: secrets at rest are sealed with them. */
   encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * false (PLATDESK_MIGRATE=job): the schema is only checked (migrations.ts checkSchema), a Job
+   * having run `node dist/migrate.js`; default true, migrate at open.
+   */
+  migrate?: boolean;
 }
+
+/**
+ * PostgreSQL's clock in ms since the epoch, read when the statement evaluates it:
+ * `clock_timestamp()`, not `now()`, which is the start of the transaction (a claim waits for its
+ * lock row inside one).
+ */
+export const DATABASE_NOW_MS = sql<number>`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`;
 
 /** How long a SQLite connection waits for another one's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -67,9 +91,22 @@ const CONNECT_TIMEOUT_MS = 3000;
 /** No query may hang a Slack request: past this the server is treated as unreachable. */
 const QUERY_TIMEOUT_MS = 10_000;
 
-/** Opens and migrates the store; throws StoreUnavailableError or StoreSchemaTooNewError. */
-export async function openStore(options: StoreOptions): Promise<Store> {
-  const clock = options.clock ?? realClock;
+/** A connection to the database of `options`, before anything is read or migrated. */
+export interface OpenedDatabase {
+  db: Kysely<Schema>;
+  engine: Engine;
+  /** Where the data is, without secrets. */
+  location: string;
+}
+
+/**
+ * Connects to the database (SQLite file, or a PostgreSQL pool; pg is loaded only then) without
+ * reading or migrating anything: openStore's first step, and `node dist/migrate.js`'s (with a
+ * longer query timeout: a step may wait for an older replica's write, or rebuild a large table).
+ */
+export async function connectDatabase(
+  options: Pick<StoreOptions, 'url' | 'path' | 'poolMax' | 'onPoolError'> & { queryTimeoutMs?: number },
+): Promise<OpenedDatabase> {
   const url = options.url ?? null;
   const engine: Engine = url ? 'postgres' : 'sqlite';
   const location = url ? describeUrl(url) : (options.path ?? ':memory:');
@@ -78,22 +115,37 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ? (await import('./postgres-dialect.js')).postgresDialect(url, {
         poolMax: options.poolMax ?? 10,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        queryTimeoutMs: QUERY_TIMEOUT_MS,
+        queryTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
         ...(options.onPoolError ? { onPoolError: options.onPoolError } : {}),
       })
     : sqliteDialect(options.path ?? ':memory:');
-  const db = new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) });
+  return { db: new Kysely<Schema>({ dialect: unavailableAs(dialect, engine, location) }), engine, location };
+}
+
+/** Opens and migrates the store; throws StoreUnavailableError or StoreSchemaTooNewError. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const clock = options.clock ?? realClock;
+  const { db, engine, location } = await connectDatabase(options);
   try {
-    await migrate(db, engine);
+    await (options.migrate === false ? checkSchema(db, engine) : migrate(db, engine));
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw error;
   }
   const keys = options.encryptionKeys ?? [];
   const secrets = keys.length > 0 ? createSecretBox(keys) : null;
+  const leaseClock = options.leaseClock ?? 'database';
   const ctx: StoreContext = {
     db,
     nowMs: () => Math.floor(clock.now()),
+    leaseNow:
+      leaseClock === 'database' && engine === 'postgres'
+        ? () => DATABASE_NOW_MS
+        : () => {
+            const ms = Math.floor((leaseClock === 'database' ? clock : leaseClock).now());
+            // Typed, so that PostgreSQL can add a lease's length to it (a test's clock there).
+            return sql<number>`CAST(${ms} AS BIGINT)`;
+          },
     engine,
     tenant: SINGLE_TENANT,
     secrets,
@@ -136,6 +188,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       clearTimeout(timer);
       return ok;
     },
+    async probe() {
+      if (leaseClock === 'database' && engine === 'postgres') {
+        const { rows } = await sql<{ now_ms: number; version: number }>`
+          SELECT ${DATABASE_NOW_MS} AS now_ms, (SELECT version FROM platdesk_schema) AS version`.execute(db);
+        return { nowMs: Number(rows[0]?.now_ms), schemaVersion: Number(rows[0]?.version ?? 0) };
+      }
+      const schemaVersion = await readSchemaVersion(db, engine);
+      return { nowMs: Math.floor((leaseClock === 'database' ? clock : leaseClock).now()), schemaVersion };
+    },
+    schemaCompatibleFrom: () => recordedCompatibleFrom(db),
     close() {
       closed ??= db.destroy();
       return closed;
@@ -147,7 +209,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 /** What every tenant's Store shares: the connections and what spans tenants. */
 type SharedParts = Pick<
   Store,
-  'engine' | 'location' | 'forTenant' | 'tenants' | 'installations' | 'platAccounts' | 'ping' | 'close'
+  | 'engine'
+  | 'location'
+  | 'forTenant'
+  | 'tenants'
+  | 'installations'
+  | 'platAccounts'
+  | 'ping'
+  | 'probe'
+  | 'schemaCompatibleFrom'
+  | 'close'
 >;
 
 /** The sub-stores bound to `ctx.tenant`, over the shared connections. */

@@ -11,13 +11,45 @@
  * carry on); PostgreSQL in the one-row table `platdesk_schema`. Each step runs in its own
  * transaction that re-reads the version, and on PostgreSQL the whole run holds a session
  * advisory lock, so two processes starting together migrate once.
+ *
+ * Rolling upgrades (docs/operations.md "Upgrades"): replicas of the previous build keep running
+ * while a new one migrates. Every migration says whether they may (`rollout`), and from now on
+ * migrations are written expand/contract so that they can: add tables, columns with defaults and
+ * indexes, never drop, rename or rebuild what an older build still reads or writes in the same
+ * release (test/store/migration-rollout.test.ts refuses an 'online' one that does). What a step
+ * still rebuilds or changes, it locks first (PostgreSQL: every existing table it names, ACCESS
+ * EXCLUSIVE, before its first statement), so an older replica's write waits for the step and lands
+ * in the table as it is after, or fails, but is never copied out and dropped; SQLite's step holds
+ * the database's write lock from its BEGIN IMMEDIATE. Each step also records, for the replicas
+ * already running, the oldest schema version a build must know to keep writing
+ * (`platdesk_rollout`, see compatibleFrom), and on PostgreSQL tells them at its commit (NOTIFY
+ * platdesk_schema): a replica that finds the schema moved past it by a step older builds cannot
+ * live with stops taking paid work (store/database-watch.ts).
  */
 import { sql } from 'kysely';
 import type { Db } from './schema.js';
 
-export const MIGRATIONS: readonly string[] = [
+/** One schema step. */
+export interface Migration {
+  /**
+   * 'online': replicas of the previous build keep working while and after it runs (expand: new
+   * tables, new columns with defaults, new indexes and functions). 'offline': every replica of an
+   * older build must be stopped before it runs (it drops, renames or rebuilds what they use, or
+   * they would write around what it adds): the rollout that brings it is a stop-then-start.
+   */
+  rollout: 'online' | 'offline';
+  /** One line for `node dist/migrate.js --plan`: what it does, and for 'offline' why. */
+  summary: string;
+  /** SQLite DDL (translated by forPostgres); `-- postgres only` statements are left out on SQLite. */
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   // 1: the initial schema.
-  `
+  {
+    rollout: 'online',
+    summary: 'the initial schema',
+    sql: `
   CREATE TABLE pending_lookups (
     id               TEXT PRIMARY KEY,
     user_id          TEXT NOT NULL,
@@ -82,8 +114,12 @@ export const MIGRATIONS: readonly string[] = [
     updated_by TEXT NOT NULL
   ) STRICT;
   `,
+  },
   // 2: daily order digests (issue 6; store/digests.ts describes the run states).
-  `
+  {
+    rollout: 'online',
+    summary: 'daily order digests: new tables',
+    sql: `
   CREATE TABLE digest_subscriptions (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     owner_id    TEXT NOT NULL,
@@ -127,8 +163,12 @@ export const MIGRATIONS: readonly string[] = [
     WHERE kind = 'scheduled';
   CREATE INDEX digest_runs_subscription ON digest_runs (subscription_id, id);
   `,
+  },
   // 3: item-link unfurls, auto-lookup caps and shortcut batches (issue 5; store/events.ts).
-  `
+  {
+    rollout: 'online',
+    summary: 'item-link unfurls, auto-lookup caps and shortcut batches: new tables',
+    sql: `
   -- Events API ids already handled: a Slack retry is never processed twice, across restarts too.
   CREATE TABLE processed_events (
     event_id TEXT PRIMARY KEY,
@@ -174,11 +214,16 @@ export const MIGRATIONS: readonly string[] = [
   -- AuditLog.list(limit, { action }): the admin alerts shown in the App Home.
   CREATE INDEX audit_log_action ON audit_log (action, id);
   `,
+  },
   // 4: claims carry their holder and a lease, and a claim whose holder is gone is 'interrupted'
   // (issue 10; store.ts PendingLookups). A CHECK cannot be altered in SQLite: the table is rebuilt
   // (https://www.sqlite.org/lang_altertable.html#otheralter). Rows left running by an older build
   // have no holder: the first start after this migration reports them as interrupted.
-  `
+  {
+    rollout: 'offline',
+    summary:
+      "pending_lookups rebuilt with a claim holder and lease; an older build's running claims become interrupted",
+    sql: `
   CREATE TABLE pending_lookups_v4 (
     id               TEXT PRIMARY KEY,
     user_id          TEXT NOT NULL,
@@ -208,8 +253,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX pending_lookups_state_changed ON pending_lookups (state, state_changed_at);
   CREATE INDEX pending_lookups_changed ON pending_lookups (state_changed_at);
   `,
+  },
   // 5: ship-by alerts (issue 15; store/alerts.ts).
-  `
+  {
+    rollout: 'online',
+    summary: 'ship-by alerts: new tables, new digest subscription columns',
+    sql: `
   CREATE TABLE alert_subscriptions (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     owner_id      TEXT NOT NULL,
@@ -292,9 +341,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE digest_subscriptions ADD COLUMN flags TEXT;
   ALTER TABLE digest_subscriptions ADD COLUMN statuses TEXT;
   `,
+  },
   // 6: shared state a second process must see (issue 12): budget reservations, the answer cache,
   // alerts sent, and the lock rows that serialize check-then-write transactions (schema.ts takeLock).
-  `
+  {
+    rollout: 'offline',
+    summary:
+      'budget reservations, the answer cache and alerts sent move into the database; an older build keeps them in memory, apart from the others',
+    sql: `
   CREATE TABLE budget_reservations (
     id         TEXT PRIMARY KEY,
     user_id    TEXT,
@@ -322,11 +376,15 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   INSERT INTO store_locks (name, bumped) VALUES ('budgets', 0), ('digests', 0), ('alerts', 0), ('unfurls', 0);
   `,
+  },
   // 7: every digest page bought once per run, and fenced run leases (issue 19 points 1 and 2).
   // Each claim of a run bumps its epoch; the holder's writes name the epoch they hold. Each page
   // a run fetched is a row, written in the transaction that adds its charge to the run, so a
   // takeover, a retry or "Run anyway" resumes after the last page recorded.
-  `
+  {
+    rollout: 'offline',
+    summary: 'digest page records and run epochs; an older build neither bumps nor checks the epochs',
+    sql: `
   ALTER TABLE digest_runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE alert_checks ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
 
@@ -348,6 +406,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, window_index, page)
   ) STRICT;
   `,
+  },
   // 8: running totals for the caps and an idempotent ledger (issue 20; store/budgets.ts, ledger.ts).
   // Every charge carries the id fixed before its call, unique: writing it twice is a no-op. Spend
   // per scope (workspace '*', user, channel) and local period lives in spend_counters, updated in
@@ -356,7 +415,11 @@ export const MIGRATIONS: readonly string[] = [
   // builds were counted by summing; they are dropped (they expire within minutes anyway). The
   // counters are filled from the existing ledger once, in the budget zone, at the first open
   // after this step (store/budgets.ts backfillCounters, flagged by the lock row below).
-  `
+  {
+    rollout: 'offline',
+    summary:
+      "ledger charge ids and the caps' running totals; an older build's reservations are dropped and its charges are not counted in the totals",
+    sql: `
   ALTER TABLE ledger ADD COLUMN charge_id TEXT;
   UPDATE ledger SET charge_id = 'legacy:' || id;
   CREATE UNIQUE INDEX ledger_charge ON ledger (charge_id);
@@ -377,9 +440,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE budget_reservations ADD COLUMN holds TEXT NOT NULL DEFAULT '[]';
   INSERT INTO store_locks (name, bumped) VALUES ('counters-backfill', 0);
   `,
+  },
   // 9: one replica's turn at a periodic job (store/turns.ts): the hourly housekeeping
   // is done by whichever replica takes the turn, not by all of them.
-  `
+  {
+    rollout: 'online',
+    summary: "periodic_turns: one replica's turn at housekeeping (an older build prunes every hour anyway)",
+    sql: `
   CREATE TABLE periodic_turns (
     name     TEXT PRIMARY KEY,
     holder   TEXT NOT NULL,
@@ -389,20 +456,29 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX digest_runs_created ON digest_runs (created_at);
   CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
   `,
+  },
   // 10: fenced lookup claims (issue 20 pt 3; store/pending.ts fence). claim_epoch counts the claims
   // and takeovers of a row, so a holder's last check before a call names the claim it made;
   // calls_sent counts the calls its holder was allowed to send, so an interrupted lookup is known
   // to have been sent (never offered again) even while its charge is still on its way to the
   // ledger. (The charges of one lookup are read through migration 8's ledger_pending index.)
-  `
+  {
+    rollout: 'offline',
+    summary: 'fenced lookup claims; an older build neither bumps nor checks claim epochs',
+    sql: `
   ALTER TABLE pending_lookups ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE pending_lookups ADD COLUMN calls_sent INTEGER NOT NULL DEFAULT 0;
   `,
+  },
   // 11: calls a leased run is about to send (store/sent-calls.ts): each attempt's charge id is
   // written before it is sent, so a holder killed after the plat API answered but before the
   // charge reached the ledger leaves a trace; the next claim of the run writes a ledger row for
   // each (code -1, cost unknown), and the rows go once their charge is in the ledger.
-  `
+  {
+    rollout: 'offline',
+    summary:
+      "sent_calls: charge ids written ahead; an older build's calls leave none, so a takeover cannot account for them",
+    sql: `
   CREATE TABLE sent_calls (
     charge_id      TEXT PRIMARY KEY,
     -- digest:<run> or alert:<check>: the leased run that sends it
@@ -418,13 +494,17 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX sent_calls_run ON sent_calls (run_key, epoch);
   `,
+  },
   // 12: many workspaces in one deployment (issue 24; store/tenants.ts). Every row that belongs to
   // a workspace carries its tenant: the enterprise id of an org-wide Grid install, else the team
   // id; '' is the one tenant of single-workspace mode, so existing rows keep working unchanged.
   // Keys a tenant chooses (settings, prefs, counters, cache, alerts sent, day counts) become
   // unique per tenant: those tables are rebuilt (none has an identity column to carry over).
   // Rows keyed by a global id (uuids, identity ids, Slack event ids, charge ids) keep their keys.
-  `
+  {
+    rollout: 'offline',
+    summary: 'a tenant on every row; settings, prefs, counters, the answer cache and alerts sent rebuilt',
+    sql: `
   ALTER TABLE pending_lookups ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
   ALTER TABLE ledger ADD COLUMN tenant_id TEXT NOT NULL DEFAULT '';
   DROP INDEX ledger_at;
@@ -528,6 +608,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE alerts_sent_v11 RENAME TO alerts_sent;
   CREATE INDEX alerts_sent_sent ON alerts_sent (sent_at);
   `,
+  },
   // 13: the hot money paths as one statement each on PostgreSQL (issue 20's figures; callers in
   // store/budgets.ts and store/ledger.ts). A reservation, a charge against it and a release
   // were transactions of 3 to 7 round trips, and the workspace's counter row stayed locked from
@@ -538,7 +619,10 @@ export const MIGRATIONS: readonly string[] = [
   // Lock order as everywhere (budgets.ts): the reservation row, then the counters by
   // (scope, subject, period, key) in byte order (COLLATE "C", as JavaScript compares ASCII).
   // SQLite needs none of this (a transaction there never waits for a client round trip).
-  `
+  {
+    rollout: 'online',
+    summary: 'PostgreSQL money functions (an older build does not call them)',
+    sql: `
   -- postgres only: a reservation of tenant p_tenant, all or nothing. One conditional upsert per
   -- counter, in the order given (the caller sorts them); the first counter whose cap it would
   -- pass raises PD001 with the counter's index (1-based) as DETAIL, which undoes the whole
@@ -664,13 +748,17 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  },
   // 14: workflow steps (issue 25; lookups/steps.ts). A charge of a Workflow Builder step names its
   // workflow and step (the triggering person is its user_id). Each step's approved spend is a
   // counter scope of its own ('step', subject = the step's callback id), kept per tenant with the
   // ledger row like the others. spend_counters' CHECK on scope cannot be altered in SQLite, so the
   // table is rebuilt (https://www.sqlite.org/lang_altertable.html#otheralter) with migration 12's
   // columns and key (tenant first) and every row kept.
-  `
+  {
+    rollout: 'offline',
+    summary: "workflow steps: ledger columns, spend_counters rebuilt with the 'step' scope",
+    sql: `
   ALTER TABLE ledger ADD COLUMN workflow_id TEXT;
   ALTER TABLE ledger ADD COLUMN step_id TEXT;
   CREATE TABLE spend_counters_v14 (
@@ -688,12 +776,16 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE spend_counters;
   ALTER TABLE spend_counters_v14 RENAME TO spend_counters;
   `,
+  },
   // 15: workflow steps (migration 14) on PostgreSQL's one-statement charge (migration 13):
   // platdesk_record writes the ledger's workflow_id and step_id too. Its argument list grows, so
   // the old one is dropped (CREATE OR REPLACE of a longer list would add an overload beside it).
   // A step's counters ('step' scope) need nothing here: platdesk_reserve and platdesk_record
   // take the counters from the caller (budgets.ts countersOf), and migration 14's CHECK admits it.
-  `
+  {
+    rollout: 'offline',
+    summary: 'platdesk_record replaced with a longer argument list (the old one is dropped)',
+    sql: `
   -- postgres only: the charge function with the old argument list.
   DROP FUNCTION platdesk_record(text, text, text, text, bigint, text, text, text, bigint,
     double precision, bigint, bigint, text, text, text, text, text, text, text[], text[], text[],
@@ -762,12 +854,16 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  },
   // 16: distributed mode (issue 24; store/installations.ts, store/plat-accounts.ts). One row per
   // Slack installation, keyed by its tenant (the enterprise id of an org-wide Grid install, else
   // the team id; tenants.erase deletes its rows here too); tokens are sealed (store/secrets.ts), never plain. `refreshes` is bumped by
   // the UPDATE that opens a token refresh, which is the per-installation lock. A workspace that
   // uninstalled keeps a row in tenant_erasures until its data is erased after the retention.
-  `
+  {
+    rollout: 'online',
+    summary: 'distributed mode: installations, plat accounts, erasures (new tables)',
+    sql: `
   CREATE TABLE slack_installations (
     tenant               TEXT PRIMARY KEY,
     enterprise_id        TEXT,
@@ -808,13 +904,17 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX tenant_erasures_due ON tenant_erasures (erased_at, erase_after);
   `,
+  },
   // 17: the ledger's workflow column holds what Slack gives (wo-panel, issue 25). function_executed
   // carries the run of the workflow (workflow_execution_id, "Wx…") and no id of the workflow itself
   // (https://docs.slack.dev/reference/events/function_executed), so the column migration 14 named
   // workflow_id is renamed to say so. PostgreSQL's platdesk_record (migration 15) names the column
   // in its body: it is replaced by the same function writing the renamed column (its parameter
   // renamed too, which CREATE OR REPLACE cannot do, hence the DROP first).
-  `
+  {
+    rollout: 'offline',
+    summary: "the ledger's workflow_id renamed workflow_execution_id; platdesk_record replaced",
+    sql: `
   ALTER TABLE ledger RENAME COLUMN workflow_id TO workflow_execution_id;
 
   -- postgres only: migration 15's charge function, which writes the old column name.
@@ -879,16 +979,21 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  },
   // 18: what a call holds against the caps before it is sent (issue 33 finding 7): the largest
   // charge seen for its operation and edition (store/ledger.ts largestCharge), found by one
   // index probe rather than a walk of every row of the operation. The edition as
   // coalesce(edition, -1) (no edition is -1; editions are 1 to 99): PostgreSQL 15 reads the
   // newest end of an index only under equalities, and `edition IS NULL` is none (it scanned
   // every row of get-shop-id). An index only: online-safe (an older replica never minds it).
-  `
+  {
+    rollout: 'online',
+    summary: 'an index for the largest charge seen per operation and edition',
+    sql: `
   CREATE INDEX ledger_tenant_operation_edition_points
     ON ledger (tenant_id, operation, coalesce(edition, -1), points);
   `,
+  },
   // 19: a placeholder is upgraded by its call's late charge (issue 33 finding 2; store/ledger.ts
   // certaintyOf). A row written for a call whose answer was never read (code -1 sent, -2 may not
   // have been sent; 0 points) by a takeover or a sweep is replaced by the real row when the holder,
@@ -897,7 +1002,10 @@ export const MIGRATIONS: readonly string[] = [
   // reservation) as for a new row, in the same statement. A row never goes back to less certain.
   // Online-safe: the same argument list, replaced in place; an older replica calling it gets the
   // upgrade too (SQLite does the same in its Kysely transaction).
-  `
+  {
+    rollout: 'online',
+    summary: "platdesk_record upgrades a placeholder by its call's late charge (same arguments)",
+    sql: `
   -- postgres only: as migration 17's, and a placeholder under the charge id is upgraded.
   CREATE OR REPLACE FUNCTION platdesk_record(
     p_tenant text, p_zone_key text, p_zone_stored text, p_charge_id text, p_at bigint,
@@ -969,6 +1077,7 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  },
   // 20: write-ahead records for every plat call (issue 33 findings 6, 11, 13, 16, 17;
   // store/sent-calls.ts). A lookup's calls are written ahead too (in its claim's fence), so their
   // rows name the ledger row's user, lookup and workflow step. `sent` tells a call whose request
@@ -977,7 +1086,10 @@ export const MIGRATIONS: readonly string[] = [
   // sent. `written_at` is the database's clock when it was written ahead: when its call can at
   // the latest arrive, for a limiter starting on a fresh key set or after a fast restart.
   // Online-safe: columns and indexes added; older replicas' inserts keep working.
-  `
+  {
+    rollout: 'online',
+    summary: 'sent_calls: sent mark, written_at, lookup columns and indexes',
+    sql: `
   ALTER TABLE sent_calls ADD COLUMN sent INTEGER NOT NULL DEFAULT 1;
   ALTER TABLE sent_calls ADD COLUMN written_at INTEGER;
   ALTER TABLE sent_calls ADD COLUMN user_id TEXT;
@@ -987,7 +1099,48 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX sent_calls_written ON sent_calls (written_at);
   CREATE INDEX sent_calls_sent_at ON sent_calls (sent_at);
   `,
+  },
 ];
+
+/**
+ * A schema newer than this build: fine while the newer build's steps since are all 'online' (it
+ * recorded that builds of this version may still write); StoreSchemaTooNewError otherwise.
+ */
+async function newerSchema(db: Db, found: number, known: number): Promise<number> {
+  const from = await recordedCompatibleFrom(db);
+  if (from === null || from > known) throw new StoreSchemaTooNewError(found, known);
+  return found;
+}
+
+/**
+ * Checks the schema without changing it (PLATDESK_MIGRATE=job: a Job runs `node dist/migrate.js`
+ * before the rollout): throws StoreSchemaBehindError when migrations are pending, and
+ * StoreSchemaTooNewError when a newer build moved it past what this one may write.
+ */
+export async function checkSchema(
+  db: Db,
+  engine: Engine,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number> {
+  const found = await schemaVersion(db, engine);
+  if (found > migrations.length) return newerSchema(db, found, migrations.length);
+  if (found < migrations.length) throw new StoreSchemaBehindError(found, migrations.length);
+  return found;
+}
+
+export class StoreSchemaBehindError extends Error {
+  readonly code = 'store_schema_behind';
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `The database schema is version ${found} and this build needs ${known}; PLATDESK_MIGRATE=job leaves ` +
+        'migrating to `node dist/migrate.js`: run it (or a Job with it) first, or set PLATDESK_MIGRATE=start.',
+    );
+    this.name = 'StoreSchemaBehindError';
+  }
+}
 
 export class StoreSchemaTooNewError extends Error {
   readonly code = 'store_schema_too_new';
@@ -1012,19 +1165,119 @@ export function forPostgres(sqliteDdl: string): string {
     .replace(/\)\s*STRICT;/g, ');');
 }
 
+/**
+ * The oldest schema version a build must know to keep writing a database at `version`: the last
+ * 'offline' step up to it (an older build was to be stopped before that one ran), 0 when none.
+ */
+export function compatibleFrom(migrations: readonly Migration[], version: number): number {
+  for (let v = Math.min(version, migrations.length); v > 0; v--)
+    if (migrations[v - 1]?.rollout === 'offline') return v;
+  return 0;
+}
+
+/** What the next rollout of this build needs, for `node dist/migrate.js --plan`. */
+export interface RolloutPlan {
+  /** The database's schema version, and the newest this build knows. */
+  found: number;
+  known: number;
+  /** The steps this build would apply, in order. */
+  pending: { version: number; rollout: Migration['rollout']; summary: string }[];
+  /**
+   * nothing: up to date. rolling-update: every pending step is online, so replicas of the older
+   * build may run while it is applied and until they are replaced. stop-older-replicas: a pending
+   * step is offline: every replica of an older build must be stopped before it runs. newer: a
+   * newer build migrated the database already; `compatible` says whether this build may still
+   * write it (only online steps since).
+   */
+  needs: 'nothing' | 'rolling-update' | 'stop-older-replicas' | 'newer';
+  /** With `needs: 'newer'`: whether this build may run on it. */
+  compatible?: boolean;
+}
+
+export function planRollout(
+  found: number,
+  recordedFrom: number | null,
+  migrations: readonly Migration[] = MIGRATIONS,
+): RolloutPlan {
+  const known = migrations.length;
+  if (found > known)
+    return {
+      found,
+      known,
+      pending: [],
+      needs: 'newer',
+      compatible: recordedFrom !== null && recordedFrom <= known,
+    };
+  const pending = migrations
+    .slice(found)
+    .map((m, i) => ({ version: found + i + 1, rollout: m.rollout, summary: m.summary }));
+  const needs =
+    pending.length === 0
+      ? 'nothing'
+      : pending.some((p) => p.rollout === 'offline')
+        ? 'stop-older-replicas'
+        : 'rolling-update';
+  return { found, known, pending, needs };
+}
+
+/**
+ * The tables that exist before a step and that it changes (ALTER, DROP, UPDATE, DELETE) or copies
+ * out of (INSERT … SELECT … FROM): the step locks them before its first statement.
+ */
+export function tablesChangedBy(ddl: string): string[] {
+  const found = new Set<string>();
+  // Comments, and function bodies ($$…$$: code that runs when called, not now), say nothing.
+  const text = ddl.replace(/--.*$/gm, '').replace(/\$\$[\s\S]*?\$\$/g, '');
+  const patterns = [
+    /\bALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(\w+)/gi,
+    /\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(\w+)/gi,
+    /\bUPDATE\s+(\w+)\s+SET\b/gi,
+    /\bDELETE\s+FROM\s+(\w+)/gi,
+    /\bINSERT\s+INTO\s+\w+[^;]*?\bSELECT\b[^;]*?\bFROM\s+(\w+)/gi,
+  ];
+  for (const pattern of patterns)
+    for (const m of text.matchAll(pattern)) found.add((m[1] as string).toLowerCase());
+  return [...found];
+}
+
+/** The channel a migration step notifies at its commit (PostgreSQL); the payload is the new version. */
+export const SCHEMA_CHANNEL = 'platdesk_schema';
+
 /** Any 64-bit number, the same in every platdesk: the advisory lock that serializes migrations. */
 const MIGRATION_LOCK = 0x706c6174_6d6967n; // "platmig"
 
 export type Engine = 'sqlite' | 'postgres';
 
 async function readVersion(db: Db, engine: Engine): Promise<number> {
+  if (engine === 'postgres')
+    await sql`CREATE TABLE IF NOT EXISTS platdesk_schema (version INTEGER NOT NULL)`.execute(db);
+  return schemaVersion(db, engine);
+}
+
+/** The schema version of the database, read only (0 for an empty one). */
+export async function schemaVersion(db: Db, engine: Engine): Promise<number> {
   if (engine === 'sqlite') {
     const { rows } = await sql<{ user_version: number }>`PRAGMA user_version`.execute(db);
     return rows[0]?.user_version ?? 0;
   }
-  await sql`CREATE TABLE IF NOT EXISTS platdesk_schema (version INTEGER NOT NULL)`.execute(db);
-  const { rows } = await sql<{ version: number }>`SELECT version FROM platdesk_schema`.execute(db);
+  const { rows } = await sql<{ version: number }>`
+    SELECT version FROM platdesk_schema WHERE to_regclass('platdesk_schema') IS NOT NULL`.execute(db);
   return rows[0]?.version ?? 0;
+}
+
+/**
+ * What the newest migration run recorded: the oldest schema version a build must know to keep
+ * writing (compatibleFrom); null when no run of a build that records it has happened.
+ */
+export async function recordedCompatibleFrom(db: Db): Promise<number | null> {
+  try {
+    const { rows } = await sql<{ compatible_from: number }>`
+      SELECT compatible_from FROM platdesk_rollout`.execute(db);
+    return rows[0] ? Number(rows[0].compatible_from) : null;
+  } catch {
+    // No such table: the database was last migrated by a build before it.
+    return null;
+  }
 }
 
 /**
@@ -1034,7 +1287,7 @@ async function readVersion(db: Db, engine: Engine): Promise<number> {
 export async function migrate(
   db: Db,
   engine: Engine,
-  migrations: readonly string[] = MIGRATIONS,
+  migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<number> {
   if (engine === 'sqlite') return migrateSteps(db, engine, migrations);
   // A session lock on one pooled connection: migrations run on that same connection, so the
@@ -1079,9 +1332,25 @@ export function statements(ddl: string, engine: Engine): string[] {
     .filter((s) => engine === 'postgres' || !/^--\s*postgres only\b/.test(s));
 }
 
-async function migrateSteps(db: Db, engine: Engine, migrations: readonly string[]): Promise<number> {
+/**
+ * Locks, before its first statement, every existing table the step changes (tablesChangedBy): an
+ * older replica's write in between would otherwise be copied out by an INSERT … SELECT before it
+ * committed and lost with the DROP that follows. Its writes now wait for the step's commit, then
+ * find the table as the step left it (PostgreSQL looks the name up again after the wait): they
+ * land there, or fail on what the step changed, never silently.
+ */
+async function lockChangedTables(trx: Db, ddl: string): Promise<void> {
+  const names = tablesChangedBy(ddl);
+  if (names.length === 0) return;
+  const { rows } = await sql<{ name: string }>`
+    SELECT name FROM unnest(${names}::text[]) AS t(name) WHERE to_regclass(name) IS NOT NULL`.execute(trx);
+  if (rows.length === 0) return;
+  await sql`LOCK TABLE ${sql.join(rows.map((r) => sql.id(r.name)))} IN ACCESS EXCLUSIVE MODE`.execute(trx);
+}
+
+async function migrateSteps(db: Db, engine: Engine, migrations: readonly Migration[]): Promise<number> {
   const found = await readVersion(db, engine);
-  if (found > migrations.length) throw new StoreSchemaTooNewError(found, migrations.length);
+  if (found > migrations.length) return newerSchema(db, found, migrations.length);
   // Up to date (every start but the first after an upgrade): this one read is all it costs.
   if (found === migrations.length) return found;
   while (await step(db, engine, migrations)) {
@@ -1090,25 +1359,48 @@ async function migrateSteps(db: Db, engine: Engine, migrations: readonly string[
   return readVersion(db, engine);
 }
 
+/** A step that PostgreSQL ended as one side of a deadlock is tried again this many times. */
+const DEADLOCK_RETRIES = 3;
+
 /** Applies the next migration, if any, in one transaction; false when there is none. */
-async function step(db: Db, engine: Engine, migrations: readonly string[]): Promise<boolean> {
+async function step(db: Db, engine: Engine, migrations: readonly Migration[]): Promise<boolean> {
   const apply = async (trx: Db): Promise<boolean> => {
     // Re-read inside the step: another process may have applied it meanwhile.
     const version = await readVersion(trx, engine);
-    const ddl = migrations[version];
-    if (ddl === undefined) return false;
-    for (const statement of statements(engine === 'sqlite' ? ddl : forPostgres(ddl), engine))
+    const migration = migrations[version];
+    if (migration === undefined) return false;
+    if (engine === 'postgres') await lockChangedTables(trx, migration.sql);
+    for (const statement of statements(
+      engine === 'sqlite' ? migration.sql : forPostgres(migration.sql),
+      engine,
+    ))
       await sql.raw(statement).execute(trx);
+    const next = version + 1;
     if (engine === 'sqlite') {
       // PRAGMA takes no bound parameters; version is an integer we computed.
-      await sql.raw(`PRAGMA user_version = ${version + 1}`).execute(trx);
+      await sql.raw(`PRAGMA user_version = ${next}`).execute(trx);
     } else {
       await sql`DELETE FROM platdesk_schema`.execute(trx);
-      await sql`INSERT INTO platdesk_schema (version) VALUES (${version + 1})`.execute(trx);
+      await sql`INSERT INTO platdesk_schema (version) VALUES (${next})`.execute(trx);
     }
+    await sql`CREATE TABLE IF NOT EXISTS platdesk_rollout (compatible_from INTEGER NOT NULL)`.execute(trx);
+    await sql`DELETE FROM platdesk_rollout`.execute(trx);
+    await sql`INSERT INTO platdesk_rollout (compatible_from) VALUES (${compatibleFrom(migrations, next)})`.execute(
+      trx,
+    );
+    // Delivered at commit to every session that LISTENs (the replicas' database locks).
+    if (engine === 'postgres') await sql`SELECT pg_notify(${SCHEMA_CHANNEL}, ${String(next)})`.execute(trx);
     return true;
   };
-  if (engine === 'postgres') return db.transaction().execute((trx) => apply(trx));
+  if (engine === 'postgres')
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await db.transaction().execute((trx) => apply(trx));
+      } catch (error) {
+        // 40P01: this step and an older replica's transaction waited for each other's locks.
+        if ((error as { code?: unknown }).code !== '40P01' || attempt >= DEADLOCK_RETRIES) throw error;
+      }
+    }
   // SQLite: IMMEDIATE takes the write lock at BEGIN, so two processes opening one file cannot
   // both read version N and then both apply step N+1.
   return db.connection().execute(async (conn) => {

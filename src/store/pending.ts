@@ -6,7 +6,14 @@ import { type Selectable, sql } from 'kysely';
 import { fromJson, toJson } from './json.js';
 import type { Executor, PendingLookupsTable, StoreContext } from './schema.js';
 import { dbNowMs, writeAhead } from './sent-calls.js';
-import type { ClaimHolder, ClaimResult, NewPendingLookup, PendingLookup, PendingLookups } from './store.js';
+import type {
+  ClaimHolder,
+  ClaimResult,
+  InterruptGrounds,
+  NewPendingLookup,
+  PendingLookup,
+  PendingLookups,
+} from './store.js';
 
 type PendingRow = Selectable<PendingLookupsTable>;
 
@@ -35,7 +42,7 @@ function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
 }
 
 export function createPendingLookups(ctx: StoreContext): PendingLookups {
-  const { db, nowMs, tenant } = ctx;
+  const { db, nowMs, leaseNow, tenant } = ctx;
   const select = (id: string) =>
     db
       .selectFrom('pending_lookups')
@@ -51,6 +58,7 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
     holder: ClaimHolder | null,
   ): Promise<ClaimResult<R, Q>> {
     const now = nowMs();
+    const leaseFrom = leaseNow();
     // The whole single-use guarantee is this one conditional UPDATE: the database runs it
     // atomically (SQLite under its write lock, PostgreSQL under the row lock, re-checking the
     // WHERE after a concurrent update), so of any number of claims on any number of connections
@@ -61,7 +69,7 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
         state: to,
         state_changed_at: now,
         claimed_by: holder?.instanceId ?? null,
-        lease_expires_at: holder ? now + holder.leaseMs : null,
+        lease_expires_at: holder ? sql<number>`${leaseFrom} + ${holder.leaseMs}` : null,
         claim_epoch: eb('claim_epoch', '+', 1),
       }))
       .where('tenant_id', '=', tenant)
@@ -138,20 +146,25 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
       return result.numUpdatedRows === 1n;
     },
     async renewClaims(holder) {
+      const now = leaseNow();
       const result = await db
         .updateTable('pending_lookups')
-        .set({ lease_expires_at: nowMs() + holder.leaseMs })
+        .set({ lease_expires_at: sql<number>`${now} + ${holder.leaseMs}` })
         .where('state', '=', 'running')
         .where('claimed_by', '=', holder.instanceId)
+        .where('lease_expires_at', '>', now)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
     async fence(id, holder, epoch, call) {
-      const now = nowMs();
+      const now = leaseNow();
       const check = (executor: Executor) =>
         executor
           .updateTable('pending_lookups')
-          .set((eb) => ({ lease_expires_at: now + holder.leaseMs, calls_sent: eb('calls_sent', '+', 1) }))
+          .set((eb) => ({
+            lease_expires_at: sql<number>`${now} + ${holder.leaseMs}`,
+            calls_sent: eb('calls_sent', '+', 1),
+          }))
           .where('tenant_id', '=', tenant)
           .where('id', '=', id)
           .where('state', '=', 'running')
@@ -197,9 +210,16 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
         .execute();
       return rows.map((row) => toPending<R, Q>(row));
     },
-    async interrupt<R, Q>(id: string, claimedBy: string | null, epoch?: number) {
+    async interrupt<R, Q>(
+      id: string,
+      claimedBy: string | null,
+      epoch: number | undefined,
+      grounds: InterruptGrounds,
+    ) {
       // Only while still running under the same holder (`is` matches a NULL holder of a claim
       // made before leases): of several processes deciding at once, exactly one gets the row.
+      // And only on its grounds as they are now, not as the caller read them: a lease that ran
+      // out long enough ago by the lease clock (none at all: a claim of a build before leases).
       let update = db
         .updateTable('pending_lookups')
         .set({ state: 'interrupted', state_changed_at: nowMs() })
@@ -208,6 +228,12 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
         .where('state', '=', 'running')
         .where('claimed_by', claimedBy === null ? 'is' : '=', claimedBy);
       if (epoch !== undefined) update = update.where('claim_epoch', '=', epoch);
+      if ('leaseOverForMs' in grounds) {
+        const over = sql<number>`${leaseNow()} - ${grounds.leaseOverForMs}`;
+        update = update.where((eb) =>
+          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', over)]),
+        );
+      }
       const row = await update.returningAll().executeTakeFirst();
       return row ? toPending<R, Q>(row) : null;
     },

@@ -6,7 +6,7 @@
  * text on both engines) rather than a typed builder per table.
  */
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from './schema.js';
+import type { Executor, StoreContext } from './schema.js';
 import {
   type ExistingRunClaim,
   type HeldLease,
@@ -65,14 +65,20 @@ export const toLeasedRun = (r: LeasedRunRow): LeasedRun => ({
  * The lease transitions of one run table, by run id. Each is one conditional UPDATE. Every claim
  * bumps the run's epoch (a fencing token: Kleppmann, "How to do distributed locking"); every
  * write of a holder names the owner AND the epoch it claimed, so a holder whose lease ran out and
- * was claimed again (even by the same process) changes nothing any more.
+ * was claimed again (even by the same process) changes nothing any more. Leases are stamped and
+ * judged by the lease clock inside each statement (StoreContext.leaseNow: the database's), so
+ * the holder's clock and the claimer's never meet; a lease that ran out is not extended (a holder
+ * paused past it finds it lost, whether or not another claim came first).
  */
 export interface LeasedRuns {
   /** Call inside the caller's locked transaction (`db`), after finding the run row. */
   claimExisting(db: Executor, id: number, lease: Lease): Promise<ExistingRunClaim>;
-  /** Extends the caller's lease (running or posting); false when the caller no longer holds it. */
+  /**
+   * Extends the caller's lease (running or posting); false when the caller no longer holds it:
+   * claimed again, or its lease ran out.
+   */
   renew(id: number, lease: HeldLease): Promise<boolean>;
-  /** Extends the caller's lease only while still running (before anything is posted). */
+  /** Extends the caller's live lease only while still running (before anything is posted). */
   holdRunning(db: Executor, id: number, lease: HeldLease): Promise<boolean>;
   /** Gives the lease up at once (shutdown), so another instance may take the run over now. */
   release(id: number, holder: RunHolder, now: Date): Promise<boolean>;
@@ -83,7 +89,7 @@ export interface LeasedRuns {
    * transaction, so what the charge bought is recorded with it or not at all.
    */
   addHeldCharge(db: Executor, id: number, holder: RunHolder, points: number, calls: number): Promise<boolean>;
-  /** running → posting under the caller's lease (from here a crash leaves the post unknown). */
+  /** running → posting under the caller's live lease (from here a crash leaves the post unknown). */
   markPosting(db: Executor, id: number, lease: HeldLease): Promise<boolean>;
   /** posting → posted, releasing the lease. */
   markPosted(
@@ -116,24 +122,27 @@ async function changedOne(db: Executor, query: RawBuilder<unknown>): Promise<boo
  * being posted) until its history check runs.
  */
 export function createLeasedRuns(
-  db: Executor,
+  /** Every statement names the run's tenant too: a run id of another tenant changes nothing. */
+  { db, nowMs, leaseNow, tenant }: Pick<StoreContext, 'db' | 'nowMs' | 'leaseNow' | 'tenant'>,
   name: LeasedRunTable,
   orphanError: string,
-  /** Every statement names the run's tenant too: a run id of another tenant changes nothing. */
-  tenant: string,
 ): LeasedRuns {
   const table = sql.table(name);
-  const span = (lease: Lease) => ({ now: lease.now.getTime(), expires: lease.now.getTime() + lease.ms });
+  /** The lease clock now (L), and a lease of `ms` from it; `now` is updated_at (the process's). */
+  const span = (lease: Lease) => {
+    const at = leaseNow();
+    return { at, expires: sql<number>`${at} + ${lease.ms}`, now: nowMs() };
+  };
   return {
     async claimExisting(trx, id, lease) {
-      const { now, expires } = span(lease);
+      const { at, expires, now } = span(lease);
       // Takeover of a crashed run: its lease has expired.
       if (
         await changedOne(
           trx,
           sql`UPDATE ${table} SET lease_owner = ${lease.owner}, lease_expires_at = ${expires},
             attempts = attempts + 1, epoch = epoch + 1, updated_at = ${now}
-          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'running' AND lease_expires_at <= ${now}`,
+          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'running' AND lease_expires_at <= ${at}`,
         )
       )
         return 'takeover';
@@ -143,7 +152,7 @@ export function createLeasedRuns(
           sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner},
             lease_expires_at = ${expires}, attempts = attempts + 1, epoch = epoch + 1,
             next_attempt_at = NULL, updated_at = ${now}
-          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
+          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${at}`,
         )
       )
         return 'retry';
@@ -152,7 +161,7 @@ export function createLeasedRuns(
       await sql`UPDATE ${table} SET state = 'unknown', lease_owner = NULL, lease_expires_at = NULL,
           next_attempt_at = lease_expires_at + ${POST_SETTLE_MS}, updated_at = ${now},
           last_error = ${orphanError}
-        WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'posting' AND lease_expires_at <= ${now}`.execute(
+        WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'posting' AND lease_expires_at <= ${at}`.execute(
         trx,
       );
       if (
@@ -161,33 +170,34 @@ export function createLeasedRuns(
           sql`UPDATE ${table} SET state = 'posting', lease_owner = ${lease.owner},
             lease_expires_at = ${expires}, attempts = attempts + 1, epoch = epoch + 1,
             next_attempt_at = NULL, updated_at = ${now}
-          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'unknown' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${now}`,
+          WHERE tenant_id = ${tenant} AND id = ${id} AND state = 'unknown' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ${at}`,
         )
       )
         return 'verify';
       return null;
     },
     renew(id, lease) {
-      const { now, expires } = span(lease);
+      const { at, expires, now } = span(lease);
       return changedOne(
         db,
         sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state IN ('running', 'posting')`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state IN ('running', 'posting')
+          AND lease_expires_at > ${at}`,
       );
     },
     holdRunning(trx, id, lease) {
-      const { now, expires } = span(lease);
+      const { at, expires, now } = span(lease);
       return changedOne(
         trx,
         sql`UPDATE ${table} SET lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'
+          AND lease_expires_at > ${at}`,
       );
     },
     release(id, holder, now) {
-      const at = now.getTime();
       return changedOne(
         db,
-        sql`UPDATE ${table} SET lease_expires_at = ${at}, updated_at = ${at}
+        sql`UPDATE ${table} SET lease_expires_at = ${leaseNow()}, updated_at = ${now.getTime()}
         WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'running'`,
       );
     },
@@ -203,11 +213,12 @@ export function createLeasedRuns(
       );
     },
     markPosting(trx, id, lease) {
-      const { now, expires } = span(lease);
+      const { at, expires, now } = span(lease);
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'posting', lease_expires_at = ${expires}, updated_at = ${now}
-        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'`,
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${lease.owner} AND epoch = ${lease.epoch} AND state = 'running'
+          AND lease_expires_at > ${at}`,
       );
     },
     markPosted(trx, id, holder, messageTs, now) {
@@ -249,7 +260,7 @@ export function createLeasedRuns(
       );
     },
     claimApproved(trx, id, lease) {
-      const { now, expires } = span(lease);
+      const { expires, now } = span(lease);
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'running', lease_owner = ${lease.owner}, lease_expires_at = ${expires},

@@ -4,7 +4,7 @@
  * engines (BIGINT on PostgreSQL, parsed back to number by engine.ts), so the row mapping is
  * the same code for SQLite and PostgreSQL.
  */
-import type { Generated, Kysely, Transaction } from 'kysely';
+import type { Generated, Kysely, RawBuilder, Transaction } from 'kysely';
 import type { SecretBox } from './secrets.js';
 
 export interface PendingLookupsTable {
@@ -425,7 +425,16 @@ export interface StoreContext {
    * filtered by it and inserts stamped with it (store/tenants.ts).
    */
   tenant: string;
+  /** The process's clock (ms): stored times (created_at, updated_at…), periods, expiries of confirmations. */
   nowMs: () => number;
+  /**
+   * The lease clock's now (ms) as SQL, for every lease and fence (DESIGN rule 9, "One clock for
+   * leases"): on PostgreSQL the database's own clock, `clock_timestamp()` evaluated inside the
+   * statement, so a lease written by one replica and judged by another is stamped and compared
+   * by one clock whatever theirs say; on SQLite the one process's clock (`nowMs`). Call it once
+   * per statement (on SQLite it is a bound value of that moment).
+   */
+  leaseNow: () => RawBuilder<number>;
   engine: 'sqlite' | 'postgres';
   /** Seals secrets at rest (PLATDESK_ENCRYPTION_KEY); null when no key is configured. */
   secrets: SecretBox | null;

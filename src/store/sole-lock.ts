@@ -20,10 +20,17 @@
  * keepalive probes and a TCP user timeout on both ends, a statement timeout, and (PostgreSQL 14+)
  * an idle-session timeout the heartbeat keeps from firing while the process lives. So a process
  * cut off from its database has stopped calling before another process can take the lock.
+ *
+ * The same session LISTENs to migrations.ts SCHEMA_CHANNEL: a migration step, run by a newer
+ * build, notifies at its commit, and this process's database watch looks at the schema at once
+ * (store/database-watch.ts) instead of at its next look.
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { describeUrl, isUnreachable } from './engine.js';
 import { DatabaseInUseError, StoreUnavailableError } from './errors.js';
+import { SCHEMA_CHANNEL } from './migrations.js';
+import type { Db } from './schema.js';
 
 /**
  * The advisory lock key, the same in every platdesk build: "platsol" in ASCII. Distinct from the
@@ -65,6 +72,8 @@ export interface SoleLock {
   health(): SoleLockHealth;
   /** Held and confirmed within heartbeatMs + the query timeout: plat calls may be sent. */
   held(): boolean;
+  /** Calls `listener` whenever a migration step commits (a NOTIFY on SCHEMA_CHANNEL). */
+  onSchemaChange(listener: () => void): void;
   /** Ends the connection (the server releases the lock); calling it again does nothing. */
   release(): Promise<void>;
 }
@@ -99,10 +108,14 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
   let problem: string | null = null;
   let released = false;
   let timer: NodeJS.Timeout | undefined;
+  const schemaListeners: (() => void)[] = [];
 
   const watch = (c: pg.Client) => {
     // Unhandled, a connection's 'error' would end the process.
     c.on('error', (error) => lost(c, error));
+    c.on('notification', (message) => {
+      if (message.channel === SCHEMA_CHANNEL) for (const listener of schemaListeners) listener();
+    });
     c.on('end', () => lost(c, new Error('connection ended')));
     schedule(heartbeatMs, () => heartbeat(c));
   };
@@ -164,6 +177,9 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
         `the database lock of this process has not been confirmed for over ${Math.round(staleAfterMs / 1000)} s`;
       return { mode, held: false, problem: `${why}; plat calls are refused until it is held again` };
     },
+    onSchemaChange(listener) {
+      schemaListeners.push(listener);
+    },
     async release() {
       if (released) return;
       released = true;
@@ -173,6 +189,20 @@ export async function takeSoleLock(options: SoleLockOptions): Promise<SoleLock> 
       await c?.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * How many platdesk processes use this database now: the sessions holding SOLE_LOCK, in either
+ * mode (every platdesk on PostgreSQL holds it for its whole life). `node dist/migrate.js` asks
+ * before an offline step.
+ */
+export async function platdeskProcessesConnected(db: Db): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.classid = ${CLASS_ID}::oid AND l.objid = ${OBJ_ID}::oid
+      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(db);
+  return rows[0]?.n ?? 0;
 }
 
 type Attempt = { ok: true; client: pg.Client } | { ok: false; error: Error };
@@ -212,6 +242,7 @@ async function attempt(url: string, mode: SoleLockMode, location: string): Promi
       SOLE_LOCK.toString(),
     ]);
     if (rows[0]?.ok) {
+      await client.query(`LISTEN ${SCHEMA_CHANNEL}`);
       client.removeListener('error', ignore);
       return { ok: true, client };
     }

@@ -93,6 +93,16 @@ export interface Store {
   readonly location: string;
   /** Answers whether the database can be reached now (a trivial query with a short deadline). */
   ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * One look for the database watch (store/database-watch.ts), in one round trip: the lease
+   * clock's now (PostgreSQL's own clock; on SQLite this process's) and the schema version.
+   */
+  probe(): Promise<{ nowMs: number; schemaVersion: number }>;
+  /**
+   * The oldest schema version a build must know to keep writing, as the newest migration run
+   * recorded it (migrations.ts compatibleFrom); null when none recorded it.
+   */
+  schemaCompatibleFrom(): Promise<number | null>;
   /** Closes the store; calling it again does nothing. */
   close(): Promise<void>;
 }
@@ -214,6 +224,13 @@ export interface NewPendingLookup<R = unknown, Q = unknown> {
   ttlMs: number;
 }
 
+/**
+ * Why a running claim may be interrupted: its lease ran out at least this long ago (judged by the
+ * lease clock: DESIGN rule 9), or its holder's process is certainly gone (instance.ts
+ * isCertainlyGone: it cannot renew or call any more, so there is no lease to wait for).
+ */
+export type InterruptGrounds = { leaseOverForMs: number } | { holderGone: true };
+
 export interface PendingLookups {
   create<R, Q>(input: NewPendingLookup<R, Q>): Promise<PendingLookup<R, Q>>;
   get<R = unknown, Q = unknown>(id: string): Promise<PendingLookup<R, Q> | null>;
@@ -235,7 +252,11 @@ export interface PendingLookups {
    * when the row is missing or not running.
    */
   finish(id: string, state: 'done' | 'failed', resultJson: string | null): Promise<boolean>;
-  /** Extends the lease of every running claim of this holder; returns how many. */
+  /**
+   * Extends the lease of every running claim of this holder whose lease has not run out; returns
+   * how many. A lease that ran out stays out (its holder was paused or cut off past it, and
+   * another process may be deciding about it): that claim's next fence fails.
+   */
   renewClaims(holder: ClaimHolder): Promise<number>;
   /**
    * The holder's last check just before it sends a call (issue 20 pt 3): one conditional UPDATE
@@ -253,14 +274,18 @@ export interface PendingLookups {
   runningClaims<R = unknown, Q = unknown>(): Promise<PendingLookup<R, Q>[]>;
   /**
    * running → interrupted, only while the claim is still running under `claimedBy` (and `epoch`,
-   * when given: the claim as the caller read it); the old holder's next `fence` then fails (the
-   * epoch is kept: 0 still tells a claim of a build before fencing). Of several processes deciding
-   * at once, exactly one gets the row back, and only that one tells the user. Never re-run.
+   * when given: the claim as the caller read it) and on the `grounds` given, judged in the same
+   * statement: its lease ran out at least `leaseOverForMs` ago by the lease clock (a holder that
+   * renewed since the caller read it keeps it), or its holder is certainly gone (instance.ts).
+   * The old holder's next `fence` then fails (the epoch is kept: 0 still tells a claim of a build
+   * before fencing). Of several processes deciding at once, exactly one gets the row back, and
+   * only that one tells the user. Never re-run.
    */
   interrupt<R = unknown, Q = unknown>(
     id: string,
     claimedBy: string | null,
-    epoch?: number,
+    epoch: number | undefined,
+    grounds: InterruptGrounds,
   ): Promise<PendingLookup<R, Q> | null>;
   /**
    * Housekeeping: deletes rows whose state changed before `olderThan` and that expired before it
@@ -529,10 +554,13 @@ export interface PeriodicTurns {
 
 // ---- leased runs (digest runs and alert checks) ----------------------------------------------
 
-/** Who claims a run, and until when. */
+/**
+ * Who claims a run, and for how long. The store stamps the lease from its lease clock (the
+ * database's: DESIGN rule 9), never from the claimer's: `leaseExpiresAt` is in that clock, so a
+ * holder measures its own time left from when it asked (digest/run-fence.ts), not from it.
+ */
 export interface Lease {
   owner: string;
-  now: Date;
   ms: number;
 }
 

@@ -43,7 +43,13 @@ interface Rig {
   /** An alert scheduler ("a replica") on the store, its log lines kept. */
   replica(
     id: string,
-    options?: { store?: Store; leaseMs?: number; renewEveryMs?: number; callSpanMs?: number },
+    options?: {
+      store?: Store;
+      leaseMs?: number;
+      renewEveryMs?: number;
+      callSpanMs?: number;
+      skewBudgetMs?: number;
+    },
   ): { scheduler: AlertScheduler; logs: Logged[] };
   /** Takes every limiter slot with interactive calls that last until the returned function is called. */
   takeEverySlot(): Promise<() => void>;
@@ -123,6 +129,7 @@ async function startRig(engine: (typeof ENGINES)[number]): Promise<Rig> {
         instanceId: id,
         logger: { info: record, warn: record, error: record } as never,
         ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+        ...(options.skewBudgetMs !== undefined ? { skewBudgetMs: options.skewBudgetMs } : {}),
         ...(options.renewEveryMs !== undefined ? { renewEveryMs: options.renewEveryMs } : {}),
         ...(options.callSpanMs !== undefined ? { callSpanMs: options.callSpanMs } : {}),
       });
@@ -185,9 +192,10 @@ describe.each(ENGINES)('alert checks under the run fence (%s store)', (engine) =
   it('a page waiting in the limiter longer than the lease: the timer keeps the lease, no other replica can claim the check, every page bought once', async () => {
     const rig = await startRig(engine);
     const release = await rig.takeEverySlot();
-    // A lease of 1.5 s renewed every 250 ms: the first page waits 4 s (over two leases).
+    // A lease of 1.5 s renewed every 250 ms: the first page waits 4 s (over two leases). The skew
+    // budget shrinks with it (store and process share one clock here).
     const leaseMs = 1_500;
-    const a = rig.replica('alerts-a', { leaseMs, renewEveryMs: 250, callSpanMs: 750 });
+    const a = rig.replica('alerts-a', { leaseMs, renewEveryMs: 250, callSpanMs: 750, skewBudgetMs: 100 });
     a.scheduler.start();
     const claimed = await until('the check to be claimed', rig.checkOf, 10_000);
     expect(claimed).toMatchObject({ state: 'running', leaseOwner: 'alerts-a' });
@@ -199,7 +207,7 @@ describe.each(ENGINES)('alert checks under the run fence (%s store)', (engine) =
     expect(held?.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
     const other = await rig.store.alerts.claimCheck(
       { subscriptionId: rig.sub.id, slotAt: claimed.slotAt, localDate: claimed.localDate },
-      { owner: 'alerts-b', now: new Date(), ms: leaseMs },
+      { owner: 'alerts-b', ms: leaseMs },
     );
     expect(other.claimed).toBe(false);
     release();
@@ -224,8 +232,14 @@ describe.each(ENGINES)('alert checks under the run fence (%s store)', (engine) =
 
   it('a holder cut off from the store (as a paused process is) with a call queued: it sends no further call, another replica takes the check over within 30 s, the alert appears once', async () => {
     const rig = await startRig(engine);
-    // The production lease (22 s, renewed every 2 s, no call started in its last 16 s).
-    expect(RUN_LEASE_DEFAULTS).toEqual({ leaseMs: 22_000, renewEveryMs: 2_000, callSpanMs: 16_000 });
+    // The production lease (22 s, renewed every 2 s, no call started in its last 16 s, nor in the
+    // skew budget before that after a claim).
+    expect(RUN_LEASE_DEFAULTS).toEqual({
+      leaseMs: 22_000,
+      renewEveryMs: 2_000,
+      callSpanMs: 16_000,
+      skewBudgetMs: 500,
+    });
     // Replica A is cut off from the store when told to, as a paused process is: none of its
     // alert-store calls answers from then on (at the end they fail, so it can be stopped). Its
     // timers still run, so its fence goes down at its local deadline.

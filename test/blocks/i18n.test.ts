@@ -83,6 +83,7 @@ describe('catalog parity', () => {
       aborted: true,
       claim_lost: true,
       lock_lost: true,
+      out_of_service: true,
       no_plat_account: true,
     };
     for (const code of Object.keys(errorCodes)) {

@@ -59,6 +59,7 @@ function fenceWith(clock: Clock, renew: (lease: HeldLease) => Promise<boolean>) 
     runId: 7,
     holder,
     expiresAt: T0 + 25_000,
+    skewBudgetMs: 0,
     leaseMs: 25_000,
     renewEveryMs: 3_000,
     callSpanMs: 16_000,
@@ -84,6 +85,31 @@ describe('run fence', () => {
     expect(leases).toHaveLength(11);
     expect(() => fence.check()).not.toThrow();
     expect(fence.signal.aborted).toBe(false);
+    fence.stop();
+  });
+
+  it("a fresh claim's first deadline takes the skew budget off the lease the database stamped; a renewal's counts from when this process asked for it", async () => {
+    const time = handClock(T0);
+    // The store answers the renewal a second after it was asked (a slow round trip).
+    const fence = createRunFence({
+      runId: 7,
+      holder,
+      expiresAt: T0 + 25_000,
+      skewBudgetMs: 500,
+      leaseMs: 25_000,
+      renewEveryMs: 3_000,
+      callSpanMs: 16_000,
+      clock: time.clock,
+      renew: async () => {
+        time.pause(1_000);
+        return true;
+      },
+    });
+    // The stored expiry is in the database's clock, which may be 500 ms behind this process's.
+    expect(fence.deadline()).toBe(T0 + 25_000 - 500 - 16_000);
+    await time.advance(3_000);
+    // Stamped by the database once it ran, after it was asked: the lease lasts at least this long.
+    expect(fence.deadline()).toBe(T0 + 3_000 + 25_000 - 16_000);
     fence.stop();
   });
 

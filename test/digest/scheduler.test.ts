@@ -134,7 +134,7 @@ describe.each(ENGINES)('digest scheduler (%s store)', (engine) => {
           windowEnd: new Date(DUE),
           requestedBy: null,
         },
-        { owner: 'crashed-instance', now: new Date(DUE), ms: 10 * MINUTE },
+        { owner: 'crashed-instance', ms: 10 * MINUTE },
       );
       expect(crashed.claimed).toBe(true);
       rig.clock.advanceTo(DUE + 2 * MINUTE);
@@ -192,9 +192,9 @@ describe.each(ENGINES)('digest scheduler (%s store)', (engine) => {
           windowEnd: new Date(DUE),
           requestedBy: null,
         },
-        { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE },
+        { owner: 'crashed-instance', ms: MINUTE },
       );
-      const lease = { owner: 'crashed-instance', now: new Date(DUE), ms: MINUTE, epoch: claim.run.epoch };
+      const lease = { owner: 'crashed-instance', ms: MINUTE, epoch: claim.run.epoch };
       const summary = summarize([], {
         window: { from: new Date(DUE - 24 * HOUR), to: new Date(DUE) },
         at: new Date(DUE),

@@ -43,7 +43,7 @@ export async function claimAndCheck(
   const at = new Date(ctx.now());
   const claim = await ctx.store.alerts.claimCheck(
     { subscriptionId: sub.id, slotAt: at, localDate: options.localDate },
-    { owner: ctx.instanceId, now: at, ms: leaseMs },
+    { owner: ctx.instanceId, ms: leaseMs },
   );
   if (!claim.claimed) throw new Error('the alert check was not claimed');
   const charges = createChargeRecorder({

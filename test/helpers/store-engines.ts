@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openStore, type StoreOptions } from '../../src/store/engine.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS, type Migration } from '../../src/store/migrations.js';
 import type { AlertsSent, Store } from '../../src/store/store.js';
 
 export type EngineName = 'sqlite' | 'postgres';
@@ -20,7 +20,10 @@ export interface TestDatabase {
   engine: EngineName;
   /** Options that open a store on this database (url for PostgreSQL, path for SQLite). */
   options: Pick<StoreOptions, 'url' | 'path'>;
-  /** Opens another store (another pool, another connection) on it. */
+  /**
+   * Opens another store (another pool, another connection) on it. A test's `clock` stands for the
+   * database's clock too (leases and fences), unless it asks for `leaseClock: 'database'`.
+   */
   open(extra?: Omit<StoreOptions, 'url' | 'path'>): Promise<Store>;
   /**
    * `n` stores to race against each other. PostgreSQL: n stores, n pools, as n processes would
@@ -75,7 +78,8 @@ export async function testDatabase(engine: EngineName): Promise<TestDatabase> {
     engine,
     options,
     async open(extra = {}) {
-      const store = await openStore({ ...options, ...extra });
+      const leaseClock = extra.leaseClock ?? extra.clock;
+      const store = await openStore({ ...options, ...extra, ...(leaseClock ? { leaseClock } : {}) });
       opened.push(store);
       return store;
     },
@@ -135,8 +139,8 @@ export function alertsSentInMemory(now: () => number = Date.now): AlertsSent {
  * The migrations before the one whose text holds `marker` (a database as an older platdesk left
  * it); a marker no migration holds fails the test rather than running all but the last.
  */
-export function migrationsBefore(marker: string): readonly string[] {
-  const at = MIGRATIONS.findIndex((m) => m.includes(marker));
+export function migrationsBefore(marker: string): readonly Migration[] {
+  const at = MIGRATIONS.findIndex((m) => m.sql.includes(marker));
   if (at < 0) throw new Error(`no migration holds ${JSON.stringify(marker)}`);
   return MIGRATIONS.slice(0, at);
 }

@@ -56,7 +56,9 @@ describe.each(ENGINES)('fenced claims (%s)', (engine) => {
     const service = createLookupService({ client: h.client, store, prices: {} });
     const pending = await claimed(service);
     // Another process decided the holder was gone (its lease and the longest call had passed).
-    expect(await store.pending.interrupt(pending.id, pending.claimedBy, pending.claimEpoch)).not.toBeNull();
+    expect(
+      await store.pending.interrupt(pending.id, pending.claimedBy, pending.claimEpoch, { holderGone: true }),
+    ).not.toBeNull();
     const before = calls();
     await expect(service.run(pending)).rejects.toBeInstanceOf(PlatClaimLostError);
     expect(calls()).toBe(before);
@@ -82,7 +84,11 @@ describe.each(ENGINES)('fenced claims (%s)', (engine) => {
         (e: unknown) => e,
       );
       while (calls() === before) await new Promise((r) => setTimeout(r, 10));
-      expect(await store.pending.interrupt(pending.id, pending.claimedBy, pending.claimEpoch)).not.toBeNull();
+      expect(
+        await store.pending.interrupt(pending.id, pending.claimedBy, pending.claimEpoch, {
+          holderGone: true,
+        }),
+      ).not.toBeNull();
       const error = await settled;
       expect(error).toBeInstanceOf(PlatClaimLostError);
       // What the first attempt cost stays on the error: the answer states it.
@@ -128,6 +134,7 @@ describe.each(ENGINES)('fenced claims (%s)', (engine) => {
       second.id,
       OTHER,
       second.claimEpoch,
+      { holderGone: true },
     );
     if (!row) throw new Error('not interrupted');
     const truth = await interruptedTruth(store, row);

@@ -59,7 +59,7 @@ describe.each(ENGINES)('housekeeping (%s store)', (engine) => {
         windowEnd: new Date(t),
         requestedBy: null,
       },
-      { owner, now: new Date(t), ms: leaseMs },
+      { owner, ms: leaseMs },
     );
     expect(claim.claimed).toBe(true);
     return claim.run;

@@ -184,7 +184,7 @@ describe.each(ENGINES)('a lookup’s calls written ahead, its process killed (%s
 
   /** This process's sweep, as the claim watch runs it: the worker's pid is gone from this host. */
   async function sweep(store: Store): Promise<Pending[]> {
-    return interruptGoneClaims(store, currentInstance(), new Date(), 10_000);
+    return interruptGoneClaims(store, currentInstance(), 10_000);
   }
 
   it('its charge kept in memory through a store outage, then SIGKILL: its call is in the ledger once (code -1, cost unknown), as the sandbox counted it', async () => {

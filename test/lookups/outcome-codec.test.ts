@@ -30,6 +30,7 @@ import {
   PlatLockLostError,
   PlatNoAccountError,
   PlatNoPermissionError,
+  PlatOutOfServiceError,
   PlatParameterError,
   PlatQuotaExhaustedError,
   PlatRetryLaterError,
@@ -171,6 +172,9 @@ describe('PlatError ⇄ JSON', () => {
     new PlatAbortedError('cancelled', { operation: 'platdybw', reachedService: true }),
     new PlatClaimLostError('not sent: the claim was lost', { operation: 'get-shop-info' }),
     new PlatLockLostError('not sent: no database lock', { operation: 'paging-orders' }),
+    new PlatOutOfServiceError('not sent: schema moved past this build', 'schema_newer', {
+      operation: 'platdybw',
+    }),
     new PlatNoAccountError('platiteminfo'),
   ];
   every[3]?.setAttemptTotals({ chargePoints: 9, quotaCalls: 0, attempts: 3 });

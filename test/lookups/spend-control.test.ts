@@ -428,16 +428,16 @@ describe('nothing twice', () => {
     const { pending } = expectKind(await r.lookups.prepare(shopInfo, actor('U1'), 'x'), 'confirm');
     expect((await r.lookups.claim(pending.id, 'U1')).ok).toBe(true);
     // The process dies here: claimed, never run. Its claim names it and holds a lease.
-    const me = { id: 'other-host/1/restarted', host: 'other-host', pid: 1 };
+    const me = { id: 'other-host/1/-/-/restarted', host: 'other-host', pid: 1, pidNs: null, bootId: null };
     const longestCall = 5000;
-    expect(await interruptGoneClaims(r.store, me, r.now(), longestCall)).toEqual([]);
+    expect(await interruptGoneClaims(r.store, me, longestCall)).toEqual([]);
     // Its lease ran out, but a cut-off holder may still be in its last call: not yet.
     r.advance(r.lookups.holder.leaseMs + 1);
-    expect(await interruptGoneClaims(r.store, me, r.now(), longestCall)).toEqual([]);
+    expect(await interruptGoneClaims(r.store, me, longestCall)).toEqual([]);
     r.advance(longestCall);
-    const interrupted = await interruptGoneClaims(r.store, me, r.now(), longestCall);
+    const interrupted = await interruptGoneClaims(r.store, me, longestCall);
     expect(interrupted.map((p) => [p.id, p.state, p.userId])).toEqual([[pending.id, 'interrupted', 'U1']]);
-    expect(await interruptGoneClaims(r.store, me, r.now(), longestCall)).toEqual([]);
+    expect(await interruptGoneClaims(r.store, me, longestCall)).toEqual([]);
 
     // After a restart (a new service over the same store) the Confirm button cannot run it again.
     const restarted = createLookupService({ client: h.client, store: r.store, prices: PRICES });

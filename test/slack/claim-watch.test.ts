@@ -51,7 +51,11 @@ describe('claim watch across processes sharing a database', () => {
     // Two live processes on this host (the watchers: this one, and one standing for its parent,
     // which is alive) and one on a host that then went silent.
     const me = currentInstance();
-    const sibling = { id: `${me.host}/${process.ppid}/sibling`, host: me.host, pid: process.ppid };
+    const sibling = {
+      ...me,
+      id: me.id.replace(`/${process.pid}/`, `/${process.ppid}/`).replace(/[^/]+$/, 'sibling'),
+      pid: process.ppid,
+    };
     const watchers = [me, sibling].map((instance) => {
       const holder = { instanceId: instance.id, leaseMs: 1000 };
       const watch = createClaimWatch({

@@ -52,7 +52,7 @@ describe('a holder cut from PostgreSQL mid-call (two replicas, real PostgreSQL a
     // Replicas on two hosts (in one test process: named so, or each would take the other's claims
     // for an earlier start of itself).
     const options = (databaseUrl: string, host: string): HarnessOptions => ({
-      instance: { id: `${host}/1/replica`, host, pid: 1 },
+      instance: { id: `${host}/1/replica`, host, pid: 1, pidNs: null, bootId: null },
       env: { DATABASE_URL: databaseUrl, REDIS_URL: redis?.url ?? '' },
       now: () => new Date(),
       platRetry: RETRY,

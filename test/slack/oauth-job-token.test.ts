@@ -66,7 +66,7 @@ describe('jobs on a replica use the current bot token (PostgreSQL, two replicas)
     const a = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
       now: () => new Date(),
-      instance: { id: 'host-a/1/replica', host: 'host-a', pid: 1 },
+      instance: { id: 'host-a/1/replica', host: 'host-a', pid: 1, pidNs: null, bootId: null },
       env: shared,
       plat: 'none',
     });
@@ -76,7 +76,7 @@ describe('jobs on a replica use the current bot token (PostgreSQL, two replicas)
     const b = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
       now: () => new Date(Date.now() + ahead),
-      instance: { id: 'host-b/1/replica', host: 'host-b', pid: 1 },
+      instance: { id: 'host-b/1/replica', host: 'host-b', pid: 1, pidNs: null, bootId: null },
       env: { ...shared, SLACK_API_URL: a.fake.apiUrl },
       plat: 'none',
     });

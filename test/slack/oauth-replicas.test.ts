@@ -50,7 +50,7 @@ describe('token rotation across replicas (PostgreSQL)', () => {
     const a = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
       now: () => new Date(),
-      instance: { id: 'host-a/1/replica', host: 'host-a', pid: 1 },
+      instance: { id: 'host-a/1/replica', host: 'host-a', pid: 1, pidNs: null, bootId: null },
       env: shared,
     });
     apps.push(a);
@@ -58,7 +58,7 @@ describe('token rotation across replicas (PostgreSQL)', () => {
     const b = await startPlatdeskHarness({
       signingSecret: SIGNING_SECRET,
       now: () => new Date(),
-      instance: { id: 'host-b/1/replica', host: 'host-b', pid: 1 },
+      instance: { id: 'host-b/1/replica', host: 'host-b', pid: 1, pidNs: null, bootId: null },
       env: { ...shared, SLACK_API_URL: a.fake.apiUrl },
     });
     apps.push(b);

@@ -251,7 +251,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     });
     const claimed = await store.pending.claim(row.id, SLACK.userId, { instanceId: 'gone', leaseMs: 1 });
     expect(claimed.ok).toBe(true);
-    expect(await store.pending.interrupt(row.id, 'gone')).not.toBeNull();
+    expect(await store.pending.interrupt(row.id, 'gone', undefined, { holderGone: true })).not.toBeNull();
     const { call, calls } = await runStep(
       'lookup_waybill',
       { waybills: waybills.ok[0], owner_id: owners.small, user: SLACK.userId },

@@ -27,12 +27,19 @@ let engine: EngineName = 'sqlite';
 async function setup() {
   const db = await testDatabase(engine);
   databases.push(db);
-  const store = await db.open({ clock: { now: () => T0 } });
+  clockAt = T0;
+  const store = await db.open({ clock: { now: () => clockAt } });
   stores.push(store);
   const sub = await store.alerts.add(makeNewAlertSubscription());
   return { store, sub };
 }
-const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(at), ms });
+/** The stores' clock (the lease clock too: store-engines.ts), moved by lease() and held(). */
+let clockAt = T0;
+/** A lease of `owner` asked at `at`: the store stamps and judges leases by its own clock, set to `at`. */
+const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => {
+  clockAt = at;
+  return { owner, ms };
+};
 const held = (owner: string, at: number, epoch: number): HeldLease => ({ ...lease(owner, at), epoch });
 const order = (sn: string, hours: number): AlertOrderFacts => ({
   orderSn: sn,

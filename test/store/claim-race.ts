@@ -53,7 +53,7 @@ async function claimOne(
   const now = new Date();
   const { claimed } = await store.digests.claimScheduled(
     { subscriptionId, localDate: id, windowStart: now, windowEnd: now, requestedBy: null },
-    { owner: `contender-${threadId}`, now, ms: 60_000 },
+    { owner: `contender-${threadId}`, ms: 60_000 },
   );
   return claimed ? { ok: true } : { ok: false, reason: 'held' };
 }

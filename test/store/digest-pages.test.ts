@@ -12,7 +12,13 @@ import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engin
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-20T01:00:00Z');
-const lease = (owner: string, at: number, ms = MINUTE): Lease => ({ owner, now: new Date(at), ms });
+/** The stores' clock (the lease clock too: store-engines.ts), moved by lease(). */
+let clockAt = T0;
+/** A lease of `owner` asked at `at`: the store stamps and judges leases by its own clock, set to `at`. */
+const lease = (owner: string, at: number, ms = MINUTE): Lease => {
+  clockAt = at;
+  return { owner, ms };
+};
 const runInput = (subscriptionId: number): NewDigestRun => ({
   subscriptionId,
   localDate: '2026-11-20',
@@ -38,7 +44,8 @@ describe.each(ENGINES)('digest pages and run epochs on %s', (engine) => {
   async function setup(): Promise<{ store: Store; subscriptionId: number }> {
     const db = await testDatabase(engine);
     databases.push(db);
-    const store = await db.open({ clock: { now: () => T0 } });
+    clockAt = T0;
+    const store = await db.open({ clock: { now: () => clockAt } });
     const sub = await store.digests.add({
       ownerId: '2200001002',
       shopLabel: 'tea',
@@ -51,7 +58,7 @@ describe.each(ENGINES)('digest pages and run epochs on %s', (engine) => {
   }
 
   it('the schema has the digest pages migration, appended after the shipped ones', async () => {
-    const index = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE digest_pages'));
+    const index = MIGRATIONS.findIndex((m) => m.sql.includes('CREATE TABLE digest_pages'));
     expect(index).toBeGreaterThanOrEqual(6);
   });
 

@@ -30,11 +30,11 @@ describe('migration statements', () => {
   });
 
   it('the money functions come after the tenants migration: three functions on PostgreSQL, nothing on SQLite', () => {
-    const at = MIGRATIONS.findIndex((m) => m.includes('FUNCTION platdesk_reserve'));
-    const tenants = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE spend_counters_v11'));
+    const at = MIGRATIONS.findIndex((m) => m.sql.includes('FUNCTION platdesk_reserve'));
+    const tenants = MIGRATIONS.findIndex((m) => m.sql.includes('CREATE TABLE spend_counters_v11'));
     expect(tenants).toBeGreaterThanOrEqual(0);
     expect(at).toBeGreaterThan(tenants);
-    const last = MIGRATIONS[at] ?? '';
+    const last = MIGRATIONS[at]?.sql ?? '';
     expect(statements(last, 'postgres').map((s) => /CREATE FUNCTION (\w+)/.exec(s)?.[1])).toEqual([
       'platdesk_reserve',
       'platdesk_give_back',

@@ -16,7 +16,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupRequest, Quote } from '../../src/lookups/types.js';
 import { openStore } from '../../src/store/engine.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
-import { forPostgres, MIGRATIONS, migrate, StoreSchemaTooNewError } from '../../src/store/migrations.js';
+import {
+  forPostgres,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  StoreSchemaTooNewError,
+} from '../../src/store/migrations.js';
 import type { Schema } from '../../src/store/schema.js';
 import {
   type CapLimit,
@@ -43,6 +49,9 @@ function manualClock(start = T0) {
     now: () => new Date(t),
     advance(ms: number) {
       t += ms;
+    },
+    set(ms: number) {
+      t = ms;
     },
   };
 }
@@ -111,8 +120,22 @@ const fixedClock = { now: () => new Date(DT0) };
 /** A test clock of Dates as the store's Clock (epoch ms). */
 /** This process in claim records (store.ts ClaimHolder). */
 const HOLDER = { instanceId: 'instance-a', leaseMs: 30_000 };
+/** An interrupt of a claim whose lease has run out (no grace asked). */
+const LAPSED = { leaseOverForMs: 0 } as const;
 const clockOf = (c: { now: () => Date }) => ({ clock: { now: () => c.now().getTime() } });
-const lease = (owner: string, at: number, ms = 10 * MINUTE): Lease => ({ owner, now: new Date(at), ms });
+/**
+ * A lease of `owner` asked at `at`: the store's clock, the lease clock here (store-engines.ts), is
+ * set to it first, since the store stamps and judges leases by that clock alone.
+ */
+const leaseAt = (
+  clock: ReturnType<typeof manualClock>,
+  owner: string,
+  at: number,
+  ms = 10 * MINUTE,
+): Lease => {
+  clock.set(at);
+  return { owner, ms };
+};
 const runInput = (subscriptionId: number, localDate = '2026-11-20'): NewDigestRun => ({
   subscriptionId,
   localDate,
@@ -268,10 +291,10 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       await store.pending.create(newPending({ ttlMs: DAY })); // never claimed
       const other = { instanceId: 'instance-b', leaseMs: 10_000 };
       await store.pending.claim(older.id, 'U1234', HOLDER);
-      clock.advance(MINUTE);
+      clock.advance(10_000);
       const claimed = await store.pending.claim(old.id, 'U1234', other);
       expect(claimed.ok && claimed.pending.claimedBy).toBe('instance-b');
-      expect(claimed.ok && claimed.pending.leaseExpiresAt?.getTime()).toBe(T0 + MINUTE + 10_000);
+      expect(claimed.ok && claimed.pending.leaseExpiresAt?.getTime()).toBe(T0 + 10_000 + 10_000);
       await store.pending.claim(done.id, 'U1234', HOLDER);
       await store.pending.finish(done.id, 'done', null);
 
@@ -280,15 +303,15 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         [older.id, 'instance-a'],
         [old.id, 'instance-b'],
       ]);
-      clock.advance(MINUTE);
+      clock.advance(10_000);
       expect(await store.pending.renewClaims(HOLDER)).toBe(1);
-      expect((await store.pending.get(older.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 2 * MINUTE + 30_000);
+      expect((await store.pending.get(older.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 20_000 + 30_000);
 
       // Only while still running under the same holder: a stale decision changes nothing.
-      expect(await store.pending.interrupt(old.id, 'instance-a')).toBeNull();
-      const interrupted = await store.pending.interrupt(old.id, 'instance-b');
+      expect(await store.pending.interrupt(old.id, 'instance-a', undefined, LAPSED)).toBeNull();
+      const interrupted = await store.pending.interrupt(old.id, 'instance-b', undefined, LAPSED);
       expect(interrupted?.state).toBe('interrupted');
-      expect(await store.pending.interrupt(old.id, 'instance-b')).toBeNull();
+      expect(await store.pending.interrupt(old.id, 'instance-b', undefined, LAPSED)).toBeNull();
       const again = await store.pending.claim(old.id, 'U1234', HOLDER);
       expect(again).toMatchObject({ ok: false, reason: 'interrupted' });
       // A running claim is never pruned, however old.
@@ -310,7 +333,7 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect((await store.pending.get(theirs.id))?.leaseExpiresAt?.getTime()).toBe(T0 + 10_000);
 
       clock.advance(1000);
-      expect(await store.pending.interrupt(gone.id, 'instance-b')).toMatchObject({
+      expect(await store.pending.interrupt(gone.id, 'instance-b', undefined, LAPSED)).toMatchObject({
         id: gone.id,
         state: 'interrupted',
         stateChangedAt: new Date(T0 + MINUTE + 1000),
@@ -326,6 +349,41 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         ok: false,
         reason: 'interrupted',
       });
+    });
+
+    it('interrupt: only a claim whose lease ran out at least the grace ago, unless its holder is certainly gone; renewClaims never revives a lease that ran out', async () => {
+      const clock = manualClock();
+      const store = await open(clock);
+      const other = { instanceId: 'instance-b', leaseMs: 10_000 };
+      const { id } = await store.pending.create(newPending({ ttlMs: DAY }));
+      const claimed = await store.pending.claim(id, 'U1234', other);
+      if (!claimed.ok) throw new Error(claimed.reason);
+      const epoch = claimed.pending.claimEpoch;
+      // A sweeper that read the claim earlier and took it for lapsed (the holder has renewed since,
+      // or its clock ran ahead) changes nothing while the lease is live.
+      clock.advance(5_000);
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, LAPSED)).toBeNull();
+      // Ran out 5 s ago, less than the grace asked for (the longest call): still not.
+      clock.advance(10_000);
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, { leaseOverForMs: 6_000 })).toBeNull();
+      // The holder coming back (a paused process) cannot revive it: no renewal, no fence.
+      expect(await store.pending.renewClaims(other)).toBe(0);
+      expect(await store.pending.fence(id, other, epoch)).toBe(false);
+      expect((await store.pending.get(id))?.leaseExpiresAt?.getTime()).toBe(T0 + 10_000);
+      clock.advance(1_000);
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, { leaseOverForMs: 6_000 })).toMatchObject(
+        {
+          state: 'interrupted',
+        },
+      );
+      // A holder that is certainly gone (its process is known dead) needs no wait for its lease.
+      const live = await store.pending.create(newPending({ ttlMs: DAY }));
+      const held = await store.pending.claim(live.id, 'U1234', other);
+      if (!held.ok) throw new Error(held.reason);
+      expect(await store.pending.renewClaims(other)).toBe(1);
+      expect(
+        await store.pending.interrupt(live.id, 'instance-b', held.pending.claimEpoch, { holderGone: true }),
+      ).toMatchObject({ state: 'interrupted' });
     });
 
     it('fence: only the holder of the claim as made (same epoch), inside its lease; it extends the lease and counts the call', async () => {
@@ -353,8 +411,8 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(await store.pending.fence(id, other, epoch)).toBe(false);
       expect((await store.pending.get(id))?.callsSent).toBe(1);
       // Interrupted (by the claim as read): never again, and the count of sent calls is kept.
-      expect(await store.pending.interrupt(id, 'instance-b', epoch + 1)).toBeNull();
-      expect(await store.pending.interrupt(id, 'instance-b', epoch)).toMatchObject({
+      expect(await store.pending.interrupt(id, 'instance-b', epoch + 1, LAPSED)).toBeNull();
+      expect(await store.pending.interrupt(id, 'instance-b', epoch, LAPSED)).toMatchObject({
         state: 'interrupted',
         callsSent: 1,
         claimEpoch: epoch,
@@ -633,16 +691,20 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
 
   describe('digest runs', () => {
     it('one scheduled run per local date; a live lease cannot be taken, an expired one can', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const first = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const first = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       expect(first).toMatchObject({ claimed: true, how: 'new' });
       expect(
-        await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 9 * MINUTE)),
+        await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + 9 * MINUTE)),
       ).toMatchObject({ claimed: false });
       // Manual runs do not count against the day.
-      await store.digests.createManual(runInput(sub.id), lease('a', DT0));
-      const takeover = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 10 * MINUTE));
+      await store.digests.createManual(runInput(sub.id), leaseAt(clock, 'a', DT0));
+      const takeover = await store.digests.claimScheduled(
+        runInput(sub.id),
+        leaseAt(clock, 'b', DT0 + 10 * MINUTE),
+      );
       expect(takeover).toMatchObject({ claimed: true, how: 'takeover' });
       expect(takeover.run).toMatchObject({ leaseOwner: 'b', attempts: 2 });
       // The old holder can no longer renew, post or fail it.
@@ -650,36 +712,49 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       const a = { owner: 'a', epoch: first.run.epoch };
       const b = { owner: 'b', epoch: takeover.run.epoch };
       expect(b.epoch).toBe(a.epoch + 1);
-      expect(await store.digests.renew(id, { ...lease('a', DT0 + 11 * MINUTE), epoch: a.epoch })).toBe(false);
       expect(
-        await store.digests.markPosting(id, { ...lease('a', DT0 + 11 * MINUTE), epoch: a.epoch }, '{}'),
+        await store.digests.renew(id, { ...leaseAt(clock, 'a', DT0 + 11 * MINUTE), epoch: a.epoch }),
+      ).toBe(false);
+      expect(
+        await store.digests.markPosting(
+          id,
+          { ...leaseAt(clock, 'a', DT0 + 11 * MINUTE), epoch: a.epoch },
+          '{}',
+        ),
       ).toBe(false);
       expect(
         await store.digests.markFailed(id, a, { error: 'x', nextAttemptAt: null, now: new Date(DT0) }),
       ).toBe(false);
       expect(
-        await store.digests.markPosting(id, { ...lease('b', DT0 + 11 * MINUTE), epoch: b.epoch }, '{"v":1}'),
+        await store.digests.markPosting(
+          id,
+          { ...leaseAt(clock, 'b', DT0 + 11 * MINUTE), epoch: b.epoch },
+          '{"v":1}',
+        ),
       ).toBe(true);
       expect(await store.digests.markPosted(id, b, '1700000000.000001', new Date(DT0 + 11 * MINUTE))).toBe(
         true,
       );
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + 99 * MINUTE))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + 99 * MINUTE)))
+          .claimed,
       ).toBe(false);
       expect((await store.digests.previousPosted(sub.id, '2026-11-21'))?.id).toBe(id);
       expect(await store.digests.previousPosted(sub.id, '2026-11-20')).toBeNull();
       // Another date is another run.
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('c', DT0))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), leaseAt(clock, 'c', DT0)))
+          .claimed,
       ).toBe(true);
     });
 
     it('posted once: an unclear post is unknown until its history check, which one claimer takes in posting', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       expect(
-        await store.digests.markPosting(run.id, { ...lease('a', DT0), epoch: run.epoch }, '{"v":1}'),
+        await store.digests.markPosting(run.id, { ...leaseAt(clock, 'a', DT0), epoch: run.epoch }, '{"v":1}'),
       ).toBe(true);
       // Only the holder records the unclear outcome.
       const unknown = { error: 'post outcome unknown', checkAt: new Date(DT0 + MINUTE), now: new Date(DT0) };
@@ -691,30 +766,41 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         summaryJson: '{"v":1}',
       });
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + MINUTE - 1))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + MINUTE - 1))).claimed,
       ).toBe(false);
-      const verify = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + MINUTE));
+      const verify = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + MINUTE));
       expect(verify).toMatchObject({
         claimed: true,
         how: 'verify',
         run: { state: 'posting', leaseOwner: 'b', attempts: 2 },
       });
-      expect((await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + MINUTE))).claimed).toBe(
-        false,
-      );
+      expect(
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + MINUTE))).claimed,
+      ).toBe(false);
       const verifier = { owner: 'b', epoch: verify.claimed ? verify.run.epoch : -1 };
       expect(
         await store.digests.markPosted(run.id, verifier, '1795136400.000001', new Date(DT0 + MINUTE)),
       ).toBe(true);
 
       // A holder that stops while posting: unknown once its lease ends, checked POST_SETTLE_MS later.
-      const other = await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('a', DT0));
+      const other = await store.digests.claimScheduled(
+        runInput(sub.id, '2026-11-21'),
+        leaseAt(clock, 'a', DT0),
+      );
       expect(
-        await store.digests.markPosting(other.run.id, { ...lease('a', DT0), epoch: other.run.epoch }, '{}'),
+        await store.digests.markPosting(
+          other.run.id,
+          { ...leaseAt(clock, 'a', DT0), epoch: other.run.epoch },
+          '{}',
+        ),
       ).toBe(true);
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id, '2026-11-21'), lease('b', DT0 + 10 * MINUTE)))
-          .claimed,
+        (
+          await store.digests.claimScheduled(
+            runInput(sub.id, '2026-11-21'),
+            leaseAt(clock, 'b', DT0 + 10 * MINUTE),
+          )
+        ).claimed,
       ).toBe(false);
       const left = await store.digests.run(other.run.id);
       expect(left).toMatchObject({ state: 'unknown', leaseOwner: null });
@@ -722,15 +808,16 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(
         await store.digests.claimScheduled(
           runInput(sub.id, '2026-11-21'),
-          lease('b', DT0 + 10 * MINUTE + POST_SETTLE_MS),
+          leaseAt(clock, 'b', DT0 + 10 * MINUTE + POST_SETTLE_MS),
         ),
       ).toMatchObject({ claimed: true, how: 'verify' });
     });
 
     it('a failed run is claimed again only when its retry is due, and never once given up', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       const next = new Date(DT0 + 5 * MINUTE);
       expect(
         await store.digests.markFailed(
@@ -744,41 +831,48 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         ),
       ).toBe(true);
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 4 * MINUTE))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'b', DT0 + 4 * MINUTE))).claimed,
       ).toBe(false);
-      const retry = await store.digests.claimScheduled(runInput(sub.id), lease('b', DT0 + 5 * MINUTE));
+      const retry = await store.digests.claimScheduled(
+        runInput(sub.id),
+        leaseAt(clock, 'b', DT0 + 5 * MINUTE),
+      );
       expect(retry).toMatchObject({ claimed: true, how: 'retry' });
       expect(retry.run).toMatchObject({ attempts: 2, nextAttemptAt: null, lastError: '302' });
       expect(retry.run.epoch).toBe(run.epoch + 1);
       const b = { owner: 'b', epoch: retry.run.epoch };
       await store.digests.markFailed(run.id, b, { error: '302', nextAttemptAt: null, now: new Date(DT0) });
       expect(
-        (await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + 999 * MINUTE))).claimed,
+        (await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + 999 * MINUTE)))
+          .claimed,
       ).toBe(false);
     });
 
     it('awaiting approval: one approval wins; release hands a run over at once', async () => {
-      const store = await open(fixedClock);
+      const clock = manualClock(DT0);
+      const store = await open(clock);
       const sub = await subscribe(store);
-      const { run } = await store.digests.claimScheduled(runInput(sub.id), lease('a', DT0));
+      const { run } = await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'a', DT0));
       expect(
         await store.digests.awaitApproval(run.id, { owner: 'a', epoch: run.epoch }, 240, new Date(DT0)),
       ).toBe(true);
-      const approved = await store.digests.claimApproved(run.id, lease('b', DT0), 'UADMIN');
+      const approved = await store.digests.claimApproved(run.id, leaseAt(clock, 'b', DT0), 'UADMIN');
       expect(approved).toMatchObject({
         state: 'running',
         requestedBy: 'UADMIN',
         estimatePoints: 240,
         epoch: run.epoch + 1,
       });
-      expect(await store.digests.claimApproved(run.id, lease('c', DT0), 'UADMIN2')).toBeNull();
+      expect(await store.digests.claimApproved(run.id, leaseAt(clock, 'c', DT0), 'UADMIN2')).toBeNull();
       expect(
         await store.digests.release(run.id, { owner: 'b', epoch: run.epoch }, new Date(DT0 + MINUTE)),
       ).toBe(false);
       expect(
         await store.digests.release(run.id, { owner: 'b', epoch: run.epoch + 1 }, new Date(DT0 + MINUTE)),
       ).toBe(true);
-      expect(await store.digests.claimScheduled(runInput(sub.id), lease('c', DT0 + MINUTE))).toMatchObject({
+      expect(
+        await store.digests.claimScheduled(runInput(sub.id), leaseAt(clock, 'c', DT0 + MINUTE)),
+      ).toMatchObject({
         claimed: true,
         how: 'takeover',
       });
@@ -983,12 +1077,13 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
     it('a digest run claimed by several stores at once is held by exactly one', async () => {
       const db = await freshDatabase(engine);
       const stores = await db.openMany(6, clockOf(fixedClock));
+      const lease = (owner: string): Lease => ({ owner, ms: 10 * MINUTE });
       const [first] = stores;
       if (!first) throw new Error('no store');
       const sub = await subscribe(first);
       for (const date of ['2026-12-01', '2026-12-02', '2026-12-03']) {
         const claims = await Promise.all(
-          stores.map((s, i) => s.digests.claimScheduled(runInput(sub.id, date), lease(`p${i}`, DT0))),
+          stores.map((s, i) => s.digests.claimScheduled(runInput(sub.id, date), lease(`p${i}`))),
         );
         expect(claims.filter((c) => c.claimed)).toHaveLength(1);
         expect((await first.digests.scheduledRun(sub.id, date))?.attempts).toBe(1);
@@ -1113,7 +1208,7 @@ describe('SQLite engine', () => {
       // Built the way main's store built it: migrations 1-5 applied with db.exec and user_version.
       const raw = new Database(path);
       raw.pragma('journal_mode = WAL');
-      for (const [i, ddl] of MIGRATIONS.slice(0, 5).entries()) {
+      for (const [i, { sql: ddl }] of MIGRATIONS.slice(0, 5).entries()) {
         raw.exec(ddl);
         raw.pragma(`user_version = ${i + 1}`);
       }
@@ -1177,7 +1272,9 @@ describe('SQLite engine', () => {
         expect(await store.alerts.list()).toMatchObject([{ ownerId: 'owner-1', capPoints: 50 }]);
         // The tables of migration 6 work on the migrated file.
         expect(await store.alertsSent.claim('k', MINUTE)).toBe(true);
-        expect((await store.pending.interrupt('old', 'gone-host'))?.state).toBe('interrupted');
+        expect((await store.pending.interrupt('old', 'gone-host', undefined, LAPSED))?.state).toBe(
+          'interrupted',
+        );
       } finally {
         await store.close();
       }
@@ -1189,17 +1286,22 @@ describe('SQLite engine', () => {
   it('applies only the migrations not yet run; a failed one rolls back with its version', async () => {
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
     try {
-      expect(await migrate(db, 'sqlite', ['CREATE TABLE a (x INTEGER) STRICT'])).toBe(1);
+      const step = (ddl: string): Migration => ({ rollout: 'online', summary: ddl, sql: ddl });
+      expect(await migrate(db, 'sqlite', [step('CREATE TABLE a (x INTEGER) STRICT')])).toBe(1);
       expect(
         await migrate(db, 'sqlite', [
-          'CREATE TABLE a (x INTEGER) STRICT',
-          'CREATE TABLE b (y INTEGER) STRICT',
+          step('CREATE TABLE a (x INTEGER) STRICT'),
+          step('CREATE TABLE b (y INTEGER) STRICT'),
         ]),
       ).toBe(2);
       await expect(
-        migrate(db, 'sqlite', ['', '', 'CREATE TABLE c (z INTEGER) STRICT;\nSELECT nope FROM missing']),
+        migrate(db, 'sqlite', [
+          step(''),
+          step(''),
+          step('CREATE TABLE c (z INTEGER) STRICT;\nSELECT nope FROM missing'),
+        ]),
       ).rejects.toThrow();
-      expect(await migrate(db, 'sqlite', ['', ''])).toBe(2);
+      expect(await migrate(db, 'sqlite', [step(''), step('')])).toBe(2);
     } finally {
       await db.destroy();
     }
@@ -1258,7 +1360,7 @@ describe('SQLite engine', () => {
     const path = join(dir, 'platdesk.sqlite');
     try {
       const raw = new Database(path);
-      for (const [i, ddl] of MIGRATIONS.slice(0, 3).entries()) {
+      for (const [i, { sql: ddl }] of MIGRATIONS.slice(0, 3).entries()) {
         raw.exec(ddl);
         raw.pragma(`user_version = ${i + 1}`);
       }
@@ -1276,7 +1378,7 @@ describe('SQLite engine', () => {
           claimedBy: null,
           leaseExpiresAt: null,
         });
-        expect(await store.pending.interrupt('old', null)).toMatchObject({
+        expect(await store.pending.interrupt('old', null, undefined, LAPSED)).toMatchObject({
           state: 'interrupted',
           summary: 'item 1',
         });

@@ -49,7 +49,7 @@ const workspaceDay = (cap: number): CapLimit => ({
   cap,
 });
 
-const lease = (owner: string): Lease => ({ owner, now: new Date(T0), ms: 5 * MINUTE });
+const lease = (owner: string): Lease => ({ owner, ms: 5 * MINUTE });
 
 const range = { from: new Date(T0 - 60 * MINUTE), to: new Date(T0 + 60 * MINUTE) };
 
@@ -96,7 +96,7 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     expect((await a.pending.claim(p.id, 'U1234', holder)).ok).toBe(true);
     expect(await b.pending.fence(p.id, holder, 1)).toBe(false);
     expect(await b.pending.finish(p.id, 'done', '{}')).toBe(false);
-    expect(await b.pending.interrupt(p.id, 'i1')).toBeNull();
+    expect(await b.pending.interrupt(p.id, 'i1', undefined, { holderGone: true })).toBeNull();
     // The process's own claims, whatever their tenant, each naming it.
     expect((await b.pending.runningClaims()).map((c) => [c.id, c.tenantId])).toEqual([[p.id, A]]);
 

@@ -40,6 +40,8 @@ export interface DigestWiring {
   clock?: DigestClock;
   /** The schedulers' longest sleep between two looks at the store (default theirs: a minute). */
   maxSleepMs?: number;
+  /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences (digest/run-fence.ts). */
+  skewBudgetMs?: number;
 }
 
 /** Counts what the digests post, for /metrics: digests posted, failure notices, approvals asked. */
@@ -132,6 +134,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     priceOf,
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
+    ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
   });
   const alerts = createAlertScheduler({
     client: w.client,
@@ -151,6 +154,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     priceOf,
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
+    ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
   });
   return {
     scheduler,

@@ -26,6 +26,7 @@ export const error = {
     aborted: 'The lookup was cancelled',
     claim_lost: 'The lookup was stopped',
     lock_lost: 'platdesk is temporarily unavailable',
+    out_of_service: 'platdesk is temporarily unavailable',
     no_plat_account: 'This workspace has no plat account yet',
   },
   remedy: {
@@ -66,6 +67,12 @@ export const error = {
       'platdesk could not confirm it still held this lookup just before a call (its database did not answer, or the lookup was handed over), so that call was not sent, and none will be.',
     lock_lost:
       'This platdesk process has lost its database lock, so it sends no calls until it holds it again. Try again in a minute.',
+    out_of_service:
+      'This platdesk server takes no charged lookups at the moment; nothing was sent and nothing was charged. Try again in a minute.',
+    out_of_service_clock_skew:
+      "This platdesk server's clock is out of step with its database, so it sends no charged calls until an operator corrects it; nothing was sent and nothing was charged. Try again in a minute: another server may answer.",
+    out_of_service_schema_newer:
+      'platdesk is being upgraded: this server runs the previous version and sends no charged calls any more; nothing was sent and nothing was charged. Try again in a minute: the new version will answer.',
     no_plat_account:
       'An admin connects one on the App Home (Connect plat account); nothing was looked up and nothing was charged.',
   },

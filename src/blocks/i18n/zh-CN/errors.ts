@@ -27,6 +27,7 @@ export const error: Catalog['error'] = {
     aborted: '查询已取消',
     claim_lost: '查询已停止',
     lock_lost: 'platdesk 暂时不可用',
+    out_of_service: 'platdesk 暂时不可用',
     no_plat_account: '此工作区还没有 plat 账户',
   },
   remedy: {
@@ -60,6 +61,12 @@ export const error: Catalog['error'] = {
     claim_lost:
       'platdesk 在调用前无法确认仍持有此查询（数据库没有响应，或查询已被接管），因此那次调用没有发送，之后也不会再发送。',
     lock_lost: '此 platdesk 进程失去了数据库锁，在重新持有之前不会发送任何调用。请一分钟后重试。',
+    out_of_service:
+      '此 platdesk 服务器暂时不处理收费查询；未发送任何请求，也未产生任何费用。请一分钟后重试。',
+    out_of_service_clock_skew:
+      '此 platdesk 服务器的时钟与其数据库不一致，在运维人员校正之前不会发送任何收费调用；未发送任何请求，也未产生任何费用。请一分钟后重试，其他服务器可能会响应。',
+    out_of_service_schema_newer:
+      'platdesk 正在升级：此服务器运行的是上一个版本，不再发送任何收费调用；未发送任何请求，也未产生任何费用。请一分钟后重试，新版本会响应。',
     no_plat_account:
       '需要管理员在 App 主页连接 plat 账户（“连接 plat 账户”）；未进行查询，也未产生任何费用。',
   },
