@@ -9,6 +9,7 @@
  *   `pauseAfterPrepare`: the call's preparation (its claim fenced, its charge id written ahead)
  *   completes, 'prepared' is sent, and the call is never sent: the test kills it right there.
  */
+import { currentInstance } from '../../src/instance.js';
 import { createLookupService, summarize } from '../../src/lookups/lookup-service.js';
 import type { LookupRequest } from '../../src/lookups/types.js';
 import { createPlatClient } from '../../src/plat/client.js';
@@ -71,7 +72,8 @@ const http = createPlatHttp({
 const client = createPlatClient({ http, limiter, retry: { maxRetries: 0 } });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const charges = createChargeRecorder({ ledger: store.ledger, logger: silent, retryMs: 60_000 });
-const instanceId = `${(await import('node:os')).hostname()}/${process.pid}/charged-lookup-worker`;
+// This process's id as the app makes it (host, boot, pid namespace, pid): the sweep can tell it is gone.
+const instanceId = currentInstance().id;
 const lookups = createLookupService({
   client,
   store,

@@ -1166,6 +1166,8 @@ async function bumpSchemaVersion(engine: EngineName, db: TestDatabase, store: St
     const raw = new Database(db.options.path as string);
     try {
       raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+      // As a newer build's offline step records: builds that do not know it must stop writing.
+      raw.prepare('UPDATE platdesk_rollout SET compatible_from = ?').run(MIGRATIONS.length + 1);
     } finally {
       raw.close();
     }
@@ -1175,6 +1177,7 @@ async function bumpSchemaVersion(engine: EngineName, db: TestDatabase, store: St
   await client.connect();
   try {
     await client.query('UPDATE platdesk_schema SET version = $1', [MIGRATIONS.length + 1]);
+    await client.query('UPDATE platdesk_rollout SET compatible_from = $1', [MIGRATIONS.length + 1]);
   } finally {
     await client.end();
   }
