@@ -879,6 +879,18 @@ export const MIGRATIONS: readonly string[] = [
     RETURN v_id;
   END $$;
   `,
+  // 18: a leased run's post attempt and its history check (issue 33 findings 5 and 10). A holder
+  // stamps post_attempt_at, under its epoch, right before it sends a keyed post: the history check
+  // reads a narrow window around that instant instead of everything since the run was created.
+  // check_progress is where a history check cut short by Slack's rate limit goes on from (the
+  // Slack side's opaque words: which method, its cursor, pages read). Added columns only: an
+  // older replica's writes leave them NULL (online-safe).
+  `
+  ALTER TABLE digest_runs ADD COLUMN post_attempt_at INTEGER;
+  ALTER TABLE digest_runs ADD COLUMN check_progress TEXT;
+  ALTER TABLE alert_checks ADD COLUMN post_attempt_at INTEGER;
+  ALTER TABLE alert_checks ADD COLUMN check_progress TEXT;
+  `,
 ];
 
 export class StoreSchemaTooNewError extends Error {
