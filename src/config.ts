@@ -111,6 +111,7 @@ const envSchema = z.object({
   SLACK_API_URL: url('SLACK_API_URL').optional(),
   // Slack allows up to 10 connections per app and delivers each payload to one of them.
   SLACK_SOCKET_CONNECTIONS: int(1, 10, 2),
+  SLACK_MARKETPLACE_APPROVED: flag,
   PORT: int(0, 65_535, 3000),
   PLAT_SANDBOX: flag,
   PLAT_BASE_URL: url('PLAT_BASE_URL').optional(),
@@ -157,6 +158,11 @@ export interface Config {
     mode: 'socket' | 'http';
     /** Socket Mode connections this process keeps open (SLACK_SOCKET_CONNECTIONS). */
     socketConnections: number;
+    /**
+     * SLACK_MARKETPLACE_APPROVED: the app is approved for the Slack Marketplace, so reading a
+     * channel's history keeps Slack's normal tier in distributed mode too (issue 33 finding 10).
+     */
+    marketplaceApproved: boolean;
   };
   port: number;
   plat: {
@@ -333,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.SLACK_API_URL ?? null,
       mode,
       socketConnections: e.SLACK_SOCKET_CONNECTIONS,
+      marketplaceApproved: e.SLACK_MARKETPLACE_APPROVED,
     },
     port: e.PORT,
     plat: {

@@ -24,6 +24,8 @@ import type { SlackClients } from './slack/clients.js';
 import type { SlackDeps, TenantInstalls } from './slack/deps.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
+import type { ReadBudgets } from './slack/read-budget.js';
+import { limitedReads } from './slack/scheduled-posts.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
 import type { ClaimHolder, Store } from './store/store.js';
@@ -47,6 +49,11 @@ export interface TenantServicesDeps {
   now: () => Date;
   schedulerClock?: DigestClock;
   schedulerMaxSleepMs?: number;
+  /**
+   * Distributed mode, not Marketplace-approved: each workspace's allowance of history reads,
+   * shared by every replica (slack/read-budget.ts). Absent: Slack's normal tier.
+   */
+  readBudgets?: ReadBudgets;
 }
 
 /** One tenant's parts, as main.ts and the listeners use them. */
@@ -140,6 +147,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       charges,
       ...(d.schedulerClock ? { clock: d.schedulerClock } : {}),
       ...(d.schedulerMaxSleepMs !== undefined ? { maxSleepMs: d.schedulerMaxSleepMs } : {}),
+      ...(d.readBudgets ? { reads: limitedReads(d.readBudgets.forTenant(tenant)) } : {}),
     });
     return {
       tenant,
