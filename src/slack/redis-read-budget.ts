@@ -8,6 +8,10 @@ import { Redis } from 'ioredis';
 import { REDIS_CONNECTION } from '../plat/redis-connection.js';
 import { LIMITED_READ_PERIOD_MS, type ReadBudgets, readKey } from './read-budget.js';
 
+/** How long a command is tried again while Redis is unreachable, and how often (as single flight's). */
+const UNAVAILABLE_AFTER_MS = 2_000;
+const RETRY_MS = 100;
+
 export function redisReadBudgets(options: {
   url: string;
   keyPrefix?: string;
@@ -18,13 +22,25 @@ export function redisReadBudgets(options: {
   const redis = new Redis(options.url, REDIS_CONNECTION);
   // A failed command rejects (the history check is then put off); connection errors are not news.
   redis.on('error', () => undefined);
+  /** Commands fail at once while disconnected (REDIS_CONNECTION): tried again for a moment, as at start. */
+  async function retried<T>(command: () => Promise<T>): Promise<T> {
+    const end = Date.now() + UNAVAILABLE_AFTER_MS;
+    for (;;) {
+      try {
+        return await command();
+      } catch (error) {
+        if (Date.now() >= end) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+  }
   return {
     forTenant: (tenant) => ({
       async take(method) {
         // The key names the workspace id (not secret) and the method; its TTL is the allowance.
         const key = `${prefix}:${readKey(tenant, method)}`;
-        if ((await redis.set(key, '1', 'PX', periodMs, 'NX')) === 'OK') return 0;
-        const left = await redis.pttl(key);
+        if ((await retried(() => redis.set(key, '1', 'PX', periodMs, 'NX'))) === 'OK') return 0;
+        const left = await retried(() => redis.pttl(key));
         return left > 0 ? left : 1;
       },
     }),

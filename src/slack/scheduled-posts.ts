@@ -199,6 +199,8 @@ function transient(error: unknown): boolean {
 
 /** A transient read failure is tried again this much later (one page of the check's bound spent). */
 const TRANSIENT_RETRY_MS = 60_000;
+/** An allowance that could not be asked (its store or Redis unreachable) is asked again this much later. */
+const ALLOWANCE_RETRY_MS = 10_000;
 
 /**
  * Keyed posts on Slack's Web API. The posts go through a client of their own with automatic
@@ -269,7 +271,13 @@ export function createKeyedPosts(deps: {
         `more than ${reads.maxPages * reads.pageSize} messages to read (${reads.maxPages} requests of ${reads.pageSize})`,
         { reason: 'too_busy' },
       );
-    const wait = reads.budget ? await reads.budget.take(method) : 0;
+    let wait = 0;
+    try {
+      wait = reads.budget ? await reads.budget.take(method) : 0;
+    } catch (error) {
+      // The allowance cannot be asked (Redis or the store unreachable): no request, try again soon.
+      throw new HistoryDeferredError(ALLOWANCE_RETRY_MS, JSON.stringify(progress), { cause: error });
+    }
     if (wait > 0) throw new HistoryDeferredError(wait, JSON.stringify(progress));
     try {
       return await read();
