@@ -19,12 +19,11 @@ const MAX_CHECK_DOUBLINGS = 6;
 
 /**
  * Slack stamps a message with its own clock, which may differ from ours: the window read around
- * a post attempt reaches this far on either side (our clocks are NTP-synchronised and a replica
- * off by more than the lease skew budget takes no paid work; two minutes is ample).
+ * a post attempt reaches this far on either side. Both clocks are NTP-synchronised and a replica
+ * off by more than the lease skew budget takes no paid work; five minutes (as before issue 33)
+ * keeps a badly set clock from reading a post as absent, at the cost of ten minutes of messages.
  */
-const SLACK_CLOCK_MARGIN_MS = 2 * 60_000;
-/** A run an older build left (no attempt stamped): its history is read from its creation, as before. */
-const CREATION_MARGIN_MS = 5 * 60_000;
+const SLACK_CLOCK_MARGIN_MS = 5 * 60_000;
 
 /**
  * What a holder's keyed post is fenced by (issue 33 finding 5): `check()` right before the post
@@ -54,7 +53,7 @@ export interface PostKey {
  */
 function postWindow(run: Pick<DigestRun, 'createdAt' | 'postAttemptAt'>): Pick<PostKey, 'since' | 'until'> {
   const attempt = run.postAttemptAt?.getTime();
-  if (attempt === undefined) return { since: new Date(run.createdAt.getTime() - CREATION_MARGIN_MS) };
+  if (attempt === undefined) return { since: new Date(run.createdAt.getTime() - SLACK_CLOCK_MARGIN_MS) };
   return {
     since: new Date(attempt - SLACK_CLOCK_MARGIN_MS),
     until: new Date(attempt + POST_SETTLE_MS + SLACK_CLOCK_MARGIN_MS),
