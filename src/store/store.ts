@@ -612,7 +612,7 @@ export const CLOCK_SKEW_BUDGET_MS = 2_000;
  * run's lease (22 s, digest/run-fence.ts) + a keyed post's timeout (20 s,
  * slack/scheduled-posts.ts KEYED_POST_TIMEOUT_MS) + the clock-skew budget (issue 33 finding 5):
  * a holder that passed its fence's check just before its lease ran out has its post answered or
- * abandoned well before anyone reads the history for it (test/digest/post-fence.test.ts checks
+ * abandoned well before anyone reads the history for it (test/digest/posting-ends.test.ts checks
  * the sum).
  */
 export const POST_SETTLE_MS = 45_000;
