@@ -376,7 +376,17 @@ const conversationOf = (channel: string) => (/^[UW]/.test(channel) ? `D${channel
 
 const tsValue = (ts: string) => Number(ts);
 
-export async function startSlackApiServer(options: { now?: () => number } = {}): Promise<FakeSlack> {
+export async function startSlackApiServer(
+  options: {
+    now?: () => number;
+    /**
+     * How long an idle keep-alive connection stays open (Node's default: 5 s). A test that pauses
+     * a client process (SIGSTOP) longer than that keeps it open, as Slack's edge does for longer:
+     * otherwise the paused client's next request meets a connection closed under it.
+     */
+    keepAliveMs?: number;
+  } = {},
+): Promise<FakeSlack> {
   const clock = options.now ?? Date.now;
   const calls: SlackCall[] = [];
   const faults = new Map<string, { fault: SlackFault; when?: (call: SlackCall) => boolean }[]>();
@@ -819,6 +829,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       else res.destroy();
     });
   });
+  if (options.keepAliveMs !== undefined) server.keepAliveTimeout = options.keepAliveMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
