@@ -56,7 +56,7 @@ export const digest: Catalog['digest'] = {
   progress: ':hourglass_flowing_sand: 正在准备 {{shop}} 的订单汇总… {{where}}',
   slackRefused: 'Slack 拒绝了消息（{{error}}）',
   unexpected: '意外错误',
-  stranded: 'platdesk 在准备过程中停止，且当天已结束（已扣费的调用都记在扣费账本中）',
+  stranded: 'platdesk 在准备过程中停止，且当天已结束（已扣费的调用都记在扣费明细中）',
   whatManual: '{{shop}} 的订单汇总',
   whatDaily: '{{shop}} 今天的订单汇总',
   resolved: ':white_check_mark: {{what}}已在重试后发布。',
