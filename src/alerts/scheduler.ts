@@ -82,6 +82,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     callSpanMs: options.callSpanMs ?? ALERT_SCHEDULER_DEFAULTS.callSpanMs,
   };
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
+  /**
+   * The earliest deadline of an open check the last plan saw (digest/stranded.ts), or Infinity; before the
+   * first plan unknown (-Infinity: the first wake-up sweeps).
+   */
+  let strandedDue = Number.NEGATIVE_INFINITY;
 
   // The digest scheduler's timer loop and run tracking (digest/wake-loop.ts).
   const loop = createWakeLoop({
@@ -156,7 +161,8 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     }
     // A retry, a history check of a post left unknown, or a holder's lease running out, of any
     // check (a removed alert's too: it is ended, its sent calls settled).
-    return Math.min(next, await nextStranded(strandedChecks(new Map(subs.map((s) => [s.id, s])))));
+    strandedDue = await nextStranded(strandedChecks(new Map(subs.map((s) => [s.id, s]))));
+    return Math.min(next, strandedDue);
   }
 
   async function claim(sub: AlertSubscription, slotAt: number): Promise<void> {
@@ -182,8 +188,9 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       if (existing && !mayClaim(existing, now)) continue;
       await claim(sub, slot);
     }
-    // Retries, history checks and takeovers of checks of earlier slots, and of removed alerts.
-    await sweepStranded(strandedChecks(subs), now, lease);
+    // Retries, history checks and takeovers of checks of earlier slots, and of removed alerts;
+    // only when the last plan saw one due by now (one that appeared since: the next plan).
+    if (strandedDue <= now) await sweepStranded(strandedChecks(subs), now, lease);
   }
 
   /** Runs a held check in the background; `end`: a stranded check whose slot has passed (settled, ended). */

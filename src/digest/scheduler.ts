@@ -202,6 +202,11 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
   });
   const arm = () => loop.arm();
+  /**
+   * The earliest deadline of an open run the last plan saw (stranded.ts), or Infinity; before the
+   * first plan unknown (-Infinity: the first wake-up sweeps).
+   */
+  let strandedDue = Number.NEGATIVE_INFINITY;
   const lease = (): Lease => ({ owner: instanceId, now: new Date(clock.now()), ms: leaseMs });
 
   /**
@@ -248,6 +253,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
     const subs = await digests.list();
+    strandedDue = await nextStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))));
     for (const sub of subs) {
       next = Math.min(next, nextSlotAfter(sub, now + 1).at);
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
@@ -257,7 +263,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         if ((await digests.scheduledRun(sub.id, slot.key)) === null) next = Math.min(next, slot.at);
       }
     }
-    return Math.min(next, await nextStranded(strandedRuns(new Map(subs.map((s) => [s.id, s])))));
+    return Math.min(next, strandedDue);
   }
 
   /** Whether a claim could change anything (saves a write transaction on every wake-up). */
@@ -274,7 +280,10 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
         await claimSlot(sub, slot, now);
       }
-    await sweepStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))), now, lease);
+    // Only when the last plan saw an open run due by now (an open run that appeared since is seen
+    // by the next plan, within maxSleepMs): most wake-ups are for a slot, and skip the query.
+    if (strandedDue <= now)
+      await sweepStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))), now, lease);
   }
 
   async function claimSlot(sub: DigestSubscription, slot: Slot, now: number): Promise<void> {
