@@ -164,6 +164,8 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEn
  * its claim is 6 s − 0.5 s).
  */
 export const CLOCK_SKEW_BUDGET_DEFAULT_MS = 500;
+/** The largest budget PLATDESK_CLOCK_SKEW_BUDGET_MS accepts; delays that include the skew use it. */
+export const CLOCK_SKEW_BUDGET_MAX_MS = 5_000;
 
 const envSchema = z.object({
   // Required in single-workspace mode (checked with the other rules between variables).
@@ -178,6 +180,7 @@ const envSchema = z.object({
   SLACK_API_URL: url('SLACK_API_URL').optional(),
   // Slack allows up to 10 connections per app and delivers each payload to one of them.
   SLACK_SOCKET_CONNECTIONS: int(1, 10, 2),
+  SLACK_MARKETPLACE_APPROVED: flag,
   PORT: int(0, 65_535, 3000),
   PLAT_SANDBOX: flag,
   PLAT_BASE_URL: url('PLAT_BASE_URL').optional(),
@@ -197,7 +200,7 @@ const envSchema = z.object({
   DATABASE_URL: optionalText,
   DATABASE_POOL_MAX: int(1, 1000, 10),
   // A run's first call window after its claim (lease − call span, 6 s) must stay open.
-  PLATDESK_CLOCK_SKEW_BUDGET_MS: int(50, 5000, CLOCK_SKEW_BUDGET_DEFAULT_MS),
+  PLATDESK_CLOCK_SKEW_BUDGET_MS: int(50, CLOCK_SKEW_BUDGET_MAX_MS, CLOCK_SKEW_BUDGET_DEFAULT_MS),
   PLATDESK_MIGRATE: z
     .enum(['start', 'job'], { message: 'PLATDESK_MIGRATE must be start or job' })
     .default('start'),
@@ -230,6 +233,11 @@ export interface Config {
     mode: 'socket' | 'http';
     /** Socket Mode connections this process keeps open (SLACK_SOCKET_CONNECTIONS). */
     socketConnections: number;
+    /**
+     * SLACK_MARKETPLACE_APPROVED: the app is approved for the Slack Marketplace, so reading a
+     * channel's history keeps Slack's normal tier in distributed mode too (issue 33 finding 10).
+     */
+    marketplaceApproved: boolean;
   };
   port: number;
   plat: {
@@ -442,6 +450,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.SLACK_API_URL ?? null,
       mode,
       socketConnections: e.SLACK_SOCKET_CONNECTIONS,
+      marketplaceApproved: e.SLACK_MARKETPLACE_APPROVED,
     },
     port: e.PORT,
     plat: {

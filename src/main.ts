@@ -35,6 +35,7 @@ import { shutdownOnce } from './shutdown.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { installedSlackClients, singleSlackClient } from './slack/clients.js';
 import { createClaimWatch } from './slack/interrupted-lookups.js';
+import { storeReadBudgets } from './slack/read-budget.js';
 import { registerListeners } from './slack/register.js';
 import { observeAcks } from './slack/request-log.js';
 import { SOCKET_LIVENESS_MS } from './slack/socket-connections.js';
@@ -279,6 +280,15 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   // crash the next start (or another process) sees the claim is orphaned and tells its user.
   const instance = options.instance ?? currentInstance();
   const holder = { instanceId: instance.id, leaseMs: options.claims?.leaseMs ?? CLAIM_LEASE_MS };
+  // Distributed mode: an app not approved for the Slack Marketplace may read a workspace's
+  // channel history once a minute, 15 messages a request (slack/read-budget.ts); every replica
+  // shares that allowance, in Redis when REDIS_URL is set, else in the store.
+  const readBudgets =
+    mode === 'distributed' && !config.slack.marketplaceApproved
+      ? config.redisUrl
+        ? (await import('./slack/redis-read-budget.js')).redisReadBudgets({ url: config.redisUrl })
+        : storeReadBudgets({ turns: store.turns, holder: instance.id, now: () => clock.now() })
+      : null;
   const slackClients = installs
     ? installs.clients
     : installations
@@ -316,6 +326,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(options.schedulerMaxSleepMs !== undefined
       ? { schedulerMaxSleepMs: options.schedulerMaxSleepMs }
       : {}),
+    ...(readBudgets ? { readBudgets } : {}),
   });
   const tenants = services;
   // The tenants whose schedules must run after a restart (single-workspace mode: its one tenant).
@@ -379,6 +390,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     await app.stop().catch(() => undefined);
     await limiter.stop();
     await singleFlight.stop();
+    await readBudgets?.stop();
     await sandbox?.close();
     databaseWatch.stop();
     await store.close();
@@ -424,6 +436,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       limiter,
       platClients,
       singleFlight,
+      readBudgets,
       sandbox,
       charges,
       store,

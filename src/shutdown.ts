@@ -36,6 +36,8 @@ export interface ShutdownParts {
   limiter: Limiter;
   platClients: PlatClients;
   singleFlight: { stop(): Promise<void> };
+  /** The workspaces' Slack read allowances (Redis's connection), when kept. */
+  readBudgets?: { stop(): Promise<void> } | null;
   sandbox: { close(): Promise<void> } | null;
   charges: Pick<ChargeRecorder, 'flush'>;
   store: Store;
@@ -84,6 +86,7 @@ async function shutdown(p: ShutdownParts): Promise<void> {
   if (!drained) await Promise.all(built.map((t) => t.lookups.drain(CUT_OFF_GRACE_MS)));
   await limiterStopped;
   await p.singleFlight.stop();
+  await p.readBudgets?.stop();
   await p.sandbox?.close();
   // Charges kept while the store was unreachable: one last try before closing.
   const kept = await p.charges.flush();

@@ -24,6 +24,8 @@ import type { SlackClients } from './slack/clients.js';
 import type { SlackDeps, TenantInstalls } from './slack/deps.js';
 import { createDigests } from './slack/digest/wiring.js';
 import { createLocaleResolver } from './slack/locale-resolver.js';
+import type { ReadBudgets } from './slack/read-budget.js';
+import { limitedReads } from './slack/scheduled-posts.js';
 import { createGroupMembership } from './slack/user-groups.js';
 import { type ChargeRecorder, createChargeRecorder } from './store/ledger.js';
 import type { ClaimHolder, NewLedgerEntry, Store } from './store/store.js';
@@ -51,6 +53,11 @@ export interface TenantServicesDeps {
   schedulerMaxSleepMs?: number;
   /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences of digests and alerts. */
   skewBudgetMs?: number;
+  /**
+   * Distributed mode, not Marketplace-approved: each workspace's allowance of history reads,
+   * shared by every replica (slack/read-budget.ts). Absent: Slack's normal tier.
+   */
+  readBudgets?: ReadBudgets;
 }
 
 /** One tenant's parts, as main.ts and the listeners use them. */
@@ -166,6 +173,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       ...(d.schedulerClock ? { clock: d.schedulerClock } : {}),
       ...(d.schedulerMaxSleepMs !== undefined ? { maxSleepMs: d.schedulerMaxSleepMs } : {}),
       ...(d.skewBudgetMs !== undefined ? { skewBudgetMs: d.skewBudgetMs } : {}),
+      ...(d.readBudgets ? { reads: limitedReads(d.readBudgets.forTenant(tenant)) } : {}),
     });
     return {
       tenant,

@@ -82,6 +82,7 @@ describe('loadConfig', () => {
       apiUrl: null,
       mode: 'http',
       socketConnections: 2,
+      marketplaceApproved: false,
     });
     expect(config.port).toBe(3000);
     expect(config.plat).toMatchObject({
@@ -126,6 +127,15 @@ describe('loadConfig', () => {
       expect(
         loadConfig({ ...DISTRIBUTED, PLAT_BASE_URL: 'https://plat.example.invalid', PLAT_TOKEN: 't' }).plat,
       ).toMatchObject({ baseUrl: 'https://plat.example.invalid', token: 't' });
+    });
+    it("reads SLACK_MARKETPLACE_APPROVED: off by default (Slack's limited read tier for apps not approved), on with 1/true", () => {
+      expect(loadConfig(DISTRIBUTED).slack.marketplaceApproved).toBe(false);
+      expect(loadConfig({ ...DISTRIBUTED, SLACK_MARKETPLACE_APPROVED: '1' }).slack.marketplaceApproved).toBe(
+        true,
+      );
+      expect(
+        loadConfig({ ...DISTRIBUTED, SLACK_MARKETPLACE_APPROVED: 'true' }).slack.marketplaceApproved,
+      ).toBe(true);
     });
     it('names each problem: a missing OAuth variable, the key, Socket Mode, a bot token, half a default account', () => {
       expect(problemsOf({ ...HTTP_BASE, SLACK_CLIENT_ID: '1' })).toContain(

@@ -13,18 +13,17 @@
  */
 
 import { fetchOrders, splitWindows } from '../digest/fetch-orders.js';
-import { postOnce, unknownPostOf } from '../digest/posted-once.js';
+import {
+  type HistoryUnreadableReason,
+  postOnce,
+  unknownPostOf,
+  unreadableReason,
+} from '../digest/posted-once.js';
 import { type RunFence, type RunLeaseTimings, withRunFence } from '../digest/run-fence.js';
-import { DigestLeaseLostError, DigestOverCapError } from '../digest/runner.js';
+import { DigestLeaseLostError, DigestOverCapError, RunStrandedError } from '../digest/runner.js';
 import { leasedRunCalls, settleUnanswered } from '../digest/sent-calls.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
-import type {
-  AlertCheck,
-  AlertOrder,
-  AlertOrderFacts,
-  AlertSubscription,
-  RunHolder,
-} from '../store/store.js';
+import type { AlertCheck, AlertOrder, AlertOrderFacts, AlertSubscription } from '../store/store.js';
 import { ALERT_LOOKBACK_MS } from './cost.js';
 import type { AlertDeps } from './types.js';
 
@@ -43,8 +42,8 @@ export interface CheckContext extends AlertDeps, RunLeaseTimings {
 
 export type CheckResult =
   | { kind: 'posted'; check: AlertCheck; alerted: number; shipped: number; reminded: number }
-  /** Slack's answer to the alert's post was unclear (digest/posted-once.ts; checkAt null: given up). */
-  | { kind: 'unknown'; check: AlertCheck; checkAt: Date | null }
+  /** Slack's answer to the alert's post was unclear (digest/posted-once.ts; checkAt null: given up, `reason` why). */
+  | { kind: 'unknown'; check: AlertCheck; checkAt: Date | null; reason: HistoryUnreadableReason | null }
   | {
       kind: 'awaiting_approval';
       check: AlertCheck;
@@ -61,11 +60,21 @@ const facts = (o: Order & { lastShipTime: Date }): AlertOrderFacts => ({
   lastShipTime: o.lastShipTime,
 });
 
+export interface CheckOptions {
+  force: boolean;
+  signal?: AbortSignal;
+  /**
+   * A stranded check whose slot has passed (digest/stranded.ts): settle what its earlier holders
+   * sent, then end it (RunStrandedError), buying nothing more.
+   */
+  end?: boolean;
+}
+
 export async function executeAlertCheck(
   ctx: CheckContext,
   sub: AlertSubscription,
   check: AlertCheck,
-  options: { force: boolean; signal?: AbortSignal },
+  options: CheckOptions,
 ): Promise<CheckResult> {
   return withRunFence(
     ctx,
@@ -80,7 +89,7 @@ async function checkHeld(
   ctx: CheckContext,
   sub: AlertSubscription,
   check: AlertCheck,
-  options: { force: boolean; signal?: AbortSignal },
+  options: CheckOptions,
   fence: RunFence,
 ): Promise<CheckResult> {
   const alerts = ctx.store.alerts;
@@ -92,7 +101,7 @@ async function checkHeld(
   if (check.state === 'posting') {
     if (!(await alerts.renew(check.id, lease()))) throw new DigestLeaseLostError(check.id);
     const pending = (await alerts.orders(sub.id, ['pending'])).filter((o) => o.checkId === check.id);
-    return postAlertOnce(ctx, sub, check, holder, pending, { at: ctx.now(), deferred: 0, verify: true });
+    return postAlertOnce(ctx, sub, check, fence, pending, { at: ctx.now(), deferred: 0, verify: true });
   }
   // Charge ids: this check and the holder's epoch (a takeover makes calls of its own), then each
   // call and its attempt, each written ahead of its call (digest/sent-calls.ts).
@@ -104,6 +113,7 @@ async function checkHeld(
     logger: ctx.logger,
   };
   await settleUnanswered(runCalls, (n) => alerts.addCharge(check.id, 0, n));
+  if (options.end) throw new RunStrandedError(check.id);
   const calls = leasedRunCalls({
     ...runCalls,
     now: ctx.now,
@@ -215,7 +225,7 @@ async function checkHeld(
   const pending = await alerts.recordPending(check.id, lease(), batch.map(facts));
   if (pending === null || !(await alerts.markPosting(check.id, lease())))
     throw new DigestLeaseLostError(check.id);
-  const posted = await postAlertOnce(ctx, sub, check, holder, pending, {
+  const posted = await postAlertOnce(ctx, sub, check, fence, pending, {
     at,
     deferred: due.length - batch.length,
     verify: false,
@@ -265,33 +275,49 @@ async function checkHeld(
 /**
  * The alert's post, once (digest/posted-once.ts): keyed in its metadata, no automatic retry, an
  * unclear answer recorded 'unknown'; with `verify` the channel's history is read for the key first.
- * Nothing new to alert posts nothing.
+ * Nothing new to alert posts nothing. Right before the post, the attempt is stamped under the
+ * holder's epoch and the fence checked; the fence's signal goes with the request (issue 33
+ * finding 5). Slack's sure refusal is thrown (PostRefusedError: the scheduler fails the check);
+ * any other error too, and the scheduler sends the check to its history check.
  */
 async function postAlertOnce(
   ctx: CheckContext,
   sub: AlertSubscription,
   check: AlertCheck,
-  holder: RunHolder,
+  fence: RunFence,
   pending: readonly AlertOrder[],
   options: { at: number; deferred: number; verify: boolean },
 ): Promise<Extract<CheckResult, { kind: 'posted' | 'unknown' }>> {
   const alerts = ctx.store.alerts;
+  const holder = fence.holder;
+  const current = (await alerts.check(check.id)) ?? check;
+  const progress = current.checkProgress;
   const outcome =
     pending.length === 0
       ? null
       : await postOnce({
           verify: options.verify,
-          find: () => ctx.publisher.findAlert(sub, check),
-          post: () => ctx.publisher.postAlert(sub, check, pending, options.at, options.deferred),
+          find: () => ctx.publisher.findAlert(sub, current, { fence, progress }),
+          post: async () => {
+            if (!(await alerts.markPostAttempt(check.id, holder, new Date(ctx.now()))))
+              throw new DigestLeaseLostError(check.id);
+            fence.check();
+            return ctx.publisher.postAlert(sub, current, pending, options.at, options.deferred, { fence });
+          },
         });
-  if (outcome?.kind === 'unknown' || outcome?.kind === 'unverified') {
+  if (outcome?.kind === 'unknown' || outcome?.kind === 'unverified' || outcome?.kind === 'deferred') {
     const unknown = unknownPostOf(outcome, check.attempts, ctx.now());
     if (!(await alerts.markUnknown(check.id, holder, unknown))) throw new DigestLeaseLostError(check.id);
     ctx.logger?.warn(
       { checkId: check.id, err: outcome.error, checkAt: unknown.checkAt },
-      'alert post outcome unknown',
+      outcome.kind === 'deferred' ? 'alert history check put off (rate limit)' : 'alert post outcome unknown',
     );
-    return { kind: 'unknown', check: (await alerts.check(check.id)) ?? check, checkAt: unknown.checkAt };
+    return {
+      kind: 'unknown',
+      check: (await alerts.check(check.id)) ?? check,
+      checkAt: unknown.checkAt,
+      reason: outcome.kind === 'unverified' ? unreadableReason(outcome.error) : null,
+    };
   }
   if (!(await alerts.markPosted(check.id, holder, outcome?.ts ?? null, new Date(ctx.now()))))
     ctx.logger?.warn({ checkId: check.id }, 'alert posted but its check record was taken over');

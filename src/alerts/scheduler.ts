@@ -9,8 +9,10 @@
  * injected.
  */
 import { randomUUID } from 'node:crypto';
+import { POST_SETTLE_MS, PostRefusedError } from '../digest/posted-once.js';
 import { RUN_LEASE_DEFAULTS } from '../digest/run-fence.js';
-import { isLeaseLost } from '../digest/runner.js';
+import { isLeaseLost, RunStrandedError } from '../digest/runner.js';
+import { endOrphan, nextStranded, type StrandedRuns, sweepStranded } from '../digest/stranded.js';
 import { createWakeLoop, realClock } from '../digest/wake-loop.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
@@ -83,6 +85,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     skewBudgetMs: options.skewBudgetMs ?? ALERT_SCHEDULER_DEFAULTS.skewBudgetMs,
   };
   const lease = (): Lease => ({ owner: instanceId, ms: leaseMs });
+  /**
+   * The earliest deadline of an open check the last plan saw (digest/stranded.ts), or Infinity; before the
+   * first plan unknown (-Infinity: the first wake-up sweeps).
+   */
+  let strandedDue = Number.NEGATIVE_INFINITY;
 
   // The digest scheduler's timer loop and run tracking (digest/wake-loop.ts).
   const loop = createWakeLoop({
@@ -105,6 +112,46 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     return !loop.inFlight(check.id) && claimable(check, now);
   }
 
+  /**
+   * The checks the stranded-runs sweep (digest/stranded.ts) looks at: every open check, of any
+   * slot and day, its subscription live or removed. A check is current until its subscription's
+   * next slot (a retry is planned only before it; the next check reads everything anew).
+   */
+  function strandedChecks(subs: ReadonlyMap<number, AlertSubscription>): StrandedRuns<AlertCheck> {
+    return {
+      open: () => alerts.openChecks(),
+      inFlight: (id) => loop.inFlight(id),
+      async claim(check, lease) {
+        const claimed = await alerts.claimCheck(
+          { subscriptionId: check.subscriptionId, slotAt: check.slotAt, localDate: check.localDate },
+          lease,
+        );
+        if (!claimed.claimed || claimed.how === 'new') return null;
+        logger?.info(
+          { checkId: check.id, subscriptionId: check.subscriptionId, how: claimed.how },
+          'alert check claimed',
+        );
+        return { run: claimed.check, how: claimed.how };
+      },
+      current(check, now) {
+        const sub = subs.get(check.subscriptionId);
+        return sub !== undefined && now < nextSlotAfter(sub, check.slotAt.getTime());
+      },
+      start(check, action) {
+        const sub = subs.get(check.subscriptionId);
+        if (!sub) {
+          void loop.track(check.id, () =>
+            endOrphan(ctx, check, alerts, `alert:${check.id}`).catch((err: unknown) =>
+              logger?.error({ err, checkId: check.id }, 'alert check of a removed subscription not ended'),
+            ),
+          );
+          return;
+        }
+        void run(sub, check, false, action === 'end');
+      },
+    };
+  }
+
   async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
     const subs = await alerts.list();
@@ -115,15 +162,10 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       if (slot !== null && (await alerts.checkAt(sub.id, new Date(slot))) === null)
         next = Math.min(next, slot);
     }
-    for (const check of await alerts.openChecks()) {
-      // A check of a removed alert is never claimed again (claimDue): no deadline to wake for.
-      if (loop.inFlight(check.id) || !subs.some((s) => s.id === check.subscriptionId)) continue;
-      // A retry, a history check of a post left unknown, or another holder's lease running out.
-      const at =
-        check.state === 'failed' || check.state === 'unknown' ? check.nextAttemptAt : check.leaseExpiresAt;
-      if (at) next = Math.min(next, at.getTime());
-    }
-    return next;
+    // A retry, a history check of a post left unknown, or a holder's lease running out, of any
+    // check (a removed alert's too: it is ended, its sent calls settled).
+    strandedDue = await nextStranded(strandedChecks(new Map(subs.map((s) => [s.id, s]))));
+    return Math.min(next, strandedDue);
   }
 
   async function claim(sub: AlertSubscription, slotAt: number): Promise<void> {
@@ -149,18 +191,22 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
       if (existing && !mayClaim(existing, now)) continue;
       await claim(sub, slot);
     }
-    // Retries and takeovers of checks of earlier slots.
-    for (const check of await alerts.openChecks()) {
-      const sub = subs.get(check.subscriptionId);
-      if (sub && mayClaim(check, now)) await claim(sub, check.slotAt.getTime());
-    }
+    // Retries, history checks and takeovers of checks of earlier slots, and of removed alerts;
+    // only when the last plan saw one due by now (one that appeared since: the next plan).
+    if (strandedDue <= now) await sweepStranded(strandedChecks(subs), now, lease);
   }
 
-  function run(sub: AlertSubscription, check: AlertCheck, force: boolean): Promise<ApproveResult> {
+  /** Runs a held check in the background; `end`: a stranded check whose slot has passed (settled, ended). */
+  function run(
+    sub: AlertSubscription,
+    check: AlertCheck,
+    force: boolean,
+    end = false,
+  ): Promise<ApproveResult> {
     const holder = { owner: instanceId, epoch: check.epoch };
     const attempt = async (signal: AbortSignal): Promise<ApproveResult> => {
       try {
-        const result = await executeAlertCheck(ctx, sub, check, { force, signal });
+        const result = await executeAlertCheck(ctx, sub, check, { force, signal, end });
         await after(sub, result);
         return result;
       } catch (error) {
@@ -188,7 +234,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     if (result.kind === 'unknown') {
       if (result.checkAt === null)
         await publisher
-          .alertUnverified(sub, result.check)
+          .alertUnverified(sub, result.check, result.reason ?? 'refused')
           .catch((err: unknown) => logger?.error({ err }, 'alert admin message not delivered'));
       return;
     }
@@ -215,7 +261,11 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
         .catch((err: unknown) => logger?.error({ err }, 'alert approval request not delivered'));
   }
 
-  /** Records the failure with a retry before the next slot, and posts or updates the one notice. */
+  /**
+   * Records the failure with a retry before the next slot, and posts or updates the one notice. A
+   * check in 'posting' never fails on an unclear end (issue 33 finding 4; as the digest's): it goes
+   * to its history check, and only Slack's sure refusal of its post fails it.
+   */
   async function failed(
     sub: AlertSubscription,
     check: AlertCheck,
@@ -223,16 +273,30 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     error: unknown,
   ): Promise<void> {
     const now = clock.now();
-    const delay = retryDelays[check.attempts - 1];
+    const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
+    if (check.state === 'posting' && !(error instanceof PostRefusedError)) {
+      const checkAt = new Date(now + POST_SETTLE_MS);
+      const unknown = { error: `the post was interrupted: ${reason}`, checkAt, now: new Date(now) };
+      if (await alerts.markUnknown(check.id, holder, unknown))
+        logger?.warn(
+          { checkId: check.id, reason, checkAt },
+          'alert post interrupted: its history is read before any other post',
+        );
+      return;
+    }
+    const delay = error instanceof RunStrandedError ? undefined : retryDelays[check.attempts - 1];
     const nextSlot = nextSlotAfter(sub, check.slotAt.getTime());
     const nextAttemptAt = delay !== undefined && now + delay < nextSlot ? new Date(now + delay) : null;
-    const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
     logger?.warn(
       { checkId: check.id, attempts: check.attempts, nextAttemptAt, reason },
       'alert check failed',
     );
-    if (!(await alerts.markFailed(check.id, holder, { error: reason, nextAttemptAt, now: new Date(now) })))
-      return;
+    const failure = { error: reason, nextAttemptAt, now: new Date(now) };
+    const moved =
+      check.state === 'posting'
+        ? await alerts.markRefused(check.id, holder, failure)
+        : await alerts.markFailed(check.id, holder, failure);
+    if (!moved) return;
     const noticeTs = await alerts.noticeTs(sub.id);
     try {
       const ts = await publisher.postFailure(sub, { error, nextAttemptAt, resolved: false }, noticeTs);

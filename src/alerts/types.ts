@@ -3,7 +3,8 @@
  * publisher (slack/alerts/publisher.ts), so alerts/ imports only digest/, plat/ and store/.
  */
 import type { Logger } from 'pino';
-import type { DigestClock, PriceOf } from '../digest/types.js';
+import type { HistoryUnreadableReason } from '../digest/posted-once.js';
+import type { DigestClock, KeyedPostOptions, PriceOf } from '../digest/types.js';
 import type { PlatClient } from '../plat/client.js';
 import type { ChargeRecorder } from '../store/ledger.js';
 import type { AlertCheck, AlertOrder, AlertSubscription, Store } from '../store/store.js';
@@ -12,7 +13,7 @@ export interface AlertPublisher {
   /**
    * One compact message per check in the subscription's channel, keyed in its metadata
    * (digest/posted-once.ts alertPostKey) and sent once: an unclear answer throws
-   * PostOutcomeUnknownError. Returns its ts.
+   * PostOutcomeUnknownError, Slack's sure refusal PostRefusedError. Returns its ts.
    */
   postAlert(
     sub: AlertSubscription,
@@ -20,9 +21,13 @@ export interface AlertPublisher {
     orders: readonly AlertOrder[],
     at: number,
     deferred: number,
+    options?: KeyedPostOptions,
   ): Promise<string>;
-  /** The ts of the check's message if the channel's history holds its key, else null (or HistoryUnreadableError). */
-  findAlert(sub: AlertSubscription, check: AlertCheck): Promise<string | null>;
+  /**
+   * The ts of the check's message if the channel's history holds its key, else null
+   * (HistoryUnreadableError, or HistoryDeferredError under Slack's rate limit).
+   */
+  findAlert(sub: AlertSubscription, check: AlertCheck, options?: KeyedPostOptions): Promise<string | null>;
   /** Re-renders an alert message from its orders' current state (claimed, handled, shipped). */
   updateAlert(
     sub: AlertSubscription,
@@ -41,7 +46,7 @@ export interface AlertPublisher {
   /** Over the day's cap: asks every admin, with a button carrying the check id. */
   askApproval(request: AlertApprovalRequest): Promise<void>;
   /** The post's outcome is unknown and the history cannot be read: not re-posted, the admins look. */
-  alertUnverified(sub: AlertSubscription, check: AlertCheck): Promise<void>;
+  alertUnverified(sub: AlertSubscription, check: AlertCheck, reason: HistoryUnreadableReason): Promise<void>;
 }
 
 export interface AlertApprovalRequest {

@@ -8,6 +8,7 @@ import type { KnownBlock } from '@slack/types';
 import type { AlertProblem } from '../alerts/grammar.js';
 import { type AlertRow, orderRef } from '../alerts/subscriptions.js';
 import type { AlertApprovalRequest } from '../alerts/types.js';
+import type { HistoryUnreadableReason } from '../digest/posted-once.js';
 import type { AlertCheck, AlertOrder, AlertSubscription } from '../store/store.js';
 import { localTimeOf } from '../zoned-time.js';
 import { ACTIONS, alertActionId } from './action-ids.js';
@@ -159,8 +160,13 @@ export function renderAlertApproval(w: Words, r: AlertApprovalRequest): Rendered
   );
 }
 
-export function renderAlertUnverified(w: Words, sub: AlertSubscription, _check: AlertCheck): RenderedMessage {
-  const text = w.t('shipAlert.unverified', {
+export function renderAlertUnverified(
+  w: Words,
+  sub: AlertSubscription,
+  _check: AlertCheck,
+  reason: HistoryUnreadableReason = 'refused',
+): RenderedMessage {
+  const text = w.t(reason === 'too_busy' ? 'shipAlert.unverifiedBusy' : 'shipAlert.unverified', {
     id: sub.id,
     shop: shopOf(sub),
     channel: channel(sub.channelId),

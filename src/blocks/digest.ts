@@ -330,7 +330,11 @@ export function renderDigestProgress(
 /** Why a digest failed, in a few words: the plat error's title, or Slack's error code. */
 export function digestFailureReason(w: Words, error: unknown): string {
   if (isPlatError(error)) return errorTitle(w, error.code);
-  const slackError = (error as { data?: { error?: unknown } } | null)?.data?.error;
+  const coded = error as { code?: unknown; cause?: unknown } | null;
+  // A stranded run ended (digest/stranded.ts); a post Slack refused carries Slack's error within.
+  if (coded?.code === 'run_stranded') return w.t('digest.stranded');
+  const answered = coded?.code === 'post_refused' ? coded.cause : error;
+  const slackError = (answered as { data?: { error?: unknown } } | null)?.data?.error;
   if (typeof slackError === 'string')
     return w.t('digest.slackRefused', { error: escapeClip(slackError, 60) });
   return w.t('digest.unexpected');
@@ -365,7 +369,11 @@ export function renderDigestAlert(w: Words, alert: DigestAlert): RenderedMessage
   const { t } = w;
   const sub = alert.subscription;
   if (alert.kind === 'unverified') {
-    const text = t('digest.unverified', { name: digestName(w, sub), date: alert.run.localDate, id: sub.id });
+    const text = t(alert.reason === 'too_busy' ? 'digest.unverifiedBusy' : 'digest.unverified', {
+      name: digestName(w, sub),
+      date: alert.run.localDate,
+      id: sub.id,
+    });
     return message(text, [section(text)]);
   }
   const error = alert.error;

@@ -24,7 +24,7 @@ import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
 import { addDays } from '../zoned-time.js';
 import { type FetchPlan, fetchOrders, planFromDone, splitWindows } from './fetch-orders.js';
 import { decodePageOrders, encodePageOrders } from './page-orders.js';
-import { postOnce, unknownPostOf } from './posted-once.js';
+import { type HistoryUnreadableReason, postOnce, unknownPostOf, unreadableReason } from './posted-once.js';
 import { type RunFence, RunLeaseLostError, type RunLeaseTimings, withRunFence } from './run-fence.js';
 import { leasedRunCalls, settleUnanswered } from './sent-calls.js';
 import { type DigestSummary, parseSummary, summarize } from './summarize.js';
@@ -51,6 +51,19 @@ export class DigestOverCapError extends Error {
   }
 }
 
+/**
+ * A run whose holder stopped (its lease ran out) and whose day has ended by the time it is claimed
+ * again (digest/stranded.ts): its sent calls are settled, and it ends failed instead of buying the
+ * rest of a day gone by. Scheduled runs are retried only within their local day; "Run now" too.
+ */
+export class RunStrandedError extends Error {
+  readonly code = 'run_stranded';
+  constructor(runId: number) {
+    super(`run ${runId}: platdesk stopped while it ran, and its day has ended`);
+    this.name = 'RunStrandedError';
+  }
+}
+
 /** Another instance holds the run now (our lease expired): stop without posting. */
 export class DigestLeaseLostError extends Error {
   readonly code = 'digest_lease_lost';
@@ -71,9 +84,10 @@ export type RunResult =
     }
   /**
    * Slack's answer to the post was unclear: the channel's history is read for the post's key at
-   * `checkAt`; null when the history cannot be read (nothing is posted again, admins are told).
+   * `checkAt`; null when the history cannot be read (nothing is posted again, admins are told,
+   * `reason` says why).
    */
-  | { kind: 'unknown'; run: DigestRun; checkAt: Date | null };
+  | { kind: 'unknown'; run: DigestRun; checkAt: Date | null; reason: HistoryUnreadableReason | null };
 
 export interface RunnerContext extends DigestDeps, RunLeaseTimings {
   now: () => number;
@@ -87,6 +101,11 @@ export interface ExecuteOptions {
   /** Post and update a progress message ("Run now"). */
   progress: boolean;
   signal?: AbortSignal;
+  /**
+   * A stranded run whose day has ended (digest/stranded.ts): settle what its earlier holders
+   * sent, then end it (RunStrandedError), buying nothing more.
+   */
+  end?: boolean;
 }
 
 /**
@@ -159,6 +178,7 @@ async function executeHeld(
     logger: ctx.logger,
   };
   await settleUnanswered(runCalls, (n) => digests.addCharge(run.id, 0, n));
+  if (options.end) throw new RunStrandedError(run.id);
   const calls = leasedRunCalls({
     ...runCalls,
     now: ctx.now,
@@ -312,7 +332,10 @@ async function executeHeld(
   }
 
   // From here on the summary is stored, so a failed post is retried without fetching again. A run
-  // claimed in 'posting' is a history check of a post left unknown: it is still 'posting'.
+  // claimed in 'posting' is a history check of a post left unknown: it is still 'posting'. From
+  // here on no end but Slack's sure refusal fails the run (issue 33 finding 4): an error of any
+  // other kind sends it to its history check (scheduler.ts failed), so a post Slack accepted and
+  // the store did not record is found, never sent again.
   const verify = run.state === 'posting';
   if (
     !(verify
@@ -328,23 +351,43 @@ async function executeHeld(
     previous: await previousDigest(store, current),
     cost: { points: current.chargedPoints, calls: current.calls },
   };
-  // "Run now" replaces its progress message: an update, which may simply be sent again.
-  const outcome =
-    current.messageTs !== null
-      ? { kind: 'posted' as const, ts: await publisher.postDigest(post, current.messageTs) }
-      : await postOnce({
-          verify,
-          find: () => publisher.findDigest(post),
-          post: () => publisher.postDigest(post, null),
-        });
-  if (outcome.kind === 'unknown' || outcome.kind === 'unverified') {
+  /**
+   * Right before the post is sent (issue 33 finding 5): the attempt is stamped under the holder's
+   * epoch (a holder whose run was claimed again stops here; the history check reads around this
+   * instant), then the fence is checked (a holder paused past its lease stops here); the fence's
+   * signal goes with the Slack request.
+   */
+  const attempt = async () => {
+    if (!(await digests.markPostAttempt(run.id, holder, new Date(ctx.now()))))
+      throw new DigestLeaseLostError(run.id);
+    fence.check();
+  };
+  const progress = current.checkProgress;
+  // "Run now" replaces its progress message: an update, which may simply be sent again (its
+  // thread's replies are keyed and completed, never doubled), so there is nothing to look for.
+  const outcome = await postOnce({
+    verify: verify && current.messageTs === null,
+    find: () => publisher.findDigest(post, { fence, progress }),
+    post: async () => {
+      await attempt();
+      return publisher.postDigest(post, current.messageTs, { fence, progress });
+    },
+  });
+  if (outcome.kind === 'unknown' || outcome.kind === 'unverified' || outcome.kind === 'deferred') {
     const unknown = unknownPostOf(outcome, current.attempts, ctx.now());
     if (!(await digests.markUnknown(run.id, holder, unknown))) throw new DigestLeaseLostError(run.id);
     ctx.logger?.warn(
       { runId: run.id, err: outcome.error, checkAt: unknown.checkAt },
-      'digest post outcome unknown',
+      outcome.kind === 'deferred'
+        ? 'digest history check put off (rate limit)'
+        : 'digest post outcome unknown',
     );
-    return { kind: 'unknown', run: (await digests.run(run.id)) ?? current, checkAt: unknown.checkAt };
+    return {
+      kind: 'unknown',
+      run: (await digests.run(run.id)) ?? current,
+      checkAt: unknown.checkAt,
+      reason: outcome.kind === 'unverified' ? unreadableReason(outcome.error) : null,
+    };
   }
   const messageTs = outcome.ts;
   // The chart only once the post is recorded, and only by the run's holder (no second chart from

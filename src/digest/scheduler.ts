@@ -21,8 +21,16 @@ import type { DigestRun, DigestSubscription, RunHolder } from '../store/store.js
 import { claimable, type Lease } from '../store/store.js';
 import { addDays, DAY_MS, localDateOf, startOfLocalDay, zonedInstant } from '../zoned-time.js';
 import { splitWindows } from './fetch-orders.js';
+import { POST_SETTLE_MS, PostRefusedError } from './posted-once.js';
 import { RUN_LEASE_DEFAULTS } from './run-fence.js';
-import { executeDigestRun, isLeaseLost, type RunnerContext, type RunResult } from './runner.js';
+import {
+  executeDigestRun,
+  isLeaseLost,
+  type RunnerContext,
+  type RunResult,
+  RunStrandedError,
+} from './runner.js';
+import { endOrphan, nextStranded, type StrandedRuns, sweepStranded } from './stranded.js';
 import type { DigestClock, DigestDeps } from './types.js';
 import { createWakeLoop, realClock } from './wake-loop.js';
 
@@ -198,32 +206,67 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   });
   const arm = () => loop.arm();
   const lease = (): Lease => ({ owner: instanceId, ms: leaseMs });
+  /**
+   * The earliest deadline of an open run the last plan saw (stranded.ts), or Infinity; before the
+   * first plan unknown (-Infinity: the first wake-up sweeps).
+   */
+  let strandedDue = Number.NEGATIVE_INFINITY;
 
   /**
-   * The next time anything may need doing, without claiming anything: today's due time, a
-   * planned retry, another instance's lease expiry, or tomorrow's due time.
+   * The runs the stranded-runs sweep (stranded.ts) looks at: every open run, of any kind ("Run
+   * now" too) and any local date. A run is still current within its local day (a scheduled run is
+   * retried only within its day, and "Run now" likewise): then it is resumed, else ended.
+   */
+  function strandedRuns(subs: ReadonlyMap<number, DigestSubscription>): StrandedRuns<DigestRun> {
+    return {
+      open: () => digests.openRuns(),
+      inFlight: (id) => loop.inFlight(id),
+      async claim(run, lease) {
+        const claim = await digests.claimRun(run.id, lease);
+        if (!claim.claimed || claim.how === 'new') return null;
+        logger?.info({ runId: run.id, kind: run.kind, how: claim.how }, 'digest run claimed');
+        return { run: claim.run, how: claim.how };
+      },
+      current(run, now) {
+        const sub = subs.get(run.subscriptionId);
+        return (
+          sub !== undefined && now < startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone)
+        );
+      },
+      start(run, action) {
+        const sub = subs.get(run.subscriptionId);
+        if (!sub) {
+          void loop.track(run.id, () =>
+            endOrphan(ctx, run, digests, `digest:${run.id}`).catch((err: unknown) =>
+              logger?.error({ err, runId: run.id }, 'digest run of a removed subscription not ended'),
+            ),
+          );
+          return;
+        }
+        void start(sub, run, false, action === 'end');
+      },
+    };
+  }
+
+  /**
+   * The next time anything may need doing, without claiming anything: today's due time, or
+   * tomorrow's; and any open run's next deadline (a planned retry or history check, a lease
+   * running out), of any kind and day (stranded.ts).
    */
   async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
-    for (const sub of await digests.list()) {
+    const subs = await digests.list();
+    strandedDue = await nextStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))));
+    for (const sub of subs) {
       next = Math.min(next, nextSlotAfter(sub, now + 1).at);
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
-        const run = await digests.scheduledRun(sub.id, slot.key);
         // Due and never claimed: its own time (already passed), which the wake loop tells from
         // what its last wake-up already tried.
-        if (run === null) next = Math.min(next, slot.at);
-        else if ((run.state === 'failed' || run.state === 'unknown') && run.nextAttemptAt)
-          next = Math.min(next, run.nextAttemptAt.getTime());
-        else if (
-          (run.state === 'running' || run.state === 'posting') &&
-          run.leaseExpiresAt &&
-          !loop.inFlight(run.id)
-        )
-          next = Math.min(next, run.leaseExpiresAt.getTime());
+        if ((await digests.scheduledRun(sub.id, slot.key)) === null) next = Math.min(next, slot.at);
       }
     }
-    return next;
+    return Math.min(next, strandedDue);
   }
 
   /** Whether a claim could change anything (saves a write transaction on every wake-up). */
@@ -231,14 +274,19 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     return !loop.inFlight(run.id) && claimable(run, now);
   }
 
-  /** Claims and starts every run that is due now. */
+  /** Claims and starts every run that is due now: today's slots, then every open run (stranded.ts). */
   async function claimDue(now: number): Promise<void> {
-    for (const sub of await digests.list())
+    const subs = await digests.list();
+    for (const sub of subs)
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
         // A subscription added after a slot's time starts with the next one: nothing to catch up.
         if (slot.at > now || slot.at < sub.createdAt.getTime()) continue;
         await claimSlot(sub, slot, now);
       }
+    // Only when the last plan saw an open run due by now (an open run that appeared since is seen
+    // by the next plan, within maxSleepMs): most wake-ups are for a slot, and skip the query.
+    if (strandedDue <= now)
+      await sweepStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))), now, lease);
   }
 
   async function claimSlot(sub: DigestSubscription, slot: Slot, now: number): Promise<void> {
@@ -262,8 +310,16 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     }
   }
 
-  /** Executes a held run in the background; failures go through `failed`. Never rejects. */
-  function start(sub: DigestSubscription, run: DigestRun, force: boolean): Promise<ManualResult> {
+  /**
+   * Executes a held run in the background; failures go through `failed`. Never rejects. `end`: a
+   * stranded run whose day has passed, settled and ended (stranded.ts).
+   */
+  function start(
+    sub: DigestSubscription,
+    run: DigestRun,
+    force: boolean,
+    end = false,
+  ): Promise<ManualResult> {
     /** This claim: the store takes the holder's writes only under its epoch. */
     const holder = { owner: instanceId, epoch: run.epoch };
     const attempt = async (signal: AbortSignal): Promise<ManualResult> => {
@@ -272,6 +328,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
           force,
           progress: run.kind === 'manual',
           signal,
+          end,
         });
         await afterRun(sub, run, result);
         return result;
@@ -307,7 +364,12 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       // Not posted again, and the history cannot tell whether it was: the admins look.
       if (result.checkAt === null)
         await quietly(
-          publisher.alertAdmins({ kind: 'unverified', subscription: sub, run: result.run }),
+          publisher.alertAdmins({
+            kind: 'unverified',
+            subscription: sub,
+            run: result.run,
+            reason: result.reason ?? 'refused',
+          }),
           'digest alert not delivered',
         );
       return;
@@ -352,7 +414,13 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   /**
    * A failed attempt: record it with its next attempt (if one fits in the local day), tell the
    * channel (one notice per run, updated afterwards) and the admins (first failure and giving up).
-   * "Run now" failures are answered to the admin who asked instead, and not retried.
+   * "Run now" failures are answered to the admin who asked instead, and not retried; a stranded
+   * run whose day has passed is not retried either.
+   *
+   * A run in 'posting' never fails on an unclear end (issue 33 finding 4): its post may be in the
+   * channel (Slack accepted it and the store did not record it, or the attempt broke after
+   * sending), and a retry would post without looking. It goes to its history check instead; only
+   * Slack's sure refusal of the holder's own post (PostRefusedError) fails it.
    */
   async function failed(
     sub: DigestSubscription,
@@ -361,16 +429,33 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     error: unknown,
   ): Promise<void> {
     const now = clock.now();
-    const dayEnd = startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone);
-    const delay = run.kind === 'scheduled' ? retryDelays[run.attempts - 1] : undefined;
-    const nextAttemptAt = delay !== undefined && now + delay < dayEnd ? new Date(now + delay) : null;
     const reason = isPlatError(error) ? `${error.code}: ${error.message}` : String(error);
+    if (run.state === 'posting' && !(error instanceof PostRefusedError)) {
+      const checkAt = new Date(now + POST_SETTLE_MS);
+      const unknown = { error: `the post was interrupted: ${reason}`, checkAt, now: new Date(now) };
+      if (await digests.markUnknown(run.id, holder, unknown))
+        logger?.warn(
+          { runId: run.id, reason, checkAt },
+          'digest post interrupted: its history is read before any other post',
+        );
+      return;
+    }
+    const dayEnd = startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone);
+    const delay =
+      run.kind === 'scheduled' && !(error instanceof RunStrandedError)
+        ? retryDelays[run.attempts - 1]
+        : undefined;
+    const nextAttemptAt = delay !== undefined && now + delay < dayEnd ? new Date(now + delay) : null;
     logger?.warn(
       { runId: run.id, subscriptionId: sub.id, attempts: run.attempts, nextAttemptAt, reason },
       'digest run failed',
     );
-    if (!(await digests.markFailed(run.id, holder, { error: reason, nextAttemptAt, now: new Date(now) })))
-      return;
+    const failure = { error: reason, nextAttemptAt, now: new Date(now) };
+    const moved =
+      run.state === 'posting'
+        ? await digests.markRefused(run.id, holder, failure)
+        : await digests.markFailed(run.id, holder, failure);
+    if (!moved) return;
     const current = (await digests.run(run.id)) ?? run;
     if (run.kind === 'manual') {
       // The admin who asked is answered by the caller; the progress message must not hang on "page k of n".

@@ -9,6 +9,7 @@ import type { Operation } from '../plat/operations.js';
 import type { ChargeRecorder } from '../store/ledger.js';
 import type { DigestRun, DigestSubscription, Store } from '../store/store.js';
 import type { FetchPlan } from './fetch-orders.js';
+import type { HistoryUnreadableReason, PostFence } from './posted-once.js';
 import type { DigestSummary } from './summarize.js';
 
 export interface DigestCost {
@@ -53,9 +54,10 @@ export type DigestAlert =
     }
   /**
    * Slack's answer to the digest's post was unclear (or platdesk stopped while posting) and the
-   * channel's history, which would tell, cannot be read: it is not posted again.
+   * channel's history, which would tell, cannot be read (`reason`: Slack refuses it, or the window
+   * holds more than a check may read under Slack's rate limit): it is not posted again.
    */
-  | { kind: 'unverified'; subscription: DigestSubscription; run: DigestRun };
+  | { kind: 'unverified'; subscription: DigestSubscription; run: DigestRun; reason: HistoryUnreadableReason };
 
 /**
  * The cost cap's estimate of a run (runner.ts): what its calls already cost and what remains.
@@ -80,18 +82,31 @@ export interface DigestApprovalRequest {
   estimate: DigestEstimate;
 }
 
+/** How a keyed post of a held run goes out (posted-once.ts). */
+export interface KeyedPostOptions {
+  /** Checked right before each keyed post; its signal goes with the Slack request. */
+  fence?: PostFence;
+  /**
+   * Where a history check cut short by Slack's rate limit goes on from (the run's
+   * checkProgress); null or absent: from the start.
+   */
+  progress?: string | null;
+}
+
 export interface DigestPublisher {
   /**
    * Posts the digest in the subscription's channel with its key (posted-once.ts digestPostKey) in
    * the message metadata, or replaces message `replaceTs`; returns its ts. A new post is sent
-   * once: an unclear answer throws PostOutcomeUnknownError.
+   * once: an unclear answer throws PostOutcomeUnknownError, Slack's sure refusal
+   * PostRefusedError, a thread that may not be read yet (its replies are keyed) HistoryDeferredError.
    */
-  postDigest(post: DigestPost, replaceTs: string | null): Promise<string>;
+  postDigest(post: DigestPost, replaceTs: string | null, options?: KeyedPostOptions): Promise<string>;
   /**
    * The ts of the digest's message if the channel's history holds its key (an earlier post
-   * reached Slack), else null; HistoryUnreadableError when the history cannot be read.
+   * reached Slack), else null; HistoryUnreadableError when the history cannot be read,
+   * HistoryDeferredError when it may not be read yet (Slack's rate limit).
    */
-  findDigest(post: DigestPost): Promise<string | null>;
+  findDigest(post: DigestPost, options?: KeyedPostOptions): Promise<string | null>;
   /**
    * Posts the digest's chart in its thread (issue 26), once the digest's post is recorded: never
    * before, so a chart can never cause a second digest. Posted once under its own key; never

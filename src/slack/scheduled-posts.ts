@@ -9,9 +9,18 @@ import { LogLevel, type MessageMetadata, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Words } from '../blocks/i18n/words.js';
 import type { RenderedMessage } from '../blocks/kit.js';
-import { HistoryUnreadableError, type PostKey, PostOutcomeUnknownError } from '../digest/posted-once.js';
+import {
+  HistoryDeferredError,
+  HistoryUnreadableError,
+  type PostFence,
+  type PostKey,
+  PostOutcomeUnknownError,
+  PostRefusedError,
+} from '../digest/posted-once.js';
 import { clientLike } from './clients.js';
 import type { LocaleResolver } from './locale-resolver.js';
+import { LIMITED_READ_PAGE_SIZE, type ReadMethod, type SlackReadBudget } from './read-budget.js';
+import { FenceRefusedError, fencedSlackFetch } from './web-fetch.js';
 
 /** Posts to a channel (or a DM by user id), or in the thread of `threadTs`, and returns the message's ts. */
 export async function postMessage(
@@ -36,9 +45,29 @@ export async function postMessage(
 
 /** Past this, a keyed post's outcome is unknown (and its key is looked for in the history). */
 export const KEYED_POST_TIMEOUT_MS = 20_000;
-/** History pages read for a key (200 messages each); more than that in the window is "cannot tell". */
-const HISTORY_PAGES = 10;
-const HISTORY_PAGE_SIZE = 200;
+
+/**
+ * How keyed posts read a channel's history (issue 33 finding 10): the messages a request asks for,
+ * the requests one history check may make in all (a window holding more cannot tell), and the
+ * workspace's shared allowance of requests (read-budget.ts; null: Slack's normal tier, none kept).
+ */
+export interface HistoryReads {
+  pageSize: number;
+  maxPages: number;
+  budget: SlackReadBudget | null;
+}
+
+/** Slack's normal tier (internal and Marketplace apps): pages of 200, ten at most. */
+export const NORMAL_READS: HistoryReads = { pageSize: 200, maxPages: 10, budget: null };
+
+/**
+ * A commercially distributed app not approved for the Marketplace: 15 messages a request, one
+ * request a minute per workspace and method (read-budget.ts). Eight requests (120 messages around
+ * the post, over eight minutes at least) is as far as one check goes before it asks the admins.
+ */
+export function limitedReads(budget: SlackReadBudget): HistoryReads {
+  return { pageSize: LIMITED_READ_PAGE_SIZE, maxPages: 8, budget };
+}
 
 /** The metadata a keyed post carries (https://docs.slack.dev/messaging/message-metadata). */
 export const metadataOf = (key: PostKey): MessageMetadata => ({
@@ -75,24 +104,46 @@ export function surelyRefused(error: unknown): boolean {
   }
 }
 
+/** The error of a keyed post or update Slack answered: a sure refusal, or an unknown outcome. */
+export function postFailure(error: unknown, what: string): Error {
+  if (surelyRefused(error)) return new PostRefusedError({ cause: error });
+  return new PostOutcomeUnknownError(`Slack's answer to ${what} was unclear: ${String(error)}`, {
+    cause: error,
+  });
+}
+
 export interface KeyedPosts {
   /**
    * Posts a message carrying `key` once, with no automatic retry: a sure refusal rejects with
-   * Slack's error, an unclear outcome with PostOutcomeUnknownError.
+   * PostRefusedError, an unclear outcome with PostOutcomeUnknownError. With a fence, it is checked
+   * right before the request is sent, and its signal ends the request (issue 33 finding 5).
    */
-  post(channel: string, m: RenderedMessage, key: PostKey): Promise<string>;
+  post(channel: string, m: RenderedMessage, key: PostKey, fence?: PostFence): Promise<string>;
   /** As `post`, as a reply in the thread of `threadTs` (never broadcast to the channel). */
-  reply(channel: string, threadTs: string, m: RenderedMessage, key: PostKey): Promise<string>;
+  reply(
+    channel: string,
+    threadTs: string,
+    m: RenderedMessage,
+    key: PostKey,
+    fence?: PostFence,
+  ): Promise<string>;
   /**
    * The keys (`event_payload.key`) of `eventType` the replies in the thread of `threadTs` carry;
-   * HistoryUnreadableError when the thread cannot be read whole.
+   * HistoryUnreadableError when the thread cannot be read whole, HistoryDeferredError when the
+   * rate limit puts the rest off (`progress`, given back, goes on from there).
    */
-  threadKeys(channel: string, threadTs: string, eventType: PostKey['eventType']): Promise<Set<string>>;
+  threadKeys(
+    channel: string,
+    threadTs: string,
+    eventType: PostKey['eventType'],
+    progress?: string | null,
+  ): Promise<Set<string>>;
   /**
-   * The message carrying `key` in the channel's history since `key.since`, or null when surely
-   * absent; HistoryUnreadableError when the history cannot be read whole.
+   * The message carrying `key` in the channel's history between `key.since` and `key.until`, or
+   * null when surely absent; HistoryUnreadableError when the window cannot be read whole,
+   * HistoryDeferredError when the rate limit puts the rest off (`progress` goes on from there).
    */
-  find(channel: string, key: PostKey): Promise<KeyedMessage | null>;
+  find(channel: string, key: PostKey, progress?: string | null): Promise<KeyedMessage | null>;
 }
 
 export interface KeyedMessage {
@@ -108,18 +159,77 @@ interface HistoryMessage {
 }
 
 /**
+ * Where a history check stopped (a run's checkProgress): which method, the cursor of its next page,
+ * the pages read so far, and for a thread its parent and the keys already seen. Opaque to the
+ * layers below (they store and give it back).
+ */
+type Progress =
+  | { m: 'history'; c: string | null; n: number }
+  | { m: 'replies'; t: string; c: string | null; n: number; k: string[] };
+
+function decodeProgress(text: string | null | undefined): Progress | null {
+  if (!text) return null;
+  try {
+    const p = JSON.parse(text) as Progress;
+    return p.m === 'history' || p.m === 'replies' ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The thread a check had got to (a found threaded message whose replies are being read), if any. */
+export function progressThread(progress: string | null | undefined): string | null {
+  const p = decodeProgress(progress);
+  return p?.m === 'replies' ? p.t : null;
+}
+
+/** Seconds Slack's 429 asked to wait (web-api's rate-limited error carries them), as ms. */
+function retryAfterMs(error: unknown): number | null {
+  const e = error as { code?: unknown; retryAfter?: unknown };
+  if (e?.code !== 'slack_webapi_rate_limited_error') return null;
+  const seconds = Number(e.retryAfter);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
+}
+
+/** A read that may be tried again later (no answer, a 5xx): not a refusal of the history. */
+function transient(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'slack_webapi_request_error' || code === 'slack_webapi_http_error';
+}
+
+/** A transient read failure is tried again this much later (one page of the check's bound spent). */
+const TRANSIENT_RETRY_MS = 60_000;
+/** An allowance that could not be asked (its store or Redis unreachable) is asked again this much later. */
+const ALLOWANCE_RETRY_MS = 10_000;
+
+/**
  * Keyed posts on Slack's Web API. The posts go through a client of their own with automatic
  * retries off (the app's client retries 5xx and timeouts, which would post twice) and a timeout;
- * the history is read with the app's client (reads may be retried).
+ * the history is read through one that sees a rate limit as an error (it is put off, never
+ * waited for inside a check) and, under Slack's limited tier, never retries by itself (a retry is
+ * another request of the minute's one).
  */
-export function createKeyedPosts(deps: { client: WebClient; timeoutMs?: number }): KeyedPosts {
+export function createKeyedPosts(deps: {
+  client: WebClient;
+  timeoutMs?: number;
+  /** How the history is read (default Slack's normal tier). */
+  reads?: HistoryReads;
+}): KeyedPosts {
   const { client } = deps;
-  const once = clientLike(client, {
+  const reads = deps.reads ?? NORMAL_READS;
+  const onceOptions = {
     slackApiUrl: client.slackApiUrl,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: deps.timeoutMs ?? KEYED_POST_TIMEOUT_MS,
     // Outcomes are logged by the caller (pino); the client's own console lines would be noise.
+    logLevel: LogLevel.ERROR,
+  };
+  const once = clientLike(client, onceOptions);
+  const reader = clientLike(client, {
+    slackApiUrl: client.slackApiUrl,
+    rejectRateLimitedCalls: true,
+    retryConfig: reads.budget ? { retries: 0 } : { retries: 2, factor: 2, minTimeout: 500 },
     logLevel: LogLevel.ERROR,
   });
 
@@ -131,74 +241,138 @@ export function createKeyedPosts(deps: { client: WebClient; timeoutMs?: number }
     return opened.channel.id;
   }
 
-  async function postKeyed(channel: string, m: RenderedMessage, key: PostKey, threadTs?: string) {
+  async function postKeyed(
+    channel: string,
+    m: RenderedMessage,
+    key: PostKey,
+    threadTs?: string,
+    fence?: PostFence,
+  ) {
+    // Checked before anything is built: a holder past its lease sends nothing (issue 33 finding 5).
+    fence?.check();
+    const sender = fence ? clientLike(client, { ...onceOptions, fetch: fencedSlackFetch(fence) }) : once;
     try {
-      return await postMessage(once, channel, m, metadataOf(key), threadTs);
+      return await postMessage(sender, channel, m, metadataOf(key), threadTs);
     } catch (error) {
-      if (surelyRefused(error)) throw error;
-      throw new PostOutcomeUnknownError(`Slack's answer to chat.postMessage was unclear: ${String(error)}`, {
-        cause: error,
-      });
+      // The fence refused at the last moment, before anything was sent: the holder stops.
+      const original = (error as { original?: unknown })?.original;
+      if (original instanceof FenceRefusedError) throw original.cause;
+      throw postFailure(error, 'chat.postMessage');
     }
   }
 
+  /**
+   * One page of a history read, within the workspace's allowance: refused, or rate-limited by
+   * Slack, the check is put off with `progress` (where it stands before this page).
+   */
+  async function page<T>(method: ReadMethod, progress: Progress, read: () => Promise<T>): Promise<T> {
+    if (progress.n >= reads.maxPages)
+      throw new HistoryUnreadableError(
+        `more than ${reads.maxPages * reads.pageSize} messages to read (${reads.maxPages} requests of ${reads.pageSize})`,
+        { reason: 'too_busy' },
+      );
+    let wait = 0;
+    try {
+      wait = reads.budget ? await reads.budget.take(method) : 0;
+    } catch (error) {
+      // The allowance cannot be asked (Redis or the store unreachable): no request, try again soon.
+      throw new HistoryDeferredError(ALLOWANCE_RETRY_MS, JSON.stringify(progress), { cause: error });
+    }
+    if (wait > 0) throw new HistoryDeferredError(wait, JSON.stringify(progress));
+    try {
+      return await read();
+    } catch (error) {
+      const after = retryAfterMs(error);
+      if (after !== null) throw new HistoryDeferredError(after, JSON.stringify(progress), { cause: error });
+      // No answer or a 5xx: tried again later, the request counted against the check's bound.
+      if (transient(error))
+        throw new HistoryDeferredError(
+          TRANSIENT_RETRY_MS,
+          JSON.stringify({ ...progress, n: progress.n + 1 }),
+          {
+            cause: error,
+          },
+        );
+      throw error;
+    }
+  }
+
+  /** Errors of a read, as the caller sees them: deferred and unreadable as they are, anything else unreadable. */
+  const asReadError = (error: unknown, what: string): Error =>
+    error instanceof HistoryDeferredError || error instanceof HistoryUnreadableError
+      ? error
+      : new HistoryUnreadableError(`${what} could not be read: ${String(error)}`, { cause: error });
+
   return {
-    post: (channel, m, key) => postKeyed(channel, m, key),
-    reply: (channel, threadTs, m, key) => postKeyed(channel, m, key, threadTs),
-    async threadKeys(channel, threadTs, eventType) {
+    post: (channel, m, key, fence) => postKeyed(channel, m, key, undefined, fence),
+    reply: (channel, threadTs, m, key, fence) => postKeyed(channel, m, key, threadTs, fence),
+    async threadKeys(channel, threadTs, eventType, progressText) {
+      const resumed = decodeProgress(progressText);
+      let at: Extract<Progress, { m: 'replies' }> =
+        resumed?.m === 'replies' && resumed.t === threadTs
+          ? resumed
+          : { m: 'replies', t: threadTs, c: null, n: 0, k: [] };
       try {
         const conversation = await historyChannel(channel);
-        const keys = new Set<string>();
-        let cursor: string | undefined;
-        for (let page = 0; page < HISTORY_PAGES; page++) {
-          const answer = await client.conversations.replies({
-            channel: conversation,
-            ts: threadTs,
-            include_all_metadata: true,
-            limit: HISTORY_PAGE_SIZE,
-            ...(cursor ? { cursor } : {}),
-          });
+        const keys = new Set(at.k);
+        for (;;) {
+          const cursor = at.c;
+          const answer = await page('conversations.replies', at, () =>
+            reader.conversations.replies({
+              channel: conversation,
+              ts: threadTs,
+              include_all_metadata: true,
+              limit: reads.pageSize,
+              ...(cursor ? { cursor } : {}),
+            }),
+          );
           for (const m of (answer.messages ?? []) as HistoryMessage[]) {
             const key = m.metadata?.event_payload?.key;
             if (m.ts !== threadTs && m.metadata?.event_type === eventType && typeof key === 'string')
               keys.add(key);
           }
-          cursor = answer.response_metadata?.next_cursor || undefined;
-          if (!answer.has_more || !cursor) return keys;
+          if (!answer.has_more) return keys;
+          const next = answer.response_metadata?.next_cursor;
+          // More, and no way to ask for it: the thread cannot be read whole (never "surely absent").
+          if (!next) throw new HistoryUnreadableError('Slack answered has_more without a cursor');
+          at = { m: 'replies', t: threadTs, c: next, n: at.n + 1, k: [...keys] };
         }
-        throw new Error(`more than ${HISTORY_PAGES * HISTORY_PAGE_SIZE} replies in the thread`);
       } catch (error) {
-        throw new HistoryUnreadableError(`the thread's replies could not be read: ${String(error)}`, {
-          cause: error,
-        });
+        throw asReadError(error, "the thread's replies");
       }
     },
-    async find(channel, key) {
+    async find(channel, key, progressText) {
+      const resumed = decodeProgress(progressText);
+      let at: Extract<Progress, { m: 'history' }> =
+        resumed?.m === 'history' ? resumed : { m: 'history', c: null, n: 0 };
       try {
         const history = await historyChannel(channel);
-        let cursor: string | undefined;
-        for (let page = 0; page < HISTORY_PAGES; page++) {
-          const answer = await client.conversations.history({
-            channel: history,
-            oldest: (key.since.getTime() / 1000).toFixed(6),
-            inclusive: true,
-            include_all_metadata: true,
-            limit: HISTORY_PAGE_SIZE,
-            ...(cursor ? { cursor } : {}),
-          });
+        for (;;) {
+          const cursor = at.c;
+          const answer = await page('conversations.history', at, () =>
+            reader.conversations.history({
+              channel: history,
+              oldest: (key.since.getTime() / 1000).toFixed(6),
+              ...(key.until ? { latest: (key.until.getTime() / 1000).toFixed(6) } : {}),
+              inclusive: true,
+              include_all_metadata: true,
+              limit: reads.pageSize,
+              ...(cursor ? { cursor } : {}),
+            }),
+          );
           const messages = (answer.messages ?? []) as HistoryMessage[];
           const found = messages.find(
             (m) => m.metadata?.event_type === key.eventType && m.metadata.event_payload?.key === key.key,
           );
           if (found?.ts) return { ts: found.ts, replyCount: found.reply_count ?? 0 };
-          cursor = answer.response_metadata?.next_cursor || undefined;
-          if (!answer.has_more || !cursor) return null;
+          if (!answer.has_more) return null;
+          const next = answer.response_metadata?.next_cursor;
+          // More, and no way to ask for it: the window cannot be read whole (never "surely absent").
+          if (!next) throw new HistoryUnreadableError('Slack answered has_more without a cursor');
+          at = { m: 'history', c: next, n: at.n + 1 };
         }
-        throw new Error(`more than ${HISTORY_PAGES * HISTORY_PAGE_SIZE} messages since the post began`);
       } catch (error) {
-        throw new HistoryUnreadableError(`the channel's history could not be read: ${String(error)}`, {
-          cause: error,
-        });
+        throw asReadError(error, "the channel's history");
       }
     },
   };

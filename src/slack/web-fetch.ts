@@ -24,6 +24,11 @@ export interface SlackFetchInit {
   body?: Body;
   redirect?: 'error' | 'follow' | 'manual';
   signal?: AbortSignal | null;
+  /**
+   * Called at the last moment before the request is opened (after the body is encoded); a throw
+   * rejects the fetch with nothing sent. A fenced post checks its lease here (fencedSlackFetch).
+   */
+  beforeSend?: () => void;
 }
 
 /** The answer's headers, as fetch's Headers reads them (names case-insensitive). */
@@ -147,6 +152,8 @@ export async function slackFetch(
   // namespace, which reads node:http's lazy `WebSocket` export and so loads Node's whole bundled
   // undici, the very cost this module avoids. node:https (TLS) is loaded with the first https call.
   const send = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http').request;
+  init.beforeSend?.();
+  signal?.throwIfAborted();
 
   return new Promise<SlackFetchResponse>((resolve, reject) => {
     const req = send(url, { method: init.method ?? 'GET', headers });
@@ -203,5 +210,43 @@ export async function slackFetch(
  * every Slack Web client the app builds gets its options from here.
  */
 export function slackClientOptions<T extends object>(options: T): T & { fetch: typeof fetch } {
-  return { ...options, fetch: slackFetch as unknown as typeof fetch };
+  const given = (options as { fetch?: typeof fetch }).fetch;
+  return { ...options, fetch: given ?? (slackFetch as unknown as typeof fetch) };
+}
+
+/** What fences a request: a check that throws when it may not be sent, and a signal that ends it. */
+export interface RequestFence {
+  readonly signal: AbortSignal;
+  check(): void;
+}
+
+/** The fence refused a request before it was opened: nothing was sent (`cause`: the fence's error). */
+export class FenceRefusedError extends Error {
+  readonly code = 'fence_refused';
+  constructor(options: { cause: unknown }) {
+    super(`not sent: ${String(options.cause)}`, options);
+    this.name = 'FenceRefusedError';
+  }
+}
+
+/**
+ * platdesk's fetch for one fenced request (a keyed post of a held run, issue 33 finding 5): the
+ * fence is checked right before the request is opened, and its signal ends the request as the
+ * client's own timeout does (a request cut that way may have reached Slack: its outcome is unknown).
+ */
+export function fencedSlackFetch(fence: RequestFence): typeof fetch {
+  const fenced = (input: string | URL, init: SlackFetchInit = {}) =>
+    slackFetch(input, {
+      ...init,
+      signal: init.signal ? AbortSignal.any([init.signal, fence.signal]) : fence.signal,
+      beforeSend: () => {
+        init.beforeSend?.();
+        try {
+          fence.check();
+        } catch (error) {
+          throw new FenceRefusedError({ cause: error });
+        }
+      },
+    });
+  return fenced as unknown as typeof fetch;
 }

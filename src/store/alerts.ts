@@ -236,6 +236,8 @@ export function createAlerts(ctx: StoreContext): AlertStore {
               created_at: now,
               updated_at: now,
               epoch: 1,
+              post_attempt_at: null,
+              check_progress: null,
             })
             .returningAll()
             .executeTakeFirstOrThrow();
@@ -375,7 +377,9 @@ export function createAlerts(ctx: StoreContext): AlertStore {
             .execute();
         return true;
       }),
+    markPostAttempt: runs.markPostAttempt,
     markFailed: runs.markFailed,
+    markRefused: runs.markRefused,
     awaitApproval: runs.awaitApproval,
     claimApproved: async (id, lease) => ((await runs.claimApproved(db, id, lease)) ? checkOf(db, id) : null),
 

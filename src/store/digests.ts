@@ -115,6 +115,8 @@ export function createDigests(ctx: StoreContext): DigestStore {
         created_at: now,
         updated_at: now,
         epoch: 1,
+        post_attempt_at: null,
+        check_progress: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -190,6 +192,28 @@ export function createDigests(ctx: StoreContext): DigestStore {
         return removed;
       }),
 
+    claimRun: (runId, lease) =>
+      db.transaction().execute(async (trx): Promise<RunClaim> => {
+        await takeLock(trx, 'digests');
+        const how = await runs.claimExisting(trx, runId, lease);
+        const run = await mustRun(trx, runId);
+        return how === null ? { claimed: false, run } : { claimed: true, run, how };
+      }),
+    async openRuns() {
+      const rows = await db
+        .selectFrom('digest_runs')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', 'in', ['failed', 'unknown']), eb('next_attempt_at', 'is not', null)]),
+            eb('state', 'in', ['running', 'posting']),
+          ]),
+        )
+        .orderBy('id')
+        .execute();
+      return rows.map(toRun);
+    },
     claimScheduled: (input, lease) =>
       db.transaction().execute(async (trx): Promise<RunClaim> => {
         await takeLock(trx, 'digests');
@@ -263,7 +287,9 @@ export function createDigests(ctx: StoreContext): DigestStore {
       }),
     markPosted: (runId, holder, messageTs, now) => runs.markPosted(db, runId, holder, messageTs, now),
     markUnknown: (runId, holder, unknown) => runs.markUnknown(db, runId, holder, unknown),
+    markPostAttempt: runs.markPostAttempt,
     markFailed: runs.markFailed,
+    markRefused: runs.markRefused,
     awaitApproval: runs.awaitApproval,
     claimApproved: (runId, lease, approvedBy) =>
       db.transaction().execute(async (trx) => {

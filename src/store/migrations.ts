@@ -1100,6 +1100,23 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX sent_calls_sent_at ON sent_calls (sent_at);
   `,
   },
+  // 21: a leased run's post attempt and its history check (issue 33 findings 5 and 10). A holder
+  // stamps post_attempt_at, under its epoch, right before it sends a keyed post: the history check
+  // reads a narrow window around that instant instead of everything since the run was created.
+  // check_progress is where a history check cut short by Slack's rate limit goes on from (the
+  // Slack side's opaque words: which method, its cursor, pages read). Added columns only: an
+  // older replica's writes leave them NULL (online-safe).
+  {
+    rollout: 'online',
+    summary:
+      "digest runs and alert checks: the post attempt's time and a history check's progress (new columns)",
+    sql: `
+  ALTER TABLE digest_runs ADD COLUMN post_attempt_at INTEGER;
+  ALTER TABLE digest_runs ADD COLUMN check_progress TEXT;
+  ALTER TABLE alert_checks ADD COLUMN post_attempt_at INTEGER;
+  ALTER TABLE alert_checks ADD COLUMN check_progress TEXT;
+  `,
+  },
 ];
 
 /**

@@ -39,6 +39,8 @@ export interface LeasedRunRow {
   estimate_points: number | null;
   created_at: number;
   epoch: number;
+  post_attempt_at: number | null;
+  check_progress: string | null;
 }
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
@@ -59,6 +61,8 @@ export const toLeasedRun = (r: LeasedRunRow): LeasedRun => ({
   estimatePoints: r.estimate_points,
   createdAt: new Date(r.created_at),
   epoch: r.epoch,
+  postAttemptAt: date(r.post_attempt_at),
+  checkProgress: r.check_progress,
 });
 
 /**
@@ -99,10 +103,18 @@ export interface LeasedRuns {
     messageTs: string | null,
     now: Date,
   ): Promise<boolean>;
-  /** running | posting → failed, releasing the lease. */
+  /**
+   * running → failed, releasing the lease. Never from posting (issue 33 finding 4): a retry of a
+   * failed run posts without reading the history, so only a run that surely posted nothing may
+   * fail; a posting run goes to markUnknown (its history check), or to markRefused.
+   */
   markFailed(id: number, holder: RunHolder, failure: RunFailure): Promise<boolean>;
+  /** posting → failed: Slack surely refused the holder's post (store.ts DigestStore.markRefused). */
+  markRefused(id: number, holder: RunHolder, failure: RunFailure): Promise<boolean>;
   /** posting → unknown (Slack's answer was unclear), releasing the lease; see UnknownPost. */
   markUnknown(db: Executor, id: number, holder: RunHolder, unknown: UnknownPost): Promise<boolean>;
+  /** Stamps the holder's post attempt while it still holds the run in posting (the store's fence of a post). */
+  markPostAttempt(id: number, holder: RunHolder, at: Date): Promise<boolean>;
   /** running → awaiting_approval, releasing the lease. */
   awaitApproval(id: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second caller gets false). */
@@ -132,6 +144,17 @@ export function createLeasedRuns(
   const span = (lease: Lease) => {
     const at = leaseNow();
     return { at, expires: sql<number>`${at} + ${lease.ms}`, now: nowMs() };
+  };
+  /** → failed, releasing the lease, from the one state given (running: markFailed; posting: markRefused). */
+  const fail = (id: number, holder: RunHolder, failure: RunFailure, from: 'running' | 'posting') => {
+    const at = failure.now.getTime();
+    return changedOne(
+      db,
+      sql`UPDATE ${table} SET state = 'failed', last_error = ${failure.error.slice(0, ERROR_MAX)},
+        next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
+        lease_expires_at = NULL, updated_at = ${at}
+      WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = ${from}`,
+    );
   };
   return {
     async claimExisting(trx, id, lease) {
@@ -226,27 +249,27 @@ export function createLeasedRuns(
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'posted', message_ts = ${messageTs}, lease_owner = NULL,
-          lease_expires_at = NULL, next_attempt_at = NULL, updated_at = ${at}
+          lease_expires_at = NULL, next_attempt_at = NULL, check_progress = NULL, updated_at = ${at}
         WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
       );
     },
-    markFailed(id, holder, failure) {
-      const at = failure.now.getTime();
-      return changedOne(
-        db,
-        sql`UPDATE ${table} SET state = 'failed', last_error = ${failure.error.slice(0, ERROR_MAX)},
-          next_attempt_at = ${failure.nextAttemptAt?.getTime() ?? null}, lease_owner = NULL,
-          lease_expires_at = NULL, updated_at = ${at}
-        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state IN ('running', 'posting')`,
-      );
-    },
+    markFailed: (id, holder, failure) => fail(id, holder, failure, 'running'),
+    markRefused: (id, holder, failure) => fail(id, holder, failure, 'posting'),
     markUnknown(trx, id, holder, unknown) {
       const at = unknown.now.getTime();
       return changedOne(
         trx,
         sql`UPDATE ${table} SET state = 'unknown', last_error = ${unknown.error.slice(0, ERROR_MAX)},
           next_attempt_at = ${unknown.checkAt?.getTime() ?? null}, lease_owner = NULL,
-          lease_expires_at = NULL, updated_at = ${at}
+          lease_expires_at = NULL, check_progress = ${unknown.checkProgress ?? null}, updated_at = ${at}
+        WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
+      );
+    },
+    markPostAttempt(id, holder, at) {
+      const ms = at.getTime();
+      return changedOne(
+        db,
+        sql`UPDATE ${table} SET post_attempt_at = ${ms}, check_progress = NULL, updated_at = ${ms}
         WHERE tenant_id = ${tenant} AND id = ${id} AND lease_owner = ${holder.owner} AND epoch = ${holder.epoch} AND state = 'posting'`,
       );
     },

@@ -127,6 +127,10 @@ export interface DigestRunsTable {
   updated_at: number;
   /** Bumped by every claim: the holder's writes name it (runs.ts). */
   epoch: Generated<number>;
+  /** When its holder last sent (or was about to send) the keyed post (migration 21). */
+  post_attempt_at: number | null;
+  /** Where a history check cut short by Slack's rate limit goes on from (migration 21). */
+  check_progress: string | null;
 }
 
 export interface DigestPagesTable {
@@ -187,6 +191,8 @@ export interface AlertChecksTable {
   created_at: number;
   updated_at: number;
   epoch: Generated<number>;
+  post_attempt_at: number | null;
+  check_progress: string | null;
 }
 
 export interface AlertOrdersTable {

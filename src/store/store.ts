@@ -38,6 +38,7 @@
  */
 
 import type { InstallationStore } from '@slack/bolt';
+import { CLOCK_SKEW_BUDGET_MAX_MS } from '../config.js';
 
 export interface Store {
   pending: PendingLookups;
@@ -550,6 +551,8 @@ export interface PeriodicTurns {
    * ago (by anyone): true for at most one caller of any number racing, on both engines.
    */
   take(name: string, holder: string, periodMs: number): Promise<boolean>;
+  /** When the last turn at `name` was taken (by anyone), or null when none was. */
+  takenAt(name: string): Promise<Date | null>;
 }
 
 // ---- leased runs (digest runs and alert checks) ----------------------------------------------
@@ -603,6 +606,17 @@ export interface LeasedRun {
   createdAt: Date;
   /** Bumped by every claim (1 for a new run): the holder's writes must name it. */
   epoch: number;
+  /**
+   * When its holder last was about to send its keyed post (stamped under its epoch right before
+   * the post): the history check reads a narrow window around it. Null: no post was attempted
+   * by this build (a run an older replica left may still have posted: read from its creation).
+   */
+  postAttemptAt: Date | null;
+  /**
+   * Where a history check cut short by Slack's rate limit goes on from (the Slack side's words);
+   * null: from the start.
+   */
+  checkProgress: string | null;
 }
 
 /** A post whose outcome Slack left unclear. */
@@ -611,6 +625,8 @@ export interface UnknownPost {
   /** When to read the channel's history for the post's key; null: it cannot be read (given up). */
   checkAt: Date | null;
   now: Date;
+  /** Where the next history check goes on from (a check the rate limit cut short); default null. */
+  checkProgress?: string | null;
 }
 
 export interface RunFailure {
@@ -621,11 +637,23 @@ export interface RunFailure {
 }
 
 /**
+ * The clock-skew budget the delays below are sized with: the largest PLATDESK_CLOCK_SKEW_BUDGET_MS
+ * accepts (a replica further from the database's clock than its budget takes no paid work,
+ * store/database-watch.ts), so they hold whatever budget an operator sets.
+ */
+export const CLOCK_SKEW_BUDGET_MS = CLOCK_SKEW_BUDGET_MAX_MS;
+
+/**
  * How long after an unclear post, or after the lease of a holder that stopped while posting, the
  * channel's history is read for the post's key (digest/posted-once.ts): a request still on its
- * way to Slack has landed by then, so "not in the history" means it never will be.
+ * way to Slack has landed by then, so "not in the history" means it never will be. Longer than a
+ * run's lease (22 s, digest/run-fence.ts) + a keyed post's timeout (20 s,
+ * slack/scheduled-posts.ts KEYED_POST_TIMEOUT_MS) + the clock-skew budget (issue 33 finding 5):
+ * a holder that passed its fence's check just before its lease ran out has its post answered or
+ * abandoned well before anyone reads the history for it (test/digest/posting-ends.test.ts checks
+ * the sum).
  */
-export const POST_SETTLE_MS = 30_000;
+export const POST_SETTLE_MS = 50_000;
 
 /**
  * How an existing run was claimed: taken over (its holder's lease expired while running), taken
@@ -778,12 +806,43 @@ export interface DigestStore {
   markPosted(runId: number, holder: RunHolder, messageTs: string, now: Date): Promise<boolean>;
   /** posting → unknown: Slack's answer to the post was unclear (digest/posted-once.ts). */
   markUnknown(runId: number, holder: RunHolder, unknown: UnknownPost): Promise<boolean>;
-  /** running | posting → failed, releasing the lease. */
+  /**
+   * Stamps the holder's post attempt (still posting, under its epoch), right before it sends the
+   * keyed post: false when the run is no longer the holder's (it must not post). Clears
+   * checkProgress (a new post means a new window).
+   */
+  markPostAttempt(runId: number, holder: RunHolder, at: Date): Promise<boolean>;
+  /**
+   * running → failed, releasing the lease. Never from posting (issue 33 finding 4): a run whose
+   * post may have been sent goes to its history check (markUnknown), or, when Slack surely
+   * refused the holder's own post, to markRefused.
+   */
   markFailed(
     runId: number,
     holder: RunHolder,
     failure: { error: string; nextAttemptAt: Date | null; now: Date },
   ): Promise<boolean>;
+  /**
+   * posting → failed: Slack surely refused the holder's post (an `ok: false` it answered before
+   * doing anything), and an earlier post of the run is surely absent (the holder verified, or no
+   * earlier attempt posted). A retry may then post without reading the history.
+   */
+  markRefused(
+    runId: number,
+    holder: RunHolder,
+    failure: { error: string; nextAttemptAt: Date | null; now: Date },
+  ): Promise<boolean>;
+  /**
+   * Runs that wait for something a claim would do, of any kind and any local date: running or
+   * posting (a live lease, or one that ran out), failed with a retry planned, unknown with a
+   * history check planned (the stranded-runs sweep, digest/stranded.ts).
+   */
+  openRuns(): Promise<DigestRun[]>;
+  /**
+   * Claims an existing run by id, of any kind and day, under the digests lock (as claimScheduled
+   * claims an existing one): a takeover of an expired lease, a due retry, a due history check.
+   */
+  claimRun(runId: number, lease: Lease): Promise<RunClaim>;
   /** running → awaiting_approval, releasing the lease. */
   awaitApproval(runId: number, holder: RunHolder, estimatePoints: number, now: Date): Promise<boolean>;
   /** awaiting_approval → running under the caller's lease (single-use: a second click gets null). */
@@ -1027,7 +1086,16 @@ export interface AlertStore {
    * 'unknown', so no later check posts them again.
    */
   markUnknown(checkId: number, holder: RunHolder, unknown: UnknownPost): Promise<boolean>;
+  /** As DigestStore.markPostAttempt. */
+  markPostAttempt(checkId: number, holder: RunHolder, at: Date): Promise<boolean>;
+  /** running → failed (never from posting: DigestStore.markFailed). */
   markFailed(
+    checkId: number,
+    holder: RunHolder,
+    failure: { error: string; nextAttemptAt: Date | null; now: Date },
+  ): Promise<boolean>;
+  /** posting → failed on Slack's sure refusal of the holder's post (DigestStore.markRefused). */
+  markRefused(
     checkId: number,
     holder: RunHolder,
     failure: { error: string; nextAttemptAt: Date | null; now: Date },

@@ -27,5 +27,13 @@ export function createPeriodicTurns({ db, leaseNow }: StoreContext): PeriodicTur
         .executeTakeFirst();
       return row !== undefined;
     },
+    async takenAt(name) {
+      const row = await db
+        .selectFrom('periodic_turns')
+        .select('taken_at')
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row ? new Date(Number(row.taken_at)) : null;
+    },
   };
 }

@@ -208,6 +208,8 @@ const ALERT_CHECK: AlertCheck = {
   chargedPoints: 0,
   calls: 0,
   epoch: 1,
+  postAttemptAt: null,
+  checkProgress: null,
   estimatePoints: 14,
   createdAt: NOW,
 };
@@ -909,7 +911,21 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     ),
     m(
       'digest-alert-unverified',
-      renderDigestAlert(w, { kind: 'unverified', subscription: SUB, run: makeDigestRun() }),
+      renderDigestAlert(w, {
+        kind: 'unverified',
+        subscription: SUB,
+        run: makeDigestRun(),
+        reason: 'refused',
+      }),
+    ),
+    m(
+      'digest-alert-unverified-busy',
+      renderDigestAlert(w, {
+        kind: 'unverified',
+        subscription: SUB,
+        run: makeDigestRun(),
+        reason: 'too_busy',
+      }),
     ),
     m(
       'digest-approval',
@@ -1022,6 +1038,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       }),
     ),
     m('alert-unverified', renderAlertUnverified(w, ALERT_SUB, ALERT_CHECK)),
+    m('alert-unverified-busy', renderAlertUnverified(w, ALERT_SUB, ALERT_CHECK, 'too_busy')),
     m(
       'alert-refused-claim',
       renderClaimRefusal(w, ALERT_SUB, alertOrder(1, text, { claimedBy: 'U1234', claimedAt: NOW }), 'claim'),

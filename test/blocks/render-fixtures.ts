@@ -200,6 +200,8 @@ function alertMessages(): { name: string; message: RenderedMessage }[] {
     estimatePoints: 14,
     createdAt: NOW,
     epoch: 1,
+    postAttemptAt: null,
+    checkProgress: null,
   };
   const rows = Array.from({ length: 60 }, (_, i) => ({
     subscription: { ...ALERT_SUB, id: i + 1 },

@@ -18,6 +18,8 @@ import { createLogger } from '../../src/logger.js';
 import { createAdminAlerts } from '../../src/slack/admin-alerts.js';
 import { createSlackAlertPublisher } from '../../src/slack/alerts/publisher.js';
 import { createSlackDigestPublisher } from '../../src/slack/digest/publisher.js';
+import { LIMITED_READ_PAGE_SIZE, storeReadBudget } from '../../src/slack/read-budget.js';
+import { limitedReads } from '../../src/slack/scheduled-posts.js';
 import { createChargeRecorder } from '../../src/store/ledger.js';
 import type { DigestSubscription, Store } from '../../src/store/store.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
@@ -39,6 +41,12 @@ export interface RigOptions {
   shared?: boolean;
   /** Past this a digest or alert post is unknown (publisher postTimeoutMs). */
   postTimeoutMs?: number;
+  /**
+   * Slack's limited read tier (issue 33 finding 10): the publishers read 15 messages a request
+   * within a per-workspace allowance kept in the store (slack/read-budget.ts, on the fake clock),
+   * and the stand-in enforces 1 request a minute and 15 messages a page.
+   */
+  limitedReads?: boolean;
   plat?: Omit<PlatHarnessOptions, 'sandbox'>;
 }
 
@@ -97,6 +105,18 @@ export async function startDigestRig(
   const language = { user: async () => en, channel: async () => en };
   const alerts = createAdminAlerts({ client: slack, admins, language, logger, sent: alertsSentInMemory() });
   const timeout = options.postTimeoutMs !== undefined ? { postTimeoutMs: options.postTimeoutMs } : {};
+  const db = await testDatabase(options.engine ?? 'sqlite');
+  const schedulers: DigestScheduler[] = [];
+  const openStore = () => db.open({ clock: { now: () => clock.now() } });
+  const readStore = options.limitedReads ? await openStore() : null;
+  if (options.limitedReads) fake.limitReads({ perMinute: 1, pageSize: LIMITED_READ_PAGE_SIZE });
+  const reads = readStore
+    ? {
+        reads: limitedReads(
+          storeReadBudget({ turns: readStore.turns, tenant: '', holder: 'rig', now: () => clock.now() }),
+        ),
+      }
+    : {};
   const publisher = createSlackDigestPublisher({
     client: slack,
     alerts,
@@ -104,6 +124,7 @@ export async function startDigestRig(
     language,
     logger,
     ...timeout,
+    ...reads,
   });
   const alertPublisher = createSlackAlertPublisher({
     client: slack,
@@ -112,10 +133,8 @@ export async function startDigestRig(
     language,
     logger,
     ...timeout,
+    ...reads,
   });
-  const db = await testDatabase(options.engine ?? 'sqlite');
-  const schedulers: DigestScheduler[] = [];
-  const openStore = () => db.open({ clock: { now: () => clock.now() } });
 
   async function instance(
     id: string,

@@ -349,6 +349,8 @@ export function makeDigestRun(overrides: Partial<DigestRun> = {}): DigestRun {
     createdAt: NOW,
     updatedAt: NOW,
     epoch: 1,
+    postAttemptAt: null,
+    checkProgress: null,
     ...overrides,
   };
 }

@@ -69,6 +69,12 @@ export interface HarnessOptions {
   installations?: StartOptions['installations'];
   /** Which plat account each tenant spends from (given the sandbox's URL). */
   platAccounts?: (baseUrl: string) => NonNullable<StartOptions['platAccounts']>;
+  /**
+   * The Slack stand-in's clock (its message ts values, its read limit's minute): default the real
+   * one. A test whose app runs on a fake clock and reads history by time gives it that clock, as
+   * Slack's and platdesk's real clocks agree.
+   */
+  slackNow?: () => number;
 }
 
 /** What a confirmed lookup answered, and how many plat calls it took. */
@@ -257,7 +263,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 let actionSeq = 0;
 
 export async function startPlatdeskHarness(options: HarnessOptions = {}): Promise<PlatdeskHarness> {
-  const fake = await startSlackApiServer();
+  const fake = await startSlackApiServer(options.slackNow ? { now: options.slackNow } : {});
   let t = Date.now();
   const clock = options.clock;
   const now = options.now ?? (clock ? () => new Date(clock.now()) : () => new Date(t));

@@ -25,6 +25,13 @@
  * `fault(method, kind)` injects what a post with an unclear outcome meets: the message is stored,
  * then the connection is cut, or a 500 is answered, or nothing is answered at all.
  *
+ * Slack's limited tier for reading history (Slack's docs "Rate limits" and its changelog of
+ * 2025-05-29: commercially distributed apps not approved for the Marketplace), when
+ * told to (`limitReads`): conversations.history and conversations.replies answer at most
+ * `perMinute` requests in any 60 s of this server's clock per workspace (token) and method, and
+ * any more with HTTP 429 `ratelimited` and a Retry-After of the seconds until one is free; a page
+ * holds at most `pageSize` messages whatever `limit` asks.
+ *
  * Work Objects: `entityTrigger(entityId)` issues a trigger_id tied to an entity, as Slack does for
  * `entity_details_requested` and for a click on the details panel's action; entity.presentDetails
  * checks it as Slack documents (unknown or older than 3 s: invalid_trigger_id; metadata of another
@@ -211,6 +218,13 @@ export interface FakeSlack {
   /** Delays the answers of `method` by `ms` until `reset()` (a slow Slack). */
   setDelay(method: string, ms: number): void;
   /**
+   * Slack's limited tier for conversations.history and conversations.replies (see the file
+   * comment): e.g. `{ perMinute: 1, pageSize: 15 }`; null lifts it. Kept until `reset()`.
+   */
+  limitReads(limits: { perMinute: number; pageSize: number } | null): void;
+  /** The reads the limit refused (answered 429), oldest first. */
+  rateLimited(): SlackCall[];
+  /**
    * A user's Slack language, as users.info answers it with `include_locale` (default `en-US`,
    * as Slack answers for an English workspace) until `reset()`.
    */
@@ -362,7 +376,17 @@ const conversationOf = (channel: string) => (/^[UW]/.test(channel) ? `D${channel
 
 const tsValue = (ts: string) => Number(ts);
 
-export async function startSlackApiServer(options: { now?: () => number } = {}): Promise<FakeSlack> {
+export async function startSlackApiServer(
+  options: {
+    now?: () => number;
+    /**
+     * How long an idle keep-alive connection stays open (Node's default: 5 s). A test that pauses
+     * a client process (SIGSTOP) longer than that keeps it open, as Slack's edge does for longer:
+     * otherwise the paused client's next request meets a connection closed under it.
+     */
+    keepAliveMs?: number;
+  } = {},
+): Promise<FakeSlack> {
   const clock = options.now ?? Date.now;
   const calls: SlackCall[] = [];
   const faults = new Map<string, { fault: SlackFault; when?: (call: SlackCall) => boolean }[]>();
@@ -374,6 +398,10 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
   const delays = new Map<string, number>();
   const locales = new Map<string, string>();
   const waiters = new Set<Waiter>();
+  let readLimits: { perMinute: number; pageSize: number } | null = null;
+  /** Answered reads by workspace (token) and method: their times on this server's clock. */
+  const readTimes = new Map<string, number[]>();
+  const refusedReads: SlackCall[] = [];
   /** Work Object triggers issued by the tests: trigger_id → the entity and when it was issued. */
   const triggers = new Map<string, { entityId: string; issuedAt: number }>();
   const presented: PresentedDetails[] = [];
@@ -445,7 +473,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     const oldest = b.oldest === undefined ? Number.NEGATIVE_INFINITY : Number(b.oldest);
     const latest = b.latest === undefined ? Number.POSITIVE_INFINITY : Number(b.latest);
     const withMetadata = String(b.include_all_metadata) === 'true' || String(b.include_all_metadata) === '1';
-    const limit = Math.min(999, Math.max(1, Number(b.limit ?? 100) || 100));
+    const limit = Math.min(readLimits?.pageSize ?? 999, Math.max(1, Number(b.limit ?? 100) || 100));
     const offset =
       typeof b.cursor === 'string' && b.cursor !== ''
         ? Number(Buffer.from(b.cursor, 'base64').toString())
@@ -484,7 +512,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
   const replies = (call: SlackCall): Record<string, unknown> => {
     const b = call.body;
     const withMetadata = String(b.include_all_metadata) === 'true' || String(b.include_all_metadata) === '1';
-    const limit = Math.min(1000, Math.max(1, Number(b.limit ?? 100) || 100));
+    const limit = Math.min(readLimits?.pageSize ?? 1000, Math.max(1, Number(b.limit ?? 100) || 100));
     const offset =
       typeof b.cursor === 'string' && b.cursor !== ''
         ? Number(Buffer.from(b.cursor, 'base64').toString())
@@ -681,6 +709,25 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     res.end(text);
   }
 
+  /**
+   * The limited tier: null when this read may be answered (it is counted), else the ms until one
+   * may be (the oldest answered read of the last 60 s leaves the window then).
+   */
+  function readWait(call: SlackCall): number | null {
+    if (!readLimits) return null;
+    if (call.method !== 'conversations.history' && call.method !== 'conversations.replies') return null;
+    const key = `${call.method}:${call.token ?? ''}`;
+    const now = clock();
+    const recent = (readTimes.get(key) ?? []).filter((t) => t > now - 60_000);
+    if (recent.length >= readLimits.perMinute) {
+      readTimes.set(key, recent);
+      return Math.max(1000, (recent[0] ?? now) + 60_000 - now);
+    }
+    recent.push(now);
+    readTimes.set(key, recent);
+    return null;
+  }
+
   function takeFailure(method: string): SlackFailure | undefined {
     const queue = failures.get(method);
     const failure = queue?.shift();
@@ -721,6 +768,13 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
 
     const delay = delays.get(method);
     if (delay !== undefined) await sleep(delay);
+
+    const wait = readWait(call);
+    if (wait !== null) {
+      refusedReads.push(call);
+      send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(Math.ceil(wait / 1000)) });
+      return;
+    }
 
     const failure = takeFailure(method);
     if (failure !== undefined) {
@@ -775,6 +829,7 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       else res.destroy();
     });
   });
+  if (options.keepAliveMs !== undefined) server.keepAliveTimeout = options.keepAliveMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -843,6 +898,11 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     presentedDetails: () => presented.map((p) => ({ ...p })),
     setResponse: (method, answer) => void answers.set(method, answer),
     setDelay: (method, ms) => void delays.set(method, ms),
+    limitReads(limits) {
+      readLimits = limits;
+      readTimes.clear();
+    },
+    rateLimited: () => [...refusedReads],
     setLocale: (userId, locale) => void locales.set(userId, locale),
     reset() {
       locales.clear();
@@ -854,6 +914,9 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       delays.clear();
       triggers.clear();
       presented.length = 0;
+      readLimits = null;
+      readTimes.clear();
+      refusedReads.length = 0;
     },
     socket: socket.api,
     close() {

@@ -17,7 +17,12 @@ import type { RenderedMessage } from '../../blocks/kit.js';
 import { alertPostKey } from '../../digest/posted-once.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
-import { createAdminMessenger, createKeyedPosts, postMessage } from '../scheduled-posts.js';
+import {
+  createAdminMessenger,
+  createKeyedPosts,
+  type HistoryReads,
+  postMessage,
+} from '../scheduled-posts.js';
 
 export interface SlackAlertPublisherDeps {
   client: WebClient;
@@ -27,6 +32,8 @@ export interface SlackAlertPublisherDeps {
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Past this an alert's post is unknown (default KEYED_POST_TIMEOUT_MS). */
   postTimeoutMs?: number;
+  /** How the channel's history is read (default Slack's normal tier; scheduled-posts.ts). */
+  reads?: HistoryReads;
 }
 
 export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertPublisher {
@@ -37,6 +44,7 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
   const keyed = createKeyedPosts({
     client,
     ...(deps.postTimeoutMs !== undefined ? { timeoutMs: deps.postTimeoutMs } : {}),
+    ...(deps.reads ? { reads: deps.reads } : {}),
   });
 
   const toAdmins = createAdminMessenger({
@@ -48,13 +56,15 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
   });
 
   return {
-    postAlert: async (sub, check, orders, at, deferred) =>
+    postAlert: async (sub, check, orders, at, deferred, options = {}) =>
       keyed.post(
         sub.channelId,
         renderAlert(await words(sub.channelId), sub, orders, at, deferred),
         alertPostKey(check),
+        options.fence,
       ),
-    findAlert: async (sub, check) => (await keyed.find(sub.channelId, alertPostKey(check)))?.ts ?? null,
+    findAlert: async (sub, check, options = {}) =>
+      (await keyed.find(sub.channelId, alertPostKey(check), options.progress))?.ts ?? null,
     async updateAlert(sub, ts, orders, at) {
       const m = renderAlert(await words(sub.channelId), sub, orders, at);
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
@@ -77,6 +87,6 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
       return post(sub.channelId, m);
     },
     askApproval: (request) => toAdmins((w) => renderAlertApproval(w, request)),
-    alertUnverified: (sub, check) => toAdmins((w) => renderAlertUnverified(w, sub, check)),
+    alertUnverified: (sub, check, reason) => toAdmins((w) => renderAlertUnverified(w, sub, check, reason)),
   };
 }

@@ -17,11 +17,19 @@ import {
 } from '../../blocks/digest.js';
 import type { Words } from '../../blocks/i18n/words.js';
 import type { RenderedMessage } from '../../blocks/kit.js';
-import { digestPostKey, digestReplyKey, isPostOutcomeUnknown } from '../../digest/posted-once.js';
-import type { DigestPost, DigestPublisher } from '../../digest/types.js';
+import { digestPostKey, digestReplyKey, type PostFence, PostRefusedError } from '../../digest/posted-once.js';
+import type { DigestPost, DigestPublisher, KeyedPostOptions } from '../../digest/types.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import type { LocaleResolver } from '../locale-resolver.js';
-import { createAdminMessenger, createKeyedPosts, metadataOf, postMessage } from '../scheduled-posts.js';
+import {
+  createAdminMessenger,
+  createKeyedPosts,
+  type HistoryReads,
+  metadataOf,
+  postFailure,
+  postMessage,
+  progressThread,
+} from '../scheduled-posts.js';
 import { createDigestChartPoster } from './chart.js';
 
 export interface SlackDigestPublisherDeps {
@@ -33,6 +41,8 @@ export interface SlackDigestPublisherDeps {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Past this a digest's post is unknown (default KEYED_POST_TIMEOUT_MS). */
   postTimeoutMs?: number;
+  /** How the channel's history is read (default Slack's normal tier; scheduled-posts.ts). */
+  reads?: HistoryReads;
 }
 
 export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): DigestPublisher {
@@ -40,6 +50,7 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
   const keyed = createKeyedPosts({
     client,
     ...(deps.postTimeoutMs !== undefined ? { timeoutMs: deps.postTimeoutMs } : {}),
+    ...(deps.reads ? { reads: deps.reads } : {}),
   });
   const postChart = createDigestChartPoster({ client, keyed, logger });
 
@@ -57,42 +68,65 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
    * the thread and never posts a reply twice. An unclear answer throws PostOutcomeUnknownError (the
    * run is unknown; its history check finds the parent and posts only what is missing); a reply
    * Slack surely refuses is logged and not retried (never reply_broadcast: the channel stays quiet).
+   * Each reply is fenced like the parent; a holder whose fence stops it stops here.
    */
   async function postReplies(
     post: DigestPost,
     replies: readonly RenderedMessage[],
     ts: string,
     known: ReadonlySet<string>,
+    fence: PostFence | undefined,
   ): Promise<void> {
     const channel = post.subscription.channelId;
     for (const [index, reply] of replies.entries()) {
       const key = digestReplyKey(post.run, index);
       if (known.has(key.key)) continue;
       try {
-        await keyed.reply(channel, ts, reply, key);
+        await keyed.reply(channel, ts, reply, key, fence);
       } catch (err) {
-        if (isPostOutcomeUnknown(err)) throw err;
+        if (!(err instanceof PostRefusedError)) throw err;
         logger.warn({ err, subscriptionId: post.subscription.id }, 'digest thread reply not posted');
       }
     }
   }
 
-  /** The reply keys a thread already holds (none in a thread no reply was posted to yet). */
-  const repliesIn = async (post: DigestPost, ts: string): Promise<Set<string>> =>
-    keyed.threadKeys(post.subscription.channelId, ts, 'platdesk_digest_reply');
+  /**
+   * The reply keys a thread already holds (none in a thread no reply was posted to yet); a check
+   * the rate limit cut short while reading this thread goes on from `progress`.
+   */
+  const repliesIn = async (post: DigestPost, ts: string, progress: string | null | undefined) =>
+    keyed.threadKeys(
+      post.subscription.channelId,
+      ts,
+      'platdesk_digest_reply',
+      progressThread(progress) === ts ? progress : null,
+    );
 
-  /** The digest's parent message: a new one keyed and sent once, or the "Run now" progress message replaced. */
-  async function putDigest(post: DigestPost, m: RenderedMessage, replaceTs: string | null): Promise<string> {
+  /**
+   * The digest's parent message: a new one keyed and sent once, or the "Run now" progress message
+   * replaced (an update may be sent again; its failure is still a sure refusal or an unknown outcome).
+   */
+  async function putDigest(
+    post: DigestPost,
+    m: RenderedMessage,
+    replaceTs: string | null,
+    fence: PostFence | undefined,
+  ): Promise<string> {
     const channel = post.subscription.channelId;
     const key = digestPostKey(post.run);
-    if (replaceTs === null) return keyed.post(channel, m, key);
-    await client.chat.update({
-      channel,
-      ts: replaceTs,
-      text: m.text,
-      blocks: m.blocks,
-      metadata: metadataOf(key),
-    });
+    if (replaceTs === null) return keyed.post(channel, m, key, fence);
+    fence?.check();
+    try {
+      await client.chat.update({
+        channel,
+        ts: replaceTs,
+        text: m.text,
+        blocks: m.blocks,
+        metadata: metadataOf(key),
+      });
+    } catch (error) {
+      throw postFailure(error, 'chat.update');
+    }
     return replaceTs;
   }
 
@@ -108,27 +142,38 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     /^[UW]/.test(channelId) ? deps.language.user(channelId) : deps.language.channel(channelId);
 
   return {
-    async postDigest(post, replaceTs) {
+    async postDigest(post, replaceTs, options: KeyedPostOptions = {}) {
+      const { fence, progress } = options;
       const w = await words(post.subscription.channelId);
-      if (post.subscription.layout === 'single') return putDigest(post, renderDigest(w, post), replaceTs);
+      if (post.subscription.layout === 'single')
+        return putDigest(post, renderDigest(w, post), replaceTs, fence);
       // Threaded: the summary in the channel, the details as replies in its thread.
       const { parent, replies } = renderDigestThread(w, post);
-      const ts = await putDigest(post, parent, replaceTs);
+      const ts = await putDigest(post, parent, replaceTs, fence);
       // "Run now" replaces its progress message, and a retried or taken-over run replaces it
       // again: its thread may hold replies of an earlier attempt. A new parent's thread, or the
       // progress message of a run's first attempt, has none.
       const known =
-        replaceTs === null || post.run.attempts <= 1 ? new Set<string>() : await repliesIn(post, ts);
-      await postReplies(post, replies, ts, known);
+        replaceTs === null || post.run.attempts <= 1
+          ? new Set<string>()
+          : await repliesIn(post, ts, progress);
+      await postReplies(post, replies, ts, known, fence);
       return ts;
     },
-    async findDigest(post) {
-      const found = await keyed.find(post.subscription.channelId, digestPostKey(post.run));
+    async findDigest(post, options: KeyedPostOptions = {}) {
+      const { fence, progress } = options;
+      const channel = post.subscription.channelId;
+      // A check cut short while reading the found message's thread goes on there.
+      const thread = progressThread(progress);
+      const found =
+        thread !== null
+          ? { ts: thread, replyCount: 1 }
+          : await keyed.find(channel, digestPostKey(post.run), progress);
       // Found: the attempt that posted it may have stopped before (some of) its replies.
       if (found && post.subscription.layout === 'thread') {
-        const { replies } = renderDigestThread(await words(post.subscription.channelId), post);
-        const known = found.replyCount === 0 ? new Set<string>() : await repliesIn(post, found.ts);
-        await postReplies(post, replies, found.ts, known);
+        const { replies } = renderDigestThread(await words(channel), post);
+        const known = found.replyCount === 0 ? new Set<string>() : await repliesIn(post, found.ts, progress);
+        await postReplies(post, replies, found.ts, known, fence);
       }
       return found?.ts ?? null;
     },

@@ -20,6 +20,7 @@ import type { Store } from '../../store/store.js';
 import type { AdminAlerts } from '../admin-alerts.js';
 import { createSlackAlertPublisher } from '../alerts/publisher.js';
 import type { LocaleResolver } from '../locale-resolver.js';
+import type { HistoryReads } from '../scheduled-posts.js';
 import { createSlackDigestPublisher } from './publisher.js';
 import type { DigestSlackDeps } from './types.js';
 
@@ -42,6 +43,11 @@ export interface DigestWiring {
   maxSleepMs?: number;
   /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences (digest/run-fence.ts). */
   skewBudgetMs?: number;
+  /**
+   * How digest and alert checks read the channel's history (scheduled-posts.ts): Slack's normal
+   * tier by default; in distributed mode, unless the app is Marketplace-approved, its limited one.
+   */
+  reads?: HistoryReads;
 }
 
 /** Counts what the digests post, for /metrics: digests posted, failure notices, approvals asked. */
@@ -50,14 +56,14 @@ function countingPublisher(publisher: DigestPublisher, metrics: Metrics): Digest
     metrics.inc('platdesk_digest_runs_total', 'Digest runs by outcome', { outcome });
   return {
     ...publisher,
-    postDigest: async (post, replaceTs) => {
-      const ts = await publisher.postDigest(post, replaceTs);
+    postDigest: async (post, replaceTs, options) => {
+      const ts = await publisher.postDigest(post, replaceTs, options);
       count('posted');
       return ts;
     },
     // A digest found in the channel by its key was posted by an earlier attempt that Slack left unclear.
-    findDigest: async (post) => {
-      const ts = await publisher.findDigest(post);
+    findDigest: async (post, options) => {
+      const ts = await publisher.findDigest(post, options);
       if (ts !== null) count('posted');
       return ts;
     },
@@ -83,8 +89,8 @@ function countingAlertPublisher(publisher: AlertPublisher, metrics: Metrics): Al
       count('posted');
       return ts;
     },
-    findAlert: async (sub, check) => {
-      const ts = await publisher.findAlert(sub, check);
+    findAlert: async (sub, check, options) => {
+      const ts = await publisher.findAlert(sub, check, options);
       if (ts !== null) count('posted');
       return ts;
     },
@@ -128,6 +134,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
         admins: w.admins,
         language: w.language,
         logger: w.logger,
+        ...(w.reads ? { reads: w.reads } : {}),
       }),
       w.metrics,
     ),
@@ -148,6 +155,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
         admins: w.admins,
         language: w.language,
         logger: w.logger,
+        ...(w.reads ? { reads: w.reads } : {}),
       }),
       w.metrics,
     ),

@@ -30,6 +30,8 @@ export const shipAlert = {
   runAnyway: 'Run anyway today (~{{points}})',
   unverified:
     ":warning: Slack did not confirm that ship-by alert #{{id}} ({{shop}}) was posted in {{channel}}, and platdesk cannot read that channel's history to check (missing scope, or platdesk is not in the channel). Those orders are not alerted again, to avoid a double post.",
+  unverifiedBusy:
+    ":warning: Slack did not confirm that ship-by alert #{{id}} ({{shop}}) was posted in {{channel}}, and that channel had more messages around that time than platdesk may read to check under Slack's limit for apps not approved for the Slack Marketplace (one request of 15 messages a minute). Those orders are not alerted again, to avoid a double post.",
   refusedClaim: 'Order `{{sn}}` is already claimed by {{user}} (since {{time}}); they are on it.',
   refusedDone: 'Order `{{sn}}` is already done: {{state}}.',
   refusedHandled: 'Order `{{sn}}` is claimed by {{user}}; only they can mark it handled.',

@@ -55,6 +55,8 @@ export const digest = {
   progress: ':hourglass_flowing_sand: Preparing the orders digest of {{shop}}… {{where}}',
   slackRefused: 'Slack refused the message ({{error}})',
   unexpected: 'an unexpected error',
+  stranded:
+    'platdesk stopped while preparing it, and its day is over (what it had already paid for is in the spend ledger)',
   whatManual: 'The orders digest of {{shop}}',
   whatDaily: "Today's orders digest of {{shop}}",
   resolved: ':white_check_mark: {{what}} was posted after a retry.',
@@ -71,6 +73,8 @@ export const digest = {
   noMoreAttempts: 'No more attempts today; the admins have been told.',
   unverified:
     ":warning: Slack did not confirm that {{name}} of {{date}} was posted, and platdesk cannot read the channel's history to check (missing scope, or platdesk is not in the channel). It was not posted again, to avoid a double post; if it is missing, run `/orders digest run {{id}}`.",
+  unverifiedBusy:
+    ":warning: Slack did not confirm that {{name}} of {{date}} was posted, and the channel had more messages around that time than platdesk may read to check under Slack's limit for apps not approved for the Slack Marketplace (one request of 15 messages a minute). It was not posted again, to avoid a double post; if it is missing, run `/orders digest run {{id}}`.",
   alert: ':rotating_light: {{name}} failed (attempt {{attempt}}): {{reason}}.{{remedy}}{{next}}',
   nextAttempt: ' Next attempt at {{time}} ({{zone}}).',
   noMoreToday: ' No more attempts today.',

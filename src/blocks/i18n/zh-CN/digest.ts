@@ -56,6 +56,7 @@ export const digest: Catalog['digest'] = {
   progress: ':hourglass_flowing_sand: 正在准备 {{shop}} 的订单汇总… {{where}}',
   slackRefused: 'Slack 拒绝了消息（{{error}}）',
   unexpected: '意外错误',
+  stranded: 'platdesk 在准备过程中停止，且当天已结束（已扣费的调用都记在扣费明细中）',
   whatManual: '{{shop}} 的订单汇总',
   whatDaily: '{{shop}} 今天的订单汇总',
   resolved: ':white_check_mark: {{what}}已在重试后发布。',
@@ -72,6 +73,8 @@ export const digest: Catalog['digest'] = {
   noMoreAttempts: '今天不再重试；已通知管理员。',
   unverified:
     ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且 platdesk 无法读取频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，没有再次发布；如果缺失，请运行 `/orders digest run {{id}}`。',
+  unverifiedBusy:
+    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且该时段频道中的消息多于 Slack 对未经 Slack Marketplace 审核的应用允许读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，没有再次发布；如果缺失，请运行 `/orders digest run {{id}}`。',
   alert: ':rotating_light: {{name}}失败（第 {{attempt}} 次尝试）：{{reason}}。{{remedy}}{{next}}',
   nextAttempt: '下次尝试：{{time}}（{{zone}}）。',
   noMoreToday: '今天不再尝试。',
