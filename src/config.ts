@@ -398,6 +398,11 @@ export function loadDatabaseConfig(given: NodeJS.ProcessEnv = process.env): Conf
   // DATABASE_URL_FILE too: a Job mounts the database's Secret as a file (docs/kubernetes.md).
   const { env, problems } = withSecretFiles(given);
   if (problems.length > 0) throw new ConfigError(problems);
+  return databaseConfigOf(env);
+}
+
+/** The database settings of an environment whose secret files are read already. */
+function databaseConfigOf(env: NodeJS.ProcessEnv): Config['database'] {
   const parsed = envSchema
     .pick({ DATABASE_URL: true, DATABASE_PATH: true, DATABASE_POOL_MAX: true, PLATDESK_MIGRATE: true })
     .safeParse(env);
@@ -468,7 +473,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     },
     admins,
     locale: toLocale(e.PLATDESK_LOCALE) ?? 'en',
-    database: loadDatabaseConfig(env),
+    database: databaseConfigOf(env),
     clockSkewBudgetMs: e.PLATDESK_CLOCK_SKEW_BUDGET_MS,
     redisUrl: e.REDIS_URL ?? null,
     encryptionKeys: e.PLATDESK_ENCRYPTION_KEY ? parseEncryptionKeys(e.PLATDESK_ENCRYPTION_KEY).keys : [],
