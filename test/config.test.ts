@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   loadConfig,
+  loadDatabaseConfig,
   loadEnvFile,
   parseEditions,
   parsePrices,
@@ -355,6 +356,19 @@ describe('<NAME>_FILE: secrets read from mounted files (Kubernetes and Docker se
       expect(config.encryptionKeys).toHaveLength(1);
       // The same as the values set directly.
       expect(config).toEqual(loadConfig({ PLAT_BASE_URL: 'https://plat.example.invalid', ...values }));
+    } finally {
+      files.done();
+    }
+  });
+
+  it('the migrate program alone reads DATABASE_URL_FILE, as the migrate Job mounts it', () => {
+    const url = 'postgres://platdesk:pw@db.example.invalid:5432/platdesk';
+    const files = secretFiles({ DATABASE_URL: `${url}\n` });
+    try {
+      expect(loadDatabaseConfig({ DATABASE_URL_FILE: files.path('DATABASE_URL') }).url).toBe(url);
+      expect(() =>
+        loadDatabaseConfig({ DATABASE_URL: url, DATABASE_URL_FILE: files.path('DATABASE_URL') }),
+      ).toThrow(/DATABASE_URL and DATABASE_URL_FILE are both set/);
     } finally {
       files.done();
     }
