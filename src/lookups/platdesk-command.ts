@@ -129,8 +129,12 @@ const ADMIN_ONLY = new Set([
   'steps',
 ]);
 
-/** `/platdesk language #channel …` and `language workspace …` change what others read: admins only. */
-const ADMIN_LANGUAGE_SCOPES = /^(workspace|<#|[CG][A-Z0-9]{2,})/;
+/**
+ * `/platdesk language #channel …` and `language workspace …` change what others read: admins only.
+ * `workspace` in any case of letters (language() reads it so); channel ids are upper case.
+ */
+const adminLanguageScope = (first: string) =>
+  first.toLowerCase() === 'workspace' || /^(<#|[CG][A-Z0-9]{2,})/.test(first);
 
 export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const tokens = text.trim().split(/\s+/).filter(Boolean);
@@ -157,7 +161,7 @@ export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Pr
     case 'admins':
       return admins(rest, ctx);
     case 'language':
-      if (rest[0] && ADMIN_LANGUAGE_SCOPES.test(rest[0]) && !admin)
+      if (rest[0] && adminLanguageScope(rest[0]) && !admin)
         return { kind: 'denied', reason: 'admin_only', subcommand: 'language' };
       return language(rest, ctx);
     case 'autolookup': {

@@ -272,7 +272,7 @@ export function createInstallations(ctx: StoreContext): Installations {
         const { tenant } = row;
         const again = (v: string | null, purpose: string) =>
           v === null ? null : secrets.seal(secrets.open(v, { tenant, purpose }), { tenant, purpose });
-        await db
+        const updated = await db
           .updateTable('slack_installations')
           .set({
             bot_token_sealed: again(row.bot_token_sealed, BOT_TOKEN) ?? row.bot_token_sealed,
@@ -281,8 +281,9 @@ export function createInstallations(ctx: StoreContext): Installations {
           .where('tenant', '=', tenant)
           // Only if nothing (a refresh) changed it meanwhile; the next run re-seals it otherwise.
           .where('bot_token_sealed', '=', row.bot_token_sealed)
-          .execute();
-        resealed++;
+          .executeTakeFirst();
+        // Counted only when the row was written: "N re-sealed" is what the database holds.
+        resealed += Number(updated.numUpdatedRows);
       }
       return resealed;
     },
