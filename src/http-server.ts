@@ -1,7 +1,7 @@
 /**
  * platdesk's HTTP side, on PORT in both modes: `GET /healthz`, `GET /metrics` and, in HTTP mode,
- * Slack's requests at `POST /slack/events` (Bolt's HTTPReceiver, refusing requests signed in the
- * future); in Socket Mode the receiver is the socket connections' (./slack/socket-connections.ts)
+ * Slack's requests at `POST /slack/events` (Bolt's HTTPReceiver behind slack/request-guard.ts);
+ * in Socket Mode the receiver is the socket connections' (./slack/socket-connections.ts)
  * and the same routes are served by the health server Bolt runs beside them.
  *
  * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
@@ -19,7 +19,7 @@ import type { Metrics } from './metrics.js';
 import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ackCommandsEarly } from './slack/early-ack.js';
-import { refuseFutureRequests } from './slack/future-requests.js';
+import { guardSlackRequests } from './slack/request-guard.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
 import { socketModeFailure } from './slack/start-check.js';
 import type { SoleLock } from './store/sole-lock.js';
@@ -169,9 +169,10 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     customRoutes: routes,
     logger: boltLogger(logger),
   });
-  ackCommandsEarly(receiver, { signingSecret: config.slack.signingSecret ?? '', logger });
-  // Outermost: a request signed for the future is refused before anything reads it.
-  refuseFutureRequests(receiver, { logger });
+  const reading = ackCommandsEarly(receiver, { signingSecret: config.slack.signingSecret ?? '', logger });
+  // Outermost: what its headers refuse is refused before its body is read; the body is read once
+  // there, within its kind's bound, and reused by the early ack and Bolt.
+  guardSlackRequests(receiver, { logger, metrics, reading });
   return { receiver, healthServer: undefined, socketClients: [] };
 }
 
