@@ -6,6 +6,7 @@
 import { digestCap, MAX_POINTS_SETTING } from '../digest/runner.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type { AuditRecord, LedgerEntry, Store } from '../store/store.js';
+import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import { canonicalTimeZone, localDateOf } from '../zoned-time.js';
 import { type Locale, type LocaleSettings, toLocale } from './locale.js';
 import { type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
@@ -97,8 +98,12 @@ export interface PlatdeskContext {
   steps: StepsAdmin;
 }
 
+/** At most this many people, groups or channels are read from one command (issue 34 M3: bounded). */
+export const MAX_MENTIONS = 500;
+
 /** Slack mentions in escaped command text: <@U…|name>, <!subteam^S…|@team>, <#C…|name>, or bare ids. */
-export function mentions(tokens: readonly string[]) {
+export function mentions(all: readonly string[]) {
+  const tokens = all.slice(0, MAX_MENTIONS);
   const users: string[] = [];
   const groups: string[] = [];
   const channels: string[] = [];
@@ -137,7 +142,7 @@ const adminLanguageScope = (first: string) =>
   first.toLowerCase() === 'workspace' || /^(<#|[CG][A-Z0-9]{2,})/.test(first);
 
 export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Promise<PlatdeskResult> {
-  const tokens = text.trim().split(/\s+/).filter(Boolean);
+  const tokens = capped(text, MAX_COMMAND_TEXT).trim().split(/\s+/).filter(Boolean);
   const [sub = 'help', ...rest] = tokens.map((t, i) => (i === 0 ? t.toLowerCase() : t));
   const admin = await ctx.isAdmin(ctx.userId);
   if (sub === 'help' || sub === '?' || sub === '帮助') return { kind: 'help', admin };

@@ -17,6 +17,7 @@ import { isPlatError, PlatNoAccountError } from '../plat/errors.js';
 import type { Order } from '../plat/types.js';
 import { periodsOf } from '../store/periods.js';
 import type { Settings, Store } from '../store/store.js';
+import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import type { LookupService } from './lookup-service.js';
 import { decodeFailure, decodeOutcome, encodeFailure, encodeOutcome } from './outcome-codec.js';
 import {
@@ -95,8 +96,13 @@ export function createStepApprovals(settings: Settings): StepApprovals {
 
 export type StepInputs = Readonly<Record<string, unknown>>;
 
+/** A step's input as text, read up to a command's length (issue 34 M3). */
 const text = (value: unknown): string =>
-  typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+  typeof value === 'string'
+    ? capped(value, MAX_COMMAND_TEXT).trim()
+    : typeof value === 'number'
+      ? String(value)
+      : '';
 
 /** What a step asks: the lookup request and what the outputs are computed with. */
 export type StepAsk =
