@@ -24,6 +24,7 @@ import { findItemRefs, parseItemRef } from '../../src/lookups/parse/item-link.js
 import { findWaybillCodes } from '../../src/lookups/parse/waybill.js';
 import { mentions } from '../../src/lookups/platdesk-command.js';
 import { stepRequest } from '../../src/lookups/steps.js';
+import { maskReceiverData } from '../../src/plat/receiver-data.js';
 import { type PlatdeskHarness, SIGNING_SECRET, startPlatdeskHarness } from '../helpers/platdesk-harness.js';
 import { postAction, postCommand } from '../helpers/slack-http.js';
 import { messageShortcut, slashCommand } from '../helpers/slack-payloads.js';
@@ -48,6 +49,10 @@ const SHAPES: Record<string, string> = {
   comma: '1,',
   percent: '%',
   waybillish: 'SF1234567890123',
+  phoneish: '1 3 8-',
+  addressish: '省市区路1号',
+  addressLead: '地址：',
+  street: '12 a ',
 };
 const text = (shape: string, length: number) =>
   shape.repeat(Math.ceil(length / shape.length)).slice(0, length);
@@ -71,6 +76,7 @@ const PARSERS: Record<string, (s: string) => unknown> = {
   mentions: (s) => mentions(s.split(/\s+/)),
   'stepRequest(lookup_shop)': (s) => stepRequest('lookup_shop', { shop: s }, 1),
   'stepRequest(lookup_waybill)': (s) => stepRequest('lookup_waybill', { waybills: s, owner_id: s }, 1),
+  maskReceiverData,
 };
 
 /** The best of three runs (a loaded machine adds pauses; a quadratic pattern never runs fast). */
