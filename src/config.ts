@@ -112,6 +112,26 @@ const envSchema = z.object({
   // Slack allows up to 10 connections per app and delivers each payload to one of them.
   SLACK_SOCKET_CONNECTIONS: int(1, 10, 2),
   PORT: int(0, 65_535, 3000),
+  // /metrics and /healthz's details on a port of their own (issue 34), never the Slack port's.
+  METRICS_PORT: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const text = v?.trim() ?? '';
+      if (text === '') return undefined;
+      if (/^off$/i.test(text)) return null;
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 0 || n > 65_535) {
+        ctx.addIssue({ code: 'custom', message: 'must be a port (0 to 65535) or off' });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  // The message never repeats the value: it is a secret.
+  METRICS_TOKEN: optionalText.refine(
+    (v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v),
+    'METRICS_TOKEN must be at least 16 printable ASCII characters (`openssl rand -hex 32`)',
+  ),
   PLAT_SANDBOX: flag,
   PLAT_BASE_URL: url('PLAT_BASE_URL').optional(),
   PLAT_TOKEN: optionalText,
@@ -138,6 +158,9 @@ const envSchema = z.object({
   SANDBOX_TOKEN: optionalText,
 });
 
+/** METRICS_PORT when unset (and PORT is not 0): a port that is not the Slack port's. */
+export const DEFAULT_METRICS_PORT = 9091;
+
 /** Distributed mode (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET): Slack's OAuth install. */
 export interface DistributionConfig {
   clientId: string;
@@ -159,6 +182,13 @@ export interface Config {
     socketConnections: number;
   };
   port: number;
+  /**
+   * The internal HTTP server of /metrics and /healthz with its details (METRICS_PORT; default
+   * 9091, or an ephemeral port when PORT is 0); null: off.
+   */
+  metricsPort: number | null;
+  /** METRICS_TOKEN: /metrics is also served on PORT, to this bearer token only; null: not there. */
+  metricsToken: string | null;
   plat: {
     /**
      * null with `sandbox: true`: the in-process sandbox's URL is used. In distributed mode null
@@ -279,6 +309,11 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     );
   // Replicas share the limiter through Redis and everything else through the store: SQLite files
   // are one per machine, so replicas on SQLite would each keep their own confirmations and ledger.
+  const port = (env.PORT ?? '3000').trim() || '3000';
+  if (set('METRICS_PORT') && (env.METRICS_PORT ?? '').trim() === port && port !== '0')
+    problems.push(
+      'METRICS_PORT must not be PORT: /metrics and the details of /healthz are kept off the port Slack reaches',
+    );
   if (set('REDIS_URL') && !set('DATABASE_URL'))
     problems.push(
       'REDIS_URL shares the plat rate limit and single flight across replicas; they also need one PostgreSQL store: set DATABASE_URL (postgres://…), the same on every replica',
@@ -335,6 +370,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       socketConnections: e.SLACK_SOCKET_CONNECTIONS,
     },
     port: e.PORT,
+    metricsPort: e.METRICS_PORT === undefined ? (e.PORT === 0 ? 0 : DEFAULT_METRICS_PORT) : e.METRICS_PORT,
+    metricsToken: e.METRICS_TOKEN ?? null,
     plat: {
       baseUrl: e.PLAT_SANDBOX ? null : (e.PLAT_BASE_URL ?? null),
       token: e.PLAT_SANDBOX ? (e.SANDBOX_TOKEN ?? 'sandbox') : (e.PLAT_TOKEN ?? ''),

@@ -1,15 +1,20 @@
 /**
- * platdesk's HTTP side, on PORT in both modes: `GET /healthz`, `GET /metrics` and, in HTTP mode,
- * Slack's requests at `POST /slack/events` (Bolt's HTTPReceiver behind slack/request-guard.ts);
- * in Socket Mode the receiver is the socket connections' (./slack/socket-connections.ts)
- * and the same routes are served by the health server Bolt runs beside them.
+ * platdesk's HTTP side. On PORT, which Slack (and anyone) reaches, in both modes: `GET /healthz`,
+ * answering 200 `{"ok":true}` or 503 `{"ok":false}` and nothing more, and, in HTTP mode, Slack's
+ * requests at `POST /slack/events` (Bolt's HTTPReceiver behind slack/request-guard.ts); in Socket
+ * Mode the receiver is the socket connections' (./slack/socket-connections.ts) and the same
+ * routes are served by the health server Bolt runs beside them. `GET /metrics` is there only with
+ * METRICS_TOKEN, for that bearer token.
  *
- * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
- * the store (SQLite or PostgreSQL) while it cannot be reached, Redis (the shared rate limiter),
- * the Slack socket after it was down past its bound, or (PostgreSQL) the database lock that keeps
- * this process alone or among replicas with Redis, while it is not held (store/sole-lock.ts).
+ * On METRICS_PORT, a server of its own (issue 34: the process's insides are not the public's):
+ * `GET /metrics` (Prometheus text) and `GET /healthz` with its details: 200 `{"ok":true,…}` or
+ * 503 `{"ok":false,…,"problems":[…]}` naming what is down: the store (SQLite or PostgreSQL)
+ * while it cannot be reached, Redis (the shared rate limiter), the Slack socket after it was down
+ * past its bound, or (PostgreSQL) the database lock that keeps this process alone or among
+ * replicas with Redis, while it is not held (store/sole-lock.ts). The problems are logged too.
  */
-import type { Server } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
@@ -50,35 +55,85 @@ async function healthBody(info: HealthInfo): Promise<{ status: number; body: Rec
   return { status: problems.length > 0 ? 503 : 200, body };
 }
 
-function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
-  return [
-    {
-      path: '/healthz',
-      method: ['GET'],
-      handler: (_req, res) => {
-        void healthBody(info).then(({ status, body }) => {
-          res.writeHead(status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(body));
-        });
-      },
+/**
+ * /healthz as each port serves it (issue 34): the internal port (METRICS_PORT) with every detail;
+ * the public one (PORT, which Slack and anyone else reach) says ok or not and nothing of the
+ * process's insides, which go to the log instead, once each time they change.
+ */
+function healthRoutes(info: HealthInfo, logger: Pick<Logger, 'warn' | 'info'>) {
+  let lastProblems = '';
+  const checked = async () => {
+    const result = await healthBody(info);
+    const problems = JSON.stringify(result.body.problems ?? []);
+    if (problems !== lastProblems) {
+      if (result.status === 200) logger.info('health: every check passes again');
+      else logger.warn({ problems: result.body.problems }, 'health: not ready');
+      lastProblems = problems;
+    }
+    return result;
+  };
+  const answer = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(body));
+  };
+  return {
+    detailed: (res: ServerResponse) => void checked().then(({ status, body }) => answer(res, status, body)),
+    public: (res: ServerResponse) =>
+      void checked().then(({ status }) => answer(res, status, { ok: status === 200 })),
+  };
+}
+
+function serveMetrics(metrics: Metrics, res: ServerResponse): void {
+  metrics.render().then(
+    (text) => {
+      res.writeHead(200, { 'content-type': metrics.contentType });
+      res.end(text);
     },
-    {
+    (error: unknown) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
+  );
+}
+
+/** Whether a request carries `Authorization: Bearer <token>` (compared in constant time). */
+function bearerIs(req: IncomingMessage, token: string): boolean {
+  const given = Buffer.from(String(req.headers.authorization ?? ''));
+  const wanted = Buffer.from(`Bearer ${token}`);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/** The routes of the public port beside Slack's: /healthz (ok or not), /metrics with METRICS_TOKEN. */
+function publicRoutes(
+  health: ReturnType<typeof healthRoutes>,
+  metrics: Metrics,
+  metricsToken: string | null,
+): CustomRoute[] {
+  const routes: CustomRoute[] = [
+    { path: '/healthz', method: ['GET'], handler: (_req, res) => health.public(res) },
+  ];
+  if (metricsToken !== null)
+    routes.push({
       path: '/metrics',
       method: ['GET'],
-      handler: (_req, res) => {
-        metrics.render().then(
-          (text) => {
-            res.writeHead(200, { 'content-type': metrics.contentType });
-            res.end(text);
-          },
-          (error: unknown) => {
-            res.writeHead(500, { 'content-type': 'text/plain' });
-            res.end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
-          },
-        );
+      handler: (req, res) => {
+        if (bearerIs(req, metricsToken)) return serveMetrics(metrics, res);
+        res.writeHead(401, { 'www-authenticate': 'Bearer' });
+        res.end();
       },
-    },
-  ];
+    });
+  return routes;
+}
+
+/** The internal server (METRICS_PORT): /metrics and /healthz with its details, nothing else. */
+function internalServer(health: ReturnType<typeof healthRoutes>, metrics: Metrics): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/metrics') return serveMetrics(metrics, res);
+    if (req.method === 'GET' && path === '/healthz') return health.detailed(res);
+    res.writeHead(404);
+    res.end();
+  });
 }
 
 export interface HttpFrontOptions {
@@ -104,6 +159,8 @@ export interface HttpFrontOptions {
 export interface HttpFront {
   /** Bolt's receiver: HTTP (POST /slack/events and the routes) or the Socket Mode connections. */
   receiver: Receiver;
+  /** The internal server of /metrics and /healthz's details (METRICS_PORT); null when off. */
+  internal: Server | null;
   /** Socket Mode: the health server Bolt runs for the routes (start-up watches it listen). */
   healthServer: Server | undefined;
   /** Socket Mode: the socket clients (start-up watches them for a failure before hello). */
@@ -144,10 +201,9 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
         return { ok: held, detail: { mode, held, callsRefused: !held }, ...(problem ? { problem } : {}) };
       },
     });
-  const routes = [
-    ...httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics),
-    ...(options.installRoutes ?? []),
-  ];
+  const health = healthRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, logger);
+  const routes = [...publicRoutes(health, metrics, config.metricsToken), ...(options.installRoutes ?? [])];
+  const internal = config.metricsPort === null ? null : internalServer(health, metrics);
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({
       appToken: config.slack.appToken ?? '',
@@ -161,7 +217,12 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       ...(options.onSocketDeaf ? { onDeaf: options.onSocketDeaf } : {}),
     });
     checks.push(sockets.health);
-    return { receiver: sockets.receiver, healthServer: sockets.httpServer, socketClients: sockets.clients };
+    return {
+      receiver: sockets.receiver,
+      internal,
+      healthServer: sockets.httpServer,
+      socketClients: sockets.clients,
+    };
   }
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret ?? '',
@@ -173,7 +234,7 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   // Outermost: what its headers refuse is refused before its body is read; the body is read once
   // there, within its kind's bound, and reused by the early ack and Bolt.
   guardSlackRequests(receiver, { logger, metrics, reading });
-  return { receiver, healthServer: undefined, socketClients: [] };
+  return { receiver, internal, healthServer: undefined, socketClients: [] };
 }
 
 /**
@@ -184,9 +245,15 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
 export async function startFront(
   app: { start(port: number): Promise<unknown> },
   front: HttpFront,
-  config: Pick<Config, 'port'> & { slack: Pick<Config['slack'], 'mode'> },
+  config: Pick<Config, 'port' | 'metricsPort'> & { slack: Pick<Config['slack'], 'mode'> },
 ): Promise<Server | null> {
-  const { healthServer, socketClients } = front;
+  const { healthServer, socketClients, internal } = front;
+  // The internal port first: a port in use stops start-up before Slack's side opens.
+  if (internal && config.metricsPort !== null) {
+    const listened = listening(internal);
+    internal.listen(config.metricsPort);
+    await listened;
+  }
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
   const healthListening = healthServer ? listening(healthServer) : Promise.resolve();

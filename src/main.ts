@@ -50,8 +50,10 @@ import { createTenantServices, scheduledTenants, type TenantServices } from './t
 
 export interface Platdesk {
   app: App;
-  /** http://host:port of the HTTP server (Slack events in HTTP mode, health and metrics in both). */
+  /** http://host:port of the HTTP server (Slack events in HTTP mode, /healthz in both). */
   url: string;
+  /** http://host:port of the internal server (/metrics, /healthz with details); null when off. */
+  metricsUrl: string | null;
   sandbox: Sandbox | null;
   store: Store;
   /** Charges on their way to the ledger (kept while the store cannot be written), of every tenant. */
@@ -346,6 +348,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
+    if (front.internal?.listening) front.internal.close();
     await limiter.stop();
     await singleFlight.stop();
     await sandbox?.close();
@@ -359,7 +362,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
-  logger.info({ mode: config.slack.mode, port }, 'platdesk started');
+  const metricsAddress = front.internal?.address();
+  const metricsPort = metricsAddress && typeof metricsAddress === 'object' ? metricsAddress.port : null;
+  const metricsUrl = metricsPort === null ? null : `http://127.0.0.1:${metricsPort}`;
+  logger.info({ mode: config.slack.mode, port, metricsPort }, 'platdesk started');
   // Synchronously on start, before a request can be read: a click on a cut lookup's button is
   // answered as interrupted, and its user is told within seconds of the restart.
   await claims.tell(await claims.sweep());
@@ -371,6 +377,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   return {
     app,
     url,
+    metricsUrl,
     sandbox,
     store,
     charges,
@@ -385,6 +392,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       logger,
       app,
       healthServer: front.healthServer ?? null,
+      internalServer: front.internal,
       tenants,
       ...(options.drainTimeoutMs !== undefined ? { drainTimeoutMs: options.drainTimeoutMs } : {}),
       claims,

@@ -152,7 +152,7 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
     for (const secret of ['xoxe', 'xoxb', 'refresh-', 'client-secret', STATE_SECRET])
       expect(logs).not.toContain(secret);
     // Nor in /metrics.
-    const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.platdesk.metricsUrl}/metrics`)).text();
     expect(metrics).not.toMatch(/xox|client-secret/);
   });
 
