@@ -38,8 +38,11 @@ export interface SlackDeps {
 
 /** What distributed mode adds for a tenant's listeners (main.ts builds it, tenant-services.ts hands it on). */
 export interface TenantInstalls {
-  /** `app_uninstalled` / `tokens_revoked`: tokens and plat account deleted now, data after the retention. */
-  uninstall(tenant: string, reason: string): Promise<void>;
+  /**
+   * `app_uninstalled` / `tokens_revoked`: tokens and plat account deleted now, data after the
+   * retention. False when it was not installed (already uninstalled): nothing changed.
+   */
+  uninstall(tenant: string, reason: string): Promise<boolean>;
   /** The tenant's plat account as the admins' Home shows it. */
   platAccountStatus(tenant: string): Promise<PlatAccountStatus>;
   /** The tenant's plat account was set: its parts are rebuilt on the next request. */

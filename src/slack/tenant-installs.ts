@@ -31,8 +31,9 @@ export function tenantInstalls(o: TenantInstallsOptions): TenantInstalls {
   };
   return {
     async uninstall(tenant, reason) {
-      await uninstallTenant({ store, now }, tenant, reason, o.retentionDays);
+      const uninstalled = await uninstallTenant({ store, now }, tenant, reason, o.retentionDays);
       await dropped(tenant);
+      return uninstalled;
     },
     async eraseNow(tenant, actorId) {
       // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an

@@ -212,6 +212,19 @@ export function createInstallations(ctx: StoreContext): Installations {
           .where('tenant', '=', tenant)
           .executeTakeFirst();
         await trx.deleteFrom('plat_accounts').where('tenant', '=', tenant).execute();
+        if (Number(removed.numDeletedRows) === 0) {
+          // Not installed (uninstalled already: Slack sends app_uninstalled and tokens_revoked,
+          // and redelivers): its erasure is never moved later by another event; only brought
+          // forward (an admin's "delete now" whose own apps.uninstall event came first).
+          await trx
+            .updateTable('tenant_erasures')
+            .set({ reason, erase_after: eraseAfter.getTime() })
+            .where('tenant', '=', tenant)
+            .where('erased_at', 'is', null)
+            .where('erase_after', '>', eraseAfter.getTime())
+            .execute();
+          return false;
+        }
         await trx
           .insertInto('tenant_erasures')
           .values({
@@ -230,7 +243,7 @@ export function createInstallations(ctx: StoreContext): Installations {
             }),
           )
           .execute();
-        return Number(removed.numDeletedRows) > 0;
+        return true;
       });
     },
     async erasure(tenant) {
