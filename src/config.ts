@@ -104,6 +104,8 @@ const envSchema = z.object({
   SLACK_CLIENT_ID: optionalText,
   SLACK_CLIENT_SECRET: optionalText,
   SLACK_STATE_SECRET: optionalText,
+  PLATDESK_INSTALL_ALLOW: optionalText,
+  PLATDESK_DEFAULT_ACCOUNT_FOR: optionalText,
   PLATDESK_ENCRYPTION_KEY: optionalText,
   PLATDESK_RETENTION_DAYS: int(1, 3650, 30),
   SLACK_SIGNING_SECRET: optionalText,
@@ -166,6 +168,41 @@ export interface DistributionConfig {
   clientId: string;
   clientSecret: string;
   stateSecret: string;
+  /**
+   * PLATDESK_INSTALL_ALLOW: the workspace (T…) and org (E…) ids that may install platdesk; any
+   * other install is refused and nothing of it is stored. null: anyone may install.
+   */
+  installAllow: readonly string[] | null;
+  /**
+   * PLATDESK_DEFAULT_ACCOUNT_FOR: the workspaces and orgs the operator's plat account
+   * (PLAT_BASE_URL / PLAT_TOKEN) serves, or 'all' (`*`); any other workspace spends nothing until
+   * its admin connects its own. Empty: it serves none.
+   */
+  defaultAccountFor: readonly string[] | 'all';
+}
+
+/** A workspace (T…) or an Enterprise Grid org (E…) id, as Slack writes them. */
+const WORKSPACE_OR_ORG = /^[TE][A-Z0-9]{2,}$/;
+
+/** A comma-separated list of workspace and org ids (`*` where `star` allows it), with its problems. */
+export function parseIdList(
+  name: string,
+  text: string | undefined,
+  star: boolean,
+): { ids: string[] | 'all'; problems: string[] } {
+  const parts = (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (star && parts.length === 1 && parts[0] === '*') return { ids: 'all', problems: [] };
+  const problems = parts
+    .filter((p) => !WORKSPACE_OR_ORG.test(p))
+    .map((p) =>
+      p === '*'
+        ? `${name}: * stands alone (every install) and cannot be mixed with ids`
+        : `${name}: "${p.slice(0, 40)}" is not a workspace (T…) or org (E…) id`,
+    );
+  return { ids: parts, problems };
 }
 
 export interface Config {
@@ -284,6 +321,14 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     kind: 'an app-level token',
     placeholder: 'xapp-your-app-token',
   });
+  const trust = ['PLATDESK_INSTALL_ALLOW', 'PLATDESK_DEFAULT_ACCOUNT_FOR'];
+  if (!distributed)
+    for (const name of trust.filter(set))
+      problems.push(`${name} is for distributed mode (SLACK_CLIENT_ID…): unset it in single-workspace mode`);
+  problems.push(
+    ...parseIdList('PLATDESK_INSTALL_ALLOW', env.PLATDESK_INSTALL_ALLOW, false).problems,
+    ...parseIdList('PLATDESK_DEFAULT_ACCOUNT_FOR', env.PLATDESK_DEFAULT_ACCOUNT_FOR, true).problems,
+  );
   if (distributed) {
     // A default plat account for every workspace is optional; half of one is a mistake.
     if (set('PLAT_BASE_URL') !== set('PLAT_TOKEN'))
@@ -356,6 +401,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           clientId: e.SLACK_CLIENT_ID,
           clientSecret: e.SLACK_CLIENT_SECRET,
           stateSecret: e.SLACK_STATE_SECRET,
+          installAllow: e.PLATDESK_INSTALL_ALLOW
+            ? (parseIdList('PLATDESK_INSTALL_ALLOW', e.PLATDESK_INSTALL_ALLOW, false).ids as string[])
+            : null,
+          defaultAccountFor: parseIdList('PLATDESK_DEFAULT_ACCOUNT_FOR', e.PLATDESK_DEFAULT_ACCOUNT_FOR, true)
+            .ids,
         }
       : null;
 

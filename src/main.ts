@@ -188,8 +188,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       )
     : engineLimiter;
   const singleFlight = await createSingleFlight(config, metrics, logger);
+  const platAccounts = options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger);
   const platClients = createMeteredPlatClients({
-    accounts: options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger),
+    accounts: platAccounts,
     timeouts,
     defaults: { prices, editions: config.plat.editions },
     limiter,
@@ -207,9 +208,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         logger,
         nowMs: () => clock.now(),
         onInstalled: async (record) => {
-          await afterInstall({ store, logger }, record);
+          const { reinstalledBy } = await afterInstall({ store, logger }, record);
           // A reinstall may bring a new bot token: the tenant's parts are built anew.
           await services?.forget(record.tenant);
+          if (reinstalledBy && services)
+            await (await services.forTenant(record.tenant)).deps.alerts.notify({
+              kind: 'reinstalled',
+              userId: reinstalledBy,
+            });
         },
       })
     : null;
@@ -266,7 +272,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         store,
         now,
         retentionDays: config.retentionDays,
-        hasOperatorAccount: operatorAccount !== null,
+        servesByDefault: async (t) =>
+          platAccounts.servesByDefault ? platAccounts.servesByDefault(t) : operatorAccount !== null,
         forgetParts: async (t) => services?.forget(t),
         logger,
       })

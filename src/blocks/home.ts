@@ -377,6 +377,8 @@ export function alertText(w: Words, alert: AdminAlert): string {
     const text = t(`alert.account.${alert.code}`);
     return alert.userId ? t('alert.seenBy', { text, user: `<@${alert.userId}>` }) : text;
   }
+  if (alert.kind === 'reinstalled')
+    return t('alert.reinstalled', { user: `<@${escapeClip(alert.userId, 20)}>` });
   if (alert.kind === 'spend-totals') {
     // A direct message's text stays short (the first two differences; the rest are in the log).
     const lines = alert.sample.slice(0, 2).map((d) =>

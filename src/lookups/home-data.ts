@@ -210,7 +210,9 @@ export type AdminAlert =
   | { kind: 'account'; code: 'credential_invalid' | 'quota_exhausted'; userId: string | null }
   | { kind: 'budget'; figure: CapFigure; userId: string | null; refused: boolean }
   /** The nightly reconciliation (reconcile.ts): `count` running totals differ from the ledger. */
-  | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] };
+  | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] }
+  /** Someone who is not an admin installed platdesk again (tenancy.ts afterInstall): no admin was added. */
+  | { kind: 'reinstalled'; userId: string };
 
 const ALERT_SCHEMA = lazySchema(() =>
   z.union([
@@ -230,6 +232,7 @@ const ALERT_SCHEMA = lazySchema(() =>
       userId: z.string().nullable(),
       refused: z.boolean(),
     }),
+    z.object({ kind: z.literal('reinstalled'), userId: z.string() }),
     z.object({
       kind: z.literal('spend-totals'),
       day: z.string(),

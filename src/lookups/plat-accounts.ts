@@ -41,6 +41,30 @@ export interface PlatAccount {
 export interface PlatAccounts {
   /** The account a tenant spends from; null: none (the tenant's lookups are refused). */
   accountFor(tenant: string): Promise<PlatAccount | null>;
+  /** Whether the operator's account serves the tenant when it connects none (the Home says so). */
+  servesByDefault?(tenant: string): Promise<boolean>;
+}
+
+/** Who the operator's account serves in distributed mode (PLATDESK_DEFAULT_ACCOUNT_FOR). */
+export type DefaultAccountFor = readonly string[] | 'all';
+
+/** The workspace and org of an installed tenant (null: not installed). */
+export type InstalledAs = { teamId: string | null; enterpriseId: string | null } | null;
+
+/**
+ * Whether the operator's account serves an installed tenant: every one with `*`, else one whose
+ * tenant, workspace or org is named (issue 34 H3: a stranger's install never spends it).
+ */
+export function defaultServes(
+  defaultFor: DefaultAccountFor,
+  tenant: string,
+  installed: InstalledAs,
+): boolean {
+  if (installed === null) return false;
+  if (defaultFor === 'all') return true;
+  return [tenant, installed.teamId, installed.enterpriseId].some(
+    (id) => id !== null && defaultFor.includes(id),
+  );
 }
 
 /** The operator's account for every tenant (PLAT_BASE_URL / PLAT_TOKEN, or the sandbox). */
@@ -178,8 +202,9 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
 
 /**
  * Distributed mode (issue 24): the account an admin of the tenant connected (sealed in the store,
- * store/plat-accounts.ts), else the operator's default account when one is set and the tenant is
- * installed, else none. Read at each call (forTenant), so a change on any replica applies at once.
+ * store/plat-accounts.ts), else the operator's default account when one is set, the tenant is
+ * installed and PLATDESK_DEFAULT_ACCOUNT_FOR names it (issue 34 H3), else none. Read at each call
+ * (forTenant), so a change on any replica applies at once.
  *
  * The spec has no free call to check a token with, so a connected token is checked on first use:
  * the first answer read with it (any envelope code but 401) marks it verified, a 401 ("credential
@@ -189,9 +214,13 @@ export function storedPlatAccounts(
   store: PlatAccountStore,
   fallback: PlatAccount | null,
   logger: Pick<Logger, 'warn'>,
-  /** Whether the tenant is installed now: an uninstalled one never spends from the default. */
-  installed: (tenant: string) => Promise<boolean>,
+  /** The tenant's installation now: an uninstalled one never spends from the default. */
+  installed: (tenant: string) => Promise<InstalledAs>,
+  /** Whom the default serves (PLATDESK_DEFAULT_ACCOUNT_FOR). */
+  defaultFor: DefaultAccountFor,
 ): PlatAccounts {
+  const servesByDefault = async (tenant: string) =>
+    fallback !== null && defaultServes(defaultFor, tenant, await installed(tenant));
   /** Tenant and token whose verification is written already (one write per token, not per call). */
   const verified = new Set<string>();
   const observe = (tenant: string, token: string): NonNullable<PlatAccount['observe']> => ({
@@ -222,9 +251,11 @@ export function storedPlatAccounts(
           token: own.token,
           observe: observe(tenant, own.token),
         };
-      // Its own account goes with an uninstall; the default must not outlive it either.
-      return fallback && (await installed(tenant)) ? fallback : null;
+      // Its own account goes with an uninstall; the default must not outlive it either, and
+      // serves only whom it is for.
+      return fallback && (await servesByDefault(tenant)) ? fallback : null;
     },
+    servesByDefault,
   };
 }
 

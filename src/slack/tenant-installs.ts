@@ -16,8 +16,8 @@ export interface TenantInstallsOptions {
   now: () => Date;
   /** Days an uninstalled workspace's data is kept (PLATDESK_RETENTION_DAYS). */
   retentionDays: number;
-  /** Whether an operator default plat account exists (the Home says so). */
-  hasOperatorAccount: boolean;
+  /** Whether the operator's default plat account serves the tenant (the Home says so). */
+  servesByDefault(tenant: string): Promise<boolean>;
   /** Drops the tenant's parts, so the next request builds them anew. */
   forgetParts(tenant: string): Promise<void>;
   logger: Logger;
@@ -51,6 +51,7 @@ export function tenantInstalls(o: TenantInstallsOptions): TenantInstalls {
       await dropped(tenant);
     },
     accountChanged: (tenant) => o.forgetParts(tenant),
-    platAccountStatus: (tenant) => platAccountStatus(store.platAccounts, tenant, o.hasOperatorAccount),
+    platAccountStatus: async (tenant) =>
+      platAccountStatus(store.platAccounts, tenant, await o.servesByDefault(tenant)),
   };
 }

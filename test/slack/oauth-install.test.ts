@@ -67,6 +67,7 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
         SLACK_STATE_SECRET: STATE_SECRET,
         PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         PLATDESK_ADMINS: '',
+        PLATDESK_DEFAULT_ACCOUNT_FOR: '*',
       },
     });
     oauth = installFakeOAuth(h.fake, { now: () => h.now().getTime() });

@@ -12,6 +12,9 @@ export const install = {
   reasonState: 'the install link expired or was opened in another browser',
   reasonDenied: 'the installation was cancelled in Slack',
   reasonOther: 'Slack did not confirm it',
+  notAllowedHeading: 'platdesk is not open to this workspace',
+  notAllowedBody:
+    'This platdesk runs for named workspaces only, and yours is not one of them. Nothing was stored, and platdesk was uninstalled from the workspace again. Ask whoever runs it to add your workspace.',
   platAccountHeading: 'Plat account',
   platAccountFirstStep: 'First step: connect a plat account',
   platAccountMemberNone:

@@ -11,6 +11,9 @@ export const install = {
   reasonState: '安装链接已过期，或在另一个浏览器中打开',
   reasonDenied: '安装已在 Slack 中取消',
   reasonOther: 'Slack 未确认安装',
+  notAllowedHeading: '此工作区不能安装 platdesk',
+  notAllowedBody:
+    '此 platdesk 只为指定的工作区运行，你的工作区不在其中。未保存任何内容，platdesk 已从该工作区卸载。请运营方把你的工作区加入名单。',
   platAccountHeading: 'plat 账户',
   platAccountFirstStep: '第一步：连接 plat 账户',
   platAccountMemberNone:
