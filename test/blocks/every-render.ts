@@ -737,6 +737,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ),
     ),
     m('alert-account', message(alertText(w, { kind: 'account', code: 'credential_invalid', userId: null }))),
+    m('alert-reinstalled', message(alertText(w, { kind: 'reinstalled', userId: 'U1234' }))),
     m(
       'alert-budget',
       message(
