@@ -135,6 +135,7 @@ const envSchema = z.object({
     'METRICS_TOKEN must be at least 16 printable ASCII characters (`openssl rand -hex 32`)',
   ),
   PLAT_SANDBOX: flag,
+  PLAT_ACCOUNTS_LOOPBACK: flag,
   PLAT_BASE_URL: url('PLAT_BASE_URL').optional(),
   PLAT_TOKEN: optionalText,
   PLAT_PRICES: optionalText,
@@ -234,6 +235,11 @@ export interface Config {
     baseUrl: string | null;
     token: string;
     sandbox: boolean;
+    /**
+     * PLAT_ACCOUNTS_LOOPBACK: plat accounts a workspace admin connects may be on this machine's
+     * loopback addresses, over http:// too (tests and the demo; plat/address-guard.ts).
+     */
+    accountsLoopback: boolean;
     prices: PriceTable;
     editions: Partial<Record<Operation, number>>;
     rateLimit: { maxCalls: number; windowMs: number; maxQueued: number };
@@ -426,6 +432,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       baseUrl: e.PLAT_SANDBOX ? null : (e.PLAT_BASE_URL ?? null),
       token: e.PLAT_SANDBOX ? (e.SANDBOX_TOKEN ?? 'sandbox') : (e.PLAT_TOKEN ?? ''),
       sandbox: e.PLAT_SANDBOX,
+      accountsLoopback: e.PLAT_ACCOUNTS_LOOPBACK,
       prices: parsePrices(e.PLAT_PRICES).prices,
       editions: parseEditions(e.PLAT_EDITIONS).editions,
       rateLimit: {

@@ -191,6 +191,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const platAccounts = options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger);
   const platClients = createMeteredPlatClients({
     accounts: platAccounts,
+    guard: { allowLoopback: config.plat.accountsLoopback },
     timeouts,
     defaults: { prices, editions: config.plat.editions },
     limiter,
@@ -272,6 +273,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         store,
         now,
         retentionDays: config.retentionDays,
+        guard: { allowLoopback: config.plat.accountsLoopback },
         servesByDefault: async (t) =>
           platAccounts.servesByDefault ? platAccounts.servesByDefault(t) : operatorAccount !== null,
         forgetParts: async (t) => services?.forget(t),

@@ -128,6 +128,8 @@ export function platAccountsFor(
 
 export interface MeteredPlatClientsOptions {
   accounts: PlatAccounts;
+  /** Where a workspace's own account may connect (plat/address-guard.ts). */
+  guard: PlatClientsDeps['guard'];
   timeouts: HttpTimeouts;
   defaults: PlatClientsDeps['defaults'];
   /** One limiter for every tenant (lookups/plat-accounts.ts says why). */
@@ -142,6 +144,7 @@ export function createMeteredPlatClients(o: MeteredPlatClientsOptions): PlatClie
   const { metrics } = o;
   return createPlatClients({
     accounts: o.accounts,
+    guard: o.guard,
     timeouts: o.timeouts,
     defaults: o.defaults,
     makeClient: (http, editions, onAccountAttempt) =>

@@ -6,6 +6,7 @@ import type { LookupService } from '../lookups/lookup-service.js';
 import type { PlatAccountStatus } from '../lookups/plat-accounts.js';
 import type { UnfurlService } from '../lookups/unfurls.js';
 import type { Metrics } from '../metrics.js';
+import type { PlatUrlProblem } from '../plat/address-guard.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
 import type { AdminAlerts } from './admin-alerts.js';
@@ -45,6 +46,8 @@ export interface TenantInstalls {
   uninstall(tenant: string, reason: string): Promise<boolean>;
   /** The tenant's plat account as the admins' Home shows it. */
   platAccountStatus(tenant: string): Promise<PlatAccountStatus>;
+  /** Why an admin's plat base URL may not be used (https, a public address: plat/address-guard.ts). */
+  platUrlProblem(baseUrl: string): Promise<PlatUrlProblem | null>;
   /** The tenant's plat account was set: its parts are rebuilt on the next request. */
   accountChanged(tenant: string): Promise<void>;
   /** An admin's request: uninstall from Slack, delete the tokens now and the data at the next housekeeping. */

@@ -6,6 +6,7 @@
 import type { Logger } from '../logger.js';
 import { platAccountStatus } from '../lookups/plat-accounts.js';
 import { uninstallTenant } from '../lookups/tenancy.js';
+import { type AddressPolicy, platUrlProblem } from '../plat/address-guard.js';
 import type { Store } from '../store/store.js';
 import type { TenantInstalls } from './deps.js';
 import type { SlackInstalls } from './installs.js';
@@ -16,6 +17,8 @@ export interface TenantInstallsOptions {
   now: () => Date;
   /** Days an uninstalled workspace's data is kept (PLATDESK_RETENTION_DAYS). */
   retentionDays: number;
+  /** Where a workspace's own plat account may connect (PLAT_ACCOUNTS_LOOPBACK). */
+  guard: AddressPolicy;
   /** Whether the operator's default plat account serves the tenant (the Home says so). */
   servesByDefault(tenant: string): Promise<boolean>;
   /** Drops the tenant's parts, so the next request builds them anew. */
@@ -51,6 +54,7 @@ export function tenantInstalls(o: TenantInstallsOptions): TenantInstalls {
       await dropped(tenant);
     },
     accountChanged: (tenant) => o.forgetParts(tenant),
+    platUrlProblem: (baseUrl) => platUrlProblem(baseUrl, o.guard),
     platAccountStatus: async (tenant) =>
       platAccountStatus(store.platAccounts, tenant, await o.servesByDefault(tenant)),
   };

@@ -293,6 +293,8 @@ export function distributedModeEnv(): Record<string, string> {
     PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     PLATDESK_ADMINS: '',
     PLATDESK_DEFAULT_ACCOUNT_FOR: '*',
+    // The plat accounts tests connect are sandboxes on this machine (plat/address-guard.ts).
+    PLAT_ACCOUNTS_LOOPBACK: '1',
   };
 }
 

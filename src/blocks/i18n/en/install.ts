@@ -34,7 +34,10 @@ export const install = {
   platAccountBaseUrlHint: 'The plat API base URL your provider gave you (https://…).',
   platAccountToken: 'Token',
   platAccountTokenHint: 'Stored encrypted; never shown again.',
-  platAccountBadUrl: 'Enter an http(s) URL.',
+  platAccountBadUrl: 'Enter an https:// URL (with no user name or password in it).',
+  platAccountPrivateUrl:
+    "That address is not on the public internet (it points at this machine or an inner network): enter the plat API's public https:// URL your provider gave you.",
+  platAccountUnresolvedUrl: 'That host name could not be found: check the URL.',
   platAccountBadToken: 'The token may hold printable ASCII only (no spaces).',
   platAccountOnlyAdmins: 'Only a platdesk admin of this workspace can connect the plat account.',
   eraseButton: 'Delete workspace data',
