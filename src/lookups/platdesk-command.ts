@@ -434,8 +434,10 @@ async function language(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskR
 
 /**
  * `steps`: each workflow step with its price per run, its approval and its spend;
- * `steps approve <step> daily|monthly <points|off>` sets one of a step's approved caps (as
- * `budget` sets the workspace's); `steps revoke <step>` withdraws the approval (it spends nothing).
+ * `steps approve <step> [daily|monthly <points|off>] [shops:<a,b>] [channels:<#c>,<#d>]` sets a
+ * step's approved caps (as `budget` sets the workspace's) and what it is narrowed to (issue 34
+ * H1: `shops:all`, `channels:all` lift a narrowing); `steps revoke <step>` withdraws the approval
+ * (it spends nothing). An approval needs a cap: narrowing alone approves nothing.
  */
 async function steps(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const view = async (changed: StepId | null): Promise<PlatdeskResult> => ({
@@ -444,17 +446,51 @@ async function steps(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResu
     changed,
   });
   if (rest.length === 0) return view(null);
-  const [verb = '', stepRaw = '', periodRaw = '', amountRaw = ''] = rest.map((t) => t.toLowerCase());
+  const [verbRaw = '', stepRaw = '', ...args] = rest;
+  const verb = verbRaw.toLowerCase();
+  const step = stepRaw.toLowerCase();
   if (verb !== 'approve' && verb !== 'revoke') return invalid('steps_usage');
-  if (!isStepId(stepRaw)) return invalid('steps_unknown', { step: stepRaw });
+  if (!isStepId(step)) return invalid('steps_unknown', { step });
   if (verb === 'revoke') {
-    await ctx.steps.approvals.set(stepRaw, null, ctx.userId);
-    return view(stepRaw);
+    await ctx.steps.approvals.set(step, null, ctx.userId);
+    return view(step);
   }
-  if (periodRaw !== 'daily' && periodRaw !== 'monthly') return invalid('steps_usage');
-  const amount = amountRaw === 'off' ? null : /^\d{1,9}$/.test(amountRaw) ? Number(amountRaw) : undefined;
-  if (amount === undefined) return invalid('budget_amount');
-  const current = (await ctx.steps.approvals.get(stepRaw)) ?? { daily: null, monthly: null };
-  await ctx.steps.approvals.set(stepRaw, { ...current, [periodRaw]: amount }, ctx.userId);
-  return view(stepRaw);
+  const next = {
+    daily: null,
+    monthly: null,
+    shops: [],
+    channels: [],
+    ...(await ctx.steps.approvals.get(step)),
+  };
+  if (args.length === 0) return invalid('steps_usage');
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const period = arg.toLowerCase();
+    if (period === 'daily' || period === 'monthly') {
+      const amountRaw = (args[++i] ?? '').toLowerCase();
+      const amount = amountRaw === 'off' ? null : /^\d{1,9}$/.test(amountRaw) ? Number(amountRaw) : undefined;
+      if (amount === undefined) return invalid('budget_amount');
+      next[period] = amount;
+      continue;
+    }
+    const list = /^(shops?|channels?):(.*)$/i.exec(arg);
+    if (!list) return invalid('steps_usage');
+    const items = (list[2] ?? '').split(',').filter(Boolean);
+    const all = items.length === 1 && /^(all|any)$/i.test(items[0] ?? '');
+    if (list[1]?.toLowerCase().startsWith('shop')) {
+      // Only these steps look up a shop's orders or waybills; an item or a seller account names none.
+      if (step !== 'orders_due' && step !== 'lookup_waybill') return invalid('steps_usage');
+      if (!all && (items.length === 0 || !items.every((s) => /^[\w.:@-]{1,64}$/.test(s))))
+        return invalid('steps_usage');
+      next.shops = all ? [] : items;
+    } else {
+      const channels = items.map((c) => mentions([c]).channels[0]);
+      if (!all && (channels.length === 0 || channels.some((c) => c === undefined)))
+        return invalid('steps_usage');
+      next.channels = all ? [] : (channels as string[]);
+    }
+  }
+  if (next.daily === null && next.monthly === null) return invalid('steps_usage');
+  await ctx.steps.approvals.set(step, next, ctx.userId);
+  return view(step);
 }
