@@ -5,7 +5,7 @@
  *
  * - PLATDESK_DEFAULT_ACCOUNT_FOR names the workspaces and orgs (or `*`) the operator's account
  *   serves, as the start log says; any other workspace's paid paths (commands, shortcuts, unfurls,
- *   workflow steps, digests) answer with how to connect an account and charge nothing, while a
+ *   workflow steps, digests, ship-by alerts) answer with how to connect an account and charge nothing, while a
  *   named workspace (or a workspace of a named org) is served as before.
  * - PLATDESK_INSTALL_ALLOW refuses other installs on the install page, stores nothing, logs the
  *   ids, and uninstalls the refused app in Slack again.
@@ -117,6 +117,19 @@ describe.each(ENGINES)('H3: the operator’s plat account on %s', (engine) => {
     const parts = await app.platdesk.tenants.forTenant(SLACK.teamId);
     const run = await parts.deps.digests?.scheduler.runNow(sub?.id ?? 0, SLACK.adminId);
     expect(run?.kind).toBe('failed');
+    // A ship-by alert: its check sends no call, and its channel's one notice says why.
+    const alert = await app.command(
+      '/orders',
+      `alert add ${owners.dueSoon} <#C1234|support> within:6 hours:00:00-23:59`,
+      { userId: SLACK.adminId },
+    );
+    expect(textOf(await app.nextResponse(alert.responseUrlId))).toContain('Ship-by alert #1 added');
+    const notice = await app.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === 'C1234' && /could not check the orders/.test(textOf(c.body)),
+      15_000,
+    );
+    expect(textOf(notice.body)).toContain('no plat account');
     expect(app.sandbox.stats().calls).toBe(0);
 
     // A named workspace, and a workspace of a named org, spend from it as before.
