@@ -118,7 +118,13 @@ async function authorizeCost(database: { url?: string; path?: string }) {
         },
       };
       const installs = createSlackInstalls({
-        distribution: { clientId: 'c', clientSecret: 's', stateSecret: 'state-secret-0123456789' },
+        distribution: {
+          clientId: 'c',
+          clientSecret: 's',
+          stateSecret: 'state-secret-0123456789',
+          installAllow: null,
+          defaultAccountFor: 'all',
+        },
         installations: counted,
         apiUrl: null,
         logger: createLogger('silent'),

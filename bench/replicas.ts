@@ -487,7 +487,7 @@ async function platCallLatency(replicas: readonly Replica[]): Promise<number> {
   let sum = 0;
   let count = 0;
   for (const replica of replicas) {
-    const text = await (await fetch(`${replica.url}/metrics`)).text();
+    const text = await (await fetch(`${replica.metricsUrl}/metrics`)).text();
     for (const m of text.matchAll(/^platdesk_plat_call_ms_(sum|count)\{[^}]*\} (\S+)$/gm)) {
       if (m[1] === 'sum') sum += Number(m[2]);
       else count += Number(m[2]);

@@ -25,6 +25,7 @@ async function measure(connections: number) {
     SLACK_APP_TOKEN: 'xapp-bench',
     SLACK_API_URL: fake.apiUrl,
     PORT: String(await freePort()),
+    METRICS_PORT: '0',
     PLAT_SANDBOX: '1',
     DATABASE_PATH: ':memory:',
     SLACK_SOCKET_CONNECTIONS: String(connections),

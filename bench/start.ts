@@ -98,7 +98,13 @@ async function startOnce(
   const started = performance.now();
   const child = spawn(process.execPath, [...variant.flags, variant.entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, PORT: String(port) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ...env,
+      PORT: String(port),
+      METRICS_PORT: '0',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

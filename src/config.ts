@@ -173,6 +173,8 @@ const envSchema = z.object({
   SLACK_CLIENT_ID: optionalText,
   SLACK_CLIENT_SECRET: optionalText,
   SLACK_STATE_SECRET: optionalText,
+  PLATDESK_INSTALL_ALLOW: optionalText,
+  PLATDESK_DEFAULT_ACCOUNT_FOR: optionalText,
   PLATDESK_ENCRYPTION_KEY: optionalText,
   PLATDESK_RETENTION_DAYS: int(1, 3650, 30),
   SLACK_SIGNING_SECRET: optionalText,
@@ -182,7 +184,28 @@ const envSchema = z.object({
   SLACK_SOCKET_CONNECTIONS: int(1, 10, 2),
   SLACK_MARKETPLACE_APPROVED: flag,
   PORT: int(0, 65_535, 3000),
+  // /metrics and /healthz's details on a port of their own (issue 34), never the Slack port's.
+  METRICS_PORT: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const text = v?.trim() ?? '';
+      if (text === '') return undefined;
+      if (/^off$/i.test(text)) return null;
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 0 || n > 65_535) {
+        ctx.addIssue({ code: 'custom', message: 'must be a port (0 to 65535) or off' });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  // The message never repeats the value: it is a secret.
+  METRICS_TOKEN: optionalText.refine(
+    (v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v),
+    'METRICS_TOKEN must be at least 16 printable ASCII characters (`openssl rand -hex 32`)',
+  ),
   PLAT_SANDBOX: flag,
+  PLAT_ACCOUNTS_LOOPBACK: flag,
   PLAT_BASE_URL: url('PLAT_BASE_URL').optional(),
   PLAT_TOKEN: optionalText,
   PLAT_PRICES: optionalText,
@@ -214,11 +237,49 @@ const envSchema = z.object({
   SANDBOX_TOKEN: optionalText,
 });
 
+/** METRICS_PORT when unset (and PORT is not 0): a port that is not the Slack port's. */
+export const DEFAULT_METRICS_PORT = 9091;
+
 /** Distributed mode (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET): Slack's OAuth install. */
 export interface DistributionConfig {
   clientId: string;
   clientSecret: string;
   stateSecret: string;
+  /**
+   * PLATDESK_INSTALL_ALLOW: the workspace (T…) and org (E…) ids that may install platdesk; any
+   * other install is refused and nothing of it is stored. null: anyone may install.
+   */
+  installAllow: readonly string[] | null;
+  /**
+   * PLATDESK_DEFAULT_ACCOUNT_FOR: the workspaces and orgs the operator's plat account
+   * (PLAT_BASE_URL / PLAT_TOKEN) serves, or 'all' (`*`); any other workspace spends nothing until
+   * its admin connects its own. Empty: it serves none.
+   */
+  defaultAccountFor: readonly string[] | 'all';
+}
+
+/** A workspace (T…) or an Enterprise Grid org (E…) id, as Slack writes them. */
+const WORKSPACE_OR_ORG = /^[TE][A-Z0-9]{2,}$/;
+
+/** A comma-separated list of workspace and org ids (`*` where `star` allows it), with its problems. */
+export function parseIdList(
+  name: string,
+  text: string | undefined,
+  star: boolean,
+): { ids: string[] | 'all'; problems: string[] } {
+  const parts = (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (star && parts.length === 1 && parts[0] === '*') return { ids: 'all', problems: [] };
+  const problems = parts
+    .filter((p) => !WORKSPACE_OR_ORG.test(p))
+    .map((p) =>
+      p === '*'
+        ? `${name}: * stands alone (every install) and cannot be mixed with ids`
+        : `${name}: "${p.slice(0, 40)}" is not a workspace (T…) or org (E…) id`,
+    );
+  return { ids: parts, problems };
 }
 
 export interface Config {
@@ -240,6 +301,13 @@ export interface Config {
     marketplaceApproved: boolean;
   };
   port: number;
+  /**
+   * The internal HTTP server of /metrics and /healthz with its details (METRICS_PORT; default
+   * 9091, or an ephemeral port when PORT is 0); null: off.
+   */
+  metricsPort: number | null;
+  /** METRICS_TOKEN: /metrics is also served on PORT, to this bearer token only; null: not there. */
+  metricsToken: string | null;
   plat: {
     /**
      * null with `sandbox: true`: the in-process sandbox's URL is used. In distributed mode null
@@ -248,6 +316,11 @@ export interface Config {
     baseUrl: string | null;
     token: string;
     sandbox: boolean;
+    /**
+     * PLAT_ACCOUNTS_LOOPBACK: plat accounts a workspace admin connects may be on this machine's
+     * loopback addresses, over http:// too (tests and the demo; plat/address-guard.ts).
+     */
+    accountsLoopback: boolean;
     prices: PriceTable;
     /**
      * PLAT_PRICE_CEILING: the points a call holds against the caps while its price is not known
@@ -346,6 +419,14 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     kind: 'an app-level token',
     placeholder: 'xapp-your-app-token',
   });
+  const trust = ['PLATDESK_INSTALL_ALLOW', 'PLATDESK_DEFAULT_ACCOUNT_FOR'];
+  if (!distributed)
+    for (const name of trust.filter(set))
+      problems.push(`${name} is for distributed mode (SLACK_CLIENT_ID…): unset it in single-workspace mode`);
+  problems.push(
+    ...parseIdList('PLATDESK_INSTALL_ALLOW', env.PLATDESK_INSTALL_ALLOW, false).problems,
+    ...parseIdList('PLATDESK_DEFAULT_ACCOUNT_FOR', env.PLATDESK_DEFAULT_ACCOUNT_FOR, true).problems,
+  );
   if (distributed) {
     // A default plat account for every workspace is optional; half of one is a mistake.
     if (set('PLAT_BASE_URL') !== set('PLAT_TOKEN'))
@@ -371,6 +452,11 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     );
   // Replicas share the limiter through Redis and everything else through the store: SQLite files
   // are one per machine, so replicas on SQLite would each keep their own confirmations and ledger.
+  const port = (env.PORT ?? '3000').trim() || '3000';
+  if (set('METRICS_PORT') && (env.METRICS_PORT ?? '').trim() === port && port !== '0')
+    problems.push(
+      'METRICS_PORT must not be PORT: /metrics and the details of /healthz are kept off the port Slack reaches',
+    );
   if (set('REDIS_URL') && !set('DATABASE_URL'))
     problems.push(
       'REDIS_URL shares the plat rate limit and single flight across replicas; they also need one PostgreSQL store: set DATABASE_URL (postgres://…), the same on every replica',
@@ -443,6 +529,11 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
           clientId: e.SLACK_CLIENT_ID,
           clientSecret: e.SLACK_CLIENT_SECRET,
           stateSecret: e.SLACK_STATE_SECRET,
+          installAllow: e.PLATDESK_INSTALL_ALLOW
+            ? (parseIdList('PLATDESK_INSTALL_ALLOW', e.PLATDESK_INSTALL_ALLOW, false).ids as string[])
+            : null,
+          defaultAccountFor: parseIdList('PLATDESK_DEFAULT_ACCOUNT_FOR', e.PLATDESK_DEFAULT_ACCOUNT_FOR, true)
+            .ids,
         }
       : null;
 
@@ -458,10 +549,13 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
       marketplaceApproved: e.SLACK_MARKETPLACE_APPROVED,
     },
     port: e.PORT,
+    metricsPort: e.METRICS_PORT === undefined ? (e.PORT === 0 ? 0 : DEFAULT_METRICS_PORT) : e.METRICS_PORT,
+    metricsToken: e.METRICS_TOKEN ?? null,
     plat: {
       baseUrl: e.PLAT_SANDBOX ? null : (e.PLAT_BASE_URL ?? null),
       token: e.PLAT_SANDBOX ? (e.SANDBOX_TOKEN ?? 'sandbox') : (e.PLAT_TOKEN ?? ''),
       sandbox: e.PLAT_SANDBOX,
+      accountsLoopback: e.PLAT_ACCOUNTS_LOOPBACK,
       prices: parsePrices(e.PLAT_PRICES).prices,
       priceCeiling: e.PLAT_PRICE_CEILING,
       editions: parseEditions(e.PLAT_EDITIONS).editions,

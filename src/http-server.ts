@@ -1,22 +1,27 @@
 /**
- * platdesk's HTTP side, on PORT in both modes: `GET /healthz`, `GET /metrics` and, in HTTP mode,
- * Slack's requests at `POST /slack/events` (Bolt's HTTPReceiver, refusing requests signed in the
- * future); in Socket Mode the receiver is the socket connections' (./slack/socket-connections.ts)
- * and the same routes are served by the health server Bolt runs beside them.
+ * platdesk's HTTP side. On PORT, which Slack (and anyone) reaches, in both modes: `GET /healthz`,
+ * answering 200 `{"ok":true}` or 503 `{"ok":false}` and nothing more, and, in HTTP mode, Slack's
+ * requests at `POST /slack/events` (Bolt's HTTPReceiver behind slack/request-guard.ts); in Socket
+ * Mode the receiver is the socket connections' (./slack/socket-connections.ts) and the same
+ * routes are served by the health server Bolt runs beside them. `GET /metrics` is there only with
+ * METRICS_TOKEN, for that bearer token.
  *
- * /healthz answers 200 `{"ok":true,…}` or 503 `{"ok":false,…,"problems":[…]}` naming what is down:
- * the store (SQLite or PostgreSQL) while it cannot be reached, Redis (the shared rate limiter),
- * the Slack socket after it was down past its bound, (PostgreSQL) the database lock that keeps
- * this process alone or among replicas with Redis, while it is not held (store/sole-lock.ts), or
- * the database watch while this replica refuses paid work: its clock too far from the database's,
- * or its database migrated past its build (store/database-watch.ts).
+ * On METRICS_PORT, a server of its own (issue 34: the process's insides are not the public's):
+ * `GET /metrics` (Prometheus text) and `GET /healthz` with its details: 200 `{"ok":true,…}` or
+ * 503 `{"ok":false,…,"problems":[…]}` naming what is down: the store (SQLite or PostgreSQL)
+ * while it cannot be reached, Redis (the shared rate limiter), the Slack socket after it was down
+ * past its bound, or (PostgreSQL) the database lock that keeps this process alone or among
+ * replicas with Redis, while it is not held (store/sole-lock.ts), or the database watch while this
+ * replica refuses paid work: its clock too far from the database's, or its database migrated past
+ * its build (store/database-watch.ts). The problems are logged too.
  *
- * For Kubernetes (docs/kubernetes.md) two more, each with a body that names no address or cause:
- * `/livez` answers 200 whenever the process can answer at all (a dependency down is never a
+ * For Kubernetes (docs/kubernetes.md) two more on PORT, each with a body that names no address or
+ * cause: `/livez` answers 200 whenever the process can answer at all (a dependency down is never a
  * reason to restart it), `/readyz` 200 while every check is ready for traffic now, else 503 with
  * the names of those that are not.
  */
-import type { Server, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
@@ -26,7 +31,7 @@ import type { Metrics } from './metrics.js';
 import type { Limiter } from './plat/limiter.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ackCommandsEarly } from './slack/early-ack.js';
-import { refuseFutureRequests } from './slack/future-requests.js';
+import { guardSlackRequests } from './slack/request-guard.js';
 import { createSocketConnections, type SocketConnections } from './slack/socket-connections.js';
 import { socketModeFailure } from './slack/start-check.js';
 import type { DatabaseWatch } from './store/database-watch.js';
@@ -58,58 +63,102 @@ async function healthBody(info: HealthInfo): Promise<{ status: number; body: Rec
   return { status: problems.length > 0 ? 503 : 200, body };
 }
 
-/** A small JSON answer (the probes'). */
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
+/**
+ * /healthz as each port serves it (issue 34): the internal port (METRICS_PORT) with every detail;
+ * the public one (PORT, which Slack and anyone else reach) says ok or not and nothing of the
+ * process's insides, which go to the log instead, once each time they change.
+ */
+function healthRoutes(info: HealthInfo, logger: Pick<Logger, 'warn' | 'info'>) {
+  let lastProblems = '';
+  const checked = async () => {
+    const result = await healthBody(info);
+    const problems = JSON.stringify(result.body.problems ?? []);
+    if (problems !== lastProblems) {
+      if (result.status === 200) logger.info('health: every check passes again');
+      else logger.warn({ problems: result.body.problems }, 'health: not ready');
+      lastProblems = problems;
+    }
+    return result;
+  };
+  const answer = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(body));
+  };
+  return {
+    detailed: (res: ServerResponse) => void checked().then(({ status, body }) => answer(res, status, body)),
+    public: (res: ServerResponse) =>
+      void checked().then(({ status }) => answer(res, status, { ok: status === 200 })),
+    // Liveness: answering is the test (the event loop turned to serve it); nothing else is asked.
+    live: (res: ServerResponse) => answer(res, 200, { live: true }),
+    ready: (res: ServerResponse) =>
+      void notReady(info.checks).then(
+        (failing) =>
+          answer(
+            res,
+            failing.length > 0 ? 503 : 200,
+            failing.length > 0 ? { ready: false, failing } : { ready: true },
+          ),
+        () => answer(res, 503, { ready: false, failing: ['checks'] }),
+      ),
+  };
 }
 
-function httpRoutes(info: HealthInfo, metrics: Metrics): CustomRoute[] {
-  return [
-    // Liveness: answering is the test (the event loop turned to serve it); nothing else is asked.
-    { path: '/livez', method: ['GET'], handler: (_req, res) => json(res, 200, { live: true }) },
-    {
-      path: '/readyz',
-      method: ['GET'],
-      handler: (_req, res) => {
-        void notReady(info.checks).then(
-          (failing) =>
-            json(
-              res,
-              failing.length > 0 ? 503 : 200,
-              failing.length > 0 ? { ready: false, failing } : { ready: true },
-            ),
-          () => json(res, 503, { ready: false, failing: ['checks'] }),
-        );
-      },
+function serveMetrics(metrics: Metrics, res: ServerResponse): void {
+  metrics.render().then(
+    (text) => {
+      res.writeHead(200, { 'content-type': metrics.contentType });
+      res.end(text);
     },
-    {
-      path: '/healthz',
-      method: ['GET'],
-      handler: (_req, res) => {
-        void healthBody(info).then(({ status, body }) => {
-          res.writeHead(status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(body));
-        });
-      },
+    (error: unknown) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
     },
-    {
+  );
+}
+
+/** Whether a request carries `Authorization: Bearer <token>` (compared in constant time). */
+function bearerIs(req: IncomingMessage, token: string): boolean {
+  const given = Buffer.from(String(req.headers.authorization ?? ''));
+  const wanted = Buffer.from(`Bearer ${token}`);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/**
+ * The routes of the public port beside Slack's: /healthz (ok or not), /livez and /readyz (the
+ * kubelet's), /metrics with METRICS_TOKEN.
+ */
+function publicRoutes(
+  health: ReturnType<typeof healthRoutes>,
+  metrics: Metrics,
+  metricsToken: string | null,
+): CustomRoute[] {
+  const routes: CustomRoute[] = [
+    { path: '/healthz', method: ['GET'], handler: (_req, res) => health.public(res) },
+    { path: '/livez', method: ['GET'], handler: (_req, res) => health.live(res) },
+    { path: '/readyz', method: ['GET'], handler: (_req, res) => health.ready(res) },
+  ];
+  if (metricsToken !== null)
+    routes.push({
       path: '/metrics',
       method: ['GET'],
-      handler: (_req, res) => {
-        metrics.render().then(
-          (text) => {
-            res.writeHead(200, { 'content-type': metrics.contentType });
-            res.end(text);
-          },
-          (error: unknown) => {
-            res.writeHead(500, { 'content-type': 'text/plain' });
-            res.end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
-          },
-        );
+      handler: (req, res) => {
+        if (bearerIs(req, metricsToken)) return serveMetrics(metrics, res);
+        res.writeHead(401, { 'www-authenticate': 'Bearer' });
+        res.end();
       },
-    },
-  ];
+    });
+  return routes;
+}
+
+/** The internal server (METRICS_PORT): /metrics and /healthz with its details, nothing else. */
+function internalServer(health: ReturnType<typeof healthRoutes>, metrics: Metrics): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/metrics') return serveMetrics(metrics, res);
+    if (req.method === 'GET' && path === '/healthz') return health.detailed(res);
+    res.writeHead(404);
+    res.end();
+  });
 }
 
 export interface HttpFrontOptions {
@@ -137,6 +186,8 @@ export interface HttpFrontOptions {
 export interface HttpFront {
   /** Bolt's receiver: HTTP (POST /slack/events and the routes) or the Socket Mode connections. */
   receiver: Receiver;
+  /** The internal server of /metrics and /healthz's details (METRICS_PORT); null when off. */
+  internal: Server | null;
   /** Socket Mode: the health server Bolt runs for the routes (start-up watches it listen). */
   healthServer: Server | undefined;
   /** Socket Mode: the socket clients (start-up watches them for a failure before hello). */
@@ -191,10 +242,9 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       return refusal ? { ok: false, detail, problem: refusal.problem } : { ok: true, detail };
     },
   });
-  const routes = [
-    ...httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics),
-    ...(options.installRoutes ?? []),
-  ];
+  const health = healthRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, logger);
+  const routes = [...publicRoutes(health, metrics, config.metricsToken), ...(options.installRoutes ?? [])];
+  const internal = config.metricsPort === null ? null : internalServer(health, metrics);
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({
       appToken: config.slack.appToken ?? '',
@@ -208,7 +258,12 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       ...(options.onSocketDeaf ? { onDeaf: options.onSocketDeaf } : {}),
     });
     checks.push(sockets.health);
-    return { receiver: sockets.receiver, healthServer: sockets.httpServer, socketClients: sockets.clients };
+    return {
+      receiver: sockets.receiver,
+      internal,
+      healthServer: sockets.httpServer,
+      socketClients: sockets.clients,
+    };
   }
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret ?? '',
@@ -216,10 +271,11 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     customRoutes: routes,
     logger: boltLogger(logger),
   });
-  ackCommandsEarly(receiver, { signingSecret: config.slack.signingSecret ?? '', logger });
-  // Outermost: a request signed for the future is refused before anything reads it.
-  refuseFutureRequests(receiver, { logger });
-  return { receiver, healthServer: undefined, socketClients: [] };
+  const reading = ackCommandsEarly(receiver, { signingSecret: config.slack.signingSecret ?? '', logger });
+  // Outermost: what its headers refuse is refused before its body is read; the body is read once
+  // there, within its kind's bound, and reused by the early ack and Bolt.
+  guardSlackRequests(receiver, { logger, metrics, reading });
+  return { receiver, internal, healthServer: undefined, socketClients: [] };
 }
 
 /**
@@ -230,9 +286,15 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
 export async function startFront(
   app: { start(port: number): Promise<unknown> },
   front: HttpFront,
-  config: Pick<Config, 'port'> & { slack: Pick<Config['slack'], 'mode'> },
+  config: Pick<Config, 'port' | 'metricsPort'> & { slack: Pick<Config['slack'], 'mode'> },
 ): Promise<Server | null> {
-  const { healthServer, socketClients } = front;
+  const { healthServer, socketClients, internal } = front;
+  // The internal port first: a port in use stops start-up before Slack's side opens.
+  if (internal && config.metricsPort !== null) {
+    const listened = listening(internal);
+    internal.listen(config.metricsPort);
+    await listened;
+  }
   // Socket Mode: Bolt's receiver serves the health routes on its own HTTP server and calls
   // listen() without reporting the outcome; watch it so a port in use fails start-up clearly.
   const healthListening = healthServer ? listening(healthServer) : Promise.resolve();

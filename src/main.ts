@@ -54,8 +54,10 @@ import { createTenantServices, scheduledTenants, type TenantServices } from './t
 
 export interface Platdesk {
   app: App;
-  /** http://host:port of the HTTP server (Slack events in HTTP mode, health and metrics in both). */
+  /** http://host:port of the HTTP server (Slack events in HTTP mode, /healthz in both). */
   url: string;
+  /** http://host:port of the internal server (/metrics, /healthz with details); null when off. */
+  metricsUrl: string | null;
   sandbox: Sandbox | null;
   store: Store;
   /** Charges on their way to the ledger (kept while the store cannot be written), of every tenant. */
@@ -215,8 +217,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     return refused ? { kind: 'out_of_service', reason: refused.reason, why: refused.problem } : null;
   });
   const singleFlight = await createSingleFlight(config, metrics, logger);
+  const platAccounts = options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger);
   const platClients = createMeteredPlatClients({
-    accounts: options.platAccounts ?? platAccountsFor(config, store, operatorAccount, logger),
+    accounts: platAccounts,
+    guard: { allowLoopback: config.plat.accountsLoopback },
     timeouts,
     defaults: { prices, editions: config.plat.editions },
     limiter,
@@ -234,9 +238,14 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         logger,
         nowMs: () => clock.now(),
         onInstalled: async (record) => {
-          await afterInstall({ store, logger }, record);
+          const { reinstalledBy } = await afterInstall({ store, logger }, record);
           // A reinstall may bring a new bot token: the tenant's parts are built anew.
           await services?.forget(record.tenant);
+          if (reinstalledBy && services)
+            await (await services.forTenant(record.tenant)).deps.alerts.notify({
+              kind: 'reinstalled',
+              userId: reinstalledBy,
+            });
         },
       })
     : null;
@@ -303,7 +312,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         store,
         now,
         retentionDays: config.retentionDays,
-        hasOperatorAccount: operatorAccount !== null,
+        guard: { allowLoopback: config.plat.accountsLoopback },
+        servesByDefault: async (t) =>
+          platAccounts.servesByDefault ? platAccounts.servesByDefault(t) : operatorAccount !== null,
         forgetParts: async (t) => services?.forget(t),
         logger,
       })
@@ -388,6 +399,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   } catch (error) {
     // Nothing may stay half-started (a socket reconnecting, the sandbox, the database).
     await app.stop().catch(() => undefined);
+    if (front.internal?.listening) front.internal.close();
     await limiter.stop();
     await singleFlight.stop();
     await readBudgets?.stop();
@@ -403,7 +415,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   if (config.slack.mode === 'http' && server) observeAcks(server, metrics);
   const port = server ? (server.address() as AddressInfo).port : config.port;
   const url = `http://127.0.0.1:${port}`;
-  logger.info({ mode: config.slack.mode, port }, 'platdesk started');
+  const metricsAddress = front.internal?.address();
+  const metricsPort = metricsAddress && typeof metricsAddress === 'object' ? metricsAddress.port : null;
+  const metricsUrl = metricsPort === null ? null : `http://127.0.0.1:${metricsPort}`;
+  logger.info({ mode: config.slack.mode, port, metricsPort }, 'platdesk started');
   // Synchronously on start, before a request can be read: a click on a cut lookup's button is
   // answered as interrupted, and its user is told within seconds of the restart.
   await claims.tell(await claims.sweep());
@@ -415,6 +430,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   return {
     app,
     url,
+    metricsUrl,
     sandbox,
     store,
     charges,
@@ -429,6 +445,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       logger,
       app,
       healthServer: front.healthServer ?? null,
+      internalServer: front.internal,
       tenants,
       ...(options.drainTimeoutMs !== undefined ? { drainTimeoutMs: options.drainTimeoutMs } : {}),
       claims,

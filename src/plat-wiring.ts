@@ -164,18 +164,40 @@ export function platAccountsFor(
   operatorAccount: PlatAccount | null,
   logger: Logger,
 ): PlatAccounts {
-  return config.slack.distribution
-    ? storedPlatAccounts(
-        store.platAccounts,
-        operatorAccount,
-        logger,
-        async (t) => (await store.installations.get(t)) !== null,
-      )
-    : operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' });
+  const distribution = config.slack.distribution;
+  if (!distribution) return operatorAccounts(operatorAccount ?? { baseUrl: '', token: '' });
+  const serves = distribution.defaultAccountFor;
+  // Said once at start: whose lookups the operator pays for (issue 34 H3).
+  if (operatorAccount && serves === 'all')
+    logger.warn(
+      'the operator plat account serves every installed workspace (PLATDESK_DEFAULT_ACCOUNT_FOR=*): anyone who installs platdesk spends from it',
+    );
+  else if (operatorAccount && serves.length > 0)
+    logger.info({ serves }, 'the operator plat account serves these workspaces only');
+  else if (operatorAccount)
+    logger.info(
+      'the operator plat account serves no workspace (PLATDESK_DEFAULT_ACCOUNT_FOR is unset): each connects its own',
+    );
+  else if (serves === 'all' || serves.length > 0)
+    logger.warn(
+      'PLATDESK_DEFAULT_ACCOUNT_FOR is set but there is no operator plat account (PLAT_BASE_URL, PLAT_TOKEN): it serves nobody',
+    );
+  return storedPlatAccounts(
+    store.platAccounts,
+    operatorAccount,
+    logger,
+    async (t) => {
+      const installed = await store.installations.get(t);
+      return installed ? { teamId: installed.teamId, enterpriseId: installed.enterpriseId } : null;
+    },
+    serves,
+  );
 }
 
 export interface MeteredPlatClientsOptions {
   accounts: PlatAccounts;
+  /** Where a workspace's own account may connect (plat/address-guard.ts). */
+  guard: PlatClientsDeps['guard'];
   timeouts: HttpTimeouts;
   defaults: PlatClientsDeps['defaults'];
   /** One limiter for every tenant (lookups/plat-accounts.ts says why). */
@@ -190,6 +212,7 @@ export function createMeteredPlatClients(o: MeteredPlatClientsOptions): PlatClie
   const { metrics } = o;
   return createPlatClients({
     accounts: o.accounts,
+    guard: o.guard,
     timeouts: o.timeouts,
     defaults: o.defaults,
     makeClient: (http, editions, onAccountAttempt) =>

@@ -29,6 +29,8 @@ export interface ShutdownParts {
   app: { stop(): Promise<unknown> };
   /** Socket Mode's health server (HTTP mode's server closes with the app). */
   healthServer: Server | null;
+  /** The internal server of /metrics and /healthz's details (METRICS_PORT), closed last. */
+  internalServer?: Server | null;
   tenants: TenantServices;
   drainTimeoutMs?: number;
   claims: Stops;
@@ -94,5 +96,12 @@ async function shutdown(p: ShutdownParts): Promise<void> {
   if (kept > 0) logger.error({ kept }, 'charges not written to the ledger at shutdown');
   await p.store.close();
   await p.soleLock?.release();
+  // Last: /healthz there says what is down while the rest stops.
+  if (p.internalServer?.listening) {
+    const closed = once(p.internalServer, 'close');
+    p.internalServer.close();
+    p.internalServer.closeAllConnections();
+    await closed;
+  }
   logger.info({ drained }, 'platdesk stopped');
 }

@@ -160,7 +160,7 @@ describe('/healthz when the database lock was lost and another process took it',
   it('answers 503 naming the problem, and 200 again once this process holds it', async () => {
     h = await startPlatdeskHarness({ engine: 'postgres' });
     const health = async () => {
-      const res = await fetch(`${h.platdesk.url}/healthz`);
+      const res = await fetch(`${h.platdesk.metricsUrl}/healthz`);
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect(await health()).toMatchObject({

@@ -61,13 +61,17 @@ afterAll(async () => {
 interface Container {
   name: string;
   port: number;
+  /** METRICS_PORT: /metrics and /healthz with its details. */
+  metricsPort: number;
 }
 
 async function startContainer(env: Record<string, string>): Promise<Container> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const name = `platdesk-test-${process.pid}-${port}`;
   const vars = {
     PORT: String(port),
+    METRICS_PORT: String(metricsPort),
     PLAT_SANDBOX: '1',
     SLACK_BOT_TOKEN: 'xoxb-image-test',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -90,7 +94,7 @@ async function startContainer(env: Record<string, string>): Promise<Container> {
     ],
     { cwd: ROOT },
   );
-  return { name, port };
+  return { name, port, metricsPort };
 }
 
 async function waitHealthy(c: Container, timeoutMs = 60_000): Promise<{ status: number; body: unknown }> {
@@ -100,7 +104,12 @@ async function waitHealthy(c: Container, timeoutMs = 60_000): Promise<{ status: 
     try {
       const res = await fetch(`http://127.0.0.1:${c.port}/healthz`);
       const body: unknown = await res.json();
-      if (res.status === 200) return { status: res.status, body };
+      // The public /healthz says ok or not; its details are on the internal port.
+      if (res.status === 200) {
+        expect(body).toEqual({ ok: true });
+        const details = await fetch(`http://127.0.0.1:${c.metricsPort}/healthz`);
+        return { status: details.status, body: (await details.json()) as unknown };
+      }
       last = `${res.status} ${JSON.stringify(body)}`;
     } catch (error) {
       last = String(error);

@@ -11,6 +11,7 @@ import {
   parseChannel,
   type ReadLocale,
 } from '../digest/grammar.js';
+import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import { canonicalTimeZone, normalizeLocalTime, parseLocalTime } from '../zoned-time.js';
 
 export const ALERT_DEFAULTS = {
@@ -70,7 +71,7 @@ export function parseAlertCommand<L extends string>(
   place: CommandPlace,
   readLocale: ReadLocale<L>,
 ): AlertCommand<L> {
-  const [verb = 'help', ...args] = text.trim().split(/\s+/).filter(Boolean);
+  const [verb = 'help', ...args] = capped(text, MAX_COMMAND_TEXT).trim().split(/\s+/).filter(Boolean);
   switch (verb.toLowerCase()) {
     case 'help':
       return { kind: 'help' };

@@ -12,6 +12,7 @@ import type { DigestRun, DigestSubscription } from '../store/store.js';
 import { localTimeOf } from '../zoned-time.js';
 import { ACTIONS, digestRunAgainValue } from './action-ids.js';
 import { errorRemedy, errorTitle } from './errors.js';
+import { buyerText } from './hidden.js';
 import type { TKey, Words } from './i18n/words.js';
 import {
   actions,
@@ -89,9 +90,9 @@ function urgentEntry(w: Words, o: UrgentOrder, at: number, timeZone: string): st
 
 function flagEntry(w: Words, o: FlagGroup['list'][number]): string {
   const parts = [code(escapeClip(o.orderSn, 64))];
-  if (o.tagName) parts.push(escapeClip(o.tagName, 40));
+  if (o.tagName) parts.push(escapeClip(buyerText(w, o.tagName), 40));
   const remark = o.remark
-    ? w.t('digest.remark', { remark: escapeClip(o.remark, 200) })
+    ? w.t('digest.remark', { remark: escapeClip(buyerText(w, o.remark), 200) })
     : w.t('digest.noRemark');
   return `${parts.join(w.t('common.sep'))}${remark}`;
 }

@@ -392,6 +392,8 @@ export function alertText(w: Words, alert: AdminAlert): string {
       points: w.count(alert.points),
       at: escapeClip(alert.at, 30),
     });
+  if (alert.kind === 'reinstalled')
+    return t('alert.reinstalled', { user: `<@${escapeClip(alert.userId, 20)}>` });
   if (alert.kind === 'spend-totals') {
     // A direct message's text stays short (the first two differences; the rest are in the log).
     const lines = alert.sample.slice(0, 2).map((d) =>

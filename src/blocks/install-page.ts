@@ -41,6 +41,17 @@ export function installedPage(input: { workspace: string; slackUrl: string }): s
   );
 }
 
+/** The page of an install refused by PLATDESK_INSTALL_ALLOW (no link to try again: it would not help). */
+export function installRefusedPage(): string {
+  return page(
+    LANGUAGES.map((locale) => {
+      const { t } = makeWords(locale);
+      return `<section lang="${locale}"><h1>${html(t('install.notAllowedHeading'))}</h1>
+<p>${html(t('install.notAllowedBody'))}</p></section>`;
+    }),
+  );
+}
+
 /** The page after a failed install; `installPath` starts again. */
 export function installFailedPage(input: { failure: InstallFailure; installPath: string }): string {
   const reasonKey = {

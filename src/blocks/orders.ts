@@ -7,6 +7,7 @@ import type { LookupOutcome, OrderFilters, Quote } from '../lookups/types.js';
 import type { Order } from '../plat/types.js';
 import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, quoteShort, renderChargeNote } from './charge-note.js';
+import { buyerText } from './hidden.js';
 import { SHANGHAI, type Words } from './i18n/words.js';
 import { actions, button, context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections, SLACK_LIMITS } from './limits.js';
@@ -51,7 +52,7 @@ export function flagLabel(
       : tag === null
         ? null
         : w.t('orders.flagRaw', { tag: String(tag) });
-  const tagName = name?.trim() ? clip(name.trim(), 40) : null;
+  const tagName = name?.trim() ? clip(buyerText(w, name.trim()), 40) : null;
   if (label === null) return tagName === null ? null : w.t('orders.flagRaw', { tag: tagName });
   return tagName === null ? label : w.t('orders.flagNamed', { label, name: tagName });
 }
@@ -104,7 +105,9 @@ function orderEntry(w: Words, order: Order, now: Date): string {
   if (warning) times.push(t('orders.warning', { text: shippingFlagText(w, warning) }));
   if (times.length > 0) lines.push(times.join(t('common.sep')));
   if (order.remark?.trim())
-    lines.push(t('orders.remark', { text: escapeClip(order.remark.trim().replace(/\s+/g, ' '), 300) }));
+    lines.push(
+      t('orders.remark', { text: escapeClip(buyerText(w, order.remark.trim().replace(/\s+/g, ' ')), 300) }),
+    );
   return lines.join('\n');
 }
 
@@ -126,7 +129,7 @@ function ordersTables(w: Words, orders: readonly Order[], now: Date): TableBlock
       w.yuan(o.payAmount),
       warning ? `${shippingFlagText(w, warning)} ${shipBy}` : shipBy,
       flagLabel(w, o.remarkTag, o.remarkTagName, truncate) ?? '',
-      truncate(o.remark?.trim().replace(/\s+/g, ' ') ?? '', 100),
+      truncate(buyerText(w, o.remark?.trim().replace(/\s+/g, ' ') ?? ''), 100),
     ];
   });
   return tableBlocks(

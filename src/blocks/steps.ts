@@ -5,6 +5,7 @@
  * activity shows it. Outputs are variables a following "send a message" step puts in a message,
  * so API text in them is escaped like any other (`&`, `<`, `>`).
  */
+import type { StepRefusal } from '../lookups/access.js';
 import type { StepId, StepResult, StepView } from '../lookups/steps.js';
 import { ordersDue } from '../lookups/steps.js';
 import { isPlatError } from '../plat/errors.js';
@@ -15,7 +16,7 @@ import type { Words } from './i18n/words.js';
 import { priceRange } from './item.js';
 import { shopTypeLabel } from './shop.js';
 import { escapeClip } from './text.js';
-import { describeProblem } from './words-of.js';
+import { describeProblem, describeRefusal } from './words-of.js';
 
 /** Outputs: the manifest's names, each a string or a whole number. */
 export type StepOutputs = Record<string, string | number>;
@@ -166,6 +167,8 @@ export function stepOutputs(w: Words, result: Done, now: Date): StepOutputs {
   const outputs = byStep[result.ask.stepId]();
   if (result.ageMs !== null && typeof outputs.summary === 'string')
     outputs.summary += w.t('step.summary.cached', { age: w.age(result.ageMs) });
+  if (result.byWorkflow && typeof outputs.summary === 'string')
+    outputs.summary += w.t('step.summary.byWorkflow');
   return outputs;
 }
 
@@ -186,6 +189,8 @@ export function stepFailure(
       return w.t('step.fail.notApproved', { step, id: stepId });
     case 'interrupted':
       return w.t('step.fail.interrupted', { step });
+    case 'refused':
+      return w.t('step.fail.refused', { step, reason: refusalText(w, stepId, result.refusal) });
     case 'failed': {
       const error = result.error;
       if (!isPlatError(error))
@@ -203,6 +208,27 @@ export function stepFailure(
   }
 }
 
+/** Why the access rules refused a step's run (ids and shop keys as typed, escaped). */
+function refusalText(w: Words, stepId: StepId, refusal: StepRefusal): string {
+  const shopOf = (shop: string) => escapeClip(shop, 64);
+  switch (refusal.reason) {
+    case 'step_no_person':
+      return w.t('step.refusal.no_person');
+    case 'step_shop':
+      return w.t('step.refusal.shop', { shops: w.list(refusal.shops.map(shopOf)) });
+    case 'step_channel':
+      return w.t('step.refusal.channel', { channels: w.list(refusal.channels.map((c) => `<#${c}>`)) });
+    case 'not_allowed':
+      return refusal.userId
+        ? w.t('step.refusal.not_allowed', { user: refusal.userId })
+        : describeRefusal(w, { reason: 'not_allowed' });
+    case 'shop_channel':
+      return w.t('step.refusal.shop_channel', { shop: shopOf(refusal.shop), id: stepId });
+    default:
+      return describeRefusal(w, { reason: refusal.reason, shop: shopOf(refusal.shop) });
+  }
+}
+
 /** Each step with its price per run, its approval and its spend (`/platdesk steps`, App Home). */
 export function stepApprovalLines(w: Words, steps: readonly StepView[], changed: StepId | null): string[] {
   const { t } = w;
@@ -217,7 +243,7 @@ export function stepApprovalLines(w: Words, steps: readonly StepView[], changed:
             monthly: capText(w, s.approval.monthly),
             today: w.points(s.spent.daily),
             month: w.points(s.spent.monthly),
-          })
+          }) + narrowingText(w, s.approval)
         : t('platdesk.stepNotApproved'),
     }),
   );
@@ -226,6 +252,15 @@ export function stepApprovalLines(w: Words, steps: readonly StepView[], changed:
     ? [t('platdesk.stepChanged', { title: t(`step.title.${changed}`) }), ...lines, note]
     : [...lines, note];
 }
+
+/** What an approval narrows its step to (issue 34 H1): nothing when it is not narrowed. */
+const narrowingText = (w: Words, a: { shops: readonly string[]; channels: readonly string[] }) =>
+  (a.shops.length > 0
+    ? w.t('platdesk.stepShops', { shops: w.list(a.shops.map((s) => escapeClip(s, 64))) })
+    : '') +
+  (a.channels.length > 0
+    ? w.t('platdesk.stepChannels', { channels: w.list(a.channels.map((c) => `<#${c}>`)) })
+    : '');
 
 const capText = (w: Words, v: number | null) =>
   v === null ? w.t('platdesk.noCap') : w.t('platdesk.capPoints', { n: w.count(v) });

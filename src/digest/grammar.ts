@@ -13,6 +13,7 @@
 
 import { REMARK_FLAG_WORDS } from '../plat/remark-flags.js';
 import type { DigestLayout } from '../store/store.js';
+import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import { canonicalTimeZone, normalizeLocalTime } from '../zoned-time.js';
 
 /** Why a digest command or form cannot be taken, as a code and the values its sentence names. */
@@ -236,7 +237,7 @@ export function parseDigestCommand<L extends string>(
   place: CommandPlace,
   readLocale: ReadLocale<L>,
 ): DigestCommand<L> {
-  const tokens = text.trim().split(/\s+/).filter(Boolean);
+  const tokens = capped(text, MAX_COMMAND_TEXT).trim().split(/\s+/).filter(Boolean);
   const [verb = 'help', ...args] = tokens;
   switch (verb.toLowerCase()) {
     case 'help':

@@ -38,6 +38,23 @@ export type AccessRefusal = {
   ok: false;
   refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' | 'no_plat_account' }>;
 };
+
+/**
+ * Why a workflow step's run is refused (lookups/steps.ts): a person's reasons (the person Slack
+ * vouches for is `userId`), and the step's own: no person where spending is limited to listed
+ * people, a shop or channel outside what its approval names.
+ */
+export type StepRefusal =
+  | (AccessRefusal['refusal'] & { userId?: string | null })
+  | { reason: 'step_no_person' }
+  | { reason: 'step_shop'; shops: readonly string[] }
+  | { reason: 'step_channel'; channels: readonly string[] };
+
+/** What an approval narrows a step to (empty: not narrowed). */
+export interface StepNarrowing {
+  shops: readonly string[];
+  channels: readonly string[];
+}
 export type AccessResult = { ok: true; request: LookupRequest } | AccessRefusal;
 
 export interface AccessDeps {
@@ -101,6 +118,63 @@ export async function checkAccess(
     return { ok: true, request };
   }
   if (shop.channels.length > 0 && !(actor.channelId && shop.channels.includes(actor.channelId)))
+    return { ok: false, refusal: { reason: 'shop_channel', shop: shop.alias } };
+  const id = shopKey.field === 'ownerId' ? shop.ownerId : shop.shopId;
+  if (!id)
+    return {
+      ok: false,
+      refusal: {
+        reason: shopKey.field === 'ownerId' ? 'shop_no_owner' : 'shop_no_shop_id',
+        shop: shop.alias,
+      },
+    };
+  return { ok: true, request: { ...request, [shopKey.field]: id } as LookupRequest };
+}
+
+/**
+ * A workflow step's run (issue 34 H1), under the rules a person's lookup is under, with what
+ * Slack cannot vouch for in a step left out:
+ * - the spender is the person Slack vouches for (`user_context`), or none (a scheduled or event
+ *   workflow): with none, only a workspace where everyone may spend lets it run;
+ * - a channel is only what the workflow declares (Slack does not tell a step where a later step
+ *   posts), so it never lets a person spend (the policy's channels count for people in them) and
+ *   never satisfies a shop's channel limit: a shop limited to channels is looked up by a step only
+ *   when the step's approval names that shop; an approval narrowed to channels needs the run to
+ *   name one of them;
+ * - registered shops only and aliases apply as for a person; an approval narrowed to shops
+ *   refuses any other shop.
+ */
+export async function checkStepAccess(
+  deps: AccessDeps,
+  request: LookupRequest,
+  run: { userId: string | null; channelId: string | null },
+  narrowing: StepNarrowing,
+): Promise<{ ok: true; request: LookupRequest } | { ok: false; refusal: StepRefusal }> {
+  if (run.userId === null) {
+    if ((await deps.access()).mode !== 'everyone')
+      return { ok: false, refusal: { reason: 'step_no_person' } };
+  } else if (!(await mayRun(deps, { userId: run.userId, channelId: null })))
+    return { ok: false, refusal: { reason: 'not_allowed', userId: run.userId } };
+  if (narrowing.channels.length > 0 && !(run.channelId && narrowing.channels.includes(run.channelId)))
+    return { ok: false, refusal: { reason: 'step_channel', channels: narrowing.channels } };
+  const shopKey = shopKeyOf(request);
+  if (!shopKey) return { ok: true, request };
+  const registry = await deps.shops();
+  const shop = findShop(registry, shopKey.key);
+  // The approval's shops, as the registry knows them (an alias, owner or shop id of one), or as typed.
+  const named = narrowing.shops.some((key) => {
+    const approved = findShop(registry, key);
+    return shop ? approved === shop : key === shopKey.key;
+  });
+  if (narrowing.shops.length > 0 && !named)
+    return { ok: false, refusal: { reason: 'step_shop', shops: narrowing.shops } };
+  if (!shop) {
+    const admin = run.userId !== null && (await deps.isAdmin(run.userId));
+    if (registry.registeredOnly && !admin)
+      return { ok: false, refusal: { reason: 'shop_unregistered', shop: shopKey.key } };
+    return { ok: true, request };
+  }
+  if (shop.channels.length > 0 && !named)
     return { ok: false, refusal: { reason: 'shop_channel', shop: shop.alias } };
   const id = shopKey.field === 'ownerId' ? shop.ownerId : shop.shopId;
   if (!id)

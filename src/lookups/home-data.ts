@@ -215,7 +215,9 @@ export type AdminAlert =
   /** The nightly reconciliation (reconcile.ts): `count` running totals differ from the ledger. */
   | { kind: 'spend-totals'; day: string; count: number; sample: CounterDifference[] }
   /** A charge the store refused for good, set aside (store/ledger.ts PARK_AFTER_REFUSALS). */
-  | { kind: 'charge-parked'; chargeId: string; operation: string; points: number; at: string };
+  | { kind: 'charge-parked'; chargeId: string; operation: string; points: number; at: string }
+  /** Someone who is not an admin installed platdesk again (tenancy.ts afterInstall): no admin was added. */
+  | { kind: 'reinstalled'; userId: string };
 
 const ALERT_SCHEMA = lazySchema(() =>
   z.union([
@@ -241,6 +243,7 @@ const ALERT_SCHEMA = lazySchema(() =>
       userId: z.string().nullable(),
       refused: z.boolean(),
     }),
+    z.object({ kind: z.literal('reinstalled'), userId: z.string() }),
     z.object({
       kind: z.literal('spend-totals'),
       day: z.string(),

@@ -19,7 +19,7 @@ import type { ChargeEvent } from '../plat/types.js';
 import { POINTS_EPSILON } from '../store/budgets.js';
 import { type ChargeRecorder, chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../store/ledger.js';
 import type { ClaimFailure, ClaimHolder, LedgerSource, SentCall, Store } from '../store/store.js';
-import { type AccessDeps, checkAccess, type Refusal } from './access.js';
+import { type AccessDeps, checkAccess, checkStepAccess, type Refusal, type StepNarrowing } from './access.js';
 import {
   type BudgetCheck,
   type BudgetGuard,
@@ -143,6 +143,15 @@ export interface LookupService {
   quote(request: LookupRequest): Promise<Quote>;
   /** The cached answer of this request and its age, if the cache holds one (no call, no charge). */
   cached(request: LookupRequest): Promise<{ outcome: LookupOutcome; ageMs: number } | null>;
+  /**
+   * A workflow step's run under the access rules (access.ts checkStepAccess): the request with
+   * its alias resolved, or why it is refused. Never calls, never stores.
+   */
+  checkStepAccess(
+    request: LookupRequest,
+    run: { userId: string | null; channelId: string | null },
+    narrowing: StepNarrowing,
+  ): ReturnType<typeof checkStepAccess>;
   /** Checks, quotes and stores the request; never calls the plat API. */
   prepare(request: LookupRequest, actor: Actor, summary: string, options?: PrepareOptions): Promise<Prepared>;
   /**
@@ -463,6 +472,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     scheduledClient: budgetedClient(null, 'digest'),
     ensureAccount,
     quote: quoteOf,
+    checkStepAccess: (request, run, narrowing) => checkStepAccess(accessDeps, request, run, narrowing),
     async cached(request) {
       const hit = await cache.get(request);
       return hit ? { outcome: hit.outcome, ageMs: now().getTime() - hit.storedAt } : null;

@@ -4,6 +4,8 @@
  * message text, its blocks (rich_text, section text and fields) and its attachments (text,
  * fallback, title link, fields), or from free text (the global shortcut).
  */
+
+import { capped, MAX_MESSAGE_TEXT } from '../text-limits.js';
 import { findItemRefs, type Marketplace, unwrapSlackLink } from './parse/item-link.js';
 import { findWaybillCodes, guessCarrier } from './parse/waybill.js';
 
@@ -53,14 +55,21 @@ const TEXT_KEYS = new Set([
 /** Every text of a message: its text, its blocks' texts and links, its attachments' fields. */
 export function messageTexts(message: { text?: string; blocks?: unknown; attachments?: unknown }): string[] {
   const out: string[] = [];
-  if (typeof message.text === 'string' && message.text !== '') out.push(message.text);
+  // Up to a message's length in all (MAX_MESSAGE_TEXT): the walk stops once that much is read.
+  let length = 0;
+  const take = (text: string) => {
+    out.push(capped(text, MAX_MESSAGE_TEXT - length));
+    length += text.length;
+  };
+  if (typeof message.text === 'string' && message.text !== '') take(message.text);
   const walk = (v: unknown, depth: number): void => {
-    if (depth > 12) return;
+    if (depth > 12 || length >= MAX_MESSAGE_TEXT) return;
     if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
     else if (isObject(v)) {
       for (const [key, x] of Object.entries(v)) {
+        if (length >= MAX_MESSAGE_TEXT) return;
         if (typeof x === 'string') {
-          if (TEXT_KEYS.has(key) && x !== '') out.push(x);
+          if (TEXT_KEYS.has(key) && x !== '') take(x);
         } else walk(x, depth + 1);
       }
     }
@@ -70,12 +79,16 @@ export function messageTexts(message: { text?: string; blocks?: unknown; attachm
   return out;
 }
 
-/** Text without its links, so numbers inside URLs (sku ids, tracking) are not taken for ids. */
+/**
+ * Text without its links, so numbers inside URLs (sku ids, tracking) are not taken for ids. Each
+ * pattern is linear: `<…>` stops at the next `<` too, and a host starts only where a run of host
+ * characters does (as item-link.ts LINK_LIKE; issue 34 M3).
+ */
 function withoutLinks(text: string): string {
   return (
     text
-      .replace(/<[^>\s]*>/g, ' ')
-      .replace(/(?:https?:\/\/)?[a-z0-9.-]+\.(?:com|cn|hk|net)\/\S*/gi, ' ')
+      .replace(/<[^<>\s]*>/g, ' ')
+      .replace(/(?<![a-z0-9.-])(?:https?:\/\/)?[a-z0-9.-]+\.(?:com|cn|hk|net)\/\S*/gi, ' ')
       // shop:/owner: ids are targets, not items.
       .replace(/\b(?:shop|owner|carrier|page|size):\S+/gi, ' ')
   );
@@ -87,7 +100,7 @@ const TARGET = /(?:^|\s)(shop|owner):([\w.:@-]{1,64})/i;
 
 export function findSellerIds(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.matchAll(WWID_PREFIX)) if (m[1]) out.add(m[1]);
+  for (const m of capped(text, MAX_MESSAGE_TEXT).matchAll(WWID_PREFIX)) if (m[1]) out.add(m[1]);
   return [...out];
 }
 
@@ -100,7 +113,8 @@ function findItemIds(text: string): string[] {
 
 /** Finds what `kind` looks for in the texts, in order, without repeats. */
 export function findInTexts(kind: ShortcutKind, texts: readonly string[]): Found {
-  const all = texts.map((t) => t.replace(/&amp;/g, '&')).join('\n');
+  // Read up to a message's length (Slack's 40,000 characters), whatever the blocks add.
+  const all = capped(texts.join('\n'), MAX_MESSAGE_TEXT).replace(/&amp;/g, '&');
   const candidates: Candidate[] = [];
   const shortLinks: string[] = [];
   const seen = new Set<string>();

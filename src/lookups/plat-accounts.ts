@@ -15,6 +15,7 @@
 import type { Logger } from 'pino';
 import type { Pool } from 'undici';
 import type { PriceTable } from '../config.js';
+import { type AddressPolicy, guardedConnector, guardedLookup } from '../plat/address-guard.js';
 import type { AttemptInfo, PlatClient } from '../plat/client.js';
 import { PlatNoAccountError } from '../plat/errors.js';
 import { createPlatHttp, type HttpTimeouts, type PlatHttp } from '../plat/http.js';
@@ -41,6 +42,30 @@ export interface PlatAccount {
 export interface PlatAccounts {
   /** The account a tenant spends from; null: none (the tenant's lookups are refused). */
   accountFor(tenant: string): Promise<PlatAccount | null>;
+  /** Whether the operator's account serves the tenant when it connects none (the Home says so). */
+  servesByDefault?(tenant: string): Promise<boolean>;
+}
+
+/** Who the operator's account serves in distributed mode (PLATDESK_DEFAULT_ACCOUNT_FOR). */
+export type DefaultAccountFor = readonly string[] | 'all';
+
+/** The workspace and org of an installed tenant (null: not installed). */
+export type InstalledAs = { teamId: string | null; enterpriseId: string | null } | null;
+
+/**
+ * Whether the operator's account serves an installed tenant: every one with `*`, else one whose
+ * tenant, workspace or org is named (issue 34 H3: a stranger's install never spends it).
+ */
+export function defaultServes(
+  defaultFor: DefaultAccountFor,
+  tenant: string,
+  installed: InstalledAs,
+): boolean {
+  if (installed === null) return false;
+  if (defaultFor === 'all') return true;
+  return [tenant, installed.teamId, installed.enterpriseId].some(
+    (id) => id !== null && defaultFor.includes(id),
+  );
 }
 
 /** The operator's account for every tenant (PLAT_BASE_URL / PLAT_TOKEN, or the sandbox). */
@@ -80,6 +105,11 @@ export interface PlatClients {
 
 export interface PlatClientsDeps {
   accounts: PlatAccounts;
+  /**
+   * Where a workspace's own account (one an admin entered) may connect (plat/address-guard.ts):
+   * its pool resolves and checks every address it connects to. The operator's is not checked.
+   */
+  guard: AddressPolicy;
   timeouts: Partial<HttpTimeouts>;
   /** The operator's prices and editions, under each account's own. */
   defaults: { prices: PriceTable; editions: Partial<Record<Operation, number>> };
@@ -96,6 +126,45 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
   const https = new Set<PlatHttp>();
   /** By account (base URL and token): tenants on one account share its client. */
   const byAccount = new Map<string, TenantPlat>();
+  /**
+   * A workspace's own account: the key of the client it uses now, and that client's own guarded
+   * pool. When the account is replaced or deleted, that pool is closed (calls in flight finish
+   * first) and the client forgotten: no socket or token of a replaced account stays.
+   */
+  const ownKey = new Map<string, string>();
+  const ownPools = new Map<string, { pool: Pool | null; http: PlatHttp }>();
+  const retire = (tenant: string) => {
+    const key = ownKey.get(tenant);
+    if (key === undefined) return;
+    ownKey.delete(tenant);
+    byAccount.delete(key);
+    const own = ownPools.get(key);
+    ownPools.delete(key);
+    if (!own) return;
+    https.delete(own.http);
+    own.pool?.close().catch(() => undefined);
+  };
+  // A workspace's own pool: every connection resolved and checked by the guard, the very address
+  // checked connected to (DNS rebinding), an IP literal checked before connecting.
+  const guardedPool = (key: string, baseUrl: string) => (undici: Undici) => {
+    const connect = guardedConnector(
+      undici.buildConnector({
+        ...(deps.timeouts.connectMs !== undefined ? { timeout: deps.timeouts.connectMs } : {}),
+        lookup: guardedLookup(deps.guard),
+      }),
+      deps.guard,
+    );
+    const pool = new undici.Pool(new URL(baseUrl).origin, {
+      connections: 4,
+      connect,
+      ...(deps.timeouts.headersMs !== undefined ? { headersTimeout: deps.timeouts.headersMs } : {}),
+      ...(deps.timeouts.bodyMs !== undefined ? { bodyTimeout: deps.timeouts.bodyMs } : {}),
+      keepAliveTimeout: 30_000,
+    });
+    const own = ownPools.get(key);
+    if (own) own.pool = pool;
+    return pool;
+  };
   // Made with the first call's undici (plat/http.ts loads it then): start does not load undici.
   const poolFor = (baseUrl: string) => (undici: Undici) => {
     const origin = new URL(baseUrl).origin;
@@ -114,18 +183,26 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
   };
   async function clientFor(tenant: string): Promise<TenantPlat | null> {
     const account = await deps.accounts.accountFor(tenant);
-    if (!account) return null;
     // The token is a map key in memory only (never logged): a changed token is a new client.
-    const key = `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
+    const key = account && `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
+    // The workspace's own account was replaced or deleted since its last call: its client goes.
+    if (ownKey.has(tenant) && ownKey.get(tenant) !== (account?.observe ? key : undefined)) retire(tenant);
+    if (!account || !key) return null;
     let plat = byAccount.get(key);
     if (!plat) {
+      const own = account.observe !== undefined;
       const http = createPlatHttp({
         baseUrl: account.baseUrl,
         token: account.token,
         timeouts: deps.timeouts,
-        pool: poolFor(account.baseUrl),
+        pool: own ? guardedPool(key, account.baseUrl) : poolFor(account.baseUrl),
       });
       https.add(http);
+      if (own) {
+        ownKey.set(tenant, key);
+        // Its pool is made with the first call (undici loads then); closed when it is retired.
+        ownPools.set(key, { http, pool: null });
+      }
       const editions = { ...deps.defaults.editions, ...account.editions };
       plat = {
         client: deps.makeClient(http, editions, account.observe?.onAttempt),
@@ -171,15 +248,17 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
     },
     async close({ force = false } = {}) {
       await Promise.all([...https].map((h) => h.close({ force })));
-      await Promise.all([...pools.values()].map((p) => (force ? p.destroy() : p.close())));
+      const all = [...pools.values(), ...[...ownPools.values()].flatMap((o) => (o.pool ? [o.pool] : []))];
+      await Promise.all(all.map((p) => (force ? p.destroy() : p.close())));
     },
   };
 }
 
 /**
  * Distributed mode (issue 24): the account an admin of the tenant connected (sealed in the store,
- * store/plat-accounts.ts), else the operator's default account when one is set and the tenant is
- * installed, else none. Read at each call (forTenant), so a change on any replica applies at once.
+ * store/plat-accounts.ts), else the operator's default account when one is set, the tenant is
+ * installed and PLATDESK_DEFAULT_ACCOUNT_FOR names it (issue 34 H3), else none. Read at each call
+ * (forTenant), so a change on any replica applies at once.
  *
  * The spec has no free call to check a token with, so a connected token is checked on first use:
  * the first answer read with it (any envelope code but 401) marks it verified, a 401 ("credential
@@ -189,9 +268,13 @@ export function storedPlatAccounts(
   store: PlatAccountStore,
   fallback: PlatAccount | null,
   logger: Pick<Logger, 'warn'>,
-  /** Whether the tenant is installed now: an uninstalled one never spends from the default. */
-  installed: (tenant: string) => Promise<boolean>,
+  /** The tenant's installation now: an uninstalled one never spends from the default. */
+  installed: (tenant: string) => Promise<InstalledAs>,
+  /** Whom the default serves (PLATDESK_DEFAULT_ACCOUNT_FOR). */
+  defaultFor: DefaultAccountFor,
 ): PlatAccounts {
+  const servesByDefault = async (tenant: string) =>
+    fallback !== null && defaultServes(defaultFor, tenant, await installed(tenant));
   /** Tenant and token whose verification is written already (one write per token, not per call). */
   const verified = new Set<string>();
   const observe = (tenant: string, token: string): NonNullable<PlatAccount['observe']> => ({
@@ -222,9 +305,11 @@ export function storedPlatAccounts(
           token: own.token,
           observe: observe(tenant, own.token),
         };
-      // Its own account goes with an uninstall; the default must not outlive it either.
-      return fallback && (await installed(tenant)) ? fallback : null;
+      // Its own account goes with an uninstall; the default must not outlive it either, and
+      // serves only whom it is for.
+      return fallback && (await servesByDefault(tenant)) ? fallback : null;
     },
+    servesByDefault,
   };
 }
 
@@ -246,9 +331,8 @@ export async function platAccountStatus(
   return { state: own.verifiedAt ? 'verified' : 'unchecked', baseUrl: own.baseUrl };
 }
 
-/** An admin's entry, checked before it is stored (the token itself is checked on first use). */
-export function platAccountProblem(input: { baseUrl: string; token: string }): 'baseUrl' | 'token' | null {
-  if (!/^https?:\/\/[^\s]+$/i.test(input.baseUrl)) return 'baseUrl';
-  if (input.token === '' || !/^[\x21-\x7e]+$/.test(input.token)) return 'token';
-  return null;
-}
+/**
+ * An admin's token, checked before it is stored (the plat API checks it on first use); the base
+ * URL is checked by plat/address-guard.ts platUrlProblem.
+ */
+export const platTokenProblem = (token: string): boolean => token === '' || !/^[\x21-\x7e]+$/.test(token);

@@ -6,6 +6,7 @@
 import { digestCap, MAX_POINTS_SETTING } from '../digest/runner.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type { AuditRecord, LedgerEntry, Store } from '../store/store.js';
+import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import { canonicalTimeZone, localDateOf } from '../zoned-time.js';
 import { type Locale, type LocaleSettings, toLocale } from './locale.js';
 import { type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
@@ -97,8 +98,12 @@ export interface PlatdeskContext {
   steps: StepsAdmin;
 }
 
+/** At most this many people, groups or channels are read from one command (issue 34 M3: bounded). */
+export const MAX_MENTIONS = 500;
+
 /** Slack mentions in escaped command text: <@U…|name>, <!subteam^S…|@team>, <#C…|name>, or bare ids. */
-export function mentions(tokens: readonly string[]) {
+export function mentions(all: readonly string[]) {
+  const tokens = all.slice(0, MAX_MENTIONS);
   const users: string[] = [];
   const groups: string[] = [];
   const channels: string[] = [];
@@ -129,11 +134,15 @@ const ADMIN_ONLY = new Set([
   'steps',
 ]);
 
-/** `/platdesk language #channel …` and `language workspace …` change what others read: admins only. */
-const ADMIN_LANGUAGE_SCOPES = /^(workspace|<#|[CG][A-Z0-9]{2,})/;
+/**
+ * `/platdesk language #channel …` and `language workspace …` change what others read: admins only.
+ * `workspace` in any case of letters (language() reads it so); channel ids are upper case.
+ */
+const adminLanguageScope = (first: string) =>
+  first.toLowerCase() === 'workspace' || /^(<#|[CG][A-Z0-9]{2,})/.test(first);
 
 export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Promise<PlatdeskResult> {
-  const tokens = text.trim().split(/\s+/).filter(Boolean);
+  const tokens = capped(text, MAX_COMMAND_TEXT).trim().split(/\s+/).filter(Boolean);
   const [sub = 'help', ...rest] = tokens.map((t, i) => (i === 0 ? t.toLowerCase() : t));
   const admin = await ctx.isAdmin(ctx.userId);
   if (sub === 'help' || sub === '?' || sub === '帮助') return { kind: 'help', admin };
@@ -157,7 +166,7 @@ export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Pr
     case 'admins':
       return admins(rest, ctx);
     case 'language':
-      if (rest[0] && ADMIN_LANGUAGE_SCOPES.test(rest[0]) && !admin)
+      if (rest[0] && adminLanguageScope(rest[0]) && !admin)
         return { kind: 'denied', reason: 'admin_only', subcommand: 'language' };
       return language(rest, ctx);
     case 'autolookup': {
@@ -431,8 +440,10 @@ async function language(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskR
 
 /**
  * `steps`: each workflow step with its price per run, its approval and its spend;
- * `steps approve <step> daily|monthly <points|off>` sets one of a step's approved caps (as
- * `budget` sets the workspace's); `steps revoke <step>` withdraws the approval (it spends nothing).
+ * `steps approve <step> [daily|monthly <points|off>] [shops:<a,b>] [channels:<#c>,<#d>]` sets a
+ * step's approved caps (as `budget` sets the workspace's) and what it is narrowed to (issue 34
+ * H1: `shops:all`, `channels:all` lift a narrowing); `steps revoke <step>` withdraws the approval
+ * (it spends nothing). An approval needs a cap: narrowing alone approves nothing.
  */
 async function steps(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResult> {
   const view = async (changed: StepId | null): Promise<PlatdeskResult> => ({
@@ -441,17 +452,51 @@ async function steps(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResu
     changed,
   });
   if (rest.length === 0) return view(null);
-  const [verb = '', stepRaw = '', periodRaw = '', amountRaw = ''] = rest.map((t) => t.toLowerCase());
+  const [verbRaw = '', stepRaw = '', ...args] = rest;
+  const verb = verbRaw.toLowerCase();
+  const step = stepRaw.toLowerCase();
   if (verb !== 'approve' && verb !== 'revoke') return invalid('steps_usage');
-  if (!isStepId(stepRaw)) return invalid('steps_unknown', { step: stepRaw });
+  if (!isStepId(step)) return invalid('steps_unknown', { step });
   if (verb === 'revoke') {
-    await ctx.steps.approvals.set(stepRaw, null, ctx.userId);
-    return view(stepRaw);
+    await ctx.steps.approvals.set(step, null, ctx.userId);
+    return view(step);
   }
-  if (periodRaw !== 'daily' && periodRaw !== 'monthly') return invalid('steps_usage');
-  const amount = amountRaw === 'off' ? null : /^\d{1,9}$/.test(amountRaw) ? Number(amountRaw) : undefined;
-  if (amount === undefined) return invalid('budget_amount');
-  const current = (await ctx.steps.approvals.get(stepRaw)) ?? { daily: null, monthly: null };
-  await ctx.steps.approvals.set(stepRaw, { ...current, [periodRaw]: amount }, ctx.userId);
-  return view(stepRaw);
+  const next = {
+    daily: null,
+    monthly: null,
+    shops: [],
+    channels: [],
+    ...(await ctx.steps.approvals.get(step)),
+  };
+  if (args.length === 0) return invalid('steps_usage');
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const period = arg.toLowerCase();
+    if (period === 'daily' || period === 'monthly') {
+      const amountRaw = (args[++i] ?? '').toLowerCase();
+      const amount = amountRaw === 'off' ? null : /^\d{1,9}$/.test(amountRaw) ? Number(amountRaw) : undefined;
+      if (amount === undefined) return invalid('budget_amount');
+      next[period] = amount;
+      continue;
+    }
+    const list = /^(shops?|channels?):(.*)$/i.exec(arg);
+    if (!list) return invalid('steps_usage');
+    const items = (list[2] ?? '').split(',').filter(Boolean);
+    const all = items.length === 1 && /^(all|any)$/i.test(items[0] ?? '');
+    if (list[1]?.toLowerCase().startsWith('shop')) {
+      // Only these steps look up a shop's orders or waybills; an item or a seller account names none.
+      if (step !== 'orders_due' && step !== 'lookup_waybill') return invalid('steps_usage');
+      if (!all && (items.length === 0 || !items.every((s) => /^[\w.:@-]{1,64}$/.test(s))))
+        return invalid('steps_usage');
+      next.shops = all ? [] : items;
+    } else {
+      const channels = items.map((c) => mentions([c]).channels[0]);
+      if (!all && (channels.length === 0 || channels.some((c) => c === undefined)))
+        return invalid('steps_usage');
+      next.channels = all ? [] : (channels as string[]);
+    }
+  }
+  if (next.daily === null && next.monthly === null) return invalid('steps_usage');
+  await ctx.steps.approvals.set(step, next, ctx.userId);
+  return view(step);
 }

@@ -17,6 +17,8 @@ import { isPlatError, PlatNoAccountError } from '../plat/errors.js';
 import type { Order } from '../plat/types.js';
 import { periodsOf } from '../store/periods.js';
 import type { Settings, Store } from '../store/store.js';
+import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
+import type { StepRefusal } from './access.js';
 import type { LookupService } from './lookup-service.js';
 import { decodeFailure, decodeOutcome, encodeFailure, encodeOutcome } from './outcome-codec.js';
 import {
@@ -52,22 +54,28 @@ const approvalSchema = lazySchema(() =>
   z.object({
     daily: z.number().nonnegative().finite().nullable().default(null),
     monthly: z.number().nonnegative().finite().nullable().default(null),
+    // Narrowing (issue 34 H1): the shops (aliases, owner or shop ids) and channels it is for; empty: any.
+    shops: z.array(z.string()).default([]),
+    channels: z.array(z.string()).default([]),
   }),
 );
 const approvalsSchema = lazySchema(() => z.record(z.string(), approvalSchema).default({}));
 export type StepApproval = z.infer<typeof approvalSchema>;
+/** An approval as it is set: its narrowing may be left out (none). */
+export type StepApprovalInput = z.input<typeof approvalSchema>;
 
 export const STEP_APPROVALS_KEY = 'steps.approvals';
 
 /**
- * Each step's approved caps in points, stored with the other spend settings (audited). An
- * approval needs at least one cap; a cap of 0 approves nothing.
+ * Each step's approved caps in points, stored with the other spend settings (audited), and the
+ * shops and channels it may be narrowed to. An approval needs at least one cap; a cap of 0
+ * approves nothing.
  */
 export interface StepApprovals {
   all(): Promise<Partial<Record<StepId, StepApproval>>>;
   get(stepId: StepId): Promise<StepApproval | null>;
   /** null withdraws the approval (the step then spends nothing). */
-  set(stepId: StepId, approval: StepApproval | null, actorId: string): Promise<void>;
+  set(stepId: StepId, approval: StepApprovalInput | null, actorId: string): Promise<void>;
 }
 
 export function createStepApprovals(settings: Settings): StepApprovals {
@@ -95,8 +103,13 @@ export function createStepApprovals(settings: Settings): StepApprovals {
 
 export type StepInputs = Readonly<Record<string, unknown>>;
 
+/** A step's input as text, read up to a command's length (issue 34 M3). */
 const text = (value: unknown): string =>
-  typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+  typeof value === 'string'
+    ? capped(value, MAX_COMMAND_TEXT).trim()
+    : typeof value === 'number'
+      ? String(value)
+      : '';
 
 /** What a step asks: the lookup request and what the outputs are computed with. */
 export type StepAsk =
@@ -184,6 +197,12 @@ export function ordersDue(
 
 /** One delivery of `function_executed`, as Slack names it. */
 export interface StepExecution {
+  /**
+   * The channel the workflow declares it posts the answer in (the step's `channel` input): what an
+   * approval narrowed to channels is checked against. A declaration, not a fact: Slack does not
+   * tell a step where a later step posts (access.ts checkStepAccess says what it may decide).
+   */
+  channelId?: string | null;
   /** function_execution_id: the same on every redelivery. */
   executionId: string;
   /**
@@ -192,16 +211,31 @@ export interface StepExecution {
    */
   workflowExecutionId: string;
   stepId: StepId;
-  /** The person who triggered the workflow (an input), when the workflow passes one. */
+  /**
+   * The person who started the workflow as Slack vouches for them (the `user_context` input, which
+   * no builder can type); null when the workflow has none (a schedule, an event): the run is then
+   * the workflow's own.
+   */
   userId: string | null;
   teamId: string | null;
 }
 
 export type StepResult =
-  /** `ageMs`: answered from the cache (no call); null: looked up now (or by the first delivery). */
-  | { kind: 'done'; ask: Extract<StepAsk, { ok: true }>; outcome: LookupOutcome; ageMs: number | null }
+  /**
+   * `ageMs`: answered from the cache (no call); null: looked up now (or by the first delivery).
+   * `byWorkflow`: no person Slack vouches for started it, so it is booked to the workflow's run.
+   */
+  | {
+      kind: 'done';
+      ask: Extract<StepAsk, { ok: true }>;
+      outcome: LookupOutcome;
+      ageMs: number | null;
+      byWorkflow: boolean;
+    }
   | { kind: 'invalid'; problems: Problem[] }
   | { kind: 'not_approved' }
+  /** Refused by the access rules or the approval's narrowing (access.ts checkStepAccess): no call. */
+  | { kind: 'refused'; refusal: StepRefusal }
   /** The lookup failed (a PlatError: over a cap, the service refused…); `error` as the run saw it. */
   | { kind: 'failed'; error: unknown }
   /** A redelivery while the first delivery still runs: that one completes the step. */
@@ -226,7 +260,12 @@ export function createStepRunner(deps: {
   const approvals = createStepApprovals(store.settings);
 
   /** The outcome a finished row holds (done: the outcome; failed: the error). */
-  const storedResult = (state: string, resultJson: string | null, ask: Extract<StepAsk, { ok: true }>) => {
+  const storedResult = (
+    state: string,
+    resultJson: string | null,
+    ask: Extract<StepAsk, { ok: true }>,
+    byWorkflow: boolean,
+  ) => {
     if (resultJson === null) return null;
     if (state === 'done') {
       const stored = JSON.parse(resultJson) as { outcome: string; ageMs: number | null };
@@ -235,6 +274,7 @@ export function createStepRunner(deps: {
         ask,
         outcome: decodeOutcome(stored.outcome),
         ageMs: stored.ageMs,
+        byWorkflow,
       };
     }
     if (state === 'failed') return { kind: 'failed' as const, error: decodeFailure(resultJson) };
@@ -244,6 +284,17 @@ export function createStepRunner(deps: {
   async function run(execution: StepExecution, inputs: StepInputs): Promise<StepResult> {
     const ask = stepRequest(execution.stepId, inputs, deps.ordersEdition());
     if (!ask.ok) return { kind: 'invalid', problems: ask.problems };
+    const rowId = `step:${execution.executionId}`;
+    const byWorkflow = execution.userId === null;
+    // A redelivery whose first delivery claimed its row passed the checks below then: it is
+    // answered from that row and never checked again, so a policy changed in between cannot
+    // report a charged run as refused.
+    const earlier = await store.pending.get<LookupRequest, Quote>(rowId);
+    if (earlier && earlier.state !== 'pending') {
+      if (earlier.state === 'interrupted') return { kind: 'interrupted' };
+      const asked = { ...ask, request: earlier.request };
+      return storedResult(earlier.state, earlier.resultJson, asked, byWorkflow) ?? { kind: 'in_progress' };
+    }
     // No plat account yet: the step fails with that reason, before anything is stored or spent.
     try {
       await lookups.ensureAccount();
@@ -253,16 +304,26 @@ export function createStepRunner(deps: {
     }
     const approval = await approvals.get(execution.stepId);
     if (!approval) return { kind: 'not_approved' };
+    // The rules a person's lookup is under (issue 34 H1): who may spend, registered shops, a
+    // shop's channels, aliases; and what the approval narrows the step to.
+    const access = await lookups.checkStepAccess(
+      ask.request,
+      { userId: execution.userId, channelId: execution.channelId ?? null },
+      approval,
+    );
+    if (!access.ok) return { kind: 'refused', refusal: access.refusal };
+    const request = access.request;
+    const asked = { ...ask, request };
 
     const userId = execution.userId ?? `${WORKFLOW_USER_PREFIX}${execution.workflowExecutionId}`;
     // Keyed by the execution: a redelivery creates nothing and finds this row.
     const row = await store.pending.create({
-      id: `step:${execution.executionId}`,
+      id: rowId,
       userId,
-      channelId: null,
+      channelId: execution.channelId ?? null,
       teamId: execution.teamId,
-      request: ask.request,
-      quote: await lookups.quote(ask.request),
+      request,
+      quote: await lookups.quote(request),
       summary: `${execution.stepId}:${execution.workflowExecutionId}`,
       responseUrl: null,
       ttlMs: STEP_ROW_TTL_MS,
@@ -271,18 +332,18 @@ export function createStepRunner(deps: {
     if (!claimed.ok) {
       if (claimed.reason === 'interrupted') return { kind: 'interrupted' };
       const stored = claimed.pending
-        ? storedResult(claimed.pending.state, claimed.pending.resultJson, ask)
+        ? storedResult(claimed.pending.state, claimed.pending.resultJson, asked, byWorkflow)
         : null;
       return stored ?? { kind: 'in_progress' };
     }
     const pending = claimed.pending;
 
     // Identical runs share the cache: an answer still fresh is given without a call.
-    const hit = await lookups.cached(ask.request);
+    const hit = await lookups.cached(request);
     if (hit) {
       const stored = JSON.stringify({ outcome: encodeOutcome(hit.outcome), ageMs: hit.ageMs });
       await store.pending.finish(pending.id, 'done', stored);
-      return { kind: 'done', ask, outcome: hit.outcome, ageMs: hit.ageMs };
+      return { kind: 'done', ask: asked, outcome: hit.outcome, ageMs: hit.ageMs, byWorkflow };
     }
     try {
       const outcome = await lookups.run(pending, {
@@ -296,7 +357,7 @@ export function createStepRunner(deps: {
         // Kept with the failed row, so a redelivery fails with the same reason.
         failureJson: (error) => (isPlatError(error) ? encodeFailure(error) : null),
       });
-      return { kind: 'done', ask, outcome, ageMs: null };
+      return { kind: 'done', ask: asked, outcome, ageMs: null, byWorkflow };
     } catch (error) {
       return { kind: 'failed', error };
     }

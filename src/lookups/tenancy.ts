@@ -8,24 +8,38 @@
 import type { Logger } from 'pino';
 import type { NewInstallation, Store } from '../store/store.js';
 import { SINGLE_TENANT } from '../store/tenants.js';
-import { addAdmin } from './settings.js';
+import { addAdmin, SETTING_KEYS } from './settings.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** After an install: adopt single-workspace data (first install only), the installer as first admin. */
+/**
+ * After an install: adopt single-workspace data (first install only); the installer becomes the
+ * first admin only when the workspace has none (its first install, or after its data was erased).
+ * Returns who installed it again when that was someone other than an admin (issue 34 H4: an
+ * install is not a way to become admin): its admins are told, nobody is made one.
+ */
 export async function afterInstall(
-  deps: { store: Store; logger: Pick<Logger, 'info'> },
+  deps: { store: Store; logger: Pick<Logger, 'info' | 'warn'> },
   record: NewInstallation,
-): Promise<void> {
+): Promise<{ reinstalledBy: string | null }> {
   const tenants = await deps.store.installations.tenants();
   if (tenants.length === 1 && tenants[0] === record.tenant) {
     const moved = await deps.store.tenants.adopt(SINGLE_TENANT, record.tenant);
     if (moved > 0) deps.logger.info({ tenant: record.tenant, rows: moved }, 'single-workspace data adopted');
   }
   const settings = deps.store.forTenant(record.tenant).settings;
-  const admins = await addAdmin(settings, record.installerUserId, record.installerUserId);
-  if (admins.length === 1 && admins[0] === record.installerUserId)
-    deps.logger.info({ tenant: record.tenant }, 'the installer is an admin');
+  const admins = (await settings.get<string[]>(SETTING_KEYS.admins)) ?? [];
+  if (admins.length === 0) {
+    await addAdmin(settings, record.installerUserId, record.installerUserId);
+    deps.logger.info({ tenant: record.tenant }, 'the installer is the first admin');
+    return { reinstalledBy: null };
+  }
+  if (admins.includes(record.installerUserId)) return { reinstalledBy: null };
+  deps.logger.warn(
+    { tenant: record.tenant, installer: record.installerUserId },
+    'platdesk installed again by someone who is not an admin: no admin added, the admins are told',
+  );
+  return { reinstalledBy: record.installerUserId };
 }
 
 /**

@@ -8,6 +8,7 @@
  * process that makes no call never needs it); that call waits for it once.
  */
 import type { FormData, Pool } from 'undici';
+import { FORBIDDEN_ADDRESS } from './address-guard.js';
 import {
   PlatAbortedError,
   PlatBadResponseError,
@@ -279,7 +280,15 @@ function transportError(
   );
 }
 
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // A workspace's account whose host is not a public address: refused before connecting.
+  FORBIDDEN_ADDRESS,
+]);
 
 function errnoOf(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {

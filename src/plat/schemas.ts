@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
+import { maskReceiverData } from './receiver-data.js';
 import type {
   Item,
   ItemPrices,
@@ -404,6 +405,7 @@ const orderSchema = lazySchema(() =>
     })
     // Receiver fields (receiver_name, receiver_phone, receiver_address/address, province, city,
     // town) are deliberately not mapped: they must never leave this module (DESIGN rule 6).
+    // What a buyer wrote of them into a remark is masked (issue 34 M4).
     .transform(
       (o): Order => ({
         orderSn: o.order_sn,
@@ -416,9 +418,10 @@ const orderSchema = lazySchema(() =>
         isPreSale: o.is_pre_sale ?? false,
         lastShipTime: o.last_ship_time,
         confirmTime: o.confirm_time,
-        remark: o.remark,
+        // A buyer's own words: receiver data in them is masked here too (receiver-data.ts).
+        remark: maskReceiverData(o.remark),
         remarkTag: o.remark_tag,
-        remarkTagName: o.remark_tag_name,
+        remarkTagName: maskReceiverData(o.remark_tag_name),
       }),
     ),
 );

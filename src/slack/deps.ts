@@ -6,6 +6,7 @@ import type { LookupService } from '../lookups/lookup-service.js';
 import type { PlatAccountStatus } from '../lookups/plat-accounts.js';
 import type { UnfurlService } from '../lookups/unfurls.js';
 import type { Metrics } from '../metrics.js';
+import type { PlatUrlProblem } from '../plat/address-guard.js';
 import type { PlatClient } from '../plat/client.js';
 import type { Store } from '../store/store.js';
 import type { AdminAlerts } from './admin-alerts.js';
@@ -38,10 +39,15 @@ export interface SlackDeps {
 
 /** What distributed mode adds for a tenant's listeners (main.ts builds it, tenant-services.ts hands it on). */
 export interface TenantInstalls {
-  /** `app_uninstalled` / `tokens_revoked`: tokens and plat account deleted now, data after the retention. */
-  uninstall(tenant: string, reason: string): Promise<void>;
+  /**
+   * `app_uninstalled` / `tokens_revoked`: tokens and plat account deleted now, data after the
+   * retention. False when it was not installed (already uninstalled): nothing changed.
+   */
+  uninstall(tenant: string, reason: string): Promise<boolean>;
   /** The tenant's plat account as the admins' Home shows it. */
   platAccountStatus(tenant: string): Promise<PlatAccountStatus>;
+  /** Why an admin's plat base URL may not be used (https, a public address: plat/address-guard.ts). */
+  platUrlProblem(baseUrl: string): Promise<PlatUrlProblem | null>;
   /** The tenant's plat account was set: its parts are rebuilt on the next request. */
   accountChanged(tenant: string): Promise<void>;
   /** An admin's request: uninstall from Slack, delete the tokens now and the data at the next housekeeping. */

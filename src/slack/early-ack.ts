@@ -1,6 +1,7 @@
 /**
  * Ack before Bolt (issue 21.2). In HTTP mode a slash command is answered `200` with an empty body
- * as soon as its signature, timestamp and size have passed Bolt's own checks, before Bolt's
+ * as soon as its signature and timestamp have passed Bolt's own checks (its size and headers passed
+ * slack/request-guard.ts, which read the body), before Bolt's
  * middleware and listeners run; the command then reaches them through `app.processEvent` with an
  * ack that has nothing left to do. Every platdesk command answers through its `response_url`, never
  * in the ack's body, so the user sees the same thing, sooner.
@@ -26,8 +27,6 @@ const EVENTS_PATH = '/slack/events';
 export interface EarlyAckOptions {
   signingSecret: string;
   logger: Pick<Logger, 'warn' | 'error'>;
-  /** Bolt's limit unless told otherwise (4 MB). */
-  bodyLimit?: number;
 }
 
 /**
@@ -112,8 +111,17 @@ function isCommandBody(body: Record<string, unknown>): boolean {
   return typeof body.command === 'string' && body.command.startsWith('/') && body.ssl_check === undefined;
 }
 
+/**
+ * What the reader in front of this wrapper (slack/request-guard.ts) tells it: a request arrived and
+ * its body is being read, so the turns that read it are not quiet ones.
+ */
+export interface BodyReading {
+  started(): void;
+  done(): void;
+}
+
 /** Wraps the receiver's request listener (call before the receiver starts). */
-export function ackCommandsEarly(receiver: HTTPReceiver, options: EarlyAckOptions): void {
+export function ackCommandsEarly(receiver: HTTPReceiver, options: EarlyAckOptions): BodyReading {
   let app: App | undefined;
   const init = receiver.init.bind(receiver);
   receiver.init = (bolt: App) => {
@@ -138,7 +146,6 @@ export function ackCommandsEarly(receiver: HTTPReceiver, options: EarlyAckOption
     HTTPModuleFunctions.parseAndVerifyHTTPRequest(
       {
         signingSecret: options.signingSecret,
-        bodyLimit: options.bodyLimit ?? HTTPModuleFunctions.defaultBodyLimit,
       },
       req,
       res,
@@ -155,18 +162,20 @@ export function ackCommandsEarly(receiver: HTTPReceiver, options: EarlyAckOption
         const event: ReceiverEvent = { body, ack: async () => undefined, customProperties: {} };
         jobs.push(() => bolt.processEvent(event));
       },
-      (error: unknown) => {
+      () => {
         jobs.readingDone();
-        if (HTTPModuleFunctions.isRawBodyError(error)) {
-          // As Bolt answers it: the stream is spent, so Bolt could not read it again.
-          options.logger.warn('Slack request refused: its body is over the size limit');
-          res.writeHead(413);
-          res.end();
-          return;
-        }
-        // A failed signature or timestamp check: Bolt answers (401) and logs it, from the buffered body.
+        // A failed signature or timestamp check: Bolt answers (401) and logs it, from the buffered
+        // body. The body was read, within its bound, by slack/request-guard.ts, which answers
+        // every body error itself (413, 415, a body cut off).
         inner(req, res);
       },
     );
+  };
+  return {
+    started() {
+      jobs.arrived();
+      jobs.readingStarted();
+    },
+    done: () => jobs.readingDone(),
   };
 }

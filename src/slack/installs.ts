@@ -17,7 +17,12 @@ import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { InstallProvider } from '@slack/oauth';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { type InstallFailure, installedPage, installFailedPage } from '../blocks/install-page.js';
+import {
+  type InstallFailure,
+  installedPage,
+  installFailedPage,
+  installRefusedPage,
+} from '../blocks/install-page.js';
 import type { DistributionConfig } from '../config.js';
 import { recordOf } from '../store/installations.js';
 import type { InstallationRecord, Installations, NewInstallation } from '../store/store.js';
@@ -78,6 +83,17 @@ export interface SlackInstalls {
   /** The app's credentials (apps.uninstall takes them). */
   readonly clientId: string;
   readonly clientSecret: string;
+}
+
+/** Whether PLATDESK_INSTALL_ALLOW lets this workspace (or its org) install; null: anyone may. */
+export function installAllowed(
+  allow: readonly string[] | null,
+  install: { tenant: string; teamId: string | null; enterpriseId: string | null },
+): boolean {
+  if (allow === null) return true;
+  return [install.tenant, install.teamId, install.enterpriseId].some(
+    (id) => id !== null && allow.includes(id),
+  );
 }
 
 export function createSlackInstalls(options: SlackInstallsOptions): SlackInstalls {
@@ -193,6 +209,21 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
           req,
           res,
           {
+            // After Slack's token exchange, before anything is stored (issue 34, point 1).
+            afterInstallation: async (installation, _options, _req, response) => {
+              const record = recordOf(installation);
+              if (installAllowed(distribution.installAllow, record)) return true;
+              logger.warn(
+                { teamId: record.teamId, enterpriseId: record.enterpriseId },
+                'an install refused: not in PLATDESK_INSTALL_ALLOW',
+              );
+              // Slack counts the app installed once it gave the token: take it out again.
+              await new WebClient(record.botToken, clientOptions).apps
+                .uninstall({ client_id: distribution.clientId, client_secret: distribution.clientSecret })
+                .catch((err: unknown) => logger.warn({ err }, 'apps.uninstall of a refused install failed'));
+              page(response, 403, installRefusedPage());
+              return false;
+            },
             successAsync: async (installation, _options, _req, response) => {
               const record = recordOf(installation);
               cache.delete(record.tenant);

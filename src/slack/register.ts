@@ -33,7 +33,11 @@ export interface ListenerOptions {
 }
 
 export function registerListeners(app: App, options: ListenerOptions): void {
-  // First: every listener and middleware below runs with its request's tenant in scope.
+  // First of all: an uninstall is done from the store alone, before any tenant's parts (its
+  // token is dead by then), and goes no further.
+  if (options.installs)
+    registerUninstall(app, { uninstall: options.installs.uninstall, logger: options.logger });
+  // Then every listener and middleware below runs with its request's tenant in scope.
   registerTenantScope(app, options);
   const deps = scopedDeps(options.outside);
   registerRequestLog(app, deps);
@@ -47,8 +51,6 @@ export function registerListeners(app: App, options: ListenerOptions): void {
   registerFunctions(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps, options.installs !== undefined);
-  if (options.installs)
-    registerUninstall(app, { uninstall: options.installs.uninstall, logger: options.logger });
   app.error(async (error) => {
     // A payload of no installed tenant (authorize refused it): ignored, the ids logged, no secret.
     if (error.original instanceof UnknownTenantError) {

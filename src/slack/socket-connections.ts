@@ -23,6 +23,7 @@ import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
 import type { HealthCheck } from '../health.js';
 import type { Metrics } from '../metrics.js';
+import { withoutPayload } from './bolt-logger.js';
 import { slackClientOptions } from './web-fetch.js';
 
 export interface SocketConnectionsOptions {
@@ -69,7 +70,7 @@ export function socketLogger(logger: Logger, connection: number): BoltLogger {
   let level = LogLevel.INFO;
   const text = (msg: unknown[]) => msg.map(String).join(' ');
   return {
-    debug: (...msg: unknown[]) => child.debug(text(msg)),
+    debug: (...msg: unknown[]) => child.debug(withoutPayload(text(msg))),
     info: (...msg: unknown[]) => child.info(text(msg)),
     warn: (...msg: unknown[]) => child.warn(text(msg)),
     error: (...msg: unknown[]) => {

@@ -7,6 +7,7 @@
  */
 import { type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import { withoutPayload } from './bolt-logger.js';
 import { slackClientOptions } from './web-fetch.js';
 
 export type SlackStartProblem = 'unreachable' | 'token_rejected' | 'socket_failed' | 'slack_error';
@@ -126,7 +127,7 @@ export function socketModeFailure(error: unknown): SlackStartError {
 /** web-api's retry warnings are expected while checking: keep them at debug, with the cause. */
 function quietLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'slack-start-check' });
-  const line = (...msg: unknown[]) => child.debug(msg.map(String).join(' '));
+  const line = (...msg: unknown[]) => child.debug(withoutPayload(msg.map(String).join(' ')));
   return {
     debug: line,
     info: line,

@@ -6,6 +6,7 @@
 import type { Logger } from '../logger.js';
 import { platAccountStatus } from '../lookups/plat-accounts.js';
 import { uninstallTenant } from '../lookups/tenancy.js';
+import { type AddressPolicy, platUrlProblem } from '../plat/address-guard.js';
 import type { Store } from '../store/store.js';
 import type { TenantInstalls } from './deps.js';
 import type { SlackInstalls } from './installs.js';
@@ -16,8 +17,10 @@ export interface TenantInstallsOptions {
   now: () => Date;
   /** Days an uninstalled workspace's data is kept (PLATDESK_RETENTION_DAYS). */
   retentionDays: number;
-  /** Whether an operator default plat account exists (the Home says so). */
-  hasOperatorAccount: boolean;
+  /** Where a workspace's own plat account may connect (PLAT_ACCOUNTS_LOOPBACK). */
+  guard: AddressPolicy;
+  /** Whether the operator's default plat account serves the tenant (the Home says so). */
+  servesByDefault(tenant: string): Promise<boolean>;
   /** Drops the tenant's parts, so the next request builds them anew. */
   forgetParts(tenant: string): Promise<void>;
   logger: Logger;
@@ -31,8 +34,9 @@ export function tenantInstalls(o: TenantInstallsOptions): TenantInstalls {
   };
   return {
     async uninstall(tenant, reason) {
-      await uninstallTenant({ store, now }, tenant, reason, o.retentionDays);
+      const uninstalled = await uninstallTenant({ store, now }, tenant, reason, o.retentionDays);
       await dropped(tenant);
+      return uninstalled;
     },
     async eraseNow(tenant, actorId) {
       // Uninstalled in Slack too (apps.uninstall with the workspace's token), then as an
@@ -50,6 +54,8 @@ export function tenantInstalls(o: TenantInstallsOptions): TenantInstalls {
       await dropped(tenant);
     },
     accountChanged: (tenant) => o.forgetParts(tenant),
-    platAccountStatus: (tenant) => platAccountStatus(store.platAccounts, tenant, o.hasOperatorAccount),
+    platUrlProblem: (baseUrl) => platUrlProblem(baseUrl, o.guard),
+    platAccountStatus: async (tenant) =>
+      platAccountStatus(store.platAccounts, tenant, await o.servesByDefault(tenant)),
   };
 }

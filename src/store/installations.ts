@@ -212,6 +212,19 @@ export function createInstallations(ctx: StoreContext): Installations {
           .where('tenant', '=', tenant)
           .executeTakeFirst();
         await trx.deleteFrom('plat_accounts').where('tenant', '=', tenant).execute();
+        if (Number(removed.numDeletedRows) === 0) {
+          // Not installed (uninstalled already: Slack sends app_uninstalled and tokens_revoked,
+          // and redelivers): its erasure is never moved later by another event; only brought
+          // forward (an admin's "delete now" whose own apps.uninstall event came first).
+          await trx
+            .updateTable('tenant_erasures')
+            .set({ reason, erase_after: eraseAfter.getTime() })
+            .where('tenant', '=', tenant)
+            .where('erased_at', 'is', null)
+            .where('erase_after', '>', eraseAfter.getTime())
+            .execute();
+          return false;
+        }
         await trx
           .insertInto('tenant_erasures')
           .values({
@@ -230,7 +243,7 @@ export function createInstallations(ctx: StoreContext): Installations {
             }),
           )
           .execute();
-        return Number(removed.numDeletedRows) > 0;
+        return true;
       });
     },
     async erasure(tenant) {
@@ -272,7 +285,7 @@ export function createInstallations(ctx: StoreContext): Installations {
         const { tenant } = row;
         const again = (v: string | null, purpose: string) =>
           v === null ? null : secrets.seal(secrets.open(v, { tenant, purpose }), { tenant, purpose });
-        await db
+        const updated = await db
           .updateTable('slack_installations')
           .set({
             bot_token_sealed: again(row.bot_token_sealed, BOT_TOKEN) ?? row.bot_token_sealed,
@@ -281,8 +294,9 @@ export function createInstallations(ctx: StoreContext): Installations {
           .where('tenant', '=', tenant)
           // Only if nothing (a refresh) changed it meanwhile; the next run re-seals it otherwise.
           .where('bot_token_sealed', '=', row.bot_token_sealed)
-          .execute();
-        resealed++;
+          .executeTakeFirst();
+        // Counted only when the row was written: "N re-sealed" is what the database holds.
+        resealed += Number(updated.numUpdatedRows);
       }
       return resealed;
     },

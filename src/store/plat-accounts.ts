@@ -75,13 +75,14 @@ export function createPlatAccounts(ctx: StoreContext): PlatAccountStore {
       for (const { tenant, token_sealed } of rows) {
         if (box.keyIdOf(token_sealed) === box.currentKeyId) continue;
         const context = { tenant, purpose: PLAT_TOKEN };
-        await db
+        const updated = await db
           .updateTable('plat_accounts')
           .set({ token_sealed: box.seal(box.open(token_sealed, context), context) })
           .where('tenant', '=', tenant)
+          // Only if no admin replaced the account meanwhile; counted only when written.
           .where('token_sealed', '=', token_sealed)
-          .execute();
-        resealed++;
+          .executeTakeFirst();
+        resealed += Number(updated.numUpdatedRows);
       }
       return resealed;
     },

@@ -44,6 +44,7 @@ export interface SecretBox {
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
 const aad = ({ tenant, purpose }: SecretContext) => Buffer.from(`platdesk:${purpose}:${tenant}`, 'utf8');
@@ -56,7 +57,7 @@ export function createSecretBox(keys: readonly EncryptionKey[]): SecretBox {
     currentKeyId: current.id,
     seal(plaintext, context) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', current.key, iv);
+      const cipher = createCipheriv('aes-256-gcm', current.key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(aad(context));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       const tag = cipher.getAuthTag();
@@ -78,10 +79,16 @@ export function createSecretBox(keys: readonly EncryptionKey[]): SecretBox {
         throw new SecretError(
           `a stored ${context.purpose} is sealed with key "${keyId}", which PLATDESK_ENCRYPTION_KEY does not hold`,
         );
+      const authTag = Buffer.from(tag, 'base64url');
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+        // The tag length is pinned: GCM verifies only as many tag bytes as it is given, so a tag
+        // cut to 4 bytes would be a 1-in-2^32 guess (NIST SP 800-38D §5.2.1.2; Node DEP0182).
+        if (authTag.length !== TAG_BYTES) throw new SecretError('short tag');
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
+          authTagLength: TAG_BYTES,
+        });
         decipher.setAAD(aad(context));
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+        decipher.setAuthTag(authTag);
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
           'utf8',
         );

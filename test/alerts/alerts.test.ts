@@ -140,7 +140,7 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     expect(buttonsOf(post).filter((b) => b.label === 'Claim')).toHaveLength(7);
     expect(buttonsOf(post).filter((b) => b.label === 'Handled')).toHaveLength(7);
     expect(textOf(post)).not.toMatch(RECEIVER);
-    const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.platdesk.metricsUrl}/metrics`)).text();
     expect(metrics).toContain('platdesk_alert_checks_total{outcome="posted"} 1');
 
     // Two 24 h windows of the 48 h lookback, one page each (all ten orders fit one page): 2 calls,

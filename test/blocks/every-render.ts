@@ -396,7 +396,16 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     steps: STEP_IDS.map((stepId, i) => ({
       stepId,
       quote: stepId === 'lookup_item' ? itemQuote : quote,
-      approval: i % 2 === 0 ? { daily: 1000, monthly: i === 0 ? null : 20000 } : null,
+      approval:
+        i % 2 === 0
+          ? {
+              daily: 1000,
+              monthly: i === 0 ? null : 20000,
+              // Narrowed to shops and channels (issue 34 H1), with a shop key as long as the text case.
+              shops: i === 2 ? [text.short, 'tea'] : [],
+              channels: i === 2 ? ['C1234'] : [],
+            }
+          : null,
       spent: { daily: 12 * i, monthly: 345 * i },
     })),
   };
@@ -776,6 +785,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       ),
     ),
     m('alert-account', message(alertText(w, { kind: 'account', code: 'credential_invalid', userId: null }))),
+    m('alert-reinstalled', message(alertText(w, { kind: 'reinstalled', userId: 'U1234' }))),
     m(
       'alert-budget',
       message(

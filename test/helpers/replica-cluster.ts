@@ -48,8 +48,10 @@ export interface Replica {
   /** `replica-<index>`, or `replica-<index>'` once respawned. */
   readonly name: string;
   readonly pid: number;
-  /** http://127.0.0.1:PORT (health, metrics). */
+  /** http://127.0.0.1:PORT (Slack's requests, /healthz). */
   readonly url: string;
+  /** http://127.0.0.1:METRICS_PORT (/metrics, /healthz with its details). */
+  readonly metricsUrl: string;
   /** http://127.0.0.1:PORT/slack/events: where Slack's signed requests go. */
   readonly eventsUrl: string;
   /** False once the process has exited (killed or on its own). */
@@ -76,7 +78,7 @@ export interface ReplicaCluster {
   add(): Promise<Replica>;
   /** SIGTERM to one replica (as Kubernetes ends a pod); resolves with its exit code once it has exited. */
   terminate(index: number): Promise<number | null>;
-  /** `GET /healthz` of one replica. */
+  /** `GET /healthz` of one replica, with its details (the internal port's). */
   health(index: number): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Every replica's output(), labelled: pass it as an assertion's message. */
   output(): string;
@@ -109,8 +111,9 @@ function startReplica(
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       ...env,
-      // The port is read from the `platdesk started` line, logged at info.
+      // The ports are read from the `platdesk started` line, logged at info.
       PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -158,6 +161,7 @@ function startReplica(
           name,
           pid: child.pid ?? -1,
           url,
+          metricsUrl: `http://127.0.0.1:${String(line.metricsPort)}`,
           eventsUrl: `${url}/slack/events`,
           get alive() {
             return alive;
@@ -222,7 +226,7 @@ export async function startReplicaCluster(
       return replica.exited;
     },
     async health(index) {
-      const response = await fetch(`${at(index).url}/healthz`);
+      const response = await fetch(`${at(index).metricsUrl}/healthz`);
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     output: () => replicas.map((r) => `--- ${r.name} (pid ${r.pid}):\n${r.output()}`).join('\n'),

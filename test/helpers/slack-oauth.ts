@@ -281,7 +281,8 @@ export function platAccountValues(baseUrl: string, token: string) {
 /**
  * The settings of distributed mode (docs/workspaces.md) for a test app: no bot token, the OAuth
  * client and state secret the fake OAuth side expects, a fresh encryption key, no listed admins
- * (the first installer becomes the workspace's admin).
+ * (the first installer becomes the workspace's admin), and the operator's plat account (when the
+ * test has one) serving every install (test/security/h3-who-pays.test.ts tests the other cases).
  */
 export function distributedModeEnv(): Record<string, string> {
   return {
@@ -291,6 +292,9 @@ export function distributedModeEnv(): Record<string, string> {
     SLACK_STATE_SECRET: 'state-secret-for-tests-0123456789',
     PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     PLATDESK_ADMINS: '',
+    PLATDESK_DEFAULT_ACCOUNT_FOR: '*',
+    // The plat accounts tests connect are sandboxes on this machine (plat/address-guard.ts).
+    PLAT_ACCOUNTS_LOOPBACK: '1',
   };
 }
 

@@ -446,6 +446,12 @@ export interface FunctionExecutedInput {
 }
 
 /**
+ * A `slack#/types/user_context` input as Slack fills it (the person who started the workflow, or
+ * who answered a later step): the id with a secret Slack uses to vouch for it. No builder can type one.
+ */
+export const userContext = (id: string) => ({ user_context: { id, secret: `ucs-${id.toLowerCase()}` } });
+
+/**
  * `function_executed` (wrap it with `eventCallback`): the step's definition as the manifest
  * declares it, its inputs, the execution's ids and a workflow token (`xwfp-…`) Bolt uses for
  * `functions.completeSuccess` / `completeError`.

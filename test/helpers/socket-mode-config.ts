@@ -11,6 +11,8 @@ export function socketModeConfig(fake: FakeSlack, port: number): Config {
     SLACK_APP_TOKEN: 'xapp-test',
     SLACK_API_URL: fake.apiUrl,
     PORT: String(port),
+    // An ephemeral internal port: several apps run side by side in a test run.
+    METRICS_PORT: '0',
     PLAT_SANDBOX: '1',
     DATABASE_PATH: ':memory:',
     LOG_LEVEL: 'silent',

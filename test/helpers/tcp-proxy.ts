@@ -7,6 +7,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 export interface TcpProxy {
   readonly port: number;
+  /** Connections forwarded so far, and those open now (a client's pool keeps them alive). */
+  connections(): { accepted: number; open: number };
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -14,6 +16,8 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const clients = new Set<Socket>();
+  let accepted = 0;
   const track = (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -21,6 +25,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const server: Server = createServer((client) => {
     const upstream = createConnection(target);
+    accepted++;
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
     track(client);
     track(upstream);
     client.pipe(upstream);
@@ -46,6 +53,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const port = await listen(0);
   return {
     port,
+    connections: () => ({ accepted, open: clients.size }),
     cut: stop,
     restore: async () => {
       await listen(port);

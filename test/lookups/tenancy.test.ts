@@ -39,21 +39,22 @@ describe.each(ENGINES)('tenancy on %s', (engine) => {
     db = undefined;
   });
 
-  it('adopts single-workspace data on the first install only; each installer is an admin of its tenant', async () => {
+  it('adopts single-workspace data on the first install only; each first installer is an admin of its tenant, a reinstall by another adds none (issue 34 H4)', async () => {
     db = await testDatabase(engine);
     const store = await db.open({ encryptionKeys: keys });
-    const logger = { info: () => {} };
+    const logger = { info: () => {}, warn: () => {} };
     await store.settings.set('locale', 'zh-CN', 'UOLD');
     await store.installations.save(record('T1', 'UA'));
     await afterInstall({ store, logger }, record('T1', 'UA'));
     await store.installations.save(record('T2', 'UB'));
-    await afterInstall({ store, logger }, record('T2', 'UB'));
-    await afterInstall({ store, logger }, record('T2', 'UC'));
+    expect(await afterInstall({ store, logger }, record('T2', 'UB'))).toEqual({ reinstalledBy: null });
+    expect(await afterInstall({ store, logger }, record('T2', 'UC'))).toEqual({ reinstalledBy: 'UC' });
+    expect(await afterInstall({ store, logger }, record('T2', 'UB'))).toEqual({ reinstalledBy: null });
     expect(await store.forTenant('T1').settings.get('locale')).toBe('zh-CN');
     expect(await store.settings.get('locale')).toBeNull();
     expect(await store.forTenant('T2').settings.get('locale')).toBeNull();
     expect(await admins(store, 'T1')).toEqual(['UA']);
-    expect(await admins(store, 'T2')).toEqual(['UB', 'UC']);
+    expect(await admins(store, 'T2')).toEqual(['UB']);
   });
 
   it('erases the tenants whose retention has passed, once each, and only theirs', async () => {

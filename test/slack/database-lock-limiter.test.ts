@@ -24,7 +24,7 @@ async function until(ok: () => Promise<boolean>, ms: number): Promise<boolean> {
 }
 
 async function health(h: PlatdeskHarness): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${h.platdesk.url}/healthz`);
+  const res = await fetch(`${h.platdesk.metricsUrl}/healthz`);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

@@ -89,7 +89,8 @@ describe('slash commands are acked before Bolt', () => {
         text: 'help',
         response_url: h().fake.responseUrl('ssl'),
       },
-      signature: 'v0=00',
+      // Well formed (a request without one is refused before it is read) but not a valid one.
+      signature: `v0=${'0'.repeat(64)}`,
     });
     expect(res.status).toBe(200);
     await h().settle(200);
@@ -101,7 +102,7 @@ describe('slash commands are acked before Bolt', () => {
       kind: 'form',
       body: {
         command: '/item',
-        text: 'x'.repeat(5 * 1024 * 1024),
+        text: 'x'.repeat(65 * 1024),
         response_url: h().fake.responseUrl('big'),
       },
     });

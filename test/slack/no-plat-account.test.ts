@@ -33,6 +33,7 @@ import {
   linkShared,
   messageShortcut,
   SLACK,
+  userContext,
 } from '../helpers/slack-payloads.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
@@ -176,7 +177,7 @@ describe.each(ENGINES)('a workspace with no plat account on %s', (engine) => {
       eventCallback(
         functionExecuted({
           callbackId: 'orders_due',
-          inputs: { shop: SANDBOX_FIXTURES.owners.dueSoon, hours_ahead: 24, user: SLACK.userId },
+          inputs: { shop: SANDBOX_FIXTURES.owners.dueSoon, hours_ahead: 24, ...userContext(SLACK.userId) },
           executionId: 'Fx0001',
         }),
         { eventId: 'EvFx0001' },

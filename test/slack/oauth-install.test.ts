@@ -67,6 +67,7 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
         SLACK_STATE_SECRET: STATE_SECRET,
         PLATDESK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         PLATDESK_ADMINS: '',
+        PLATDESK_DEFAULT_ACCOUNT_FOR: '*',
       },
     });
     oauth = installFakeOAuth(h.fake, { now: () => h.now().getTime() });
@@ -152,7 +153,7 @@ describe.each(ENGINES)('OAuth install on %s', (engine) => {
     for (const secret of ['xoxe', 'xoxb', 'refresh-', 'client-secret', STATE_SECRET])
       expect(logs).not.toContain(secret);
     // Nor in /metrics.
-    const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.platdesk.metricsUrl}/metrics`)).text();
     expect(metrics).not.toMatch(/xox|client-secret/);
   });
 

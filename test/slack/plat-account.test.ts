@@ -107,18 +107,21 @@ describe('plat account per workspace (App Home)', () => {
     });
     expect(JSON.parse(bad.body)).toMatchObject({
       response_action: 'errors',
-      errors: { [PLAT_ACCOUNT_FORM.baseUrl.block]: 'Enter an http(s) URL.' },
+      errors: {
+        [PLAT_ACCOUNT_FORM.baseUrl.block]: 'Enter an https:// URL (with no user name or password in it).',
+      },
     });
     const badToken = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: platAccountValues('https://plat.example.com', 'has space'),
+      // A public address literal: the check at save needs no DNS (tests stand alone).
+      values: platAccountValues('https://93.184.216.34', 'has space'),
     });
     expect(JSON.parse(badToken.body).errors[PLAT_ACCOUNT_FORM.token.block]).toMatch(/printable ASCII/);
     const notAdmin = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.userId,
-      values: platAccountValues('https://plat.example.com', 'tok-secret-123'),
+      values: platAccountValues('https://93.184.216.34', 'tok-secret-123'),
     });
     expect(JSON.parse(notAdmin.body).errors[PLAT_ACCOUNT_FORM.baseUrl.block]).toMatch(
       /Only a platdesk admin/,
@@ -129,15 +132,15 @@ describe('plat account per workspace (App Home)', () => {
     const saved = await h.submitView({
       callbackId: PLAT_ACCOUNT_FORM.callbackId,
       userId: SLACK.adminId,
-      values: platAccountValues('https://plat.example.com/', 'tok-secret-123'),
+      values: platAccountValues('https://93.184.216.34/', 'tok-secret-123'),
     });
     expect(saved.status).toBe(200);
     await h.fake.waitFor('views.publish', () => h.fake.callsTo('views.publish').length > before);
     expect(textOf(h.fake.callsTo('views.publish')[before]?.body.view)).toContain(
-      'Connected to `https://plat.example.com`. The plat API has no free call, so the token is checked by the first lookup',
+      'Connected to `https://93.184.216.34`. The plat API has no free call, so the token is checked by the first lookup',
     );
     expect(await h.platdesk.store.platAccounts.get(SLACK.teamId)).toMatchObject({
-      baseUrl: 'https://plat.example.com',
+      baseUrl: 'https://93.184.216.34',
       token: 'tok-secret-123',
       updatedBy: SLACK.adminId,
       verifiedAt: null,

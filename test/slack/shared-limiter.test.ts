@@ -21,7 +21,7 @@ describe('REDIS_URL: the shared limiter in the app', () => {
   const ordersRequest = () => `${owners.busy} page:${++page}`;
 
   async function health(): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetch(`${h.platdesk.url}/healthz`);
+    const res = await fetch(`${h.platdesk.metricsUrl}/healthz`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
@@ -64,7 +64,7 @@ describe('REDIS_URL: the shared limiter in the app', () => {
     expect(await health()).toMatchObject({ status: 200, body: { ok: true, limiter: 'redis' } });
 
     // Every series README lists that a lookup feeds, now through prom-client.
-    const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.platdesk.metricsUrl}/metrics`)).text();
     for (const name of [
       'platdesk_plat_calls_total',
       'platdesk_plat_call_ms',
@@ -99,7 +99,7 @@ describe('REDIS_URL: the shared limiter in the app', () => {
     expect(said).toContain('Nothing was charged.');
     expect(h.calls()).toBe(before);
 
-    const metrics = await (await fetch(`${h.platdesk.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.platdesk.metricsUrl}/metrics`)).text();
     // Single flight asks Redis first (one lock per lookup) and refuses the lookup before the limiter.
     expect(metrics).toMatch(/^platdesk_single_flight_unavailable_total [1-9]/m);
 

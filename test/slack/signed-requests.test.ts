@@ -30,7 +30,8 @@ describe('signed request timestamps (HTTP mode)', () => {
       await h().settle(100);
       expect(h().responses(id), `signed ${offsetS} s from now`).toEqual([]);
     }
-    expect(h().logs().join('\n')).toContain('more than 5 minutes ahead');
+    // Refusals are summed up in the log (at most a line a minute: a flood cannot flood it).
+    expect(h().logs().join('\n')).toMatch(/"refused":\{"stale":\d+\}/);
   });
 
   it('serves a timestamp within 5 minutes either way (clock skew)', async () => {

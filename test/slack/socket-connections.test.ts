@@ -40,6 +40,7 @@ async function start(socketLivenessMs?: number, onSocketDeaf?: (downForMs: numbe
     SLACK_APP_TOKEN: 'xapp-test',
     SLACK_API_URL: fake.apiUrl,
     PORT: String(await freePort()),
+    METRICS_PORT: '0',
     PLAT_SANDBOX: '1',
     DATABASE_PATH: ':memory:',
   });
@@ -49,7 +50,8 @@ async function start(socketLivenessMs?: number, onSocketDeaf?: (downForMs: numbe
     ...(onSocketDeaf ? { onSocketDeaf } : {}),
   });
   await fake.socket.waitForConnection();
-  const url = platdesk.url;
+  // The details of /healthz and /metrics are on the internal port.
+  const url = platdesk.metricsUrl;
   const health = async () => {
     const res = await fetch(`${url}/healthz`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };

@@ -84,8 +84,13 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
     expect(platdesk.url).toBe(base);
   });
 
-  it('serves /healthz (mode socket) and /metrics on PORT', async () => {
-    const health = await fetch(`${base}/healthz`);
+  it('serves /healthz on PORT (ok, nothing more) and its details and /metrics on METRICS_PORT', async () => {
+    const open = await fetch(`${base}/healthz`);
+    expect(open.status).toBe(200);
+    expect(await open.json()).toEqual({ ok: true });
+    expect((await fetch(`${base}/metrics`)).status).toBe(404);
+    const internal = platdesk.metricsUrl;
+    const health = await fetch(`${internal}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({
       ok: true,
@@ -96,7 +101,7 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
       socket: { open: 2, connections: 2, downForMs: 0 },
     });
 
-    const metrics = await fetch(`${base}/metrics`);
+    const metrics = await fetch(`${internal}/metrics`);
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = await metrics.text();

@@ -11,7 +11,7 @@ import { createStepApprovals } from '../../src/lookups/steps.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { eventCallback, functionExecuted, SLACK } from '../helpers/slack-payloads.js';
+import { eventCallback, functionExecuted, SLACK, userContext } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
 const A = 'T0TENANTA';
@@ -173,7 +173,7 @@ describe.each(ENGINES)('two tenants in one deployment on %s', (engine) => {
       const envelope = eventCallback(
         functionExecuted({
           callbackId: 'lookup_shop',
-          inputs: { shop: SANDBOX_FIXTURES.wwids.known, user: SLACK.userId },
+          inputs: { shop: SANDBOX_FIXTURES.wwids.known, ...userContext(SLACK.userId) },
           executionId,
         }),
         { eventId: `Ev${executionId}` },

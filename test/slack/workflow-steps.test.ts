@@ -22,6 +22,7 @@ import {
   functionExecuted,
   SLACK,
   slashCommand,
+  userContext,
 } from '../helpers/slack-payloads.js';
 import { socketModeConfig } from '../helpers/socket-mode-config.js';
 import { ENGINES } from '../helpers/store-engines.js';
@@ -91,7 +92,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     const { call, calls } = await runStep('lookup_waybill', {
       waybills: waybills.ok[0],
       owner_id: owners.small,
-      user: SLACK.userId,
+      ...userContext(SLACK.userId),
     });
     expect(call.method).toBe('functions.completeError');
     expect(String(call.body.error)).toContain('an admin has not approved spending for this step');
@@ -103,7 +104,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(await platdesk('steps approve lookup_waybill daily 100')).toContain('Changed: Waybill lookup');
     const { call, calls } = await runStep('lookup_waybill', {
       waybills: 'not a number!',
-      user: SLACK.userId,
+      ...userContext(SLACK.userId),
     });
     expect(call.method).toBe('functions.completeError');
     expect(String(call.body.error)).toMatch(
@@ -121,7 +122,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     const { call, calls, executionId } = await runStep('lookup_waybill', {
       waybills: waybills.ok[0],
       owner_id: owners.small,
-      user: SLACK.userId,
+      ...userContext(SLACK.userId),
     });
     expect(call.method).toBe('functions.completeSuccess');
     expect(calls).toBe(1);
@@ -165,7 +166,10 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
 
   it('lookup_item: a link output only for an item link (its marketplace’s documented page), none for a bare id; no stock output', async () => {
     expect(await platdesk('steps approve lookup_item daily 100')).toContain('Changed: Item lookup');
-    const linked = await runStep('lookup_item', { item: `<${links.brandedStore}>`, user: SLACK.userId });
+    const linked = await runStep('lookup_item', {
+      item: `<${links.brandedStore}>`,
+      ...userContext(SLACK.userId),
+    });
     expect(linked.call.method).toBe('functions.completeSuccess');
     expect(linked.calls).toBe(1);
     const out = linked.call.body.outputs as Record<string, unknown>;
@@ -173,7 +177,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     // spec/notes.md "Item links": the branded store's form.
     expect(out.link).toBe(`https://detail.tmall.com/item.htm?id=${items.tea}`);
 
-    const bare = await runStep('lookup_item', { item: items.basic, user: SLACK.userId });
+    const bare = await runStep('lookup_item', { item: items.basic, ...userContext(SLACK.userId) });
     expect(bare.call.method).toBe('functions.completeSuccess');
     const bareOut = bare.call.body.outputs as Record<string, unknown>;
     expect(Object.keys(bareOut).sort()).toEqual(['price_range', 'shop', 'summary', 'title']);
@@ -200,7 +204,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
   });
 
   it('a redelivered function_executed is never charged again and completes with the first outputs', async () => {
-    const inputs = { waybills: waybills.ok[1], owner_id: owners.small, user: SLACK.userId };
+    const inputs = { waybills: waybills.ok[1], owner_id: owners.small, ...userContext(SLACK.userId) };
     const first = await runStep('lookup_waybill', inputs);
     expect(first.calls).toBe(1);
     const again = await runStep('lookup_waybill', inputs, first.executionId, 1);
@@ -212,7 +216,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
 
   it('identical runs share the cache: the second run makes no call and says so', async () => {
     await platdesk('steps approve lookup_shop daily 1000');
-    const inputs = { shop: wwids.known, user: SLACK.userId };
+    const inputs = { shop: wwids.known, ...userContext(SLACK.userId) };
     const first = await runStep('lookup_shop', inputs);
     const second = await runStep('lookup_shop', inputs);
     expect([first.calls, second.calls]).toEqual([1, 0]);
@@ -254,7 +258,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(await store.pending.interrupt(row.id, 'gone', undefined, { holderGone: true })).not.toBeNull();
     const { call, calls } = await runStep(
       'lookup_waybill',
-      { waybills: waybills.ok[0], owner_id: owners.small, user: SLACK.userId },
+      { waybills: waybills.ok[0], owner_id: owners.small, ...userContext(SLACK.userId) },
       executionId,
       1,
     );
@@ -270,7 +274,7 @@ describe.each(ENGINES)('workflow steps over signed HTTP (%s)', (engine) => {
     expect(price).toBeGreaterThan(0);
     const n = 3;
     await platdesk(`steps approve orders_due daily ${n * price}`);
-    const inputs = { shop: owners.small, hours_ahead: 12, user: SLACK.userId };
+    const inputs = { shop: owners.small, hours_ahead: 12, ...userContext(SLACK.userId) };
     const results = [];
     for (let i = 0; i < n + 2; i++) results.push(await runStep('orders_due', inputs));
     expect(results.map((r) => [r.call.method, r.calls])).toEqual([
@@ -318,7 +322,7 @@ describe('workflow steps over Socket Mode', () => {
       payload: eventCallback(
         functionExecuted({
           callbackId: 'orders_due',
-          inputs: { shop: owners.dueSoon, hours_ahead: 24, user: SLACK.userId },
+          inputs: { shop: owners.dueSoon, hours_ahead: 24, ...userContext(SLACK.userId) },
           executionId,
         }),
         { eventId: `Ev${executionId}` },

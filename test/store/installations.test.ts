@@ -175,8 +175,27 @@ describe.each(ENGINES)('installations on %s', (engine) => {
     expect((await store.installations.dueErasures(eraseAfter)).map((e) => e.tenant)).toEqual(['T0001']);
     await store.installations.markErased('T0001');
     expect(await store.installations.dueErasures(eraseAfter)).toEqual([]);
-    // Uninstalled and installed again before the erasure: the data stays.
-    await store.installations.uninstall('T0001', { reason: 'tokens_revoked', eraseAfter });
+    // Installed, uninstalled and installed again before the erasure: the data stays.
+    await store.installations.storeInstallation(workspaceInstall);
+    expect(await store.installations.uninstall('T0001', { reason: 'app_uninstalled', eraseAfter })).toBe(
+      true,
+    );
+    // A second event (tokens_revoked follows app_uninstalled) finds nothing installed: it changes
+    // nothing, and never moves the erasure later; an earlier one (an admin's "delete now") wins.
+    const later = new Date(eraseAfter.getTime() + 86_400_000);
+    expect(
+      await store.installations.uninstall('T0001', { reason: 'tokens_revoked', eraseAfter: later }),
+    ).toBe(false);
+    expect(await store.installations.erasure('T0001')).toMatchObject({
+      reason: 'app_uninstalled',
+      eraseAfter,
+    });
+    const sooner = new Date(T0);
+    await store.installations.uninstall('T0001', { reason: 'admin_request', eraseAfter: sooner });
+    expect(await store.installations.erasure('T0001')).toMatchObject({
+      reason: 'admin_request',
+      eraseAfter: sooner,
+    });
     await store.installations.storeInstallation(workspaceInstall);
     expect(await store.installations.erasure('T0001')).toBeNull();
   });

@@ -4,6 +4,7 @@
  */
 import { MAX_ORDER_WINDOW_MS, MAX_PAGE_SIZE } from '../../plat/inputs.js';
 import { REMARK_FLAG_WORDS } from '../../plat/remark-flags.js';
+import { capped, MAX_COMMAND_TEXT } from '../../text-limits.js';
 import type { LookupRequest, OrderFilters, WaybillRef } from '../types.js';
 import { parseItemRef, unwrapSlackLink } from './item-link.js';
 import { type Problem, type ProblemCode, problem } from './problems.js';
@@ -23,7 +24,7 @@ export const MAX_WAYBILLS_PER_COMMAND = 200;
 const ID_PATTERN = /^[\w.:@-]{1,64}$/;
 
 function tokens(text: string): string[] {
-  return text.trim().split(/\s+/).filter(Boolean);
+  return capped(text, MAX_COMMAND_TEXT).trim().split(/\s+/).filter(Boolean);
 }
 
 /** `help`, or `帮助` as Chinese staff type it. */
@@ -244,13 +245,36 @@ export function ordersRequestFrom(fields: OrdersFields, edition: number): Parsed
   };
 }
 
-export function parseOrdersCommand(text: string, { edition }: OrdersCommandOptions): ParsedCommand {
+/**
+ * `remark:"not shipped"` (or `备注：“…”`): the quoted remarks, and the text without them. One pass:
+ * a quote that never closes ends the search (none after it could close either), so a text of
+ * openers alone is read once, not once per opener (issue 34 M3).
+ */
+function quotedRemarks(text: string): { quoted: string[]; rest: string } {
+  const opener = /(?:remark|备注)[:：]["“]/gi;
+  const quoted: string[] = [];
+  let rest = '';
+  let last = 0;
+  for (let m = opener.exec(text); m; m = opener.exec(text)) {
+    const from = m.index + m[0].length;
+    const closes = [text.indexOf('"', from), text.indexOf('”', from)].filter((i) => i >= 0);
+    if (closes.length === 0) break;
+    const close = Math.min(...closes);
+    quoted.push(text.slice(from, close));
+    rest += `${text.slice(last, m.index)} `;
+    last = close + 1;
+    opener.lastIndex = last;
+  }
+  return { quoted, rest: rest + text.slice(last) };
+}
+
+export function parseOrdersCommand(input: string, { edition }: OrdersCommandOptions): ParsedCommand {
+  const text = capped(input, MAX_COMMAND_TEXT);
   if (isHelp(text)) return { kind: 'help' };
   if (text.trim() === '') return { kind: 'form' };
   // remark: may hold spaces when quoted: remark:"not shipped"
-  const quotedRemark = /(?:remark|备注)[:：]["“]([^"”]*)["”]/gi;
-  const quoted = [...text.matchAll(quotedRemark)].map((m) => m[1] ?? '');
-  const { options, positional, unknown } = splitOptions(tokens(text.replace(quotedRemark, ' ')), [
+  const { quoted, rest } = quotedRemarks(text);
+  const { options, positional, unknown } = splitOptions(tokens(rest), [
     'page',
     'size',
     'from',

@@ -3,6 +3,7 @@
  * branded store detail.tmall.com/item.htm?id=, mobile pages with itemId=, second marketplace
  * mobile.yangkeduo.com/goods.html?goods_id=. Short links redirect and cannot be resolved offline.
  */
+import { capped, MAX_LINK, MAX_MESSAGE_TEXT } from '../../text-limits.js';
 
 /** get-shop-info `type` (spec §4.4): 0 first marketplace, 1 its branded-store site, 2 second marketplace. */
 export type Marketplace = '0' | '1' | '2';
@@ -29,6 +30,7 @@ export function marketplaceOfHost(host: string): Marketplace | null {
 }
 
 export function parseItemRef(raw: string): ItemRef {
+  if (raw.length > MAX_LINK) return { ok: false, reason: 'not_an_item', input: raw.slice(0, 80) };
   const input = unwrapSlackLink(raw.trim());
   if (ITEM_ID.test(input)) return { ok: true, itemId: input, marketplace: null, url: null };
   let url: URL;
@@ -60,10 +62,18 @@ export function canonicalItemUrl(itemId: string, marketplace: Marketplace): stri
   }
 }
 
+/**
+ * A link-like run in free text: a host ending in .com, .cn or .hk, a path. It starts only where a
+ * host can start (not inside a run of host characters), so each run is scanned once: without that
+ * anchor every position of a long run of host-like text began a scan to the run's end (quadratic:
+ * a second per pass at 20,000 characters, issue 34 M3).
+ */
+export const LINK_LIKE = /(?<![a-z0-9.-])(?:https?:\/\/)?[a-z0-9.-]+\.(?:com|cn|hk)\/[^\s<>|"')]*/gi;
+
 /** Every item link in free text (messages, unfurls, shortcuts), in order, without repeats. */
 export function findItemRefs(text: string): ItemRef[] {
   const found = new Map<string, ItemRef>();
-  for (const m of text.matchAll(/(?:https?:\/\/)?[a-z0-9.-]+\.(?:com|cn|hk)\/[^\s<>|"')]*/gi)) {
+  for (const m of capped(text, MAX_MESSAGE_TEXT).matchAll(LINK_LIKE)) {
     // Sentence punctuation right after a link ("…?id=123, thanks") is not part of it.
     const ref = parseItemRef(m[0].replace(/[.,;:!?]+$/, ''));
     const key = ref.ok ? ref.itemId : ref.reason === 'short_link' ? ref.input : null;

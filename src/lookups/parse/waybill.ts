@@ -2,6 +2,7 @@
  * Waybill numbers and their carriers (notes.md, "Waybill number shapes"; loose: the API decides).
  * A carrier is guessed only when exactly one shape matches; otherwise the user is asked.
  */
+import { capped, MAX_MESSAGE_TEXT } from '../../text-limits.js';
 
 /** The first marketplace's carrier codes (notes.md). */
 export const CARRIER_CODES = [
@@ -54,7 +55,7 @@ export function findWaybillCodes(text: string): string[] {
   const out = new Set<string>();
   // Letters may follow the prefix (JD + 2 letters/digits + 11 digits, e.g. JDVA…; SF + 13 chars):
   // any 10–20 letters and digits, then the shapes decide.
-  for (const m of text.matchAll(/\b[A-Za-z0-9]{10,20}\b/g))
+  for (const m of capped(text, MAX_MESSAGE_TEXT).matchAll(/\b[A-Za-z0-9]{10,20}\b/g))
     if (looksLikeWaybill(m[0])) out.add(m[0].toUpperCase());
   return [...out];
 }

@@ -13,10 +13,18 @@ import {
   renderEraseModal,
   renderPlatAccountModal,
 } from '../../blocks/plat-account.js';
-import { platAccountProblem } from '../../lookups/plat-accounts.js';
+import { platTokenProblem } from '../../lookups/plat-accounts.js';
+import type { PlatUrlProblem } from '../../plat/address-guard.js';
 import { onViewClick } from '../clicks/view-click.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from './publish.js';
+
+const URL_PROBLEM_WORDS = {
+  form: 'install.platAccountBadUrl',
+  https: 'install.platAccountBadUrl',
+  address: 'install.platAccountPrivateUrl',
+  unresolved: 'install.platAccountUnresolvedUrl',
+} as const satisfies Record<PlatUrlProblem, string>;
 
 export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
   onViewClick(
@@ -67,14 +75,20 @@ export function registerPlatAccountForm(app: App, deps: SlackDeps): void {
     const values = view.state.values;
     const baseUrl = (values[f.baseUrl.block]?.[f.baseUrl.action]?.value ?? '').trim().replace(/\/+$/, '');
     const token = (values[f.token.block]?.[f.token.action]?.value ?? '').trim();
-    const problem = platAccountProblem({ baseUrl, token });
-    if (problem) {
+    if (platTokenProblem(token)) {
       await ack({
         response_action: 'errors',
-        errors:
-          problem === 'baseUrl'
-            ? { [f.baseUrl.block]: w.t('install.platAccountBadUrl') }
-            : { [f.token.block]: w.t('install.platAccountBadToken') },
+        errors: { [f.token.block]: w.t('install.platAccountBadToken') },
+      });
+      return;
+    }
+    // https://, and a public address: the workspace's token never goes in clear, and never to this
+    // machine or the operator's network (issue 34 M1). Checked again at every connection.
+    const urlProblem = deps.installs ? await deps.installs.platUrlProblem(baseUrl) : 'form';
+    if (urlProblem) {
+      await ack({
+        response_action: 'errors',
+        errors: { [f.baseUrl.block]: w.t(URL_PROBLEM_WORDS[urlProblem]) },
       });
       return;
     }

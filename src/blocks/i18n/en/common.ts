@@ -23,6 +23,12 @@ export const common = {
   lookup: 'Lookup',
   /** Joins short facts on one line. */
   sep: ' · ',
+  /** A part of a buyer's remark hidden as receiver data (blocks/hidden.ts). */
+  hidden: {
+    phone: '[phone number hidden]',
+    id: '[ID number hidden]',
+    address: '[address hidden]',
+  },
 } as const;
 
 /** The marketplace's own words, as staff say them. */

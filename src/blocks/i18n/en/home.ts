@@ -144,6 +144,8 @@ export const alert = {
       ':rotating_light: The plat account is out of calls or balance (code 204). Lookups fail until it is recharged on the official site.',
   },
   seenBy: '{{text}} (seen on a lookup by {{user}})',
+  reinstalled:
+    ':warning: {{user}} installed platdesk again in this workspace. No admin was added: the admins are who they were. If nobody here asked for it, check the app in Slack’s app management.',
   budget: {
     userWarned:
       ":money_with_wings: {{user}}'s {{period}} cap is at 80 % or more: {{spent}} of {{cap}} points used.",

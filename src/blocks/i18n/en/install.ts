@@ -12,6 +12,9 @@ export const install = {
   reasonState: 'the install link expired or was opened in another browser',
   reasonDenied: 'the installation was cancelled in Slack',
   reasonOther: 'Slack did not confirm it',
+  notAllowedHeading: 'platdesk is not open to this workspace',
+  notAllowedBody:
+    'This platdesk runs for named workspaces only, and yours is not one of them. Nothing was stored, and platdesk was uninstalled from the workspace again. Ask whoever runs it to add your workspace.',
   platAccountHeading: 'Plat account',
   platAccountFirstStep: 'First step: connect a plat account',
   platAccountMemberNone:
@@ -31,7 +34,10 @@ export const install = {
   platAccountBaseUrlHint: 'The plat API base URL your provider gave you (https://…).',
   platAccountToken: 'Token',
   platAccountTokenHint: 'Stored encrypted; never shown again.',
-  platAccountBadUrl: 'Enter an http(s) URL.',
+  platAccountBadUrl: 'Enter an https:// URL (with no user name or password in it).',
+  platAccountPrivateUrl:
+    "That address is not on the public internet (it points at this machine or an inner network): enter the plat API's public https:// URL your provider gave you.",
+  platAccountUnresolvedUrl: 'That host name could not be found: check the URL.',
   platAccountBadToken: 'The token may hold printable ASCII only (no spaces).',
   platAccountOnlyAdmins: 'Only a platdesk admin of this workspace can connect the plat account.',
   eraseButton: 'Delete workspace data',

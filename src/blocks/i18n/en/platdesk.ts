@@ -26,7 +26,7 @@ export const platdesk = {
       '`/platdesk language #channel <zh-CN|en|default>`, `/platdesk language workspace <zh-CN|en>`: what a channel reads, and the default',
     admins: '`/platdesk admins [add|remove @user]`, `/platdesk audit`: admins and recent settings changes',
     steps:
-      '`/platdesk steps`, `/platdesk steps approve <step> <daily|monthly> <points|off>`, `/platdesk steps revoke <step>`: what workflow steps may spend',
+      '`/platdesk steps`, `/platdesk steps approve <step> <daily|monthly> <points|off> [shops:<a,b>|all] [channels:#c,#d|all]`, `/platdesk steps revoke <step>`: what workflow steps may spend, and on which shops and channels',
   },
   period: {
     today: 'today',
@@ -88,6 +88,8 @@ export const platdesk = {
   stepApproved:
     'approved: daily {{daily}}, monthly {{monthly}} · spent today {{today}}, this month {{month}}',
   stepNotApproved: 'not approved: it spends nothing',
+  stepShops: ' · shops: {{shops}}',
+  stepChannels: ' · channels: {{channels}}',
   stepChanged: 'Changed: {{title}}.',
   stepsNote:
     'A step has no Confirm: it spends only within what is approved here, and the workspace caps apply too. Its charges are in the ledger with the workflow and the step.',
@@ -156,7 +158,8 @@ export const platdesk = {
     autolookup_channel: 'name a channel: autolookup #channel on [cap N] | autolookup #channel off',
     autolookup_usage: 'autolookup #channel on [cap N] | autolookup #channel off',
     autolookup_cap: 'the cap must be 1 to {{max}} lookups a day',
-    steps_usage: 'steps | steps approve <step> <daily|monthly> <points|off> | steps revoke <step>',
+    steps_usage:
+      'steps | steps approve <step> <daily|monthly> <points|off> [shops:<a,b>|all] [channels:#c,#d|all] | steps revoke <step> (shops: only for lookup_waybill and orders_due)',
     steps_unknown:
       'no workflow step is called `{{step}}`: lookup_waybill, lookup_item, orders_due or lookup_shop',
     language_usage:

@@ -23,6 +23,12 @@ export const common: Catalog['common'] = {
   nothingCharged: '未发送任何请求，未产生任何费用。',
   lookup: '查询',
   sep: ' · ',
+  // Only characters the chart font already holds (test/charts/font.test.ts).
+  hidden: {
+    phone: '（电话不显示）',
+    id: '（证件号不显示）',
+    address: '（地址不显示）',
+  },
 };
 
 export const domain: Catalog['domain'] = {

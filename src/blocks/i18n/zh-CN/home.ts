@@ -136,6 +136,8 @@ export const home: Catalog['home'] = {
 };
 
 export const alert: Catalog['alert'] = {
+  reinstalled:
+    ':warning: {{user}} 在本工作区重新安装了 platdesk。没有添加管理员：管理员仍是原来的人。如果不是你们安排的，请在 Slack 的应用管理中查看。',
   account: {
     credential_invalid:
       ':rotating_light: plat 访问令牌被拒绝（错误码 401）。在更新 PLAT_TOKEN 之前，查询都会失败。',

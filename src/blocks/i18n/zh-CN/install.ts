@@ -11,6 +11,9 @@ export const install = {
   reasonState: '安装链接已过期，或在另一个浏览器中打开',
   reasonDenied: '安装已在 Slack 中取消',
   reasonOther: 'Slack 未确认安装',
+  notAllowedHeading: '此工作区不能安装 platdesk',
+  notAllowedBody:
+    '此 platdesk 只为指定的工作区运行，你的工作区不在其中。未保存任何内容，platdesk 已从该工作区卸载。请运营方把你的工作区加入名单。',
   platAccountHeading: 'plat 账户',
   platAccountFirstStep: '第一步：连接 plat 账户',
   platAccountMemberNone:
@@ -27,7 +30,10 @@ export const install = {
   platAccountBaseUrlHint: '服务商提供的 plat API 基础 URL（https://…）。',
   platAccountToken: '令牌',
   platAccountTokenHint: '加密保存，之后不再显示。',
-  platAccountBadUrl: '请输入 http(s) 网址。',
+  platAccountBadUrl: '请输入 https:// 网址（不含用户名和密码）。',
+  platAccountPrivateUrl:
+    '这个网址指向本机或内部地址，不是公网地址：请输入服务商提供的 plat API 的 https:// 网址。',
+  platAccountUnresolvedUrl: '找不到这个主机名：请检查网址。',
   platAccountBadToken: '令牌只能包含可打印的 ASCII 字符（不含空格）。',
   platAccountOnlyAdmins: '只有本工作区的 platdesk 管理员可以连接 plat 账户。',
   eraseButton: '删除工作区数据',

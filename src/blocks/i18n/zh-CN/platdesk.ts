@@ -25,7 +25,7 @@ export const platdesk: Catalog['platdesk'] = {
       '`/platdesk language #频道 <zh-CN|en|default>` / `/platdesk language workspace <zh-CN|en>` — 频道语言和默认语言',
     admins: '`/platdesk admins [add|remove @用户]` / `/platdesk audit` — 管理员和最近的设置修改',
     steps:
-      '`/platdesk steps` / `/platdesk steps approve <步骤> <daily|monthly> <点数|off>` / `/platdesk steps revoke <步骤>` — 工作流步骤可以扣多少费',
+      '`/platdesk steps` / `/platdesk steps approve <步骤> <daily|monthly> <点数|off> [shops:<a,b>|all] [channels:#c,#d|all]` / `/platdesk steps revoke <步骤>` — 工作流步骤可以扣多少费，可用于哪些店铺和频道',
   },
   period: {
     today: '今天',
@@ -85,6 +85,8 @@ export const platdesk: Catalog['platdesk'] = {
   stepLine: '*{{title}}*（`{{id}}`）：每次 {{price}} · {{approval}}',
   stepApproved: '已批准：每日 {{daily}}，每月 {{monthly}} · 今日已扣 {{today}}，本月已扣 {{month}}',
   stepNotApproved: '未批准：不会扣费',
+  stepShops: ' · 店铺：{{shops}}',
+  stepChannels: ' · 频道：{{channels}}',
   stepChanged: '已修改：{{title}}。',
   stepsNote:
     '工作流步骤没有确认按钮：只在这里批准的上限内扣费，工作区上限也同样适用。它的扣费记在扣费明细里，注明工作流和步骤。',
@@ -152,7 +154,8 @@ export const platdesk: Catalog['platdesk'] = {
     autolookup_channel: '请指定频道：autolookup #频道 on [cap N] | autolookup #频道 off',
     autolookup_usage: 'autolookup #频道 on [cap N] | autolookup #频道 off',
     autolookup_cap: '上限须为每天 1 到 {{max}} 次',
-    steps_usage: 'steps | steps approve <步骤> <daily|monthly> <点数|off> | steps revoke <步骤>',
+    steps_usage:
+      'steps | steps approve <步骤> <daily|monthly> <点数|off> [shops:<a,b>|all] [channels:#c,#d|all] | steps revoke <步骤>（shops 只适用于 lookup_waybill 和 orders_due）',
     steps_unknown:
       '没有名为 `{{step}}` 的工作流步骤：可用 lookup_waybill、lookup_item、orders_due 或 lookup_shop',
     language_usage:
