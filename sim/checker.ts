@@ -16,8 +16,11 @@
  * - `counters`: the running totals equal the ledger;
  * - `cap`: no cap passed (the workspace's, a user's, a channel's: README promises all three);
  * - `post-duplicate` / `post-lost`: every digest and alert posted once;
- * - `page-rebought`: no page of orders bought twice, except one whose answer reached a holder
- *   killed before it could record it, or never reached the app at all (counted, reported);
+ * - `page-rebought`: no page of orders bought twice, except by another replica taking the run
+ *   over from a holder that could not record the page (killed, paused, or cut off from the store
+ *   while the page's answer was on its way), or when the first answer never reached the app at
+ *   all (counted, reported). A holder buying its own page again, or two live holders each buying
+ *   it (a split brain), is a violation;
  * - `run-stranded`: no digest run or alert check left running or posting after the drain.
  */
 import { localDateOf } from '../src/zoned-time.js';
@@ -97,6 +100,11 @@ export interface Observations {
   posts: PostRecord[];
   /** kill -9 of a replica, in the calls' clock. */
   kills: { replica: number; at: number }[];
+  /**
+   * Spans (the calls' clock) in which a replica could not write to the store: paused, its store
+   * connections cut, dead; `replica` null when no replica could (a locked table).
+   */
+  outages: { replica: number | null; from: number; to: number }[];
 }
 
 export type ViolationKind =
@@ -137,8 +145,8 @@ export interface Exemptions {
   answeredToKilled: number;
   /** Answers the service gave that never reached the app (cut, held back): their charge is unknowable. */
   unreadableAnswers: number;
-  /** Pages bought again after their first purchase reached a killed holder. */
-  reboughtAfterKill: number;
+  /** Pages bought again by a replica taking over from a holder that could not record them. */
+  reboughtAfterHolderLost: number;
   /** Pages bought again after their first purchase's answer never reached the app. */
   reboughtAfterLostAnswer: number;
 }
@@ -190,7 +198,7 @@ export function check(obs: Observations): CheckResult {
   const exemptions: Exemptions = {
     answeredToKilled: 0,
     unreadableAnswers: 0,
-    reboughtAfterKill: 0,
+    reboughtAfterHolderLost: 0,
     reboughtAfterLostAnswer: 0,
   };
 
@@ -333,6 +341,10 @@ export function check(obs: Observations): CheckResult {
   const bought = obs.calls.filter((c) => c.operation === 'paging-orders' && c.answered && c.code === 0);
   const byKey = new Map<string, CallRecord[]>();
   for (const c of bought) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  /** The replica could not record what it bought between `from` and `to`. */
+  const couldNotRecord = (replica: number, from: number, to: number) =>
+    obs.kills.some((k) => k.replica === replica && k.at >= from && k.at <= to) ||
+    obs.outages.some((o) => (o.replica === null || o.replica === replica) && o.from <= to && o.to >= from);
   for (const purchases of byKey.values()) {
     const sorted = [...purchases].sort((a, b) => a.at - b.at);
     for (let i = 1; i < sorted.length; i++) {
@@ -340,12 +352,11 @@ export function check(obs: Observations): CheckResult {
       const again = sorted[i] as CallRecord;
       if (earlier.some((c) => !c.delivered)) exemptions.reboughtAfterLostAnswer += 1;
       else if (
-        earlier.some(
-          (c) =>
-            lostAnswers.has(c) && c.deliveredAt !== null && killedAfter(obs.kills, c.replica, c.deliveredAt),
+        earlier.every(
+          (c) => c.replica !== again.replica && couldNotRecord(c.replica, c.deliveredAt ?? c.at, again.at),
         )
       )
-        exemptions.reboughtAfterKill += 1;
+        exemptions.reboughtAfterHolderLost += 1;
       else add('page-rebought', `${again.key} bought again: ${sorted.map(describeCall).join('; ')}`);
     }
   }

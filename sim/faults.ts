@@ -235,18 +235,24 @@ export async function applyFault(fault: FaultEvent, world: World, active: () => 
       await world.respawn(fault.replica).catch(() => undefined);
       return;
     case 'pause':
-    case 'pause-long':
+    case 'pause-long': {
       world.record({ kind, replica: fault.replica, detail: `${fault.durationMs} ms` });
+      const from = performance.now();
       world.pause(fault.replica);
       await sleep(fault.durationMs);
       world.resume(fault.replica);
+      world.outages.push({ replica: fault.replica, from, to: performance.now() });
       return;
-    case 'store-cut':
+    }
+    case 'store-cut': {
       world.record({ kind, replica: fault.replica, detail: `${fault.durationMs} ms` });
+      const from = performance.now();
       await world.cutStore(fault.replica);
       await sleep(fault.durationMs);
       await world.restoreStore(fault.replica);
+      world.outages.push({ replica: fault.replica, from, to: performance.now() });
       return;
+    }
     case 'redis-cut':
       world.record({ kind, replica: fault.replica, detail: `${fault.durationMs} ms` });
       await world.cutRedis(fault.replica);
@@ -257,10 +263,13 @@ export async function applyFault(fault: FaultEvent, world: World, active: () => 
       world.record({ kind, replica: fault.replica });
       world.armCommitCut(fault.replica);
       return;
-    case 'table-lock':
+    case 'table-lock': {
       world.record({ kind, detail: `${fault.table} for ${fault.durationMs} ms` });
+      const from = performance.now();
       await world.lockTable(fault.table, fault.durationMs);
+      world.outages.push({ replica: null, from, to: from + fault.durationMs });
       return;
+    }
     case 'redis-restart':
       world.record({
         kind,

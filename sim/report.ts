@@ -27,7 +27,8 @@ export function scheduleLine(report: RunReport): string {
       : `VIOLATIONS ${Object.entries(kinds)
           .map(([k, n]) => `${k}×${n}`)
           .join(' ')}`;
-  return `${head} faults: ${faults}; ${result.calls} calls, ${result.ledgerRows} ledger rows, busiest second ${result.maxInAnySecond}; ${verdict} (${seconds(report.wallMs)})`;
+  const time = `start-up ${seconds(report.setupMs)} + schedule ${seconds(report.activeMs)} + drain ${seconds(report.drainMs)}${report.drainEnd === 'quiet' ? '' : ` (${report.drainEnd.split(/[:;]/)[0]})`}`;
+  return `${head} faults: ${faults}; ${result.calls} calls, ${result.ledgerRows} ledger rows, busiest second ${result.maxInAnySecond}; ${verdict} (${seconds(report.wallMs)}: ${time})`;
 }
 
 export function failureDetail(report: RunReport, defaultKinds: boolean, verbose: boolean): string {
@@ -38,7 +39,7 @@ export function failureDetail(report: RunReport, defaultKinds: boolean, verbose:
     for (const v of result.violations) lines.push(`  ${v.kind}: ${v.detail}`);
     const e = result.exemptions;
     lines.push(
-      `  allowed and counted: ${e.answeredToKilled} answers reached a killed holder, ${e.unreadableAnswers} answers never reached the app, pages bought again: ${e.reboughtAfterKill} after a kill, ${e.reboughtAfterLostAnswer} after a lost answer`,
+      `  allowed and counted: ${e.answeredToKilled} answers reached a killed holder, ${e.unreadableAnswers} answers never reached the app, pages bought again: ${e.reboughtAfterHolderLost} by a replica taking over from a holder that could not record them, ${e.reboughtAfterLostAnswer} after a lost answer`,
     );
   } else lines.push(`  error: ${report.error}`);
   lines.push('  faults applied:');
@@ -86,7 +87,7 @@ export interface Summary {
   exemptions: {
     answeredToKilled: number;
     unreadableAnswers: number;
-    reboughtAfterKill: number;
+    reboughtAfterHolderLost: number;
     reboughtAfterLostAnswer: number;
   };
   calls: number;
@@ -99,7 +100,7 @@ export function summarize(reports: readonly RunReport[], wallMs: number): Summar
   const exemptions = {
     answeredToKilled: 0,
     unreadableAnswers: 0,
-    reboughtAfterKill: 0,
+    reboughtAfterHolderLost: 0,
     reboughtAfterLostAnswer: 0,
   };
   let calls = 0;
@@ -149,7 +150,7 @@ export function summaryText(s: Summary): string {
         .join('; ') || 'none'
     }`,
     `schedules with violations: ${s.failingSeeds.length}${s.failingSeeds.length ? ` (seeds ${s.failingSeeds.join(' ')})` : ''}`,
-    `allowed and counted: answers to a killed holder ${s.exemptions.answeredToKilled}, answers that never reached the app ${s.exemptions.unreadableAnswers}, pages bought again after a kill ${s.exemptions.reboughtAfterKill}, after a lost answer ${s.exemptions.reboughtAfterLostAnswer}`,
+    `allowed and counted: answers to a killed holder ${s.exemptions.answeredToKilled}, answers that never reached the app ${s.exemptions.unreadableAnswers}, pages bought again after their holder was lost ${s.exemptions.reboughtAfterHolderLost}, after a lost answer ${s.exemptions.reboughtAfterLostAnswer}`,
     `wall time: ${seconds(s.wallMs)} (${seconds(s.wallMs / Math.max(1, s.schedules))} per schedule)`,
   ];
   return lines.join('\n');

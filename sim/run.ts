@@ -35,9 +35,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** The app is quiet when no plat call arrived for this long and no run is mid-way. */
 const QUIET_MS = 3000;
-const DRAIN_MS = 45_000;
+/** How long past its lease a held run may wait to be taken over before it counts as stranded. */
+const STRANDED_MS = 40_000;
 /** A run taken over after its lease (22 s) plus the history check's wait (30 s) fits in this. */
-const DRAIN_LIMIT_MS = 100_000;
+const DRAIN_LIMIT_MS = 90_000;
 
 export async function runSchedule(schedule: Schedule, shared: SharedServers): Promise<RunReport> {
   const started = performance.now();
@@ -59,6 +60,7 @@ export async function runSchedule(schedule: Schedule, shared: SharedServers): Pr
   try {
     world = await createWorld(schedule, shared);
     const w = world;
+    await healthy(w, report.setupNotes);
     const caps = await setCaps(w, report.setupNotes);
     let active = true;
     const ctx = {
@@ -114,6 +116,28 @@ export async function runSchedule(schedule: Schedule, shared: SharedServers): Pr
 }
 
 /**
+ * Waits (up to 30 s) until every replica answers /healthz with 200: its store and Redis are
+ * reachable and its limiter has joined, so the workload does not start against a half-started
+ * cluster (what a rolling deploy's readiness check does).
+ */
+async function healthy(world: World, notes: string[]): Promise<void> {
+  const end = performance.now() + 30_000;
+  for (const replica of world.cluster.replicas) {
+    for (;;) {
+      const status = await fetch(`${replica.url}/healthz`, { signal: AbortSignal.timeout(3000) })
+        .then((r) => r.status)
+        .catch(() => 0);
+      if (status === 200) break;
+      if (performance.now() > end) {
+        notes.push(`${replica.name} not healthy at the start (${status})`);
+        break;
+      }
+      await sleep(200);
+    }
+  }
+}
+
+/**
  * The caps of the setup plan, as the checker judges them. The workspace's and users' caps were
  * written before the processes started (world.ts); channel caps are set the way an admin sets
  * them, with `/platdesk budget #channel daily <points>`, and checked whatever the app answers:
@@ -158,33 +182,32 @@ async function setCaps(world: World, notes: string[]): Promise<CapRecord[]> {
 
 /**
  * Waits until the app is quiet: no plat call for QUIET_MS, and no digest run or alert check
- * running or posting (nor a history check due soon). A run held by a dead process is given time
- * for its lease to run out and be taken over; past DRAIN_LIMIT_MS the checker judges what is.
+ * running or posting (nor a history check due within a minute). A run whose holder stopped is
+ * given STRANDED_MS past its lease to be taken over (the scheduler promises about 22 s); a run
+ * still held past that is stranded, and the drain ends. Past DRAIN_LIMIT_MS the checker judges
+ * whatever is.
  */
 async function drain(world: World): Promise<string> {
   const from = performance.now();
-  let limit = from + DRAIN_MS;
   const reader = await openReader(world.database);
   try {
     for (;;) {
       const now = performance.now();
       const lastCall = world.recorder.calls.at(-1)?.at ?? 0;
+      const quiet = now - lastCall >= QUIET_MS && now - from >= QUIET_MS;
       const runs = await readRuns(reader).catch(() => []);
       const wall = Date.now();
+      const held = runs.filter((r) => r.state === 'running' || r.state === 'posting');
       // A post whose outcome was unclear is looked up in the history 30 s later: wait for that too.
-      const busy = runs.filter(
-        (r) =>
-          r.state === 'running' ||
-          r.state === 'posting' ||
-          (r.state === 'unknown' && r.nextAttemptAt !== null && r.nextAttemptAt - wall < 45_000),
+      const checkDue = runs.filter(
+        (r) => r.state === 'unknown' && r.nextAttemptAt !== null && r.nextAttemptAt - wall < 60_000,
       );
-      for (const r of busy) {
-        const due = Math.max(r.leaseExpiresAt ?? 0, r.nextAttemptAt ?? 0);
-        if (due > 0) limit = Math.max(limit, Math.min(from + DRAIN_LIMIT_MS, now + (due - wall) + 40_000));
-      }
-      if (busy.length === 0 && now - lastCall >= QUIET_MS && now - from >= QUIET_MS) return 'quiet';
-      if (now >= limit)
-        return `limit reached; still busy: ${busy.map((r) => `${r.kind} ${r.id} ${r.state}`).join(', ') || 'plat calls'}`;
+      const stranded = held.filter((r) => r.leaseExpiresAt !== null && wall - r.leaseExpiresAt > STRANDED_MS);
+      if (held.length === 0 && checkDue.length === 0 && quiet) return 'quiet';
+      if (checkDue.length === 0 && held.length > 0 && stranded.length === held.length && quiet)
+        return `stranded: ${stranded.map((r) => `${r.kind} ${r.id} ${r.state}`).join(', ')}`;
+      if (now - from >= DRAIN_LIMIT_MS)
+        return `limit reached; still busy: ${[...held, ...checkDue].map((r) => `${r.kind} ${r.id} ${r.state}`).join(', ') || 'plat calls'}`;
       await sleep(500);
     }
   } finally {

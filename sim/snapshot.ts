@@ -124,6 +124,7 @@ export async function collect(world: World, caps: CapRecord[]): Promise<Observat
       runs,
       posts: readPosts(world),
       kills: [...world.kills],
+      outages: [...world.outages],
     };
   } finally {
     await reader.close();

@@ -57,6 +57,16 @@ export type WorkloadAction =
       replica: number;
       submits: number[];
     }
+  | {
+      /** Many people confirm distinct lookups at once, across replicas: the limiter's test. */
+      kind: 'burst';
+      at: number;
+      size: number;
+      /** The confirms are spread over this many ms. */
+      spreadMs: number;
+      /** Which replica the first lookup is asked on (the next ones go round). */
+      replica: number;
+    }
   | { kind: 'digest-run'; at: number; digest: number; replica: number }
   | { kind: 'alert-add'; at: number; channel: number; replica: number };
 
@@ -147,6 +157,13 @@ export function workloadArbitrary(replicas: number, spanMs: number): fc.Arbitrar
     replica,
     submits: fc.array(replica, { minLength: 1, maxLength: 2 }),
   });
+  const burst = fc.record({
+    kind: fc.constant('burst' as const),
+    at,
+    size: fc.integer({ min: 6, max: 20 }),
+    spreadMs: fc.integer({ min: 0, max: 600 }),
+    replica,
+  });
   const digestRun = fc.record({
     kind: fc.constant('digest-run' as const),
     at,
@@ -161,12 +178,13 @@ export function workloadArbitrary(replicas: number, spanMs: number): fc.Arbitrar
   });
   return fc
     .tuple(
-      fc.array(lookup, { minLength: 8, maxLength: 20 }),
+      fc.array(lookup, { minLength: 6, maxLength: 16 }),
+      fc.array(burst, { minLength: 1, maxLength: 2 }),
       fc.array(shortcut, { maxLength: 2 }),
       fc.array(digestRun, { maxLength: 2 }),
       fc.array(alertAdd, { maxLength: 1 }),
     )
-    .map(([a, b, c, d]) => [...a, ...b, ...c, ...d]);
+    .map(([a, b, c, d, e]) => [...a, ...b, ...c, ...d, ...e]);
 }
 
 // ---- doing it ----------------------------------------------------------------------------------
@@ -191,7 +209,8 @@ export interface WorkloadContext {
   sleep(ms: number): Promise<void>;
 }
 
-const ANSWER_WAIT_MS = 8000;
+/** Generous: the machine may be loaded, and a slow answer is not what the checker judges. */
+const ANSWER_WAIT_MS = 15_000;
 const FINAL_WAIT_MS = 25_000;
 const LOOKING_UP = 'Looking up';
 
@@ -235,6 +254,8 @@ export async function doAction(
         return { action, result: await doLookup(action, n, ctx) };
       case 'shortcut':
         return { action, result: await doShortcut(action, n, ctx) };
+      case 'burst':
+        return { action, result: await doBurst(action, n, ctx) };
       case 'digest-run':
         return { action, result: await doDigestRun(action, ctx) };
       case 'alert-add':
@@ -307,6 +328,53 @@ async function doLookup(
   }
   const said = await Promise.all(answers);
   return `clicked ${action.clicks.length}×: ${said.join(' | ')}`;
+}
+
+async function doBurst(
+  action: Extract<WorkloadAction, { kind: 'burst' }>,
+  n: number,
+  ctx: WorkloadContext,
+): Promise<string> {
+  const { slack } = ctx;
+  const replicas = (i: number) => action.replica + i;
+  const asked = await Promise.all(
+    Array.from({ length: action.size }, async (_, i) => {
+      const userId = USERS[i % USERS.length] ?? USERS[0];
+      const channelId = CHANNELS[i % CHANNELS.length] ?? CHANNELS[0];
+      const responseUrlId = slack.nextId('burst-ask');
+      const sent = await slack.command(ctx.target(replicas(i)), {
+        command: '/shop',
+        text: `ww ${ctx.runTag}b${n}x${i}`,
+        userId,
+        channelId,
+        responseUrlId,
+      });
+      const answer = sent.ok ? await slack.response(responseUrlId, () => true, ANSWER_WAIT_MS) : null;
+      const confirm = answer ? buttonOf(answer, ACTIONS.confirm) : null;
+      return confirm ? { i, userId, channelId, confirm } : null;
+    }),
+  );
+  const ready = asked.filter((a) => a !== null);
+  const answered = await Promise.all(
+    ready.map(async ({ i, userId, channelId, confirm }) => {
+      await ctx.sleep((i * action.spreadMs) / action.size);
+      const responseUrlId = slack.nextId('burst-click');
+      const sent = await slack.click(ctx.target(replicas(i + 1)), {
+        actionId: ACTIONS.confirm,
+        value: confirm.value,
+        label: confirm.label,
+        userId,
+        channelId,
+        responseUrlId,
+        actionTs: `${Math.floor(Date.now() / 1000)}.${String(n).padStart(4, '0')}${String(i).padStart(2, '0')}`,
+      });
+      if (!sent.ok) return false;
+      return (
+        (await slack.response(responseUrlId, (b) => !textOf(b).includes(LOOKING_UP), FINAL_WAIT_MS)) !== null
+      );
+    }),
+  );
+  return `${action.size} asked, ${ready.length} confirmations, ${answered.filter(Boolean).length} answered`;
 }
 
 async function doShortcut(

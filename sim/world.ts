@@ -128,8 +128,11 @@ export interface World {
   readonly faults: FaultRecord[];
   /** kill -9 of each replica, in performance.now() time (the checker's "killed before it recorded"). */
   readonly kills: { replica: number; at: number }[];
+  /** When a replica (null: every replica) could not write to the store: paused, cut off, a table locked. */
+  readonly outages: { replica: number | null; from: number; to: number }[];
   /** performance.now() when the workload started. */
   startedAt: number;
+  /** Where Slack delivers a request meant for replica `replica` (modulo their number). */
   target(replica: number): SlackTarget;
   record(fault: Omit<FaultRecord, 'at'>): void;
 
@@ -330,6 +333,7 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
     const slack = slackDriver(fake, SIGNING_SECRET, tag);
     const faults: FaultRecord[] = [];
     const kills: World['kills'] = [];
+    const outages: World['outages'] = [];
     const respawning = new Map<number, Promise<void>>();
     const locks = new Set<Promise<void>>();
     let redisRestart: Promise<void> | null = null;
@@ -348,12 +352,13 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
       digests,
       faults,
       kills,
+      outages,
       startedAt: performance.now(),
       target(replica) {
-        const wanted = cluster.replicas[replica];
+        const wanted = cluster.replicas[replica % cluster.replicas.length];
         if (wanted?.alive) return wanted;
         // A load balancer sends it to a live replica (a paused one still looks alive).
-        return cluster.replicas.find((r) => r.alive) ?? at(replica);
+        return cluster.replicas.find((r) => r.alive) ?? at(replica % cluster.replicas.length);
       },
       record(fault) {
         faults.push({ ...fault, at: performance.now() });

@@ -75,6 +75,7 @@ function clean(specs: Spec[]): Observations {
     runs: [{ kind: 'digest', id: 1, state: 'posted', key: 'digest-run-1-1000', messageTs: '1.000001' }],
     posts: [{ key: 'digest-run-1-1000', eventType: 'platdesk_digest', channel: 'CD', ts: '1.000001' }],
     kills: [],
+    outages: [],
   };
 }
 
@@ -247,7 +248,27 @@ describe('the simulator checker on fabricated records', () => {
     expect(kindsOf(obs)).toEqual(['run-stranded']);
   });
 
-  it('page-rebought: one page bought twice by live holders; allowed when the first answer reached a killed holder or never reached the app', () => {
+  it('page-rebought: a page bought again by its own holder, or by two live holders (a split brain)', () => {
+    const again: Spec = {
+      op: 'paging-orders',
+      at: 4000,
+      points: 2,
+      user: null,
+      channel: 'CD',
+      replica: 1,
+      key: 'page 0',
+    };
+    // The holder itself buys its page again (e.g. after a store write it took for failed).
+    expect(kindsOf(clean([...BASE, again]))).toEqual(['page-rebought']);
+    // Another replica buys it while the first holder was alive and connected.
+    expect(kindsOf(clean([...BASE, { ...again, replica: 2 }]))).toEqual(['page-rebought']);
+    // The same, though the first holder's store was cut, when it is the holder that buys again.
+    const own = clean([...BASE, again]);
+    own.outages = [{ replica: 1, from: 3000, to: 3900 }];
+    expect(kindsOf(own)).toEqual(['page-rebought']);
+  });
+
+  it('page bought again by a replica taking over from a holder that could not record it (killed, paused, cut off), or after its answer was lost: allowed and counted', () => {
     const again: Spec = {
       op: 'paging-orders',
       at: 4000,
@@ -257,7 +278,6 @@ describe('the simulator checker on fabricated records', () => {
       replica: 2,
       key: 'page 0',
     };
-    expect(kindsOf(clean([...BASE, again]))).toEqual(['page-rebought']);
 
     const killed = clean([...BASE, again]);
     const first = killed.calls[2] as CallRecord;
@@ -266,7 +286,14 @@ describe('the simulator checker on fabricated records', () => {
     killed.kills = [{ replica: first.replica, at: (first.deliveredAt ?? 0) + 10 }];
     const result = check(killed);
     expect(result.violations).toEqual([]);
-    expect(result.exemptions).toMatchObject({ answeredToKilled: 1, reboughtAfterKill: 1 });
+    expect(result.exemptions).toMatchObject({ answeredToKilled: 1, reboughtAfterHolderLost: 1 });
+
+    // Cut off from the store while the page's answer came: its charge reached the ledger later.
+    const cutOff = clean([...BASE, again]);
+    cutOff.outages = [{ replica: 1, from: 2900, to: 3900 }];
+    const cutOffResult = check(cutOff);
+    expect(cutOffResult.violations).toEqual([]);
+    expect(cutOffResult.exemptions.reboughtAfterHolderLost).toBe(1);
 
     const cut = clean([...BASE, again]);
     Object.assign(cut.calls[2] as CallRecord, { delivered: false, deliveredAt: null });
