@@ -16,7 +16,7 @@
  * gets a fresh database copied from a template migrated once, and a fresh Redis, sandbox and
  * Slack stand-in, so a seed replays without what earlier schedules left behind.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -37,7 +37,17 @@ import { ADMINS, DIGEST_CHANNELS, USERS } from './workload.js';
 
 export const SIGNING_SECRET = 'sim-signing-secret';
 const PLAT_TOKEN = 'sim-plat-token';
-const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+/** Debian's libfaketime (package `faketime`), under the machine's multiarch directory. */
+function faketimeLibrary(): string {
+  const root = '/usr/lib';
+  for (const dir of existsSync(root) ? readdirSync(root) : []) {
+    const path = join(root, dir, 'faketime', 'libfaketime.so.1');
+    if (existsSync(path)) return path;
+  }
+  throw new Error(
+    "libfaketime is not installed: the simulator moves replicas' clocks with it (Debian: apt-get install -y faketime; .ci/run does this)",
+  );
+}
 /** Orders over the sandbox's 72 h: about 4 pages (of 100) a day for the busy shop, 1 for the small. */
 const ORDER_COUNTS = { [SANDBOX_FIXTURES.owners.busy]: 1200, [SANDBOX_FIXTURES.owners.small]: 240 };
 const DAY_MS = 86_400_000;
@@ -312,7 +322,7 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
         PLAT_PRICES: platPrices(prices),
         PLATDESK_ADMINS: ADMINS.join(','),
         PLAT_QUEUE_MAX: '500',
-        LD_PRELOAD: FAKETIME_LIB,
+        LD_PRELOAD: faketimeLibrary(),
         FAKETIME_CACHE_DURATION: '1',
         FAKETIME_DONT_FAKE_MONOTONIC: '1',
       },
@@ -419,9 +429,19 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
               await client.end();
             }
           } else {
-            const db = new Database(database.path, { timeout: 10_000 });
+            // A short busy timeout, retried: better-sqlite3 waits on this thread, and a long
+            // wait here would stall the recorder and the Slack stand-in with it.
+            const db = new Database(database.path, { timeout: 20 });
             try {
-              db.exec('BEGIN EXCLUSIVE');
+              for (let tries = 0; ; tries++) {
+                try {
+                  db.exec('BEGIN EXCLUSIVE');
+                  break;
+                } catch (error) {
+                  if (tries > 250) throw error;
+                  await new Promise((r) => setTimeout(r, 20));
+                }
+              }
               await new Promise((r) => setTimeout(r, ms));
               db.exec('ROLLBACK');
             } finally {

@@ -189,6 +189,13 @@ describe('the simulator checker on fabricated records', () => {
     expect(kindsOf(obs)).toEqual(['charge-missing']);
   });
 
+  it('charge-missing, once: an answer read by a live process with no row at all', () => {
+    const obs = clean(BASE);
+    obs.ledger = obs.ledger.filter((r) => r.operation !== 'platdybw');
+    obs.counters = countersOf(obs.ledger);
+    expect(kindsOf(obs)).toEqual(['charge-missing']);
+  });
+
   it('charge-phantom: a row for a call that never reached the service (finding 16)', () => {
     const obs = clean(BASE);
     obs.ledger.push({
