@@ -7,7 +7,7 @@
  *   --from S           the first seed (default: a random one, printed)
  *   --seed S[,S…]      exactly these seeds (replay)
  *   --topology T       pg (3 replicas, PostgreSQL + Redis), sqlite (1 process), or both (default:
- *                      every 4th seed on SQLite)
+ *                      every 3rd seed on SQLite)
  *   --faults K[,K…]    only these fault kinds (sim/faults.ts FaultKind)
  *   --shrink SECONDS   with one --seed: let fast-check shrink a failing schedule for at most
  *                      this long (each try is a whole run) and print the smallest that fails
@@ -57,7 +57,7 @@ const seeds: number[] = args.seed
     })();
 for (const s of seeds) if (!Number.isSafeInteger(s)) fail(`not a seed: ${s}`);
 const topologyOf = (seed: number): Topology =>
-  topologyArg === 'both' ? (seed % 4 === 0 ? 'sqlite' : 'pg') : topologyArg;
+  topologyArg === 'both' ? (seed % 3 === 0 ? 'sqlite' : 'pg') : topologyArg;
 const options = (seed: number) => ({
   topology: topologyOf(seed),
   ...(faultKinds ? { faults: faultKinds } : {}),

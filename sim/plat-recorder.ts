@@ -72,6 +72,12 @@ export interface PlatRecorder {
   /** The base URL replica `index` uses as PLAT_BASE_URL (one port each). */
   urlOf(index: number): string;
   readonly calls: readonly PlatCall[];
+  /**
+   * Spans in which this process's event loop stalled past STALL_MS (a loaded machine): calls
+   * that arrived meanwhile were timed when it woke, later than they came, so their arrival
+   * times are compressed at its end. The checker does not judge the rate on them.
+   */
+  readonly stalls: readonly { from: number; to: number }[];
   addFault(fault: PlatFault): void;
   /** Faults not used up yet. */
   pendingFaults(): PlatFault[];
@@ -156,6 +162,10 @@ function tagAnswer(
   };
 }
 
+/** A tick this much later than due is a stall of the event loop. */
+const TICK_MS = 10;
+const STALL_MS = 40;
+
 export async function startPlatRecorder(targetUrl: string, replicas: number): Promise<PlatRecorder> {
   const target = new URL(targetUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -167,6 +177,14 @@ export async function startPlatRecorder(targetUrl: string, replicas: number): Pr
   /** Answers held back (`hold-answer`): ended at close. */
   const held = new Set<ServerResponse>();
   let seq = 0;
+  const stalls: { from: number; to: number }[] = [];
+  let lastTick = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    if (now - lastTick > TICK_MS + STALL_MS) stalls.push({ from: lastTick + TICK_MS, to: now });
+    lastTick = now;
+  }, TICK_MS);
+  ticker.unref();
 
   function takeFault(replica: number, operation: string | null): PlatFault | null {
     const fault = faults.find(
@@ -279,10 +297,12 @@ export async function startPlatRecorder(targetUrl: string, replicas: number): Pr
   return {
     urlOf: (index) => `http://127.0.0.1:${ports[index]}`,
     calls,
+    stalls,
     addFault: (fault) => void faults.push({ ...fault }),
     pendingFaults: () => faults.filter((f) => f.count > 0).map((f) => ({ ...f })),
     clearFaults: () => void faults.splice(0),
     async close() {
+      clearInterval(ticker);
       for (const res of held) res.destroy();
       held.clear();
       for (const socket of sockets) socket.destroy();

@@ -2,7 +2,7 @@
  * What `npm run sim` prints: one line per schedule, a failing schedule in full (its seed, its
  * schedule, what the checker found and the command line that replays it), and a summary.
  */
-import { VIOLATION_KINDS, type ViolationKind } from './checker.js';
+import { type Exemptions, VIOLATION_KINDS, type ViolationKind } from './checker.js';
 import type { RunReport } from './run.js';
 import { describeSchedule, type Schedule } from './schedule.js';
 
@@ -39,7 +39,7 @@ export function failureDetail(report: RunReport, defaultKinds: boolean, verbose:
     for (const v of result.violations) lines.push(`  ${v.kind}: ${v.detail}`);
     const e = result.exemptions;
     lines.push(
-      `  allowed and counted: ${e.answeredToKilled} answers reached a killed holder, ${e.unreadableAnswers} answers never reached the app, pages bought again: ${e.reboughtAfterHolderLost} by a replica taking over from a holder that could not record them, ${e.reboughtAfterLostAnswer} after a lost answer`,
+      `  allowed and counted: ${e.answeredToKilled} answers reached a killed holder, ${e.unreadableAnswers} answers never reached the app, pages bought again: ${e.reboughtAfterHolderLost} by a replica taking over from a holder that could not record them, ${e.reboughtAfterLostAnswer} after a lost answer; ${e.rateUnmeasured} busy seconds not judged (the recorder stalled)`,
     );
   } else lines.push(`  error: ${report.error}`);
   lines.push('  faults applied:');
@@ -84,12 +84,7 @@ export interface Summary {
   /** Seeds whose schedule broke each invariant. */
   seedsByViolation: Record<string, number[]>;
   failingSeeds: number[];
-  exemptions: {
-    answeredToKilled: number;
-    unreadableAnswers: number;
-    reboughtAfterHolderLost: number;
-    reboughtAfterLostAnswer: number;
-  };
+  exemptions: Exemptions;
   calls: number;
   wallMs: number;
 }
@@ -97,11 +92,12 @@ export interface Summary {
 export function summarize(reports: readonly RunReport[], wallMs: number): Summary {
   const violations = Object.fromEntries(VIOLATION_KINDS.map((k) => [k, 0])) as Record<ViolationKind, number>;
   const seedsByViolation: Record<string, number[]> = {};
-  const exemptions = {
+  const exemptions: Exemptions = {
     answeredToKilled: 0,
     unreadableAnswers: 0,
     reboughtAfterHolderLost: 0,
     reboughtAfterLostAnswer: 0,
+    rateUnmeasured: 0,
   };
   let calls = 0;
   for (const r of reports) {
@@ -150,7 +146,7 @@ export function summaryText(s: Summary): string {
         .join('; ') || 'none'
     }`,
     `schedules with violations: ${s.failingSeeds.length}${s.failingSeeds.length ? ` (seeds ${s.failingSeeds.join(' ')})` : ''}`,
-    `allowed and counted: answers to a killed holder ${s.exemptions.answeredToKilled}, answers that never reached the app ${s.exemptions.unreadableAnswers}, pages bought again after their holder was lost ${s.exemptions.reboughtAfterHolderLost}, after a lost answer ${s.exemptions.reboughtAfterLostAnswer}`,
+    `allowed and counted: answers to a killed holder ${s.exemptions.answeredToKilled}, answers that never reached the app ${s.exemptions.unreadableAnswers}, pages bought again after their holder was lost ${s.exemptions.reboughtAfterHolderLost}, after a lost answer ${s.exemptions.reboughtAfterLostAnswer}; busy seconds not judged (the recorder stalled) ${s.exemptions.rateUnmeasured}`,
     `wall time: ${seconds(s.wallMs)} (${seconds(s.wallMs / Math.max(1, s.schedules))} per schedule)`,
   ];
   return lines.join('\n');

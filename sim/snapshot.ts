@@ -125,6 +125,7 @@ export async function collect(world: World, caps: CapRecord[]): Promise<Observat
       posts: readPosts(world),
       kills: [...world.kills],
       outages: [...world.outages],
+      stalls: [...world.recorder.stalls],
     };
   } finally {
     await reader.close();

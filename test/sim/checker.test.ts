@@ -76,6 +76,7 @@ function clean(specs: Spec[]): Observations {
     posts: [{ key: 'digest-run-1-1000', eventType: 'platdesk_digest', channel: 'CD', ts: '1.000001' }],
     kills: [],
     outages: [],
+    stalls: [],
   };
 }
 
@@ -140,6 +141,22 @@ describe('the simulator checker on fabricated records', () => {
     // The 11th starts exactly 1000 ms after the 1st: "10 per 1000 ms" held (src/sandbox/rate-window.ts).
     expect(kindsOf(clean([...BASE, ...burst(11, 100)]))).toEqual([]);
     expect(busiestWindow([0, 100, 999, 1000, 1999])).toEqual({ count: 3, from: 0 });
+  });
+
+  it('rate: calls timed just after a stall of the recorder are not judged (their times are compressed), and counted', () => {
+    const late = Array.from(
+      { length: 11 },
+      (_, i): Spec => ({ op: 'get-shop-id', at: 10_000 + i, points: 2 }),
+    );
+    const obs = clean([...BASE, ...late]);
+    obs.stalls = [{ from: 9_200, to: 10_005 }];
+    const result = check(obs);
+    expect(result.violations).toEqual([]);
+    expect(result.exemptions.rateUnmeasured).toBe(1);
+    // Enough calls outside the stall's shadow still make a violation.
+    const many = clean([...BASE, ...late, ...late.map((s) => ({ ...s, at: s.at + 100 }))]);
+    many.stalls = obs.stalls;
+    expect(kindsOf(many)).toEqual(['rate']);
   });
 
   it('charge-double: one answer recorded twice', () => {
