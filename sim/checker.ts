@@ -80,6 +80,11 @@ export interface RunRecord {
   key: string;
   /** Slack ts of its message, when the store names one. */
   messageTs: string | null;
+  /**
+   * What a digest run posts: its subscription and the window of orders it reads. Two runs of one
+   * subscription and window post the same digest (e.g. two "Run now" at once).
+   */
+  digestOf?: string;
 }
 
 export interface PostRecord {
@@ -363,6 +368,16 @@ export function check(obs: Observations): CheckResult {
     if (!postsByKey.has(run.key))
       add('post-lost', `${run.kind} ${run.id} is recorded as posted, but Slack holds no message ${run.key}`);
   }
+  const postedDigests = new Map<string, RunRecord[]>();
+  for (const run of obs.runs)
+    if (run.kind === 'digest' && run.state === 'posted' && run.digestOf !== undefined)
+      postedDigests.set(run.digestOf, [...(postedDigests.get(run.digestOf) ?? []), run]);
+  for (const [digest, runs] of postedDigests)
+    if (runs.length > 1)
+      add(
+        'post-duplicate',
+        `the digest of ${digest} (subscription:window) was posted by ${runs.length} runs: ${runs.map((r) => r.key).join(', ')}`,
+      );
   for (const run of obs.runs)
     if (run.state === 'running' || run.state === 'posting')
       add('run-stranded', `${run.kind} ${run.id} is still ${run.state} after the drain`);

@@ -22,7 +22,7 @@ import { FAULT_KINDS, type FaultKind } from './faults.js';
 import { failureDetail, scheduleLine, summarize, summaryText } from './report.js';
 import { runSchedule } from './run.js';
 import { describeSchedule, scheduleArbitrary, scheduleOf, type Topology } from './schedule.js';
-import { startShared } from './world.js';
+import { closeOpenWorlds, startShared } from './world.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,6 +65,14 @@ const options = (seed: number) => ({
 
 const started = performance.now();
 const shared = await startShared({ postgres: seeds.some((s) => topologyOf(s) === 'pg') });
+// Ctrl-C (or a stop): the app processes, PostgreSQL and Redis are this process's children.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    console.error(`npm run sim: ${signal}, stopping the processes it started`);
+    void closeOpenWorlds()
+      .then(() => shared.close())
+      .finally(() => process.exit(130));
+  });
 let failed = false;
 try {
   if (args.shrink !== undefined) {

@@ -42,7 +42,9 @@ export async function readRuns(
   reader: StoreReader,
 ): Promise<(RunRecord & { leaseExpiresAt: number | null; nextAttemptAt: number | null })[]> {
   const columns = 'id, state, created_at, message_ts, lease_expires_at, next_attempt_at';
-  const digests = await reader.all(`SELECT ${columns} FROM digest_runs`);
+  const digests = await reader.all(
+    `SELECT ${columns}, subscription_id, window_start, window_end FROM digest_runs`,
+  );
   const alerts = await reader.all(`SELECT ${columns} FROM alert_checks`);
   const of = (kind: 'digest' | 'alert', prefix: string) => (r: Row) => ({
     kind,
@@ -52,6 +54,9 @@ export async function readRuns(
     messageTs: text(r.message_ts),
     leaseExpiresAt: r.lease_expires_at === null ? null : num(r.lease_expires_at),
     nextAttemptAt: r.next_attempt_at === null ? null : num(r.next_attempt_at),
+    ...(kind === 'digest'
+      ? { digestOf: `${num(r.subscription_id)}:${num(r.window_start)}-${num(r.window_end)}` }
+      : {}),
   });
   return [...digests.map(of('digest', 'digest-run')), ...alerts.map(of('alert', 'alert-check'))];
 }

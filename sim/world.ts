@@ -190,13 +190,22 @@ function zoneWithPastSlot(now: number): { zone: string; time: string } {
   return { zone: 'UTC', time: '00:00' };
 }
 
+/** Worlds not closed yet: `npm run sim` closes them when it is interrupted (Ctrl-C). */
+const openWorlds = new Set<World>();
+
+/** Stops the processes of every world still open. */
+export async function closeOpenWorlds(): Promise<void> {
+  await Promise.all([...openWorlds].map((w) => w.close().catch(() => undefined)));
+}
+
 export async function createWorld(schedule: Schedule, shared: SharedServers): Promise<World> {
   const { topology, replicas, setup } = schedule;
   const tag = `sim_${schedule.seed}_${process.pid}_${Date.now().toString(36)}`;
   const dir = mkdtempSync(join(tmpdir(), 'platdesk-sim-'));
   const cleanups: (() => Promise<void>)[] = [async () => rmSync(dir, { recursive: true, force: true })];
   const cleanup = async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    // Each step once, newest first, whoever calls (the run's end, or an interrupt meanwhile).
+    for (let c = cleanups.pop(); c; c = cleanups.pop()) await c().catch(() => undefined);
   };
   // Redis starts while the database is made (a fresh key set is fenced for a second or two).
   const redisReady: Promise<RedisServer | null> =
@@ -503,8 +512,12 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
         await Promise.all([...respawning.values()].map((p) => p.catch(() => undefined)));
         for (let i = 0; i < replicas; i++) if (!at(i).alive) await world.respawn(i).catch(() => undefined);
       },
-      close: cleanup,
+      async close() {
+        openWorlds.delete(world);
+        await cleanup();
+      },
     };
+    openWorlds.add(world);
     return world;
   } catch (error) {
     await redisReady.catch(() => undefined);

@@ -260,6 +260,28 @@ describe('the simulator checker on fabricated records', () => {
     const lost = clean(BASE);
     lost.posts = [];
     expect(kindsOf(lost)).toEqual(['post-lost']);
+    // Two runs of one subscription and window (two "Run now" at once): one digest, posted twice.
+    const again = clean(BASE);
+    again.runs = [
+      {
+        kind: 'digest',
+        id: 1,
+        state: 'posted',
+        key: 'digest-run-1-1000',
+        messageTs: '1.1',
+        digestOf: '1:0-9',
+      },
+      {
+        kind: 'digest',
+        id: 2,
+        state: 'posted',
+        key: 'digest-run-2-1001',
+        messageTs: '1.2',
+        digestOf: '1:0-9',
+      },
+    ];
+    again.posts.push({ key: 'digest-run-2-1001', eventType: 'platdesk_digest', channel: 'CD', ts: '1.2' });
+    expect(kindsOf(again)).toEqual(['post-duplicate']);
     // An alert check that had nothing to alert posted nothing, and says so (no message ts).
     const quiet = clean(BASE);
     quiet.runs.push({ kind: 'alert', id: 3, state: 'posted', key: 'alert-check-3-5', messageTs: null });
