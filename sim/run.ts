@@ -36,7 +36,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** The app is quiet when no plat call arrived for this long and no run is mid-way. */
 const QUIET_MS = 3000;
 /** How long past its lease a held run may wait to be taken over before it counts as stranded. */
-const STRANDED_MS = 30_000;
+const STRANDED_MS = 20_000;
 /** How long after the schedule the workload's last answers are awaited before the drain. */
 const ACTIONS_GRACE_MS = 8000;
 /** A run taken over after its lease (22 s) plus the history check's wait (30 s) fits in this. */
