@@ -17,7 +17,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leasedRunCalls, settleUnanswered } from '../../src/digest/sent-calls.js';
-import { createChargeRecorder } from '../../src/store/ledger.js';
+import { chargeIdOf, createChargeRecorder, ledgerEntryFor } from '../../src/store/ledger.js';
+import { periodKeys, periodsOf } from '../../src/store/periods.js';
 import type { Store } from '../../src/store/store.js';
 import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
 
@@ -117,4 +118,90 @@ describe.each(ENGINES)('a late holder and a takeover, every order (fast-check sc
       { numRuns: engine === 'sqlite' ? 60 : 25 },
     );
   }, 60_000);
+
+  it('lookups reserving, charging and releasing against one cap, in every order: the cap holds, totals = ledger, nothing left reserved', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 5, max: 40 }),
+        fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 2, maxLength: 6 }),
+        async (s, cap, prices) => {
+          run += 1;
+          const userId = `UCAP${run}`;
+          const now = new Date();
+          const { daily } = periodKeys(now, 'Asia/Shanghai');
+          const caps = [
+            { scope: 'user' as const, subject: userId, period: 'daily' as const, key: daily, cap },
+          ];
+          const lookups = prices.map((points, i) => {
+            let reservation: string | null = null;
+            return s.scheduleSequence([
+              {
+                label: `lookup ${i} reserves ${points}`,
+                builder: async () => {
+                  const r = await store.budgets.reserve({ userId, points, caps, ttlMs: 60_000 });
+                  if (r.ok) reservation = r.id;
+                },
+              },
+              {
+                label: `lookup ${i} records its charge`,
+                builder: async () => {
+                  if (reservation === null) return;
+                  await store.ledger.record(
+                    ledgerEntryFor(
+                      {
+                        operation: 'get-shop-id',
+                        edition: null,
+                        points,
+                        quotaCalls: 0,
+                        code: 0,
+                        requestId: null,
+                        correlationId: null,
+                        at: now,
+                      },
+                      {
+                        chargeId: chargeIdOf(`cap-${run}-${i}`, 0, 0),
+                        userId,
+                        channelId: null,
+                        pendingId: null,
+                        source: 'interactive',
+                      },
+                    ),
+                    { reservationId: reservation },
+                  );
+                },
+              },
+              {
+                label: `lookup ${i} releases`,
+                builder: async () => {
+                  if (reservation !== null) await store.budgets.release(reservation);
+                },
+              },
+            ]);
+          });
+          await s.waitFor(Promise.all(lookups.map((l) => l.task)));
+
+          const spent = (
+            await store.ledger.totals({ from: new Date(0), to: new Date(Date.now() + 86_400_000), userId })
+          ).points;
+          expect(spent).toBeLessThanOrEqual(cap);
+          const [counter] = (await store.budgets.reconcile([periodOf(now)])).filter(
+            (d) => d.subject === userId,
+          );
+          expect(counter, 'the totals agree with the ledger and the live reservations').toBeUndefined();
+          const use = await store.budgets.reserve({ userId, points: 0, caps, ttlMs: 1 });
+          const mine = use.uses.find((u) => u.subject === userId);
+          expect(mine?.spent, 'spent + reserved once every lookup released').toBe(spent);
+          if (use.ok) await store.budgets.release(use.id);
+        },
+      ),
+      { numRuns: engine === 'sqlite' ? 60 : 25 },
+    );
+  }, 60_000);
 });
+
+/** The day of `at` in the default budget zone, as reconcile() takes it. */
+function periodOf(at: Date) {
+  const { daily } = periodsOf(at, 'Asia/Shanghai');
+  return daily;
+}
