@@ -386,9 +386,12 @@ export function check(obs: Observations): CheckResult {
   const bought = obs.calls.filter((c) => c.operation === 'paging-orders' && c.answered && c.code === 0);
   const byKey = new Map<string, CallRecord[]>();
   for (const c of bought) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  /** The replica was killed (and so started again as a new process) between `from` and `to`. */
+  const killedBetween = (replica: number, from: number, to: number) =>
+    obs.kills.some((k) => k.replica === replica && k.at >= from && k.at <= to);
   /** The replica could not record what it bought between `from` and `to`. */
   const couldNotRecord = (replica: number, from: number, to: number) =>
-    obs.kills.some((k) => k.replica === replica && k.at >= from && k.at <= to) ||
+    killedBetween(replica, from, to) ||
     obs.outages.some((o) => (o.replica === null || o.replica === replica) && o.from <= to && o.to >= from);
   for (const purchases of byKey.values()) {
     const sorted = [...purchases].sort((a, b) => a.at - b.at);
@@ -398,7 +401,10 @@ export function check(obs: Observations): CheckResult {
       if (earlier.some((c) => !c.delivered)) exemptions.reboughtAfterLostAnswer += 1;
       else if (
         earlier.every(
-          (c) => c.replica !== again.replica && couldNotRecord(c.replica, c.deliveredAt ?? c.at, again.at),
+          (c) =>
+            couldNotRecord(c.replica, c.deliveredAt ?? c.at, again.at) &&
+            // Another process: another replica, or this one started again after a kill.
+            (c.replica !== again.replica || killedBetween(c.replica, c.deliveredAt ?? c.at, again.at)),
         )
       )
         exemptions.reboughtAfterHolderLost += 1;

@@ -334,6 +334,15 @@ describe('the simulator checker on fabricated records', () => {
     expect(result.violations).toEqual([]);
     expect(result.exemptions).toMatchObject({ answeredToKilled: 1, reboughtAfterHolderLost: 1 });
 
+    // One process: the holder killed, then the same replica started again took its run over.
+    const restarted = clean([...BASE, { ...again, replica: 1 }]);
+    Object.assign(restarted.ledger[2] as LedgerRecord, { requestId: null, code: -1, points: 0 });
+    restarted.counters = countersOf(restarted.ledger);
+    restarted.kills = [{ replica: 1, at: 3500 }];
+    const restartedResult = check(restarted);
+    expect(restartedResult.violations).toEqual([]);
+    expect(restartedResult.exemptions).toMatchObject({ answeredToKilled: 1, reboughtAfterHolderLost: 1 });
+
     // Cut off from the store while the page's answer came: its charge reached the ledger later.
     const cutOff = clean([...BASE, again]);
     cutOff.outages = [{ replica: 1, from: 2900, to: 3900 }];
