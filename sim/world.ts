@@ -18,7 +18,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -34,6 +34,9 @@ import { type PlatRecorder, startPlatRecorder } from './plat-recorder.js';
 import type { Schedule } from './schedule.js';
 import { type SlackDriver, type SlackTarget, slackDriver } from './slack-driver.js';
 import { ADMINS, DIGEST_CHANNELS, USERS } from './workload.js';
+
+/** The checkout: the replicas run its build, dist/ (`npm run sim` builds it when stale). */
+const ROOT = resolve(import.meta.dirname, '..');
 
 export const SIGNING_SECRET = 'sim-signing-secret';
 const PLAT_TOKEN = 'sim-plat-token';
@@ -321,7 +324,7 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
       ),
     ) as Sandbox['prices'];
     const cluster = await startReplicaCluster(replicas, {
-      entry: 'built',
+      built: join(ROOT, 'dist'),
       startTimeoutMs: 60_000,
       env: {
         SLACK_BOT_TOKEN: 'xoxb-sim',

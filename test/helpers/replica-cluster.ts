@@ -1,8 +1,8 @@
 /**
  * Several platdesk app processes side by side, as an orchestrator runs replicas: each is
- * `npm start`'s entry point in its own child process (src/main.ts through tsx, or with
- * `entry: 'built'` the build `npm start` runs, dist/main.js), in HTTP mode on a port of its own
- * (PORT=0; the port comes from its `platdesk started` log line).
+ * `npm start`'s entry point (src/main.ts, through tsx; or, with `built`, a build's dist/main.js
+ * with npm start's Node flags, as the image runs it) in its own child process, in HTTP mode on
+ * a port of its own (PORT=0; the port comes from its `platdesk started` log line).
  *
  * The helper knows no engine: the caller gives the environment every replica shares (REDIS_URL,
  * PLAT_BASE_URL, SLACK_API_URL, DATABASE_URL…) and what each has of its own (DATABASE_PATH for a
@@ -10,6 +10,7 @@
  * Every replica's stderr and its warnings and errors are kept for failure messages (`output()`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -26,11 +27,8 @@ export interface ReplicaClusterOptions {
   envOf?: (index: number) => Record<string, string>;
   /** How long a replica may take to log `platdesk started` (default 45 s: tsx compiles on start). */
   startTimeoutMs?: number;
-  /**
-   * What each replica runs: `source` (default) src/main.ts through tsx; `built` dist/main.js with
-   * `npm start`'s Node flags (the caller runs `npm run build` first).
-   */
-  entry?: 'source' | 'built';
+  /** A build's directory (scripts/build.mjs `buildApp(out)`): run its main.js instead of src/. */
+  built?: string;
 }
 
 /** One pino log line of a replica. */
@@ -67,11 +65,8 @@ export interface ReplicaCluster {
   alive(): Replica[];
   /** kill -9 of one replica; resolves once it has exited. */
   kill(index: number): Promise<void>;
-  /**
-   * Starts a new process in place of replica `index` (after kill), with the same environment and
-   * `env` on top of it (e.g. a shifted clock).
-   */
-  respawn(index: number, env?: Record<string, string>): Promise<Replica>;
+  /** Starts a new process in place of replica `index` (after kill), with the same environment. */
+  respawn(index: number): Promise<Replica>;
   /** `GET /healthz` of one replica. */
   health(index: number): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Every replica's output(), labelled: pass it as an assertion's message. */
@@ -80,31 +75,35 @@ export interface ReplicaCluster {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** The entries' command lines (package.json `start` for the build). */
-const ENTRY_ARGS = {
-  source: ['--import', 'tsx', 'src/main.ts'],
-  built: ['--max-semi-space-size=1', '--max-old-space-size=256', 'dist/main.js'],
-} as const;
+/** npm start's Node flags (package.json "start"), for a built replica. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((part) => part.startsWith('--'));
+}
 
 function startReplica(
   index: number,
   name: string,
   env: Record<string, string>,
   startTimeoutMs: number,
-  entry: 'source' | 'built',
+  built: string | undefined,
 ): Promise<Replica> {
-  const child: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/node'), [...ENTRY_ARGS[entry]], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ...env,
-      // The port is read from the `platdesk started` line, logged at info.
-      PORT: '0',
-      LOG_LEVEL: 'info',
+  const child: ChildProcess = spawn(
+    join(ROOT, 'node_modules/.bin/node'),
+    built ? [...startFlags(), join(built, 'main.js')] : ['--import', 'tsx', 'src/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        ...env,
+        // The port is read from the `platdesk started` line, logged at info.
+        PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const lines: LogLine[] = [];
   let stderr = '';
   let alive = true;
@@ -168,9 +167,8 @@ export async function startReplicaCluster(
 ): Promise<ReplicaCluster> {
   const startTimeoutMs = options.startTimeoutMs ?? 45_000;
   const envOf = (index: number) => ({ ...options.env, ...options.envOf?.(index) });
-  const entry = options.entry ?? 'source';
-  const launch = (index: number, name: string, extra: Record<string, string> = {}) =>
-    startReplica(index, name, { ...envOf(index), ...extra }, startTimeoutMs, entry);
+  const launch = (index: number, name: string) =>
+    startReplica(index, name, envOf(index), startTimeoutMs, options.built);
   const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, i) => launch(i, `replica-${i}`)),
   );
@@ -194,10 +192,10 @@ export async function startReplicaCluster(
     at,
     alive: () => replicas.filter((r) => r.alive),
     kill: (index) => killPid(at(index)),
-    async respawn(index, env = {}) {
+    async respawn(index) {
       const previous = at(index);
       if (previous.alive) throw new Error(`${previous.name} is still running: kill it first`);
-      const replica = await launch(index, `${previous.name}'`, env);
+      const replica = await launch(index, `${previous.name}'`);
       replicas[index] = replica;
       return replica;
     },
