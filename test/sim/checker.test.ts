@@ -231,6 +231,44 @@ describe('the simulator checker on fabricated records', () => {
     expect(kindsOf(obs)).toEqual(['charge-phantom']);
   });
 
+  it('a code -2 row ("may not have been sent"), for a call that never left or for one the service answered unseen: allowed and counted; a -1 row for a call never sent still is a phantom', () => {
+    const maybe: LedgerRecord = {
+      id: 50,
+      chargeId: 'digest:1:1:7:0',
+      at: NOON,
+      userId: null,
+      channelId: 'CD',
+      operation: 'paging-orders',
+      points: 0,
+      code: -2,
+      requestId: null,
+      source: 'digest',
+    };
+    // The process died after writing the call ahead, before sending it.
+    const neverLeft = clean(BASE);
+    neverLeft.ledger.push({ ...maybe });
+    neverLeft.counters = countersOf(neverLeft.ledger);
+    const neverLeftResult = check(neverLeft);
+    expect(neverLeftResult.violations).toEqual([]);
+    expect(neverLeftResult.exemptions.maybeNotSent).toBe(1);
+
+    // It died as the request left: the service answered (charged), the answer reached no one.
+    const leftUnseen = clean(BASE);
+    const call = leftUnseen.calls[2] as CallRecord;
+    Object.assign(call, { delivered: false, deliveredAt: null });
+    Object.assign(leftUnseen.ledger[2] as LedgerRecord, { requestId: null, code: -2, points: 0 });
+    leftUnseen.counters = countersOf(leftUnseen.ledger);
+    const leftUnseenResult = check(leftUnseen);
+    expect(leftUnseenResult.violations).toEqual([]);
+    expect(leftUnseenResult.exemptions).toMatchObject({ maybeNotSent: 1, unreadableAnswers: 1 });
+
+    // A -2 row in place of an answer a live process read is still untrue.
+    const read = clean(BASE);
+    Object.assign(read.ledger[2] as LedgerRecord, { requestId: null, code: -2, points: 0 });
+    read.counters = countersOf(read.ledger);
+    expect(kindsOf(read)).toEqual(['charge-untrue']);
+  });
+
   it('counters: a running total that differs from the ledger', () => {
     const obs = clean(BASE);
     const user = obs.counters.find((c) => c.scope === 'user' && c.subject === 'U1' && c.period === 'daily');
