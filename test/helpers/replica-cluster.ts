@@ -25,6 +25,11 @@ export interface ReplicaClusterOptions {
   env: Record<string, string>;
   /** Each replica's own variables, by index (e.g. its DATABASE_PATH). */
   envOf?: (index: number) => Record<string, string>;
+  /**
+   * What each replica's command runs under, by index (e.g. `['faketime', '-f', '+2s']`, a clock
+   * of its own); default nothing.
+   */
+  wrapperOf?: (index: number) => string[];
   /** How long a replica may take to log `platdesk started` (default 45 s: tsx compiles on start). */
   startTimeoutMs?: number;
   /** A build's directory (scripts/build.mjs `buildApp(out)`): run its main.js instead of src/. */
@@ -67,6 +72,10 @@ export interface ReplicaCluster {
   kill(index: number): Promise<void>;
   /** Starts a new process in place of replica `index` (after kill), with the same environment. */
   respawn(index: number): Promise<Replica>;
+  /** Starts one more replica (index replicas.length), as a rollout's new pod; resolves once started. */
+  add(): Promise<Replica>;
+  /** SIGTERM to one replica (as Kubernetes ends a pod); resolves with its exit code once it has exited. */
+  terminate(index: number): Promise<number | null>;
   /** `GET /healthz` of one replica. */
   health(index: number): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Every replica's output(), labelled: pass it as an assertion's message. */
@@ -87,23 +96,25 @@ function startReplica(
   env: Record<string, string>,
   startTimeoutMs: number,
   built: string | undefined,
+  wrapper: string[],
 ): Promise<Replica> {
-  const child: ChildProcess = spawn(
+  const [command, ...args] = [
+    ...wrapper,
     join(ROOT, 'node_modules/.bin/node'),
-    built ? [...startFlags(), join(built, 'main.js')] : ['--import', 'tsx', 'src/main.ts'],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        ...env,
-        // The port is read from the `platdesk started` line, logged at info.
-        PORT: '0',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    ...(built ? [...startFlags(), join(built, 'main.js')] : ['--import', 'tsx', 'src/main.ts']),
+  ];
+  const child: ChildProcess = spawn(command as string, args, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ...env,
+      // The port is read from the `platdesk started` line, logged at info.
+      PORT: '0',
+      LOG_LEVEL: 'info',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: LogLine[] = [];
   let stderr = '';
   let alive = true;
@@ -168,7 +179,7 @@ export async function startReplicaCluster(
   const startTimeoutMs = options.startTimeoutMs ?? 45_000;
   const envOf = (index: number) => ({ ...options.env, ...options.envOf?.(index) });
   const launch = (index: number, name: string) =>
-    startReplica(index, name, envOf(index), startTimeoutMs, options.built);
+    startReplica(index, name, envOf(index), startTimeoutMs, options.built, options.wrapperOf?.(index) ?? []);
   const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, i) => launch(i, `replica-${i}`)),
   );
@@ -198,6 +209,17 @@ export async function startReplicaCluster(
       const replica = await launch(index, `${previous.name}'`);
       replicas[index] = replica;
       return replica;
+    },
+    async add() {
+      const index = replicas.length;
+      const replica = await launch(index, `replica-${index}`);
+      replicas[index] = replica;
+      return replica;
+    },
+    async terminate(index) {
+      const replica = at(index);
+      if (replica.alive) process.kill(replica.pid, 'SIGTERM');
+      return replica.exited;
     },
     async health(index) {
       const response = await fetch(`${at(index).url}/healthz`);
