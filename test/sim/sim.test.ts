@@ -10,10 +10,10 @@
  * failing schedule there is explained by a kill, a pause past a lease, a channel cap, which
  * 5ce7905 lacks, or a digest run twice at once), and neither seed sets a channel cap. The seeds
  * draw plat answers cut, a store cut and the history rate-limited on pg; a table lock, a pause and
- * a plat answer cut on SQLite; each passed every run made (3 and 2). Kill -9, pauses past a lease, clock moves, lost commits and
- * unclear Slack posts still break invariants now and then until the fixes of issue 33 are merged
- * (docs/benchmarks.md, "Fault simulator"), and a test that fails at random is no test: add those
- * kinds to FIXED once they hold. (`npm run sim` runs 100 random seeds of every kind:
+ * a plat answer cut on SQLite; each passed every run made (3 and 2). Kill -9, pauses past a
+ * lease, clock moves, lost commits and unclear Slack posts still break invariants now and then
+ * until the fixes of issue 33 are merged (docs/benchmarks.md, "Fault simulator"), and a test that
+ * fails at random is no test: add those kinds to FIXED once they hold. (`npm run sim` runs 100 random seeds of every kind:
  * docs/simulator.md.)
  */
 import { execFileSync } from 'node:child_process';
