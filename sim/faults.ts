@@ -241,7 +241,9 @@ export async function applyFault(fault: FaultEvent, world: World, active: () => 
       world.pause(fault.replica);
       await sleep(fault.durationMs);
       world.resume(fault.replica);
-      world.outages.push({ replica: fault.replica, from, to: performance.now() });
+      const span = { replica: fault.replica, from, to: performance.now() };
+      world.outages.push(span);
+      world.pauses.push(span);
       return;
     }
     case 'store-cut': {
