@@ -3,8 +3,8 @@
  * `npm run sim`, each on the built app as real processes, one per topology (three replicas on
  * PostgreSQL + Redis; one process on SQLite), judged by the same checker. Each seed is fixed
  * together with the fault kinds it draws from, so the run is the same schedule every time; a
- * failure prints the schedule and the command that replays it. 57-60 s for the file on the
- * 2-core machine at a load average of 9-11 (2026-11-28; CI budget: about a minute).
+ * failure prints the schedule and the command that replays it. 57-67 s for the file on the
+ * 2-core machine at a load average of 9-18 (2026-11-28; CI budget: about a minute).
  *
  * The kinds drawn here broke no invariant of their own in the 30-seed run at 5ce7905 (each
  * failing schedule there is explained by a kill, a pause past a lease, a channel cap, which
