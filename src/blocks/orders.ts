@@ -12,6 +12,7 @@ import { actions, button, context, header, message, type RenderedMessage, sectio
 import { packSections, SLACK_LIMITS } from './limits.js';
 import { tableBlocks } from './table.js';
 import { escapeClip, truncate } from './text.js';
+import { pastLastText } from './words-of.js';
 
 export type OrdersOutcome = Extract<LookupOutcome, { kind: 'orders' }>;
 
@@ -164,13 +165,22 @@ export function renderOrdersPage(
 ): RenderedMessage {
   const { t } = w;
   const { page } = outcome;
-  const totalPages = Math.max(1, page.totalPages);
-  const position = t('orders.position', {
-    count: page.totalElements,
-    n: w.count(page.totalElements),
-    page: w.count(page.page + 1),
-    pages: w.count(totalPages),
-  });
+  const totalPages = lastPage(page);
+  // A page past the last (typed before its count was known) says so, never "page 2 of 1".
+  const past = page.page >= totalPages && page.totalElements > 0;
+  const position = past
+    ? pastLastText(w, {
+        page: page.page + 1,
+        pages: totalPages,
+        total: page.totalElements,
+        pageSize: page.pageSize,
+      })
+    : t('orders.position', {
+        count: page.totalElements,
+        n: w.count(page.totalElements),
+        page: w.count(page.page + 1),
+        pages: w.count(totalPages),
+      });
   const owner = escapeClip(outcome.ownerId, 64);
 
   const head: KnownBlock[] = [
@@ -213,11 +223,21 @@ export function renderOrdersPage(
   return message(fallback, [...head, ...body, ...tail], tail.length);
 }
 
-/** Which pages the pager offers (0-based): the slack layer prepares a pending lookup for each. */
+/** How many pages there are (1 when there is no order: one empty page), by the count. */
+function lastPage(page: OrdersOutcome['page']): number {
+  const byCount = page.pageSize > 0 ? Math.ceil(page.totalElements / page.pageSize) : page.totalPages;
+  return Math.max(1, byCount);
+}
+
+/**
+ * Which pages the pager offers (0-based): the slack layer prepares a pending lookup for each.
+ * Never a page past the last: from a page past it, "Previous" is the last page.
+ */
 export function pagerPages(outcome: OrdersOutcome): { previous: number | null; next: number | null } {
   const { page } = outcome;
+  const pages = lastPage(page);
   return {
-    previous: page.page > 0 ? page.page - 1 : null,
-    next: page.page + 1 < page.totalPages ? page.page + 1 : null,
+    previous: page.page > 0 ? Math.min(page.page - 1, pages - 1) : null,
+    next: page.page + 1 < pages ? page.page + 1 : null,
   };
 }

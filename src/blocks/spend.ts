@@ -32,10 +32,14 @@ export function withRefreshButton(
 export function renderRefusal(w: Words, refusal: Refusal, admins: readonly string[]): RenderedMessage {
   const { t } = w;
   const reason = escapeClip(describeRefusal(w, refusal), 1000);
-  const ask = askAdmins(w, admins);
+  // A page past the last is nobody's permission to give: no admin to ask.
+  const footer =
+    refusal.reason === 'page_past_last'
+      ? t('common.nothingCharged')
+      : t('refusal.footer', { ask: askAdmins(w, admins) });
   return message(t('refusal.fallback', { reason }), [
     section(t('refusal.title', { reason })),
-    context(t('refusal.footer', { ask })),
+    context(footer),
   ]);
 }
 

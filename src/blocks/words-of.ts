@@ -83,6 +83,11 @@ export function describeRefusal(w: Words, refusal: Refusal): string {
         ? w.t('refusal.reason.budget', values)
         : w.t('refusal.reason.budget_passed', values);
     }
+    case 'page_past_last':
+      return w.t('refusal.reason.page_past_last', {
+        text: pastLastText(w, refusal),
+        age: w.age(refusal.ageMs),
+      });
     case 'price_unknown':
       return w.t('refusal.reason.price_unknown', {
         operations: w.list(refusal.operations.map((op) => operationTitle(w, op))),
@@ -91,6 +96,20 @@ export function describeRefusal(w: Words, refusal: Refusal): string {
     default:
       return w.t(`refusal.reason.${refusal.reason}`, { shop: refusal.shop });
   }
+}
+
+/** "Page 3 is past the last page: 20 orders fit on 1 page of 20." (pages count from 1) */
+export function pastLastText(
+  w: Words,
+  p: { page: number; pages: number; total: number; pageSize: number },
+): string {
+  return w.t('orders.pastLast', {
+    count: p.pages,
+    page: w.count(p.page),
+    pages: w.count(p.pages),
+    size: w.count(p.pageSize),
+    orders: w.t('common.orders', { count: p.total, n: w.count(p.total) }),
+  });
 }
 
 /** "Item details", "商品详情". */

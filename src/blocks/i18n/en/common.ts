@@ -8,6 +8,8 @@ export const common = {
   calls_other: '{{n}} calls',
   quotaCalls_one: '{{n}} quota call',
   quotaCalls_other: '{{n}} quota calls',
+  orders_one: '{{n}} order',
+  orders_other: '{{n}} orders',
   age: {
     underMinute: 'under a minute',
     minutes_one: '{{n}} min',

@@ -124,5 +124,6 @@ export const refusal = {
       'The price of {{operations}} is not known yet, so this lookup cannot be checked against {{caps}}; it was not run and nothing was charged. Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.',
     no_plat_account:
       'This workspace has no plat account yet — an admin connects one on the App Home (Connect plat account).',
+    page_past_last: '{{text}} (Counted {{age}} ago.)',
   },
 } as const;

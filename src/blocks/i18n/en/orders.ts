@@ -27,6 +27,8 @@ export const orders = {
   time: '{{time}} UTC+8',
   position_one: 'page {{page}} of {{pages}}, {{n}} order',
   position_other: 'page {{page}} of {{pages}}, {{n}} orders',
+  pastLast_one: 'Page {{page}} is past the last page: {{orders}} fit on {{pages}} page of {{size}}.',
+  pastLast_other: 'Page {{page}} is past the last page: {{orders}} fit on {{pages}} pages of {{size}}.',
   title: 'Orders of {{owner}}',
   previous: '◀ Previous',
   previousCost: '◀ Previous ({{cost}})',

@@ -9,6 +9,8 @@ export const common: Catalog['common'] = {
   calls_other: '{{n}} 次调用',
   quotaCalls_one: '{{n}} 次额度',
   quotaCalls_other: '{{n}} 次额度',
+  orders_one: '{{n}} 单',
+  orders_other: '{{n}} 单',
   age: {
     underMinute: '不到 1 分钟',
     minutes_one: '{{n}} 分钟',

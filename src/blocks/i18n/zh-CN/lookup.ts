@@ -123,5 +123,6 @@ export const refusal: Catalog['refusal'] = {
     price_unknown:
       '{{operations}}的价格暂未知，无法按{{caps}}核对这次查询；查询未执行，未产生任何费用。请管理员在 PLAT_PRICES 或 App Home（价格）中设置价格，或由管理员先运行一次。',
     no_plat_account: '此工作区还没有 plat 账户——需要管理员在 App 主页连接（“连接 plat 账户”）。',
+    page_past_last: '{{text}}（{{age}}前统计）',
   },
 };

@@ -28,6 +28,8 @@ export const orders: Catalog['orders'] = {
   time: '{{time}}（北京时间）',
   position_one: '第 {{page}} / {{pages}} 页，共 {{n}} 单',
   position_other: '第 {{page}} / {{pages}} 页，共 {{n}} 单',
+  pastLast_one: '第 {{page}} 页超出了最后一页：共 {{orders}}，每页 {{size}} 单，只有 {{pages}} 页。',
+  pastLast_other: '第 {{page}} 页超出了最后一页：共 {{orders}}，每页 {{size}} 单，只有 {{pages}} 页。',
   title: '{{owner}} 的订单',
   previous: '◀ 上一页',
   previousCost: '◀ 上一页（{{cost}}）',
