@@ -2,10 +2,12 @@
  * Shop information (get-shop-info) and shop id (get-shop-id).
  */
 import type { KnownBlock } from '@slack/types';
+import type { RegisteredShop } from '../lookups/settings.js';
 import type { ShopIdLookup, ShopInfo } from '../plat/types.js';
+import { ACTIONS } from './action-ids.js';
 import { type ChargeNote, renderChargeNote } from './charge-note.js';
 import type { Words } from './i18n/words.js';
-import { context, image, message, type RenderedMessage, section } from './kit.js';
+import { actions, button, context, image, message, type RenderedMessage, section } from './kit.js';
 import { bold } from './markers.js';
 import { escapeClip, mrkdwnLink, safeUrl, truncate } from './text.js';
 
@@ -51,13 +53,56 @@ export function renderShopInfo(w: Words, shop: ShopInfo, charge: ChargeNote): Re
   );
 }
 
-/** "Shop does not exist" is a normal answer (spec §4.5), told as plainly as a found shop. */
-export function renderShopId(w: Words, result: ShopIdLookup, charge: ChargeNote): RenderedMessage {
+/**
+ * A seller account's shop on the first marketplace or its branded store (a messaging account is
+ * theirs): shopNNN.taobao.com is that shop's page (get-shop-info, which says more, takes an item
+ * link instead, spec §4.4).
+ */
+export function shopPageUrl(shopId: string): string | null {
+  return /^\d{1,20}$/.test(shopId) ? `https://shop${shopId}.taobao.com/` : null;
+}
+
+/**
+ * "Shop does not exist" is a normal answer (spec §4.5), told as plainly as a found shop. A found
+ * shop offers a way on (issue 35): its page, its orders when it is registered here with an owner
+ * id (confirmed and charged like any lookup), and the commands that take its id.
+ */
+export function renderShopId(
+  w: Words,
+  result: ShopIdLookup,
+  charge: ChargeNote,
+  registered: Pick<RegisteredShop, 'alias' | 'ownerId'> | null = null,
+): RenderedMessage {
   const { t } = w;
   const account = escapeClip(result.wwid, 100);
   if (result.found) {
-    const text = t('shop.belongs', { account, shop: escapeClip(result.shopId, 64) });
-    return message(text, [section(t('shop.belongsLine', { text })), renderChargeNote(w, charge)], 1);
+    const shop = escapeClip(result.shopId, 64);
+    const text = t('shop.belongs', { account, shop });
+    const lines = [t('shop.belongsLine', { text })];
+    if (registered)
+      lines.push(
+        registered.ownerId
+          ? t('shop.registeredOwner', {
+              alias: escapeClip(registered.alias, 40),
+              owner: escapeClip(registered.ownerId, 64),
+            })
+          : t('shop.registered', { alias: escapeClip(registered.alias, 40) }),
+      );
+    const buttons = [];
+    const page = shopPageUrl(result.shopId);
+    if (page) buttons.push(button({ label: t('shop.pageButton'), actionId: ACTIONS.shopPage, url: page }));
+    if (registered?.ownerId)
+      buttons.push(
+        button({
+          label: t('shop.ordersButton', { alias: registered.alias }),
+          actionId: ACTIONS.shopOrders,
+          value: registered.ownerId,
+        }),
+      );
+    const blocks: KnownBlock[] = [section(lines.join('\n'))];
+    if (buttons.length > 0) blocks.push(actions(buttons));
+    blocks.push(context(t('shop.nextSteps', { shop })), renderChargeNote(w, charge));
+    return message(text, blocks, 1);
   }
   const text = t('shop.notFound', { account });
   const blocks: KnownBlock[] = [section(t('shop.notFoundLine', { text }))];

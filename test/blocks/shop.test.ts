@@ -57,7 +57,7 @@ describe('renderShopId', () => {
   it('gives the shop id of an account', () => {
     const { text, blocks } = renderShopId(en, { found: true, wwid: 'seller_01', shopId: SHOP_ID }, charge);
     assertWithinSlackLimits(blocks);
-    expect(text).toBe(`Messaging account *seller_01* belongs to shop id *${SHOP_ID}*.`);
+    expect(text).toBe(`Seller account *seller_01* belongs to shop *${SHOP_ID}*.`);
   });
 
   it('answers "shop does not exist" as a normal, friendly answer with its charge', () => {
