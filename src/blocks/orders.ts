@@ -78,11 +78,14 @@ export function shippingFlagText(w: Words, flag: ShippingFlag): string {
   return flag === 'overdue' ? w.t('orders.overdue') : w.t('orders.shipWithin');
 }
 
-/** "2026-11-20 14:03 UTC+8" / "2026年11月20日 14:03（北京时间）": an order's time with its zone. */
+/** "2026-11-20 14:03 (Beijing time)" / "2026年11月20日 14:03（北京时间）": an order's time with its zone. */
 export function orderTime(w: Words, date: Date): string {
   const text = w.dateTime(date, SHANGHAI);
-  return text === '—' ? text : w.t('orders.time', { time: text });
+  return text === '—' ? text : w.t('orders.time', { time: text, zone: w.zone(SHANGHAI) });
 }
+
+/** A goods spec as the marketplace joins it ("白色,XL"), listed as the reader's language lists. */
+const specText = (w: Words, spec: string) => w.join(spec.split(/\s*[,，]\s*/).filter(Boolean));
 
 function orderEntry(w: Words, order: Order, now: Date): string {
   const { t } = w;
@@ -92,7 +95,7 @@ function orderEntry(w: Words, order: Order, now: Date): string {
   if (order.isPreSale) top.push(t('orders.preSale'));
 
   const goods = escapeClip(order.goodsName, 200) || t('orders.goodsUnnamed');
-  const spec = order.goodsSpec?.trim() ? ` — ${escapeClip(order.goodsSpec.trim(), 150)}` : '';
+  const spec = order.goodsSpec?.trim() ? ` — ${escapeClip(specText(w, order.goodsSpec.trim()), 150)}` : '';
   const lines = [
     top.join(t('common.sep')),
     t('orders.goods', { goods, spec, qty: w.count(order.goodsCount), amount: w.yuan(order.payAmount) }),
@@ -117,8 +120,9 @@ function ordersTables(w: Words, orders: readonly Order[], now: Date): TableBlock
   const { t } = w;
   const rows = orders.map((o) => {
     const warning = shippingFlag(o, now);
-    const shipBy = o.lastShipTime ? orderTime(w, o.lastShipTime) : '';
-    const spec = o.goodsSpec?.trim() ? ` — ${truncate(o.goodsSpec.trim(), 60)}` : '';
+    // The zone is in the column's header, once.
+    const shipBy = o.lastShipTime ? w.dateTime(o.lastShipTime, SHANGHAI) : '';
+    const spec = o.goodsSpec?.trim() ? ` — ${truncate(specText(w, o.goodsSpec.trim()), 60)}` : '';
     return [
       truncate(o.orderSn, 64),
       [orderStatusLabel(w, o.status), ...(o.isPreSale ? [t('orders.preSale')] : [])].join(t('common.sep')),
@@ -137,7 +141,7 @@ function ordersTables(w: Words, orders: readonly Order[], now: Date): TableBlock
       { header: t('table.goods'), wrap: true },
       { header: t('table.qty'), align: 'right' },
       { header: t('table.amount'), align: 'right' },
-      { header: t('table.shipBy'), wrap: true },
+      { header: t('table.shipBy', { zone: w.zone(SHANGHAI) }), wrap: true },
       { header: t('table.flag') },
       { header: t('table.remark'), wrap: true },
     ],
@@ -155,7 +159,7 @@ function filtersText(w: Words, filters: OrderFilters): string {
     parts.push(flagLabel(w, filters.remarkTag ?? null, filters.remarkTagName ?? null) ?? '');
   }
   const shown = parts.filter(Boolean);
-  return shown.length > 0 ? t('orders.filters', { list: shown.join(', ') }) : '';
+  return shown.length > 0 ? t('orders.filters', { list: w.join(shown) }) : '';
 }
 
 export function renderOrdersPage(

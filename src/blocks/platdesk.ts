@@ -38,7 +38,7 @@ const HELP_ADMIN: TKey[] = [
 ];
 
 /** "2026-11-20 14:03 UTC" (the audit log's own clock). */
-const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const utc = (w: Words, d: Date) => `${w.dateTime(d, 'UTC')} UTC`;
 
 /** Spend per operation with a total row: points, yuan, calls and item-quota calls, right-aligned. */
 function operationTable(w: Words, r: UsageReport): TableBlock {
@@ -121,7 +121,7 @@ function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
       t('platdesk.fromLedger', {
         from: w.dateTime(r.from, r.timeZone),
         to: w.dateTime(r.to, r.timeZone),
-        zone: escapeText(r.timeZone),
+        zone: escapeText(w.zone(r.timeZone)),
       }),
     ),
   ];
@@ -194,7 +194,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         lines: [
           p.mode === 'everyone'
             ? t('platdesk.accessEveryone')
-            : t('platdesk.accessOnly', { who: who.join(', ') || t('platdesk.nobodyListed') }),
+            : t('platdesk.accessOnly', { who: w.join(who) || t('platdesk.nobodyListed') }),
         ],
       };
     }
@@ -208,7 +208,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
           ...Object.entries(b.users).map(([u, c]) =>
             t('platdesk.budgetUser', { user: `<@${u}>`, ...caps(w, c) }),
           ),
-          t('platdesk.budgetZone', { zone: escapeText(b.timezone) }),
+          t('platdesk.budgetZone', { zone: escapeText(w.zone(b.timezone)) }),
         ],
       };
     }
@@ -223,7 +223,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
           s.channels.length > 0 ? s.channels.map((c) => `<#${c}>`).join(' ') : t('platdesk.anyChannel');
         return t('platdesk.shopLine', {
           alias: escapeText(s.alias),
-          ids: ids.join(', ') || t('platdesk.noIds'),
+          ids: w.join(ids) || t('platdesk.noIds'),
           where,
         });
       });
@@ -240,7 +240,8 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         title: t('platdesk.cacheTitle'),
         lines: OPERATION_NAMES.map((op) =>
           t('platdesk.cacheLine', {
-            operation: op,
+            operation: operationTitle(w, op),
+            id: op,
             ttl:
               result.ttl[op] === 0
                 ? t('platdesk.notCached')
@@ -254,13 +255,13 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         lines: [t('platdesk.digestCap', { points: w.count(result.points) }), t('platdesk.digestCapChange')],
       };
     case 'admins': {
-      const list = result.admins.map((u) => `<@${u}>`).join(', ');
+      const list = w.join(result.admins.map((u) => `<@${u}>`));
       return {
         title: t('platdesk.adminsTitle'),
         lines: [
           t('platdesk.adminsLine', { admins: list || t('platdesk.adminsNone') }),
           ...(result.kept.length > 0
-            ? [t('platdesk.adminsKept', { admins: result.kept.map((u) => `<@${u}>`).join(', ') })]
+            ? [t('platdesk.adminsKept', { admins: w.join(result.kept.map((u) => `<@${u}>`)) })]
             : []),
         ],
       };
@@ -271,7 +272,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         // The detail is stored JSON: its & < > are escaped so it cannot mention or link anyone.
         lines: result.records.map((a) =>
           t('platdesk.auditLine', {
-            time: utc(a.at),
+            time: utc(w, a.at),
             actor: `<@${a.actorId}>`,
             action: escapeText(a.action),
             detail: escapeText(a.detail),

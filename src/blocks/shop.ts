@@ -11,20 +11,43 @@ import { actions, button, context, image, message, type RenderedMessage, section
 import { bold } from './markers.js';
 import { escapeClip, mrkdwnLink, safeUrl, truncate } from './text.js';
 
-/** get-shop-info `type` (spec/notes.md): 0 first marketplace, 1 its branded store, 2 second marketplace. */
+/**
+ * A shop's type by the marketplace's name (issue 35: never a bare code). get-shop-info's request
+ * `type` is 0 Taobao, 1 Tmall, 2 Pinduoduo (spec/notes.md); its answer's `shopType` is the
+ * marketplace's own letter: C a Taobao (C-)shop, B a Tmall (B-)store, P a Pinduoduo shop.
+ */
+const SHOP_TYPES: Record<string, '0' | '1' | '2'> = { '0': '0', C: '0', '1': '1', B: '1', '2': '2', P: '2' };
+
 export function shopTypeLabel(w: Words, type: string | null): string {
-  const code = type?.trim() ?? '';
-  if (code === '0' || code === '1' || code === '2') return w.t(`shop.type.${code}`);
+  const code = type?.trim().toUpperCase() ?? '';
+  const known = SHOP_TYPES[code];
+  if (known) return w.t(`shop.type.${known}`);
   if (code === '') return w.t('shop.type.none');
-  return w.t('shop.type.other', { type: escapeClip(code, 40) });
+  return w.t('shop.type.other', { type: escapeClip(type?.trim() ?? '', 40) });
+}
+
+/**
+ * simpleShopDOStatus is "shop status text" (spec §2.6): its known values in words, other text
+ * as given; a number nobody has documented says nothing to a person and is not shown.
+ */
+const OPEN = new Set(['1', 'normal', 'open', 'online', '正常', '营业中']);
+const CLOSED = new Set(['0', 'closed', 'offline', '关闭', '已关店']);
+
+export function shopStatusLabel(w: Words, status: string | null): string | null {
+  const text = status?.trim() ?? '';
+  if (OPEN.has(text.toLowerCase())) return w.t('shop.statusOpen');
+  if (CLOSED.has(text.toLowerCase())) return w.t('shop.statusClosed');
+  if (text === '' || /^\d+$/.test(text)) return null;
+  return w.t('shop.status', { status: escapeClip(text, 100) });
 }
 
 export function renderShopInfo(w: Words, shop: ShopInfo, charge: ChargeNote): RenderedMessage {
   const { t } = w;
   const name = truncate(shop.name.trim() || t('shop.untitled', { id: shop.shopId }), 200);
   const facts = [shopTypeLabel(w, shop.type)];
-  if (shop.status?.trim()) facts.push(t('shop.status', { status: escapeClip(shop.status.trim(), 100) }));
-  if (shop.version?.trim()) facts.push(t('shop.version', { version: escapeClip(shop.version.trim(), 100) }));
+  const status = shopStatusLabel(w, shop.status);
+  if (status) facts.push(status);
+  // shopVersion's meaning is not documented (spec §2.6): a bare "version 3" would only puzzle.
 
   const lines = [
     bold(mrkdwnLink(shop.url, name)),
@@ -105,9 +128,6 @@ export function renderShopId(
     return message(text, blocks, 1);
   }
   const text = t('shop.notFound', { account });
-  const blocks: KnownBlock[] = [section(t('shop.notFoundLine', { text }))];
-  if (result.message.trim())
-    blocks.push(context(t('shop.serviceSaid', { message: escapeClip(result.message.trim(), 300) })));
-  blocks.push(renderChargeNote(w, charge));
-  return message(text, blocks, 1);
+  // The service's own "shop does not exist" (spec §4.5) would only say it again: not shown.
+  return message(text, [section(t('shop.notFoundLine', { text })), renderChargeNote(w, charge)], 1);
 }

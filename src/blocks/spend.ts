@@ -49,7 +49,5 @@ export function askAdmins(w: Words, admins: readonly string[]): string {
     .slice(0, 10)
     .filter((id) => /^[UW][A-Z0-9]+$/.test(id))
     .map((id) => `<@${id}>`);
-  return named.length > 0
-    ? w.t('refusal.askAdmins', { admins: named.join(', ') })
-    : w.t('refusal.askAnyAdmin');
+  return named.length > 0 ? w.t('refusal.askAdmins', { admins: w.join(named) }) : w.t('refusal.askAnyAdmin');
 }

@@ -53,8 +53,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { blockKitProblemsOfCall } from './block-kit/check.js';
+import { blockKitProblemsOfCall, payloadsOfCall } from './block-kit/check.js';
 import { SLACK } from './slack-payloads.js';
+import { payloadWordingProblems } from './wording.js';
 
 export interface SlackCall {
   /** The Web API method (`chat.postMessage`), `response_url` or `file_upload`. */
@@ -371,6 +372,18 @@ const blockKitRejections: string[] = [];
 /** Takes (and clears) the Block Kit problems the fakes of this worker have refused so far. */
 export function takeBlockKitRejections(): string[] {
   return blockKitRejections.splice(0);
+}
+
+/**
+ * What a bilingual editor would mark in the messages, views and unfurls the app sent any fake of
+ * this worker (test/helpers/wording.ts; issue 35), until taken: the guard fails the test that
+ * sent them. Slack takes such a message, so the call is answered as usual. Bounded, for the demo.
+ */
+const wordingProblems: string[] = [];
+
+/** Takes (and clears) the wording problems of the messages the fakes of this worker received. */
+export function takeWordingProblems(): string[] {
+  return wordingProblems.splice(0);
 }
 
 function str(value: unknown, fallback: string): string {
@@ -947,6 +960,10 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       send(res, 200, { ok: false, error, response_metadata: { messages: invalid } });
       return;
     }
+
+    if (wordingProblems.length < 1000)
+      for (const { name, payload } of payloadsOfCall(method, call.body))
+        wordingProblems.push(...payloadWordingProblems(payload).map((p) => `${method} ${name}: ${p}`));
 
     if (method === 'file_upload') {
       const f = uploads.get(id ?? '');

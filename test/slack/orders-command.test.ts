@@ -76,7 +76,9 @@ describe.each(ENGINES)('/orders (%s store)', (engine) => {
       const before = h().calls();
       const { confirmation } = await h().ask('/orders', owners.busy);
       expect(confirmation.text).toContain('Orders (enhanced)');
-      expect(confirmation.text).toContain(`orders of owner ${owners.busy}, page 1 (20 per page)`);
+      expect(confirmation.text).toContain(
+        `Orders (enhanced)* for owner ${owners.busy}, page 1 (20 per page)`,
+      );
       const { answer } = await h().confirm(confirmation);
       page1 = answer;
       const said = textOf(answer);
@@ -184,7 +186,7 @@ describe.each(ENGINES)('/orders (%s store)', (engine) => {
       expect(() => confirmationOf(answer)).toThrow();
       expect(said).toContain('Page 3 is past the last page');
       expect(said).toContain(`${orderCounts.small} orders`);
-      expect(said).toContain('Nothing was sent and nothing was charged.');
+      expect(said).toContain('Nothing was sent or charged.');
       expect(said).not.toContain('Ask an admin');
       await h().settle(100);
       expect(h().calls()).toBe(before);
@@ -230,7 +232,7 @@ describe.each(ENGINES)('/orders (%s store)', (engine) => {
       expect(posted.body.channel).toBe(SLACK.channelId);
       expect(posted.body.user).toBe(SLACK.userId);
       const confirmation = confirmationOf(posted.body);
-      expect(confirmation.text).toContain(`orders of owner ${owners.small}`);
+      expect(confirmation.text).toContain(`for owner ${owners.small}`);
       expect(h().calls()).toBe(before);
 
       const { answer } = await h().confirm(confirmation);

@@ -5,6 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { costOf } from '../../alerts/cost.js';
 import type { AlertPublisher } from '../../alerts/types.js';
 import {
   renderAlert,
@@ -51,12 +52,12 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
     postAlert: async (sub, check, orders, at, deferred) =>
       keyed.post(
         sub.channelId,
-        renderAlert(await words(sub.channelId), sub, orders, at, deferred),
+        renderAlert(await words(sub.channelId), sub, orders, at, deferred, costOf(check)),
         alertPostKey(check),
       ),
     findAlert: async (sub, check) => (await keyed.find(sub.channelId, alertPostKey(check)))?.ts ?? null,
-    async updateAlert(sub, ts, orders, at) {
-      const m = renderAlert(await words(sub.channelId), sub, orders, at);
+    async updateAlert(sub, ts, orders, at, cost) {
+      const m = renderAlert(await words(sub.channelId), sub, orders, at, 0, cost);
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
     },
     async remind(sub, order, at) {

@@ -21,10 +21,14 @@ export const common = {
   },
   more_one: '…and {{n}} more',
   more_other: '…and {{n}} more',
-  nothingCharged: 'Nothing was sent and nothing was charged.',
+  nothingCharged: 'Nothing was sent or charged.',
   lookup: 'Lookup',
+  /** Asia/Shanghai, as people say it. */
+  beijingTime: 'Beijing time',
   /** Joins short facts on one line. */
   sep: ' · ',
+  /** Joins clauses of one sentence. */
+  clauseSep: '; ',
 } as const;
 
 /** The marketplace's own words, as staff say them. */

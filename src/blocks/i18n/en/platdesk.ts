@@ -100,7 +100,7 @@ export const platdesk = {
   registeredOnly: 'Only registered shops may be queried.',
   unregisteredToo: 'Unregistered shops may be queried too.',
   cacheTitle: 'Cache lifetimes',
-  cacheLine: '{{operation}}: {{ttl}}',
+  cacheLine: '`{{id}}` · {{operation}}: {{ttl}}',
   notCached: 'not cached',
   seconds: '{{n}} s',
   digestCapTitle: 'Digest cost cap',

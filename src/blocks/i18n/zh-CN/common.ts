@@ -7,8 +7,8 @@ export const common: Catalog['common'] = {
   pointsShort_other: '{{n}} 点',
   calls_one: '{{n}} 次调用',
   calls_other: '{{n}} 次调用',
-  quotaCalls_one: '{{n}} 次额度',
-  quotaCalls_other: '{{n}} 次额度',
+  quotaCalls_one: '商品额度 {{n}} 次',
+  quotaCalls_other: '商品额度 {{n}} 次',
   orders_one: '{{n}} 单',
   orders_other: '{{n}} 单',
   age: {
@@ -24,7 +24,9 @@ export const common: Catalog['common'] = {
   more_other: '…还有 {{n}} 条',
   nothingCharged: '未发送任何请求，未产生任何费用。',
   lookup: '查询',
+  beijingTime: '北京时间',
   sep: ' · ',
+  clauseSep: '；',
 };
 
 export const domain: Catalog['domain'] = {
