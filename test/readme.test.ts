@@ -7,7 +7,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { quickStartEnv, readmeSection } from './helpers/readme.js';
+import { useHarness } from './helpers/platdesk-harness.js';
+import { messageAsText, quickStartEnv, readmeBlock, readmeSection, withoutDates } from './helpers/readme.js';
+import { SLACK } from './helpers/slack-payloads.js';
 
 const ROOT = new URL('../', import.meta.url);
 const README = readFileSync(new URL('README.md', ROOT), 'utf8');
@@ -74,5 +76,51 @@ describe('README.md', () => {
     expect(text).toContain('create a Slack app from `manifest.yml` as the next section describes');
     expect(text).toContain('**No plat account is needed to try it:** `PLAT_SANDBOX=1`');
     expect(README.indexOf('## Create the Slack app')).toBeGreaterThan(README.indexOf('## Quick start'));
+  });
+});
+
+describe("README's headline example, run as a reader would run it", () => {
+  const h = useHarness({ plat: 'sandbox' });
+
+  it('the confirmation and the page it pays for read as README shows them, in Chinese, for the charge stated', async () => {
+    const block = readmeBlock('/orders ');
+    const [command = '', confirmationText = '', answerText = ''] = block.split('\n\n');
+    const [name = '', ...args] = command.split(' ');
+    h().fake.setLocale(SLACK.userId, 'zh-CN');
+    const { message, confirmation } = await h().ask(name, args.join(' '));
+    expect(withoutDates(messageAsText(message))).toBe(withoutDates(confirmationText));
+    const before = h().calls();
+    const { answer } = await h().confirm(confirmation);
+    expect(withoutDates(messageAsText(answer))).toBe(withoutDates(answerText));
+    // A real page: not past the last, and what it says it charged is what the sandbox counted.
+    expect(answerText).toMatch(/第 2 \/ \d+ 页/);
+    expect(h().calls()).toBe(before + 1);
+  });
+
+  it('names its units next to it', () => {
+    const after = README.slice(README.indexOf(readmeBlock('/orders ')));
+    expect(after.replace(/\s+/g, ' ')).toContain(
+      'Units: 1 point = ¥0.01; item details and prices use the item quota, not points.',
+    );
+  });
+});
+
+describe('README and .env.sample for a first-day reader', () => {
+  it('says what the EBADENGINE warnings of an older Node mean', () => {
+    const text = readmeSection('Quick start').replace(/\s+/g, ' ');
+    expect(text).toContain('On an older Node, `npm ci` prints `npm warn EBADENGINE` blocks');
+    expect(text).toContain('they are harmless');
+  });
+
+  it('.env.sample points at pages and sections that exist', () => {
+    const sample = readFileSync(new URL('.env.sample', ROOT), 'utf8');
+    const pointers = [...sample.matchAll(/\b((?:docs\/)?[\w-]+\.md)(?:, "([^"]+)")?/g)];
+    expect(pointers.length).toBeGreaterThan(2);
+    for (const [, page = '', section] of pointers) {
+      expect(page, 'README moved its sections to docs/').not.toBe('README.md');
+      const text = readFileSync(new URL(page, ROOT), 'utf8');
+      if (section)
+        expect(text, `${page} has no section "${section}"`).toMatch(new RegExp(`^#+ ${section}$`, 'm'));
+    }
   });
 });
