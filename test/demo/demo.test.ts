@@ -110,7 +110,7 @@ async function click(p: Page, actionId: string, scope = '#conversation'): Promis
 /** Closes the open modal, and the views under it if some were pushed, as a person would. */
 async function closeModals(p: Page): Promise<void> {
   for (let i = 0; i < 5 && (await p.$('#modal:not([hidden]) .dialog')); i++) {
-    const id = await p.$eval('#modal .dialog', (d) => (d as HTMLElement).dataset.viewId ?? '');
+    const id = String(await p.evaluate("document.querySelector('#modal .dialog')?.dataset.viewId ?? ''"));
     await p.click('#modal .foot button');
     await p.waitForFunction(
       `document.getElementById('modal').hidden || document.querySelector('#modal .dialog')?.dataset.viewId !== ${JSON.stringify(id)}`,
