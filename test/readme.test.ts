@@ -34,6 +34,9 @@ describe('README.md', () => {
       expect.arrayContaining(['manifest.yml', '.env.sample', 'docs/commands.md', 'docs/operations.md']),
     );
     expect(named.filter((p) => !existsSync(new URL(p, ROOT)))).toEqual([]);
+    const pictures = [...README.matchAll(/!\[[^\]]*\]\(([\w./-]+)\)/g)].map((m) => m[1] ?? '');
+    expect(pictures.length).toBeGreaterThan(0);
+    expect(pictures.filter((p) => !existsSync(new URL(p, ROOT)))).toEqual([]);
   });
 
   it('is a front door: at most 150 lines, and every page under docs/ is reachable from it', () => {
@@ -56,6 +59,9 @@ describe('README.md', () => {
       expect(namedFiles(text).filter((p) => !existsSync(new URL(p, ROOT)))).toEqual([]);
       for (const [, link] of text.matchAll(/\]\(([\w./-]+\.md)\)/g))
         expect(existsSync(new URL(`docs/${link}`, ROOT)), link).toBe(true);
+      // Pictures too: the demo's browser test writes them (npm run demo:screenshots).
+      for (const [, picture] of text.matchAll(/!\[[^\]]*\]\(([\w./-]+)\)/g))
+        expect(existsSync(new URL(`docs/${picture}`, ROOT)), picture).toBe(true);
     },
   );
 

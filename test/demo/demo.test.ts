@@ -10,6 +10,7 @@
  *
  * DEMO_SCREENSHOTS=<dir> (`npm run demo:screenshots`) saves the README's and docs' screenshots.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
@@ -33,6 +34,17 @@ let page: Page | null = null;
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`).toBe(true);
+  // A screenshot in Chinese (or with emoji) drawn without the fonts shows boxes: refuse to save one.
+  if (SHOTS) {
+    const fonts = [
+      [':lang=zh', 'fonts-noto-cjk'],
+      [':charset=1f4b8', 'fonts-noto-color-emoji'],
+    ] as const;
+    for (const [query, pkg] of fonts)
+      expect(execFileSync('fc-list', [query, 'family']).toString().trim(), `apt-get install ${pkg}`).not.toBe(
+        '',
+      );
+  }
   browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -155,8 +167,25 @@ async function show(p: Page, channel: 'support' | 'dm'): Promise<void> {
   );
 }
 
-async function shot(p: Page, name: string): Promise<void> {
+/** Saves a screenshot (DEMO_SCREENSHOTS), the newest `focus` element scrolled into view first. */
+async function shot(
+  p: Page,
+  name: string,
+  focus?: string,
+  block: 'start' | 'center' | 'end' = 'start',
+): Promise<void> {
   if (!SHOTS) return;
+  if (focus) {
+    const found = await p.evaluate(
+      `(() => { const e = [...document.querySelectorAll(${JSON.stringify(focus)})].at(-1); e?.scrollIntoView({ block: ${JSON.stringify(block)} }); return Boolean(e); })()`,
+    );
+    expect(found, `nothing to show for ${name}: ${focus}`).toBe(true);
+    // The page draws again when the app changes something; let it settle, then scroll once more.
+    await new Promise((r) => setTimeout(r, 1500));
+    await p.evaluate(
+      `[...document.querySelectorAll(${JSON.stringify(focus)})].at(-1)?.scrollIntoView({ block: ${JSON.stringify(block)} })`,
+    );
+  }
   mkdirSync(SHOTS, { recursive: true });
   await p.screenshot({ path: join(SHOTS, name) as `${string}.png` });
 }
@@ -208,7 +237,7 @@ const STEPS: Record<string, (ctx: Ctx) => Promise<void>> = {
     expect(calls(ctx)).toBe(before + 1);
     // Page 2 replaced page 1: one orders table on the page.
     expect(await count(p, '#conversation .table-wrap')).toBe(1);
-    await shot(p, `demo-orders-${ctx.locale}.png`);
+    if (ctx.locale === 'zh-CN') await shot(p, 'demo-orders-zh-CN.png', '#conversation .msg:has(.table-wrap)');
   },
 
   '/orders 2200001002 page:3': async (ctx) => {
@@ -316,7 +345,7 @@ const STEPS: Record<string, (ctx: Ctx) => Promise<void>> = {
     await waitForText(p, w.t('home.yourSpend'), "document.getElementById('home').innerText");
     // The admins' 30-day spend chart: an image uploaded to Slack, drawn from the stand-in's file.
     await imagesLoaded(p, '#home');
-    if (ctx.locale === 'en') await shot(p, 'demo-home-en.png');
+    if (ctx.locale === 'en') await shot(p, 'demo-home-en.png', '#home img.image', 'end');
     // A form behind Edit, its optional fields marked in the reader's language.
     await click(p, ACTIONS.homeAccess, '#home');
     await p.waitForSelector('#modal .dialog .input', { timeout: 20_000 });
@@ -354,8 +383,8 @@ const STEPS: Record<string, (ctx: Ctx) => Promise<void>> = {
     const text = String(await p.evaluate(PANE));
     // Receiver data never reaches the page (the sandbox masks it as 张**, 138****1234, …).
     expect(text).not.toMatch(/[张王李赵刘陈杨黄周吴]\*\*|\d{3}\*{4}\d{4}|号\*\*室/);
-    await p.$eval('#conversation .thread', (e) => e.scrollIntoView());
-    if (ctx.locale === 'zh-CN') await shot(p, 'demo-digest-zh-CN.png');
+    if (ctx.locale === 'zh-CN')
+      await shot(p, 'demo-digest-zh-CN.png', '#conversation .thread img.image', 'end');
   },
 
   '/orders alert add 2200001004 here within:6 hours:00:00-23:59': async (ctx) => {
