@@ -37,6 +37,20 @@ const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.steps',
 ];
 
+const AUDIT_ACTIONS = {
+  'settings.set': 'platdesk.auditAction.settings_set',
+  'settings.delete': 'platdesk.auditAction.settings_delete',
+  'plat_account.set': 'platdesk.auditAction.plat_account_set',
+  'workspace.erase_requested': 'platdesk.auditAction.workspace_erase_requested',
+  alert: 'platdesk.auditAction.alert',
+} as const satisfies Record<string, TKey>;
+
+/** An audit record's action in words; one this version does not know stays a code, marked as one. */
+function auditAction(w: Words, action: string): string {
+  const key = (AUDIT_ACTIONS as Record<string, TKey>)[action];
+  return key ? w.t(key) : `\`${escapeText(action.replace(/`/g, "'"))}\``;
+}
+
 /** "2026-11-20 14:03 UTC" (the audit log's own clock). */
 const utc = (w: Words, d: Date) => `${w.dateTime(d, 'UTC')} UTC`;
 
@@ -269,13 +283,15 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
     case 'audit':
       return {
         title: t('platdesk.auditTitle'),
-        // The detail is stored JSON: its & < > are escaped so it cannot mention or link anyone.
+        // The action in words; the detail is stored data (a setting and its JSON value), shown as
+        // code: its & < > are escaped so it cannot mention or link anyone, and backticks dropped
+        // so it cannot end the code span early.
         lines: result.records.map((a) =>
           t('platdesk.auditLine', {
             time: utc(w, a.at),
             actor: `<@${a.actorId}>`,
-            action: escapeText(a.action),
-            detail: escapeText(a.detail),
+            action: auditAction(w, a.action),
+            detail: `\`${escapeText(a.detail.replace(/`/g, "'"))}\``,
           }),
         ),
       };

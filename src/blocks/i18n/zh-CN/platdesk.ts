@@ -108,7 +108,15 @@ export const platdesk: Catalog['platdesk'] = {
   adminsNone: '无',
   adminsKept: '{{admins}} 仍是管理员：他们是在 PLATDESK_ADMINS 中设置的。',
   auditTitle: '最近的设置修改',
-  auditLine: '{{time}} {{actor}} {{action}}：{{detail}}',
+  auditLine: '{{time}} {{actor}} {{action}} · {{detail}}',
+  /** What an audit record's action means (the store's own names are codes). */
+  auditAction: {
+    settings_set: '修改设置',
+    settings_delete: '恢复默认设置',
+    plat_account_set: '更换 plat 账号',
+    workspace_erase_requested: '申请删除工作区数据',
+    alert: '管理员提醒',
+  },
   autoTitle: '自动查询频道',
   autoNone: '没有频道自动查询商品链接：每个预览都提供查询按钮。',
   autoLine: '{{channel}}：每天最多 {{cap}} 次（今天已用 {{used}} 次）',
