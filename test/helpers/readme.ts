@@ -35,11 +35,22 @@ export function docPages(): { name: string; text: string }[] {
   ];
 }
 
-/** A ```text fenced block of README's that starts with `first` (its whole text). */
-export function readmeBlock(first: string): string {
-  const match = [...README.matchAll(/```text\n([\s\S]*?)```/g)].find((m) => m[1]?.startsWith(first));
-  if (!match?.[1]) throw new Error(`README has no text block starting with "${first}"`);
-  return match[1].replace(/\n$/, '');
+/**
+ * The sample exchanges README and the docs show: ```text blocks whose first line is a command,
+ * then (after a blank line) what the app answers, and after another the page Confirm brings.
+ */
+export function sampleExchanges(): {
+  page: string;
+  command: string;
+  confirmation: string;
+  answer?: string;
+}[] {
+  return docPages().flatMap(({ name, text }) =>
+    [...text.matchAll(/```text\n(\/[\s\S]*?)\n```/g)].map((m) => {
+      const [command = '', confirmation = '', answer] = (m[1] ?? '').split('\n\n');
+      return { page: name, command, confirmation, ...(answer ? { answer } : {}) };
+    }),
+  );
 }
 
 type Json = Record<string, unknown>;
