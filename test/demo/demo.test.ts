@@ -545,6 +545,12 @@ describe('the demo page renders mrkdwn as Slack does, and only as text', () => {
     expect(await page.evaluate('window.pwned')).toBeUndefined();
     expect(await page.$$('#conversation img')).toHaveLength(0);
     expect(demo.platdesk.sandbox?.stats().calls).toBe(0);
+    // The tab has platdesk's icon (the page names it; the stand-in serves it).
+    const icon = String(await page.$eval('link[rel="icon"]', (l) => l.getAttribute('href')));
+    const served = await fetch(new URL(icon, demo.url));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toContain('image/svg+xml');
+    expect(await served.text()).toContain('<svg');
     // An element the page does not know is a failure, not a grey placeholder.
     await page.evaluate("block({ type: 'video_player_of_the_future' }, {})");
     expect(await page.evaluate('window.demoUnknown')).toEqual(['video_player_of_the_future block']);
