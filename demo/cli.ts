@@ -9,8 +9,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`DEMO_PORT must be a port number (0–65535), not "${process.env.DEMO_PORT}"`);
   process.exit(1);
 }
-// The app's start-up warning ("using the built-in sandbox") is the point here: log errors only.
-const demo = await startDemo({ port, logLevel: 'error' }).catch((error: unknown) => {
+// The app's warnings are shown as well as its errors (a chart not posted, a Slack call refused):
+// a demo that hid them would hide what the app would tell an operator.
+const demo = await startDemo({ port, logLevel: 'warn' }).catch((error: unknown) => {
   const busy = (error as { code?: string }).code === 'EADDRINUSE';
   console.error(busy ? `Port ${port} is in use: set DEMO_PORT to another port` : String(error));
   process.exit(1);

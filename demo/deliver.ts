@@ -9,6 +9,8 @@ import { postAction, postCommand, postEvent } from '../test/helpers/slack-http.j
 import {
   appHomeOpened,
   blockAction,
+  entityAction,
+  entityDetailsRequested,
   eventCallback,
   globalShortcut,
   linkShared,
@@ -99,9 +101,19 @@ export interface Deliverer {
   messageShortcut(channel: string, ts: string, callbackId: string): Promise<Delivery>;
   globalShortcut(callbackId: string): Promise<Delivery>;
   openHome(): Promise<Delivery>;
+  /** A Work Object's card opened: `entity_details_requested`, with a trigger tied to the entity. */
+  openEntity(place: { channel: string; ts: string; url: string }, entity: Json): Promise<Delivery>;
+  /** A click on an action of the details panel (its own trigger, tied to the entity). */
+  entityAction(entityId: string, action: { action_id: string; value: string }): Promise<Delivery>;
 }
 
-export function createDeliverer(world: World, eventsUrl: string, signingSecret: string): Deliverer {
+export function createDeliverer(
+  world: World,
+  eventsUrl: string,
+  signingSecret: string,
+  /** A trigger Slack issues for a Work Object (FakeSlack.entityTrigger). */
+  entityTrigger: (entityId: string) => string,
+): Deliverer {
   const send = async (r: Promise<{ status: number; body: string }>): Promise<Delivery> => {
     const { status, body } = await r;
     return { status, body };
@@ -233,6 +245,34 @@ export function createDeliverer(world: World, eventsUrl: string, signingSecret: 
     },
     globalShortcut: (callbackId) =>
       send(postAction(eventsUrl, signingSecret, globalShortcut({ callbackId, triggerId: randomUUID() }))),
+    openEntity(place, entity) {
+      const ref = isObject(entity.external_ref) ? entity.external_ref : {};
+      const externalId = typeof ref.id === 'string' ? ref.id : '';
+      const entityUrl = typeof entity.url === 'string' ? entity.url : place.url;
+      const event = {
+        ...entityDetailsRequested({
+          entityUrl,
+          appUnfurlUrl: place.url,
+          externalId,
+          triggerId: entityTrigger(externalId),
+        }),
+        channel: place.channel,
+        message_ts: place.ts,
+        event_ts: `${Math.floor(Date.now() / 1000)}.000500`,
+      };
+      return send(
+        postEvent(eventsUrl, signingSecret, eventCallback(event, { eventId: `Ev${randomUUID()}` })),
+      );
+    },
+    entityAction(entityId, action) {
+      const payload = entityAction({
+        actionId: action.action_id,
+        value: action.value,
+        actionTs: nextActionTs(),
+        triggerId: entityTrigger(entityId),
+      });
+      return send(postAction(eventsUrl, signingSecret, payload));
+    },
     openHome: () =>
       send(
         postEvent(

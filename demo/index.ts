@@ -24,7 +24,7 @@ export interface DemoOptions {
   port?: number;
   /** The SQLite file (default: a fresh temporary directory, removed on stop). */
   databasePath?: string;
-  /** Log level of the app (default warn). */
+  /** Log level of the app (default warn: its warnings and errors). */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
 }
 
@@ -40,11 +40,13 @@ const PAGE_FILES: Record<string, string> = {
   '/': 'page.html',
   '/page.js': 'page.js',
   '/page.css': 'page.css',
+  '/favicon.svg': 'favicon.svg',
 };
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
 };
 
 type Json = Record<string, unknown>;
@@ -90,7 +92,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     if (dir) rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const deliver = createDeliverer(world, `${platdesk.url}/slack/events`, signingSecret);
+  const deliver = createDeliverer(world, `${platdesk.url}/slack/events`, signingSecret, (id) =>
+    fake.entityTrigger(id),
+  );
   const here = new URL('.', import.meta.url);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -103,6 +107,20 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
         'content-security-policy': "default-src 'self'; img-src * data:",
       });
       res.end(readFileSync(new URL(file, here)));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
+      // An uploaded file (a chart image, a print data file): its bytes as the app uploaded them.
+      const file = fake.file(decodeURIComponent(url.pathname.slice('/files/'.length)));
+      if (!file?.bytes) return sendJson(res, 404, { error: 'no such file' });
+      res.writeHead(200, {
+        'content-type': file.mimetype,
+        'cache-control': 'no-store',
+        ...(url.searchParams.has('download')
+          ? { 'content-disposition': `attachment; filename="${encodeURIComponent(file.name)}"` }
+          : {}),
+      });
+      res.end(file.bytes);
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/state') {
@@ -152,6 +170,30 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
             : await deliver.globalShortcut(text(body.callbackId));
         return sendJson(res, 200, { status: d.status });
       }
+      case '/api/entity/open': {
+        const channel = channelOf(body.channel);
+        const ts = text(body.ts);
+        const link = text(body.url);
+        const unfurl = world.message(channel, ts)?.unfurls.find((u) => u.url === link);
+        const entity = unfurl?.entities[0];
+        const ref = isObject(entity?.external_ref) ? entity.external_ref : {};
+        if (!entity || typeof ref.id !== 'string') return sendJson(res, 404, { error: 'no such card' });
+        world.openPanel({ entityId: ref.id, channel, ts, url: link });
+        const d = await deliver.openEntity({ channel, ts, url: link }, entity);
+        return sendJson(res, 200, { status: d.status });
+      }
+      case '/api/entity/action': {
+        const panel = world.state().panel;
+        if (!panel) return sendJson(res, 404, { error: 'no panel open' });
+        const d = await deliver.entityAction(panel.entityId, {
+          action_id: text(action.action_id),
+          value: text(action.value),
+        });
+        return sendJson(res, 200, { status: d.status });
+      }
+      case '/api/entity/close':
+        world.closePanel();
+        return sendJson(res, 200, { status: 200 });
       case '/api/home':
         return sendJson(res, 200, { status: (await deliver.openHome()).status });
       case '/api/language': {

@@ -1,6 +1,10 @@
 // The demo page: polls /api/state and renders, from the Block Kit the app sent, #support, the DM,
-// the App Home and the open modal. Every text goes through textContent (never innerHTML), so
-// nothing the app or the plat API wrote can become markup.
+// the App Home, the open modal and a Work Object's details panel, as Slack draws them: tables with
+// their column settings, images by slack_file (the stand-in keeps the uploads), rich text and
+// markdown blocks, files, streamed replies with their task cards and plans. Every text goes
+// through textContent (never innerHTML), so nothing the app or the plat API wrote can become
+// markup. A block, element or emoji this page cannot draw is listed in `window.demoUnknown` (the
+// browser test fails on it) and shown in red, never silently as a grey placeholder.
 
 const SUPPORT = 'C1234';
 const DM = 'D1234';
@@ -9,6 +13,7 @@ const USERS = [
   { id: 'U5678', name: 'agent2' },
   { id: 'UADMIN', name: 'admin' },
 ];
+// The message shortcuts' names are manifest.yml's: Slack shows them as written, in any language.
 const SHORTCUTS = [
   { callbackId: 'platdesk.shortcut.items', label: 'Look up items' },
   { callbackId: 'platdesk.shortcut.waybills', label: 'Look up waybills' },
@@ -27,11 +32,68 @@ const SAMPLES = [
   '/platdesk help',
 ];
 
+// Slack's own words around the app's (its client follows the person's language).
+const CHROME = {
+  en: {
+    you: 'agent (you)',
+    onlyYou: 'Only visible to you',
+    optional: ' (optional)',
+    close: 'Close',
+    send: 'Send',
+    placeholder: 'Type /item 680001234501, or paste an item link',
+    home: '🏠 App Home',
+    homeTitle: 'platdesk · Home',
+    dmTitle: 'platdesk (direct message)',
+    openingHome: 'Opening the App Home…',
+    reply: 'reply',
+    replies: 'replies',
+    download: 'Download',
+    details: 'Details',
+    streaming: 'writing…',
+    metadata: 'metadata',
+    language: 'Language',
+    calls: 'Sandbox calls',
+    try: 'Try:',
+    note: 'A local Slack stand-in: no Slack account, the plat sandbox, nothing leaves this machine.',
+  },
+  'zh-CN': {
+    you: 'agent（你）',
+    onlyYou: '仅你可见',
+    optional: '（可选）',
+    close: '关闭',
+    send: '发送',
+    placeholder: '输入 /item 680001234501，或粘贴商品链接',
+    home: '🏠 App 主页',
+    homeTitle: 'platdesk · 主页',
+    dmTitle: 'platdesk（私信）',
+    openingHome: '正在打开 App 主页…',
+    reply: '条回复',
+    replies: '条回复',
+    download: '下载',
+    details: '详情',
+    streaming: '正在输入…',
+    metadata: '元数据',
+    language: '语言',
+    calls: '沙盒调用次数',
+    try: '试试：',
+    note: '本地的 Slack 替身：不需要 Slack 账号，使用 plat 沙盒，数据不离开本机。',
+  },
+};
+const chrome = (key) => (CHROME[document.getElementById('locale')?.value] ?? CHROME.en)[key];
+
 let current = SUPPORT;
-let state = { version: -1, channels: [], messages: [], modals: [], home: null, sandboxCalls: 0 };
+let state = { version: -1, channels: [], messages: [], modals: [], home: null, panel: null, sandboxCalls: 0 };
 let shownVersion = -1;
 let shownModal = '';
 let shownHome = '';
+let shownPanel = '';
+
+// What this page could not draw: the browser test fails on any of it.
+window.demoUnknown = [];
+function unknown(what) {
+  if (!window.demoUnknown.includes(what)) window.demoUnknown.push(what);
+  return el('span', 'unknown', `[${what}]`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // DOM helpers
@@ -43,7 +105,7 @@ function el(tag, className, text) {
   return node;
 }
 
-// The emoji shortcodes platdesk writes; any other :name: stays as typed.
+// The emoji shortcodes platdesk writes; an unknown name outside code is a failure of this page.
 const EMOJI = {
   warning: '⚠️',
   white_check_mark: '✅',
@@ -70,8 +132,21 @@ const EMOJI = {
   mag: '🔍',
   information_source: 'ℹ️',
   grey_question: '❔',
+  bar_chart: '📊',
+  chart_with_upwards_trend: '📈',
+  calendar: '📅',
+  busts_in_silhouette: '👥',
+  gear: '⚙️',
+  bell: '🔔',
+  bulb: '💡',
 };
-const emoji = (s) => s.replace(/:([a-z0-9_+-]+):/g, (all, name) => EMOJI[name] ?? all);
+const emoji = (s) =>
+  s.replace(/:([a-z0-9_+-]+):/g, (all, name) => {
+    if (EMOJI[name]) return EMOJI[name];
+    // A time such as 09:00:00 is not an emoji; a name like :sparkles: the page does not know is.
+    if (/^[a-z][a-z0-9_+-]*$/.test(name)) unknown(`emoji :${name}:`);
+    return all;
+  });
 const decodeEntities = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 const decode = (s) => emoji(decodeEntities(s));
 const channelName = (id) => state.channels.find((c) => c.id === id)?.name ?? `#${id}`;
@@ -93,8 +168,13 @@ function link(target, label) {
     if (label) return el('span', 'mention', decode(label));
     return el('span', 'mention', `@${target.slice(1).split('^')[0]}`);
   }
-  const url = decode(target);
-  const a = el('a', '', label ? decode(label) : url);
+  const url = decodeEntities(target);
+  return anchor(url, label ? decode(label) : url);
+}
+
+/** A link, only for http(s) and mailto targets: any other scheme stays text. */
+function anchor(url, label) {
+  const a = el('a', '', label);
   if (/^(https?:|mailto:)/i.test(url)) {
     a.href = url;
     a.target = '_blank';
@@ -109,8 +189,9 @@ function mrkdwn(text, into) {
   for (const m of text.matchAll(INLINE)) {
     if (m.index > last) parent.append(decode(text.slice(last, m.index)));
     last = m.index + m[0].length;
-    if (m[1] !== undefined) parent.append(el('pre', '', decode(m[1].replace(/^\n/, ''))));
-    else if (m[2] !== undefined) parent.append(el('code', '', decode(m[2])));
+    // Slack shows code as written: no emoji, no formatting inside.
+    if (m[1] !== undefined) parent.append(el('pre', '', decodeEntities(m[1].replace(/^\n/, ''))));
+    else if (m[2] !== undefined) parent.append(el('code', '', decodeEntities(m[2])));
     else if (m[3] !== undefined) parent.append(link(m[3], m[4]));
     else if (m[5] !== undefined) parent.append(mrkdwn(m[5], el('b')));
     else if (m[6] !== undefined) parent.append(mrkdwn(m[6], el('i')));
@@ -126,6 +207,175 @@ function textObject(t) {
   return t.type === 'mrkdwn' ? mrkdwn(t.text) : el('span', '', plain(t));
 }
 const plain = (t) => (t && typeof t.text === 'string' ? (t.emoji === false ? t.text : emoji(t.text)) : '');
+
+// ---------------------------------------------------------------------------------------------
+// Markdown (the `markdown` block and streamed markdown_text: standard Markdown, as Slack takes it,
+// https://docs.slack.dev/reference/block-kit/blocks/markdown-block)
+
+const MD_INLINE =
+  /`([^`\n]+)`|\*\*(?=\S)([^\n]+?\S)\*\*|__(?=\S)([^\n]+?\S)__|~~(?=\S)([^\n]+?\S)~~|(?<![\w*])\*(?=\S)([^*\n]+?)\*(?![\w*])|(?<![\w_])_(?=\S)([^_\n]+?)_(?![\w_])|\[([^\]\n]+)\]\(([^)\s]+)\)|<(https?:\/\/[^>\s]+)>|(https?:\/\/[^\s<>()]+)/g;
+
+function markdownInline(text, into) {
+  const parent = into ?? el('span');
+  let last = 0;
+  for (const m of text.matchAll(MD_INLINE)) {
+    if (m.index > last) parent.append(emoji(text.slice(last, m.index)));
+    last = m.index + m[0].length;
+    if (m[1] !== undefined) parent.append(el('code', '', m[1]));
+    else if (m[2] !== undefined || m[3] !== undefined) parent.append(markdownInline(m[2] ?? m[3], el('b')));
+    else if (m[4] !== undefined) parent.append(markdownInline(m[4], el('s')));
+    else if (m[5] !== undefined || m[6] !== undefined) parent.append(markdownInline(m[5] ?? m[6], el('i')));
+    else if (m[7] !== undefined) parent.append(anchor(m[8], m[7]));
+    else parent.append(anchor(m[9] ?? m[10], m[9] ?? m[10]));
+  }
+  if (last < text.length) parent.append(emoji(text.slice(last)));
+  return parent;
+}
+
+function markdown(text) {
+  const box = el('div', 'markdown');
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  let list = null;
+  let paragraph = null;
+  const close = () => {
+    list = null;
+    paragraph = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^```/.test(line)) {
+      close();
+      const code = [];
+      for (i++; i < lines.length && !/^```/.test(lines[i]); i++) code.push(lines[i]);
+      box.append(el('pre', '', code.join('\n')));
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^\s*(?:([-*+])|(\d+)[.)])\s+(.*)$/.exec(line);
+    const quote = /^>\s?(.*)$/.exec(line);
+    if (line.trim() === '') close();
+    else if (/^(-{3,}|\*{3,}|_{3,})\s*$/.test(line)) {
+      close();
+      box.append(el('hr'));
+    } else if (heading) {
+      close();
+      box.append(markdownInline(heading[2], el(`h${Math.min(6, heading[1].length + 2)}`, 'md-heading')));
+    } else if (item) {
+      const tag = item[2] !== undefined ? 'ol' : 'ul';
+      if (!list || list.tagName.toLowerCase() !== tag) {
+        paragraph = null;
+        list = el(tag);
+        box.append(list);
+      }
+      list.append(markdownInline(item[3], el('li')));
+    } else if (quote) {
+      close();
+      box.append(markdownInline(quote[1], el('blockquote')));
+    } else {
+      list = null;
+      if (paragraph) paragraph.append(el('br'));
+      else {
+        paragraph = el('p');
+        box.append(paragraph);
+      }
+      markdownInline(line, paragraph);
+    }
+  }
+  return box;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rich text (https://docs.slack.dev/reference/block-kit/blocks/rich-text-block)
+
+function richInline(e) {
+  let node;
+  switch (e.type) {
+    case 'text':
+      node = el('span', '', e.text ?? '');
+      break;
+    case 'link':
+      node = anchor(e.url ?? '', e.text || e.url || '');
+      break;
+    case 'emoji':
+      node = el(
+        'span',
+        '',
+        e.unicode
+          ? String.fromCodePoint(...e.unicode.split('-').map((h) => parseInt(h, 16)))
+          : emoji(`:${e.name}:`),
+      );
+      break;
+    case 'user':
+      node = el('span', 'mention', `@${userName(e.user_id)}`);
+      break;
+    case 'channel':
+      node = el('span', 'mention', channelName(e.channel_id));
+      break;
+    case 'usergroup':
+      node = el('span', 'mention', `@${e.usergroup_id}`);
+      break;
+    case 'broadcast':
+      node = el('span', 'mention', `@${e.range}`);
+      break;
+    case 'date':
+      node = el('span', '', e.fallback ?? new Date((e.timestamp ?? 0) * 1000).toLocaleString());
+      break;
+    case 'color':
+      node = el('span', '', e.value ?? '');
+      break;
+    default:
+      return unknown(`rich_text element ${e.type}`);
+  }
+  const style = e.style ?? {};
+  if (style.code) node = wrap(node, 'code');
+  if (style.bold) node = wrap(node, 'b');
+  if (style.italic) node = wrap(node, 'i');
+  if (style.strike) node = wrap(node, 's');
+  return node;
+}
+const wrap = (node, tag) => {
+  const outer = el(tag);
+  outer.append(node);
+  return outer;
+};
+
+function richText(b) {
+  const box = el('div', 'rich-text');
+  for (const part of b.elements ?? []) box.append(richPart(part));
+  return box;
+}
+
+function richPart(part) {
+  switch (part.type) {
+    case 'rich_text_section': {
+      const p = el('div', 'rt-section');
+      for (const e of part.elements ?? []) p.append(richInline(e));
+      return p;
+    }
+    case 'rich_text_preformatted': {
+      const pre = el('pre');
+      for (const e of part.elements ?? []) pre.append(richInline(e));
+      return pre;
+    }
+    case 'rich_text_quote': {
+      const q = el('blockquote');
+      for (const e of part.elements ?? []) q.append(richInline(e));
+      return q;
+    }
+    case 'rich_text_list': {
+      const list = el(part.style === 'ordered' ? 'ol' : 'ul');
+      list.style.marginLeft = `${(part.indent ?? 0) * 20}px`;
+      for (const section of part.elements ?? []) {
+        const li = el('li');
+        li.append(richPart(section));
+        list.append(li);
+      }
+      return list;
+    }
+    default:
+      return unknown(`rich_text part ${part.type}`);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Interactive elements. `where` is { channel, ts } for a message or { viewId } for a view.
@@ -201,20 +451,65 @@ function interactive(element, blockId, where) {
     );
   }
   if (element.type === 'image') return imageOf(element, 'thumb');
-  return el('span', 'unknown', `[${element.type}]`);
+  return unknown(`element ${element.type}`);
+}
+
+/**
+ * An image by its public image_url, or by slack_file: a file uploaded to Slack, which the stand-in
+ * keeps and serves (`/files/<id>`) as Slack serves its own files to the person's client.
+ */
+function imageSource(element) {
+  if (element.slack_file) {
+    const f = element.slack_file;
+    const id = f.id ?? /\/files\/([^/?#]+)/.exec(f.url ?? '')?.[1];
+    return id ? `/files/${encodeURIComponent(id)}` : (f.url ?? '');
+  }
+  return element.image_url ?? '';
 }
 
 function imageOf(element, className) {
   const img = el('img', className);
-  img.src = element.image_url ?? '';
+  img.src = imageSource(element);
   img.alt = element.alt_text ?? '';
-  // Sandbox images point nowhere: show the alt text instead of a broken image.
-  img.addEventListener('error', () => img.replaceWith(el('span', 'unknown', `[${img.alt || 'image'}]`)));
+  img.title = element.alt_text ?? '';
+  if (element.slack_file) {
+    // A slack_file the stand-in cannot serve is a failure: Slack would show the picture.
+    img.addEventListener('error', () => img.replaceWith(unknown(`slack_file ${img.src}`)));
+  } else {
+    // A sandbox item's image_url points at a host this machine cannot reach: Slack's client would
+    // show it; the page shows its alt text in a frame instead of a broken picture.
+    img.addEventListener('error', () =>
+      img.replaceWith(el('span', 'image-offline', `🖼 ${img.alt || 'image'}`)),
+    );
+  }
   return img;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Blocks
+
+/** A table block (https://docs.slack.dev/reference/block-kit/blocks/table-block): the first row is the header. */
+function table(b) {
+  const wrapBox = el('div', 'table-wrap');
+  const t = el('table');
+  const settings = b.column_settings ?? [];
+  (b.rows ?? []).forEach((row, r) => {
+    const tr = el('tr');
+    row.forEach((cell, c) => {
+      const td = el(r === 0 ? 'th' : 'td');
+      const setting = settings[c] ?? {};
+      td.style.textAlign = setting.align ?? 'left';
+      td.classList.toggle('nowrap', setting.is_wrapped !== true);
+      if (cell.type === 'raw_text') td.textContent = cell.text ?? '';
+      else if (cell.type === 'rich_text') td.append(richText(cell));
+      else td.append(unknown(`table cell ${cell.type}`));
+      tr.append(td);
+    });
+    t.append(tr);
+  });
+  wrapBox.append(t);
+  return wrapBox;
+}
 
 function block(b, where, view) {
   const node = el('div', `block ${b.type}`);
@@ -239,10 +534,17 @@ function block(b, where, view) {
       node.append(el('hr'));
       break;
     case 'context':
-      for (const e of b.elements ?? []) node.append(e.type === 'image' ? imageOf(e) : textObject(e));
+      for (const e of b.elements ?? [])
+        node.append(
+          e.type === 'image'
+            ? imageOf(e)
+            : e.type === 'plain_text' || e.type === 'mrkdwn'
+              ? textObject(e)
+              : unknown(`context element ${e.type}`),
+        );
       break;
     case 'image':
-      if (b.title) node.append(el('div', '', plain(b.title)));
+      if (b.title) node.append(el('div', 'image-title', plain(b.title)));
       node.append(imageOf(b, 'image'));
       break;
     case 'actions':
@@ -251,8 +553,17 @@ function block(b, where, view) {
     case 'input':
       node.append(inputBlock(b, view));
       break;
+    case 'table':
+      node.append(table(b));
+      break;
+    case 'rich_text':
+      node.append(richText(b));
+      break;
+    case 'markdown':
+      node.append(markdown(b.text ?? ''));
+      break;
     default:
-      node.append(el('span', 'unknown', `[${b.type} block]`));
+      node.append(unknown(`${b.type} block`));
   }
   return node;
 }
@@ -267,6 +578,133 @@ function blocks(list, where, view) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Files, streamed replies, Work Object cards
+
+function fileTile(f) {
+  const box = el('div', 'file');
+  if (f.mimetype?.startsWith('image/')) {
+    const img = imageOf({ slack_file: { id: f.id }, alt_text: f.title || f.name }, 'image');
+    box.append(img);
+  }
+  const line = el('div', 'file-line');
+  line.append(el('span', 'file-icon', '📄'));
+  line.append(el('span', 'file-name', f.title || f.name));
+  line.append(el('span', 'meta', ` ${f.name} · ${formatSize(f.size)} `));
+  const a = el('a', 'file-download', chrome('download'));
+  a.href = `/files/${encodeURIComponent(f.id)}?download=1`;
+  a.download = f.name;
+  line.append(a);
+  box.append(line);
+  return box;
+}
+const formatSize = (n) => (n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`);
+
+const TASK_ICON = { pending: '○', in_progress: '◔', complete: '✓', error: '✕' };
+
+function taskCard(task) {
+  const card = el('div', `task ${task.status}`);
+  const head = el('div', 'task-head');
+  const icon = TASK_ICON[task.status];
+  head.append(icon ? el('span', 'task-icon', icon) : unknown(`task status ${task.status}`));
+  head.append(el('span', 'task-title', task.title ?? ''));
+  card.append(head);
+  if (task.details) card.append(el('div', 'task-details', task.details));
+  if (task.output) card.append(el('div', 'task-output', task.output));
+  for (const source of task.sources ?? []) {
+    if (source.type !== 'url') card.append(unknown(`task source ${source.type}`));
+    else card.append(anchor(source.url, source.text || source.url));
+  }
+  return card;
+}
+
+/**
+ * A streamed reply: its markdown as one text, its tasks as cards where they first came
+ * (timeline) or together under the plan's title (plan), the latest state of each task shown.
+ */
+function streamed(m) {
+  const box = el('div', 'stream');
+  const s = m.stream;
+  const tasks = new Map();
+  for (const c of s.chunks) if (c.type === 'task_update') tasks.set(c.id, { ...tasks.get(c.id), ...c });
+  const parts = [];
+  let text = null;
+  let plan = null;
+  const placed = new Set();
+  for (const c of s.chunks) {
+    if (c.type === 'markdown_text') {
+      if (text === null) {
+        text = { kind: 'text', text: '' };
+        parts.push(text);
+      }
+      text.text += c.text ?? '';
+    } else if (c.type === 'task_update' || c.type === 'plan_update') {
+      text = null;
+      if (s.taskDisplayMode === 'plan') {
+        if (!plan) {
+          plan = { kind: 'plan', title: '' };
+          parts.push(plan);
+        }
+        if (c.type === 'plan_update') plan.title = c.title ?? '';
+      } else if (c.type === 'task_update' && !placed.has(c.id)) {
+        placed.add(c.id);
+        parts.push({ kind: 'task', id: c.id });
+      } else if (c.type === 'plan_update') parts.push({ kind: 'title', title: c.title ?? '' });
+    } else if (c.type === 'blocks') {
+      text = null;
+      parts.push({ kind: 'blocks', blocks: c.blocks ?? [] });
+    } else parts.push({ kind: 'unknown', type: c.type });
+  }
+  for (const part of parts) {
+    if (part.kind === 'text') box.append(markdown(part.text));
+    else if (part.kind === 'task') box.append(taskCard(tasks.get(part.id)));
+    else if (part.kind === 'title') box.append(el('div', 'plan-title', part.title));
+    else if (part.kind === 'blocks') box.append(blocks(part.blocks, { channel: m.channel, ts: m.ts }));
+    else if (part.kind === 'plan') {
+      const planBox = el('div', 'plan');
+      planBox.append(el('div', 'plan-title', part.title));
+      for (const task of tasks.values()) planBox.append(taskCard(task));
+      box.append(planBox);
+    } else box.append(unknown(`stream chunk ${part.type}`));
+  }
+  if (s.state === 'streaming') box.append(el('div', 'meta typing', chrome('streaming')));
+  return box;
+}
+
+/** A Work Object's card (https://docs.slack.dev/messaging/work-objects-overview): opens its details panel. */
+function entityCard(m, unfurl, entity) {
+  const payload = entity.entity_payload ?? {};
+  const attributes = payload.attributes ?? {};
+  const card = el('button', 'entity-card');
+  card.type = 'button';
+  card.dataset.entity = entity.external_ref?.id ?? '';
+  const head = el('div', 'entity-head');
+  head.append(el('span', 'entity-type', attributes.display_type ?? ''));
+  if (attributes.display_id) head.append(el('span', 'meta', ` ${attributes.display_id}`));
+  card.append(head);
+  card.append(el('div', 'entity-title', attributes.title?.text ?? ''));
+  card.append(entityFields(payload.custom_fields ?? []));
+  const foot = el('div', 'meta', `${attributes.product_name ?? ''} · ${chrome('details')} ›`);
+  card.append(foot);
+  card.addEventListener('click', () =>
+    post('/api/entity/open', { channel: m.channel, ts: m.ts, url: unfurl.url }),
+  );
+  return card;
+}
+
+function entityFields(fields) {
+  const list = el('dl', 'entity-fields');
+  for (const f of fields) {
+    if (f.type !== 'string') {
+      list.append(unknown(`entity field ${f.type}`));
+      continue;
+    }
+    list.append(el('dt', '', f.label ?? f.key));
+    list.append(el('dd', '', f.value ?? ''));
+  }
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Input blocks (modals) and their state, in Slack's view.state.values shape
 
 function inputBlock(b, view) {
@@ -275,7 +713,8 @@ function inputBlock(b, view) {
   box.dataset.blockId = b.block_id ?? '';
   box.dataset.actionId = e.action_id ?? '';
   box.dataset.type = e.type ?? '';
-  box.append(el('span', 'label', plain(b.label) + (b.optional ? ' (optional)' : '')));
+  // Slack adds "(optional)" in the person's own language.
+  box.append(el('span', 'label', plain(b.label) + (b.optional ? chrome('optional') : '')));
   let control;
   switch (e.type) {
     case 'plain_text_input':
@@ -347,7 +786,7 @@ function inputBlock(b, view) {
       break;
     }
     default:
-      control = el('span', 'unknown', `[${e.type}]`);
+      control = unknown(`input element ${e.type}`);
   }
   control.classList.add('control');
   box.append(control);
@@ -439,21 +878,33 @@ function collectState(root) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Conversations, Home, modal
+// Conversations, Home, modal, details panel
 
 function messageNode(m) {
   const node = el('div', `msg${m.ephemeral ? ' ephemeral' : ''}${m.command ? ' command' : ''}`);
   node.dataset.ts = m.ts;
   const head = el('div');
-  head.append(el('span', 'who', m.author === 'you' ? 'agent (you)' : 'platdesk'));
-  if (m.ephemeral && !m.command) head.append(el('span', 'meta', 'Only visible to you'));
+  head.append(el('span', 'who', m.author === 'you' ? chrome('you') : 'platdesk'));
+  if (m.ephemeral && !m.command) head.append(el('span', 'meta', chrome('onlyYou')));
+  if (m.metadata?.event_type) {
+    // Message metadata is not shown in Slack's client; here it is named, small, because the app
+    // relies on it (a scheduled post's key is how an unclear post is found, never sent twice).
+    const tag = el('span', 'meta metadata', ` · ${chrome('metadata')}: ${m.metadata.event_type}`);
+    tag.title = JSON.stringify(m.metadata.event_payload ?? {});
+    head.append(tag);
+  }
   node.append(head);
   if (m.command) node.append(el('div', '', m.text));
+  else if (m.stream) node.append(streamed(m));
   else if (m.blocks.length > 0) node.append(blocks(m.blocks, { channel: m.channel, ts: m.ts }));
-  else node.append(mrkdwn(m.text, el('div')));
+  else if (m.text !== '') node.append(mrkdwn(m.text, el('div')));
+  if (m.stream && m.blocks.length > 0) node.append(blocks(m.blocks, { channel: m.channel, ts: m.ts }));
+  for (const f of m.files ?? []) node.append(fileTile(f));
   for (const u of m.unfurls) {
     const box = el('div', 'unfurl');
-    box.append(blocks(u.blocks, { channel: m.channel, ts: m.ts }));
+    // A client that shows Work Objects shows the entity's card; the blocks are the fallback.
+    if (u.entities.length > 0) for (const entity of u.entities) box.append(entityCard(m, u, entity));
+    else box.append(blocks(u.blocks, { channel: m.channel, ts: m.ts }));
     node.append(box);
   }
   if (!m.command) node.append(shortcutMenu(m));
@@ -487,7 +938,9 @@ function renderConversation() {
     const replies = here.filter((r) => r.threadTs === m.ts && r.ts !== m.ts);
     if (replies.length > 0) {
       const thread = el('div', 'thread');
-      thread.append(el('div', 'meta', `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`));
+      thread.append(
+        el('div', 'meta', `${replies.length} ${replies.length === 1 ? chrome('reply') : chrome('replies')}`),
+      );
       for (const r of replies) thread.append(messageNode(r));
       box.append(thread);
     }
@@ -506,11 +959,18 @@ function renderChannels() {
   }
   document.getElementById('home-tab').classList.toggle('active', current === 'home');
   document.getElementById('title').textContent =
-    current === 'home'
-      ? 'platdesk · Home'
-      : current === DM
-        ? 'platdesk (direct message)'
-        : channelName(current);
+    current === 'home' ? chrome('homeTitle') : current === DM ? chrome('dmTitle') : channelName(current);
+}
+
+function renderChrome() {
+  document.documentElement.lang = document.getElementById('locale').value === 'zh-CN' ? 'zh-CN' : 'en';
+  document.getElementById('home-tab').textContent = chrome('home');
+  document.getElementById('send').textContent = chrome('send');
+  document.getElementById('composer').placeholder = chrome('placeholder');
+  document.getElementById('calls-label').textContent = chrome('calls');
+  document.getElementById('try-label').textContent = chrome('try');
+  document.getElementById('locale-label').textContent = chrome('language');
+  document.getElementById('note').textContent = chrome('note');
 }
 
 function renderHome() {
@@ -520,7 +980,7 @@ function renderHome() {
   shownHome = key;
   box.replaceChildren();
   if (!state.home) {
-    box.append(el('p', 'meta', 'Opening the App Home…'));
+    box.append(el('p', 'meta', chrome('openingHome')));
     return;
   }
   const view = el('div');
@@ -544,7 +1004,7 @@ function renderModal() {
   dialog.append(el('h2', '', plain(v.title)));
   dialog.append(blocks(v.blocks, { viewId: top.id }, top));
   const foot = el('div', 'foot');
-  const close = el('button', 'el', plain(v.close) || 'Close');
+  const close = el('button', 'el', plain(v.close) || chrome('close'));
   close.type = 'button';
   close.addEventListener('click', () => post('/api/close', { viewId: top.id }));
   foot.append(close);
@@ -561,9 +1021,58 @@ function renderModal() {
   modal.append(dialog);
 }
 
+/** The details panel of a Work Object (entity.presentDetails): its fields, its actions or its error. */
+function renderPanel() {
+  const key = JSON.stringify(state.panel);
+  if (key === shownPanel) return;
+  shownPanel = key;
+  const box = document.getElementById('panel');
+  box.replaceChildren();
+  box.hidden = !state.panel;
+  if (!state.panel) return;
+  const head = el('div', 'panel-head');
+  const close = el('button', 'el', '✕');
+  close.type = 'button';
+  close.setAttribute('aria-label', chrome('close'));
+  close.addEventListener('click', () => post('/api/entity/close', {}));
+  const { metadata, error } = state.panel;
+  const payload = metadata?.entity_payload ?? {};
+  head.append(el('h2', '', payload.attributes?.title?.text ?? state.panel.entityId), close);
+  box.append(head);
+  if (!metadata && !error) {
+    box.append(el('p', 'meta', '…'));
+    return;
+  }
+  if (error) {
+    box.append(el('h3', 'panel-error', error.custom_title ?? error.status ?? ''));
+    if (error.custom_message) box.append(el('p', '', error.custom_message));
+    return;
+  }
+  if (payload.attributes?.display_type) box.append(el('div', 'entity-type', payload.attributes.display_type));
+  box.append(entityFields(payload.custom_fields ?? []));
+  const actions = payload.actions ?? {};
+  for (const kind of Object.keys(actions))
+    if (kind !== 'primary_actions' && kind !== 'overflow_actions')
+      box.append(unknown(`entity actions ${kind}`));
+  const row = el('div', 'actions');
+  for (const a of [...(actions.primary_actions ?? []), ...(actions.overflow_actions ?? [])]) {
+    const b = el('button', `el ${a.style ?? ''}`.trim(), a.text ?? '');
+    b.type = 'button';
+    b.dataset.actionId = a.action_id ?? '';
+    b.addEventListener('click', () => {
+      b.disabled = true;
+      if (a.processing_state?.enabled) b.textContent = a.processing_state.interstitial_text ?? '…';
+      post('/api/entity/action', { action: { action_id: a.action_id, value: a.value } });
+    });
+    row.append(b);
+  }
+  box.append(row);
+}
+
 function render() {
   document.getElementById('calls').textContent = String(state.sandboxCalls);
   renderModal();
+  renderPanel();
   if (current === 'home') renderHome();
   if (state.version === shownVersion) return;
   shownVersion = state.version;
@@ -607,6 +1116,10 @@ document.getElementById('composer-form').addEventListener('submit', (event) => {
 });
 document.getElementById('home-tab').addEventListener('click', () => show('home'));
 document.getElementById('locale').addEventListener('change', (event) => {
+  renderChrome();
+  shownVersion = -1;
+  shownModal = '';
+  shownHome = '';
   post('/api/language', { locale: event.target.value });
 });
 document.getElementById('global-shortcut').addEventListener('click', () => {
@@ -625,5 +1138,6 @@ for (const sample of SAMPLES) {
   li.append(b);
   document.getElementById('samples').append(li);
 }
+renderChrome();
 setInterval(poll, 500);
 poll();

@@ -1,14 +1,32 @@
 /**
- * What the demo's Slack stand-in shows: the conversations, the open modals and the App Home,
- * built only from the Web API calls and response_url posts the app made (answered here through
- * the fake Slack server's `setResponse`, so every ts and view id the app holds is one we know).
+ * What the demo's Slack stand-in shows: the conversations, the open modals, the App Home and a
+ * Work Object's details panel, built only from the Web API calls and response_url posts the app
+ * made. Every method keeps the fake Slack server's own answer (its `defaultAnswer`: messages
+ * stored with their ts, metadata and threads, files kept, streams followed), so what the app
+ * reads back (conversations.history and .replies, a file's bytes) is what the page shows.
  */
-import type { FakeSlack, SlackCall } from '../test/helpers/slack-api-server.js';
+import type { FakeSlack, SlackCall, StoredMessage, StreamState } from '../test/helpers/slack-api-server.js';
 import { SLACK } from '../test/helpers/slack-payloads.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A file shared in a message (files.completeUploadExternal with a channel). */
+export interface DemoFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  size: number;
+}
+
+/** A link's unfurl: its message blocks and, where the app sent them, its Work Object entities. */
+export interface DemoUnfurl {
+  url: string;
+  blocks: unknown[];
+  entities: Json[];
+}
 
 export interface DemoMessage {
   ts: string;
@@ -21,7 +39,12 @@ export interface DemoMessage {
   ephemeral: boolean;
   threadTs: string | null;
   /** The app's chat.unfurl for links in this message. */
-  unfurls: { url: string; blocks: unknown[] }[];
+  unfurls: DemoUnfurl[];
+  files: DemoFile[];
+  /** A streamed message (chat.startStream …): its chunks so far, and whether it was stopped. */
+  stream: StreamState | null;
+  /** Message metadata (chat.postMessage `metadata`): the key a scheduled post carries. */
+  metadata: Json | null;
 }
 
 export interface DemoView {
@@ -31,12 +54,24 @@ export interface DemoView {
   errors: Record<string, string>;
 }
 
+/** A Work Object's details panel, as entity.presentDetails last filled it. */
+export interface DemoPanel {
+  entityId: string;
+  /** The link whose card was opened, and where: to find the card again. */
+  channel: string;
+  ts: string;
+  url: string;
+  metadata: Json | null;
+  error: Json | null;
+}
+
 export interface DemoState {
   version: number;
   channels: { id: string; name: string }[];
   messages: DemoMessage[];
   modals: DemoView[];
   home: DemoView | null;
+  panel: DemoPanel | null;
 }
 
 /** Where a response_url post lands: its conversation and the message it may replace. */
@@ -65,11 +100,14 @@ export interface World {
   /** The modal stack after a view_submission ack (`response_action`, or none: close the view). */
   afterSubmit(viewId: string, ack: Json | null): void;
   closeModal(viewId: string): void;
+  /** A Work Object's card was opened: the panel is for this entity until closed. */
+  openPanel(panel: Omit<DemoPanel, 'metadata' | 'error'>): void;
+  closePanel(): void;
 }
 
 export function createWorld(fake: FakeSlack): World {
   let version = 0;
-  let tsSeq = 0;
+  let localSeq = 0;
   let viewSeq = 0;
   let urlSeq = 0;
   const messages: DemoMessage[] = [];
@@ -79,12 +117,17 @@ export function createWorld(fake: FakeSlack): World {
   ]);
   let modals: DemoView[] = [];
   let home: DemoView | null = null;
+  let panel: DemoPanel | null = null;
   const targets = new Map<string, ResponseTarget>();
   const unfurlIds = new Map<string, { channel: string; ts: string }>();
   const changed = () => {
     version += 1;
   };
-  const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++tsSeq).padStart(6, '0')}`;
+  /**
+   * Messages only the page knows (ephemeral ones, command lines): Slack stores none of them, so
+   * their ts comes from here, far above the fake's own sequence so that the two never meet.
+   */
+  const localTs = () => `${Math.floor(Date.now() / 1000)}.${String(900_000 + ++localSeq)}`;
   /** The app writes to a person by user id or by the DM's id: both are the DM here. */
   const channelOf = (id: unknown): string => {
     const c = str(id) || SUPPORT;
@@ -94,17 +137,21 @@ export function createWorld(fake: FakeSlack): World {
   };
   const find = (channel: string, ts: string) => messages.find((m) => m.channel === channel && m.ts === ts);
   const blocksOf = (body: Json): unknown[] => (Array.isArray(body.blocks) ? body.blocks : []);
+  const failed = (answer: Json) => answer.ok === false;
 
-  function add(message: Omit<DemoMessage, 'ts' | 'unfurls'>): DemoMessage {
-    const full: DemoMessage = { ...message, ts: nextTs(), unfurls: [] };
+  function add(
+    message: Omit<DemoMessage, 'unfurls' | 'files' | 'stream' | 'metadata'> & Partial<DemoMessage>,
+  ) {
+    const full: DemoMessage = { unfurls: [], files: [], stream: null, metadata: null, ...message };
     messages.push(full);
     changed();
     return full;
   }
 
-  function botMessage(channel: string, body: Json, ephemeral: boolean): DemoMessage {
+  function botMessage(channel: string, ts: string, body: Json, ephemeral: boolean): DemoMessage {
     const threadTs = str(body.thread_ts);
     return add({
+      ts,
       channel,
       author: 'platdesk',
       command: false,
@@ -112,12 +159,18 @@ export function createWorld(fake: FakeSlack): World {
       blocks: blocksOf(body),
       ephemeral,
       threadTs: threadTs === '' ? null : threadTs,
+      metadata: isObject(body.metadata) ? body.metadata : null,
     });
   }
 
-  function replace(target: DemoMessage, body: Json): void {
-    target.text = str(body.text);
-    target.blocks = blocksOf(body);
+  /** The page's copy of a message the fake stores, brought up to date (text, blocks, stream). */
+  function sync(channel: string, stored: StoredMessage): void {
+    const target = find(channel, stored.ts);
+    if (!target) return;
+    target.text = stored.text;
+    target.blocks = Array.isArray(stored.blocks) ? stored.blocks : [];
+    target.stream = stored.stream ? structuredClone(stored.stream) : null;
+    target.metadata = isObject(stored.metadata) ? stored.metadata : null;
     changed();
   }
 
@@ -126,36 +179,35 @@ export function createWorld(fake: FakeSlack): World {
     changed();
   }
 
-  const answered = (call: SlackCall, message: DemoMessage) => ({
-    channel: call.body.channel,
-    ts: message.ts,
-    message: {
-      type: 'message',
-      user: SLACK.botUserId,
-      bot_id: SLACK.botId,
-      text: message.text,
-      ts: message.ts,
-    },
-  });
+  /** Slack's own answer to the call (the fake's default): the message is stored there too. */
+  const slack = (call: SlackCall): Json => fake.defaultAnswer(call);
 
   fake.setResponse('chat.postMessage', (call) => {
-    const message = botMessage(channelOf(call.body.channel), call.body, false);
-    return answered(call, message);
+    const answer = slack(call);
+    if (!failed(answer)) botMessage(channelOf(call.body.channel), str(answer.ts), call.body, false);
+    return answer;
   });
   fake.setResponse('chat.postEphemeral', (call) => ({
-    message_ts: botMessage(channelOf(call.body.channel), call.body, true).ts,
+    message_ts: botMessage(channelOf(call.body.channel), localTs(), call.body, true).ts,
   }));
   fake.setResponse('chat.update', (call) => {
-    const target = find(channelOf(call.body.channel), str(call.body.ts));
+    const channel = channelOf(call.body.channel);
+    const target = find(channel, str(call.body.ts));
     if (!target) return { ok: false, error: 'message_not_found' };
-    replace(target, call.body);
-    return answered(call, target);
+    const answer = slack(call);
+    if (failed(answer)) return answer;
+    target.text = str(call.body.text);
+    target.blocks = blocksOf(call.body);
+    if (isObject(call.body.metadata)) target.metadata = call.body.metadata;
+    changed();
+    return answer;
   });
   fake.setResponse('chat.delete', (call) => {
     const target = find(channelOf(call.body.channel), str(call.body.ts));
     if (!target) return { ok: false, error: 'message_not_found' };
-    remove(target);
-    return { channel: call.body.channel, ts: call.body.ts };
+    const answer = slack(call);
+    if (!failed(answer)) remove(target);
+    return answer;
   });
   fake.setResponse('chat.unfurl', (call) => {
     const byId = unfurlIds.get(str(call.body.unfurl_id));
@@ -163,12 +215,87 @@ export function createWorld(fake: FakeSlack): World {
     const target = find(place.channel, place.ts);
     if (!target) return { ok: false, error: 'cannot_unfurl_message' };
     const unfurls = isObject(call.body.unfurls) ? call.body.unfurls : {};
+    const metadata = isObject(call.body.metadata) ? call.body.metadata : {};
+    const entities = (Array.isArray(metadata.entities) ? metadata.entities : []).filter(isObject);
     for (const [url, unfurl] of Object.entries(unfurls)) {
       const blocks = isObject(unfurl) && Array.isArray(unfurl.blocks) ? unfurl.blocks : [];
-      target.unfurls = [...target.unfurls.filter((u) => u.url !== url), { url, blocks }];
+      // An entity belongs to the link it unfurls (app_unfurl_url: the link as posted).
+      const own = entities.filter((e) => str(e.app_unfurl_url) === url || str(e.url) === url);
+      const kept = target.unfurls.find((u) => u.url === url);
+      target.unfurls = [
+        ...target.unfurls.filter((u) => u.url !== url),
+        { url, blocks, entities: own.length > 0 ? own : (kept?.entities ?? []) },
+      ];
     }
     changed();
-    return {};
+    return slack(call);
+  });
+
+  // Files: stored by the fake (bytes at its url_private); a file shared to a channel is a message.
+  fake.setResponse('files.completeUploadExternal', (call) => {
+    const answer = slack(call);
+    if (failed(answer)) return answer;
+    const channels = [str(call.body.channel_id), ...str(call.body.channels).split(',')].filter(Boolean);
+    for (const id of channels) {
+      const channel = channelOf(id);
+      const stored = [...fake.messages(id), ...fake.messages(id).flatMap((m) => fake.replies(id, m.ts))]
+        .filter((m) => Array.isArray(m.files) && !find(channel, m.ts))
+        .at(-1);
+      if (!stored) continue;
+      const files = (stored.files ?? []).map((f) => ({
+        id: str(f.id),
+        name: str(f.name),
+        title: str(f.title),
+        mimetype: str(f.mimetype),
+        size: typeof f.size === 'number' ? f.size : 0,
+      }));
+      const message = botMessage(
+        channel,
+        stored.ts,
+        { text: stored.text, thread_ts: stored.thread_ts },
+        false,
+      );
+      message.files = files;
+    }
+    return answer;
+  });
+
+  // Streamed replies (chat.startStream → appendStream… → stopStream).
+  fake.setResponse('chat.startStream', (call) => {
+    const answer = slack(call);
+    if (failed(answer)) return answer;
+    const channel = channelOf(call.body.channel);
+    const stored = fake.message(str(call.body.channel), str(answer.ts));
+    if (stored) {
+      const message = botMessage(
+        channel,
+        stored.ts,
+        { text: stored.text, thread_ts: stored.thread_ts },
+        false,
+      );
+      message.stream = stored.stream ? structuredClone(stored.stream) : null;
+    }
+    return answer;
+  });
+  for (const method of ['chat.appendStream', 'chat.stopStream'])
+    fake.setResponse(method, (call) => {
+      const answer = slack(call);
+      const stored = fake.message(str(call.body.channel), str(call.body.ts));
+      if (!failed(answer) && stored) sync(channelOf(call.body.channel), stored);
+      return answer;
+    });
+
+  // Work Objects: the details panel shows what entity.presentDetails sent, if Slack took it.
+  fake.setResponse('entity.presentDetails', (call) => {
+    const answer = slack(call);
+    if (failed(answer) || !panel) return answer;
+    panel = {
+      ...panel,
+      metadata: isObject(call.body.metadata) ? call.body.metadata : null,
+      error: isObject(call.body.error) ? call.body.error : null,
+    };
+    changed();
+    return answer;
   });
 
   const newView = (view: Json): DemoView => ({
@@ -230,12 +357,15 @@ export function createWorld(fake: FakeSlack): World {
       return {};
     }
     if ((body.replace_original === true || body.replace_original === 'true') && source) {
-      replace(source, body);
+      source.text = str(body.text);
+      source.blocks = blocksOf(body);
       if (body.response_type === 'in_channel') source.ephemeral = false;
+      changed();
       return {};
     }
     const message = botMessage(
       target.channel,
+      localTs(),
       { ...body, ...(target.threadTs ? { thread_ts: target.threadTs } : {}) },
       body.response_type !== 'in_channel',
     );
@@ -250,19 +380,27 @@ export function createWorld(fake: FakeSlack): World {
       messages: messages.map((m) => ({ ...m })),
       modals: [...modals],
       home,
+      panel,
     }),
     addUserMessage(channel, text, options = {}) {
+      const where = channelOf(channel);
+      const command = options.command ?? false;
+      // A typed message is in the channel's history (Slack keeps it); a command line is not.
+      const ts = command
+        ? localTs()
+        : fake.postAsUser(where, text, options.threadTs ? { threadTs: options.threadTs } : {});
       return add({
-        channel: channelOf(channel),
+        ts,
+        channel: where,
         author: 'you',
-        command: options.command ?? false,
+        command,
         text,
         blocks: [],
-        ephemeral: options.command ?? false,
+        ephemeral: command,
         threadTs: options.threadTs ?? null,
       }).ts;
     },
-    addEphemeral: (channel, body) => botMessage(channelOf(channel), body, true).ts,
+    addEphemeral: (channel, body) => botMessage(channelOf(channel), localTs(), body, true).ts,
     message: (channel, ts) => find(channelOf(channel), ts),
     responseUrl(target) {
       const id = `demo-${++urlSeq}`;
@@ -290,6 +428,14 @@ export function createWorld(fake: FakeSlack): World {
     },
     closeModal(viewId) {
       modals = modals.filter((m) => m.id !== viewId);
+      changed();
+    },
+    openPanel(opened) {
+      panel = { ...opened, metadata: null, error: null };
+      changed();
+    },
+    closePanel() {
+      panel = null;
       changed();
     },
   };

@@ -24,7 +24,7 @@ import { DigestLeaseLostError, DigestOverCapError, RunStrandedError } from '../d
 import { leasedRunCalls, settleUnanswered } from '../digest/sent-calls.js';
 import type { ChargeEvent, Order } from '../plat/types.js';
 import type { AlertCheck, AlertOrder, AlertOrderFacts, AlertSubscription } from '../store/store.js';
-import { ALERT_LOOKBACK_MS } from './cost.js';
+import { ALERT_LOOKBACK_MS, messageCost } from './cost.js';
 import type { AlertDeps } from './types.js';
 
 const HOUR = 3_600_000;
@@ -225,7 +225,8 @@ async function checkHeld(
   const pending = await alerts.recordPending(check.id, lease(), batch.map(facts));
   if (pending === null || !(await alerts.markPosting(check.id, lease())))
     throw new DigestLeaseLostError(check.id);
-  const posted = await postAlertOnce(ctx, sub, check, fence, pending, {
+  // Read again: its record now holds what its calls charged, which the message states.
+  const posted = await postAlertOnce(ctx, sub, (await alerts.check(check.id)) ?? check, fence, pending, {
     at,
     deferred: due.length - batch.length,
     verify: false,
@@ -248,11 +249,13 @@ async function checkHeld(
       if (order.messageTs) touched.add(order.messageTs);
     }
   }
-  for (const ts of touched)
+  for (const ts of touched) {
+    const ofMessage = await alerts.ordersOfMessage(sub.id, ts);
     await quietly(
-      ctx.publisher.updateAlert(sub, ts, await alerts.ordersOfMessage(sub.id, ts), at),
+      ctx.publisher.updateAlert(sub, ts, ofMessage, at, await messageCost(alerts, ofMessage)),
       'alert message not updated',
     );
+  }
 
   // One reminder an order, marked before it is sent: a crash may lose one, never send two.
   let reminded = 0;

@@ -8,6 +8,7 @@ import type { DigestClock, KeyedPostOptions, PriceOf } from '../digest/types.js'
 import type { PlatClient } from '../plat/client.js';
 import type { ChargeRecorder } from '../store/ledger.js';
 import type { AlertCheck, AlertOrder, AlertSubscription, Store } from '../store/store.js';
+import type { CheckCost } from './cost.js';
 
 export interface AlertPublisher {
   /**
@@ -28,12 +29,16 @@ export interface AlertPublisher {
    * (HistoryUnreadableError, or HistoryDeferredError under Slack's rate limit).
    */
   findAlert(sub: AlertSubscription, check: AlertCheck, options?: KeyedPostOptions): Promise<string | null>;
-  /** Re-renders an alert message from its orders' current state (claimed, handled, shipped). */
+  /**
+   * Re-renders an alert message from its orders' current state (claimed, handled, shipped), still
+   * saying what the check that posted it charged.
+   */
   updateAlert(
     sub: AlertSubscription,
     messageTs: string,
     orders: readonly AlertOrder[],
     at: number,
+    cost: CheckCost | null,
   ): Promise<void>;
   /** One hour before the deadline: a DM to the claimer, else the channel. */
   remind(sub: AlertSubscription, order: AlertOrder, at: number): Promise<void>;

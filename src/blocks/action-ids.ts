@@ -23,6 +23,10 @@ export const ACTIONS = {
   errorAuthLink: 'platdesk.link.auth',
   /** URL button opening the item page. Ack only. */
   itemLink: 'platdesk.link.item',
+  /** URL button opening a shop's page (the shop id of a seller account). Ack only. */
+  shopPage: 'platdesk.link.shop',
+  /** The shop of a seller account, registered with an owner id: its orders; value = owner id. */
+  shopOrders: 'platdesk.shop.orders',
   /** Digest over the cost cap: run it anyway; value = run id. */
   digestRunAnyway: 'platdesk.digest.run_anyway',
   /** Ship-by alert: claim an order; each button's action_id is alertActionId('claim', n). */

@@ -5,6 +5,7 @@
  * Pure. The orders carry no receiver data and nothing here adds any.
  */
 import type { KnownBlock } from '@slack/types';
+import type { CheckCost } from '../alerts/cost.js';
 import type { AlertProblem } from '../alerts/grammar.js';
 import { type AlertRow, orderRef } from '../alerts/subscriptions.js';
 import type { AlertApprovalRequest } from '../alerts/types.js';
@@ -65,6 +66,8 @@ export function renderAlert(
   orders: readonly AlertOrder[],
   at: number,
   deferred = 0,
+  /** What the check that found these orders charged (DESIGN rule 2: every answer says it). */
+  cost: CheckCost | null = null,
 ): RenderedMessage {
   const { t } = w;
   const values = {
@@ -93,6 +96,10 @@ export function renderAlert(
     blocks.push(actions(buttons));
   });
   const notes = [t('shipAlert.footer', { id: sub.id })];
+  if (cost)
+    notes.unshift(
+      t('shipAlert.cost', { count: cost.calls, n: w.count(cost.calls), points: w.points(cost.points) }),
+    );
   if (deferred > 0) notes.unshift(t('shipAlert.deferred', { count: deferred, n: w.count(deferred) }));
   blocks.push(context(...notes));
   return message(t('shipAlert.fallback', values), blocks, 1);
@@ -214,7 +221,7 @@ export function renderAlertList(w: Words, rows: readonly AlertRow[]): RenderedMe
           every: w.count(s.everyMinutes),
           from: s.hoursFrom,
           to: s.hoursTo,
-          zone: escapeText(s.timeZone),
+          zone: escapeText(w.zone(s.timeZone)),
           spent: w.points(spentToday),
           cap: w.points(s.capPoints),
           next: w.dateTime(new Date(nextCheckAt), s.timeZone),
@@ -262,8 +269,8 @@ export function renderAlertHelp(w: Words, problems: readonly AlertProblem[] = []
   const intro = said.length
     ? said.map((p) => t('digest.problem', { text: escapeClip(p, 300) })).join('\n')
     : t('shipAlert.helpIntro');
-  return message(said.length ? escapeClip(said.join('; '), 300) : t('shipAlert.helpFallback'), [
-    section(`${intro}\n${lines.join('\n')}`),
-    context(t('digest.helpNotes')),
-  ]);
+  return message(
+    said.length ? escapeClip(said.join(w.t('common.clauseSep')), 300) : t('shipAlert.helpFallback'),
+    [section(`${intro}\n${lines.join('\n')}`), context(t('digest.helpNotes'))],
+  );
 }

@@ -12,7 +12,7 @@ import type { Words } from './i18n/words.js';
 import { actions, button, buttonValue, context, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
 import { escapeClip } from './text.js';
-import { describeCap, describeRequest, operationLabel } from './words-of.js';
+import { describeCap, describeRequest, describeSubject, operationLabel } from './words-of.js';
 
 export interface ConfirmationInput {
   /** The pending lookup's id: the only thing the buttons carry. */
@@ -25,14 +25,14 @@ export interface ConfirmationInput {
   warnings?: readonly CapFigure[];
 }
 
-/** The price of one call as the user should read it. */
+/** The price of a line's calls as the user should read it ("per call" only when there are several). */
 function perCall(w: Words, line: QuoteLine): string {
   const { t } = w;
   if (line.unit === 'quota') return t('confirm.quotaPerCall', { count: line.calls, n: w.count(line.calls) });
   const { configuredPoints: configured, lastSeenPoints: last } = line;
   if (configured === null && last === null) return t('charge.priceUnknown');
   const estimate = configured ?? last ?? 0;
-  let text = t('confirm.about', { points: w.points(estimate) });
+  let text = t(line.calls === 1 ? 'confirm.aboutTotal' : 'confirm.about', { points: w.points(estimate) });
   if (last !== null)
     text =
       configured === null
@@ -65,22 +65,35 @@ function totalText(w: Words, quote: Quote): string {
 export function renderConfirmation(w: Words, input: ConfirmationInput): RenderedMessage {
   const { t } = w;
   const pendingId = buttonValue(input.pendingId);
-  const summary = escapeClip(describeRequest(w, input.request), 500);
+  // What is looked up, named once (issue 35): "Item prices for item 680001234501: 1 quota call."
+  const subject = escapeClip(describeSubject(w, input.request), 500);
   const labels = [...new Set(input.quote.lines.map((l) => operationLabel(w, l)))];
   const operations = labels.length > 0 ? w.list(labels) : t('common.lookup');
   const short = quoteShort(w, input.quote);
   const minutes = Math.max(1, Math.round(input.expiresInMinutes));
   const warnings = (input.warnings ?? []).slice(0, 4);
+  const [only] = input.quote.lines;
+  // One operation: one line says it all. Several: what is looked up, a line each, the total.
+  const charges =
+    only !== undefined && input.quote.lines.length === 1
+      ? [
+          section(
+            `${t('confirm.title', { operations: escapeClip(operations, 300), summary: subject, price: perCall(w, only) })}\n${t('confirm.after')}`,
+          ),
+        ]
+      : [
+          section(t('confirm.titleMany', { summary: escapeClip(describeRequest(w, input.request), 500) })),
+          ...packSections(
+            input.quote.lines.map((l) =>
+              t('confirm.line', { operation: operationLabel(w, l), price: perCall(w, l) }),
+            ),
+            { maxBlocks: 5, more: (n) => t('confirm.moreOperations', { count: n, n: w.count(n) }) },
+          ),
+          section(t('confirm.total', { total: totalText(w, input.quote) })),
+        ];
 
   const blocks = [
-    section(t('confirm.title', { operations: escapeClip(operations, 300), summary })),
-    ...packSections(
-      input.quote.lines.map((l) =>
-        t('confirm.line', { operation: operationLabel(w, l), price: perCall(w, l) }),
-      ),
-      { maxBlocks: 5, more: (n) => t('confirm.moreOperations', { count: n, n: w.count(n) }) },
-    ),
-    section(t('confirm.total', { total: totalText(w, input.quote) })),
+    ...charges,
     ...(warnings.length > 0
       ? [
           context(
@@ -104,7 +117,7 @@ export function renderConfirmation(w: Words, input: ConfirmationInput): Rendered
     context(t('confirm.expires', { count: minutes, n: w.count(minutes) })),
   ];
   return message(
-    t('confirm.fallback', { operations: escapeClip(operations, 150), summary, short }),
+    t('confirm.fallback', { operations: escapeClip(operations, 150), summary: subject, short }),
     blocks,
     2,
   );
@@ -165,7 +178,7 @@ export function renderInterrupted(
     else lines.push(t('confirm.interruptedChargeUnknown', { summary }));
     lines.push(t(truth.answer ? 'confirm.interruptedAnswerBelow' : 'confirm.interruptedAnswerLost'));
   }
-  const text = lines.join(' ');
+  const text = w.sentences(lines);
   return message(text, [section(text)]);
 }
 

@@ -155,7 +155,7 @@ function digestParts(w: Words, post: DigestPost) {
   const title =
     run.kind === 'manual'
       ? t('digest.titleManual', { shop: sub.shopLabel })
-      : t('digest.titleDaily', { shop: sub.shopLabel, date: run.localDate });
+      : t('digest.titleDaily', { shop: sub.shopLabel, date: w.day(run.localDate) });
   const head: KnownBlock[] = [
     header(title),
     context(
@@ -163,13 +163,13 @@ function digestParts(w: Words, post: DigestPost) {
         owner: escapeClip(sub.ownerId, 64),
         from: w.dateTime(new Date(s.window.from), tz),
         to: w.dateTime(new Date(s.window.to), tz),
-        zone: escapeText(tz),
+        zone: escapeText(w.zone(tz)),
       }),
       filterLine(w, sub),
     ),
   ];
 
-  const vs = previous ? { date: previous.localDate } : null;
+  const vs = previous ? { date: w.day(previous.localDate) } : null;
   const fields = [
     vs && previous
       ? t('digest.ordersFieldVs', {
@@ -328,7 +328,15 @@ export function renderDigestProgress(
   return message(text, [section(text)]);
 }
 
-/** Why a digest failed, in a few words: the plat error's title, or Slack's error code. */
+/** Slack's errors a digest post meets most (chat.postMessage), said in words; others as their code. */
+const SLACK_ERRORS = {
+  not_in_channel: 1,
+  channel_not_found: 1,
+  is_archived: 1,
+  restricted_action: 1,
+} as const;
+
+/** Why a digest failed, in a few words: the plat error's title, or what Slack refused. */
 export function digestFailureReason(w: Words, error: unknown): string {
   if (isPlatError(error)) return errorTitle(w, error.code);
   const coded = error as { code?: unknown; cause?: unknown } | null;
@@ -337,7 +345,11 @@ export function digestFailureReason(w: Words, error: unknown): string {
   const answered = coded?.code === 'post_refused' ? coded.cause : error;
   const slackError = (answered as { data?: { error?: unknown } } | null)?.data?.error;
   if (typeof slackError === 'string')
-    return w.t('digest.slackRefused', { error: escapeClip(slackError, 60) });
+    return Object.hasOwn(SLACK_ERRORS, slackError)
+      ? w.t('digest.slackRefused', {
+          error: w.t(`digest.slackError.${slackError as keyof typeof SLACK_ERRORS}`),
+        })
+      : w.t('digest.slackRefusedCode', { error: escapeClip(slackError, 60) });
   return w.t('digest.unexpected');
 }
 
@@ -360,7 +372,7 @@ export function renderDigestNotice(w: Words, notice: DigestNotice): RenderedMess
   const next = notice.nextAttemptAt
     ? t('digest.tryAgainAt', {
         time: localTimeOf(notice.nextAttemptAt.getTime(), sub.timeZone),
-        zone: escapeText(sub.timeZone),
+        zone: escapeText(w.zone(sub.timeZone)),
       })
     : t('digest.noMoreAttempts');
   return say(t('digest.failedNext', { what, reason, next }));
@@ -372,7 +384,7 @@ export function renderDigestAlert(w: Words, alert: DigestAlert): RenderedMessage
   if (alert.kind === 'unverified') {
     const text = t(alert.reason === 'too_busy' ? 'digest.unverifiedBusy' : 'digest.unverified', {
       name: digestName(w, sub),
-      date: alert.run.localDate,
+      date: w.day(alert.run.localDate),
       id: sub.id,
     });
     return message(text, [section(text)]);
@@ -382,7 +394,7 @@ export function renderDigestAlert(w: Words, alert: DigestAlert): RenderedMessage
   const next = alert.nextAttemptAt
     ? t('digest.nextAttempt', {
         time: w.dateTime(alert.nextAttemptAt, sub.timeZone),
-        zone: escapeText(sub.timeZone),
+        zone: escapeText(w.zone(sub.timeZone)),
       })
     : t('digest.noMoreToday');
   const text = t('digest.alert', {
@@ -461,7 +473,7 @@ export function renderDigestRerunQuestion(w: Words, q: DigestRerunQuestion): Ren
     id: sub.id,
     channel: `<#${sub.channelId}>`,
     time: localTimeOf(posted.updatedAt.getTime(), sub.timeZone),
-    zone: escapeText(sub.timeZone),
+    zone: escapeText(w.zone(sub.timeZone)),
     cost: w.points(posted.chargedPoints),
     estimate: w.points(q.estimatePoints),
   };
@@ -500,7 +512,9 @@ function lastRunText(w: Words, run: DigestRun | null, timeZone: string): string 
   const { t } = w;
   if (!run) return t('digest.notRunYet');
   const when =
-    run.kind === 'manual' ? t('digest.runNow', { time: w.dateTime(run.createdAt, timeZone) }) : run.localDate;
+    run.kind === 'manual'
+      ? t('digest.runNow', { time: w.dateTime(run.createdAt, timeZone) })
+      : w.day(run.localDate);
   switch (run.state) {
     case 'posted':
       return t('digest.lastPosted', { when, points: w.points(run.chargedPoints) });
@@ -534,7 +548,7 @@ export function digestDays(
 }
 
 /** The schedule's times, "09:00, 17:30". */
-export const digestTimes = (sub: DigestSubscription): string => escapeText(sub.times.join(', '));
+export const digestTimes = (w: Words, sub: DigestSubscription): string => escapeText(w.join(sub.times));
 
 export function renderDigestList(w: Words, rows: readonly DigestListRow[]): RenderedMessage {
   const { t } = w;
@@ -552,8 +566,8 @@ export function renderDigestList(w: Words, rows: readonly DigestListRow[]): Rend
         shop: shopOf(w, sub),
         channel: channel(sub.channelId),
         days: digestDays(w, sub, 'digest.daily'),
-        time: digestTimes(sub),
-        zone: escapeText(sub.timeZone),
+        time: digestTimes(w, sub),
+        zone: escapeText(w.zone(sub.timeZone)),
         options: [filterLine(w, sub), sub.layout === 'thread' ? w.t('digest.threaded') : '']
           .filter(Boolean)
           .map((o) => ` · ${o}`)
@@ -585,10 +599,10 @@ export function renderDigestHelp(w: Words, problems: readonly string[] = []): Re
     ? problems.map((p) => t('digest.problem', { text: escapeClip(p, 300) })).join('\n')
     : t('digest.helpIntro');
   const text = `${intro}\n${lines.join('\n')}`;
-  return message(problems.length ? escapeClip(problems.join('; '), 300) : t('digest.helpFallback'), [
-    section(text),
-    context(t('digest.helpNotes')),
-  ]);
+  return message(
+    problems.length ? escapeClip(problems.join(w.t('common.clauseSep')), 300) : t('digest.helpFallback'),
+    [section(text), context(t('digest.helpNotes'))],
+  );
 }
 
 /** A one-paragraph answer (confirmation or refusal) of a digest command, already worded. */
@@ -622,8 +636,8 @@ export function digestAddedText(w: Words, sub: DigestSubscription, nextRunAt: nu
     id: sub.id,
     owner: escapeClip(sub.ownerId, 64),
     days: digestDays(w, sub, 'digest.everyDay'),
-    time: digestTimes(sub),
-    zone: escapeText(sub.timeZone),
+    time: digestTimes(w, sub),
+    zone: escapeText(w.zone(sub.timeZone)),
     channel: `<#${sub.channelId}>`,
     next: w.dateTime(new Date(nextRunAt), sub.timeZone),
   });

@@ -130,8 +130,11 @@ export function renderPlatError(w: Words, error: unknown): RenderedMessage {
   const title = errorTitle(w, error.code);
   const lines = [t('error.heading', { title })];
   if (isPlatApiError(error)) {
+    // A known code is told by its title and remedy, in the reader's language; the service's own
+    // message (often English, "Shop not authorized") would only say it again. An unknown code has
+    // nothing else: its message is shown, once.
     lines.push(
-      error.apiMessage
+      error.apiMessage && error.code === 'unknown_code'
         ? t('error.serviceSaidMessage', { code: error.apiCode, message: escapeClip(error.apiMessage, 300) })
         : t('error.serviceSaid', { code: error.apiCode }),
     );

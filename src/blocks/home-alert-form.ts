@@ -22,7 +22,7 @@ export const HOME_ALERT_FORM = {
 } as const;
 
 const plain = (text: string, max = 75) => ({ type: 'plain_text' as const, text: truncate(text, max) || '—' });
-const option = (text: string): PlainTextOption => ({ text: plain(text), value: text });
+const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
 
 function textInput(
   field: { block: string; action: string },
@@ -49,7 +49,8 @@ function textInput(
 export function renderAlertAddModal(w: Words): ModalView {
   const { t } = w;
   const f = HOME_ALERT_FORM;
-  const zones = DIGEST_TIME_ZONES.map(option);
+  // A zone as people say it (Asia/Shanghai: "Beijing time" / "北京时间"); its value stays the IANA name.
+  const zones = DIGEST_TIME_ZONES.map((z) => option(w.zone(z), z));
   return {
     type: 'modal',
     callback_id: f.callbackId,

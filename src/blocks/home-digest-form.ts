@@ -94,7 +94,7 @@ export function renderDigestAddModal(w: Words, opts: DigestFormOptions): ModalVi
   const more = opts.shops.length - shops.length;
   const zones: string[] = [...DIGEST_TIME_ZONES];
   if (!zones.includes(opts.defaultTimeZone)) zones.unshift(opts.defaultTimeZone);
-  const zoneOptions = zones.slice(0, MAX_OPTIONS).map((z) => option(z, z));
+  const zoneOptions = zones.slice(0, MAX_OPTIONS).map((z) => option(w.zone(z), z));
   const initialZone = zoneOptions.find((o) => o.value === opts.defaultTimeZone) ?? zoneOptions[0];
 
   const shopBlocks: ModalView['blocks'] =

@@ -143,7 +143,7 @@ function everyoneBlocks(w: Words, data: HomeData, language: HomeLanguage): Known
       ? [context(t('home.moreRecent', { count: data.recentMore, n: w.count(data.recentMore) }))]
       : []),
     // One zone for the whole Home (admin part included): the budget zone the caps count in.
-    context(t('home.daysIn', { zone: escapeClip(data.timeZone, 60) })),
+    context(t('home.daysIn', { zone: escapeClip(w.zone(data.timeZone), 60) })),
   ];
 }
 
@@ -154,7 +154,7 @@ function describeAccess(w: Words, p: AccessPolicy): string {
     ...p.groups.map((g) => `<!subteam^${g}>`),
     ...p.channels.map((c) => w.t('home.membersIn', { channel: `<#${c}>` })),
   ];
-  return w.t('home.accessOnly', { who: who.join(', ') || w.t('home.nobodyListed') });
+  return w.t('home.accessOnly', { who: w.join(who) || w.t('home.nobodyListed') });
 }
 
 function priceLine(w: Words, line: QuoteLine, overrides: AdminHome['overrides']): string {
@@ -194,7 +194,7 @@ function adminBlocks(
   );
   const dayLines = [...r.byDay]
     .reverse()
-    .map((g) => t('home.userLine', { who: escapeClip(g.key, 10), totals: totalsText(w, g) }));
+    .map((g) => t('home.userLine', { who: escapeClip(w.day(g.key), 20), totals: totalsText(w, g) }));
   const alertLines = [
     ...a.alerts.map((al) =>
       t('home.alertLine', {
@@ -207,7 +207,7 @@ function adminBlocks(
       }),
     ),
     ...a.budgetAlerts.map((b) =>
-      t('home.budgetAlertLine', { day: escapeClip(b.day, 10), cap: escapeClip(b.cap, 80) }),
+      t('home.budgetAlertLine', { day: escapeClip(w.day(b.day), 20), cap: escapeClip(b.cap, 80) }),
     ),
   ];
   const auto =
@@ -247,7 +247,7 @@ function adminBlocks(
     ...(dayLines.length > 0
       ? packSections(dayLines, {
           maxBlocks: 3,
-          title: t('home.byDay', { zone: escapeClip(timeZone, 60) }),
+          title: t('home.byDay', { zone: escapeClip(w.zone(timeZone), 60) }),
           more: more('home.moreDays'),
         })
       : []),
@@ -292,8 +292,8 @@ function adminBlocks(
           id: d.id,
           shop: escapeClip(d.shopLabel, 64),
           channel: `<#${d.channelId}>`,
-          time: escapeClip(d.times.join(', '), 60),
-          zone: escapeClip(d.timeZone, 40),
+          time: escapeClip(w.join(d.times), 60),
+          zone: escapeClip(w.zone(d.timeZone), 40),
         }),
         {
           ...button({
@@ -405,7 +405,7 @@ export function alertText(w: Words, alert: AdminAlert): string {
               ? `<@${escapeClip(d.subject, 20)}>`
               : `<#${escapeClip(d.subject, 20)}>`,
         period: t(`alert.period.${d.period}`),
-        key: escapeClip(d.key, 10),
+        key: escapeClip(w.day(d.key), 20),
         counter: w.count(d.counter),
         expected: w.count(d.expected),
       }),
@@ -414,7 +414,7 @@ export function alertText(w: Words, alert: AdminAlert): string {
       t('alert.spendTotals.found', {
         count: alert.count,
         n: w.count(alert.count),
-        day: escapeClip(alert.day, 10),
+        day: escapeClip(w.day(alert.day), 20),
       }),
       ...lines,
     ].join('\n');

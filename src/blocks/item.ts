@@ -24,7 +24,6 @@ import { escapeClip, mrkdwnLink, safeUrl, truncate } from './text.js';
 /** Shown at most, so a 300-SKU item stays readable; the rest is counted. */
 const MAX_SKUS = 60;
 const MAX_ATTRIBUTES = 40;
-const MAX_CATEGORIES = 20;
 
 export interface ItemRenderOptions {
   /** platiteminfoprice's answer, when it was asked for too. */
@@ -57,14 +56,18 @@ function skuPriceText(w: Words, skus: readonly Sku[]): string | null {
   return original !== null && original !== selling ? `${selling} ${strike(original)}` : selling;
 }
 
-/** "颜色分类: 红色, 尺码: XL" from the joined names and values (spec §2.4). */
+/**
+ * "颜色分类: 红色, 尺码: XL" / "颜色分类：红色，尺码：XL" from the joined names and values (spec
+ * §2.4), punctuated as the reader's language is (the API's own commas are only separators).
+ */
 function skuProps(w: Words, sku: Sku): string {
   const names = sku.propNames?.split(',') ?? [];
   const values = sku.propValues?.split(',') ?? [];
-  if (names.length > 0 && names.length === values.length) {
-    return names.map((n, i) => `${n.trim()}: ${(values[i] ?? '').trim()}`).join(', ');
-  }
-  if (sku.propNames && sku.propValues) return `${sku.propNames}: ${sku.propValues}`;
+  const prop = (name: string, value: string) =>
+    w.t('item.skuProp', { name: name.trim(), value: value.trim() });
+  if (names.length > 0 && names.length === values.length)
+    return names.map((n, i) => prop(n, values[i] ?? '')).join(w.t('item.skuPropSep'));
+  if (sku.propNames && sku.propValues) return prop(sku.propNames, sku.propValues);
   return sku.propValues ?? sku.propNames ?? w.t('item.skuFallback', { id: sku.id });
 }
 
@@ -123,13 +126,7 @@ export function renderItem(w: Words, item: Item, options: ItemRenderOptions): Re
   const price =
     skuPriceText(w, item.skus) ?? (options.prices ? priceValueText(w, options.prices.price) : null);
   lines.push(t('item.price', { price: price ?? t('item.notListed') }));
-  if (item.categoryIds.length > 0) {
-    const list = item.categoryIds.slice(0, MAX_CATEGORIES).join(', ');
-    const rest = item.categoryIds.length - MAX_CATEGORIES;
-    lines.push(
-      rest > 0 ? t('item.categoriesMore', { list, n: w.count(rest) }) : t('item.categories', { list }),
-    );
-  }
+  // Categories come as bare ids (spec §2.4: product.cat), which say nothing to a person: not shown.
   if (safeUrl(item.videoUrl) !== null) {
     lines.push(t('item.video', { link: mrkdwnLink(item.videoUrl, t('item.watch')) }));
   }

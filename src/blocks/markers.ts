@@ -21,8 +21,13 @@
  * How platdesk keeps its markers working: the markers platdesk writes (in catalog texts, or with
  * `bold`/`code`/`strike` below) are held as sentinels while values are filled in, and
  * `resolveMarkers` then writes each marker with an ASCII space outside it wherever the
- * neighbouring character is not a boundary. Foreign text (titles, remarks) is never changed.
- * `markerProblems` is the same rule as a checker, for the tests.
+ * neighbouring character is not a boundary: a Latin word or a number set off from Chinese by a
+ * space is how Chinese is typeset anyway. Between two Chinese characters, or beside full-width
+ * punctuation, a space is a blemish (issue 35: "需调用 商品详情 接口", "合计： 约 2 点"): there a
+ * bold, italic or struck pair is dropped instead, and the words stand plain. Code is never
+ * dropped (a command must stay a command); catalog texts keep it away from full-width
+ * punctuation. Foreign text (titles, remarks) is never changed. `markerProblems` is the same
+ * rule as a checker, for the tests.
  */
 
 export type Marker = '*' | '_' | '~' | '`';
@@ -140,15 +145,77 @@ export function holdMarkers(text: string): string {
     .join('\n');
 }
 
+/** Full-width punctuation: no space goes beside it. */
+const FULL_WIDTH = /^[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’]$/;
+const HAN = /^\p{Script=Han}$/u;
+/** Where a space beside a marker would be a blemish: between Chinese, or beside full-width punctuation. */
+const spaceUnwanted = (inner: string | undefined, outer: string | undefined) =>
+  outer !== undefined &&
+  (FULL_WIDTH.test(outer) ||
+    (inner !== undefined && (FULL_WIDTH.test(inner) || (HAN.test(inner) && HAN.test(outer)))));
+
+/**
+ * Held pairs of bold, italic or strikethrough that would need a space where none may stand
+ * (spaceUnwanted): their sentinels are removed, leaving the words plain.
+ */
+function dropUnspaceable(source: string): string {
+  const drop = new Set<number>();
+  const open = new Map<Marker, number>();
+  const isHeld = (ch: string | undefined) => ch !== undefined && SENTINEL_OF.has(ch);
+  const before = (i: number) => {
+    let k = i - 1;
+    while (k >= 0 && isHeld(source[k])) k--;
+    return source[k];
+  };
+  const after = (i: number) => {
+    let k = i + 1;
+    while (k < source.length && isHeld(source[k])) k++;
+    return source[k];
+  };
+  for (let i = 0; i < source.length; i++) {
+    const held = SENTINEL_OF.get(source[i] as string);
+    if (!held || held.marker === '`') continue;
+    if (held.open) {
+      open.set(held.marker, i);
+      continue;
+    }
+    const start = open.get(held.marker);
+    if (start === undefined) continue;
+    open.delete(held.marker);
+    const inner = source
+      .slice(start + 1, i)
+      .replace(/[\uFDD0-\uFDD7]/g, '')
+      .trim();
+    const outerBefore = before(start);
+    const outerAfter = after(i);
+    const openNeeds = outerBefore !== undefined && !isBoundary(outerBefore);
+    const closeNeeds = outerAfter !== undefined && !/\s/.test(outerAfter) && !isBoundary(outerAfter);
+    if (
+      (openNeeds && spaceUnwanted(inner[0], outerBefore)) ||
+      (closeNeeds && spaceUnwanted(inner.at(-1), outerAfter))
+    ) {
+      drop.add(start);
+      drop.add(i);
+    }
+  }
+  if (drop.size === 0) return source;
+  return source
+    .split('')
+    .filter((_, i) => !drop.has(i))
+    .join('');
+}
+
 /**
  * Writes the held markers: an ASCII space goes outside a marker whose neighbour is not a boundary
- * (a Chinese character, full-width punctuation), spaces just inside a marker move outside it, and
- * a pair around nothing is dropped.
+ * (a Chinese character next to a Latin word or a number), a pair that would need a space between
+ * Chinese characters or beside full-width punctuation is dropped, spaces just inside a marker
+ * move outside it, and a pair around nothing is dropped.
  */
 export function resolveMarkers(text: string): string {
   if (!/[\uFDD0-\uFDD7]/.test(text)) return text;
   let source = text;
   for (const m of MARKERS) source = source.replace(new RegExp(`${OPEN[m]}\\s*${CLOSE[m]}`, 'g'), '');
+  source = dropUnspaceable(source);
   let out = '';
   for (let i = 0; i < source.length; i++) {
     const ch = source[i] as string;

@@ -13,6 +13,7 @@ import { actions, button, context, header, message, type RenderedMessage, sectio
 import { packSections, SLACK_LIMITS } from './limits.js';
 import { tableBlocks } from './table.js';
 import { escapeClip, truncate } from './text.js';
+import { pastLastText } from './words-of.js';
 
 export type OrdersOutcome = Extract<LookupOutcome, { kind: 'orders' }>;
 
@@ -78,11 +79,14 @@ export function shippingFlagText(w: Words, flag: ShippingFlag): string {
   return flag === 'overdue' ? w.t('orders.overdue') : w.t('orders.shipWithin');
 }
 
-/** "2026-11-20 14:03 UTC+8" / "2026年11月20日 14:03（北京时间）": an order's time with its zone. */
+/** "2026-11-20 14:03 (Beijing time)" / "2026年11月20日 14:03（北京时间）": an order's time with its zone. */
 export function orderTime(w: Words, date: Date): string {
   const text = w.dateTime(date, SHANGHAI);
-  return text === '—' ? text : w.t('orders.time', { time: text });
+  return text === '—' ? text : w.t('orders.time', { time: text, zone: w.zone(SHANGHAI) });
 }
+
+/** A goods spec as the marketplace joins it ("白色,XL"), listed as the reader's language lists. */
+const specText = (w: Words, spec: string) => w.join(spec.split(/\s*[,，]\s*/).filter(Boolean));
 
 function orderEntry(w: Words, order: Order, now: Date): string {
   const { t } = w;
@@ -92,7 +96,7 @@ function orderEntry(w: Words, order: Order, now: Date): string {
   if (order.isPreSale) top.push(t('orders.preSale'));
 
   const goods = escapeClip(order.goodsName, 200) || t('orders.goodsUnnamed');
-  const spec = order.goodsSpec?.trim() ? ` — ${escapeClip(order.goodsSpec.trim(), 150)}` : '';
+  const spec = order.goodsSpec?.trim() ? ` — ${escapeClip(specText(w, order.goodsSpec.trim()), 150)}` : '';
   const lines = [
     top.join(t('common.sep')),
     t('orders.goods', { goods, spec, qty: w.count(order.goodsCount), amount: w.yuan(order.payAmount) }),
@@ -119,8 +123,9 @@ function ordersTables(w: Words, orders: readonly Order[], now: Date): TableBlock
   const { t } = w;
   const rows = orders.map((o) => {
     const warning = shippingFlag(o, now);
-    const shipBy = o.lastShipTime ? orderTime(w, o.lastShipTime) : '';
-    const spec = o.goodsSpec?.trim() ? ` — ${truncate(o.goodsSpec.trim(), 60)}` : '';
+    // The zone is in the column's header, once.
+    const shipBy = o.lastShipTime ? w.dateTime(o.lastShipTime, SHANGHAI) : '';
+    const spec = o.goodsSpec?.trim() ? ` — ${truncate(specText(w, o.goodsSpec.trim()), 60)}` : '';
     return [
       truncate(o.orderSn, 64),
       [orderStatusLabel(w, o.status), ...(o.isPreSale ? [t('orders.preSale')] : [])].join(t('common.sep')),
@@ -139,7 +144,7 @@ function ordersTables(w: Words, orders: readonly Order[], now: Date): TableBlock
       { header: t('table.goods'), wrap: true },
       { header: t('table.qty'), align: 'right' },
       { header: t('table.amount'), align: 'right' },
-      { header: t('table.shipBy'), wrap: true },
+      { header: t('table.shipBy', { zone: w.zone(SHANGHAI) }), wrap: true },
       { header: t('table.flag') },
       { header: t('table.remark'), wrap: true },
     ],
@@ -157,7 +162,7 @@ function filtersText(w: Words, filters: OrderFilters): string {
     parts.push(flagLabel(w, filters.remarkTag ?? null, filters.remarkTagName ?? null) ?? '');
   }
   const shown = parts.filter(Boolean);
-  return shown.length > 0 ? t('orders.filters', { list: shown.join(', ') }) : '';
+  return shown.length > 0 ? t('orders.filters', { list: w.join(shown) }) : '';
 }
 
 export function renderOrdersPage(
@@ -167,13 +172,22 @@ export function renderOrdersPage(
 ): RenderedMessage {
   const { t } = w;
   const { page } = outcome;
-  const totalPages = Math.max(1, page.totalPages);
-  const position = t('orders.position', {
-    count: page.totalElements,
-    n: w.count(page.totalElements),
-    page: w.count(page.page + 1),
-    pages: w.count(totalPages),
-  });
+  const totalPages = lastPage(page);
+  // A page past the last (typed before its count was known) says so, never "page 2 of 1".
+  const past = page.page >= totalPages && page.totalElements > 0;
+  const position = past
+    ? pastLastText(w, {
+        page: page.page + 1,
+        pages: totalPages,
+        total: page.totalElements,
+        pageSize: page.pageSize,
+      })
+    : t('orders.position', {
+        count: page.totalElements,
+        n: w.count(page.totalElements),
+        page: w.count(page.page + 1),
+        pages: w.count(totalPages),
+      });
   const owner = escapeClip(outcome.ownerId, 64);
 
   const head: KnownBlock[] = [
@@ -216,11 +230,21 @@ export function renderOrdersPage(
   return message(fallback, [...head, ...body, ...tail], tail.length);
 }
 
-/** Which pages the pager offers (0-based): the slack layer prepares a pending lookup for each. */
+/** How many pages there are (1 when there is no order: one empty page), by the count. */
+function lastPage(page: OrdersOutcome['page']): number {
+  const byCount = page.pageSize > 0 ? Math.ceil(page.totalElements / page.pageSize) : page.totalPages;
+  return Math.max(1, byCount);
+}
+
+/**
+ * Which pages the pager offers (0-based): the slack layer prepares a pending lookup for each.
+ * Never a page past the last: from a page past it, "Previous" is the last page.
+ */
 export function pagerPages(outcome: OrdersOutcome): { previous: number | null; next: number | null } {
   const { page } = outcome;
+  const pages = lastPage(page);
   return {
-    previous: page.page > 0 ? page.page - 1 : null,
-    next: page.page + 1 < page.totalPages ? page.page + 1 : null,
+    previous: page.page > 0 ? Math.min(page.page - 1, pages - 1) : null,
+    next: page.page + 1 < pages ? page.page + 1 : null,
   };
 }

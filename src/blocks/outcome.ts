@@ -2,6 +2,7 @@
  * Any lookup's answer, from what came back. Pure: the orders pager's pending lookups are
  * prepared by the caller first (slack/answer.ts) and passed in as ids.
  */
+import type { RegisteredShop } from '../lookups/settings.js';
 import type { LookupOutcome } from '../lookups/types.js';
 import type { ChargeNote } from './charge-note.js';
 import type { Words } from './i18n/words.js';
@@ -20,6 +21,8 @@ export interface OutcomeRenderOptions {
   downloadValue?: string;
   /** Orders only: the pager, prepared before rendering (none when absent). */
   pager?: Pick<OrdersRenderOptions, 'nextQuote' | 'pager'>;
+  /** A shop id's answer: the shop as registered here, if it is. */
+  registeredShop?: Pick<RegisteredShop, 'alias' | 'ownerId'> | null;
 }
 
 export function renderOutcome(
@@ -42,7 +45,7 @@ export function renderOutcome(
     case 'shop-info':
       return renderShopInfo(w, outcome.shop, charge);
     case 'shop-id':
-      return renderShopId(w, outcome.result, charge);
+      return renderShopId(w, outcome.result, charge, options.registeredShop ?? null);
     case 'waybill-print': {
       const hasFile = outcome.records.some((r) => r.success && (r.printData ?? r.printDataRaw) !== null);
       return renderWaybillPrint(w, outcome, {

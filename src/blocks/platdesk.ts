@@ -37,8 +37,22 @@ const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.steps',
 ];
 
+const AUDIT_ACTIONS = {
+  'settings.set': 'platdesk.auditAction.settings_set',
+  'settings.delete': 'platdesk.auditAction.settings_delete',
+  'plat_account.set': 'platdesk.auditAction.plat_account_set',
+  'workspace.erase_requested': 'platdesk.auditAction.workspace_erase_requested',
+  alert: 'platdesk.auditAction.alert',
+} as const satisfies Record<string, TKey>;
+
+/** An audit record's action in words; one this version does not know stays a code, marked as one. */
+function auditAction(w: Words, action: string): string {
+  const key = (AUDIT_ACTIONS as Record<string, TKey>)[action];
+  return key ? w.t(key) : `\`${escapeText(action.replace(/`/g, "'"))}\``;
+}
+
 /** "2026-11-20 14:03 UTC" (the audit log's own clock). */
-const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const utc = (w: Words, d: Date) => `${w.dateTime(d, 'UTC')} UTC`;
 
 /** Spend per operation with a total row: points, yuan, calls and item-quota calls, right-aligned. */
 function operationTable(w: Words, r: UsageReport): TableBlock {
@@ -121,7 +135,7 @@ function usageBlocks(w: Words, r: UsageReport): KnownBlock[] {
       t('platdesk.fromLedger', {
         from: w.dateTime(r.from, r.timeZone),
         to: w.dateTime(r.to, r.timeZone),
-        zone: escapeText(r.timeZone),
+        zone: escapeText(w.zone(r.timeZone)),
       }),
     ),
   ];
@@ -210,7 +224,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         lines: [
           p.mode === 'everyone'
             ? t('platdesk.accessEveryone')
-            : t('platdesk.accessOnly', { who: who.join(', ') || t('platdesk.nobodyListed') }),
+            : t('platdesk.accessOnly', { who: w.join(who) || t('platdesk.nobodyListed') }),
         ],
       };
     }
@@ -219,7 +233,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         title: t('platdesk.budgetsTitle'),
         lines: [
           ...budgetLines(w, result.budgets),
-          t('platdesk.budgetZone', { zone: escapeText(result.budgets.timezone) }),
+          t('platdesk.budgetZone', { zone: escapeText(w.zone(result.budgets.timezone)) }),
         ],
       };
     }
@@ -234,7 +248,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
           s.channels.length > 0 ? s.channels.map((c) => `<#${c}>`).join(' ') : t('platdesk.anyChannel');
         return t('platdesk.shopLine', {
           alias: escapeText(s.alias),
-          ids: ids.join(', ') || t('platdesk.noIds'),
+          ids: w.join(ids) || t('platdesk.noIds'),
           where,
         });
       });
@@ -251,7 +265,8 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         title: t('platdesk.cacheTitle'),
         lines: OPERATION_NAMES.map((op) =>
           t('platdesk.cacheLine', {
-            operation: op,
+            operation: operationTitle(w, op),
+            id: op,
             ttl:
               result.ttl[op] === 0
                 ? t('platdesk.notCached')
@@ -265,13 +280,13 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
         lines: [t('platdesk.digestCap', { points: w.count(result.points) }), t('platdesk.digestCapChange')],
       };
     case 'admins': {
-      const list = result.admins.map((u) => `<@${u}>`).join(', ');
+      const list = w.join(result.admins.map((u) => `<@${u}>`));
       return {
         title: t('platdesk.adminsTitle'),
         lines: [
           t('platdesk.adminsLine', { admins: list || t('platdesk.adminsNone') }),
           ...(result.kept.length > 0
-            ? [t('platdesk.adminsKept', { admins: result.kept.map((u) => `<@${u}>`).join(', ') })]
+            ? [t('platdesk.adminsKept', { admins: w.join(result.kept.map((u) => `<@${u}>`)) })]
             : []),
         ],
       };
@@ -279,13 +294,15 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
     case 'audit':
       return {
         title: t('platdesk.auditTitle'),
-        // The detail is stored JSON: its & < > are escaped so it cannot mention or link anyone.
+        // The action in words; the detail is stored data (a setting and its JSON value), shown as
+        // code: its & < > are escaped so it cannot mention or link anyone, and backticks dropped
+        // so it cannot end the code span early.
         lines: result.records.map((a) =>
           t('platdesk.auditLine', {
-            time: utc(a.at),
+            time: utc(w, a.at),
             actor: `<@${a.actorId}>`,
-            action: escapeText(a.action),
-            detail: escapeText(a.detail),
+            action: auditAction(w, a.action),
+            detail: `\`${escapeText(a.detail.replace(/`/g, "'"))}\``,
           }),
         ),
       };

@@ -178,7 +178,7 @@ export function renderChooseModal(w: Words, input: ChooseModalInput): ModalView 
     blocks.push(
       context(
         t('shortcut.shortLinks', {
-          links: `${escapeClip(found.shortLinks.slice(0, 3).join(', '), 300)}${found.shortLinks.length > 3 ? ' …' : ''}`,
+          links: `${escapeClip(w.join(found.shortLinks.slice(0, 3)), 300)}${found.shortLinks.length > 3 ? ' …' : ''}`,
         }),
       ),
     );
@@ -327,7 +327,7 @@ export function renderTextModal(w: Words): ModalView {
 export function nothingFoundText(w: Words, kind: ShortcutKind, found: Pick<Found, 'shortLinks'>): string {
   const what = w.t(`shortcut.lookedFor.${kind}`);
   return found.shortLinks.length > 0
-    ? w.t('shortcut.nothingFoundShort', { what, links: found.shortLinks.slice(0, 3).join(', ') })
+    ? w.t('shortcut.nothingFoundShort', { what, links: w.join(found.shortLinks.slice(0, 3)) })
     : w.t('shortcut.nothingFound', { what });
 }
 

@@ -32,10 +32,14 @@ export function withRefreshButton(
 export function renderRefusal(w: Words, refusal: Refusal, admins: readonly string[]): RenderedMessage {
   const { t } = w;
   const reason = escapeClip(describeRefusal(w, refusal), 1000);
-  const ask = askAdmins(w, admins);
+  // A page past the last is nobody's permission to give: no admin to ask.
+  const footer =
+    refusal.reason === 'page_past_last'
+      ? t('common.nothingCharged')
+      : t('refusal.footer', { ask: askAdmins(w, admins) });
   return message(t('refusal.fallback', { reason }), [
     section(t('refusal.title', { reason })),
-    context(t('refusal.footer', { ask })),
+    context(footer),
   ]);
 }
 
@@ -45,7 +49,5 @@ export function askAdmins(w: Words, admins: readonly string[]): string {
     .slice(0, 10)
     .filter((id) => /^[UW][A-Z0-9]+$/.test(id))
     .map((id) => `<@${id}>`);
-  return named.length > 0
-    ? w.t('refusal.askAdmins', { admins: named.join(', ') })
-    : w.t('refusal.askAnyAdmin');
+  return named.length > 0 ? w.t('refusal.askAdmins', { admins: w.join(named) }) : w.t('refusal.askAnyAdmin');
 }

@@ -9,13 +9,14 @@ import type { StepRefusal } from '../lookups/access.js';
 import type { StepId, StepResult, StepView } from '../lookups/steps.js';
 import { ordersDue } from '../lookups/steps.js';
 import { isPlatError } from '../plat/errors.js';
-import type { Order, WaybillInfoRecord } from '../plat/types.js';
+import type { Order } from '../plat/types.js';
 import { quoteShort } from './charge-note.js';
 import { errorChargeText, errorRemedy, errorTitle } from './errors.js';
 import type { Words } from './i18n/words.js';
 import { priceRange } from './item.js';
 import { shopTypeLabel } from './shop.js';
 import { escapeClip } from './text.js';
+import { INFO_FIELDS, infoField, unixSeconds } from './waybills.js';
 import { describeProblem, describeRefusal } from './words-of.js';
 
 /** Outputs: the manifest's names, each a string or a whole number. */
@@ -25,22 +26,6 @@ export type StepOutputs = Record<string, string | number>;
 const MAX_FIELD = 500;
 /** The `list` output of orders_due: enough lines for a message, cut with "…and N more". */
 const MAX_LIST_LINES = 20;
-
-/** A field of a waybill information record, by the first of its known names that holds a value. */
-function field(record: WaybillInfoRecord, names: readonly string[]): unknown {
-  for (const name of names) {
-    const value = record.extra[name];
-    if (value !== undefined && value !== null && value !== '') return value;
-  }
-  return null;
-}
-
-/** A time the service gave as milliseconds, seconds or text, as Unix seconds (null: none). */
-function unixSeconds(value: unknown): number | null {
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(n) || n <= 0) return null;
-  return Math.floor(n > 1e11 ? n / 1000 : n);
-}
 
 const clip = (value: unknown) => escapeClip(String(value), MAX_FIELD);
 
@@ -54,10 +39,10 @@ function waybillOutputs(w: Words, result: Done): StepOutputs {
   // tracking page (spec §2.3, §4.6).
   if (!first) return { summary: w.t('step.summary.waybillNone', { number }) };
   const unknown = w.t('step.value.unknown');
-  const carrier = field(first, ['wp_name', 'carrier_name', 'wp_code', 'cp_code']);
-  const state = field(first, ['logistics_status_desc', 'status_desc', 'logistics_status', 'status']);
-  const event = field(first, ['last_trace', 'last_event', 'trace']);
-  const time = unixSeconds(field(first, ['last_trace_time', 'last_event_time', 'trace_time']));
+  const carrier = infoField(first, INFO_FIELDS.carrier);
+  const state = infoField(first, INFO_FIELDS.status);
+  const event = infoField(first, INFO_FIELDS.trace);
+  const time = unixSeconds(infoField(first, INFO_FIELDS.time));
   const outputs: StepOutputs = {
     carrier: carrier === null ? unknown : clip(carrier),
     state: state === null ? unknown : clip(state),

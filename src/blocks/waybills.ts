@@ -43,31 +43,39 @@ function printLine(w: Words, record: WaybillPrintRecord): string {
   const parent = record.parentWaybillCode?.trim()
     ? t('waybill.parent', { code: codeOr(record.parentWaybillCode, '') })
     : '';
-  if (!record.success) {
-    const reason = [record.errorCode, record.errorMessage].filter((s) => s?.trim()).join(': ');
-    return t('waybill.failedLine', {
-      number,
-      parent,
-      reason: escapeClip(reason || t('waybill.noReason'), 300),
-    });
-  }
+  if (!record.success) return t('waybill.failedLine', { number, parent, reason: failureReason(w, record) });
+  // The template's `ver` (e.g. waybill_print_secret_version_1) is for printing tools: it is in the
+  // downloaded file, not shown.
   let print = t('waybill.noTemplate');
   if (record.printData) {
-    const template = mrkdwnLink(record.printData.templateURL, t('waybill.template'));
-    print = record.printData.ver
-      ? t('waybill.templateVersion', { template, version: escapeClip(record.printData.ver, 60) })
-      : template;
+    print = mrkdwnLink(record.printData.templateURL, t('waybill.template'));
   } else if (record.printDataRaw) {
     print = t('waybill.inFile');
   }
   return t('waybill.okLine', { number, parent, print });
 }
 
+/**
+ * Why one waybill failed: the first marketplace's known error codes in the reader's words; any
+ * other failure by what the service said (once: its message, else its code).
+ */
+const RECORD_ERRORS: Record<string, 'notExist' | 'invalidParameter'> = {
+  'isv.waybill-not-exist': 'notExist',
+  'isv.invalid-parameter': 'invalidParameter',
+};
+
+function failureReason(w: Words, record: WaybillPrintRecord): string {
+  const known = RECORD_ERRORS[record.errorCode?.trim() ?? ''];
+  if (known) return w.t(`waybill.reason.${known}`);
+  const said = record.errorMessage?.trim() || record.errorCode?.trim();
+  return said ? escapeClip(said, 300) : w.t('waybill.noReason');
+}
+
 function batchLine(w: Words, batch: FailedBatch): string {
   const shown = batch.waybillCodes.slice(0, 10).map((c) => escapeClip(c, 64));
   const rest = batch.waybillCodes.length - shown.length;
   const codes =
-    rest > 0 ? w.t('waybill.codesMore', { codes: shown.join(', '), n: w.count(rest) }) : shown.join(', ');
+    rest > 0 ? w.t('waybill.codesMore', { codes: w.join(shown), n: w.count(rest) }) : w.join(shown);
   return w.t('waybill.batch', {
     count: batch.waybillCodes.length,
     n: w.count(batch.waybillCodes.length),
@@ -80,7 +88,7 @@ function batchLine(w: Words, batch: FailedBatch): string {
 function remedyOf(w: Words, error: PlatError): string {
   const remedy = escapeClip(errorRemedy(w, error), 300);
   if (error instanceof PlatShopUnauthorizedError && error.authUrl) {
-    return `${remedy} ${mrkdwnLink(error.authUrl, w.t('waybill.authLink'))}`;
+    return w.sentences([remedy, mrkdwnLink(error.authUrl, w.t('waybill.authLink'))]);
   }
   return remedy;
 }
@@ -129,28 +137,57 @@ export function renderWaybillPrint(
   return message(t('waybill.printFallback', { summary }), [...blocks, ...tail], tail.length);
 }
 
-/**
- * platdzmd records have fields the spec does not list: show plain values only, and never
- * anything that may be personal (receiver, sender, phone, address…) or print secrets.
- */
-const HIDDEN_KEY =
-  /receiver|recipient|consignee|sender|phone|mobile|^tel|_tel|address|addr|province|city|town|district|name|encrypt|signature|print_?data|secret|token/i;
-const MAX_FIELDS = 8;
-
-function infoFields(extra: Record<string, unknown>, prefix = '', depth = 0): string[] {
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(extra)) {
-    if (HIDDEN_KEY.test(key) || key === 'waybill_code' || key === 'object_id') continue;
-    const path = prefix ? `${prefix}.${key}` : key;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      const text = String(value).trim();
-      if (text) out.push(`${escapeClip(path, 60)}: ${escapeClip(text, 100)}`);
-    } else if (value && typeof value === 'object' && !Array.isArray(value) && depth < 2) {
-      out.push(...infoFields(value as Record<string, unknown>, path, depth + 1));
-    }
+/** A field of a waybill information record, by the first of its known names that holds a value. */
+export function infoField(record: WaybillInfoRecord, names: readonly string[]): unknown {
+  for (const name of names) {
+    const value = record.extra[name];
+    if ((typeof value === 'string' && value.trim() !== '') || typeof value === 'number') return value;
   }
-  return out;
+  return null;
 }
+
+/** A time the service gave as milliseconds, seconds or text, as Unix seconds (null: none). */
+export function unixSeconds(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(n) || n <= 0) return null;
+  return Math.floor(n > 1e11 ? n / 1000 : n);
+}
+
+/**
+ * platdzmd records carry fields the spec does not list (spec §2.3: only object_id and
+ * waybill_code): the carrier, the logistics status and the last trace are shown under their names
+ * in the reader's language, by the names logistics queries use; other fields are not shown (their
+ * names are the service's, and they may hold personal data).
+ */
+export const INFO_FIELDS = {
+  carrier: ['wp_name', 'carrier_name', 'cp_name', 'wp_code', 'cp_code'],
+  status: ['logistics_status_desc', 'status_desc', 'logistics_status', 'status'],
+  trace: ['last_trace', 'last_trace_desc', 'trace'],
+  time: ['last_trace_time', 'trace_time'],
+} as const;
+
+/** A carrier code by its name ("ZTO" / "中通"), any other value as given. */
+export function carrierName(w: Words, value: unknown): string {
+  const text = String(value).trim();
+  return Object.hasOwn(CARRIERS, text)
+    ? w.t(`domain.carrier.${text as keyof typeof CARRIERS}`)
+    : escapeClip(text, 60);
+}
+const CARRIERS = {
+  SF: 1,
+  YTO: 1,
+  ZTO: 1,
+  STO: 1,
+  YUNDA: 1,
+  JT: 1,
+  JTSD: 1,
+  JD: 1,
+  DBKD: 1,
+  DBL: 1,
+  POSTB: 1,
+  EMS: 1,
+  HTKY: 1,
+} as const;
 
 function infoLine(w: Words, record: WaybillInfoRecord): string {
   const { t } = w;
@@ -158,13 +195,26 @@ function infoLine(w: Words, record: WaybillInfoRecord): string {
     record.waybillCode,
     t('waybill.request', { id: escapeClip(record.objectId ?? '?', 64) }),
   );
-  const fields = infoFields(record.extra);
-  const rest = fields.length - MAX_FIELDS;
-  const shown = fields.slice(0, MAX_FIELDS).join(t('common.sep'));
-  const line = shown
-    ? t('waybill.infoLineFields', { number, fields: shown })
+  const fields: string[] = [];
+  const carrier = infoField(record, INFO_FIELDS.carrier);
+  if (carrier !== null) fields.push(carrierName(w, carrier));
+  const status = infoField(record, INFO_FIELDS.status);
+  if (status !== null) fields.push(escapeClip(String(status), 60));
+  const trace = infoField(record, INFO_FIELDS.trace);
+  if (trace !== null) {
+    const at = unixSeconds(infoField(record, INFO_FIELDS.time));
+    fields.push(
+      at === null
+        ? t('waybill.traceOnly', { event: escapeClip(String(trace), 200) })
+        : t('waybill.trace', {
+            event: escapeClip(String(trace), 200),
+            time: w.dateTime(new Date(at * 1000)),
+          }),
+    );
+  }
+  return fields.length > 0
+    ? t('waybill.infoLineFields', { number, fields: fields.join(t('common.sep')) })
     : t('waybill.infoLine', { number });
-  return rest > 0 ? t('waybill.moreFields', { line, count: rest, n: w.count(rest) }) : line;
 }
 
 export function renderWaybillInfo(

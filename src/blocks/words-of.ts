@@ -42,6 +42,41 @@ export function describeRequest(w: Words, request: LookupRequest): string {
   }
 }
 
+/**
+ * What a confirmation's operation is for, without naming the operation again (issue 35): "Item
+ * prices for item 680001234501", "Shop id for account beeclothing".
+ */
+export function describeSubject(w: Words, request: LookupRequest): string {
+  const { t } = w;
+  switch (request.kind) {
+    case 'item':
+    case 'item-prices':
+      return t('subject.item', { id: request.itemId });
+    case 'shop-info':
+      return t('subject.shopInfo', { url: request.url });
+    case 'shop-id':
+      return t('subject.shopId', { wwid: request.wwid });
+    case 'waybill-print':
+      return t('subject.waybillPrint', {
+        count: request.waybills.length,
+        n: w.count(request.waybills.length),
+        shop: request.shopId,
+      });
+    case 'waybill-info':
+      return t('subject.waybillInfo', {
+        count: request.waybills.length,
+        n: w.count(request.waybills.length),
+        owner: request.ownerId,
+      });
+    case 'orders':
+      return t('subject.orders', {
+        owner: request.ownerId,
+        page: w.count(request.page + 1),
+        size: w.count(request.pageSize),
+      });
+  }
+}
+
 /** "your daily cap: 450 of 500 points used". */
 export function describeCap(w: Words, figure: CapFigure): string {
   const values = { spent: w.count(figure.spent), cap: w.count(figure.cap) };
@@ -109,6 +144,11 @@ export function describeRefusal(w: Words, refusal: Refusal): string {
         ? w.t('refusal.reason.budget', values)
         : w.t('refusal.reason.budget_passed', values);
     }
+    case 'page_past_last':
+      return w.t('refusal.reason.page_past_last', {
+        text: pastLastText(w, refusal),
+        age: w.age(refusal.ageMs),
+      });
     case 'price_unknown':
       return w.t('refusal.reason.price_unknown', {
         operations: w.list(refusal.operations.map((op) => operationTitle(w, op))),
@@ -117,6 +157,20 @@ export function describeRefusal(w: Words, refusal: Refusal): string {
     default:
       return w.t(`refusal.reason.${refusal.reason}`, { shop: refusal.shop });
   }
+}
+
+/** "Page 3 is past the last page: 20 orders fit on 1 page of 20." (pages count from 1) */
+export function pastLastText(
+  w: Words,
+  p: { page: number; pages: number; total: number; pageSize: number },
+): string {
+  return w.t('orders.pastLast', {
+    count: p.pages,
+    page: w.count(p.page),
+    pages: w.count(p.pages),
+    size: w.count(p.pageSize),
+    orders: w.t('common.orders', { count: p.total, n: w.count(p.total) }),
+  });
 }
 
 /** "Item details", "商品详情". */
@@ -145,7 +199,7 @@ export function describeProblem(w: Words, p: Problem): string {
         : c.number,
     );
     const more = Number(p.values?.more ?? 0);
-    const list = shown.join(', ');
+    const list = w.join(shown);
     return w.t('problem.waybill_unknown_carrier', {
       numbers: more > 0 ? w.t('problem.waybill_and_more', { list, n: w.count(more) }) : list,
       codes: String(p.values?.codes ?? ''),
@@ -154,8 +208,15 @@ export function describeProblem(w: Words, p: Problem): string {
   return w.t(`problem.${p.code}`, { ...p.values });
 }
 
+/** "ZTO or STO" / "ZTO 或 STO": Intl writes 或 tight against Latin codes; Chinese spaces them. */
 function orList(w: Words, items: readonly string[]): string {
-  return new Intl.ListFormat(w.locale, { type: 'disjunction' }).format(items);
+  const text = new Intl.ListFormat(w.locale, { type: 'disjunction' }).format(items);
+  if (w.locale !== 'zh-CN') return text;
+  return text.replace(
+    /([A-Za-z0-9])?或([A-Za-z0-9])?/g,
+    (_all, before: string | undefined, after: string | undefined) =>
+      `${before ? `${before} ` : ''}或${after ? ` ${after}` : ''}`,
+  );
 }
 
 /** A digest command's or form's problem (digest/grammar.ts), in words (raw text). */

@@ -111,7 +111,7 @@ export function hourlyChartSpec(
     type: 'ordinal' as const,
     sort: data.labels,
     scale: { domain: data.labels },
-    title: w.t('chart.axisHour', { zone: timeZone }),
+    title: w.t('chart.axisHour', { zone: w.zone(timeZone) }),
     axis: { labelAngle: -60, labelOverlap: true },
   };
   const layers: object[] = [
@@ -141,7 +141,7 @@ export function hourlyChartSpec(
     },
   ];
   if (data.previous) {
-    const label = w.t('chart.previousDay', { date: previousDate ?? '' });
+    const label = w.t('chart.previousDay', { date: w.day(previousDate ?? '') });
     layers.push({
       data: {
         values: data.previous.map((orders, slot) => ({ label: data.labels[slot], orders, series: label })),
@@ -214,6 +214,6 @@ export async function renderDigestChart(w: Words, post: DigestPost): Promise<Dig
     ...chart,
     data,
     alt: hourlyChartAlt(w, data),
-    title: w.t('chart.fileTitle', { date: post.run.localDate }),
+    title: w.t('chart.fileTitle', { date: w.day(post.run.localDate) }),
   };
 }

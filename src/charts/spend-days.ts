@@ -59,7 +59,7 @@ export function spendChartSpec(w: Words, data: SpendChartData): TopLevelSpec {
     type: 'ordinal' as const,
     sort: labels,
     scale: { domain: labels },
-    title: w.t('chart.axisDay', { zone: data.timeZone }),
+    title: w.t('chart.axisDay', { zone: w.zone(data.timeZone) }),
     axis: { labelAngle: -60 },
   };
   const layers: object[] = [
@@ -119,7 +119,7 @@ export function spendChartAlt(w: Words, data: SpendChartData): string {
   return w.t('chart.spendAlt', {
     days: w.count(data.days.length),
     n: w.count(total),
-    peak: data.days[peak],
+    peak: w.day(data.days[peak] ?? ''),
     peakPoints: w.count(data.perDay[peak] ?? 0),
     cap:
       data.dailyCap === null

@@ -32,11 +32,16 @@ export type Refusal =
   /** Under an active cap, a price not known yet cannot be checked: only an admin may run it. */
   | { reason: 'price_unknown'; operations: readonly Operation[]; caps: readonly CapFigure[] }
   /** The workspace has no plat account yet (distributed mode): an admin connects one on the App Home. */
-  | { reason: 'no_plat_account' };
+  | { reason: 'no_plat_account' }
+  /**
+   * A typed orders page past the last one, by the count an earlier page brought (lookups/
+   * order-counts.ts): refused before any charge. `page` and `pages` count from 1.
+   */
+  | { reason: 'page_past_last'; page: number; pages: number; total: number; pageSize: number; ageMs: number };
 
 export type AccessRefusal = {
   ok: false;
-  refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' | 'no_plat_account' }>;
+  refusal: Exclude<Refusal, { reason: 'budget' | 'price_unknown' | 'no_plat_account' | 'page_past_last' }>;
 };
 
 /**

@@ -30,6 +30,7 @@ import {
 import { createLookupCache, type LookupCache, requestKey } from './cache.js';
 import { executeLookup } from './execute.js';
 import { CLAIM_LEASE_MS } from './interrupted.js';
+import { createOrderCounts, pagesOf } from './order-counts.js';
 import { withoutCharge } from './outcome-codec.js';
 import { configuredPrice, mergePrices, plannedCalls, quote } from './quote.js';
 import { type Caps, type SpendSettings, spendSettings } from './settings.js';
@@ -228,6 +229,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     now,
   });
   const cache: LookupCache = createLookupCache({ store: store.cache, ttlS: settings.cacheTtlS, now });
+  const orderCounts = createOrderCounts({ store: store.cache, now });
   const charges =
     options.charges ??
     createChargeRecorder({
@@ -489,6 +491,23 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       const access = await checkAccess(accessDeps, rawRequest, actor);
       if (!access.ok) return { kind: 'refused', refusal: access.refusal };
       const request = access.request;
+      // A typed page past the last one, when an earlier page told the count: refused, uncharged.
+      if (request.kind === 'orders' && request.page > 0) {
+        const known = await orderCounts.get(request.ownerId, request.filters);
+        const pages = known ? pagesOf(known.total, request.pageSize) : Number.POSITIVE_INFINITY;
+        if (known && request.page >= pages)
+          return {
+            kind: 'refused',
+            refusal: {
+              reason: 'page_past_last',
+              page: request.page + 1,
+              pages,
+              total: known.total,
+              pageSize: request.pageSize,
+              ageMs: known.ageMs,
+            },
+          };
+      }
       const q = await quoteOf(request);
 
       if (prepareOptions.useCache ?? true) {
@@ -612,6 +631,10 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       throw error;
     }
     const outcome = flight.value;
+    if (outcome.kind === 'orders')
+      await orderCounts
+        .set(outcome.ownerId, outcome.filters, outcome.page.totalElements)
+        .catch((err: unknown) => logger?.warn({ err }, 'order count not kept'));
     // The answer is given even if the store cannot mark the lookup done now: the row stays
     // 'running', which start-up reports as interrupted rather than re-running it.
     await store.pending

@@ -358,7 +358,7 @@ async function cache(rest: string[], ctx: PlatdeskContext): Promise<PlatdeskResu
   const [operation = '', seconds = ''] = rest;
   if (operation) {
     if (!isOperation(operation) || !/^\d{1,7}$/.test(seconds))
-      return invalid('cache_usage', { operations: OPERATION_NAMES.join(', ') });
+      return invalid('cache_usage', { operations: OPERATION_NAMES.map((op) => `\`${op}\``).join(' ') });
     const stored = (await ctx.store.settings.get<Record<string, number>>(SETTING_KEYS.cacheTtl)) ?? {};
     await ctx.settings.setCacheTtl({ ...stored, [operation]: Number(seconds) }, ctx.userId);
   }

@@ -147,6 +147,13 @@ export async function answerOf(
   cached?: { ageMs: number },
 ): Promise<RenderedMessage> {
   const base = { now: deps.now(), downloadValue: pending.id, ...(cached ? { cached } : {}) };
+  if (outcome.kind === 'shop-id' && outcome.result.found) {
+    // The way on from a shop id (its orders) needs the shop's owner id: known if registered here.
+    const { shopId } = outcome.result;
+    const registry = await deps.lookups.settings.shops();
+    const registeredShop = registry.shops.find((s) => s.shopId === shopId) ?? null;
+    return renderOutcome(w, outcome, { ...base, registeredShop });
+  }
   if (outcome.kind !== 'orders') return renderOutcome(w, outcome, base);
   const request = pending.request;
   if (request.kind !== 'orders') throw new Error('orders outcome for a non-orders request');

@@ -26,6 +26,7 @@ import {
   ENGINES,
   type EngineName,
 } from '../helpers/store-engines.js';
+import { en } from '../helpers/words.js';
 
 const ADMIN = SLACK.adminId;
 const AGENT = SLACK.userId;
@@ -123,7 +124,7 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     );
     const added = await say(`alert add ${OWNER} <#C1234|support> within:6 hours:00:00-23:59`);
     expect(added).toContain('Ship-by alert #1 added');
-    expect(added).toContain('due within 6 h, checked every 60 min 00:00–23:59 Asia/Shanghai');
+    expect(added).toContain('due within 6 h, checked every 60 min 00:00–23:59 Beijing time');
     const before = h.calls();
     await advance(clock, 1000);
     await h.fake.waitFor('chat.postMessage', (c) => c.body.channel === CHANNEL);
@@ -138,7 +139,7 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     expect(text).not.toContain(`4004${String(3).padStart(11, '0')}`);
     expect(text).not.toContain(`4004${String(9).padStart(11, '0')}`);
     expect(buttonsOf(post).filter((b) => b.label === 'Claim')).toHaveLength(7);
-    expect(buttonsOf(post).filter((b) => b.label === 'Handled')).toHaveLength(7);
+    expect(buttonsOf(post).filter((b) => b.label === 'Mark handled')).toHaveLength(7);
     expect(textOf(post)).not.toMatch(RECEIVER);
     const metrics = await (await fetch(`${h.platdesk.metricsUrl}/metrics`)).text();
     expect(metrics).toContain('platdesk_alert_checks_total{outcome="posted"} 1');
@@ -155,6 +156,9 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     expect(ledger.filter((e) => e.source === 'alert').every((e) => e.operation === 'paging-orders')).toBe(
       true,
     );
+    // The alert says what its check charged (issue 35), as the ledger has it.
+    const charged = ledger.filter((e) => e.source === 'alert').reduce((sum, e) => sum + e.points, 0);
+    expect(text).toContain(`This check cost ${en.points(charged)} in ${calls} calls`);
 
     // The next check an hour later finds nothing new: no second post.
     await advance(clock, HOUR);
@@ -238,7 +242,7 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     const claim = (sn: string) =>
       buttonsOf(post).find((b) => b.label === 'Claim' && b.value?.endsWith(`:${sn}`));
     const handled = (sn: string) =>
-      buttonsOf(post).find((b) => b.label === 'Handled' && b.value?.endsWith(`:${sn}`));
+      buttonsOf(post).find((b) => b.label === 'Mark handled' && b.value?.endsWith(`:${sn}`));
 
     // Claim by the agent: the channel message says who, for everyone.
     const c1 = claim(String(sn1));
@@ -246,6 +250,8 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     const u1 = await h.fake.waitFor('chat.update', (c) => c.body.ts === ts);
     expect(textOf(u1.body)).toMatch(new RegExp(`Claimed by <@${AGENT}> at \\d{2}:\\d{2}`));
     expect(buttonsOf(u1.body as SlackMessage).filter((b) => b.label === 'Claim')).toHaveLength(6);
+    // The update still says what the check that found these orders charged.
+    expect(textOf(u1.body)).toMatch(/This check cost \d+ points/);
 
     // Someone else's Claim is refused politely, naming the holder; the message is not changed.
     const refused = await h.click(c1?.actionId ?? '', c1?.value, { userId: OTHER });
@@ -386,7 +392,7 @@ describe.each(ENGINES)('ship-by alerts (%s store)', (engine) => {
     expect(await say(`alert add ${OWNER} here`)).toContain('already has an alert in that channel: #1');
     const list = await say('alert list', AGENT);
     expect(list).toContain(
-      '*#1* · 2200001004 → <#C1234> · due within 6 h · every 60 min 09:00–21:00 Asia/Shanghai',
+      '*#1* · 2200001004 → <#C1234> · due within 6 h · every 60 min 09:00–21:00 Beijing time',
     );
     expect(list).toContain('Spent today: 0 points (¥0.00) of 50 points');
     expect(await say('alert remove 1', AGENT)).toContain('Only platdesk admins');

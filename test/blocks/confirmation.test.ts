@@ -5,7 +5,7 @@ import { chargeNoteText, quoteShort } from '../../src/blocks/charge-note.js';
 import { renderConfirmation, renderConfirmationClosed } from '../../src/blocks/confirmation.js';
 import { assertWithinSlackLimits } from '../helpers/block-limits.js';
 import { makeQuote, makeQuoteLine, PENDING_ID } from '../helpers/domain-factories.js';
-import { en } from '../helpers/words.js';
+import { en, zh } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 function buttons(blocks: KnownBlock[]): Button[] {
@@ -26,19 +26,15 @@ describe('renderConfirmation', () => {
       expiresInMinutes: 10,
     });
     assertWithinSlackLimits(blocks);
-    expect(text).toBe(
-      'Confirm Waybill print data (basic) for print data of 1 waybill of shop 57301234: 10 points',
-    );
+    expect(text).toBe('Confirm Waybill print data (basic) for 1 waybill of shop 57301234: 10 points');
     const all = allText(blocks);
-    // Issue 10, point 18: what the lookup costs, not that it "is charged".
+    // Issue 10, point 18: what the lookup costs, not that it "is charged"; issue 35: one
+    // operation is named once, in one line with its charge.
     expect(all).toContain(
-      ':money_with_wings: *Waybill print data (basic)* for print data of 1 waybill of shop 57301234 costs:',
+      ':money_with_wings: *Waybill print data (basic)* for 1 waybill of shop 57301234: about 10 points (¥0.10), last charged 12 points (¥0.12).\nThe answer will state the actual charge.',
     );
     expect(all).not.toContain('SF1234567890123 is charged');
-    expect(all).toContain(
-      '*Waybill print data (basic)*: about 10 points (¥0.10) per call, last charged 12 points (¥0.12)',
-    );
-    expect(all).toContain('*Total:* about 10 points (¥0.10)');
+    expect(all).not.toContain('Total');
     expect(all).toContain('Expires in 10 minutes');
     const [confirm, cancel] = buttons(blocks);
     expect(confirm).toMatchObject({
@@ -65,8 +61,62 @@ describe('renderConfirmation', () => {
       ]),
       expiresInMinutes: 10,
     });
-    expect(allText(blocks)).toContain('*Item details*: 1 call of the quota');
+    expect(allText(blocks)).toContain(':money_with_wings: *Item details* for item 6543210987: 1 quota call.');
     expect(buttons(blocks)[0]?.text.text).toBe('Confirm (1 quota call)');
+  });
+
+  it('names the operation once (issue 35): "Item prices for item 680001234501: 1 quota call", in both languages', () => {
+    const quota = makeQuoteLine({
+      operation: 'platiteminfoprice',
+      edition: null,
+      unit: 'quota',
+      configuredPoints: null,
+      lastSeenPoints: null,
+    });
+    const input = {
+      pendingId: PENDING_ID,
+      request: { kind: 'item-prices', itemId: '680001234501' } as const,
+      quote: makeQuote([quota]),
+      expiresInMinutes: 10,
+    };
+    expect(allText(renderConfirmation(en, input).blocks)).toContain(
+      '*Item prices* for item 680001234501: 1 quota call.',
+    );
+    expect(renderConfirmation(en, input).text).toBe(
+      'Confirm Item prices for item 680001234501: 1 quota call',
+    );
+    expect(allText(renderConfirmation(zh, input).blocks)).toContain(
+      ':money_with_wings: 商品价格：商品 680001234501，商品额度 1 次。\n查询结果会写明实际扣费。',
+    );
+    const shopId = renderConfirmation(en, {
+      ...input,
+      request: { kind: 'shop-id', wwid: 'beeclothing' },
+      quote: makeQuote([
+        makeQuoteLine({ operation: 'get-shop-id', edition: null, configuredPoints: 2, lastSeenPoints: null }),
+      ]),
+    });
+    expect(allText(shopId.blocks)).toContain('*Shop id* for account beeclothing: about 2 points (¥0.02).');
+  });
+
+  it('several operations: what is looked up, a line each, and the total', () => {
+    const quota = (operation: 'platiteminfo' | 'platiteminfoprice') =>
+      makeQuoteLine({
+        operation,
+        edition: null,
+        unit: 'quota',
+        configuredPoints: null,
+        lastSeenPoints: null,
+      });
+    const { blocks } = renderConfirmation(en, {
+      pendingId: PENDING_ID,
+      request: { kind: 'item', itemId: '680001234501', withPrices: true },
+      quote: makeQuote([quota('platiteminfo'), quota('platiteminfoprice')]),
+      expiresInMinutes: 10,
+    });
+    const all = allText(blocks);
+    expect(all).toContain(':money_with_wings: Looking up item 680001234501 with prices costs:');
+    expect(all).toContain('• *Item details*: 1 quota call\n• *Item prices*: 1 quota call');
+    expect(all).toContain('*Total:* 2 quota calls. The answer will state the actual charge.');
   });
 
   it('says when the price is not known yet, and uses the last charge alone', () => {

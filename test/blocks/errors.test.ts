@@ -53,7 +53,9 @@ describe('renderPlatError', () => {
       action_id: ACTIONS.errorAuthLink,
       url: 'https://auth.example.com/scan?code=abc',
     });
-    expect(allText(blocks)).toContain('The service said: code 302, not authorized');
+    // A known code: its title and remedy say it; the service's English message is not repeated.
+    expect(allText(blocks)).toContain('The service answered with code 302.');
+    expect(allText(blocks)).not.toContain('code 302, not authorized');
   });
 
   it('has no button when the authorization link is missing or not http(s)', () => {

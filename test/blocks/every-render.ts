@@ -518,7 +518,13 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     ['admins', { kind: 'admins', admins: ['UADMIN', 'U1234'], kept: ['UADMIN'] }],
     [
       'audit',
-      { kind: 'audit', records: [{ at: NOW, actorId: 'UADMIN', action: 'budgets', detail: text.remark }] },
+      {
+        kind: 'audit',
+        records: [
+          { at: NOW, actorId: 'UADMIN', action: 'budgets', detail: text.remark },
+          { at: NOW, actorId: 'UADMIN', action: 'settings.set', detail: 'budget.timezone = "Asia/Shanghai"' },
+        ],
+      },
     ],
     [
       'autolookup',

@@ -121,7 +121,7 @@ describe('the glossary', () => {
     expect(zh.t('home.whoMaySpend', { who: 'x' })).not.toMatch(/消费/);
     expect(zh.t('platdesk.exportFallback')).toBe('扣费明细导出');
     expect(zh.t('summary.waybillPrint', { count: 3, n: '3', shop: '57301234' })).toBe(
-      '店铺 57301234 的 3 张面单的打印数据',
+      '店铺 57301234 的 3 张面单打印数据',
     );
     expect(zh.t('problem.waybill_and_more', { list: 'A, B', n: '3' })).toBe('A, B 及另外 3 个');
   });
@@ -135,8 +135,9 @@ describe('the glossary', () => {
       ]),
       expiresInMinutes: 10,
     });
+    // Issue 35: the operation named once, no bold term spaced out of the sentence.
     expect((confirmation.blocks[0] as { text: { text: string } }).text.text).toBe(
-      ':money_with_wings: 查询商品 680001234501，需调用 *商品详情* 接口，费用如下：',
+      ':money_with_wings: 商品详情：商品 680001234501，商品额度 1 次。\n查询结果会写明实际扣费。',
     );
     expect(zh.t('unfurl.refused', { reason: 'x' })).not.toMatch(/无权|权限/);
     expect(zh.t('unfurl.running')).toContain('这个商品正在自动查询中');

@@ -31,7 +31,7 @@ describe('renderHelp', () => {
     expect(allText(renderHelp(en, '/item').blocks)).toContain(
       'https://item.taobao.com/item.htm?id=680001234501',
     );
-    expect(allText(renderHelp(en, '/shop').blocks)).toContain('`/shop ww &lt;account id&gt;`');
+    expect(allText(renderHelp(en, '/shop').blocks)).toContain('`/shop ww beeclothing`');
     const waybill = allText(renderHelp(en, '/waybill').blocks);
     expect(waybill).toContain('`/waybill SF1234567890123 YT1234567890123 shop:&lt;shop id&gt;`');
     expect(waybill).toContain('owner:&lt;owner id&gt;');

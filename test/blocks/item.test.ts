@@ -31,7 +31,8 @@ describe('renderItem', () => {
     expect(all).toContain('*SKUs (2)*');
     expect(all).toContain('• 颜色分类: 红色, 尺码: XL — ¥129.00 ~¥199.00~');
     expect(all).toContain('• Attribute 0: Value 0');
-    expect(all).toContain('*Categories:* 50010850, 121');
+    // Bare category ids say nothing to a person (issue 35): not shown.
+    expect(all).not.toContain('50010850');
     expect(all).toContain('*Video:* <https://video.example.com/v.mp4|watch>');
     expect(all).toContain('Used 1 call of the item quota');
     expect(text).toContain('Linen summer shirt');

@@ -62,14 +62,23 @@ describe('the marker rule (what Slack shows as formatting)', () => {
 });
 
 describe("spacing platdesk's own markers", () => {
-  it('puts an ASCII space outside a marker that touches Chinese text, and nowhere else', () => {
-    expect(spaced('*店铺：*{{shop}}', { shop: '蜂蜜' })).toBe('*店铺：* 蜂蜜');
-    expect(spaced('*店铺：*{{shop}}', { shop: 'Honey' })).toBe('*店铺：* Honey');
+  it('puts an ASCII space outside a marker between Chinese and a Latin word or a number, and nowhere else', () => {
+    expect(spaced('旺旺号*{{a}}*属于', { a: 'beeclothing' })).toBe('旺旺号 *beeclothing* 属于');
     expect(spaced('{{sn}}已超时', { sn: code('123') })).toBe('`123` 已超时');
-    expect(spaced('查询{{x}}需使用*商品详情*费用')).toBe('查询{{x}}需使用 *商品详情* 费用');
     expect(spaced('*Shop:* {{shop}}')).toBe('*Shop:* {{shop}}');
     expect(spaced('• `{{example}}`：{{what}}')).toBe('• `{{example}}` ：{{what}}');
     expect(spaced(':warning: *{{title}}*\n{{problems}}')).toBe(':warning: *{{title}}*\n{{problems}}');
+  });
+
+  it('drops a bold pair that would need a space between Chinese characters or beside full-width punctuation (issue 35)', () => {
+    // "商品详情： 额度 1 次", "需调用 商品详情 接口": the space is the blemish; the words stand plain.
+    expect(spaced('*店铺：*{{shop}}', { shop: '蜂蜜' })).toBe('店铺：蜂蜜');
+    expect(spaced('*店铺：*{{shop}}', { shop: 'Honey' })).toBe('店铺：Honey');
+    expect(spaced('查询{{x}}需使用*商品详情*费用')).toBe('查询{{x}}需使用商品详情费用');
+    expect(spaced('（*12 点*）')).toBe('（12 点）');
+    // A whole line, or a bold next to ASCII punctuation or a space, stays bold.
+    expect(spaced('*按状态*\n{{lines}}')).toBe('*按状态*\n{{lines}}');
+    expect(spaced('*Total:* {{total}}')).toBe('*Total:* {{total}}');
   });
 
   it('leaves identifiers, emoji codes and lone markers alone', () => {
@@ -91,7 +100,7 @@ describe("spacing platdesk's own markers", () => {
   });
 
   it('spaces values the translator fills in, and markers a renderer wrote with bold/code/strike', () => {
-    expect(zh.t('item.shop', { shop: '蜂蜜服饰旗舰店' })).toMatch(/^\*店铺：?\* 蜂蜜服饰旗舰店$/);
+    expect(zh.t('item.shop', { shop: '蜂蜜服饰旗舰店' })).toBe('店铺：蜂蜜服饰旗舰店');
     expect(en.t('item.shop', { shop: 'Honey' })).toBe('*Shop:* Honey');
     // A code span made by a renderer, put into a catalog text after full-width punctuation.
     const usage = zh.t('invalid.usage', { usage: code('/orders'), command: '/orders' });
@@ -111,7 +120,7 @@ describe("spacing platdesk's own markers", () => {
     const catalog = structuredClone(CATALOGS.en) as unknown as { item: { shop: string } };
     catalog.item.shop = '*店铺：*{{shop}}';
     const w = makeWords('en', catalog as unknown as Catalog);
-    expect(w.t('item.shop', { shop: '蜂蜜' })).toBe('*店铺：* 蜂蜜');
+    expect(w.t('item.shop', { shop: '蜂蜜' })).toBe('店铺：蜂蜜');
   });
 });
 

@@ -20,7 +20,7 @@ import {
   NOW,
   OWNER_ID,
 } from '../helpers/domain-factories.js';
-import { en } from '../helpers/words.js';
+import { en, zh } from '../helpers/words.js';
 import { allText, HOSTILE } from './render-fixtures.js';
 
 const options = {
@@ -35,10 +35,11 @@ const options = {
 function render(
   outcome: OrdersOutcome,
   o: Omit<typeof options, 'nextQuote'> & { nextQuote: Quote | null } = options,
+  w = en,
 ) {
   const pages = pagerPages(outcome);
   const id = (page: number | null) => (page === null ? null : `pg_1:${page}`);
-  return renderOrdersPage(en, outcome, {
+  return renderOrdersPage(w, outcome, {
     ...o,
     pager: { previous: id(pages.previous), next: id(pages.next) },
   });
@@ -75,14 +76,14 @@ describe('renderOrdersPage', () => {
     expect(tables).toHaveLength(1);
     const rows = tables[0]?.rows.map((r) => r.map((c) => (c as { text: string }).text));
     expect(rows).toEqual([
-      ['Order', 'Status', 'Goods', 'Qty', 'Amount', 'Ship by', 'Flag', 'Remark'],
+      ['Order', 'Status', 'Goods', 'Qty', 'Amount', 'Ship by (Beijing time)', 'Flag', 'Remark'],
       [
         '261121-555',
         'Awaiting shipment · Pre-sale',
         'Linen shirt — White, XL',
         '2',
         '¥118.00',
-        '⚠️ ship within 24 h 2026-11-21 17:00 UTC+8',
+        '⚠️ ship within 24 h 2026-11-21 17:00',
         '🔴 red flag: VIP',
         'gift wrap please',
       ],
@@ -104,7 +105,7 @@ describe('renderOrdersPage', () => {
         [
           '*Order* `261121-555` · Awaiting shipment · 🔴 red flag: VIP · Pre-sale',
           'Linen shirt — White, XL × 2 · ¥118.00',
-          'Confirmed 2026-11-20 14:03 UTC+8 · ship by 2026-11-21 17:00 UTC+8 · *⚠️ ship within 24 h*',
+          'Confirmed 2026-11-20 14:03 (Beijing time) · ship by 2026-11-21 17:00 (Beijing time) · *⚠️ ship within 24 h*',
           'Remark: gift wrap please',
         ].join('\n'),
       ].join('\n\n'),
@@ -123,6 +124,22 @@ describe('renderOrdersPage', () => {
       action_id: ACTIONS.ordersNext,
       value: 'pg_1:2',
       text: { text: 'Next ▶ (2 points)' },
+    });
+  });
+
+  it('a page past the last (issue 35): says so with the count, never "page 2 of 1"; the pager offers the last page, never one past it', () => {
+    const past = makeOrdersOutcome([], { page: 4, pageSize: 50, totalElements: 20, totalPages: 1 });
+    expect(pagerPages(past)).toEqual({ previous: 0, next: null });
+    const said = allText(render(past).blocks);
+    expect(said).toContain('Page 5 is past the last page: 20 orders fit on 1 page of 50.');
+    expect(said).not.toContain('of 1,');
+    expect(allText(render(past, options, zh).blocks)).toContain(
+      '第 5 页超出了最后一页：共 20 单，每页 50 单，只有 1 页。',
+    );
+    // Within the pages, as before.
+    expect(pagerPages(makeOrdersOutcome([], { page: 1, pageSize: 50, totalElements: 120 }))).toEqual({
+      previous: 0,
+      next: 2,
     });
   });
 
@@ -151,7 +168,7 @@ describe('renderOrdersPage', () => {
       },
     };
     expect(allText(render(outcome).blocks)).toContain(
-      'Filters: from 2026-11-20 00:00 UTC+8, to 2026-11-21 00:00 UTC+8, remark “gift &lt;b&gt;”, 🔵 blue flag',
+      'Filters: from 2026-11-20 00:00 (Beijing time), to 2026-11-21 00:00 (Beijing time), remark “gift &lt;b&gt;”, 🔵 blue flag',
     );
   });
 
@@ -201,7 +218,7 @@ describe('order labels', () => {
     expect(orderStatusLabel(en, 1)).toBe('Awaiting shipment');
     expect(orderStatusLabel(en, 2)).toBe('Shipped');
     expect(orderStatusLabel(en, 3)).toBe('Received');
-    expect(orderStatusLabel(en, 7)).toBe('status 7');
+    expect(orderStatusLabel(en, 7)).toBe('other status (7)');
     expect(orderStatusLabel(en, null)).toBe('Status not given');
   });
 

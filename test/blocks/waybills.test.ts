@@ -13,21 +13,24 @@ import {
   SHOP_ID,
   SIGNATURE,
 } from '../helpers/domain-factories.js';
-import { en } from '../helpers/words.js';
+import { en, zh } from '../helpers/words.js';
 import { allText } from './render-fixtures.js';
 
 const charge = { chargedPoints: 20, quotaCalls: 0 };
 
 describe('renderWaybillPrint', () => {
-  it('gives one line per waybill with template and version, or the record error, and the failed batches', () => {
+  it('gives one line per waybill with its template (its version is for printing tools), or the record error, and the failed batches', () => {
     const outcome = makeWaybillPrintOutcome(4);
     const { text, blocks } = renderWaybillPrint(en, outcome, { charge, downloadValue: 'wp_1' });
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
     expect(all).toContain(
-      ':white_check_mark: `SF1234567890000` (parent `SF1234567800000`): <https://cloudprint.example.com/template/standard_0.xml|print template> (version 12)',
+      ':white_check_mark: `SF1234567890000` (parent `SF1234567800000`): <https://cloudprint.example.com/template/standard_0.xml|print template>\n',
     );
-    expect(all).toContain(':x: `SF1234567890003`: isv.waybill-not-found: waybill not found');
+    expect(all).not.toContain('version');
+    // A code it does not know: what the service said, once (its message, not also its code).
+    expect(all).toContain(':x: `SF1234567890003`: waybill not found');
+    expect(all).not.toContain('isv.');
     expect(all).toContain('20 waybills (YT1234567890100');
     expect(all).toContain('and 10 more) failed: *The shop has not authorized platdesk.*');
     expect(all).toContain('<https://auth.example.com/scan?code=abc|Authorization link>');
@@ -107,16 +110,25 @@ describe('renderWaybillInfo', () => {
     const outcome = {
       kind: 'waybill-info' as const,
       ownerId: OWNER_ID,
-      records: [makeWaybillInfoRecord(0, { trace: { last_event: 'arrived <hub>', courier_phone: '139' } })],
+      records: [
+        makeWaybillInfoRecord(0, {
+          last_trace: 'arrived <hub>',
+          last_trace_time: Date.parse('2026-11-20T06:03:00Z'),
+          trace: { courier_phone: '139' },
+        }),
+      ],
       failedBatches: [],
       chargedPoints: 1,
     };
     const { text, blocks } = renderWaybillInfo(en, outcome, { charge });
     assertWithinSlackLimits(blocks);
     const all = allText(blocks);
+    // The carrier, status and latest trace under their own words; the service's field names never.
     expect(all).toContain(
-      '• `YT1234567890000`: cp_code: YTO · status: in transit · trace.last_event: arrived &lt;hub&gt;',
+      '• `YT1234567890000`: YTO · in transit · latest: arrived &lt;hub&gt; (2026-11-20 14:03)',
     );
+    expect(all).not.toMatch(/cp_code|status:/);
+    expect(allText(renderWaybillInfo(zh, outcome, { charge }).blocks)).toContain('圆通 · in transit');
     for (const secret of ['Zhang San', '13800000000', 'Example Road', ENCRYPTED_DATA, '139']) {
       expect(all).not.toContain(secret);
     }

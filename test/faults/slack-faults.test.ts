@@ -124,7 +124,7 @@ describe('Slack failing the calls platdesk makes', () => {
       () => h().fake.callsTo('chat.postEphemeral').length >= attempts + 2,
     );
     const confirmation = confirmationOf(posted.body);
-    expect(confirmation.text).toContain(`orders of owner ${owners.small}`);
+    expect(confirmation.text).toContain(`for owner ${owners.small}`);
     const { answer } = await h().confirm(confirmation);
     expect(textOf(answer)).toContain('Charged 2 points');
     expect(h().calls()).toBe(before + 1);
@@ -144,7 +144,7 @@ describe('Slack failing the calls platdesk makes', () => {
       },
     });
     expect(res.status).toBe(200);
-    expect(confirmationOf((await dm).body).text).toContain(`orders of owner ${owners.busy}`);
+    expect(confirmationOf((await dm).body).text).toContain(`for owner ${owners.busy}`);
     await expectLedgerMatchesSandbox(h());
   });
 

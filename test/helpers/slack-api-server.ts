@@ -60,8 +60,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { blockKitProblemsOfCall } from './block-kit/check.js';
+import { blockKitProblemsOfCall, payloadsOfCall } from './block-kit/check.js';
 import { SLACK } from './slack-payloads.js';
+import { payloadWordingProblems } from './wording.js';
 
 export interface SlackCall {
   /** The Web API method (`chat.postMessage`), `response_url` or `file_upload`. */
@@ -99,6 +100,39 @@ export interface StoredMessage extends Record<string, unknown> {
   text: string;
   thread_ts?: string;
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  /** A streamed message's state (chat.startStream). */
+  stream?: StreamState;
+  /** A file message's files (files.completeUploadExternal with a channel). */
+  files?: Record<string, unknown>[];
+}
+
+/**
+ * A file as Slack keeps it after files.getUploadURLExternal (name, length), the POST of its bytes
+ * to the upload URL, and files.completeUploadExternal (title, and the channels it was shared to).
+ */
+export interface StoredFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  /** The bytes posted to the upload URL (null until they arrive). */
+  bytes: Buffer | null;
+  /** Whether files.completeUploadExternal completed it. */
+  completed: boolean;
+  /** Where it was shared (channel_id / channels): a file message was posted there. */
+  channels: string[];
+}
+
+/**
+ * A streamed message (chat.startStream → appendStream… → stopStream,
+ * https://docs.slack.dev/messaging/sending-and-scheduling-messages#text-streaming): its markdown so
+ * far and its chunks in the order they came, and whether it was stopped.
+ */
+export interface StreamState {
+  state: 'streaming' | 'stopped';
+  /** `timeline` (task cards between the text) or `plan` (the tasks together in one plan). */
+  taskDisplayMode: 'timeline' | 'plan';
+  chunks: Record<string, unknown>[];
 }
 
 /** A details panel entity.presentDetails accepted: the trigger it answered and what it showed. */
@@ -205,6 +239,8 @@ export interface FakeSlack {
   messages(channel: string): StoredMessage[];
   /** The replies in the thread of `ts` in a channel, oldest first. */
   replies(channel: string, ts: string): StoredMessage[];
+  /** One stored message (a thread's reply too) by its ts, as it is now. */
+  message(channel: string, ts: string): StoredMessage | undefined;
   /**
    * A trigger Slack issues for a Work Object (an `entity_details_requested` event or a click on
    * the details panel's action), tied to that entity's `external_ref.id` and usable for
@@ -215,6 +251,17 @@ export interface FakeSlack {
   presentedDetails(): PresentedDetails[];
   /** Replaces the default answer of `method` until `reset()`. */
   setResponse(method: string, answer: SlackAnswer): void;
+  /**
+   * What the method answers by default (its documented behaviour, messages stored): for an answer
+   * set with `setResponse` that watches what the app does and lets Slack's own answer stand.
+   */
+  defaultAnswer(call: SlackCall): Record<string, unknown>;
+  /** A person's message in a channel (kept for conversations.history); returns its ts. */
+  postAsUser(channel: string, text: string, options?: { user?: string; threadTs?: string }): string;
+  /** A file uploaded with files.getUploadURLExternal and its upload URL (bytes, name, title). */
+  file(id: string): StoredFile | undefined;
+  /** The link the fake serves a file's bytes at (`GET /files/<id>`), as Slack's url_private. */
+  fileUrl(id: string): string;
   /** Delays the answers of `method` by `ms` until `reset()` (a slow Slack). */
   setDelay(method: string, ms: number): void;
   /**
@@ -248,6 +295,7 @@ const JSON_FIELDS = new Set([
   'outputs',
   'inputs',
   'error',
+  'chunks',
 ]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -338,6 +386,18 @@ const blockKitRejections: string[] = [];
 /** Takes (and clears) the Block Kit problems the fakes of this worker have refused so far. */
 export function takeBlockKitRejections(): string[] {
   return blockKitRejections.splice(0);
+}
+
+/**
+ * What a bilingual editor would mark in the messages, views and unfurls the app sent any fake of
+ * this worker (test/helpers/wording.ts; issue 35), until taken: the guard fails the test that
+ * sent them. Slack takes such a message, so the call is answered as usual. Bounded, for the demo.
+ */
+const wordingProblems: string[] = [];
+
+/** Takes (and clears) the wording problems of the messages the fakes of this worker received. */
+export function takeWordingProblems(): string[] {
+  return wordingProblems.splice(0);
 }
 
 function str(value: unknown, fallback: string): string {
@@ -541,6 +601,112 @@ export async function startSlackApiServer(
   };
   const nextId = (prefix: string) => `${prefix}${String(++seq).padStart(8, '0')}`;
   let origin = '';
+  /** Files by id, from files.getUploadURLExternal on. */
+  const uploads = new Map<string, StoredFile>();
+  const MIME: Record<string, string> = {
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    json: 'application/json',
+    csv: 'text/csv',
+    txt: 'text/plain',
+  };
+  const extOf = (name: string) => (/\.([a-z0-9]+)$/i.exec(name)?.[1] ?? '').toLowerCase();
+  /** A file object as files.completeUploadExternal and a file message carry it. */
+  const fileObject = (f: StoredFile): Record<string, unknown> => ({
+    id: f.id,
+    created: Math.floor(clock() / 1000),
+    name: f.name,
+    title: f.title,
+    mimetype: f.mimetype,
+    filetype: extOf(f.name) || 'binary',
+    size: f.bytes?.length ?? 0,
+    user: SLACK.botUserId,
+    url_private: `${origin}/files/${f.id}`,
+    url_private_download: `${origin}/files/${f.id}?download=1`,
+    permalink: `https://${SLACK.teamDomain}.slack.com/files/${SLACK.botUserId}/${f.id}/${encodeURIComponent(f.name)}`,
+  });
+  /**
+   * files.completeUploadExternal (https://docs.slack.dev/reference/methods/files.completeUploadExternal):
+   * completes each uploaded file with its title; with `channel_id` (or `channels`) the files are
+   * shared there in one message, whose text is `initial_comment` (in `thread_ts`'s thread if given).
+   */
+  const completeUpload = (call: SlackCall): Record<string, unknown> => {
+    const b = call.body;
+    const listed = Array.isArray(b.files) ? (b.files as { id?: unknown; title?: unknown }[]) : [];
+    if (listed.length === 0) return { ok: false, error: 'invalid_arguments' };
+    const files = listed.map((entry) => {
+      const id = str(entry.id, '');
+      const known = uploads.get(id);
+      if (known === undefined && id !== '') {
+        const f: StoredFile = {
+          id,
+          name: id,
+          title: '',
+          mimetype: 'application/octet-stream',
+          bytes: null,
+          completed: false,
+          channels: [],
+        };
+        uploads.set(id, f);
+      }
+      const f = uploads.get(id) as StoredFile;
+      f.completed = true;
+      if (typeof entry.title === 'string' && entry.title !== '') f.title = entry.title;
+      else f.title ||= f.name;
+      return f;
+    });
+    const channels = [
+      ...(typeof b.channel_id === 'string' && b.channel_id !== '' ? [b.channel_id] : []),
+      ...(typeof b.channels === 'string' && b.channels !== '' ? b.channels.split(',') : []),
+    ];
+    for (const channel of channels) {
+      const message: StoredMessage = {
+        type: 'message',
+        user: SLACK.botUserId,
+        bot_id: SLACK.botId,
+        upload: true,
+        text: str(b.initial_comment, ''),
+        ts: nextTs(),
+        files: files.map(fileObject),
+      };
+      if (typeof b.thread_ts === 'string' && b.thread_ts !== '') message.thread_ts = b.thread_ts;
+      conversation(channel).push(message);
+      for (const f of files) f.channels.push(conversationOf(channel));
+    }
+    return { files: files.map((f) => ({ id: f.id, title: f.title })) };
+  };
+  /**
+   * Streamed messages (https://docs.slack.dev/reference/methods/chat.startStream, …/chat.appendStream,
+   * …/chat.stopStream): started with optional `markdown_text` or `chunks` (outside a DM only with
+   * `recipient_user_id` and `recipient_team_id`), appended to (`markdown_text` or `chunks`
+   * required) while streaming, then stopped (more text, `blocks` below it, `metadata`). The
+   * message's text is its markdown so far; its chunks keep the order they came in.
+   */
+  const streamChunks = (b: Record<string, unknown>): Record<string, unknown>[] => [
+    ...(typeof b.markdown_text === 'string' && b.markdown_text !== ''
+      ? [{ type: 'markdown_text', text: b.markdown_text }]
+      : []),
+    ...(Array.isArray(b.chunks)
+      ? (b.chunks as unknown[]).filter(
+          (c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c),
+        )
+      : []),
+  ];
+  const appendTo = (message: StoredMessage, chunks: Record<string, unknown>[]) => {
+    const stream = message.stream as StreamState;
+    stream.chunks.push(...chunks);
+    message.text += chunks
+      .filter((c) => c.type === 'markdown_text' && typeof c.text === 'string')
+      .map((c) => c.text as string)
+      .join('');
+  };
+  const streamed = (call: SlackCall): StoredMessage | { error: string } => {
+    const ts = str(call.body.ts, '');
+    const message = conversation(str(call.body.channel, SLACK.channelId)).find((m) => m.ts === ts);
+    if (!message) return { error: 'message_not_found' };
+    if (message.stream?.state !== 'streaming') return { error: 'message_not_in_streaming_state' };
+    return message;
+  };
 
   const defaults: Record<string, (call: SlackCall) => Record<string, unknown>> = {
     'auth.test': () => ({
@@ -661,15 +827,59 @@ export async function startSlackApiServer(
       if (!auth.startsWith('Bearer xapp-')) return { ok: false, error: 'not_allowed_token_type' };
       return { url: `${origin.replace(/^http/, 'ws')}${SOCKET_PATH}` };
     },
-    'files.getUploadURLExternal': () => {
+    'files.getUploadURLExternal': (call) => {
       const fileId = nextId('F');
+      const name = str(call.body.filename, fileId);
+      uploads.set(fileId, {
+        id: fileId,
+        name,
+        title: '',
+        mimetype: MIME[extOf(name)] ?? 'application/octet-stream',
+        bytes: null,
+        completed: false,
+        channels: [],
+      });
       return { upload_url: `${origin}/upload/${fileId}`, file_id: fileId };
     },
-    'files.completeUploadExternal': (call) => {
-      const files = Array.isArray(call.body.files)
-        ? (call.body.files as { id?: unknown; title?: unknown }[])
-        : [];
-      return { files: files.map((f) => ({ id: f.id, title: f.title ?? '' })) };
+    'files.completeUploadExternal': (call) => completeUpload(call),
+    'chat.startStream': (call) => {
+      const b = call.body;
+      const channel = str(b.channel, '');
+      if (channel === '') return { ok: false, error: 'channel_not_found' };
+      const inDm = /^[DUW]/.test(channel);
+      if (!inDm && (str(b.recipient_user_id, '') === '' || str(b.recipient_team_id, '') === ''))
+        return { ok: false, error: 'invalid_arguments' };
+      const mode = b.task_display_mode === 'plan' ? 'plan' : 'timeline';
+      const message: StoredMessage = {
+        type: 'message',
+        user: SLACK.botUserId,
+        bot_id: SLACK.botId,
+        app_id: SLACK.apiAppId,
+        text: '',
+        ts: nextTs(),
+        stream: { state: 'streaming', taskDisplayMode: mode, chunks: [] },
+      };
+      if (typeof b.thread_ts === 'string' && b.thread_ts !== '') message.thread_ts = b.thread_ts;
+      appendTo(message, streamChunks(b));
+      conversation(channel).push(message);
+      return { channel: conversationOf(channel), ts: message.ts };
+    },
+    'chat.appendStream': (call) => {
+      const chunks = streamChunks(call.body);
+      if (chunks.length === 0) return { ok: false, error: 'invalid_arguments' };
+      const message = streamed(call);
+      if ('error' in message) return { ok: false, error: message.error };
+      appendTo(message, chunks);
+      return { channel: str(call.body.channel, ''), ts: message.ts };
+    },
+    'chat.stopStream': (call) => {
+      const message = streamed(call);
+      if ('error' in message) return { ok: false, error: message.error };
+      appendTo(message, streamChunks(call.body));
+      if (Array.isArray(call.body.blocks)) message.blocks = call.body.blocks;
+      if (isMetadata(call.body.metadata)) message.metadata = call.body.metadata;
+      (message.stream as StreamState).state = 'stopped';
+      return { channel: str(call.body.channel, ''), ts: message.ts, message: { ...message } };
     },
   };
 
@@ -748,6 +958,16 @@ export async function startSlackApiServer(
     } else if (kind === 'upload' && name !== '') {
       method = 'file_upload';
       id = decodeURIComponent(name);
+    } else if (kind === 'files' && name !== '' && req.method === 'GET') {
+      // A file's url_private: its bytes, as uploaded (not a Web API call: not recorded).
+      const f = uploads.get(decodeURIComponent(name));
+      if (!f?.bytes) {
+        send(res, 404, { ok: false, error: 'file_not_found' });
+        return;
+      }
+      res.writeHead(200, { 'content-type': f.mimetype, 'content-length': String(f.bytes.length) });
+      res.end(f.bytes);
+      return;
     } else {
       send(res, 404, { ok: false, error: 'unknown_path' });
       return;
@@ -795,7 +1015,13 @@ export async function startSlackApiServer(
       return;
     }
 
+    if (wordingProblems.length < 1000)
+      for (const { name, payload } of payloadsOfCall(method, call.body))
+        wordingProblems.push(...payloadWordingProblems(payload).map((p) => `${method} ${name}: ${p}`));
+
     if (method === 'file_upload') {
+      const f = uploads.get(id ?? '');
+      if (f) f.bytes = call.bytes ?? null;
       // Slack's upload URL answers 200 with a plain text body.
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(`OK - ${call.bytes?.length ?? 0}`);
@@ -890,6 +1116,10 @@ export async function startSlackApiServer(
       conversation(channel)
         .filter((m) => m.thread_ts === ts && m.ts !== ts)
         .map((m) => ({ ...m })),
+    message(channel, ts) {
+      const found = conversation(channel).find((m) => m.ts === ts);
+      return found ? { ...found } : undefined;
+    },
     entityTrigger(entityId, triggerOptions = {}) {
       const id = `${Math.floor(clock() / 1000)}.${String(++triggerSeq).padStart(10, '0')}.entity${triggerSeq.toString(16).padStart(24, '0')}`;
       triggers.set(id, { entityId, issuedAt: triggerOptions.issuedAt ?? clock() });
@@ -897,6 +1127,20 @@ export async function startSlackApiServer(
     },
     presentedDetails: () => presented.map((p) => ({ ...p })),
     setResponse: (method, answer) => void answers.set(method, answer),
+    defaultAnswer: (call) => defaults[call.method]?.(call) ?? {},
+    postAsUser(channel, text, postOptions = {}) {
+      const message: StoredMessage = {
+        type: 'message',
+        user: postOptions.user ?? SLACK.userId,
+        text,
+        ts: nextTs(),
+      };
+      if (postOptions.threadTs) message.thread_ts = postOptions.threadTs;
+      conversation(channel).push(message);
+      return message.ts;
+    },
+    file: (id) => uploads.get(id),
+    fileUrl: (id) => `${origin}/files/${encodeURIComponent(id)}`,
     setDelay: (method, ms) => void delays.set(method, ms),
     limitReads(limits) {
       readLimits = limits;
@@ -910,6 +1154,7 @@ export async function startSlackApiServer(
       failures.clear();
       faults.clear();
       stored.clear();
+      uploads.clear();
       answers.clear();
       delays.clear();
       triggers.clear();

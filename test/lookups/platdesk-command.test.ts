@@ -210,7 +210,7 @@ describe('settings changes persist and are audited with the actor', () => {
   });
 
   it('cache lifetimes per operation (0 = not cached)', async () => {
-    expect(linesOf(await run('cache platiteminfo 0'))).toContain('platiteminfo: not cached');
+    expect(linesOf(await run('cache platiteminfo 0'))).toContain('`platiteminfo` · Item details: not cached');
     await run('cache paging-orders 60');
     expect(await settings().cacheTtlS()).toMatchObject({
       platiteminfo: 0,
@@ -249,8 +249,8 @@ describe('settings changes persist and are audited with the actor', () => {
     // A stored value with Slack markup in it (e.g. written by an older version) is shown as text.
     await store.settings.set('note', '<!channel> & <@U9>', OTHER);
     const lines = linesOf(await run('audit'));
-    expect(lines).toContain(`<@${ADMIN}> settings.set: shops = `);
-    expect(lines).toContain(`<@${OTHER}> settings.set: note = "&lt;!channel&gt; &amp; &lt;@U9&gt;"`);
+    expect(lines).toContain(`<@${ADMIN}> set: \`shops = `);
+    expect(lines).toContain(`<@${OTHER}> set: \`note = "&lt;!channel&gt; &amp; &lt;@U9&gt;"\``);
     expect(lines).not.toContain('<!channel>');
   });
 

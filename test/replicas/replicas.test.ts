@@ -31,7 +31,7 @@ const REPLICAS = 3;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A lookup of its own: /shop ww <id> is one get-shop-id call, answered "no shop was found". */
-const shopOf = (wwid: string) => `No shop was found for messaging account *${wwid}*`;
+const shopOf = (wwid: string) => `No shop was found for seller account *${wwid}*`;
 const userOf = (i: number) => `U${2000 + (i % 12)}`;
 
 describe('three replicas on one PostgreSQL database and one Redis', () => {

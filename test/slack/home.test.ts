@@ -133,9 +133,9 @@ describe('App Home', () => {
     const { blocks } = await openHome(SLACK.adminId);
     const said = textOf({ blocks });
     const today = localDateOf(h().now().getTime(), 'Asia/Shanghai');
-    expect(said).toContain(`*By day* (Asia/Shanghai, newest first)\n• ${today}: `);
+    expect(said).toContain(`*By day* (Beijing time, newest first)\n• ${today}: `);
     expect(said).toContain('• 2026-11-23: budget cap alert (workspace:*:daily:warned)');
-    expect(said).toContain('Times, days and months are in Asia/Shanghai.');
+    expect(said).toContain('Times, days and months are in Beijing time.');
     expect(said).toContain(`Updated ${localDateOf(h().now().getTime(), 'Asia/Shanghai')} `);
     expect(said).not.toContain('UTC');
   });

@@ -281,7 +281,7 @@ describe('hostile and random command text', () => {
       const sent = await h.command('/waybill', `${waybills.ok[0]} ${option}`);
       const said = textOf(await h.nextResponse(sent.responseUrlId));
       expect(said).toContain('takes one id');
-      expect(said).toContain('Nothing was sent and nothing was charged');
+      expect(said).toContain('Nothing was sent or charged');
     }
     await h.settle(50);
     expect(h.calls()).toBe(before);

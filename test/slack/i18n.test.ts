@@ -77,7 +77,9 @@ describe('a zh-CN user', () => {
     const before = h().calls();
     const { confirmation } = await h().ask('/orders', `${owners.busy} 页：2 每页:50`, { userId: ZH_USER });
     expect(confirmation.text).toContain('订单（增强版）');
-    expect(confirmation.text).toContain(`商家 ${owners.busy} 的订单，第 2 页（每页 50 单）`);
+    expect(confirmation.text).toContain(
+      `订单（增强版）：商家 ${owners.busy}，第 2 页（每页 50 单），约 2 点（¥0.02）。`,
+    );
     expect(confirmation.confirm.label).toBe('确认（2 点）');
     expect(confirmation.cancel.label).toBe('取消');
     expect(confirmation.text).toContain('确认之前不会产生任何费用');
@@ -91,7 +93,8 @@ describe('a zh-CN user', () => {
     expect(said).toMatch(/第 2 \/ \d+ 页，共 [\d,]+ 单/);
     expect(said).toContain('已扣费 2 点（¥0.02）');
     expect(said).toMatch(/待发货|已发货待签收|已签收/);
-    expect(said).toMatch(/\d{4}年\d{1,2}月\d{1,2}日 \d\d:\d\d（北京时间） 成交/);
+    // One date style, 北京时间 by name, no space after the full-width bracket (issue 35).
+    expect(said).toMatch(/\d{4}年\d{1,2}月\d{1,2}日 \d\d:\d\d（北京时间）成交/);
     expect(buttonOf(answer, 'platdesk.orders.next').label).toBe('下一页 ▶（2 点）');
     expect(buttonOf(answer, 'platdesk.orders.prev').label).toBe('◀ 上一页（2 点）');
     await h().settle();
@@ -108,10 +111,12 @@ describe('a zh-CN user', () => {
   it('an item with prices (价格): the answer and its charge note in Chinese', async () => {
     const { confirmation } = await h().ask('/item', `${items.basic} 价格`, { userId: ZH_USER });
     expect(confirmation.text).toContain('商品详情');
-    expect(confirmation.confirm.label).toBe('确认（2 次额度）');
+    expect(confirmation.confirm.label).toBe('确认（商品额度 2 次）');
     const { answer } = await h().confirm(confirmation, { userId: ZH_USER });
     const said = textOf(answer);
-    expect(said).toContain('*商品 ID：*');
+    // A label in a Chinese line is plain: bold would need spaces (issue 35).
+    expect(said).toContain('商品 ID：');
+    expect(said).not.toContain('*商品 ID');
     expect(said).toContain('已使用商品额度 2 次');
     expect(buttonOf(answer, 'platdesk.item.prices').label).toBe('价格');
   });
@@ -166,7 +171,7 @@ describe('a zh-CN user', () => {
   it('the App Home is Chinese, says which language and offers the others', async () => {
     const home = await openHome(ZH_USER);
     expect(home).toContain('你的扣费');
-    expect(home).toContain('*语言：* 中文（按你的 Slack 语言或工作区默认语言）');
+    expect(home).toContain('语言：中文（按你的 Slack 语言或工作区默认语言）');
     expect(home).toContain(`商家 ${owners.busy} 的订单，第 2 页（每页 50 单）`);
     expect(home).not.toContain('Your spend');
   });

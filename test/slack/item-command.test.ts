@@ -29,10 +29,10 @@ describe('/item', () => {
     const said = await h().refused('/item', text);
     expect(said).toContain(problem);
     expect(said).toContain('Usage: `/item &lt;item link or id&gt; [prices]`');
-    expect(said).toContain('nothing was charged');
+    expect(said).toContain('Nothing was sent or charged');
   });
 
-  it('asks to confirm "1 call of the quota", then answers with the item after exactly one call', async () => {
+  it('asks to confirm "1 quota call", then answers with the item after exactly one call', async () => {
     const before = h().calls();
     const { sent, message, confirmation } = await h().ask('/item', links.firstMarketplace);
     expect(sent.ms).toBeLessThan(1000);
@@ -42,7 +42,8 @@ describe('/item', () => {
     expect(confirmation.cancel.label).toBe('Cancel');
     expect(confirmation.text).toContain('Item details');
     expect(confirmation.text).toContain(`item ${items.basic}`);
-    expect(confirmation.text).toContain('1 call of the quota');
+    expect(confirmation.text).toContain('*Item details* for item');
+    expect(confirmation.text).toContain(': 1 quota call.');
     expect(h().calls()).toBe(before);
 
     const { progress, answer } = await h().confirm(confirmation);
@@ -68,7 +69,7 @@ describe('/item', () => {
     const { confirmation } = await h().ask('/item', `${items.withVideo} prices`);
     expect(confirmation.text).toContain('Item details');
     expect(confirmation.text).toContain('Item prices');
-    expect(confirmation.text).toContain('2 calls of the quota');
+    expect(confirmation.text).toContain('*Total:* 2 quota calls');
     const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
     expect(said).toContain(titleOf(items.withVideo));
@@ -114,7 +115,7 @@ describe('/item', () => {
     const offer = await h().nextResponse(click.responseUrlId);
     const second = confirmationOf(offer);
     expect(offer.replace_original).toBe(false);
-    expect(second.text).toContain(`prices of item ${items.tea}`);
+    expect(second.text).toContain(`*Item prices* for item ${items.tea}: 1 quota call.`);
     await h().settle(50);
     expect(h().calls()).toBe(before);
   });

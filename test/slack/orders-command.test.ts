@@ -76,7 +76,9 @@ describe.each(ENGINES)('/orders (%s store)', (engine) => {
       const before = h().calls();
       const { confirmation } = await h().ask('/orders', owners.busy);
       expect(confirmation.text).toContain('Orders (enhanced)');
-      expect(confirmation.text).toContain(`orders of owner ${owners.busy}, page 1 (20 per page)`);
+      expect(confirmation.text).toContain(
+        `Orders (enhanced)* for owner ${owners.busy}, page 1 (20 per page)`,
+      );
       const { answer } = await h().confirm(confirmation);
       page1 = answer;
       const said = textOf(answer);
@@ -155,6 +157,42 @@ describe.each(ENGINES)('/orders (%s store)', (engine) => {
     });
   });
 
+  describe('past the last page (issue 35)', () => {
+    const SMALL_PAGES_OF_50 = Math.ceil(orderCounts.small / 50);
+
+    it('a typed page past the last, its count not known yet: one call, and the answer says so with the count, offering the last page (never a page past it)', async () => {
+      const before = h().calls();
+      const { confirmation } = await h().ask('/orders', `${owners.small} page:2 size:50`);
+      const { answer } = await h().confirm(confirmation);
+      const said = textOf(answer);
+      expect(said).toContain(
+        `Page 2 is past the last page: ${orderCounts.small} orders fit on ${SMALL_PAGES_OF_50} page of 50.`,
+      );
+      expect(said).not.toContain('page 2 of 1');
+      expect(said).toContain('Charged 2 points (¥0.02)');
+      // The pager offers the last page (page 1), and no Next.
+      const buttons = buttonsOf(answer).map((b) => b.actionId);
+      expect(buttons).toContain('platdesk.orders.prev');
+      expect(buttons).not.toContain('platdesk.orders.next');
+      await h().settle();
+      expect(h().calls()).toBe(before + 1);
+    });
+
+    it('once the count is known, a typed page past the last is refused with it before any charge', async () => {
+      const before = h().calls();
+      const sent = await h().command('/orders', `${owners.small} page:3`);
+      const answer = await h().nextResponse(sent.responseUrlId);
+      const said = textOf(answer);
+      expect(() => confirmationOf(answer)).toThrow();
+      expect(said).toContain('Page 3 is past the last page');
+      expect(said).toContain(`${orderCounts.small} orders`);
+      expect(said).toContain('Nothing was sent or charged.');
+      expect(said).not.toContain('Ask an admin');
+      await h().settle(100);
+      expect(h().calls()).toBe(before);
+    });
+  });
+
   describe('the form', () => {
     it('/orders with no arguments opens the form (views.open) and makes no call', async () => {
       const before = h().calls();
@@ -194,7 +232,7 @@ describe.each(ENGINES)('/orders (%s store)', (engine) => {
       expect(posted.body.channel).toBe(SLACK.channelId);
       expect(posted.body.user).toBe(SLACK.userId);
       const confirmation = confirmationOf(posted.body);
-      expect(confirmation.text).toContain(`orders of owner ${owners.small}`);
+      expect(confirmation.text).toContain(`for owner ${owners.small}`);
       expect(h().calls()).toBe(before);
 
       const { answer } = await h().confirm(confirmation);

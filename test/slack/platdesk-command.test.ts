@@ -108,7 +108,7 @@ describe('/platdesk', () => {
     const cached = await h().command('/shop', `ww ${wwids.known}`);
     expect(textOf(await h().nextResponse(cached.responseUrlId))).toContain('From cache');
 
-    expect(await admin('cache get-shop-id 0')).toContain('get-shop-id: not cached');
+    expect(await admin('cache get-shop-id 0')).toContain('`get-shop-id` · Shop id: not cached');
     expect((await settings().cacheTtlS())['get-shop-id']).toBe(0);
     await h().settle();
     const before = h().calls();

@@ -3,9 +3,18 @@
  * shop id of a messaging account, "does not exist" answered as a normal, still charged answer.
  */
 import { describe, expect, it } from 'vitest';
+import { spendSettings } from '../../src/lookups/settings.js';
 import { SHOPS } from '../../src/sandbox/fixtures.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import { looksLikeStackTrace, textOf, useHarness } from '../helpers/platdesk-harness.js';
+import {
+  buttonOf,
+  buttonsOf,
+  confirmationOf,
+  looksLikeStackTrace,
+  textOf,
+  useHarness,
+} from '../helpers/platdesk-harness.js';
+import { SLACK } from '../helpers/slack-payloads.js';
 
 const { links, wwids } = SANDBOX_FIXTURES;
 
@@ -46,7 +55,7 @@ describe('/shop', () => {
 
   it('the next quote for the same operation states the last charge seen', async () => {
     const { confirmation } = await h().ask('/shop', links.firstMarketplace);
-    expect(confirmation.text).toContain('about 10 points (¥0.10) per call, as last charged');
+    expect(confirmation.text).toContain('about 10 points (¥0.10), as last charged');
     expect(confirmation.confirm.label).toBe('Confirm (10 points)');
   });
 
@@ -54,13 +63,39 @@ describe('/shop', () => {
     const before = h().calls();
     const { confirmation } = await h().ask('/shop', `ww ${wwids.known}`);
     expect(confirmation.text).toContain('Shop id');
-    expect(confirmation.text).toContain(`the shop id of account ${wwids.known}`);
+    expect(confirmation.text).toContain(`*Shop id* for account ${wwids.known}:`);
     const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
-    expect(said).toContain(`belongs to shop id *${SHOPS.clothing.shopId}*`);
+    expect(said).toContain(`Seller account *${wwids.known}* belongs to shop *${SHOPS.clothing.shopId}*.`);
     expect(said).toContain('Charged 2 points (¥0.02)');
     await h().settle();
     expect(h().calls()).toBe(before + 1);
+  });
+
+  it('/shop ww <known account> offers a way on: the shop page, and for a registered shop its orders, each looked up only after its own confirmation', async () => {
+    await spendSettings(h().platdesk.store.settings).setShops(
+      {
+        shops: [{ alias: 'tea', ownerId: SHOPS.tea.ownerId, shopId: SHOPS.tea.shopId, channels: [] }],
+        registeredOnly: false,
+      },
+      SLACK.adminId,
+    );
+    // A fresh account (the one above is cached now: its answer would come with no confirmation).
+    const { confirmation } = await h().ask('/shop', `ww ${wwids.knownChinese}`);
+    const { answer } = await h().confirm(confirmation);
+    const said = textOf(answer);
+    expect(said).toContain(`registered here as *tea* (owner ${SHOPS.tea.ownerId})`);
+    const page = buttonsOf(answer).find((b) => b.actionId === 'platdesk.link.shop');
+    expect(page?.url).toBe(`https://shop${SHOPS.tea.shopId}.taobao.com/`);
+    expect(said).toContain(`\`/waybill <waybill numbers> shop:${SHOPS.tea.shopId}\``);
+    const orders = buttonOf(answer, 'platdesk.shop.orders');
+    expect(orders.value).toBe(SHOPS.tea.ownerId);
+    const before = h().calls();
+    const click = await h().click(orders.actionId, orders.value);
+    const offer = confirmationOf(await h().nextResponse(click.responseUrlId));
+    expect(offer.text).toContain(`owner ${SHOPS.tea.ownerId}`);
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
   });
 
   it('/shop ww <unknown account> says the shop does not exist as a normal answer, still charged', async () => {
@@ -68,8 +103,9 @@ describe('/shop', () => {
     const { confirmation } = await h().ask('/shop', `ww ${wwids.unknown}`);
     const { answer } = await h().confirm(confirmation);
     const said = textOf(answer);
-    expect(said).toContain(`No shop was found for messaging account *${wwids.unknown}*`);
-    expect(said).toContain('does not exist');
+    expect(said).toContain(`No shop was found for seller account *${wwids.unknown}*`);
+    // Said once, in platdesk's words; the service's own message would only repeat it.
+    expect(said).not.toContain('does not exist');
     expect(said).not.toContain(':warning:');
     expect(said).toContain('Charged 2 points (¥0.02)');
     expect(h().sandbox.stats().charges.byOperation['get-shop-id'].points - before).toBe(2);

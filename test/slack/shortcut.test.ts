@@ -101,9 +101,9 @@ describe('shortcuts', () => {
     expect(view.title?.text).toBe('Look up items');
     const [group] = pickGroups(view);
     expect(group?.options.map((o) => o.text.text)).toEqual([
-      `item ${items.basic} (first marketplace)`,
-      `item ${items.withVideo} (first marketplace)`,
-      `item ${items.manySkus} (first marketplace)`,
+      `item ${items.basic} (Taobao)`,
+      `item ${items.withVideo} (Taobao)`,
+      `item ${items.manySkus} (Taobao)`,
     ]);
     expect(group?.initial).toHaveLength(3);
     const said = textOf({ blocks: view.blocks });
@@ -177,9 +177,9 @@ describe('shortcuts', () => {
     const view = await nextViewOpen(() => onMessage('platdesk.shortcut.items', message));
     const options = pickGroups(view)[0]?.options ?? [];
     expect(options.map((o) => o.text.text)).toEqual([
-      `item ${items.tea} (branded store)`,
-      `item ${items.longTitle} (first marketplace)`,
-      `item ${items.secondMarketplace} (second marketplace)`,
+      `item ${items.tea} (Tmall)`,
+      `item ${items.longTitle} (Taobao)`,
+      `item ${items.secondMarketplace} (Pinduoduo)`,
     ]);
     const chosen = [options[0]?.value ?? '', options[2]?.value ?? ''];
     const res = await submit(view, valuesOf(view, chosen, answerIn('thread')));
@@ -348,7 +348,7 @@ describe('shortcuts', () => {
     for (const [callbackId, lookedFor] of [
       ['platdesk.shortcut.items', 'item links'],
       ['platdesk.shortcut.waybills', 'waybill numbers'],
-      ['platdesk.shortcut.shops', 'seller messaging account ids'],
+      ['platdesk.shortcut.shops', 'seller accounts written after'],
     ] as const) {
       const opened = h().fake.callsTo('views.open').length;
       const id = `nothing-${++seq}`;
@@ -385,7 +385,7 @@ describe('shortcuts', () => {
     expect(found.response_action).toBe('update');
     const choose = found.view as View;
     expect(pickGroups(choose)[0]?.options.map((o) => o.text.text)).toEqual([
-      `item ${items.withVideo} (first marketplace)`,
+      `item ${items.withVideo} (Taobao)`,
       `shop id of account ${wwids.unknown}`,
     ]);
     expect(choose.blocks.some((b) => b.block_id === 'answer')).toBe(false);
@@ -394,7 +394,7 @@ describe('shortcuts', () => {
     await submit(choose, valuesOf(choose, 'all'));
     // The account's answer (found or not, it names the messaging account), not the item card's
     // Shop button: under load the account's call may still be on its way when the item is shown.
-    await h().fake.waitFor('chat.update', (c) => textOf(c.body).includes('messaging account'), 5000);
+    await h().fake.waitFor('chat.update', (c) => textOf(c.body).includes('Seller account'), 5000);
     await h().settle();
     // The item was looked up by the first test: answered from the cache, free. The account: one call.
     expect(h().calls()).toBe(before + 1);

@@ -133,7 +133,7 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
     const confirmation = confirmationOf(message);
     expect(confirmation.confirm.label).toMatch(/^Confirm/);
     expect(confirmation.text).toContain(`item ${SANDBOX_FIXTURES.items.basic}`);
-    expect(confirmation.text).toContain('1 call of the quota');
+    expect(confirmation.text).toContain(': 1 quota call.');
     expect(calls()).toBe(before);
 
     const click = await push({

@@ -91,10 +91,10 @@ describe.each(ENGINES)('item-link unfurls (%s store)', (engine) => {
   const h = useHarness({ engine });
 
   it.each([
-    ['first marketplace', links.firstMarketplace, items.basic, 'first marketplace'],
-    ['branded store', links.brandedStore, items.tea, 'branded store'],
-    ['mobile page (itemId=)', links.mobile, items.manySkus, 'first marketplace'],
-    ['second marketplace', links.secondMarketplace, items.secondMarketplace, 'second marketplace'],
+    ['Taobao', links.firstMarketplace, items.basic, 'on Taobao'],
+    ['Tmall', links.brandedStore, items.tea, 'on Tmall'],
+    ['mobile page (itemId=)', links.mobile, items.manySkus, 'on Taobao'],
+    ['Pinduoduo', links.secondMarketplace, items.secondMarketplace, 'on Pinduoduo'],
   ])(
     '%s: composer and posted unfurls show the item and a Look up button, and call nothing',
     async (_name, url, itemId, where) => {
@@ -148,7 +148,7 @@ describe.each(ENGINES)('item-link unfurls (%s store)', (engine) => {
     expect(offer.replace_original).toBe(false);
     const confirmation = confirmationOf(offer);
     expect(confirmation.text).toContain(`item ${items.basic}`);
-    expect(confirmation.text).toContain('1 call of the quota');
+    expect(confirmation.text).toContain(': 1 quota call.');
     expect(h().calls()).toBe(before);
 
     const { answer } = await h().confirm(confirmation, { userId: SLACK.secondUserId });

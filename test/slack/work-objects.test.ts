@@ -149,7 +149,7 @@ describe.each(ENGINES)('Work Objects for item links (%s store)', (engine) => {
     expect(filled.external_ref.id).toBe(items.basic);
     expect(filled.entity_payload.attributes.title.text).not.toBe(`Item ${items.basic}`);
     expect(filled.entity_payload.attributes.title.text.length).toBeGreaterThan(0);
-    expect(field(filled, 'known')).toBe('Looked up just now: Used 1 call of the item quota');
+    expect(field(filled, 'known')).toBe('Looked up just now · Used 1 call of the item quota');
     expect(filled.entity_payload.actions).toBeUndefined();
     // No confirmation, no message: the panel was the answer.
     expect(dms()).toHaveLength(0);

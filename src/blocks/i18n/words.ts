@@ -43,6 +43,14 @@ export interface Words {
   age(ms: number): string;
   /** "a, b and c" / "a、b和c". */
   list(items: readonly string[]): string;
+  /** "a, b, c" / "a、b、c": a plain enumeration (ids, codes, times), no "and". */
+  join(items: readonly string[]): string;
+  /** Sentences one after the other: a space between them in English, none after a Chinese "。". */
+  sentences(items: readonly string[]): string;
+  /** A time zone as people say it: Asia/Shanghai is "Beijing time" / "北京时间"; others by name. */
+  zone(timeZone: string): string;
+  /** A calendar day given as YYYY-MM-DD (and a time after it): "2026-11-20" / "2026年11月20日". */
+  day(isoDate: string): string;
 }
 
 export const SHANGHAI = 'Asia/Shanghai';
@@ -50,6 +58,74 @@ export const SHANGHAI = 'Asia/Shanghai';
 const instances = new Map<string, T>();
 
 type Tree = { readonly [key: string]: string | Tree };
+
+/**
+ * Values filled into a Chinese text are held between these (Unicode noncharacters, like the
+ * markers' sentinels: foreign text cannot carry them, escapeText drops them) so that the seams
+ * between the catalog's words and the values can be spaced as Chinese is typeset (spaceSeams).
+ */
+const VALUE_OPEN = '\uFDDA';
+const VALUE_CLOSE = '\uFDDB';
+/** i18next's own options, never values. */
+const NOT_VALUES = new Set(['count', 'context', 'lng', 'lngs', 'ns', 'defaultValue', 'ordinal', 'replace']);
+
+const HAN = /^\p{Script=Han}$/u;
+const LATIN_OR_DIGIT = /^[A-Za-z0-9]$/;
+const FULL_WIDTH = /^[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’]$/;
+const HELD_MARKER = /^[\uFDD0-\uFDD7]$/;
+/** Separators written with a space on each side, whatever stands beside them. */
+const SPACED = /^[·→—–]$/;
+
+/**
+ * The seams of a Chinese text (issue 35): a catalog text such as `旺旺号 {{wwid}} 的店铺` spaces its
+ * values for Latin ids, but a Chinese value (a shop name, "蜂蜜（商家 2200001002）") must not stand
+ * between spaces, and nothing stands beside full-width punctuation; a Latin word or a number next
+ * to a Chinese character gets one. Only the seams change: the values and the catalog's own text
+ * keep their spacing. A seam beside a held marker is left to resolveMarkers.
+ */
+function spaceSeams(text: string): string {
+  let out = '';
+  const unwanted = (a: string | undefined, b: string | undefined) =>
+    a !== undefined &&
+    b !== undefined &&
+    (FULL_WIDTH.test(a) || FULL_WIDTH.test(b) || (HAN.test(a) && HAN.test(b)));
+  const wanted = (a: string | undefined, b: string | undefined) =>
+    a !== undefined &&
+    b !== undefined &&
+    ((HAN.test(a) && LATIN_OR_DIGIT.test(b)) || (LATIN_OR_DIGIT.test(a) && HAN.test(b)));
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === VALUE_OPEN) {
+      const first = text[i + 1];
+      if (first === undefined || first === VALUE_CLOSE || HELD_MARKER.test(first)) continue;
+      const last = out.at(-1);
+      if (last === ' ' && !SPACED.test(out.at(-2) ?? '') && unwanted(out.at(-2), first))
+        out = out.slice(0, -1);
+      else if (last !== undefined && !HELD_MARKER.test(last) && wanted(last, first)) out += ' ';
+      continue;
+    }
+    if (ch === VALUE_CLOSE) {
+      const last = out.at(-1);
+      const next = text[i + 1];
+      if (last === undefined || HELD_MARKER.test(last) || next === undefined || HELD_MARKER.test(next))
+        continue;
+      if (next === ' ' && !SPACED.test(text[i + 2] ?? '') && unwanted(last, text[i + 2])) i++;
+      else if (wanted(last, next)) out += ' ';
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+function holdValues(options: TOptions | undefined): TOptions | undefined {
+  if (!options) return options;
+  const held: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options))
+    held[key] =
+      typeof value === 'string' && !NOT_VALUES.has(key) ? `${VALUE_OPEN}${value}${VALUE_CLOSE}` : value;
+  return held as TOptions;
+}
 
 /** The catalog with its mrkdwn markers held (markers.ts), so they can be spaced once values are in. */
 function heldCatalog(tree: Tree): Tree {
@@ -77,7 +153,10 @@ function translator(lng: string, catalog: Catalog): T {
     returnNull: false,
   });
   const fixed = instance.getFixedT(lng) as unknown as T;
-  const t: T = (key, options) => resolveMarkers(fixed(key, options));
+  const t: T =
+    lng === 'zh-CN'
+      ? (key, options) => resolveMarkers(spaceSeams(fixed(key, holdValues(options))))
+      : (key, options) => resolveMarkers(fixed(key, options));
   if (catalog === en || catalog === zhCN) instances.set(key, t);
   return t;
 }
@@ -157,6 +236,18 @@ export function makeWords(locale: Locale, catalog: Catalog = CATALOGS[locale]): 
           return `${before}${p.value.trim()}${after}`;
         })
         .join('');
+    },
+    join: (items) => items.join(zh ? '、' : ', '),
+    sentences: (items) =>
+      items
+        .filter((s) => s !== '')
+        .reduce((all, s) => (all === '' ? s : /[。！？）]$/.test(all) && zh ? all + s : `${all} ${s}`), ''),
+    zone: (timeZone) => (timeZone === SHANGHAI ? t('common.beijingTime') : timeZone),
+    day: (isoDate) => {
+      // A run's local date may carry its time of day after it ("2026-11-20 17:30").
+      const m = /^(\d{4})-(\d{2})-(\d{2})(?=$| )(.*)$/.exec(isoDate);
+      if (!m) return isoDate;
+      return zh ? `${m[1]}年${Number(m[2])}月${Number(m[3])}日${m[4]}` : isoDate;
     },
   };
   return words;

@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderInvalidInput } from '../../blocks/invalid-input.js';
+import { parseOrdersCommand } from '../../lookups/parse/command-text.js';
 import { canonicalItemUrl, type ItemRef, parseItemRef } from '../../lookups/parse/item-link.js';
 import { problem } from '../../lookups/parse/problems.js';
 import type { LookupRequest } from '../../lookups/types.js';
@@ -42,6 +43,23 @@ export function registerItemButtons(app: App, deps: SlackDeps): void {
     ACTIONS.itemPrices,
     offer('/item', (ref) => ({ kind: 'item-prices', itemId: ref.itemId })),
   );
+  // A seller account's registered shop: its first page of orders, confirmed like /orders <owner>.
+  onMessageClick(app, deps, ACTIONS.shopOrders, async ({ action, body, reply }) => {
+    const edition = deps.client.editionFor('paging-orders') ?? 1;
+    const parsed = parseOrdersCommand(action.value ?? '', { edition });
+    if (parsed.kind !== 'request') return;
+    await offerLookup(
+      deps,
+      parsed.request,
+      {
+        userId: body.user.id,
+        channelId: body.channel?.id ?? null,
+        teamId: body.team?.id ?? null,
+        responseUrl: body.response_url,
+      },
+      reply,
+    );
+  });
   // get-shop-info needs a link: the button carries the item's link, whose host gives the type (spec §4.4).
   onMessageClick(
     app,

@@ -4,6 +4,7 @@
  * on a check over its daily cap (admins only, single-use).
  */
 import type { App } from '@slack/bolt';
+import { messageCost } from '../../alerts/cost.js';
 import { claimOrder, handleOrder, readOrderRef } from '../../alerts/subscriptions.js';
 import { ACTIONS, ALERT_CLAIM_PATTERN, ALERT_HANDLED_PATTERN } from '../../blocks/action-ids.js';
 import { renderAlert, renderClaimRefusal } from '../../blocks/alerts.js';
@@ -45,11 +46,14 @@ export function registerAlertActions(app: App, deps: SlackDeps): void {
       // Everyone sees who has it: the channel message is rendered again from the store.
       const ts = result.order.messageTs;
       if (ts === null) return;
+      const orders = await deps.store.alerts.ordersOfMessage(sub.id, ts);
       const m = renderAlert(
         await deps.language.channel(sub.channelId),
         sub,
-        await deps.store.alerts.ordersOfMessage(sub.id, ts),
+        orders,
         now.getTime(),
+        0,
+        await messageCost(deps.store.alerts, orders),
       );
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
     };

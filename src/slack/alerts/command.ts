@@ -93,7 +93,7 @@ export async function answerAlertCommand(
             every: w.count(sub.everyMinutes),
             from: sub.hoursFrom,
             to: sub.hoursTo,
-            zone: escapeText(sub.timeZone),
+            zone: escapeText(w.zone(sub.timeZone)),
             channel: `<#${sub.channelId}>`,
             cap: w.points(sub.capPoints),
             perCheck: added.estimatePoints === null ? '—' : w.points(added.estimatePoints),

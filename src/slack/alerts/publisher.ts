@@ -5,6 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { costOf } from '../../alerts/cost.js';
 import type { AlertPublisher } from '../../alerts/types.js';
 import {
   renderAlert,
@@ -59,14 +60,14 @@ export function createSlackAlertPublisher(deps: SlackAlertPublisherDeps): AlertP
     postAlert: async (sub, check, orders, at, deferred, options = {}) =>
       keyed.post(
         sub.channelId,
-        renderAlert(await words(sub.channelId), sub, orders, at, deferred),
+        renderAlert(await words(sub.channelId), sub, orders, at, deferred, costOf(check)),
         alertPostKey(check),
         options.fence,
       ),
     findAlert: async (sub, check, options = {}) =>
       (await keyed.find(sub.channelId, alertPostKey(check), options.progress))?.ts ?? null,
-    async updateAlert(sub, ts, orders, at) {
-      const m = renderAlert(await words(sub.channelId), sub, orders, at);
+    async updateAlert(sub, ts, orders, at, cost) {
+      const m = renderAlert(await words(sub.channelId), sub, orders, at, 0, cost);
       await client.chat.update({ channel: sub.channelId, ts, text: m.text, blocks: m.blocks });
     },
     async remind(sub, order, at) {

@@ -10,10 +10,12 @@ export const shipAlert = {
   shipped: ':package: Shipped ✓',
   lost: ':grey_question: Not shown: platdesk stopped while posting',
   claim: 'Claim',
-  handled: 'Handled',
+  handled: 'Mark handled',
   deferred_one: '{{n}} more order due later follows in the next check.',
   deferred_other: '{{n}} more orders due later follow in the next check.',
   footer: 'Ship-by alert #{{id}} · no receiver names, phones or addresses.',
+  cost_one: ':receipt: This check cost {{points}} in {{n}} call',
+  cost_other: ':receipt: This check cost {{points}} in {{n}} calls',
   fallback_one: '{{n}} order of {{shop}} to ship within {{hours}} h',
   fallback_other: '{{n}} orders of {{shop}} to ship within {{hours}} h',
   reminderYou:
@@ -52,7 +54,7 @@ export const shipAlert = {
     removeWhat: 'stop an alert (admins)',
   },
   helpIntro:
-    '*Ship-by alerts*: orders awaiting shipment whose latest ship time is near, posted once each with Claim and Handled buttons. Defaults: within 6 h, every 60 min, 09:00–21:00 Asia/Shanghai, daily cap = the digest cap.',
+    '*Ship-by alerts*: orders awaiting shipment whose latest ship time is near, posted once each with Claim and Mark handled buttons. Defaults: within 6 h, every 60 min, 09:00–21:00 Beijing time, daily cap = the digest cap.',
   helpFallback: 'Ship-by alerts',
   answer: {
     notEnabled: 'Ship-by alerts are not enabled on this platdesk.',
@@ -82,7 +84,7 @@ export const alertForm = {
   submit: 'Add',
   close: 'Cancel',
   intro:
-    'platdesk checks the shop’s orders awaiting shipment during working hours and posts, once each, those due to ship soon, with Claim and Handled buttons. No personal data.',
+    'platdesk checks the shop’s orders awaiting shipment during working hours and posts, once each, those due to ship soon, with Claim and Mark handled buttons. No personal data.',
   shop: 'Owner id or shop alias',
   channel: 'Post in channel',
   within: 'Due within (hours)',

@@ -38,7 +38,7 @@ export const table = {
   order: 'Order',
   goods: 'Goods',
   qty: 'Qty',
-  shipBy: 'Ship by',
+  shipBy: 'Ship by ({{zone}})',
   flag: 'Flag',
   remark: 'Remark',
 } as const;

@@ -8,6 +8,8 @@ export const common = {
   calls_other: '{{n}} calls',
   quotaCalls_one: '{{n}} quota call',
   quotaCalls_other: '{{n}} quota calls',
+  orders_one: '{{n}} order',
+  orders_other: '{{n}} orders',
   age: {
     underMinute: 'under a minute',
     minutes_one: '{{n}} min',
@@ -19,8 +21,10 @@ export const common = {
   },
   more_one: '…and {{n}} more',
   more_other: '…and {{n}} more',
-  nothingCharged: 'Nothing was sent and nothing was charged.',
+  nothingCharged: 'Nothing was sent or charged.',
   lookup: 'Lookup',
+  /** Asia/Shanghai, as people say it. */
+  beijingTime: 'Beijing time',
   /** Joins short facts on one line. */
   sep: ' · ',
   /** A part of a buyer's remark hidden as receiver data (blocks/hidden.ts). */
@@ -29,6 +33,8 @@ export const common = {
     id: '[ID number hidden]',
     address: '[address hidden]',
   },
+  /** Joins clauses of one sentence. */
+  clauseSep: '; ',
 } as const;
 
 /** The marketplace's own words, as staff say them. */

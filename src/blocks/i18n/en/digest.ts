@@ -53,7 +53,14 @@ export const digest = {
   progressPage: 'page {{done}} of {{planned}}',
   progressStarting: 'starting',
   progress: ':hourglass_flowing_sand: Preparing the orders digest of {{shop}}… {{where}}',
-  slackRefused: 'Slack refused the message ({{error}})',
+  slackRefused: 'Slack refused the message: {{error}}',
+  slackRefusedCode: 'Slack refused the message (error “{{error}}”)',
+  slackError: {
+    not_in_channel: 'platdesk is not a member of the channel (invite it)',
+    channel_not_found: 'the channel does not exist, or platdesk cannot see it',
+    is_archived: 'the channel is archived',
+    restricted_action: 'the channel does not let apps post',
+  },
   unexpected: 'an unexpected error',
   stranded:
     'platdesk stopped while preparing it, and its day is over (what it had already paid for is in the spend ledger)',

@@ -16,14 +16,14 @@ export const help = {
     note1: 'Short links (m.tb.cn, e.tb.cn) cannot be resolved: paste the full item link.',
   },
   '/shop': {
-    usage: '/shop <item link> [0|1|2]  or  /shop ww <account id>',
+    usage: '/shop <item link> [0|1|2]  or  /shop ww <seller account>',
     summary:
-      'Shop information from an item link, or the shop id of a seller messaging account. Charged in points.',
+      'Shop information from an item link, or the shop of a seller account (旺旺号). Charged in points.',
     ex1: '/shop https://detail.tmall.com/item.htm?id=680001234505 1',
-    ex1What: 'the shop selling that item (1 = branded store)',
-    ex2: '/shop ww <account id>',
-    ex2What: 'the shop id of a messaging account',
-    note1: 'Shop type: 0 first marketplace, 1 branded store, 2 second marketplace.',
+    ex1What: 'the shop selling that item (1 = Tmall)',
+    ex2: '/shop ww beeclothing',
+    ex2What: 'the shop of a seller account, with a way on to its page and orders',
+    note1: 'Shop type: 0 Taobao, 1 Tmall, 2 Pinduoduo (it follows the link when left out).',
   },
   '/waybill': {
     usage: '/waybill <waybill numbers…> shop:<shop id> | owner:<owner id> [carrier:<code>]',

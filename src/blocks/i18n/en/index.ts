@@ -8,7 +8,7 @@ import { error } from './errors.js';
 import { help, invalid } from './help.js';
 import { alert, home } from './home.js';
 import { install } from './install.js';
-import { cap, charge, confirm, refusal, summary } from './lookup.js';
+import { cap, charge, confirm, refusal, subject, summary } from './lookup.js';
 import { notice } from './notices.js';
 import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
@@ -26,6 +26,7 @@ export const en = {
   problem,
   charge,
   confirm,
+  subject,
   summary,
   cap,
   refusal,

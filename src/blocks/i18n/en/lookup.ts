@@ -14,9 +14,13 @@ export const charge = {
 } as const;
 
 export const confirm = {
-  title: ':money_with_wings: *{{operations}}* for {{summary}} costs:',
-  quotaPerCall_one: '{{n}} call of the quota',
-  quotaPerCall_other: '{{n}} calls of the quota',
+  /** One operation: "Item prices for item 680001234501: 1 quota call." */
+  title: ':money_with_wings: *{{operations}}* for {{summary}}: {{price}}.',
+  /** Several operations: what is looked up, then a line each and the total. */
+  titleMany: ':money_with_wings: Looking up {{summary}} costs:',
+  after: 'The answer will state the actual charge.',
+  quotaPerCall_one: '{{n}} quota call',
+  quotaPerCall_other: '{{n}} quota calls',
   about: 'about {{points}} per call',
   asLastCharged: '{{text}}, as last charged',
   lastCharged: '{{text}}, last charged {{last}}',
@@ -66,7 +70,19 @@ export const confirm = {
   refresh: 'Refresh ({{short}})',
 } as const;
 
-/** What a lookup is of ("item 6543210987"), for confirmations and progress lines. */
+/** What an operation is for, in a confirmation that names the operation itself. */
+export const subject = {
+  item: 'item {{id}}',
+  shopInfo: 'the item {{url}}',
+  shopId: 'account {{wwid}}',
+  waybillPrint_one: '{{n}} waybill of shop {{shop}}',
+  waybillPrint_other: '{{n}} waybills of shop {{shop}}',
+  waybillInfo_one: '{{n}} waybill of owner {{owner}}',
+  waybillInfo_other: '{{n}} waybills of owner {{owner}}',
+  orders: 'owner {{owner}}, page {{page}} ({{size}} per page)',
+} as const;
+
+/** What a lookup is of ("item 6543210987"), for progress lines, interruptions and the Home. */
 export const summary = {
   item: 'item {{id}}',
   itemWithPrices: 'item {{id}} with prices',
@@ -127,7 +143,7 @@ export const refusal = {
   fallback: 'Not looked up: {{reason}}',
   askAdmins: 'Ask an admin: {{admins}}.',
   askAnyAdmin: 'Ask a platdesk admin (PLATDESK_ADMINS).',
-  footer: '{{ask}} Nothing was sent and nothing was charged.',
+  footer: '{{ask}} Nothing was sent or charged.',
   reason: {
     not_allowed: 'You are not on the list of people who may run charged lookups.',
     shop_unregistered: '{{shop}} is not a registered shop; only registered shops may be queried.',
@@ -140,5 +156,6 @@ export const refusal = {
       'The price of {{operations}} is not known yet, so this lookup cannot be checked against {{caps}}; it was not run and nothing was charged. Ask an admin to set the price in PLAT_PRICES or on the App Home (Prices), or to run it once.',
     no_plat_account:
       'This workspace has no plat account yet — an admin connects one on the App Home (Connect plat account).',
+    page_past_last: '{{text}} (Counted {{age}} ago.)',
   },
 } as const;

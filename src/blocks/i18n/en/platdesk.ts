@@ -103,7 +103,7 @@ export const platdesk = {
   registeredOnly: 'Only registered shops may be queried.',
   unregisteredToo: 'Unregistered shops may be queried too.',
   cacheTitle: 'Cache lifetimes',
-  cacheLine: '{{operation}}: {{ttl}}',
+  cacheLine: '`{{id}}` · {{operation}}: {{ttl}}',
   notCached: 'not cached',
   seconds: '{{n}} s',
   digestCapTitle: 'Digest cost cap',
@@ -115,6 +115,14 @@ export const platdesk = {
   adminsKept: '{{admins}} stay admins: they are set in PLATDESK_ADMINS.',
   auditTitle: 'Recent settings changes',
   auditLine: '{{time}} {{actor}} {{action}}: {{detail}}',
+  /** What an audit record's action means (the store's own names are codes). */
+  auditAction: {
+    settings_set: 'set',
+    settings_delete: 'reset to the default',
+    plat_account_set: 'changed the plat account',
+    workspace_erase_requested: 'asked to erase the workspace',
+    alert: 'an admin alert',
+  },
   autoTitle: 'Auto-lookup channels',
   autoNone: 'No channel looks item links up automatically: every unfurl offers a Look up button.',
   autoLine: '{{channel}}: up to {{cap}} a day ({{used}} used today)',

@@ -8,7 +8,7 @@ export const problem = {
   shop_required: 'an item link, or ww and a seller account id, is required',
   shop_ww_id_required: 'give the seller messaging account id after ww',
   shop_ww_bad_id: 'that is not a messaging account id',
-  shop_too_many: 'give one item link and, optionally, its type 0, 1 or 2',
+  shop_too_many: 'give one item link and, optionally, its marketplace: 0 Taobao, 1 Tmall or 2 Pinduoduo',
   shop_full_link: 'give a full item link (an id alone does not say which marketplace it is on)',
   shop_type: 'type must be 0, 1 or 2',
   unknown_option: 'unknown option {{option}}',

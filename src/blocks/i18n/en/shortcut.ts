@@ -11,8 +11,8 @@ export const shortcut = {
       'item links (item.taobao.com, detail.tmall.com, mobile pages with itemId=, mobile.yangkeduo.com) and item ids (numbers of 9 to 12 digits)',
     waybills: 'waybill numbers (SF, YT, JT, JD, DPK prefixes and the ZTO, STO, Yunda and EMS number shapes)',
     shops:
-      'seller messaging account ids written after ww:, wwid:, wangwang: or 旺旺: (and item links, for the shop selling the item)',
-    any: 'item links and ids, waybill numbers, and seller account ids written after ww: or 旺旺:',
+      'seller accounts written after `ww:`, `wwid:`, `wangwang:` or `旺旺:` (and item links, for the shop selling the item)',
+    any: 'item links and ids, waybill numbers, and seller accounts written after `ww:` or `旺旺:`',
   },
   candidate: {
     item: 'item {{id}}',
@@ -23,9 +23,9 @@ export const shortcut = {
     waybillCarrier: 'waybill {{code}} ({{carrier}})',
   },
   marketplace: {
-    '0': 'first marketplace',
-    '1': 'branded store',
-    '2': 'second marketplace',
+    '0': 'Taobao',
+    '1': 'Tmall',
+    '2': 'Pinduoduo',
   },
   total: 'about {{points}}',
   quota_one: '{{n}} call of the item quota',

@@ -2,9 +2,9 @@
 export const unfurl = {
   what: ':shopping_bags: *Item {{id}}*{{where}}{{host}}',
   where: {
-    '0': ' on the first marketplace',
-    '1': ' on the branded store',
-    '2': ' on the second marketplace',
+    '0': ' on Taobao',
+    '1': ' on Tmall',
+    '2': ' on Pinduoduo',
   },
   host: ' ({{host}})',
   shop: 'Shop: {{shop}}',
@@ -17,7 +17,7 @@ export const unfurl = {
   earlierBy:
     ':recycle: Earlier result (looked up by {{user}} at {{time}}, {{age}} ago): not looked up again, no charge.',
   shortLink:
-    ':link: *Short link*: platdesk cannot tell which item {{host}} points to without opening it. Paste the full item link (item.taobao.com/item.htm?id=…, detail.tmall.com/…, mobile.yangkeduo.com/goods.html?goods_id=…) to look it up.',
+    ':link: *Short link:* platdesk cannot tell which item {{host}} points to without opening it. Paste the full item link (`item.taobao.com/item.htm?id=…`, `detail.tmall.com/item.htm?id=…` or `mobile.yangkeduo.com/goods.html?goods_id=…`) to look it up.',
   shortLinkIt: 'it',
   capped:
     ":no_entry: Not looked up automatically: this channel's cap of {{cap}} automatic lookups a day is reached ({{used}} of {{cap}} today).",

@@ -11,7 +11,7 @@ export const workObject = {
   lookUpNow: 'Look up now — {{charge}}',
   /** Shown by Slack on the action while the lookup runs (plain text). */
   lookingUp: 'Looking up item {{id}} ({{charge}})…',
-  lookedUpNow: 'Looked up just now: {{charge}}',
+  lookedUpNow: 'Looked up just now · {{charge}}',
   refusedLabel: 'Why you cannot look it up',
   /** The panel had closed before the answer came: the answer goes by direct message. */
   panelClosed:

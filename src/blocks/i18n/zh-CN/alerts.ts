@@ -11,10 +11,12 @@ export const shipAlert: Catalog['shipAlert'] = {
   shipped: ':package: 已发货 ✓',
   lost: ':grey_question: 未显示：发布时 platdesk 停止了',
   claim: '认领',
-  handled: '已处理',
+  handled: '标记为已处理',
   deferred_one: '还有 {{n}} 单发货时间较晚，下次检查时再提醒。',
   deferred_other: '还有 {{n}} 单发货时间较晚，下次检查时再提醒。',
   footer: '发货预警 #{{id}} · 不含收货人姓名、电话和地址。',
+  cost_one: ':receipt: 本次检查扣费 {{points}}，共调用 {{n}} 次',
+  cost_other: ':receipt: 本次检查扣费 {{points}}，共调用 {{n}} 次',
   fallback_one: '{{shop}} 有 {{n}} 单需在 {{hours}} 小时内发货',
   fallback_other: '{{shop}} 有 {{n}} 单需在 {{hours}} 小时内发货',
   reminderYou:
@@ -52,7 +54,7 @@ export const shipAlert: Catalog['shipAlert'] = {
     removeWhat: '停止一个预警（管理员）',
   },
   helpIntro:
-    '*发货预警：* 待发货且快到最晚发货时间的订单，每单只提醒一次，带“认领”和“已处理”按钮。默认：6 小时内、每 60 分钟、09:00–21:00 北京时间，每日上限同汇总上限。',
+    '*发货预警：*待发货且快到最晚发货时间的订单，每单只提醒一次，带“认领”和“标记为已处理”按钮。默认：6 小时内、每 60 分钟、09:00–21:00 北京时间，每日上限同汇总上限。',
   helpFallback: '发货预警',
   answer: {
     notEnabled: '这个 platdesk 没有开启发货预警。',
@@ -81,7 +83,7 @@ export const alertForm: Catalog['alertForm'] = {
   submit: '添加',
   close: '取消',
   intro:
-    'platdesk 在工作时间检查店铺的待发货订单，把快到最晚发货时间的订单各提醒一次，带“认领”和“已处理”按钮。不含个人信息。',
+    'platdesk 在工作时间检查店铺的待发货订单，把快到最晚发货时间的订单各提醒一次，带“认领”和“标记为已处理”按钮。不含个人信息。',
   shop: '商家 ID 或店铺别名',
   channel: '发到频道',
   within: '多少小时内需发货',

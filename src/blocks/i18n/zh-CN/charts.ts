@@ -38,7 +38,7 @@ export const table: Catalog['table'] = {
   order: '订单号',
   goods: '商品',
   qty: '数量',
-  shipBy: '最晚发货',
+  shipBy: '最晚发货（{{zone}}）',
   flag: '旗帜',
   remark: '备注',
 };

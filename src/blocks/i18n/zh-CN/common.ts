@@ -7,8 +7,10 @@ export const common: Catalog['common'] = {
   pointsShort_other: '{{n}} 点',
   calls_one: '{{n}} 次调用',
   calls_other: '{{n}} 次调用',
-  quotaCalls_one: '{{n}} 次额度',
-  quotaCalls_other: '{{n}} 次额度',
+  quotaCalls_one: '商品额度 {{n}} 次',
+  quotaCalls_other: '商品额度 {{n}} 次',
+  orders_one: '{{n}} 单',
+  orders_other: '{{n}} 单',
   age: {
     underMinute: '不到 1 分钟',
     minutes_one: '{{n}} 分钟',
@@ -22,6 +24,7 @@ export const common: Catalog['common'] = {
   more_other: '…还有 {{n}} 条',
   nothingCharged: '未发送任何请求，未产生任何费用。',
   lookup: '查询',
+  beijingTime: '北京时间',
   sep: ' · ',
   // Only characters the chart font already holds (test/charts/font.test.ts).
   hidden: {
@@ -29,6 +32,7 @@ export const common: Catalog['common'] = {
     id: '（证件号不显示）',
     address: '（地址不显示）',
   },
+  clauseSep: '；',
 };
 
 export const domain: Catalog['domain'] = {

@@ -54,7 +54,14 @@ export const digest: Catalog['digest'] = {
   progressPage: '第 {{done}} / {{planned}} 页',
   progressStarting: '开始',
   progress: ':hourglass_flowing_sand: 正在准备 {{shop}} 的订单汇总… {{where}}',
-  slackRefused: 'Slack 拒绝了消息（{{error}}）',
+  slackRefused: 'Slack 拒绝了消息：{{error}}',
+  slackRefusedCode: 'Slack 拒绝了消息（错误代码“{{error}}”）',
+  slackError: {
+    not_in_channel: 'platdesk 不在该频道（请邀请它加入）',
+    channel_not_found: '频道不存在，或 platdesk 看不到它',
+    is_archived: '频道已归档',
+    restricted_action: '该频道不允许应用发消息',
+  },
   unexpected: '意外错误',
   stranded: 'platdesk 在准备过程中停止，且当天已结束（已扣费的调用都记在扣费明细中）',
   whatManual: '{{shop}} 的订单汇总',
@@ -72,9 +79,9 @@ export const digest: Catalog['digest'] = {
   tryAgainAt: '将在 {{time}}（{{zone}}）重试。',
   noMoreAttempts: '今天不再重试；已通知管理员。',
   unverified:
-    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且 platdesk 无法读取频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，没有再次发布；如果缺失，请运行 `/orders digest run {{id}}`。',
+    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且 platdesk 无法读取频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，没有再次发布；如果缺失，可用 `/orders digest run {{id}}` 补发。',
   unverifiedBusy:
-    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且该时段频道中的消息多于 Slack 对未经 Slack Marketplace 审核的应用允许读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，没有再次发布；如果缺失，请运行 `/orders digest run {{id}}`。',
+    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且该时段频道中的消息多于 Slack 对未经 Slack Marketplace 审核的应用允许读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，没有再次发布；如果缺失，可用 `/orders digest run {{id}}` 补发。',
   alert: ':rotating_light: {{name}}失败（第 {{attempt}} 次尝试）：{{reason}}。{{remedy}}{{next}}',
   nextAttempt: '下次尝试：{{time}}（{{zone}}）。',
   noMoreToday: '今天不再尝试。',
@@ -120,7 +127,7 @@ export const digest: Catalog['digest'] = {
     runWhat: '立即发布，显示进度（管理员）',
   },
   usageLine: '`{{usage}}` — {{what}}',
-  helpIntro: '*每日订单汇总：* 在设定时间把昨天的订单汇总发到频道，不含收货人信息。',
+  helpIntro: '*每日订单汇总：*在设定时间把昨天的订单汇总发到频道，不含收货人信息。',
   helpNotes:
     '从自动补全中选择频道；也可以写 `here` 表示本频道，写 `me` 表示私信发给你。时区用 IANA 名称，默认 `Asia/Shanghai` 时区，也可以写 `America/New_York` 等。加 `days:mon-fri` 或 `weekdays` 只在这些天发布；加 `flag:` 和 `status:` 只统计这些订单；详情发在消息列中，加 `single` 则合成一条消息。',
   helpFallback: '每日订单汇总',
@@ -150,9 +157,9 @@ export const digest: Catalog['digest'] = {
     approved: ':hourglass_flowing_sand: {{user}} 已批准费用；正在运行汇总…',
   },
   approvalPartial_one:
-    ':moneybag: {{which}}预计总共扣费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
+    ':moneybag: {{which}}预计总共扣费约 {{points}}，超过了汇总扣费上限 {{cap}}（可用 `/platdesk digest-cap` 修改）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
   approvalPartial_other:
-    ':moneybag: {{which}}预计总共扣费约 {{points}}，超过了 {{cap}} 的上限（`/platdesk digest-cap`）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
+    ':moneybag: {{which}}预计总共扣费约 {{points}}，超过了汇总扣费上限 {{cap}}（可用 `/platdesk digest-cap` 修改）。已扣费：{{charged}}，已拉取 {{done}} 页（会保留，不再重复拉取）。剩余：还有 {{n}} 页，约 {{left}}。',
   runAnywayRest: '拉取剩余部分（约 {{points}}）',
 };
 
@@ -193,7 +200,7 @@ export const digestForm: Catalog['digestForm'] = {
   ownerOrAlias: '商家 ID 或店铺别名',
   hintBoth: '选择已登记的店铺，或输入商家 ID，二选一。',
   hintBothMore: '选择已登记的店铺，或输入商家 ID，二选一。另有 {{n}} 个店铺未列出：请在这里输入它们的别名。',
-  hintNone: '没有登记了商家 ID 的店铺：请输入商家 ID。',
+  hintNone: '还没有登记带商家 ID 的店铺：请直接输入商家 ID。',
   ownerPlaceholder: '例如 2200001002',
   channel: '发布到频道',
   time: '时间',

@@ -20,9 +20,9 @@ export const help: Catalog['help'] = {
     summary: '根据商品链接查店铺信息，或查旺旺号所属的店铺 ID。按点扣费。',
     ex1: '/shop https://detail.tmall.com/item.htm?id=680001234505 1',
     ex1What: '出售该商品的店铺（1 = 天猫）',
-    ex2: '/shop ww <旺旺号>',
-    ex2What: '旺旺号所属的店铺 ID',
-    note1: '店铺类型：0 淘宝，1 天猫，2 拼多多。',
+    ex2: '/shop ww beeclothing',
+    ex2What: '旺旺号所属的店铺，并可继续查看店铺页面和订单',
+    note1: '店铺类型：0 淘宝，1 天猫，2 拼多多（不写时按链接判断）。',
   },
   '/waybill': {
     usage: '/waybill <运单号…> shop:<店铺 ID> | owner:<商家 ID> [carrier:<快递公司代码>]',

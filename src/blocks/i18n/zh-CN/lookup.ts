@@ -15,25 +15,27 @@ export const charge: Catalog['charge'] = {
 };
 
 export const confirm: Catalog['confirm'] = {
-  title: ':money_with_wings: 查询{{summary}}，需调用 *{{operations}}* 接口，费用如下：',
-  quotaPerCall_one: '额度 {{n}} 次',
-  quotaPerCall_other: '额度 {{n}} 次',
+  title: ':money_with_wings: {{operations}}：{{summary}}，{{price}}。',
+  titleMany: ':money_with_wings: 查询{{summary}}的费用：',
+  after: '查询结果会写明实际扣费。',
+  quotaPerCall_one: '商品额度 {{n}} 次',
+  quotaPerCall_other: '商品额度 {{n}} 次',
   about: '每次约 {{points}}',
-  asLastCharged: '{{text}}（按上次实际扣费）',
+  asLastCharged: '{{text}}，按上次实际扣费',
   lastCharged: '{{text}}，上次实际扣费 {{last}}',
   callsThen: '{{calls}}，{{text}}',
-  line: '• *{{operation}}：* {{price}}',
+  line: '• {{operation}}：{{price}}',
   moreOperations_one: '…还有 {{n}} 项接口',
   moreOperations_other: '…还有 {{n}} 项接口',
   aboutTotal: '约 {{points}}',
   and: '{{a}}，另用{{b}}',
-  total: '*合计：* {{total}}。查询结果会写明实际扣费。',
+  total: '合计：{{total}}。查询结果会写明实际扣费。',
   warning: ':warning: {{text}}',
   confirmButton: '确认（{{short}}）',
   cancelButton: '取消',
   expires_one: '{{n}} 分钟后失效。确认之前不会产生任何费用。',
   expires_other: '{{n}} 分钟后失效。确认之前不会产生任何费用。',
-  fallback: '请确认查询{{summary}}，调用{{operations}}：{{short}}',
+  fallback: '请确认{{operations}}：{{summary}}，{{short}}',
   capWarning: '本次查询后，{{cap}}。',
   closed: {
     cancelled: ':no_entry_sign: 已取消，未产生任何费用。',
@@ -44,16 +46,16 @@ export const confirm: Catalog['confirm'] = {
     not_found:
       ':hourglass: 此按钮已失效（已过期，或超过 platdesk 的保存期限）。这次点击没有产生任何费用。如仍需要，请重新输入命令。',
     interrupted:
-      ':warning: 此查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，可用 `/platdesk usage` 查看你的扣费。如仍需要，请重新输入命令。',
+      ':warning: 此查询在结果返回前因 platdesk 重启而中断，且没有重新执行。可能已经扣费，你的扣费可用 `/platdesk usage` 查看。如仍需要，请重新输入命令。',
   },
   interruptedNotSent:
     ':warning: 你对{{summary}}的查询在调用发送前中断（platdesk 重启或数据库连接中断），未产生任何费用。',
   interruptedCharged:
-    ':warning: 你对{{summary}}的查询在调用后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。{{cost}}：`/platdesk usage` 可查看。',
+    ':warning: 你对{{summary}}的查询在调用后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。{{cost}}，可用 `/platdesk usage` 查看。',
   interruptedNoCharge:
     ':warning: 你对{{summary}}的查询在调用到达数据服务后中断（platdesk 重启或数据库连接中断），服务没有报告任何费用。没有重新执行，也不会再执行。',
   interruptedChargeUnknown:
-    ':warning: 你对{{summary}}的查询在调用发送后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。费用尚未记录：记录后可在 `/platdesk usage` 查看。',
+    ':warning: 你对{{summary}}的查询在调用发送后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。费用尚未记录，记录后可用 `/platdesk usage` 查看。',
   interruptedCostUnknown:
     ':warning: 你对{{summary}}的查询在调用发送后、读到回复前中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。数据服务可能已经扣费；扣了多少 platdesk 无从得知：请查看你的 plat 账户账单。',
   interruptedMaybeNotSent:
@@ -67,14 +69,25 @@ export const confirm: Catalog['confirm'] = {
   refresh: '刷新（{{short}}）',
 };
 
+export const subject: Catalog['subject'] = {
+  item: '商品 {{id}}',
+  shopInfo: '链接 {{url}} 的商品',
+  shopId: '旺旺号 {{wwid}}',
+  waybillPrint_one: '店铺 {{shop}} 的 {{n}} 张面单',
+  waybillPrint_other: '店铺 {{shop}} 的 {{n}} 张面单',
+  waybillInfo_one: '商家 {{owner}} 的 {{n}} 张面单',
+  waybillInfo_other: '商家 {{owner}} 的 {{n}} 张面单',
+  orders: '商家 {{owner}}，第 {{page}} 页（每页 {{size}} 单）',
+};
+
 export const summary: Catalog['summary'] = {
   item: '商品 {{id}}',
   itemWithPrices: '商品 {{id}}（含价格）',
   itemPrices: '商品 {{id}} 的价格',
   shopInfo: '链接 {{url}} 所属的店铺',
   shopId: '旺旺号 {{wwid}} 的店铺 ID',
-  waybillPrint_one: '店铺 {{shop}} 的 {{n}} 张面单的打印数据',
-  waybillPrint_other: '店铺 {{shop}} 的 {{n}} 张面单的打印数据',
+  waybillPrint_one: '店铺 {{shop}} 的 {{n}} 张面单打印数据',
+  waybillPrint_other: '店铺 {{shop}} 的 {{n}} 张面单打印数据',
   waybillInfo_one: '商家 {{owner}} 的 {{n}} 张电子面单信息',
   waybillInfo_other: '商家 {{owner}} 的 {{n}} 张电子面单信息',
   orders: '商家 {{owner}} 的订单，第 {{page}} 页（每页 {{size}} 单）',
@@ -135,7 +148,8 @@ export const refusal: Catalog['refusal'] = {
     budget: '本次查询（{{wanted}}）将超出{{cap}}，多出 {{over}}。',
     budget_passed: '本次查询（{{wanted}}）未执行：{{cap}}，已超过上限。',
     price_unknown:
-      '{{operations}}的价格暂未知，无法按{{caps}}核对这次查询；查询未执行，未产生任何费用。请管理员在 PLAT_PRICES 或 App Home（价格）中设置价格，或由管理员先运行一次。',
+      '{{operations}}的价格暂未知，无法按{{caps}}核对这次查询；查询未执行，未产生任何费用。请管理员在 PLAT_PRICES 或 App 主页的“价格”中设置价格，或由管理员先运行一次。',
     no_plat_account: '此工作区还没有 plat 账户——需要管理员在 App 主页连接（“连接 plat 账户”）。',
+    page_past_last: '{{text}}（{{age}}前统计）',
   },
 };

@@ -5,7 +5,7 @@ export const platdesk: Catalog['platdesk'] = {
   helpTitle: 'platdesk',
   help: {
     lookups:
-      '`/item`、`/shop`、`/waybill`、`/orders`：查商品、店铺、运单和订单（各自可用 `help` 查看用法，如 `/item help`）',
+      '用 `/item` `/shop` `/waybill` `/orders` 查商品、店铺、运单和订单；每个命令后加 `help` 可查看用法，例如 `/item help`',
     usage: '`/platdesk usage [today|month]` — 你的扣费统计',
     confirm: '`/platdesk confirm under <点数>` / `/platdesk confirm always` — 便宜的查询是否跳过确认',
     language: '`/platdesk language [zh-CN|en|auto]` — platdesk 对你使用的语言（auto：按你的 Slack 语言）',
@@ -82,7 +82,7 @@ export const platdesk: Catalog['platdesk'] = {
   budgetChannel: '{{channel}}：每日 {{daily}}，每月 {{monthly}}',
   budgetZone: '日期和月份按 {{zone}} 时区计算；用到 80% 时会提醒。',
   stepsTitle: '工作流步骤',
-  stepLine: '*{{title}}*（`{{id}}`）：每次 {{price}} · {{approval}}',
+  stepLine: '*{{title}}* · `{{id}}` · 每次 {{price}} · {{approval}}',
   stepApproved: '已批准：每日 {{daily}}，每月 {{monthly}} · 今日已扣 {{today}}，本月已扣 {{month}}',
   stepNotApproved: '未批准：不会扣费',
   stepShops: ' · 店铺：{{shops}}',
@@ -91,7 +91,7 @@ export const platdesk: Catalog['platdesk'] = {
   stepsNote:
     '工作流步骤没有确认按钮：只在这里批准的上限内扣费，工作区上限也同样适用。它的扣费记在扣费明细里，注明工作流和步骤。',
   shopsTitle: '店铺',
-  shopLine: '*{{alias}}：* {{ids}}；{{where}}',
+  shopLine: '*{{alias}}：*{{ids}}；{{where}}',
   shopOwner: '商家 {{id}}',
   shopShop: '店铺 {{id}}',
   noIds: '无 ID',
@@ -100,7 +100,7 @@ export const platdesk: Catalog['platdesk'] = {
   registeredOnly: '只能查询已登记的店铺。',
   unregisteredToo: '未登记的店铺也可以查询。',
   cacheTitle: '缓存时长',
-  cacheLine: '{{operation}}：{{ttl}}',
+  cacheLine: '`{{id}}` · {{operation}}：{{ttl}}',
   notCached: '不缓存',
   seconds: '{{n}} 秒',
   digestCapTitle: '汇总扣费上限',
@@ -111,7 +111,15 @@ export const platdesk: Catalog['platdesk'] = {
   adminsNone: '无',
   adminsKept: '{{admins}} 仍是管理员：他们是在 PLATDESK_ADMINS 中设置的。',
   auditTitle: '最近的设置修改',
-  auditLine: '{{time}} {{actor}} {{action}}：{{detail}}',
+  auditLine: '{{time}} {{actor}} {{action}} · {{detail}}',
+  /** What an audit record's action means (the store's own names are codes). */
+  auditAction: {
+    settings_set: '修改设置',
+    settings_delete: '恢复默认设置',
+    plat_account_set: '更换 plat 账号',
+    workspace_erase_requested: '申请删除工作区数据',
+    alert: '管理员提醒',
+  },
   autoTitle: '自动查询频道',
   autoNone: '没有频道自动查询商品链接：每个预览都提供查询按钮。',
   autoLine: '{{channel}}：每天最多 {{cap}} 次（今天已用 {{used}} 次）',

@@ -9,7 +9,7 @@ export const problem: Catalog['problem'] = {
   shop_required: '请提供商品链接，或 ww 加旺旺号',
   shop_ww_id_required: '请在 ww 后面写旺旺号',
   shop_ww_bad_id: '这不是有效的旺旺号',
-  shop_too_many: '请只提供一个商品链接，可再加店铺类型 0、1 或 2',
+  shop_too_many: '请只提供一个商品链接，可再加平台：0 淘宝、1 天猫或 2 拼多多',
   shop_full_link: '请提供完整的商品链接（只有 ID 看不出是哪个平台）',
   shop_type: '店铺类型只能是 0、1 或 2',
   unknown_option: '无法识别的选项 {{option}}',
@@ -36,7 +36,7 @@ export const problem: Catalog['problem'] = {
   orders_filters_need_enhanced:
     '按时间、备注、旗帜筛选需要订单接口的增强版；platdesk 目前设为基础版（PLAT_EDITIONS）',
   orders_date: '日期格式须为 YYYY-MM-DD',
-  orders_from: '从: 的格式须为 YYYY-MM-DD 或 YYYY-MM-DDTHH:MM（北京时间）',
-  orders_to: '到: 的格式须为 YYYY-MM-DD 或 YYYY-MM-DDTHH:MM（北京时间）',
+  orders_from: '`从:` 的格式须为 YYYY-MM-DD 或 YYYY-MM-DDTHH:MM（北京时间）',
+  orders_to: '`到:` 的格式须为 YYYY-MM-DD 或 YYYY-MM-DDTHH:MM（北京时间）',
   step_hours: '提前小时数须为 1 到 {{max}} 的整数',
 };

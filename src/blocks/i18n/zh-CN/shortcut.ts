@@ -11,8 +11,8 @@ export const shortcut: Catalog['shortcut'] = {
     items:
       '商品链接（item.taobao.com、detail.tmall.com、带 itemId= 的手机页面、mobile.yangkeduo.com）和商品 ID（9 到 12 位数字）',
     waybills: '运单号（SF、YT、JT、JD、DPK 开头，以及中通、申通、韵达和 EMS 的单号格式）',
-    shops: '写在 ww:、wwid:、wangwang: 或 旺旺: 后面的旺旺号（以及商品链接，用来查出售该商品的店铺）',
-    any: '商品链接和 ID、运单号，以及写在 ww: 或 旺旺: 后面的旺旺号',
+    shops: '写在 `ww:` `wwid:` `wangwang:` 或 `旺旺:` 后面的旺旺号（以及商品链接，用来查出售该商品的店铺）',
+    any: '商品链接和 ID、运单号，以及写在 `ww:` 或 `旺旺:` 后面的旺旺号',
   },
   candidate: {
     item: '商品 {{id}}',
@@ -33,8 +33,8 @@ export const shortcut: Catalog['shortcut'] = {
   and: '{{a}}，另用{{b}}',
   together: '与其他运单号一起查询',
   notice: ':warning: {{text}}',
-  found_one: '*找到 {{n}} 项可查询的内容。* 不需要的请取消勾选。',
-  found_other: '*找到 {{n}} 项可查询的内容。* 不需要的请取消勾选。',
+  found_one: '*找到 {{n}} 项可查询的内容*\n不需要的请取消勾选。',
+  found_other: '*找到 {{n}} 项可查询的内容*\n不需要的请取消勾选。',
   lookedForLine: '查找范围：{{what}}。',
   shortLinks: ':link: 短链接不打开就无法解析：{{links}}。请改为粘贴完整的商品链接。',
   pick: '查询',

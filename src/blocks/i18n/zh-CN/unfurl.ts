@@ -16,7 +16,7 @@ export const unfurl: Catalog['unfurl'] = {
   earlierAuto: ':recycle: 之前的结果（{{time}} 自动查询，{{age}}前）：未重复查询，不扣费。',
   earlierBy: ':recycle: 之前的结果（{{user}} 于 {{time}} 查询，{{age}}前）：未重复查询，不扣费。',
   shortLink:
-    ':link: *短链接：* 不打开链接，platdesk 无法知道 {{host}} 指向哪个商品。请粘贴完整的商品链接（item.taobao.com/item.htm?id=…、detail.tmall.com/…、mobile.yangkeduo.com/goods.html?goods_id=…）再查询。',
+    ':link: 短链接：不打开链接，platdesk 无法知道 {{host}} 指向哪个商品。请粘贴完整的商品链接再查询，例如 `item.taobao.com/item.htm?id=…` `detail.tmall.com/item.htm?id=…` 或 `mobile.yangkeduo.com/goods.html?goods_id=…` 这样的链接。',
   shortLinkIt: '它',
   capped: ':no_entry: 未自动查询：本频道每天最多自动查询 {{cap}} 次，今天已用完（{{used}} / {{cap}}）。',
   refused: ':no_entry: 未自动查询（按发链接的人核对未通过）：{{reason}}',
