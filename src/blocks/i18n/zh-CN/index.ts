@@ -17,6 +17,7 @@ import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
 import { step } from './steps.js';
+import { tool } from './tools.js';
 import { unfurl } from './unfurl.js';
 import { workObject } from './work-objects.js';
 
@@ -49,6 +50,7 @@ export const zhCN: Catalog = {
   notice,
   platdesk,
   step,
+  tool,
   workObject,
   install,
   chart,
