@@ -48,6 +48,8 @@ export interface Pruned {
   alerts: number;
   digestRuns: number;
   alertsSent: number;
+  /** The agent's thread memory (issue 36), kept as long as shortcut offers. */
+  agentThreads: number;
 }
 
 export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
@@ -59,6 +61,7 @@ export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
     alerts: await store.alerts.prune(before(ALERT_KEEP_MS)),
     digestRuns: await store.digests.pruneRuns(before(DIGEST_RUN_KEEP_MS)),
     alertsSent: await store.alertsSent.prune(before(ALERTS_SENT_KEEP_MS)),
+    agentThreads: await store.agent.prune(before(UNFURL_KEEP_MS)),
   };
   // Reservations whose process died mid-call.
   await store.budgets.prune();

@@ -36,6 +36,7 @@ export const home = {
     unfurl: 'unfurl',
     shortcut: 'shortcut',
     workflow: 'workflow step',
+    agent: 'agent',
   },
   failedMark: ' · failed',
   noRecent: 'No lookups in the last 7 days.',

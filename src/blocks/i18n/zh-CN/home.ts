@@ -36,6 +36,7 @@ export const home: Catalog['home'] = {
     unfurl: '链接预览',
     shortcut: '快捷方式',
     workflow: '工作流步骤',
+    agent: '智能助手',
   },
   failedMark: ' · 失败',
   noRecent: '最近 7 天没有查询。',
