@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { registerActions } from './actions/index.js';
+import { registerAgent } from './agent/index.js';
 import { registerAlertActions } from './alerts/actions.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps, TenantInstalls } from './deps.js';
@@ -47,6 +48,7 @@ export function registerListeners(app: App, options: ListenerOptions): void {
   registerFunctions(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps, options.installs !== undefined);
+  registerAgent(app, deps);
   if (options.installs)
     registerUninstall(app, { uninstall: options.installs.uninstall, logger: options.logger });
   app.error(async (error) => {

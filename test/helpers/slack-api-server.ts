@@ -92,6 +92,9 @@ export interface StoredMessage extends Record<string, unknown> {
   text: string;
   thread_ts?: string;
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  /** A streamed message (chat.startStream): its chunks in order, and whether it is still streaming. */
+  chunks?: Record<string, unknown>[];
+  streaming?: boolean;
 }
 
 /** A details panel entity.presentDetails accepted: the trigger it answered and what it showed. */
@@ -234,6 +237,8 @@ const JSON_FIELDS = new Set([
   'outputs',
   'inputs',
   'error',
+  'chunks',
+  'prompts',
 ]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -439,6 +444,27 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
     stored.set(id, list);
     return list;
   };
+  const hasContent = (b: Record<string, unknown>) =>
+    (typeof b.markdown_text === 'string' && b.markdown_text !== '') ||
+    (Array.isArray(b.chunks) && b.chunks.length > 0);
+  /** A stream's chunks: markdown_text (the field or a chunk) adds to its text. */
+  const appendChunks = (message: StoredMessage, b: Record<string, unknown>) => {
+    const chunks = [
+      ...(typeof b.markdown_text === 'string' && b.markdown_text !== ''
+        ? [{ type: 'markdown_text', text: b.markdown_text }]
+        : []),
+      ...(Array.isArray(b.chunks) ? (b.chunks as Record<string, unknown>[]) : []),
+    ];
+    message.chunks = [...(message.chunks ?? []), ...chunks];
+    for (const c of chunks) if (c.type === 'markdown_text') message.text += String(c.text ?? '');
+  };
+  const streamed = (call: SlackCall): { channel: string; message: StoredMessage } | { error: string } => {
+    const channel = conversationOf(str(call.body.channel, SLACK.channelId));
+    const message = conversation(channel).find((m) => m.ts === call.body.ts);
+    if (!message || message.chunks === undefined) return { error: 'message_not_found' };
+    if (!message.streaming) return { error: 'message_not_in_streaming_state' };
+    return { channel, message };
+  };
   const history = (call: SlackCall): Record<string, unknown> => {
     const b = call.body;
     const inclusive = String(b.inclusive) === 'true' || String(b.inclusive) === '1';
@@ -556,6 +582,61 @@ export async function startSlackApiServer(options: { now?: () => number } = {}):
       return { channel: str(call.body.channel, SLACK.channelId), ts: str(call.body.ts, '') };
     },
     'chat.unfurl': () => ({}),
+    // Streaming (https://docs.slack.dev/reference/methods/chat.startStream, chat.appendStream,
+    // chat.stopStream): a reply in a thread, built from chunks; markdown_text chunks make its text.
+    // Append and stop need a message still streaming; stop may add blocks at the end.
+    'chat.startStream': (call) => {
+      if (typeof call.body.thread_ts !== 'string' || call.body.thread_ts === '')
+        return { ok: false, error: 'invalid_arguments' };
+      const ts = nextTs();
+      const channel = conversationOf(str(call.body.channel, SLACK.channelId));
+      const message = { ...messageOf(call, ts), chunks: [] as Record<string, unknown>[], streaming: true };
+      appendChunks(message as StoredMessage, call.body);
+      conversation(channel).push(message as StoredMessage);
+      return { channel, ts };
+    },
+    'chat.appendStream': (call) => {
+      const found = streamed(call);
+      if ('error' in found) return { ok: false, error: found.error };
+      if (!hasContent(call.body)) return { ok: false, error: 'invalid_arguments' };
+      appendChunks(found.message, call.body);
+      return { channel: found.channel, ts: found.message.ts };
+    },
+    'chat.stopStream': (call) => {
+      const found = streamed(call);
+      if ('error' in found) return { ok: false, error: found.error };
+      appendChunks(found.message, call.body);
+      if (call.body.blocks !== undefined) found.message.blocks = call.body.blocks;
+      found.message.streaming = false;
+      return { channel: found.channel, ts: found.message.ts, message: { ...found.message } };
+    },
+    // https://docs.slack.dev/reference/methods/assistant.threads.setStatus: "" clears it.
+    'assistant.threads.setStatus': (call) =>
+      typeof call.body.channel_id === 'string' &&
+      typeof call.body.thread_ts === 'string' &&
+      typeof call.body.status === 'string'
+        ? {}
+        : { ok: false, error: 'invalid_arguments' },
+    // https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts: 1 to 4
+    // prompts, each with a title and a message.
+    'assistant.threads.setSuggestedPrompts': (call) => {
+      const prompts = call.body.prompts;
+      const valid =
+        typeof call.body.channel_id === 'string' &&
+        typeof call.body.thread_ts === 'string' &&
+        Array.isArray(prompts) &&
+        prompts.length >= 1 &&
+        prompts.length <= 4 &&
+        prompts.every(
+          (p) =>
+            typeof p === 'object' &&
+            p !== null &&
+            typeof (p as { title?: unknown }).title === 'string' &&
+            typeof (p as { message?: unknown }).message === 'string',
+        );
+      return valid ? {} : { ok: false, error: 'invalid_arguments' };
+    },
+    'assistant.threads.setTitle': () => ({}),
     // Workflow steps (https://docs.slack.dev/reference/methods/functions.completeSuccess): the
     // execution id, and outputs as an object (completeError: an error string).
     'functions.completeSuccess': (call) =>

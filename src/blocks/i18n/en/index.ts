@@ -1,4 +1,5 @@
 /** The English catalog: the reference every other language matches key for key. */
+import { agent } from './agent.js';
 import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { chart, table } from './charts.js';
@@ -53,4 +54,5 @@ export const en = {
   install,
   chart,
   table,
+  agent,
 } as const;

@@ -1,6 +1,7 @@
 /** The Chinese (zh-CN) catalog, typed by the English one: a missing or extra key does not compile. */
 
 import type { Catalog } from '../words.js';
+import { agent } from './agent.js';
 import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { chart, table } from './charts.js';
@@ -55,4 +56,5 @@ export const zhCN: Catalog = {
   install,
   chart,
   table,
+  agent,
 };
