@@ -45,6 +45,12 @@ export function stepWhat(w: Words, step: PlanStep): string {
     const shown = codes.length > 5 ? [...codes.slice(0, 5), '…'] : codes;
     return escapeClip(`${describeRequest(w, r)} (${shown.join(', ')})`, 300);
   }
+  if (r?.kind === 'orders' && (r.filters.startTime || r.filters.endTime)) {
+    // The time window: a plan of one call per day must tell its days apart.
+    const from = r.filters.startTime ? w.dateTime(r.filters.startTime) : '…';
+    const to = r.filters.endTime ? w.dateTime(r.filters.endTime) : '…';
+    return escapeClip(`${describeRequest(w, r)}, ${from} – ${to}`, 300);
+  }
   if (r) return escapeClip(describeRequest(w, r), 300);
   return escapeClip(toolWords(w, step.call.tool).title, 100);
 }

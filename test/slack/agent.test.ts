@@ -19,7 +19,7 @@ let seq = 0;
 const nextTs = () => `1700000100.${String(++seq).padStart(6, '0')}`;
 
 describe.each(ENGINES)('the agent (%s)', (engine) => {
-  const h = useHarness({ engine, env: { PLAT_PRICES: 'platdzmd:1=4' } });
+  const h = useHarness({ engine, env: { PLAT_PRICES: 'platdzmd:1=4,paging-orders=5' } });
 
   /** A person's message in their DM with platdesk (thread: the Messages tab's assistant thread). */
   function dm(text: string, opts: { user?: string; thread?: boolean; ts?: string; extra?: Json } = {}) {
@@ -159,6 +159,51 @@ describe.each(ENGINES)('the agent (%s)', (engine) => {
     );
     const late = await h().click('platdesk.agent.confirm', confirm.value);
     expect(textOf(await h().nextResponse(late.responseUrlId))).toContain('already confirmed or cancelled');
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
+  });
+
+  it('a plan a cap cannot cover says which cap and by how much, and offers the steps that fit; Confirm spends within it', async () => {
+    const user = 'UCAP1';
+    const budgets = await h().platdesk.store.settings.get<Json>('budgets');
+    await h().platdesk.store.settings.set(
+      'budgets',
+      { ...(budgets ?? {}), users: { [user]: { daily: 12, monthly: null } } },
+      SLACK.adminId,
+    );
+    const q = dm(`orders of ${owners.busy} in the last 3 days`, { user });
+    await q.send();
+    const { stop } = await reply(q.ts);
+    const said = textOf({ blocks: stop.body.blocks });
+    expect(said).toContain(
+      'The whole plan (15 points (¥0.15)) would pass a cap by 3 points (¥0.03) (your daily cap: 0 of 12 points used)',
+    );
+    // One call per day, each step naming its day.
+    expect(said).toMatch(/orders of owner 2200001001, page 1 \(20 per page\), \d{4}-\d\d-\d\d 00:00 – /);
+    expect(said).toContain('left out, over the cap');
+    const confirm = confirmOf(stop);
+    expect(confirm?.label).toBe('Confirm plan (10 points)');
+    const before = h().calls();
+    await h().click('platdesk.agent.confirm', confirm?.value, { userId: user, label: confirm?.label ?? '' });
+    await h().fake.waitFor(
+      'chat.stopStream',
+      (c) =>
+        textOf({ blocks: c.body.blocks }).includes('Plan done.') &&
+        c.body.channel === SLACK.imChannelId &&
+        h().calls() > before,
+      8000,
+    );
+    await h().settle();
+    expect(h().calls() - before).toBe(2);
+  });
+
+  it('more than 20 paid steps are refused with how to narrow it, at no cost', async () => {
+    const before = h().calls();
+    const q = dm(`orders of ${owners.busy} in the last 25 days`);
+    await q.send();
+    const { stop } = await reply(q.ts);
+    expect(textOf({ blocks: stop.body.blocks })).toContain('That would take 25 paid steps; I run at most 20');
+    expect(confirmOf(stop)).toBeUndefined();
     await h().settle(100);
     expect(h().calls()).toBe(before);
   });

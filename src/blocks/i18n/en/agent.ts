@@ -30,8 +30,8 @@ export const agent = {
   },
   assumedShop: 'Shop {{shop}} is the only registered shop, so the plan uses it.',
   overCap:
-    ':warning: The whole plan ({{wanted}}) would pass {{cap}} by {{over}}. Offered: the steps that fit.',
-  overCapNone: ':warning: The plan ({{wanted}}) would pass {{cap}} by {{over}}: no paid step fits.',
+    ':warning: The whole plan ({{wanted}}) would pass a cap by {{over}} ({{cap}}). Offered: the steps that fit.',
+  overCapNone: ':warning: The plan ({{wanted}}) would pass a cap by {{over}} ({{cap}}): no paid step fits.',
   total_one: '*Total to confirm:* {{total}} for {{count}} paid step',
   total_other: '*Total to confirm:* {{total}} for {{count}} paid steps',
   nothingToConfirm: 'Nothing here costs anything: no Confirm needed.',
