@@ -208,6 +208,96 @@ describe.each(ENGINES)('the agent (%s)', (engine) => {
     expect(h().calls()).toBe(before);
   });
 
+  it('Cancel while the plan runs: the step under way finishes and is charged, no further step runs, the summary says so', async () => {
+    h().sandbox.setFaults([{ kind: 'latency', ms: 1500, operations: ['paging-orders'] }]);
+    try {
+      const q = dm(`orders of ${owners.busy} in the last 3 days`);
+      await q.send();
+      const { stop } = await reply(q.ts);
+      const confirm = confirmOf(stop);
+      const cancel = cancelOf(stop);
+      if (!confirm?.value || !cancel?.value) throw new Error('no buttons');
+      const before = h().calls();
+      await h().click('platdesk.agent.confirm', confirm.value, { label: confirm.label });
+      // The run's stream opens with the first step's card in progress (its call takes 1.5 s).
+      await h().fake.waitFor(
+        'chat.startStream',
+        (c) => c.body.thread_ts === q.ts && JSON.stringify(c.body.chunks ?? '').includes('in_progress'),
+        5000,
+      );
+      const c = await h().click('platdesk.agent.stop', cancel.value);
+      expect(textOf(await h().nextResponse(c.responseUrlId))).toContain('no further step runs');
+      const summary = await h().fake.waitFor(
+        'chat.stopStream',
+        (x) =>
+          textOf({ blocks: x.body.blocks }).includes('Plan done.') &&
+          textOf({ blocks: x.body.blocks }).includes('2 steps were not run'),
+        8000,
+      );
+      await h().settle();
+      expect(h().calls() - before).toBe(1);
+      const charged = (await h().platdesk.store.ledger.list({ from: new Date(0), to: new Date(8.64e15) }))
+        .filter((r) => r.source === 'agent' && r.operation === 'paging-orders')
+        .slice(0, 1)
+        .reduce((n, r) => n + r.points, 0);
+      expect(textOf({ blocks: summary.body.blocks })).toContain(
+        charged > 0 ? `Charged ${charged} point` : 'no charge reported',
+      );
+    } finally {
+      h().sandbox.setFaults([]);
+    }
+  });
+
+  it('a follow-up in the thread refers to what its answer found (“再查一下它的店铺”): the shop of that item, priced, 0 calls before Confirm', async () => {
+    const link = 'https://item.taobao.com/item.htm?id=680001234501';
+    const first = dm(`这个商品什么情况 ${link}`);
+    await first.send();
+    const { stop } = await reply(first.ts);
+    const confirm = confirmOf(stop);
+    if (!confirm?.value) throw new Error('no Confirm');
+    await h().click('platdesk.agent.confirm', confirm.value, { label: confirm.label });
+    await h().fake.waitFor(
+      'chat.stopStream',
+      (c) =>
+        textOf({ blocks: c.body.blocks }).includes('Plan done.') &&
+        h()
+          .fake.replies(SLACK.imChannelId, first.ts)
+          .some((m) => m.ts === c.body.ts),
+      8000,
+    );
+    await h().settle();
+    const before = h().calls();
+    const ts = nextTs();
+    await postEvent(
+      h().eventsUrl,
+      SIGNING_SECRET,
+      eventCallback({
+        type: 'message',
+        channel: SLACK.imChannelId,
+        channel_type: 'im',
+        user: SLACK.userId,
+        text: '再查一下它的店铺',
+        ts,
+        event_ts: ts,
+        thread_ts: first.ts,
+      }),
+    );
+    const follow = await h().fake.waitFor(
+      'chat.stopStream',
+      (c) =>
+        textOf({ blocks: c.body.blocks }).includes('Here is my plan.') &&
+        h()
+          .fake.replies(SLACK.imChannelId, first.ts)
+          .some((m) => m.ts === c.body.ts && m.ts > ts),
+      5000,
+    );
+    const said = textOf({ blocks: follow.body.blocks });
+    expect(said).toMatch(/shop of item 680001234501|680001234501/);
+    expect(confirmOf(follow)).toBeDefined();
+    await h().settle(100);
+    expect(h().calls()).toBe(before);
+  });
+
   it('another person cannot confirm the plan', async () => {
     const q = dm(`tracking for ZTO 773012345678901 owner:${owners.busy}`);
     await q.send();
