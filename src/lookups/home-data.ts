@@ -9,6 +9,7 @@ import { lazySchema } from '../lazy-schema.js';
 import { PlatNoAccountError } from '../plat/errors.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
+  AgentFeedback,
   AlertSubscription,
   CounterDifference,
   DigestSubscription,
@@ -60,6 +61,8 @@ export interface AdminHome {
   steps: StepView[];
   /** The workspace's daily cap in points (the spend chart's line); null when none is set. */
   dailyCap: number | null;
+  /** Votes on the agent's answers in the last 30 days, and the newest few (issue 36). */
+  agentFeedback: { good: number; bad: number; recent: AgentFeedback[] };
 }
 
 export interface HomeData {
@@ -179,6 +182,7 @@ export async function homeData(
       steps: await createStepsAdmin({ lookups, store }).view(now),
       digests: await store.digests.list(),
       dailyCap: budgets.workspace.daily,
+      agentFeedback: await store.agent.feedback(new Date(now.getTime() - 30 * 86_400_000), 5),
       shipAlerts: await Promise.all(
         (await store.alerts.list()).map(async (subscription) => ({
           subscription,

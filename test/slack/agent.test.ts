@@ -10,7 +10,7 @@ import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { buttonsOf, SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
 import type { SlackCall } from '../helpers/slack-api-server.js';
 import { postEvent } from '../helpers/slack-http.js';
-import { eventCallback, SLACK } from '../helpers/slack-payloads.js';
+import { appHomeOpened, eventCallback, SLACK } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners, items } = SANDBOX_FIXTURES;
@@ -461,5 +461,16 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
     const votes = await h().platdesk.store.agent.feedback(new Date(0), 10);
     expect(votes.good).toBe(1);
     expect(votes.recent[0]?.tools).toBe('lookup_waybill');
+    // Admins see the votes in the App Home.
+    const published = h().fake.callsTo('views.publish').length;
+    await send({ ...appHomeOpened(SLACK.adminId, 'home') });
+    const home = await h().fake.waitFor(
+      'views.publish',
+      () => h().fake.callsTo('views.publish').length > published,
+      5000,
+    );
+    const said = textOf(home.body.view);
+    expect(said).toContain('Agent feedback (30 days)');
+    expect(said).toContain('👍 1 · 👎 0');
   });
 });
