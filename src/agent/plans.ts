@@ -347,16 +347,21 @@ export async function stopPlan(
   userId: string,
 ): Promise<
   | { kind: 'stopped'; running: boolean; cancelled: number }
-  | { kind: 'closed'; reason: 'not_found' | 'not_yours' | 'expired' }
+  | { kind: 'closed'; reason: 'not_found' | 'not_yours' | 'expired' | 'already_used' }
 > {
   const claimed = await deps.store.shortcutBatches.claim(batchId, userId);
   if (!claimed.ok && claimed.reason !== 'already_used') return { kind: 'closed', reason: claimed.reason };
   const batch = claimed.batch;
   if (!batch) return { kind: 'closed', reason: 'not_found' };
   let cancelled = 0;
+  let running = false;
   for (const s of readStored(batch.payloadJson)?.steps ?? []) {
     const c = await deps.lookups.cancel(s.pendingId, userId);
     if (c.ok) cancelled++;
+    else if (c.pending?.state === 'running') running = true;
   }
+  // Confirmed, and nothing left to stop (every step done, failed or cancelled): said as it is,
+  // not as a stop.
+  if (!claimed.ok && !running && cancelled === 0) return { kind: 'closed', reason: 'already_used' };
   return { kind: 'stopped', running: !claimed.ok, cancelled };
 }

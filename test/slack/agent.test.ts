@@ -143,6 +143,10 @@ describe.each(ENGINES)('the agent (%s)', (engine) => {
     expect(answers.map((c) => textOf(c.body)).join('\n')).toContain('773012345678901');
     // Feedback buttons close the answer.
     expect(JSON.stringify(summary.body.blocks)).toContain('feedback_buttons');
+    // Cancel after the plan finished: nothing was running, and it says so.
+    const cancel = cancelOf(stop);
+    const late = await h().click('platdesk.agent.stop', cancel?.value);
+    expect(textOf(await h().nextResponse(late.responseUrlId))).toContain('already confirmed or cancelled');
   });
 
   it('Cancel: nothing runs, and a later Confirm is refused; 0 plat calls', async () => {
