@@ -116,7 +116,15 @@ function ownSourcesOnly(file) {
 }
 
 /** The names platdesk imports from '@slack/bolt' as values (test/start.test.ts keeps this true). */
-export const BOLT_PARTS = ['App', 'LogLevel', 'HTTPReceiver', 'HTTPModuleFunctions', 'SocketModeReceiver', 'webApi'];
+export const BOLT_PARTS = [
+  'App',
+  'Assistant',
+  'LogLevel',
+  'HTTPReceiver',
+  'HTTPModuleFunctions',
+  'SocketModeReceiver',
+  'webApi',
+];
 
 /** The names platdesk imports from 'prom-client' (test/start.test.ts keeps this true). */
 export const PROM_CLIENT_PARTS = ['Counter', 'Gauge', 'Histogram', 'Registry', 'collectDefaultMetrics'];

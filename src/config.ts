@@ -121,6 +121,7 @@ export const SECRET_SETTINGS = [
   'PLAT_TOKEN',
   'DATABASE_URL',
   'REDIS_URL',
+  'AGENT_MODEL_KEY',
 ] as const;
 
 /**
@@ -235,6 +236,12 @@ const envSchema = z.object({
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SANDBOX_TOKEN: optionalText,
+  // The agent's optional language model (issue 36, agent/model.ts): unset, the deterministic planner.
+  AGENT_MODEL_PROVIDER: z.enum(['openai-compatible', 'anthropic']).optional(),
+  AGENT_MODEL_BASE_URL: url('AGENT_MODEL_BASE_URL').optional(),
+  AGENT_MODEL: optionalText,
+  AGENT_MODEL_KEY: optionalText,
+  AGENT_MODEL_TIMEOUT_MS: int(500, 120_000, 8000),
 });
 
 /** METRICS_PORT when unset (and PORT is not 0): a port that is not the Slack port's. */
@@ -351,6 +358,16 @@ export interface Config {
   /** Days a workspace's data is kept after it uninstalls platdesk (PLATDESK_RETENTION_DAYS). */
   retentionDays: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** The agent's optional language model (AGENT_MODEL_*); null: the deterministic planner only. */
+  agentModel: AgentModelConfig | null;
+}
+
+export interface AgentModelConfig {
+  provider: 'openai-compatible' | 'anthropic';
+  baseUrl: string | null;
+  model: string;
+  key: string | null;
+  timeoutMs: number;
 }
 
 /**
@@ -462,6 +479,14 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
       'REDIS_URL shares the plat rate limit and single flight across replicas; they also need one PostgreSQL store: set DATABASE_URL (postgres://…), the same on every replica',
     );
   problems.push(...parsePrices(env.PLAT_PRICES).problems, ...parseEditions(env.PLAT_EDITIONS).problems);
+  if (set('AGENT_MODEL_PROVIDER')) {
+    if (!set('AGENT_MODEL')) problems.push('AGENT_MODEL_PROVIDER is set: AGENT_MODEL names the model to use');
+    if ((env.AGENT_MODEL_PROVIDER ?? '').trim() === 'openai-compatible' && !set('AGENT_MODEL_BASE_URL'))
+      problems.push(
+        'AGENT_MODEL_PROVIDER=openai-compatible needs AGENT_MODEL_BASE_URL (the server’s /v1 URL)',
+      );
+  } else if (set('AGENT_MODEL') || set('AGENT_MODEL_BASE_URL') || set('AGENT_MODEL_KEY'))
+    problems.push('AGENT_MODEL… settings need AGENT_MODEL_PROVIDER (openai-compatible or anthropic)');
   return problems;
 }
 
@@ -573,5 +598,15 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     encryptionKeys: e.PLATDESK_ENCRYPTION_KEY ? parseEncryptionKeys(e.PLATDESK_ENCRYPTION_KEY).keys : [],
     retentionDays: e.PLATDESK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    agentModel:
+      e.AGENT_MODEL_PROVIDER && e.AGENT_MODEL
+        ? {
+            provider: e.AGENT_MODEL_PROVIDER,
+            baseUrl: e.AGENT_MODEL_BASE_URL ?? null,
+            model: e.AGENT_MODEL,
+            key: e.AGENT_MODEL_KEY ?? null,
+            timeoutMs: e.AGENT_MODEL_TIMEOUT_MS,
+          }
+        : null,
   };
 }

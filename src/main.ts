@@ -8,6 +8,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App } from '@slack/bolt';
+import { createModelPlanner } from './agent/model.js';
+import { wordsFor } from './blocks/i18n/words.js';
+import { toolDescription } from './blocks/tools.js';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
 import type { DigestClock } from './digest/types.js';
@@ -327,6 +330,10 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     configuredAdmins: config.admins,
     locale: config.locale,
     priceCeiling: config.plat.priceCeiling,
+    // The model's tools are described in English, whatever the person's language.
+    agentModel: config.agentModel
+      ? createModelPlanner(config.agentModel, (name) => toolDescription(wordsFor('en'), name))
+      : null,
     holder,
     singleFlight,
     logger,

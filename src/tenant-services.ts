@@ -8,7 +8,9 @@
  * PLATDESK_ADMINS applies to the single tenant of single-workspace mode; every tenant's own
  * admins are its `admins` setting (lookups/settings.ts SETTING_KEYS.admins).
  */
+
 import type { Logger } from 'pino';
+import type { ModelPlanner } from './agent/model.js';
 import type { DigestClock } from './digest/types.js';
 import { recordAlert } from './lookups/home-data.js';
 import { createLocaleSettings, type Locale } from './lookups/locale.js';
@@ -40,6 +42,8 @@ export interface TenantServicesDeps {
   installs?: TenantInstalls;
   /** PLATDESK_ADMINS: admins of SINGLE_TENANT only. */
   configuredAdmins: readonly string[];
+  /** The agent's optional language model, shared by every tenant (main.ts builds it). */
+  agentModel?: ModelPlanner | null;
   locale: Locale;
   /** PLAT_PRICE_CEILING: what a call of an unknown price holds against the caps. */
   priceCeiling: number;
@@ -193,6 +197,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
         configuredAdmins: configured,
         metrics: d.metrics,
         language,
+        agentModel: d.agentModel ?? null,
         ...(d.installs ? { installs: d.installs } : {}),
       },
     };

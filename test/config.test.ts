@@ -208,6 +208,36 @@ describe('loadConfig', () => {
     expect(config.database.url).toBe('postgres://platdesk@db:5432/platdesk');
   });
 
+  it('the agent’s optional model: none by default; AGENT_MODEL_* read together, half a setting named', () => {
+    const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PLAT_SANDBOX: '1' };
+    expect(loadConfig(base).agentModel).toBeNull();
+    expect(
+      loadConfig({
+        ...base,
+        AGENT_MODEL_PROVIDER: 'openai-compatible',
+        AGENT_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1',
+        AGENT_MODEL: 'qwen3',
+      }).agentModel,
+    ).toEqual({
+      provider: 'openai-compatible',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'qwen3',
+      key: null,
+      timeoutMs: 8000,
+    });
+    expect(() => loadConfig({ ...base, AGENT_MODEL: 'qwen3', AGENT_MODEL_KEY: 'sk-secret-value' })).toThrow(
+      /AGENT_MODEL… settings need AGENT_MODEL_PROVIDER/,
+    );
+    expect(() =>
+      loadConfig({ ...base, AGENT_MODEL_PROVIDER: 'openai-compatible', AGENT_MODEL: 'm' }),
+    ).toThrow(/needs AGENT_MODEL_BASE_URL/);
+    try {
+      loadConfig({ ...base, AGENT_MODEL: 'qwen3', AGENT_MODEL_KEY: 'sk-secret-value' });
+    } catch (error) {
+      expect(String(error)).not.toContain('sk-secret-value');
+    }
+  });
+
   it('selects Socket Mode when SLACK_APP_TOKEN is set (no signing secret needed)', async () => {
     const { SLACK_SIGNING_SECRET: _unused, ...rest } = HTTP_BASE;
     const config = loadConfig({ ...rest, SLACK_APP_TOKEN: 'xapp-1-A1-abc' });
@@ -394,6 +424,7 @@ describe('<NAME>_FILE: secrets read from mounted files (Kubernetes and Docker se
     }
     expect([...SECRET_SETTINGS].sort()).toEqual(
       [
+        'AGENT_MODEL_KEY',
         'DATABASE_URL',
         'PLATDESK_ENCRYPTION_KEY',
         'PLAT_TOKEN',

@@ -1,6 +1,6 @@
 /**
  * The layers of DESIGN.md hold in the sources: each layer imports only the ones below it
- * (slack → charts → blocks → lookups → alerts → digest → plat → store → sandbox), the small shared
+ * (slack → charts → blocks → agent → lookups → alerts → digest → plat → store → sandbox), the small shared
  * modules at the top of src/ (clock, config, logger, …) import no layer above them, and the
  * composition modules (main.ts and what it wires: http-server, tenant-services, plat-wiring,
  * shutdown, start) are imported by no layer. Type-only imports count too: a type is a dependency.
@@ -13,7 +13,18 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '../src');
 /** Top to bottom: a layer may import the layers after it, never those before it. */
-const LAYERS = ['slack', 'charts', 'blocks', 'lookups', 'alerts', 'digest', 'plat', 'store', 'sandbox'];
+const LAYERS = [
+  'slack',
+  'charts',
+  'blocks',
+  'agent',
+  'lookups',
+  'alerts',
+  'digest',
+  'plat',
+  'store',
+  'sandbox',
+];
 /** Modules at the top of src/ that only the top level may import. */
 const COMPOSITION = ['main', 'start', 'http-server', 'tenant-services', 'plat-wiring', 'shutdown'];
 

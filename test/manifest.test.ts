@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Words } from '../src/blocks/i18n/words.js';
 import { type StepOutputs, stepOutputs } from '../src/blocks/steps.js';
+import { manifestFunctions } from '../src/blocks/tools.js';
 import { STEP_IDS, type StepAsk, type StepResult, stepRequest } from '../src/lookups/steps.js';
 import type { LookupOutcome } from '../src/lookups/types.js';
 import {
@@ -75,10 +76,22 @@ describe('manifest.yml', () => {
     ]);
   });
 
+  it('declares exactly the functions the tool catalog derives (names, types, bounds, words): `npx tsx scripts/manifest-functions.ts --write` writes them', () => {
+    expect(manifestSchema.parse(manifest).functions).toEqual(manifestFunctions(en));
+  });
+
+  it('the derivation check would catch a step input the manifest lacks', () => {
+    const derived = manifestFunctions(en);
+    const m = manifestSchema.parse(manifest);
+    const without = structuredClone(m.functions ?? {});
+    delete without.lookup_waybill?.input_parameters.carrier;
+    expect(without).not.toEqual(derived);
+  });
+
   it('declares the four steps platdesk registers, titled as the catalog names them', () => {
     const m = manifestSchema.parse(manifest);
     expect(Object.keys(m.functions ?? {}).sort()).toEqual([...STEP_IDS].sort());
-    for (const id of STEP_IDS) expect(m.functions?.[id]?.title).toBe(en.t(`step.title.${id}`));
+    for (const id of STEP_IDS) expect(m.functions?.[id]?.title).toBe(en.t(`tool.${id}.title`));
   });
 
   /** A finished run of each step, with realistic outcomes. */

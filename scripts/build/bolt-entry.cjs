@@ -6,6 +6,8 @@
  */
 const parts = {
   App: () => require('@slack/bolt/dist/App.js').default,
+  // The agent's Messages tab (src/slack/agent/index.ts).
+  Assistant: () => require('@slack/bolt/dist/Assistant.js').Assistant,
   LogLevel: () => require('@slack/bolt/dist/App.js').LogLevel,
   HTTPReceiver: () => require('@slack/bolt/dist/receivers/HTTPReceiver.js').default,
   HTTPModuleFunctions: () => require('@slack/bolt/dist/receivers/HTTPModuleFunctions.js'),

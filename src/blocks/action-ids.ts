@@ -3,6 +3,12 @@
  * these constants; nothing else spells the strings.
  */
 export const ACTIONS = {
+  /** The agent's plan (issue 36): confirm it; value = the plan's batch id. */
+  agentConfirm: 'platdesk.agent.confirm',
+  /** The agent's plan: cancel it, or stop it while it runs; value = the plan's batch id. */
+  agentStop: 'platdesk.agent.stop',
+  /** The agent's answer: feedback buttons; value = agentFeedbackValue(). */
+  agentFeedback: 'platdesk.agent.feedback',
   /** Charge confirmation: value = the pending lookup id. */
   confirm: 'platdesk.confirm',
   /** Charge confirmation: value = the pending lookup id. */

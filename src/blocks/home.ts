@@ -346,6 +346,25 @@ function adminBlocks(
   // Workflow steps: what each costs a run and may spend (approved with `/platdesk steps`).
   if (a.steps.length > 0)
     blocks.push(header(t('platdesk.stepsTitle')), section(stepApprovalLines(w, a.steps, null).join('\n')));
+  // The agent's answers as people rated them (issue 36); its spend is in the totals (source agent).
+  const fb = a.agentFeedback;
+  if (fb.good + fb.bad > 0)
+    blocks.push(
+      header(t('home.agentTitle')),
+      section(
+        [
+          t('home.agentVotes', { good: w.count(fb.good), bad: w.count(fb.bad) }),
+          ...fb.recent.map((v) =>
+            t('home.agentVoteLine', {
+              vote: v.value === 'good' ? '👍' : '👎',
+              user: escapeClip(v.userId, 20),
+              time: w.dateTime(v.at, timeZone),
+              tools: escapeClip(v.tools === '' ? '—' : v.tools, 200),
+            }),
+          ),
+        ].join('\n'),
+      ),
+    );
   blocks.push(context(t('home.footer', { time: w.dateTime(now, timeZone) })));
   return blocks;
 }

@@ -163,7 +163,7 @@ export function stepFailure(
   stepId: StepId,
   result: Exclude<StepResult, { kind: 'done' } | { kind: 'in_progress' }>,
 ): string {
-  const step = w.t(`step.title.${stepId}`);
+  const step = w.t(`tool.${stepId}.title`);
   switch (result.kind) {
     case 'invalid':
       return w.t('step.fail.invalid', {
@@ -219,7 +219,7 @@ export function stepApprovalLines(w: Words, steps: readonly StepView[], changed:
   const { t } = w;
   const lines = steps.map((s) =>
     t('platdesk.stepLine', {
-      title: t(`step.title.${s.stepId}`),
+      title: t(`tool.${s.stepId}.title`),
       id: s.stepId,
       price: quoteShort(w, s.quote),
       approval: s.approval
@@ -234,7 +234,7 @@ export function stepApprovalLines(w: Words, steps: readonly StepView[], changed:
   );
   const note = t('platdesk.stepsNote');
   return changed
-    ? [t('platdesk.stepChanged', { title: t(`step.title.${changed}`) }), ...lines, note]
+    ? [t('platdesk.stepChanged', { title: t(`tool.${changed}.title`) }), ...lines, note]
     : [...lines, note];
 }
 

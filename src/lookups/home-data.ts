@@ -9,6 +9,7 @@ import { lazySchema } from '../lazy-schema.js';
 import { PlatNoAccountError } from '../plat/errors.js';
 import { isOperation, OPERATION_NAMES, type Operation } from '../plat/operations.js';
 import type {
+  AgentFeedback,
   AlertSubscription,
   CounterDifference,
   DigestSubscription,
@@ -62,6 +63,8 @@ export interface AdminHome {
   dailyCap: number | null;
   /** Every cap: workspace, per user, each user's and each channel's (the settings list them). */
   budgets: Budgets;
+  /** Votes on the agent's answers in the last 30 days, and the newest few (issue 36). */
+  agentFeedback: { good: number; bad: number; recent: AgentFeedback[] };
 }
 
 export interface HomeData {
@@ -182,6 +185,7 @@ export async function homeData(
       digests: await store.digests.list(),
       dailyCap: budgets.workspace.daily,
       budgets,
+      agentFeedback: await store.agent.feedback(new Date(now.getTime() - 30 * 86_400_000), 5),
       shipAlerts: await Promise.all(
         (await store.alerts.list()).map(async (subscription) => ({
           subscription,

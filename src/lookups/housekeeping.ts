@@ -70,6 +70,8 @@ export interface Pruned {
   sentCallsSettled: number;
   /** Calls written ahead whose charge is in the ledger, forgotten. */
   sentCallsForgotten: number;
+  /** The agent's thread memory (issue 36), kept as long as shortcut offers. */
+  agentThreads: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function pruneOldRows(store: Store, now: Date): Promise<Pruned> {
     alertsSent: await store.alertsSent.prune(before(ALERTS_SENT_KEEP_MS)),
     sentCallsSettled: 0,
     sentCallsForgotten: 0,
+    agentThreads: await store.agent.prune(before(UNFURL_KEEP_MS)),
   };
   const calls = await settleWrittenCalls(store, now);
   pruned.sentCallsSettled = calls.settled;

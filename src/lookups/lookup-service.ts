@@ -142,6 +142,12 @@ export interface LookupService {
   ensureAccount(): Promise<void>;
   /** What the request will cost; rejects with PlatNoAccountError when there is no plat account. */
   quote(request: LookupRequest): Promise<Quote>;
+  /**
+   * Checks `points` more against every cap that applies to this user now, reserving nothing: the
+   * total of several lookups offered under one Confirm (the agent's plan, issue 36). Each call
+   * still reserves its own points when it runs.
+   */
+  checkCaps(userId: string, points: number): Promise<BudgetCheck>;
   /** The cached answer of this request and its age, if the cache holds one (no call, no charge). */
   cached(request: LookupRequest): Promise<{ outcome: LookupOutcome; ageMs: number } | null>;
   /**
@@ -475,6 +481,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     ensureAccount,
     quote: quoteOf,
     checkStepAccess: (request, run, narrowing) => checkStepAccess(accessDeps, request, run, narrowing),
+    checkCaps: (userId, points) => guard.check(userId, points),
     async cached(request) {
       const hit = await cache.get(request);
       return hit ? { outcome: hit.outcome, ageMs: now().getTime() - hit.storedAt } : null;

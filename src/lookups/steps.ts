@@ -21,26 +21,20 @@ import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import type { StepRefusal } from './access.js';
 import type { LookupService } from './lookup-service.js';
 import { decodeFailure, decodeOutcome, encodeFailure, encodeOutcome } from './outcome-codec.js';
-import {
-  type ParsedCommand,
-  parseItemCommand,
-  parseOrdersCommand,
-  parseShopCommand,
-  parseWaybillCommand,
-} from './parse/command-text.js';
-import { parseItemRef } from './parse/item-link.js';
-import { type Problem, problem } from './parse/problems.js';
+import type { Problem } from './parse/problems.js';
 import type { Caps } from './settings.js';
+import { ORDERS_DUE_PAGE_SIZE, type ToolInputs, toolAsk, toolsFor } from './tools.js';
 import type { LookupOutcome, LookupRequest, Quote } from './types.js';
 
-/** The steps' callback ids, as manifest.yml declares them under `functions:`. */
-export const STEP_IDS = ['lookup_waybill', 'lookup_item', 'orders_due', 'lookup_shop'] as const;
-export type StepId = (typeof STEP_IDS)[number];
-export const isStepId = (id: string): id is StepId => (STEP_IDS as readonly string[]).includes(id);
+export { MAX_HOURS_AHEAD, ORDERS_DUE_PAGE_SIZE } from './tools.js';
 
-/** orders_due looks this far ahead at most (a week), and one page of the newest orders. */
-export const MAX_HOURS_AHEAD = 168;
-export const ORDERS_DUE_PAGE_SIZE = 100;
+/**
+ * The steps' callback ids: the catalog's tools offered as steps (lookups/tools.ts), as
+ * manifest.yml declares them under `functions:`.
+ */
+export const STEP_IDS = toolsFor('step').map((t) => t.name) as readonly StepId[];
+export type StepId = 'lookup_waybill' | 'lookup_item' | 'orders_due' | 'lookup_shop';
+export const isStepId = (id: string): id is StepId => (STEP_IDS as readonly string[]).includes(id);
 
 /** A pending lookup's user when the workflow passed no person (the ledger then has no user). */
 export const WORKFLOW_USER_PREFIX = 'workflow:';
@@ -101,15 +95,7 @@ export function createStepApprovals(settings: Settings): StepApprovals {
 
 // ---- inputs → request -------------------------------------------------------------------------
 
-export type StepInputs = Readonly<Record<string, unknown>>;
-
-/** A step's input as text, read up to a command's length (issue 34 M3). */
-const text = (value: unknown): string =>
-  typeof value === 'string'
-    ? capped(value, MAX_COMMAND_TEXT).trim()
-    : typeof value === 'number'
-      ? String(value)
-      : '';
+export type StepInputs = ToolInputs;
 
 /** What a step asks: the lookup request and what the outputs are computed with. */
 export type StepAsk =
@@ -128,53 +114,15 @@ export type StepAsk =
   | { ok: false; stepId: StepId; problems: Problem[] };
 
 /**
- * A step's inputs as the slash commands' parsers read them (the same validation: bad input
- * never reaches a call). `ordersEdition`: the edition /orders is called with.
+ * A step's inputs as the catalog reads them (lookups/tools.ts `toolAsk`: the slash commands'
+ * parsers, so bad input never reaches a call). `ordersEdition`: the edition /orders is called with.
  */
 export function stepRequest(stepId: StepId, inputs: StepInputs, ordersEdition: number): StepAsk {
-  const asked = (
-    parsed: ParsedCommand,
-    missing: Problem,
-    hoursAhead: number | null = null,
-    itemLink: string | null = null,
-  ): StepAsk => {
-    if (parsed.kind === 'request') return { ok: true, stepId, request: parsed.request, hoursAhead, itemLink };
-    if (parsed.kind === 'invalid') return { ok: false, stepId, problems: parsed.problems };
-    return { ok: false, stepId, problems: [missing] };
-  };
-  switch (stepId) {
-    case 'lookup_waybill': {
-      // One id option, as /waybill takes it: waybill information needs the owner (商家 ID).
-      const owner = text(inputs.owner_id);
-      const line = `${text(inputs.waybills)}${owner ? ` owner:${owner}` : ''}`;
-      return asked(parseWaybillCommand(line), problem('waybill_none'));
-    }
-    case 'lookup_item': {
-      const line = `${text(inputs.item)}${inputs.with_prices === true ? ' prices' : ''}`;
-      const ref = parseItemRef(text(inputs.item));
-      return asked(parseItemCommand(line), problem('item_required'), null, ref.ok ? ref.url : null);
-    }
-    case 'lookup_shop': {
-      const shop = text(inputs.shop);
-      // A link is the shop of an item; anything else is a seller account (旺旺号).
-      const line = shop === '' || /^(<?https?:\/\/|\d+$)/i.test(shop) ? shop : `ww ${shop}`;
-      return asked(parseShopCommand(line), problem('shop_required'));
-    }
-    case 'orders_due': {
-      const hours = Number(inputs.hours_ahead ?? 24);
-      if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS_AHEAD)
-        return { ok: false, stepId, problems: [problem('step_hours', { max: MAX_HOURS_AHEAD })] };
-      const shop = text(inputs.shop);
-      if (shop === '') return { ok: false, stepId, problems: [problem('orders_owner')] };
-      // One id, never options: the step's input is a shop, not a command line.
-      if (/\s/.test(shop)) return { ok: false, stepId, problems: [problem('orders_one_owner')] };
-      return asked(
-        parseOrdersCommand(`${shop} size:${ORDERS_DUE_PAGE_SIZE}`, { edition: ordersEdition }),
-        problem('orders_owner'),
-        hours,
-      );
-    }
-  }
+  const ask = toolAsk(stepId, inputs, { ordersEdition });
+  if (!ask.ok) return { ok: false, stepId, problems: ask.problems };
+  // Every step tool asks for a lookup (the free spend report is no step).
+  if (ask.kind !== 'lookup') throw new Error(`step ${stepId} is not a lookup`);
+  return { ok: true, stepId, request: ask.request, hoursAhead: ask.hoursAhead, itemLink: ask.itemLink };
 }
 
 /** Orders awaiting shipment whose ship-by time has passed, or falls within the next hours. */

@@ -2,6 +2,7 @@
  * What the Slack listeners are given (CONVENTIONS 3: factories take their I/O as arguments).
  */
 import type { Logger } from 'pino';
+import type { ModelPlanner } from '../agent/model.js';
 import type { LookupService } from '../lookups/lookup-service.js';
 import type { PlatAccountStatus } from '../lookups/plat-accounts.js';
 import type { UnfurlService } from '../lookups/unfurls.js';
@@ -33,6 +34,8 @@ export interface SlackDeps {
   language: LocaleResolver;
   /** Distributed mode: the tenant's installation and plat account (slack/installs.ts); absent in single-workspace mode. */
   installs?: TenantInstalls;
+  /** The agent's optional language model (agent/model.ts); absent: the deterministic planner only. */
+  agentModel?: ModelPlanner | null;
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;
 }

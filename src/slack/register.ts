@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { registerActions } from './actions/index.js';
+import { registerAgent } from './agent/index.js';
 import { registerAlertActions } from './alerts/actions.js';
 import { registerCommands } from './commands/index.js';
 import type { SlackDeps, TenantInstalls } from './deps.js';
@@ -51,6 +52,7 @@ export function registerListeners(app: App, options: ListenerOptions): void {
   registerFunctions(app, deps);
   registerShortcuts(app, deps);
   registerHome(app, deps, options.installs !== undefined);
+  registerAgent(app, deps);
   app.error(async (error) => {
     // A payload of no installed tenant (authorize refused it): ignored, the ids logged, no secret.
     if (error.original instanceof UnknownTenantError) {

@@ -24,6 +24,7 @@ import {
 } from 'kysely';
 import { type Clock, realClock } from '../clock.js';
 import { LruMap } from '../lru-map.js';
+import { createAgentStore } from './agent.js';
 import { createAlerts } from './alerts.js';
 import { backfillCounters, createBudgetReservations } from './budgets.js';
 import { createAlertsSent, createAnswerCache } from './cache.js';
@@ -236,6 +237,7 @@ function bindTenant(ctx: StoreContext, shared: SharedParts): Store {
     sentCalls: createSentCalls(ctx),
     unfurls: createUnfurls(ctx),
     shortcutBatches: createShortcutBatches(ctx),
+    agent: createAgentStore(ctx),
     budgets: createBudgetReservations(ctx),
     cache: createAnswerCache(ctx),
     alerts: createAlerts(ctx),

@@ -1117,6 +1117,37 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE alert_checks ADD COLUMN check_progress TEXT;
   `,
   },
+  // 22: the agent (issue 36; store/agent.ts). What each thread's answers found, for follow-ups
+  // ("the second one"): ids only, never receiver data or remarks, forgotten after 3 days; and the
+  // feedback people gave the agent's answers (one vote per person and answer; a second replaces it).
+  // New tables only: online-safe (an older replica never reads or writes them).
+  {
+    rollout: 'online',
+    summary: 'the agent: thread memory and feedback (new tables)',
+    sql: `
+  CREATE TABLE agent_threads (
+    tenant_id    TEXT NOT NULL DEFAULT '',
+    channel_id   TEXT NOT NULL,
+    thread_ts    TEXT NOT NULL,
+    context_json TEXT NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, channel_id, thread_ts)
+  ) STRICT;
+  CREATE INDEX agent_threads_updated ON agent_threads (updated_at);
+
+  CREATE TABLE agent_feedback (
+    tenant_id  TEXT NOT NULL DEFAULT '',
+    user_id    TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_ts TEXT NOT NULL,
+    value      TEXT NOT NULL CHECK (value IN ('good', 'bad')),
+    tools      TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, channel_id, message_ts)
+  ) STRICT;
+  CREATE INDEX agent_feedback_at ON agent_feedback (tenant_id, at);
+  `,
+  },
 ];
 
 /**

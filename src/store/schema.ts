@@ -256,6 +256,26 @@ export interface AutoLookupCountsTable {
   updated_at: number;
 }
 
+/** The agent's thread memory (migration 18, store/agent.ts). */
+export interface AgentThreadsTable {
+  tenant_id: string;
+  channel_id: string;
+  thread_ts: string;
+  context_json: string;
+  updated_at: number;
+}
+
+/** Feedback on the agent's answers (migration 18, store/agent.ts). */
+export interface AgentFeedbackTable {
+  tenant_id: string;
+  user_id: string;
+  channel_id: string;
+  message_ts: string;
+  value: 'good' | 'bad';
+  tools: string;
+  at: number;
+}
+
 export interface ShortcutBatchesTable {
   /** The tenant the row belongs to (store/tenants.ts): '' in single-workspace mode. */
   tenant_id: string;
@@ -408,6 +428,8 @@ export interface Schema {
   unfurl_records: UnfurlRecordsTable;
   auto_lookup_counts: AutoLookupCountsTable;
   shortcut_batches: ShortcutBatchesTable;
+  agent_threads: AgentThreadsTable;
+  agent_feedback: AgentFeedbackTable;
   budget_reservations: BudgetReservationsTable;
   spend_counters: SpendCountersTable;
   answer_cache: AnswerCacheTable;

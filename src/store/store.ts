@@ -58,6 +58,8 @@ export interface Store {
   unfurls: UnfurlStore;
   /** What a shortcut's modal offered, claimed once by its Confirm (store/shortcut-batches.ts). */
   shortcutBatches: ShortcutBatches;
+  /** The agent's thread memory and the feedback on its answers (store/agent.ts). */
+  agent: AgentStore;
   /** Running totals per cap and reservations of calls in flight (store/budgets.ts). */
   budgets: BudgetReservations;
   /** Answers kept for a while, shared by every process (store/cache.ts). */
@@ -297,7 +299,8 @@ export interface PendingLookups {
 
 // ---- spend ledger --------------------------------------------------------------------------
 
-export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shortcut' | 'workflow';
+/** Where a charge came from; 'agent': a plan the agent ran after its Confirm (issue 36). */
+export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shortcut' | 'workflow' | 'agent';
 
 export interface LedgerEntry {
   id: number;
@@ -1254,6 +1257,32 @@ export interface ShortcutBatches {
   get(id: string): Promise<ShortcutBatch | null>;
   /** open → used, for its user, before expiry: one conditional UPDATE, so exactly one claim wins. */
   claim(id: string, userId: string): Promise<BatchClaim>;
+}
+
+// ---- the agent (issue 36) ------------------------------------------------------------------
+
+/** A vote on one of the agent's answers. */
+export interface AgentFeedback {
+  userId: string;
+  channelId: string;
+  messageTs: string;
+  value: 'good' | 'bad';
+  /** The tools of the plan the answer was about, comma-separated (no question text is kept). */
+  tools: string;
+  at: Date;
+}
+
+export interface AgentStore {
+  /** What a thread's last answer found (JSON, agent/memory.ts), or null. */
+  thread(channelId: string, threadTs: string): Promise<string | null>;
+  /** Replaces it. */
+  setThread(channelId: string, threadTs: string, contextJson: string): Promise<void>;
+  /** One vote per person and answer: a second one replaces the first. */
+  addFeedback(feedback: AgentFeedback): Promise<void>;
+  /** Votes since `since`: counts, and the newest few. */
+  feedback(since: Date, limit: number): Promise<{ good: number; bad: number; recent: AgentFeedback[] }>;
+  /** Housekeeping: threads untouched since `olderThan` are forgotten; returns how many. */
+  prune(olderThan: Date): Promise<number>;
 }
 
 // ---- Slack installations and plat accounts (distributed mode) --------------------------------

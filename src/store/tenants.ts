@@ -39,6 +39,8 @@ export const TENANT_TABLES = [
   'unfurl_records',
   'auto_lookup_counts',
   'shortcut_batches',
+  'agent_threads',
+  'agent_feedback',
   'budget_reservations',
   'spend_counters',
   'answer_cache',
@@ -61,6 +63,8 @@ const KEYED: Partial<Record<(typeof TENANT_TABLES)[number], readonly string[]>> 
   user_prefs: ['user_id'],
   auto_lookup_counts: ['channel_id', 'day'],
   answer_cache: ['key'],
+  agent_threads: ['channel_id', 'thread_ts'],
+  agent_feedback: ['user_id', 'channel_id', 'message_ts'],
   alerts_sent: ['key'],
   spend_counters: ['scope', 'subject', 'period', 'period_key'],
 };

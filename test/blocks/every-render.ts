@@ -358,6 +358,20 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
   };
   const admin: AdminHome = {
     report,
+    agentFeedback: {
+      good: 12,
+      bad: 3,
+      recent: Array.from({ length: 5 }, (_, i) => ({
+        userId: 'U1234',
+        channelId: 'D1234',
+        messageTs: `1700000000.00000${i}`,
+        value: i % 2 === 0 ? ('good' as const) : ('bad' as const),
+        tools: text.extreme
+          ? 'lookup_waybill,lookup_item,orders_due,lookup_shop,list_orders'
+          : 'lookup_waybill',
+        at: NOW,
+      })),
+    },
     alerts: [
       { at: NOW, alert: { kind: 'account', code: 'quota_exhausted', userId: 'U1234' }, text: '' },
       { at: NOW, alert: { kind: 'budget', figure: cap, userId: 'U1234', refused: true }, text: '' },

@@ -187,6 +187,20 @@ export const manifestSchema = z
     features: z.object({
       app_home: z.record(z.string(), z.boolean()).optional(),
       bot_user: z.object({ display_name: z.string().max(80), always_online: z.boolean() }).strict(),
+      // The Messages tab's agent (as the assistant view before it): a description and at most
+      // four default prompts, each a title and a message.
+      agent_view: z
+        .object({
+          agent_description: z.string().min(1).max(1000),
+          suggested_prompts: z
+            .array(
+              z.object({ title: z.string().min(1).max(75), message: z.string().min(1).max(2000) }).strict(),
+            )
+            .max(4)
+            .optional(),
+        })
+        .strict()
+        .optional(),
       slash_commands: z
         .array(
           z

@@ -296,6 +296,7 @@ const JSON_FIELDS = new Set([
   'inputs',
   'error',
   'chunks',
+  'prompts',
 ]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -750,6 +751,33 @@ export async function startSlackApiServer(
       return { channel: str(call.body.channel, SLACK.channelId), ts: str(call.body.ts, '') };
     },
     'chat.unfurl': () => ({}),
+    // https://docs.slack.dev/reference/methods/assistant.threads.setStatus: "" clears it.
+    'assistant.threads.setStatus': (call) =>
+      typeof call.body.channel_id === 'string' &&
+      typeof call.body.thread_ts === 'string' &&
+      typeof call.body.status === 'string'
+        ? {}
+        : { ok: false, error: 'invalid_arguments' },
+    // https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts: 1 to 4
+    // prompts, each with a title and a message.
+    'assistant.threads.setSuggestedPrompts': (call) => {
+      const prompts = call.body.prompts;
+      const valid =
+        typeof call.body.channel_id === 'string' &&
+        typeof call.body.thread_ts === 'string' &&
+        Array.isArray(prompts) &&
+        prompts.length >= 1 &&
+        prompts.length <= 4 &&
+        prompts.every(
+          (p) =>
+            typeof p === 'object' &&
+            p !== null &&
+            typeof (p as { title?: unknown }).title === 'string' &&
+            typeof (p as { message?: unknown }).message === 'string',
+        );
+      return valid ? {} : { ok: false, error: 'invalid_arguments' };
+    },
+    'assistant.threads.setTitle': () => ({}),
     // Workflow steps (https://docs.slack.dev/reference/methods/functions.completeSuccess): the
     // execution id, and outputs as an object (completeError: an error string).
     'functions.completeSuccess': (call) =>

@@ -69,6 +69,7 @@ function homeStates(w: Words): Render[] {
     ...member,
     admin: true,
     adminHome: {
+      agentFeedback: { good: 0, bad: 0, recent: [] },
       report: {
         period: 'month',
         from: NOW,

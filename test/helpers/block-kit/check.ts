@@ -101,7 +101,13 @@ export function payloadsOfCall(
       : [];
   const carriesMessage =
     method === 'response_url' ||
-    ['chat.postMessage', 'chat.postEphemeral', 'chat.update', 'chat.scheduleMessage'].includes(method);
+    [
+      'chat.postMessage',
+      'chat.postEphemeral',
+      'chat.update',
+      'chat.scheduleMessage',
+      'chat.stopStream',
+    ].includes(method);
   // A response_url post that only deletes the original, or a text-only update, has no blocks to check.
   if (!carriesMessage || body.blocks === undefined) return [];
   return [{ name: 'message', payload: body, surface: 'message' }];

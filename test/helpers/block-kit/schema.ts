@@ -389,8 +389,42 @@ const input = z.strictObject({
   dispatch_action: z.boolean().optional(),
 });
 
+/**
+ * https://docs.slack.dev/reference/block-kit/blocks/context-actions-block: up to 5 feedback
+ * buttons (a positive and a negative button, each a plain_text label and a value) or icon buttons.
+ */
+const feedbackButton = z.strictObject({
+  text: plainText(75),
+  value: z.string().min(1).max(2000),
+  accessibility_label: z.string().max(75).optional(),
+});
+const feedbackButtons = z.strictObject({
+  type: z.literal('feedback_buttons'),
+  action_id: z.string().max(255).optional(),
+  positive_button: feedbackButton,
+  negative_button: feedbackButton,
+});
+const contextActions = z.strictObject({
+  type: z.literal('context_actions'),
+  block_id: blockId.optional(),
+  elements: z
+    .array(oneOf({ feedback_buttons: feedbackButtons }))
+    .min(1)
+    .max(5),
+});
+
 /** Every block type platdesk may emit. */
-export const block = oneOf({ section, header, divider, context, actions, image, input, table });
+export const block = oneOf({
+  section,
+  header,
+  divider,
+  context,
+  actions,
+  image,
+  input,
+  table,
+  context_actions: contextActions,
+});
 
 export const modalView = z
   .strictObject({

@@ -36,6 +36,7 @@ export const home = {
     unfurl: 'unfurl',
     shortcut: 'shortcut',
     workflow: 'workflow step',
+    agent: 'agent',
   },
   failedMark: ' · failed',
   noRecent: 'No lookups in the last 7 days.',
@@ -91,6 +92,9 @@ export const home = {
   shipAlertLine:
     '• #{{id}} {{shop}} → {{channel}} · due within {{within}} h · every {{every}} min {{from}}–{{to}} · spent today {{spent}} of {{cap}}',
   moreAlerts: '…and {{n}} more: `/orders alert list`.',
+  agentTitle: 'Agent feedback (30 days)',
+  agentVotes: '👍 {{good}} · 👎 {{bad}}',
+  agentVoteLine: '{{vote}} <@{{user}}>, {{time}}: {{tools}}',
   footer:
     'Run digests with `/orders digest run`. Every change is recorded with who made it (`/platdesk audit`). Updated {{time}}.',
   form: {

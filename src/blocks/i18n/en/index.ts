@@ -1,4 +1,5 @@
 /** The English catalog: the reference every other language matches key for key. */
+import { agent } from './agent.js';
 import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { chart, table } from './charts.js';
@@ -15,6 +16,7 @@ import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
 import { step } from './steps.js';
+import { tool } from './tools.js';
 import { unfurl } from './unfurl.js';
 import { workObject } from './work-objects.js';
 
@@ -48,8 +50,10 @@ export const en = {
   notice,
   platdesk,
   step,
+  tool,
   workObject,
   install,
   chart,
   table,
+  agent,
 } as const;

@@ -1,11 +1,5 @@
 /** Workflow Builder steps (issue 25): their names, summaries, failures, approvals. */
 export const step = {
-  title: {
-    lookup_waybill: 'Waybill lookup',
-    lookup_item: 'Item lookup',
-    orders_due: 'Orders due to ship',
-    lookup_shop: 'Shop lookup',
-  },
   summary: {
     waybill_one: 'Waybill {{number}}: {{state}}{{last}} ({{carrier}})',
     waybill_other: '{{count}} waybills, first {{number}}: {{state}}{{last}} ({{carrier}})',

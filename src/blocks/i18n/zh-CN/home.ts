@@ -36,6 +36,7 @@ export const home: Catalog['home'] = {
     unfurl: '链接预览',
     shortcut: '快捷方式',
     workflow: '工作流步骤',
+    agent: '智能助手',
   },
   failedMark: ' · 失败',
   noRecent: '最近 7 天没有查询。',
@@ -91,6 +92,9 @@ export const home: Catalog['home'] = {
   shipAlertLine:
     '• #{{id}} {{shop}} → {{channel}} · {{within}} 小时内需发货 · 每 {{every}} 分钟 {{from}}–{{to}} · 今日已扣 {{spent}}，上限 {{cap}}',
   moreAlerts: '…还有 {{n}} 个，见 `/orders alert list`',
+  agentTitle: '助手反馈（30 天）',
+  agentVotes: '👍 {{good}} · 👎 {{bad}}',
+  agentVoteLine: '{{vote}} <@{{user}}>，{{time}}：{{tools}}',
   footer:
     '用 `/orders digest run` 立即运行汇总。每次修改都会记录修改人（可用 `/platdesk audit` 查看）。更新于 {{time}}。',
   form: {

@@ -1,6 +1,7 @@
 /** The Chinese (zh-CN) catalog, typed by the English one: a missing or extra key does not compile. */
 
 import type { Catalog } from '../words.js';
+import { agent } from './agent.js';
 import { alertForm, shipAlert, shipAlertProblem } from './alerts.js';
 import { item, shop, waybill } from './answers.js';
 import { chart, table } from './charts.js';
@@ -17,6 +18,7 @@ import { platdesk } from './platdesk.js';
 import { problem } from './problems.js';
 import { shortcut } from './shortcut.js';
 import { step } from './steps.js';
+import { tool } from './tools.js';
 import { unfurl } from './unfurl.js';
 import { workObject } from './work-objects.js';
 
@@ -50,8 +52,10 @@ export const zhCN: Catalog = {
   notice,
   platdesk,
   step,
+  tool,
   workObject,
   install,
   chart,
   table,
+  agent,
 };

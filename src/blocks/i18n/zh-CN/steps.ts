@@ -2,12 +2,6 @@
 import type { Catalog } from '../words.js';
 
 export const step: Catalog['step'] = {
-  title: {
-    lookup_waybill: '查询运单',
-    lookup_item: '查询商品',
-    orders_due: '待发货订单',
-    lookup_shop: '查询店铺',
-  },
   summary: {
     waybill_one: '运单号 {{number}}：{{state}}{{last}}（{{carrier}}）',
     waybill_other: '{{count}} 个运单号，第一个 {{number}}：{{state}}{{last}}（{{carrier}}）',

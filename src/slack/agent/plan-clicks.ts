@@ -1,0 +1,187 @@
+/**
+ * The agent's plan buttons (issue 36): Confirm runs the plan once (agent/plans.ts claims its batch
+ * once: a double click or a redelivery runs nothing more), streaming each step's task card from
+ * pending to done or error, posting each answer as the command renders it, and closing with what
+ * was really charged and feedback buttons. Cancel (Stop) cancels the steps not yet run. Feedback
+ * votes are kept, one per person and answer.
+ */
+import type { App, FeedbackButtonsAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { confirmPlan } from '../../agent/ask.js';
+import { stopPlan } from '../../agent/plans.js';
+import { ACTIONS } from '../../blocks/action-ids.js';
+import {
+  agentStatus,
+  failedStepText,
+  renderAgentNotice,
+  renderRunSummary,
+  taskChunk,
+} from '../../blocks/agent.js';
+import { chargeNoteText } from '../../blocks/charge-note.js';
+import { errorTitle, renderPlatError } from '../../blocks/errors.js';
+import type { Words } from '../../blocks/i18n/words.js';
+import { toolWords } from '../../blocks/tools.js';
+import { describeRequest } from '../../blocks/words-of.js';
+import { isToolName, type ToolName } from '../../lookups/tools.js';
+import { isPlatError } from '../../plat/errors.js';
+import { answerOf, keptResult } from '../answer.js';
+import { onMessageClick } from '../clicks/message-click.js';
+import type { SlackDeps } from '../deps.js';
+import { agentDeps, postInThread } from './agent-deps.js';
+
+/** A step's words for its task card: what it looks up. */
+const stepTitle = (w: Words, tool: ToolName, request: Parameters<typeof describeRequest>[1] | null) =>
+  request ? describeRequest(w, request) : toolWords(w, tool).title;
+
+async function runConfirmed(
+  deps: SlackDeps,
+  client: WebClient,
+  input: { batchId: string; userId: string; teamId: string | null; reply: (m: object) => Promise<unknown> },
+): Promise<void> {
+  const w = await deps.language.user(input.userId);
+  const batch = await deps.store.shortcutBatches.get(input.batchId);
+  if (!batch?.channelId || !batch.threadTs) {
+    await input.reply({
+      response_type: 'ephemeral',
+      replace_original: false,
+      ...renderAgentNotice(w, { kind: 'closed', reason: 'not_found' }),
+    });
+    return;
+  }
+  const where = { channelId: batch.channelId, threadTs: batch.threadTs, userId: input.userId };
+  const stream = client.chatStream({
+    channel: where.channelId,
+    thread_ts: where.threadTs,
+    recipient_user_id: input.userId,
+    ...(input.teamId ? { recipient_team_id: input.teamId } : {}),
+  });
+  let started = false;
+  const setStatus = async (text: string) => {
+    try {
+      await client.assistant.threads.setStatus({
+        channel_id: where.channelId,
+        thread_ts: where.threadTs,
+        status: text,
+      });
+    } catch (err) {
+      deps.logger.warn({ err }, 'agent status not set');
+    }
+  };
+  const tools: ToolName[] = [];
+  const result = await confirmPlan(
+    agentDeps(deps),
+    input.batchId,
+    input.userId,
+    {
+      async started(step) {
+        tools.push(step.tool);
+        if (!started) {
+          started = true;
+          await setStatus(agentStatus(w, 'running'));
+        }
+        await stream.append({
+          chunks: [taskChunk({ index: step.index, what: toolWords(w, step.tool).title }, 'in_progress')],
+        });
+      },
+      async done(step, outcome, pending) {
+        const what = stepTitle(w, step.tool, pending.request);
+        const charged = chargeNoteText(w, {
+          chargedPoints: outcome.chargedPoints,
+          quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+          ...(outcome.shared ? { shared: true } : {}),
+        });
+        await stream.append({ chunks: [taskChunk({ index: step.index, what }, 'complete', charged)] });
+        await postInThread(
+          deps,
+          client,
+          where,
+          await answerOf(deps, w, outcome, pending),
+          pending.request.kind === 'orders',
+        );
+      },
+      async failed(step, error, pending) {
+        const what = stepTitle(w, step.tool, pending.request);
+        const why = isPlatError(error) ? errorTitle(w, error.code) : w.t('error.noReason');
+        await stream.append({
+          chunks: [taskChunk({ index: step.index, what }, 'error', failedStepText(w, what, why))],
+        });
+        await postInThread(deps, client, where, renderPlatError(w, error), true);
+        await deps.alerts.notifyIfAccountError(error, { userId: input.userId });
+      },
+      async stopped(step) {
+        await stream.append({
+          chunks: [
+            taskChunk(
+              { index: step.index, what: toolWords(w, step.tool).title },
+              'error',
+              w.t('agent.stopped'),
+            ),
+          ],
+        });
+      },
+    },
+    keptResult,
+  );
+  if (result.kind === 'closed') {
+    // A second click, another person's, or too late: nothing ran, nothing was streamed.
+    await input.reply({
+      response_type: 'ephemeral',
+      replace_original: false,
+      ...renderAgentNotice(w, { kind: 'closed', reason: result.reason }),
+    });
+    return;
+  }
+  const summary = renderRunSummary(w, {
+    points: result.points,
+    quotaCalls: result.quotaCalls,
+    stopped: result.stopped,
+    tools,
+  });
+  await stream.stop({ blocks: summary.blocks });
+  await setStatus('');
+}
+
+export function registerPlanClicks(app: App, deps: SlackDeps): void {
+  onMessageClick(app, deps, ACTIONS.agentConfirm, async ({ action, body, client, reply }) => {
+    if (!action.value) return;
+    const run = runConfirmed(deps, client, {
+      batchId: action.value,
+      userId: body.user.id,
+      teamId: body.team?.id ?? null,
+      reply,
+    });
+    // Shutdown waits for a confirmed plan, so its answers are delivered, not only recorded.
+    await deps.lookups.hold(run);
+  });
+
+  onMessageClick(app, deps, ACTIONS.agentStop, async ({ action, body, reply }) => {
+    if (!action.value) return;
+    const w = await deps.language.user(body.user.id);
+    const stopped = await stopPlan(agentDeps(deps), action.value, body.user.id);
+    const notice =
+      stopped.kind === 'stopped'
+        ? renderAgentNotice(w, { kind: 'stopped', running: stopped.running })
+        : renderAgentNotice(w, { kind: 'closed', reason: stopped.reason });
+    await reply({ response_type: 'ephemeral', replace_original: false, ...notice });
+  });
+
+  onMessageClick<FeedbackButtonsAction>(app, deps, ACTIONS.agentFeedback, async ({ action, body, reply }) => {
+    const [vote, list = ''] = action.value.split(':');
+    if (vote !== 'good' && vote !== 'bad') return;
+    const tools = list.split(',').filter(isToolName);
+    await deps.store.agent.addFeedback({
+      userId: body.user.id,
+      channelId: body.channel?.id ?? '',
+      messageTs: body.message?.ts ?? body.container?.message_ts ?? '',
+      value: vote,
+      tools: tools.join(','),
+      at: deps.now(),
+    });
+    const w = await deps.language.user(body.user.id);
+    await reply({
+      response_type: 'ephemeral',
+      replace_original: false,
+      ...renderAgentNotice(w, { kind: 'feedback' }),
+    });
+  });
+}
