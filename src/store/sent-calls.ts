@@ -184,17 +184,11 @@ export function createSentCalls(ctx: StoreContext): SentCalls {
       // Rows of a build before migration 20 have no written_at: their send time stands in.
       const rows = await db
         .selectFrom('sent_calls')
-        .select((eb) => [
+        .select((eb) =>
           sql<number>`${now} - coalesce(${eb.ref('sent_calls.written_at')}, ${eb.ref('sent_calls.sent_at')})`.as(
             'ago',
           ),
-          eb
-            .selectFrom('ledger')
-            .select((lb) => sql<number>`${now} - ${lb.ref('ledger.at')}`.as('ago'))
-            .whereRef('ledger.charge_id', '=', 'sent_calls.charge_id')
-            .where('ledger.code', 'not in', [-1, MAYBE_NOT_SENT_CODE])
-            .as('answered_ago'),
-        ])
+        )
         .where((eb) =>
           eb.or([
             eb('written_at', '>', sql<number>`${now} - ${withinMs}`),
@@ -202,10 +196,10 @@ export function createSentCalls(ctx: StoreContext): SentCalls {
           ]),
         )
         .execute();
-      return rows.map((row) => ({
-        writtenAgoMs: Number(row.ago),
-        answeredAgoMs: row.answered_ago === null ? null : Number(row.answered_ago),
-      }));
+      // No answer time is kept: a ledger row's time is its call's reservation (the period it is
+      // booked in, set before the send), not when the answer was read, so it cannot say that a
+      // call had arrived. Every call is taken as possibly on its way until its bound runs out.
+      return rows.map((row) => ({ writtenAgoMs: Number(row.ago), answeredAgoMs: null }));
     },
   };
 }
