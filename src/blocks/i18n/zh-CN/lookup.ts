@@ -57,9 +57,9 @@ export const confirm: Catalog['confirm'] = {
   interruptedChargeUnknown:
     ':warning: 你对{{summary}}的查询在调用发送后中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。费用尚未记录，记录后可用 `/platdesk usage` 查看。',
   interruptedCostUnknown:
-    ':warning: 你对{{summary}}的查询在调用发送后、读到回复前中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。数据服务可能已经扣费；扣了多少 platdesk 无从得知：请查看你的 plat 账户账单。',
+    ':warning: 你对{{summary}}的查询在调用发送后、读到回复前中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。数据服务可能已经扣费；扣了多少 platdesk 无从得知：请到 plat 账户查看数据服务的扣费情况。',
   interruptedMaybeNotSent:
-    ':warning: 你对{{summary}}的查询在调用正要发送时中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。这次调用可能没有到达数据服务；如果到达了，扣了多少 platdesk 无从得知：请查看你的 plat 账户账单。',
+    ':warning: 你对{{summary}}的查询在调用正要发送时中断（platdesk 重启或数据库连接中断），没有重新执行，也不会再执行。这次调用可能没有到达数据服务；如果到达了，扣了多少 platdesk 无从得知：请到 plat 账户查看数据服务的扣费情况。',
   interruptedRunBelow: '如需查询，请确认下面的新请求。',
   interruptedRunAgain: '如需查询，请再次输入同一命令：它会先请你确认费用。',
   interruptedAnswerBelow: '下面是当时保存的结果。',
