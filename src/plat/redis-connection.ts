@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 /**
  * What every Redis client of platdesk shares (the limiter, single flight): connection settings
  * that fail fast instead of queueing, and a short reason for a failure that names no address.
@@ -13,6 +14,24 @@ export const REDIS_CONNECTION = {
   commandTimeout: 2000,
   retryStrategy: (attempt: number) => Math.min(100 * attempt, 500),
 } as const;
+
+/**
+ * Resolves once a new client's first connection is ready, or after `ms`: a first command sent
+ * before would be refused as "not connected" (no offline queue) while Redis is fine. What happens
+ * after `ms` is the command's to report.
+ */
+export function firstConnection(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+  });
+}
 
 /** redisFailureReason of a command refused because the connection is down. */
 export const NOT_CONNECTED = 'not connected';

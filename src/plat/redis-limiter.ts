@@ -49,7 +49,7 @@ import {
 } from './limiter.js';
 import { createLimiterQueue, jobRequest, type QueuedJob, refusedBeforeQueued } from './limiter-queue.js';
 import type { Operation } from './operations.js';
-import { NOT_CONNECTED, REDIS_CONNECTION, redisFailureReason } from './redis-connection.js';
+import { firstConnection, NOT_CONNECTED, REDIS_CONNECTION, redisFailureReason } from './redis-connection.js';
 import { ACQUIRE, HEARTBEAT, type LimiterScript, QUIET, REJOIN, RELEASE } from './redis-limiter-scripts.js';
 
 /** Why a job had to wait for Redis (counted in /metrics). */
@@ -576,7 +576,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       });
     }, heartbeatMs);
   }
-  void heartbeat();
+  // The first beat once connected: one sent while connecting would report Redis as down.
+  void firstConnection(redis, REDIS_CONNECTION.connectTimeout).then(heartbeat);
   scheduleBeat();
 
   return {

@@ -47,7 +47,7 @@ describe('replicas that refuse paid work: a clock off the database, a schema mov
   }
 
   async function metricsOf(index: number): Promise<string> {
-    return (await fetch(`${cluster.at(index).url}/metrics`)).text();
+    return (await fetch(`${cluster.at(index).metricsUrl}/metrics`)).text();
   }
   const metric = (text: string, series: string): number => {
     const line = text.split('\n').find((l) => l.startsWith(`${series} `));
