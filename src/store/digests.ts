@@ -225,21 +225,30 @@ export function createDigests(ctx: StoreContext): DigestStore {
           : { claimed: true, run: await mustRun(trx, row.id), how };
       }),
     createManual: (input, lease, newestRunId) =>
-      newestRunId === undefined
-        ? newRun(db, 'manual', input, lease)
-        : db.transaction().execute(async (trx) => {
-            await takeLock(trx, 'digests');
-            const newest = await trx
-              .selectFrom('digest_runs')
-              .select('id')
-              .where('tenant_id', '=', tenant)
-              .where('subscription_id', '=', input.subscriptionId)
-              .orderBy('id', 'desc')
-              .limit(1)
-              .executeTakeFirst();
-            if (newest?.id !== newestRunId) return null;
-            return newRun(trx, 'manual', input, lease);
-          }),
+      db.transaction().execute(async (trx) => {
+        await takeLock(trx, 'digests');
+        const newest = await trx
+          .selectFrom('digest_runs')
+          .select(['id', 'state'])
+          .where('tenant_id', '=', tenant)
+          .where('subscription_id', '=', input.subscriptionId)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        if (newestRunId !== undefined && newest?.id !== newestRunId) return null;
+        // A run of it still open (fetching, posting, or its post being looked for) would buy the
+        // same pages again and post a second digest: this one runs nothing.
+        const open = await trx
+          .selectFrom('digest_runs')
+          .select('id')
+          .where('tenant_id', '=', tenant)
+          .where('subscription_id', '=', input.subscriptionId)
+          .where('state', 'in', ['running', 'posting', 'unknown'])
+          .limit(1)
+          .executeTakeFirst();
+        if (open) return null;
+        return newRun(trx, 'manual', input, lease);
+      }),
     run: (id) => runOf(db, id),
     async scheduledRun(subscriptionId, localDate) {
       const row = await scheduledRow(db, subscriptionId, localDate);

@@ -782,9 +782,10 @@ export interface DigestStore {
    */
   claimScheduled(input: NewDigestRun, lease: Lease): Promise<RunClaim>;
   /**
-   * A "Run now" run, held by the caller. With `newestRunId`, only while that run is still the
-   * subscription's newest (checked and created under the digests lock: a "Run again" is
-   * single-use across processes); null otherwise.
+   * A "Run now" run, held by the caller, created under the digests lock; null while another run of
+   * the subscription is open (running, posting, or its post unknown: two "Run now" at once buy
+   * the pages once) and, with `newestRunId`, unless that run is still the subscription's newest
+   * (a "Run again" is single-use across processes).
    */
   createManual(input: NewDigestRun, lease: Lease, newestRunId?: number): Promise<DigestRun | null>;
   run(id: number): Promise<DigestRun | null>;
