@@ -276,6 +276,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     slackClients,
     configuredAdmins: config.admins,
     locale: config.locale,
+    mcpUrl: config.mcp.url,
     holder,
     singleFlight,
     logger,

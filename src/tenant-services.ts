@@ -39,6 +39,8 @@ export interface TenantServicesDeps {
   /** PLATDESK_ADMINS: admins of SINGLE_TENANT only. */
   configuredAdmins: readonly string[];
   locale: Locale;
+  /** The MCP server's public URL (config.mcp.url). */
+  mcpUrl?: string | null;
   holder: ClaimHolder;
   /** Shared by every tenant; each tenant's keys are its own (tenantFlights). */
   singleFlight: SingleFlight<LookupOutcome>;
@@ -160,6 +162,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
         metrics: d.metrics,
         language,
         ...(d.installs ? { installs: d.installs } : {}),
+        mcpUrl: d.mcpUrl ?? null,
       },
     };
   }

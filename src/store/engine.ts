@@ -34,6 +34,7 @@ import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
 import { createInstallations } from './installations.js';
 import { createLedger } from './ledger.js';
+import { createMcpTokens } from './mcp-tokens.js';
 import { type Engine, migrate } from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import { createPlatAccounts } from './plat-accounts.js';
@@ -167,6 +168,7 @@ function bindTenant(ctx: StoreContext, shared: SharedParts): Store {
     unfurls: createUnfurls(ctx),
     shortcutBatches: createShortcutBatches(ctx),
     agent: createAgentStore(ctx),
+    mcpTokens: createMcpTokens(ctx),
     budgets: createBudgetReservations(ctx),
     cache: createAnswerCache(ctx),
     alerts: createAlerts(ctx),
