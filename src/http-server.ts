@@ -14,7 +14,7 @@
  * reason to restart it), `/readyz` 200 while every check is ready for traffic now, else 503 with
  * the names of those that are not.
  */
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { HTTPReceiver, type Receiver } from '@slack/bolt';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import type { Logger } from 'pino';
@@ -127,6 +127,8 @@ export interface HttpFrontOptions {
   onSocketDeaf?: (downForMs: number) => void;
   /** Distributed mode: Slack's install routes (`/slack/install`, `/slack/oauth_redirect`). */
   installRoutes?: CustomRoute[];
+  /** The MCP server (issue 37, mcp/server.ts) at `/mcp`, on this port in both modes. */
+  mcp?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface HttpFront {
@@ -175,6 +177,9 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   const routes = [
     ...httpRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, metrics),
     ...(options.installRoutes ?? []),
+    ...(options.mcp
+      ? [{ path: '/mcp', method: ['POST', 'GET', 'DELETE'], handler: options.mcp } satisfies CustomRoute]
+      : []),
   ];
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({

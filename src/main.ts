@@ -4,7 +4,7 @@
  * their own modules: the plat side in plat-wiring.ts, each tenant's parts in tenant-services.ts,
  * the HTTP front in http-server.ts, the stop sequence in shutdown.ts.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App } from '@slack/bolt';
@@ -19,6 +19,7 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import type { PlatAccounts } from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { afterInstall, eraseDueTenants } from './lookups/tenancy.js';
+import { createMcpHandler } from './mcp/server.js';
 import { Metrics } from './metrics.js';
 import { longestCallMs, type RetryPolicy } from './plat/client.js';
 import { gatedLimiter } from './plat/gated-limiter.js';
@@ -211,8 +212,15 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         },
       })
     : null;
+  // /mcp is served once the tenants' parts exist (below); until then it answers 503.
+  let mcp: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const front = createHttpFront({
     ...(installs ? { installRoutes: installs.routes } : {}),
+    mcp: (req, res) => {
+      if (mcp) return mcp(req, res);
+      res.writeHead(503, { 'retry-after': '1' });
+      res.end();
+    },
     config,
     limiter,
     store,
@@ -301,6 +309,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     metrics,
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
+  });
+
+  mcp = createMcpHandler({
+    store,
+    tenantDeps: async (t) => (await tenants.forTenant(t)).deps,
+    slackFor: (t) => slackClients.clientFor(t),
+    ...(installations ? { installed: async (t: string) => (await installations(t)) !== null } : {}),
+    confirmTtlMs: config.mcp.confirmTtlMs,
+    ratePerMinute: config.mcp.ratePerMinute,
+    now,
+    logger: logger.child({ component: 'mcp' }),
   });
 
   const claims = createClaimWatch({
