@@ -27,11 +27,11 @@ import {
 } from '../blocks/mcp.js';
 import { interruptedTruth } from '../lookups/interrupted.js';
 import { summarize } from '../lookups/lookup-service.js';
-import { decodeFailure, decodeOutcome, encodeFailure, encodeOutcome } from '../lookups/outcome-codec.js';
+import { mcpFailureJson, mcpResultJson, mcpSummary } from '../lookups/mcp-calls.js';
+import { decodeFailure, decodeOutcome, encodeOutcome } from '../lookups/outcome-codec.js';
 import { usageReport } from '../lookups/reports.js';
 import { type ToolInputs, type ToolName, toolAsk } from '../lookups/tools.js';
 import type { LookupOutcome, Pending } from '../lookups/types.js';
-import { isPlatError } from '../plat/errors.js';
 import type { SlackDeps } from '../slack/deps.js';
 import type { McpToken } from '../store/store.js';
 
@@ -65,14 +65,6 @@ export interface McpCall {
   signal?: AbortSignal;
 }
 
-/** The pending row's summary: language-free, with the client and token for the DM's closing line. */
-export const mcpSummary = (call: Pick<McpCall, 'tool' | 'token' | 'client'>, what: string) =>
-  `mcp|${call.tool}|${call.token.name}|${what}|${call.client}`;
-export function mcpClientOf(summary: string): string | null {
-  if (!summary.startsWith('mcp|')) return null;
-  return summary.split('|').slice(4).join('|') || null;
-}
-
 const stable = (value: unknown): string =>
   JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
@@ -88,12 +80,6 @@ export function mcpPendingId(call: Pick<McpCall, 'token' | 'callId' | 'tool' | '
     .digest('base64url');
   return `mcp:${h.slice(0, 32)}`;
 }
-
-/** What a finished lookup keeps with its row (the click's run writes it; a retry reads it). */
-export const mcpResultJson = (outcome: LookupOutcome): string =>
-  JSON.stringify({ outcome: encodeOutcome(outcome), ageMs: null });
-export const mcpFailureJson = (error: unknown): string | null =>
-  isPlatError(error) ? encodeFailure(error) : null;
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {

@@ -8,7 +8,7 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import { renderMcpDecided } from '../../blocks/mcp.js';
-import { mcpClientOf, mcpFailureJson, mcpResultJson } from '../../mcp/tool-calls.js';
+import { mcpClientOf, mcpFailureJson, mcpResultJson } from '../../lookups/mcp-calls.js';
 import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
 import { answerInterrupted, answerRefusedClaim } from './confirm.js';
