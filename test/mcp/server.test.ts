@@ -216,12 +216,70 @@ describe.each(ENGINES)('MCP server (%s)', (engine) => {
     await client.close();
   });
 
+  it('keeps the client informed while it waits, then: a cached answer is free, confirm-under-N skips the DM, MCP off is 401', async () => {
+    const token = await newToken();
+    const client = await connect(token, 'Claude Desktop');
+    const before = h().calls();
+    let dms = dmsTo(SLACK.userId).length;
+    const progress: string[] = [];
+    // A shop: its answer is cached for hours (waybill information is never cached).
+    const shop = { shop: SANDBOX_FIXTURES.links.brandedStore };
+    const waiting = client.callTool({ name: 'lookup_shop', arguments: shop }, undefined, {
+      onprogress: (p) => void progress.push(String(p.message)),
+    });
+    const dm = await nextDm(dms);
+    // Progress every 5 s while the owner has not clicked.
+    await new Promise((r) => setTimeout(r, 5600));
+    expect(progress.some((m) => m.includes('Waiting for a Confirm in Slack'))).toBe(true);
+    await h().click('platdesk.mcp.confirm', buttonOf(dm, 'platdesk.mcp.confirm').value);
+    expect((await waiting).isError).toBeFalsy();
+    expect(h().calls()).toBe(before + 1);
+
+    // The same question from another call: the cached answer, no DM, no call.
+    dms = dmsTo(SLACK.userId).length;
+    const cached = await client.callTool({ name: 'lookup_shop', arguments: shop });
+    expect(cached.isError).toBeFalsy();
+    expect(textOf(cached.content)).toContain('From cache');
+    expect(dmsTo(SLACK.userId).length).toBe(dms);
+    expect(h().calls()).toBe(before + 1);
+
+    // The person's own "confirm under 20": a 4-point call runs without a DM, charged once.
+    const pref = await h().command('/platdesk', 'confirm under 20');
+    await h().nextResponse(pref.responseUrlId);
+    const auto = await client.callTool({ name: 'lookup_waybill', arguments: waybill(7) });
+    expect(auto.isError).toBeFalsy();
+    expect(textOf(auto.content)).toContain('Charged 4 points');
+    expect(dmsTo(SLACK.userId).length).toBe(dms);
+    expect(h().calls()).toBe(before + 2);
+    const always = await h().command('/platdesk', 'confirm always');
+    await h().nextResponse(always.responseUrlId);
+    await client.close();
+
+    // An admin turns MCP off: the same token is refused with 401.
+    const off = await h().command('/platdesk', 'mcp off', { userId: SLACK.adminId });
+    await h().nextResponse(off.responseUrlId);
+    await expect(connect(token)).rejects.toThrow();
+    const res = await fetch(`${h().platdesk.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('turned off');
+    const on = await h().command('/platdesk', 'mcp on', { userId: SLACK.adminId });
+    await h().nextResponse(on.responseUrlId);
+  });
+
   it('the free spend tool answers from the ledger without a DM', async () => {
     const client = await connect(await newToken());
     const dms = dmsTo(SLACK.userId).length;
     const result = await client.callTool({ name: 'spend_report', arguments: { period: 'last30' } });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ points: 8, calls: 2 });
+    // What the ledger holds for this person over the period, as the tool says it.
+    const from = new Date(h().now().getTime() - 30 * 86_400_000);
+    const totals = await h().platdesk.store.ledger.totals({ from, to: h().now(), userId: SLACK.userId });
+    expect(totals.calls).toBeGreaterThan(0);
+    expect(result.structuredContent).toMatchObject({ points: totals.points, calls: totals.calls });
     const everyone = await client.callTool({ name: 'spend_report', arguments: { everyone: true } });
     expect(everyone.isError).toBe(true);
     expect(dmsTo(SLACK.userId).length).toBe(dms);
