@@ -146,6 +146,12 @@ describe.each(ENGINES)('MCP server (%s)', (engine) => {
     // The DM is replaced by what happened.
     const replaced = await h().nextResponse(click.responseUrlId);
     expect(textOf(replaced)).toContain('Confirmed');
+    // The token never reaches a log line.
+    expect(
+      h()
+        .logs()
+        .some((l) => l.includes('pdmcp_')),
+    ).toBe(false);
     // A second click runs nothing.
     await h().click('platdesk.mcp.confirm', confirm.value);
     await h().settle(200);
