@@ -178,6 +178,12 @@ const envSchema = z.object({
   PLATDESK_DEFAULT_ACCOUNT_FOR: optionalText,
   PLATDESK_ENCRYPTION_KEY: optionalText,
   PLATDESK_RETENTION_DAYS: int(1, 3650, 30),
+  // Where people reach platdesk from outside (the MCP server URL /platdesk mcp token shows).
+  PLATDESK_PUBLIC_URL: url('PLATDESK_PUBLIC_URL').optional(),
+  // How long an AI client's paid tool call waits for its owner's Confirm in Slack (issue 37).
+  MCP_CONFIRM_TTL_S: int(30, 3600, 300),
+  // Requests one MCP token may make per minute (a runaway client is slowed, not the workspace).
+  MCP_RATE_PER_MINUTE: int(1, 10_000, 120),
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
   SLACK_API_URL: url('SLACK_API_URL').optional(),
@@ -357,6 +363,8 @@ export interface Config {
   encryptionKeys: EncryptionKey[];
   /** Days a workspace's data is kept after it uninstalls platdesk (PLATDESK_RETENTION_DAYS). */
   retentionDays: number;
+  /** The MCP server (issue 37): its public URL, how long a tool call waits for a Confirm, the rate per token. */
+  mcp: { url: string | null; confirmTtlMs: number; ratePerMinute: number };
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** The agent's optional language model (AGENT_MODEL_*); null: the deterministic planner only. */
   agentModel: AgentModelConfig | null;
@@ -597,6 +605,11 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL ?? null,
     encryptionKeys: e.PLATDESK_ENCRYPTION_KEY ? parseEncryptionKeys(e.PLATDESK_ENCRYPTION_KEY).keys : [],
     retentionDays: e.PLATDESK_RETENTION_DAYS,
+    mcp: {
+      url: e.PLATDESK_PUBLIC_URL ? `${e.PLATDESK_PUBLIC_URL.replace(/\/+$/, '')}/mcp` : null,
+      confirmTtlMs: e.MCP_CONFIRM_TTL_S * 1000,
+      ratePerMinute: e.MCP_RATE_PER_MINUTE,
+    },
     logLevel: e.LOG_LEVEL,
     agentModel:
       e.AGENT_MODEL_PROVIDER && e.AGENT_MODEL

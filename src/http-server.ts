@@ -181,6 +181,8 @@ export interface HttpFrontOptions {
   onSocketDeaf?: (downForMs: number) => void;
   /** Distributed mode: Slack's install routes (`/slack/install`, `/slack/oauth_redirect`). */
   installRoutes?: CustomRoute[];
+  /** The MCP server (issue 37, mcp/server.ts) at `/mcp`, on this port in both modes. */
+  mcp?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface HttpFront {
@@ -243,7 +245,13 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     },
   });
   const health = healthRoutes({ mode: config.slack.mode, sandbox: options.sandbox, checks }, logger);
-  const routes = [...publicRoutes(health, metrics, config.metricsToken), ...(options.installRoutes ?? [])];
+  const routes = [
+    ...publicRoutes(health, metrics, config.metricsToken),
+    ...(options.installRoutes ?? []),
+    ...(options.mcp
+      ? [{ path: '/mcp', method: ['POST', 'GET', 'DELETE'], handler: options.mcp } satisfies CustomRoute]
+      : []),
+  ];
   const internal = config.metricsPort === null ? null : internalServer(health, metrics);
   if (config.slack.mode === 'socket') {
     const sockets = createSocketConnections({

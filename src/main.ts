@@ -4,7 +4,7 @@
  * their own modules: the plat side in plat-wiring.ts, each tenant's parts in tenant-services.ts,
  * the HTTP front in http-server.ts, the stop sequence in shutdown.ts.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { App } from '@slack/bolt';
@@ -22,6 +22,7 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import type { PlatAccounts } from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { afterInstall, eraseDueTenants } from './lookups/tenancy.js';
+import { createMcpHandler } from './mcp/server.js';
 import { Metrics } from './metrics.js';
 import { longestCallMs, type RetryPolicy } from './plat/client.js';
 import { gatedLimiter } from './plat/gated-limiter.js';
@@ -252,8 +253,15 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         },
       })
     : null;
+  // /mcp is served once the tenants' parts exist (below); until then it answers 503.
+  let mcp: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const front = createHttpFront({
     ...(installs ? { installRoutes: installs.routes } : {}),
+    mcp: (req, res) => {
+      if (mcp) return mcp(req, res);
+      res.writeHead(503, { 'retry-after': '1' });
+      res.end();
+    },
     config,
     limiter,
     store,
@@ -334,6 +342,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     agentModel: config.agentModel
       ? createModelPlanner(config.agentModel, (name) => toolDescription(wordsFor('en'), name))
       : null,
+    mcpUrl: config.mcp.url,
     holder,
     singleFlight,
     logger,
@@ -360,6 +369,17 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     logger,
     metrics,
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
+  });
+
+  mcp = createMcpHandler({
+    store,
+    tenantDeps: async (t) => (await tenants.forTenant(t)).deps,
+    slackFor: (t) => slackClients.clientFor(t),
+    ...(installations ? { installed: async (t: string) => (await installations(t)) !== null } : {}),
+    confirmTtlMs: config.mcp.confirmTtlMs,
+    ratePerMinute: config.mcp.ratePerMinute,
+    now,
+    logger: logger.child({ component: 'mcp' }),
   });
 
   const claims = createClaimWatch({

@@ -47,6 +47,8 @@ export interface TenantServicesDeps {
   locale: Locale;
   /** PLAT_PRICE_CEILING: what a call of an unknown price holds against the caps. */
   priceCeiling: number;
+  /** The MCP server's public URL (config.mcp.url). */
+  mcpUrl?: string | null;
   holder: ClaimHolder;
   /** Shared by every tenant; each tenant's keys are its own (tenantFlights). */
   singleFlight: SingleFlight<LookupOutcome>;
@@ -199,6 +201,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
         language,
         agentModel: d.agentModel ?? null,
         ...(d.installs ? { installs: d.installs } : {}),
+        mcpUrl: d.mcpUrl ?? null,
       },
     };
   }

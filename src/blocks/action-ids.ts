@@ -9,6 +9,10 @@ export const ACTIONS = {
   agentStop: 'platdesk.agent.stop',
   /** The agent's answer: feedback buttons; value = agentFeedbackValue(). */
   agentFeedback: 'platdesk.agent.feedback',
+  /** An AI client's paid tool call (MCP, issue 37), in its owner's DM: value = the pending lookup id. */
+  mcpConfirm: 'platdesk.mcp.confirm',
+  /** An AI client's paid tool call: deny it; value = the pending lookup id. */
+  mcpDeny: 'platdesk.mcp.deny',
   /** Charge confirmation: value = the pending lookup id. */
   confirm: 'platdesk.confirm',
   /** Charge confirmation: value = the pending lookup id. */

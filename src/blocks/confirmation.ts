@@ -23,6 +23,11 @@ export interface ConfirmationInput {
   expiresInMinutes: number;
   /** Caps at 80 % or more. */
   warnings?: readonly CapFigure[];
+  /**
+   * An AI client's tool call (MCP, issue 37): which client asks with which of the person's
+   * tokens, said first; its buttons are the MCP ones (Confirm, Deny) whose click answers the client.
+   */
+  mcp?: { client: string; token: string };
 }
 
 /** The price of a line's calls as the user should read it ("per call" only when there are several). */
@@ -92,7 +97,11 @@ export function renderConfirmation(w: Words, input: ConfirmationInput): Rendered
           section(t('confirm.total', { total: totalText(w, input.quote) })),
         ];
 
+  const mcp = input.mcp;
   const blocks = [
+    ...(mcp
+      ? [section(t('mcp.asks', { client: escapeClip(mcp.client, 100), token: escapeClip(mcp.token, 40) }))]
+      : []),
     ...charges,
     ...(warnings.length > 0
       ? [
@@ -108,11 +117,13 @@ export function renderConfirmation(w: Words, input: ConfirmationInput): Rendered
     actions([
       button({
         label: t('confirm.confirmButton', { short }),
-        actionId: ACTIONS.confirm,
+        actionId: mcp ? ACTIONS.mcpConfirm : ACTIONS.confirm,
         value: pendingId,
         style: 'primary',
       }),
-      button({ label: t('confirm.cancelButton'), actionId: ACTIONS.cancel, value: pendingId }),
+      mcp
+        ? button({ label: t('mcp.deny'), actionId: ACTIONS.mcpDeny, value: pendingId, style: 'danger' })
+        : button({ label: t('confirm.cancelButton'), actionId: ACTIONS.cancel, value: pendingId }),
     ]),
     context(t('confirm.expires', { count: minutes, n: w.count(minutes) })),
   ];

@@ -3,6 +3,7 @@
  * the data lookups/platdesk-command.ts returns. Mentions of validated ids are intended.
  */
 import type { KnownBlock, TableBlock } from '@slack/types';
+import type { McpCommandResult } from '../lookups/mcp-tokens.js';
 import type { PlatdeskProblem, PlatdeskResult } from '../lookups/platdesk-command.js';
 import { ledgerCsv, type UsageReport } from '../lookups/reports.js';
 import type { Budgets, Caps } from '../lookups/settings.js';
@@ -12,6 +13,7 @@ import type { LedgerEntry } from '../store/store.js';
 import type { TKey, Words } from './i18n/words.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
+import { renderMcpResult } from './mcp.js';
 import { stepApprovalLines } from './steps.js';
 import { tableBlocks } from './table.js';
 import { escapeClip, escapeText } from './text.js';
@@ -22,6 +24,7 @@ const HELP_ALL: TKey[] = [
   'platdesk.help.usage',
   'platdesk.help.confirm',
   'platdesk.help.language',
+  'mcp.help',
 ];
 const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.usage',
@@ -35,6 +38,7 @@ const HELP_ADMIN: TKey[] = [
   'platdesk.helpAdmin.language',
   'platdesk.helpAdmin.admins',
   'platdesk.helpAdmin.steps',
+  'mcp.helpAdmin',
 ];
 
 const AUDIT_ACTIONS = {
@@ -333,6 +337,7 @@ function settings(w: Words, result: PlatdeskResult): { title: string; lines: str
 
 export function renderPlatdeskResult(w: Words, result: PlatdeskResult): RenderedMessage {
   const { t } = w;
+  if (result.kind.startsWith('mcp-')) return renderMcpResult(w, result as McpCommandResult);
   const worded = settings(w, result);
   if (worded)
     return message(escapeText(worded.title), [

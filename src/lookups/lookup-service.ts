@@ -100,6 +100,13 @@ export interface PrepareOptions {
   allowAuto?: boolean;
   /** Answer from the cache when it holds this answer (default true). */
   useCache?: boolean;
+  /**
+   * A fixed id for the pending lookup (default: a fresh random one): an MCP tool call's, derived
+   * from the call, so a retried call finds its first one's row instead of asking anew.
+   */
+  id?: string;
+  /** How long its Confirm stays valid (default the service's confirmTtlMs). */
+  ttlMs?: number;
 }
 
 /** A cap reached or crossed, once per day per cap (admins are told). */
@@ -462,8 +469,15 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     if (!held) throw new PlatClaimLostError(`${operation} not sent: the claim was lost`, { operation });
   }
 
-  const createPending = (request: LookupRequest, actor: Actor, summary: string, q: Quote) =>
+  const createPending = (
+    request: LookupRequest,
+    actor: Actor,
+    summary: string,
+    q: Quote,
+    fixed: Pick<PrepareOptions, 'id' | 'ttlMs'> = {},
+  ) =>
     store.pending.create({
+      ...(fixed.id !== undefined ? { id: fixed.id } : {}),
       userId: actor.userId,
       channelId: actor.channelId,
       teamId: actor.teamId,
@@ -471,7 +485,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       quote: q,
       summary,
       responseUrl: actor.responseUrl,
-      ttlMs,
+      ttlMs: fixed.ttlMs ?? ttlMs,
     });
 
   return {
@@ -520,7 +534,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       if (prepareOptions.useCache ?? true) {
         const hit = await cache.get(request);
         if (hit) {
-          const refresh = await createPending(request, actor, summary, q);
+          const refresh = await createPending(request, actor, summary, q, prepareOptions);
           return {
             kind: 'cached',
             outcome: hit.outcome,
@@ -561,7 +575,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
           },
         };
 
-      const pending = await createPending(request, actor, summary, q);
+      const pending = await createPending(request, actor, summary, q, prepareOptions);
       const threshold = await store.prefs.getConfirmThreshold(actor.userId);
       // Under the user's own threshold (default: always ask). Unknown prices always ask.
       if (

@@ -9,6 +9,7 @@ import type { AuditRecord, LedgerEntry, Store } from '../store/store.js';
 import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import { canonicalTimeZone, localDateOf } from '../zoned-time.js';
 import { type Locale, type LocaleSettings, toLocale } from './locale.js';
+import { type McpCommandResult, runMcpCommand } from './mcp-tokens.js';
 import { type ReportPeriod, reportRange, type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, RegisteredShop, ShopRegistry, SpendSettings } from './settings.js';
 import { SETTING_KEYS } from './settings.js';
@@ -49,6 +50,7 @@ export interface PlatdeskProblem {
 
 /** What `/platdesk` answers, as data; blocks/platdesk.ts words it in the person's language. */
 export type PlatdeskResult =
+  | McpCommandResult
   | { kind: 'help'; admin: boolean }
   | { kind: 'usage'; report: UsageReport }
   | { kind: 'export'; filename: string; entries: LedgerEntry[] }
@@ -96,6 +98,8 @@ export interface PlatdeskContext {
   now: Date;
   /** Workflow steps' approvals and what one run of each costs (`/platdesk steps`). */
   steps: StepsAdmin;
+  /** The MCP server's URL for `/platdesk mcp token` (PLATDESK_PUBLIC_URL + /mcp); null: not set. */
+  mcpUrl?: string | null;
 }
 
 /** At most this many people, groups or channels are read from one command (issue 34 M3: bounded). */
@@ -185,6 +189,13 @@ export async function runPlatdeskCommand(text: string, ctx: PlatdeskContext): Pr
       return steps(rest, ctx);
     case 'audit':
       return { kind: 'audit', records: await ctx.store.audit.list(20) };
+    case 'mcp':
+      // Tokens for AI clients (issue 37): the original text, as a token name keeps its case.
+      return runMcpCommand(
+        rest,
+        { userId: ctx.userId, admin, store: ctx.store, now: ctx.now, url: ctx.mcpUrl ?? null },
+        (t) => mentions([t]).users[0] ?? null,
+      );
     default:
       return invalid('unknown_subcommand', { subcommand: sub });
   }

@@ -36,6 +36,8 @@ export interface SlackDeps {
   installs?: TenantInstalls;
   /** The agent's optional language model (agent/model.ts); absent: the deterministic planner only. */
   agentModel?: ModelPlanner | null;
+  /** The MCP server's public URL (`/platdesk mcp token` shows it); null or absent: not configured. */
+  mcpUrl?: string | null;
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */
   digests?: DigestSlackDeps;
 }

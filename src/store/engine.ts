@@ -34,6 +34,7 @@ import { StoreUnavailableError } from './errors.js';
 import { createUnfurls } from './events.js';
 import { createInstallations } from './installations.js';
 import { createLedger } from './ledger.js';
+import { createMcpTokens } from './mcp-tokens.js';
 import {
   checkSchema,
   type Engine,
@@ -238,6 +239,7 @@ function bindTenant(ctx: StoreContext, shared: SharedParts): Store {
     unfurls: createUnfurls(ctx),
     shortcutBatches: createShortcutBatches(ctx),
     agent: createAgentStore(ctx),
+    mcpTokens: createMcpTokens(ctx),
     budgets: createBudgetReservations(ctx),
     cache: createAnswerCache(ctx),
     alerts: createAlerts(ctx),

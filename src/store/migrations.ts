@@ -1148,6 +1148,29 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX agent_feedback_at ON agent_feedback (tenant_id, at);
   `,
   },
+  // 23: MCP tokens (issue 37; store/mcp-tokens.ts). A person's tokens for AI clients, kept only
+  // as SHA-256 hashes (the token is shown once), with an expiry, a revocation and the last use.
+  // A new table only: online-safe (an older replica never reads or writes it).
+  {
+    rollout: 'online',
+    summary: 'MCP tokens for AI clients (a new table)',
+    sql: `
+  CREATE TABLE mcp_tokens (
+    id           TEXT NOT NULL PRIMARY KEY,
+    tenant_id    TEXT NOT NULL DEFAULT '',
+    user_id      TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    token_hash   TEXT NOT NULL UNIQUE,
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL,
+    last_used_at INTEGER,
+    client_name  TEXT,
+    revoked_at   INTEGER,
+    revoked_by   TEXT
+  ) STRICT;
+  CREATE INDEX mcp_tokens_user ON mcp_tokens (tenant_id, user_id, name);
+  `,
+  },
 ];
 
 /**

@@ -265,6 +265,21 @@ export interface AgentThreadsTable {
   updated_at: number;
 }
 
+/** A person's MCP tokens, hashed (migration 19, store/mcp-tokens.ts). */
+export interface McpTokensTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  name: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  client_name: string | null;
+  revoked_at: number | null;
+  revoked_by: string | null;
+}
+
 /** Feedback on the agent's answers (migration 18, store/agent.ts). */
 export interface AgentFeedbackTable {
   tenant_id: string;
@@ -430,6 +445,7 @@ export interface Schema {
   shortcut_batches: ShortcutBatchesTable;
   agent_threads: AgentThreadsTable;
   agent_feedback: AgentFeedbackTable;
+  mcp_tokens: McpTokensTable;
   budget_reservations: BudgetReservationsTable;
   spend_counters: SpendCountersTable;
   answer_cache: AnswerCacheTable;

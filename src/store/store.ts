@@ -60,6 +60,8 @@ export interface Store {
   shortcutBatches: ShortcutBatches;
   /** The agent's thread memory and the feedback on its answers (store/agent.ts). */
   agent: AgentStore;
+  /** People's tokens for AI clients (MCP, issue 37), hashed (store/mcp-tokens.ts). */
+  mcpTokens: McpTokens;
   /** Running totals per cap and reservations of calls in flight (store/budgets.ts). */
   budgets: BudgetReservations;
   /** Answers kept for a while, shared by every process (store/cache.ts). */
@@ -300,7 +302,15 @@ export interface PendingLookups {
 // ---- spend ledger --------------------------------------------------------------------------
 
 /** Where a charge came from; 'agent': a plan the agent ran after its Confirm (issue 36). */
-export type LedgerSource = 'interactive' | 'digest' | 'alert' | 'unfurl' | 'shortcut' | 'workflow' | 'agent';
+export type LedgerSource =
+  | 'interactive'
+  | 'digest'
+  | 'alert'
+  | 'unfurl'
+  | 'shortcut'
+  | 'workflow'
+  | 'agent'
+  | 'mcp';
 
 export interface LedgerEntry {
   id: number;
@@ -1284,6 +1294,44 @@ export interface AgentStore {
   feedback(since: Date, limit: number): Promise<{ good: number; bad: number; recent: AgentFeedback[] }>;
   /** Housekeeping: threads untouched since `olderThan` are forgotten; returns how many. */
   prune(olderThan: Date): Promise<number>;
+}
+
+// ---- MCP tokens (issue 37) --------------------------------------------------------------------
+
+/** A token as platdesk keeps it: never the token itself, only its hash. */
+export interface McpToken {
+  id: string;
+  tenant: string;
+  userId: string;
+  name: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+  /** The name the AI client gave at its last use (MCP initialize's clientInfo), if any. */
+  clientName: string | null;
+  revokedAt: Date | null;
+}
+
+export interface McpTokens {
+  /** Stores a new token (its hash); false when this person already has a live one of that name. */
+  create(token: {
+    id: string;
+    userId: string;
+    name: string;
+    hash: string;
+    expiresAt: Date;
+  }): Promise<boolean>;
+  /**
+   * The token with this hash, in any tenant (a bearer token names its tenant only through its
+   * row; the hash is unique across tenants), revoked and expired ones too.
+   */
+  byHash(hash: string): Promise<McpToken | null>;
+  /** A person's tokens not revoked (expired ones included, so they can see why), newest first; null: everyone's. */
+  list(userId: string | null): Promise<McpToken[]>;
+  /** Revokes the live token of this name (of this person, or of anyone when userId is null); how many. */
+  revoke(name: string, userId: string | null, by: string): Promise<number>;
+  /** Notes a use (at most once a minute per token is enough for "last used"). */
+  used(id: string, at: Date, clientName: string | null): Promise<void>;
 }
 
 // ---- Slack installations and plat accounts (distributed mode) --------------------------------

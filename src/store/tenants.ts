@@ -41,6 +41,7 @@ export const TENANT_TABLES = [
   'shortcut_batches',
   'agent_threads',
   'agent_feedback',
+  'mcp_tokens',
   'budget_reservations',
   'spend_counters',
   'answer_cache',

@@ -332,6 +332,33 @@ async function fill(store: Store): Promise<Filled> {
   await store.alerts.markAsked(shipBy.id, '2026-11-20', new Date(T0));
   await store.alerts.approveDay(shipBy.id, '2026-11-19', 'UADMIN', new Date(T0 - DAY));
   await store.alerts.setNoticeTs(shipBy.id, '1763600000.000500');
+  // The agent's thread memory and feedback (issue 36; not filled on branch agent).
+  await store.agent.setThread('C1234', '1763600000.000600', '{"refs":[],"lastCalls":[]}');
+  await store.agent.addFeedback({
+    userId: 'U1',
+    channelId: 'C1234',
+    messageTs: '1763600000.000700',
+    value: 'good',
+    tools: 'lookup_waybill',
+    at: new Date(T0),
+  });
+  // MCP tokens (issue 37): one live and used, one revoked.
+  await store.mcpTokens.create({
+    id: 'tok-1',
+    userId: 'U1',
+    name: 'laptop',
+    hash: 'a'.repeat(64),
+    expiresAt: new Date(T0 + DAY),
+  });
+  await store.mcpTokens.create({
+    id: 'tok-2',
+    userId: 'U2',
+    name: 'ci',
+    hash: 'b'.repeat(64),
+    expiresAt: new Date(T0 + DAY),
+  });
+  await store.mcpTokens.used('tok-1', new Date(T0), 'Claude Desktop');
+  await store.mcpTokens.revoke('ci', 'U2', 'UADMIN');
 
   return {
     pendingIds: [pending.id, running.id, done.id, failed.id, cancelled.id, expired.id],

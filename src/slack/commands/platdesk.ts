@@ -22,6 +22,7 @@ export function registerPlatdeskCommand(app: App, deps: SlackDeps): void {
       settings: deps.lookups.settings,
       now: deps.now(),
       steps,
+      mcpUrl: deps.mcpUrl ?? null,
     });
     // After the command ran: `/platdesk language en` answers in the language just chosen.
     const w = await deps.language.user(command.user_id);

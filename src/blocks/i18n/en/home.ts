@@ -37,6 +37,7 @@ export const home = {
     shortcut: 'shortcut',
     workflow: 'workflow step',
     agent: 'agent',
+    mcp: 'AI client (MCP)',
   },
   failedMark: ' · failed',
   noRecent: 'No lookups in the last 7 days.',

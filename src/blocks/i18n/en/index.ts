@@ -10,6 +10,7 @@ import { help, invalid } from './help.js';
 import { alert, home } from './home.js';
 import { install } from './install.js';
 import { cap, charge, confirm, refusal, subject, summary } from './lookup.js';
+import { mcp } from './mcp.js';
 import { notice } from './notices.js';
 import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
@@ -56,4 +57,5 @@ export const en = {
   chart,
   table,
   agent,
+  mcp,
 } as const;

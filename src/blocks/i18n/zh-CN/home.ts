@@ -37,6 +37,7 @@ export const home: Catalog['home'] = {
     shortcut: '快捷方式',
     workflow: '工作流步骤',
     agent: '智能助手',
+    mcp: 'AI 客户端（MCP）',
   },
   failedMark: ' · 失败',
   noRecent: '最近 7 天没有查询。',

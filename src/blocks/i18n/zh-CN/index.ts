@@ -12,6 +12,7 @@ import { help, invalid } from './help.js';
 import { alert, home } from './home.js';
 import { install } from './install.js';
 import { cap, charge, confirm, refusal, subject, summary } from './lookup.js';
+import { mcp } from './mcp.js';
 import { notice } from './notices.js';
 import { orders } from './orders.js';
 import { platdesk } from './platdesk.js';
@@ -58,4 +59,5 @@ export const zhCN: Catalog = {
   chart,
   table,
   agent,
+  mcp,
 };

@@ -1,0 +1,67 @@
+/** AI clients through MCP (issue 37): tokens, the DM that asks for consent, the tool answers. */
+export const mcp = {
+  help: '`/platdesk mcp token [name] [days:N]`, `/platdesk mcp tokens`, `/platdesk mcp revoke <name>`: connect an AI client (MCP) whose paid lookups wait for your Confirm',
+  helpAdmin:
+    '`/platdesk mcp tokens all`, `/platdesk mcp revoke <name> @person`, `/platdesk mcp on|off`: AI clients in this workspace',
+  tokenTitle: 'MCP token *{{name}}*',
+  tokenFallback: 'Your MCP token {{name}}: shown once, only to you',
+  tokenOnce:
+    'Shown this once and only to you: copy it now. platdesk keeps only its hash. It expires {{date}}; `/platdesk mcp revoke {{name}}` ends it sooner.',
+  tokenSetup:
+    'In your AI client add an MCP server: URL `{{url}}`, transport *Streamable HTTP*, header `Authorization: Bearer <the token>`. Every paid tool call waits for your Confirm here.',
+  urlUnknown: 'https://<your platdesk host>/mcp',
+  tokensTitle: 'MCP tokens',
+  tokensNone: 'No MCP tokens. `/platdesk mcp token [name]` makes one.',
+  tokenLine: '*{{name}}*{{owner}}: created {{created}}, {{expiry}}, {{used}}',
+  owner: ' (<@{{user}}>)',
+  expires: 'expires {{date}}',
+  expired: 'expired {{date}}',
+  lastUsed: 'last used {{date}}',
+  lastUsedBy: 'last used {{date}} by {{client}}',
+  neverUsed: 'never used',
+  off: 'AI clients (MCP) are turned off in this workspace: every token is refused. An admin can turn them on with `/platdesk mcp on`.',
+  turnedOn: 'AI clients (MCP) are on: tokens made with `/platdesk mcp token` work.',
+  turnedOff: 'AI clients (MCP) are off: every token is refused until an admin turns them on.',
+  revoked: 'Token *{{name}}* revoked: a client using it is refused from now on.',
+  adminOnly: 'Only an admin can do that with MCP tokens.',
+  problem: {
+    mcp_usage:
+      'Use `/platdesk mcp token [name] [days:N]`, `/platdesk mcp tokens`, `/platdesk mcp revoke <name>`.',
+    mcp_name: '"{{name}}" is not a token name: letters, digits, `.`, `_` and `-`, up to 32.',
+    mcp_taken: 'You already have a token named *{{name}}*: revoke it first, or choose another name.',
+    mcp_days: 'A token lasts 1 to {{max}} days.',
+    mcp_not_found: 'No live token named *{{name}}*.',
+  },
+  asks: '🤖 *{{client}}* asks through MCP, with your token *{{token}}*:',
+  deny: 'Deny',
+  confirmedLine: 'Confirmed: the answer went to {{client}}. {{charge}}',
+  deniedLine: 'Denied: {{client}} was told no. Nothing was charged.',
+  failedLine: 'The lookup for {{client}} failed: {{reason}}',
+  waiting: 'Waiting for a Confirm in Slack: {{short}}',
+  error: {
+    denied: 'Denied in Slack by the token’s owner. Nothing was charged.',
+    expired:
+      'No Confirm in Slack within {{n}} minutes, so the request expired. Nothing was charged; call the tool again to ask again.',
+    refused: 'Refused: {{reason}} Nothing was charged.',
+    invalid: 'Invalid input: {{problems}} Nothing was charged.',
+    failed: '{{title}}. {{remedy}} {{charge}}',
+    interrupted: 'The lookup was cut off by a restart after it was sent; it is not run again. {{charge}}',
+    spendDenied: 'Only an admin may see everyone’s spend.',
+    busy: 'The same call is still waiting or running; call again later.',
+  },
+  summary: {
+    orders: '{{shop}}: {{n}} orders on this page, {{all}} in all',
+    print: '{{printed}} waybills with print data, {{failed}} failed',
+    spend: '{{period}}: {{points}} over {{calls}} calls, {{quota}} item quota calls',
+    period: { today: 'Today', month: 'This month', last30: 'Last 30 days' },
+  },
+  auth: {
+    missing: 'An Authorization: Bearer token from /platdesk mcp token is required',
+    invalid: 'The token is not known',
+    expired: 'The token has expired; make a new one with /platdesk mcp token',
+    revoked: 'The token was revoked',
+    off: 'MCP is turned off in this workspace',
+    uninstalled: 'platdesk is no longer installed in the workspace of this token',
+    rate: 'Too many requests with this token; slow down',
+  },
+} as const;

@@ -1,0 +1,261 @@
+/**
+ * MCP in words (issue 37): `/platdesk mcp …` answers (the token shown once, only to its owner),
+ * the closing line of the owner's Confirm DM, and what an AI client reads back: each tool's
+ * structured output (the catalog's output shapes, lookups/tools.ts) with a short text, or a
+ * tool error that says why nothing (or what) was charged. Outputs hold what the person's own
+ * Slack answer would show and no receiver data (orders are counted, never listed with receivers).
+ */
+
+import type { Refusal } from '../lookups/access.js';
+import type { McpCommandResult } from '../lookups/mcp-tokens.js';
+import type { Problem } from '../lookups/parse/problems.js';
+import type { UsageReport } from '../lookups/reports.js';
+import type { StepResult } from '../lookups/steps.js';
+import type { ToolAsk, ToolName } from '../lookups/tools.js';
+import type { LookupOutcome } from '../lookups/types.js';
+import { isPlatError } from '../plat/errors.js';
+import { chargeNoteText } from './charge-note.js';
+import { errorChargeText, errorRemedy, errorTitle } from './errors.js';
+import type { TKey, Words } from './i18n/words.js';
+import { context, header, message, type RenderedMessage, section } from './kit.js';
+import { packSections } from './limits.js';
+import { stepOutputs } from './steps.js';
+import { escapeClip } from './text.js';
+import { describeProblem, describeRefusal } from './words-of.js';
+
+// ---- /platdesk mcp ----------------------------------------------------------------------------
+
+export function renderMcpResult(w: Words, result: McpCommandResult): RenderedMessage {
+  const { t } = w;
+  const one = (text: string) => message(text, [section(text)]);
+  switch (result.kind) {
+    case 'mcp-token': {
+      const name = escapeClip(result.name, 40);
+      const url = result.url ? escapeClip(result.url, 300) : t('mcp.urlUnknown');
+      return message(t('mcp.tokenFallback', { name }), [
+        section(t('mcp.tokenTitle', { name })),
+        // A code block: the token is copied as it is (it holds only [A-Za-z0-9_-]).
+        section(`\`\`\`${result.token}\`\`\``),
+        section(t('mcp.tokenOnce', { name, date: w.date(result.expiresAt) })),
+        context(t('mcp.tokenSetup', { url })),
+      ]);
+    }
+    case 'mcp-tokens': {
+      const lines = result.tokens.map((k) =>
+        t('mcp.tokenLine', {
+          name: escapeClip(k.name, 40),
+          owner: result.everyone ? t('mcp.owner', { user: k.userId }) : '',
+          created: w.date(k.createdAt),
+          expiry:
+            k.expiresAt.getTime() <= result.now.getTime()
+              ? t('mcp.expired', { date: w.date(k.expiresAt) })
+              : t('mcp.expires', { date: w.date(k.expiresAt) }),
+          used:
+            k.lastUsedAt === null
+              ? t('mcp.neverUsed')
+              : k.clientName
+                ? t('mcp.lastUsedBy', {
+                    date: w.dateTime(k.lastUsedAt),
+                    client: escapeClip(k.clientName, 60),
+                  })
+                : t('mcp.lastUsed', { date: w.dateTime(k.lastUsedAt) }),
+        }),
+      );
+      const body = lines.length > 0 ? lines : [t('mcp.tokensNone')];
+      return message(t('mcp.tokensTitle'), [
+        header(t('mcp.tokensTitle')),
+        ...packSections(body, { maxBlocks: 20, more: (n) => t('common.more', { count: n, n: w.count(n) }) }),
+        ...(result.enabled ? [] : [context(t('mcp.off'))]),
+      ]);
+    }
+    case 'mcp-revoked':
+      return one(t('mcp.revoked', { name: escapeClip(result.name, 40) }));
+    case 'mcp-feature':
+      return one(t(result.enabled ? 'mcp.turnedOn' : 'mcp.turnedOff'));
+    case 'mcp-off':
+      return one(t('mcp.off'));
+    case 'mcp-admin-only':
+      return one(t('mcp.adminOnly'));
+    case 'mcp-invalid':
+      return one(t(`mcp.problem.${result.problem}`, result.values ?? {}));
+  }
+}
+
+/** What an answer cost, as its charge note says it. */
+function chargeOf(w: Words, outcome: LookupOutcome & { shared?: boolean }, ageMs: number | null): string {
+  return chargeNoteText(w, {
+    chargedPoints: outcome.chargedPoints,
+    quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+    ...(ageMs !== null ? { cached: { ageMs } } : {}),
+    ...(outcome.shared ? { shared: true } : {}),
+    ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
+  });
+}
+
+// ---- the owner's DM once decided ---------------------------------------------------------------
+
+export type McpDecision =
+  | { kind: 'confirmed'; outcome: LookupOutcome & { shared?: boolean } }
+  | { kind: 'denied' }
+  | { kind: 'failed'; error: unknown };
+
+/** What replaces the Confirm DM once its owner clicked. */
+export function renderMcpDecided(w: Words, client: string, decision: McpDecision): RenderedMessage {
+  const c = escapeClip(client, 100);
+  const text =
+    decision.kind === 'confirmed'
+      ? w.t('mcp.confirmedLine', { client: c, charge: chargeOf(w, decision.outcome, null) })
+      : decision.kind === 'denied'
+        ? w.t('mcp.deniedLine', { client: c })
+        : w.t('mcp.failedLine', {
+            client: c,
+            reason: mcpErrorText(w, { kind: 'failed', error: decision.error }),
+          });
+  return message(text, [section(text)]);
+}
+
+// ---- what the AI client reads ------------------------------------------------------------------
+
+export type ToolOutputs = Record<string, string | number>;
+
+type LookupAsk = Extract<ToolAsk, { kind: 'lookup' }>;
+
+function ordersOutputs(w: Words, outcome: LookupOutcome): ToolOutputs {
+  if (outcome.kind !== 'orders') return { count: 0, total: 0, summary: '' };
+  const count = outcome.page.orders.length;
+  const total = outcome.page.totalElements;
+  return {
+    count,
+    total,
+    summary: w.t('mcp.summary.orders', {
+      shop: escapeClip(outcome.ownerId, 64),
+      n: w.count(count),
+      all: w.count(total),
+    }),
+  };
+}
+
+function printOutputs(w: Words, outcome: LookupOutcome): ToolOutputs {
+  if (outcome.kind !== 'waybill-print') return { printed: 0, failed: 0, summary: '' };
+  const printed = outcome.records.length;
+  const failed = outcome.failedBatches.reduce((n, b) => n + b.waybillCodes.length, 0);
+  return {
+    printed,
+    failed,
+    summary: w.t('mcp.summary.print', { printed: w.count(printed), failed: w.count(failed) }),
+  };
+}
+
+/** A paid tool's structured output (its catalog output shape) from the lookup's outcome. */
+export function lookupToolOutputs(
+  w: Words,
+  ask: LookupAsk,
+  outcome: LookupOutcome,
+  ageMs: number | null,
+  now: Date,
+): ToolOutputs {
+  switch (ask.tool) {
+    case 'lookup_waybill':
+    case 'lookup_item':
+    case 'orders_due':
+    case 'lookup_shop': {
+      const done: Extract<StepResult, { kind: 'done' }> = {
+        kind: 'done',
+        ask: {
+          ok: true,
+          stepId: ask.tool,
+          request: ask.request,
+          hoursAhead: ask.hoursAhead,
+          itemLink: ask.itemLink,
+        },
+        outcome,
+        ageMs,
+        // An AI client's call is its token owner's, who confirmed it in Slack.
+        byWorkflow: false,
+      };
+      return stepOutputs(w, done, now);
+    }
+    case 'list_orders':
+      return ordersOutputs(w, outcome);
+    case 'waybill_print':
+      return printOutputs(w, outcome);
+    case 'spend_report':
+      throw new Error('spend_report is no lookup');
+  }
+}
+
+/** The free spend tool's output (the ledger's figures for the period). */
+export function spendToolOutputs(w: Words, report: UsageReport): ToolOutputs {
+  const { totals } = report;
+  return {
+    points: totals.points,
+    calls: totals.calls,
+    quota_calls: totals.quotaCalls,
+    summary: w.t('mcp.summary.spend', {
+      period: w.t(`mcp.summary.period.${report.period}`),
+      points: w.points(totals.points),
+      calls: w.count(totals.calls),
+      quota: w.count(totals.quotaCalls),
+    }),
+  };
+}
+
+/** The short text beside a paid tool's output: its summary and what was charged. */
+export function lookupToolText(
+  w: Words,
+  outputs: ToolOutputs,
+  outcome: LookupOutcome & { shared?: boolean },
+  ageMs: number | null,
+): string {
+  return `${String(outputs.summary ?? '')}\n${chargeOf(w, outcome, ageMs)}`;
+}
+
+export type McpError =
+  | { kind: 'denied' }
+  | { kind: 'expired'; minutes: number }
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'invalid'; problems: readonly Problem[] }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'interrupted'; charge: string }
+  | { kind: 'spend_denied' }
+  | { kind: 'busy' };
+
+/** Why a tool call got no answer, and what it cost (nothing, unless a sent call was charged). */
+export function mcpErrorText(w: Words, e: McpError): string {
+  const { t } = w;
+  switch (e.kind) {
+    case 'denied':
+      return t('mcp.error.denied');
+    case 'expired':
+      return t('mcp.error.expired', { n: w.count(e.minutes) });
+    case 'refused':
+      return t('mcp.error.refused', { reason: describeRefusal(w, e.refusal) });
+    case 'invalid':
+      return t('mcp.error.invalid', { problems: w.list(e.problems.map((p) => describeProblem(w, p))) });
+    case 'interrupted':
+      return t('mcp.error.interrupted', { charge: e.charge });
+    case 'spend_denied':
+      return t('mcp.error.spendDenied');
+    case 'busy':
+      return t('mcp.error.busy');
+    case 'failed': {
+      const error = e.error;
+      if (!isPlatError(error)) return escapeClip(error instanceof Error ? error.message : String(error), 300);
+      return t('mcp.error.failed', {
+        title: errorTitle(w, error.code),
+        remedy: errorRemedy(w, error),
+        charge: errorChargeText(w, error),
+      });
+    }
+  }
+}
+
+/** Words an HTTP client reads in `WWW-Authenticate` (ASCII: a header value), always English. */
+export type McpAuthFailure = 'missing' | 'invalid' | 'expired' | 'revoked' | 'off' | 'uninstalled' | 'rate';
+export const mcpAuthText = (w: Words, reason: McpAuthFailure): string => w.t(`mcp.auth.${reason}` as TKey);
+
+/** The progress message while the owner has not clicked yet. */
+export const mcpWaitingText = (w: Words, short: string): string => w.t('mcp.waiting', { short });
+
+/** Every tool's title and description for an MCP client (the catalog's words). */
+export type { ToolName };

@@ -1,0 +1,152 @@
+/**
+ * The MCP server on two replicas (issue 37): two platdesk processes on one PostgreSQL database
+ * and one Redis. A paid tool call made on replica 0 is confirmed by a click that lands on
+ * replica 1 and completes on replica 0 (the outcome travels through the pending row); a call
+ * waiting on replica 0 when it is killed is retried on replica 1, which joins it: one DM, one
+ * plat call, one ledger row, the answer. The SDK's client over real HTTP; calls counted at the
+ * sandbox.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashMcpToken, newMcpToken } from '../../src/lookups/mcp-tokens.js';
+import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/store/engine.js';
+import type { Store } from '../../src/store/store.js';
+import { buttonsOf } from '../helpers/platdesk-harness.js';
+import { createLimiterKeys, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type ReplicaCluster, startReplicaCluster } from '../helpers/replica-cluster.js';
+import { type FakeSlack, type SlackCall, startSlackApiServer } from '../helpers/slack-api-server.js';
+import { postAction } from '../helpers/slack-http.js';
+import { blockAction, SLACK } from '../helpers/slack-payloads.js';
+import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-engines.js';
+
+const SECRET = 'mcp-replicas-secret';
+const PLAT_TOKEN = 'mcp-replicas';
+
+describe('MCP on two replicas (PostgreSQL, Redis)', () => {
+  let redis: RedisServer;
+  let sandbox: Sandbox;
+  let fake: FakeSlack;
+  let cluster: ReplicaCluster;
+  let databaseUrl: string;
+  let store: Store;
+  let token: string;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    await createLimiterKeys(redis.url);
+    databaseUrl = await createPostgresDatabase();
+    store = await openStore({ url: databaseUrl });
+    token = newMcpToken();
+    await store.mcpTokens.create({
+      id: 'replicas',
+      userId: SLACK.userId,
+      name: 'replicas',
+      hash: hashMcpToken(token),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    sandbox = createSandbox({ token: PLAT_TOKEN });
+    const platUrl = await sandbox.listen(0);
+    fake = await startSlackApiServer();
+    cluster = await startReplicaCluster(2, {
+      env: {
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: fake.apiUrl,
+        PLAT_BASE_URL: platUrl,
+        PLAT_TOKEN,
+        PLAT_PRICES: 'platdzmd:1=4',
+        REDIS_URL: redis.url,
+        DATABASE_URL: databaseUrl,
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await fake?.close();
+    await sandbox?.close();
+    await redis?.close();
+    await store?.close();
+    if (databaseUrl) await dropPostgresDatabase(databaseUrl);
+  }, 30_000);
+
+  async function connect(index: number): Promise<Client> {
+    const client = new Client({ name: 'Claude Desktop', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${cluster.at(index).url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  }
+  const dms = () =>
+    fake.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === SLACK.userId);
+  async function nextDm(before: number): Promise<SlackCall> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const all = dms();
+      if (all.length > before) return all[all.length - 1] as SlackCall;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('no DM');
+  }
+  const confirmValue = (dm: SlackCall) =>
+    buttonsOf({ blocks: dm.body.blocks as unknown[] }).find((b) => b.actionId === 'platdesk.mcp.confirm')
+      ?.value ?? '';
+  let clicks = 0;
+  const click = (index: number, value: string) =>
+    postAction(
+      cluster.at(index).eventsUrl,
+      SECRET,
+      blockAction({
+        actionId: 'platdesk.mcp.confirm',
+        value,
+        responseUrl: fake.responseUrl(`mcp-replica-${++clicks}`),
+        actionTs: `1700000009.${String(clicks).padStart(6, '0')}`,
+      }),
+    );
+  const waybill = (n: string) => ({ waybills: n, owner_id: SANDBOX_FIXTURES.owners.busy, carrier: 'ZTO' });
+
+  it('a call waiting on replica 0 completes after a Confirm that lands on replica 1', async () => {
+    const client = await connect(0);
+    const before = sandbox.stats().calls;
+    const n = dms().length;
+    const result = client.callTool({ name: 'lookup_waybill', arguments: waybill('773012345670001') });
+    const value = confirmValue(await nextDm(n));
+    expect((await click(1, value)).status).toBe(200);
+    const r = await result;
+    expect(r.isError).toBeFalsy();
+    expect(sandbox.stats().calls).toBe(before + 1);
+    const ledger = await store.ledger.byPending(value);
+    expect(ledger.map((e) => e.source)).toEqual(['mcp']);
+    await client.close();
+  }, 60_000);
+
+  it('replica 0 killed while its call waits: the retry on replica 1 joins it; one DM, one call', async () => {
+    const params = {
+      name: 'lookup_waybill',
+      arguments: waybill('773012345670002'),
+      _meta: { 'platdesk/call-id': 'replica-retry' },
+    };
+    const first = await connect(0);
+    const before = sandbox.stats().calls;
+    const n = dms().length;
+    // Lost with its replica: the client's own reconnection attempts are not waited for.
+    void first.callTool(params).catch(() => undefined);
+    const value = confirmValue(await nextDm(n));
+    await cluster.kill(0);
+    const second = await connect(1);
+    const retry = second.callTool(params);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(dms().length).toBe(n + 1);
+    expect((await click(1, value)).status).toBe(200);
+    const r = await retry;
+    expect(r.isError).toBeFalsy();
+    expect(sandbox.stats().calls).toBe(before + 1);
+    expect((await store.ledger.byPending(value)).length).toBe(1);
+    await second.close();
+    await first.close().catch(() => undefined);
+  }, 60_000);
+});
