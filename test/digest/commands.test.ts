@@ -46,7 +46,7 @@ describe.each(ENGINES)('/orders digest (%s store)', (engine) => {
 
     const added = await say(`digest add 2200001002 <#C1234|support> ${at}`);
     expect(added).toContain('Digest #1 added');
-    expect(added).toContain(`${at} Asia/Shanghai in <#C1234>`);
+    expect(added).toContain(`${at} Beijing time in <#C1234>`);
     expect(await say(`digest add 2200001001 <#C0ABCDEF> 7:30 america/new_york`)).toContain('Digest #2 added');
     expect(await say(`digest add 2200001001 <#G0ABCDEF|> 07:30`)).toContain('Digest #3 added');
     expect(await say(`digest add 2200001001 here 08:00`)).toContain('Digest #4 added');

@@ -339,7 +339,7 @@ describe.each(ENGINES)('digest scheduler (%s store)', (engine) => {
         attempts: 1,
       });
       expect(messageText(rig.posts(ADMIN)[0] ?? ({} as never))).toContain(
-        'Slack refused the message (not_in_channel)',
+        'Slack refused the message: platdesk is not a member of the channel (invite it)',
       );
       await rig.advance(5 * MINUTE);
       expect(rig.pagesFetched()).toBe(1);
