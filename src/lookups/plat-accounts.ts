@@ -74,11 +74,20 @@ export interface PlatClients {
    * the tenant had when this was made (the operator's where it had none).
    */
   forTenant(tenant: string): Promise<TenantAccountPlat>;
+  /** How many accounts' clients are kept now (idle ones are let go). */
+  kept(): number;
   /** Closes every pool (see PlatHttp.close: `force` cuts calls in flight off). */
   close(options?: { force?: boolean }): Promise<void>;
 }
 
+/** An account's client unused this long is let go (built again by its next call). */
+export const ACCOUNT_IDLE_MS = 10 * 60_000;
+
 export interface PlatClientsDeps {
+  /** Default ACCOUNT_IDLE_MS. */
+  idleMs?: number;
+  /** The clock idleness is judged by (default Date.now). */
+  now?: () => number;
   accounts: PlatAccounts;
   timeouts: Partial<HttpTimeouts>;
   /** The operator's prices and editions, under each account's own. */
@@ -93,9 +102,27 @@ export interface PlatClientsDeps {
 
 export function createPlatClients(deps: PlatClientsDeps): PlatClients {
   const pools = new Map<string, Pool>();
-  const https = new Set<PlatHttp>();
-  /** By account (base URL and token): tenants on one account share its client. */
-  const byAccount = new Map<string, TenantPlat>();
+  const idleMs = deps.idleMs ?? ACCOUNT_IDLE_MS;
+  const now = deps.now ?? Date.now;
+  /**
+   * By account (base URL and token): tenants on one account share its client. An account unused
+   * for idleMs is let go (issue 39: clients per account are made on demand and released), its
+   * HTTP path kept in `retired` one more idleMs, so a call still on it can be cut off at shutdown.
+   */
+  const byAccount = new Map<string, TenantPlat & { http: PlatHttp; usedAt: number }>();
+  const retired = new Map<PlatHttp, number>();
+  let sweptAt = now();
+  function sweep(): void {
+    const t = now();
+    if (t - sweptAt < idleMs / 4) return;
+    sweptAt = t;
+    for (const [http, at] of retired) if (t - at >= idleMs) retired.delete(http);
+    for (const [key, plat] of byAccount)
+      if (t - plat.usedAt >= idleMs) {
+        byAccount.delete(key);
+        retired.set(plat.http, t);
+      }
+  }
   // Made with the first call's undici (plat/http.ts loads it then): start does not load undici.
   const poolFor = (baseUrl: string) => (undici: Undici) => {
     const origin = new URL(baseUrl).origin;
@@ -117,6 +144,7 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
     if (!account) return null;
     // The token is a map key in memory only (never logged): a changed token is a new client.
     const key = `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
+    sweep();
     let plat = byAccount.get(key);
     if (!plat) {
       const http = createPlatHttp({
@@ -125,18 +153,21 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
         timeouts: deps.timeouts,
         pool: poolFor(account.baseUrl),
       });
-      https.add(http);
       const editions = { ...deps.defaults.editions, ...account.editions };
       plat = {
+        http,
+        usedAt: now(),
         client: deps.makeClient(http, editions, account.observe?.onAttempt),
         prices: { ...deps.defaults.prices, ...account.prices },
       };
       byAccount.set(key, plat);
     }
-    return plat;
+    plat.usedAt = now();
+    return { client: plat.client, prices: plat.prices };
   }
   return {
     clientFor,
+    kept: () => byAccount.size,
     async forTenant(tenant) {
       const first = await clientFor(tenant);
       const current = async (operation: Operation | null): Promise<PlatClient> => {
@@ -170,7 +201,8 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
       };
     },
     async close({ force = false } = {}) {
-      await Promise.all([...https].map((h) => h.close({ force })));
+      const https = [...[...byAccount.values()].map((p) => p.http), ...retired.keys()];
+      await Promise.all(https.map((h) => h.close({ force })));
       await Promise.all([...pools.values()].map((p) => (force ? p.destroy() : p.close())));
     },
   };
