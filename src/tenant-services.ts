@@ -158,7 +158,8 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
   const retired = new Set<TenantParts>();
   let started = false;
   let sweep: ReturnType<typeof setInterval> | null = null;
-  const nowMs = () => d.now().getTime();
+  // Idleness is this process's own time (memory, not business: a test's app clock may stand still).
+  const nowMs = () => performance.now();
 
   interface Entry {
     promise: Promise<TenantParts>;
@@ -333,22 +334,25 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
 
   let trimming: Promise<void> | null = null;
   function trim(): Promise<void> {
-    trimming ??= (async () => {
-      try {
-        const now = nowMs();
-        for (const [tenant, e] of [...entries])
-          if (now - e.lastUsed >= bounds.idleMs && evictable(tenant, e)) await letGo(tenant, e.parts);
-        for (const [tenant, e] of [...entries]) {
-          if (entries.size <= maxKept) break;
-          // Parts a request fetched a moment ago are most likely still in its hands.
-          if (now - e.lastUsed >= RECENT_MS && evictable(tenant, e)) await letGo(tenant, e.parts);
-        }
-        pruneRetired();
-      } finally {
-        trimming = null;
-      }
-    })();
-    return trimming;
+    if (trimming) return trimming;
+    const pass = trimPass().finally(() => {
+      // Reset after the assignment below (a pass may finish without awaiting anything).
+      if (trimming === pass) trimming = null;
+    });
+    trimming = pass;
+    return pass;
+  }
+
+  async function trimPass(): Promise<void> {
+    const now = nowMs();
+    for (const [tenant, e] of [...entries])
+      if (now - e.lastUsed >= bounds.idleMs && evictable(tenant, e)) await letGo(tenant, e.parts);
+    for (const [tenant, e] of [...entries]) {
+      if (entries.size <= maxKept) break;
+      // Parts a request fetched a moment ago are most likely still in its hands.
+      if (now - e.lastUsed >= RECENT_MS && evictable(tenant, e)) await letGo(tenant, e.parts);
+    }
+    pruneRetired();
   }
 
   return {

@@ -100,6 +100,25 @@ describe.each(ENGINES)('workspace parts on demand (%s store)', (engine) => {
     expect(await h.platdesk.store.forTenant(A).ledger.list(range)).toHaveLength(1);
   });
 
+  it('idle parts go after the idle bound, and the least recently used past the count bound', async () => {
+    h = await start(engine, { tenantParts: { idleMs: 300 } });
+    await h.ask('/item', itemId, { teamId: A });
+    await h.ask('/item', itemId, { teamId: B });
+    expect(tenantsBuilt(h).sort()).toEqual([A, B]);
+    await new Promise((r) => setTimeout(r, 400));
+    await h.platdesk.tenants.trim();
+    expect(tenantsBuilt(h)).toEqual([]);
+    await h.close();
+
+    h = await start(engine, { tenantParts: { maxParts: 1 } });
+    await h.ask('/item', itemId, { teamId: A });
+    // Past the moment a request may still hold them (RECENT_MS), A's idle parts give way to B's.
+    await new Promise((r) => setTimeout(r, 2_100));
+    await h.ask('/item', itemId, { teamId: B });
+    await h.platdesk.tenants.trim();
+    expect(tenantsBuilt(h)).toEqual([B]);
+  });
+
   it('a digest runs on its schedule after its workspace’s parts were let go, and its parts stay while it runs: posted once, charged once', async () => {
     const clock: FakeClock = createFakeClock(Date.now() - 2 * HOUR);
     h = await start(engine, { clock });
