@@ -414,7 +414,7 @@ describe('<NAME>_FILE: secrets read from mounted files (Kubernetes and Docker se
         SLACK_SIGNING_SECRET: 'signing',
         PLATDESK_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
       });
-      expect(config.slack.distribution).toEqual({
+      expect(config.slack.distribution).toMatchObject({
         clientId: '123.456',
         clientSecret: 'client-secret',
         stateSecret: 'a-state-secret-of-32-characters!',

@@ -151,7 +151,12 @@ describe.each(ENGINES)('tenants on %s', (engine) => {
     await createStepApprovals(a.settings).set('lookup_waybill', { daily: 10, monthly: null }, 'UA');
     expect(await createStepApprovals(b.settings).get('lookup_waybill')).toBeNull();
     expect(await createStepApprovals(store.settings).all()).toEqual({});
-    expect(await createStepApprovals(a.settings).get('lookup_waybill')).toEqual({ daily: 10, monthly: null });
+    expect(await createStepApprovals(a.settings).get('lookup_waybill')).toEqual({
+      daily: 10,
+      monthly: null,
+      shops: [],
+      channels: [],
+    });
 
     const stepDay = (cap: number): CapLimit => ({
       ...workspaceDay(cap),
