@@ -267,7 +267,7 @@ function adminBlocks(
       title: t('home.capsTitle'),
       more: more('common.more'),
     }),
-    context(t('home.capsHint', { zone: escapeClip(a.budgets.timezone, 60) })),
+    context(t('home.capsHint', { zone: escapeClip(w.zone(a.budgets.timezone), 60) })),
     section(
       t('home.autoTitle', { list: auto }),
       button({ label: t('home.edit'), actionId: ACTIONS.homeAutoLookup, value: 'edit' }),
