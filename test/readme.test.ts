@@ -135,8 +135,11 @@ describe("README's and the docs' sample exchanges, run as a reader would run the
   });
 });
 
-/** A command the text names with a placeholder (<id>, [options], #channel, @user, …) is not run. */
-const PLACEHOLDER = /[<>[\]…|]|\.\.\.|(^|\s)[#@][a-z]+\b/;
+/**
+ * A command the text names with a placeholder (<id>, [options], #channel, @user, …) is not run: a
+ * #name or @name (alone or after `channels:`) is what Slack turns into a mention as it is picked.
+ */
+const PLACEHOLDER = /[<>[\]…|]|\.\.\.|(^|[\s:])[#@][a-z]+\b/;
 /** What an example is said to give, where that is not a plain answer. */
 const SAID: Record<string, RegExp> = {
   // docs/demo.md: after a first page of that shop, a page past the last is refused with the count.

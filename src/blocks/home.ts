@@ -407,9 +407,11 @@ export function alertText(w: Words, alert: AdminAlert): string {
   }
   if (alert.kind === 'charge-parked')
     return t('alert.chargeParked', {
-      operation: escapeClip(alert.operation, 40),
+      operation: isOperation(alert.operation)
+        ? operationTitle(w, alert.operation)
+        : escapeClip(alert.operation, 40),
       points: w.count(alert.points),
-      at: escapeClip(alert.at, 30),
+      at: Number.isFinite(Date.parse(alert.at)) ? w.dateTime(new Date(alert.at)) : escapeClip(alert.at, 30),
     });
   if (alert.kind === 'reinstalled')
     return t('alert.reinstalled', { user: `<@${escapeClip(alert.userId, 20)}>` });

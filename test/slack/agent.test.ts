@@ -385,7 +385,7 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
     const said = await stopIn(ts);
     expect(said).toContain('我的计划如下');
     expect(said).toContain('确认计划');
-    expect(said).toContain('1 次额度');
+    expect(said).toContain('商品额度 1 次');
   });
 
   it('help, cannot-do, a question back, empty and oversized messages: a clear answer, 0 calls', async () => {

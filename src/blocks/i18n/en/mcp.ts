@@ -1,8 +1,8 @@
 /** AI clients through MCP (issue 37): tokens, the DM that asks for consent, the tool answers. */
 export const mcp = {
-  help: '`/platdesk mcp token [name] [days:N]`, `/platdesk mcp tokens`, `/platdesk mcp revoke <name>`: connect an AI client (MCP) whose paid lookups wait for your Confirm',
+  help: '`/platdesk mcp token [name] [days:N]` — connect an AI client (MCP), whose charged lookups wait for your Confirm; `/platdesk mcp tokens` lists your tokens, `/platdesk mcp revoke <name>` ends one',
   helpAdmin:
-    '`/platdesk mcp tokens all`, `/platdesk mcp revoke <name> @person`, `/platdesk mcp on|off`: AI clients in this workspace',
+    '`/platdesk mcp tokens all` — everyone’s AI client tokens in this workspace; `/platdesk mcp revoke <name> @person` ends one of theirs, `/platdesk mcp on|off` turns MCP on or off here',
   tokenTitle: 'MCP token *{{name}}*',
   tokenFallback: 'Your MCP token {{name}}: shown once, only to you',
   tokenOnce:

@@ -15,7 +15,7 @@ export const agent = {
     running: '正在查询 plat 服务…',
   },
   planTitle: '计划',
-  planIntro: '*我的计划如下。* 你确认之前不会扣费。',
+  planIntro: '*我的计划如下。*你确认之前不会扣费。',
   step: {
     paid: '{{n}}. {{what}}：{{price}}',
     cached: '{{n}}. {{what}}：不扣费（缓存，{{age}}前），结果见下',
@@ -31,8 +31,8 @@ export const agent = {
   assumedShop: '只登记了店铺 {{shop}}，计划使用这家店。',
   overCap: ':warning: 整个计划（{{wanted}}）会超出上限 {{over}}（{{cap}}）。只列出不超出上限的步骤。',
   overCapNone: ':warning: 这个计划（{{wanted}}）会超出上限 {{over}}（{{cap}}），没有能执行的收费步骤。',
-  total_one: '*需确认的合计：* {{total}}，共 {{count}} 个收费步骤',
-  total_other: '*需确认的合计：* {{total}}，共 {{count}} 个收费步骤',
+  total_one: '*需确认的合计：*{{total}}，共 {{count}} 个收费步骤',
+  total_other: '*需确认的合计：*{{total}}，共 {{count}} 个收费步骤',
   nothingToConfirm: '这些都不扣费，无需确认。',
   confirmButton: '确认计划（{{short}}）',
   stopButton: '取消',
@@ -45,7 +45,7 @@ export const agent = {
     pending: '{{what}}',
   },
   running: '正在执行你确认的计划…',
-  doneSummary: '*计划已完成。* 实际扣费合计：{{charged}}。',
+  doneSummary: '*计划已完成。*实际扣费合计：{{charged}}。',
   stoppedSteps_one: '{{n}} 个步骤未执行（已停止），不扣费。',
   stoppedSteps_other: '{{n}} 个步骤未执行（已停止），不扣费。',
   failedStep: '{{what}} 失败：{{why}}',
@@ -59,7 +59,7 @@ export const agent = {
   },
   tooMany:
     '这需要 {{n}} 个收费步骤，一次确认最多执行 {{max}} 个。请缩小范围：少一些运单或商品、只查一家店，或缩短时间段。',
-  help: '*用中文或英文直接问我就行。* 例如：\n• SF1234567890123 和 YT9876543210 到哪了？\n• https://item.taobao.com/item.htm?id=6543210987 这个商品卖多少钱？\n• shop-a 未来 6 小时内要发的订单有哪些？\n• 查一下旺旺号 ww:example-shop 的店铺\n• 这个月我扣了多少？\n我会先列出计划和费用，你确认之前不会扣费。',
+  help: '*用中文或英文直接问我就行。*例如：\n• SF1234567890123 和 YT9876543210 到哪了？\n• https://item.taobao.com/item.htm?id=6543210987 这个商品卖多少钱？\n• shop-a 未来 6 小时内要发的订单有哪些？\n• 查一下旺旺号 ww:example-shop 的店铺\n• 这个月我扣了多少？\n我会先列出计划和费用，你确认之前不会扣费。',
   unsupported:
     '这个我做不了。我可以查运单、商品、店铺、订单和扣费。例如：“SF1234567890123 到哪了？”或“2200001001 今天要发的单有哪些快超时了”。',
   empty: '消息是空的。可以问我运单、商品、店铺、订单或扣费。',

@@ -33,7 +33,7 @@ export const shipAlert: Catalog['shipAlert'] = {
   unverified:
     ':warning: Slack 未确认发货预警 #{{id}}（{{shop}}）已发到 {{channel}}，且 platdesk 无法读取该频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，这些订单不会再次提醒。',
   unverifiedBusy:
-    ':warning: Slack 未确认发货预警 #{{id}}（{{shop}}）已发到 {{channel}}，且该时段频道中的消息多于 Slack 对未经 Slack Marketplace 审核的应用允许读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，这些订单不会再次提醒。',
+    ':warning: Slack 未确认发货预警 #{{id}}（{{shop}}）已发到 {{channel}}，且该时段频道中的消息超出了未经 Slack Marketplace 审核的应用可读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，这些订单不会再次提醒。',
   refusedClaim: '订单 `{{sn}}` 已被 {{user}} 认领（{{time}} 起），对方正在处理。',
   refusedDone: '订单 `{{sn}}` 已完成：{{state}}。',
   refusedHandled: '订单 `{{sn}}` 已被 {{user}} 认领，只有对方可以标记为已处理。',

@@ -81,7 +81,7 @@ export const digest: Catalog['digest'] = {
   unverified:
     ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且 platdesk 无法读取频道历史来核对（缺少权限，或 platdesk 不在该频道）。为避免重复发布，没有再次发布；如果缺失，可用 `/orders digest run {{id}}` 补发。',
   unverifiedBusy:
-    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且该时段频道中的消息多于 Slack 对未经 Slack Marketplace 审核的应用允许读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，没有再次发布；如果缺失，可用 `/orders digest run {{id}}` 补发。',
+    ':warning: Slack 未确认 {{date}} 的{{name}}已发布，且该时段频道中的消息超出了未经 Slack Marketplace 审核的应用可读取的数量（每分钟一次，每次 15 条），无法核对。为避免重复发布，没有再次发布；如果缺失，可用 `/orders digest run {{id}}` 补发。',
   alert: ':rotating_light: {{name}}失败（第 {{attempt}} 次尝试）：{{reason}}。{{remedy}}{{next}}',
   nextAttempt: '下次尝试：{{time}}（{{zone}}）。',
   noMoreToday: '今天不再尝试。',

@@ -86,7 +86,7 @@ export const error: Catalog['error'] = {
   serviceNoCharge: '服务返回：未扣费。',
   failed: ':warning: 查询失败：{{detail}}',
   storeUnavailable:
-    ':warning: *platdesk 暂时不可用：无法连接数据库。* 未进行任何查询，也未产生任何费用。请一分钟后重试。',
+    ':warning: *platdesk 暂时不可用：无法连接数据库。*未进行任何查询，也未产生任何费用。请一分钟后重试。',
   noReason: '未说明原因',
   heading: ':warning: *{{title}}*',
   serviceSaid: '服务返回错误码 {{code}}。',

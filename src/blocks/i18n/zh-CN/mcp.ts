@@ -1,14 +1,14 @@
 /** 通过 MCP 使用 platdesk 的 AI 客户端（issue 37）：令牌、征求同意的私信、工具的答复。 */
 export const mcp = {
-  help: '`/platdesk mcp token [名称] [days:N]`、`/platdesk mcp tokens`、`/platdesk mcp revoke <名称>`：连接 AI 客户端（MCP），其付费查询需等你确认',
+  help: '`/platdesk mcp token [名称] [days:N]` — 连接 AI 客户端（MCP），其收费查询需等你确认；用 `/platdesk mcp tokens` 列出你的令牌，用 `/platdesk mcp revoke <名称>` 撤销',
   helpAdmin:
-    '`/platdesk mcp tokens all`、`/platdesk mcp revoke <名称> @某人`、`/platdesk mcp on|off`：本工作区的 AI 客户端',
+    '`/platdesk mcp tokens all` — 本工作区所有人的 AI 客户端令牌；用 `/platdesk mcp revoke <名称> @某人` 撤销某人的令牌，用 `/platdesk mcp on|off` 开关本工作区的 MCP',
   tokenTitle: 'MCP 令牌 *{{name}}*',
   tokenFallback: '你的 MCP 令牌 {{name}}：只显示这一次，只有你能看到',
   tokenOnce:
-    '只显示这一次，只有你能看到：请立即复制。platdesk 只保存它的哈希值。它在 {{date}} 失效；`/platdesk mcp revoke {{name}}` 可提前作废。',
+    '只显示这一次，只有你能看到：请立即复制。platdesk 只保存它的哈希值。它在 {{date}} 失效，也可用 `/platdesk mcp revoke {{name}}` 提前作废。',
   tokenSetup:
-    '在 AI 客户端中添加 MCP 服务器：URL `{{url}}`，传输方式 *Streamable HTTP*，请求头 `Authorization: Bearer <令牌>`。每次付费工具调用都会在这里等你确认。',
+    '在 AI 客户端中添加 MCP 服务器（传输方式 Streamable HTTP）：\n• 地址 `{{url}}`\n• 请求头 `Authorization: Bearer <令牌>`\n每次收费的工具调用都会在这里等你确认。',
   urlUnknown: 'https://<你的 platdesk 主机>/mcp',
   tokensTitle: 'MCP 令牌',
   tokensNone: '没有 MCP 令牌。`/platdesk mcp token [名称]` 可以创建一个。',
@@ -45,7 +45,7 @@ export const mcp = {
     invalid: '输入无效：{{problems}} 没有产生任何费用。',
     failed: '{{title}}。{{remedy}} {{charge}}',
     interrupted: '查询发出后被重启打断；不会再次执行。{{charge}}',
-    spendDenied: '只有管理员可以查看所有人的花费。',
+    spendDenied: '只有管理员可以查看所有人的扣费。',
     busy: '相同的调用仍在等待或执行中；请稍后再调用。',
   },
   summary: {
