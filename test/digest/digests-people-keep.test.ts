@@ -230,7 +230,7 @@ describe.each(ENGINES)('schedules (%s store)', (engine) => {
     const clock = createFakeClock(Date.parse('2026-11-20T00:00:00Z'));
     h = await startPlatdeskHarness({ clock, engine });
     expect(await say(`digest add ${BUSY} here 17:30,09:00`)).toContain(
-      'every day at 09:00, 17:30 Asia/Shanghai',
+      'every day at 09:00, 17:30 Beijing time',
     );
     await advanceTo(clock, Date.parse('2026-11-20T10:00:00Z'));
     const harness = h;

@@ -9,6 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { reportRange } from '../../src/lookups/reports.js';
 import { toolInputJsonSchema, toolOutputJsonSchema, toolsFor } from '../../src/lookups/tools.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { buttonsOf, textOf, useHarness } from '../helpers/platdesk-harness.js';
@@ -281,9 +282,10 @@ describe.each(ENGINES)('MCP server (%s)', (engine) => {
     const dms = dmsTo(SLACK.userId).length;
     const result = await client.callTool({ name: 'spend_report', arguments: { period: 'last30' } });
     expect(result.isError).toBeFalsy();
-    // What the ledger holds for this person over the period, as the tool says it.
-    const from = new Date(h().now().getTime() - 30 * 86_400_000);
-    const totals = await h().platdesk.store.ledger.totals({ from, to: h().now(), userId: SLACK.userId });
+    // What the ledger holds for this person over the period (the 30 local days to the end of
+    // today, in the budget zone: Asia/Shanghai here), as the tool says it.
+    const range = reportRange('last30', h().now(), 'Asia/Shanghai');
+    const totals = await h().platdesk.store.ledger.totals({ ...range, userId: SLACK.userId });
     expect(totals.calls).toBeGreaterThan(0);
     expect(result.structuredContent).toMatchObject({ points: totals.points, calls: totals.calls });
     const everyone = await client.callTool({ name: 'spend_report', arguments: { everyone: true } });

@@ -6,10 +6,12 @@
  * over it; the answers still go to response_urls and the Web API on the fake. The plat API is the
  * in-process sandbox, whose call counter proves "exactly one call".
  */
+
 import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Platdesk, startPlatdesk } from '../../src/main.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { freePort } from '../helpers/free-port.js';
 import { confirmationOf, type SlackMessage, textOf } from '../helpers/platdesk-harness.js';
 import { type FakeSlack, type SocketAck, startSlackApiServer } from '../helpers/slack-api-server.js';
@@ -99,6 +101,12 @@ describe('Socket Mode (SLACK_APP_TOKEN)', () => {
       store: { engine: 'sqlite', reachable: true, ledgerBacklog: 0 },
       limiter: 'in-process',
       socket: { open: 2, connections: 2, downForMs: 0 },
+      database: {
+        clockSkewMs: expect.any(Number),
+        clockSkewBudgetMs: 500,
+        schema: { build: MIGRATIONS.length, database: MIGRATIONS.length },
+        paidWorkRefused: null,
+      },
     });
 
     const metrics = await fetch(`${internal}/metrics`);

@@ -392,7 +392,7 @@ describe('Chinese input (issue 14)', () => {
     if (parsed.kind !== 'invalid') throw new Error(parsed.kind);
     expect(parsed.problems.map((p) => p.code)).toEqual(['unknown_option', 'orders_size', 'orders_flag']);
     expect(parsed.problems.map((p) => describeProblem(zh, p))).toEqual([
-      '无法识别的选项 颜色:红',
+      '无法识别的选项颜色:红',
       '每页数量须为 1 到 100',
       '旗帜须为 1 到 5（或 红、黄、绿、蓝、紫）',
     ]);
