@@ -123,8 +123,8 @@ export function wantedWords(
     quoted === null
       ? w.t('cap.unknownHeld', { held: w.count(points) })
       : quoted < points
-        ? w.t('cap.aboutHeld', { n: w.count(quoted), held: w.count(points) })
-        : w.t('cap.aboutPoints', { n: w.count(points) });
+        ? w.t('cap.aboutHeld', { count: quoted, n: w.count(quoted), held: w.count(points) })
+        : w.t('cap.aboutPoints', { count: points, n: w.count(points) });
   return quotaCalls > 0 ? w.t('cap.pointsAndQuota', { points: about, quota }) : about;
 }
 

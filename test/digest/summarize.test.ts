@@ -161,7 +161,7 @@ describe('renderDigest', () => {
     assertWithinSlackLimits(m.blocks);
     const text = textOf(m);
     expect(text).toContain('Daily orders · bee · 2026-11-20');
-    expect(text).toContain('2026-11-19 09:00 – 2026-11-20 09:00 (Asia/Shanghai)');
+    expect(text).toContain('2026-11-19 09:00 – 2026-11-20 09:00 (Beijing time)');
     expect(text).toMatch(/\*Orders\*\n8 {2}\(▲ 5 vs 2026-11-19\)/);
     expect(text).toContain('¥346.20');
     expect(text).toContain('▲ ¥286.00 vs 2026-11-19');

@@ -130,9 +130,11 @@ export const cap = {
   quotaCalls_one: '{{n}} call of the item quota',
   quotaCalls_other: '{{n}} calls of the item quota',
   quotaNoPoints: '{{quota}}, no points',
-  aboutPoints: 'about {{n}} points',
+  aboutPoints_one: 'about {{n}} point',
+  aboutPoints_other: 'about {{n}} points',
   /** The call holds more than its quote: a larger charge was seen for it. */
-  aboutHeld: 'about {{n}} points, up to {{held}} held until it is charged',
+  aboutHeld_one: 'about {{n}} point, up to {{held}} held until it is charged',
+  aboutHeld_other: 'about {{n}} points, up to {{held}} held until it is charged',
   /** A price not known yet: the ceiling (PLAT_PRICE_CEILING) is held. */
   unknownHeld: 'price not known yet, up to {{held}} points held until it is charged',
   pointsAndQuota: '{{points}} and {{quota}}',

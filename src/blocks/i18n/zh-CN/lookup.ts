@@ -127,8 +127,10 @@ export const cap: Catalog['cap'] = {
   quotaCalls_one: '商品额度 {{n}} 次',
   quotaCalls_other: '商品额度 {{n}} 次',
   quotaNoPoints: '{{quota}}，不扣点',
-  aboutPoints: '约 {{n}} 点',
-  aboutHeld: '约 {{n}} 点，扣费前最多预留 {{held}} 点',
+  aboutPoints_one: '约 {{n}} 点',
+  aboutPoints_other: '约 {{n}} 点',
+  aboutHeld_one: '约 {{n}} 点，扣费前最多预留 {{held}} 点',
+  aboutHeld_other: '约 {{n}} 点，扣费前最多预留 {{held}} 点',
   unknownHeld: '价格暂未知，扣费前最多预留 {{held}} 点',
   pointsAndQuota: '{{points}}，另用{{quota}}',
 };
