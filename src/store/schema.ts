@@ -417,12 +417,6 @@ export interface PlatAccountsTable {
   failure: string | null;
 }
 
-export interface ScheduleWakesTable {
-  tenant_id: string;
-  kind: string;
-  due_at: number;
-}
-
 export interface TenantErasuresTable {
   tenant: string;
   reason: string;
@@ -461,7 +455,6 @@ export interface Schema {
   slack_installations: SlackInstallationsTable;
   plat_accounts: PlatAccountsTable;
   tenant_erasures: TenantErasuresTable;
-  schedule_wakes: ScheduleWakesTable;
 }
 
 export type Db = Kysely<Schema>;
