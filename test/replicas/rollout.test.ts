@@ -39,7 +39,7 @@ const CALL_MS = 1500;
 /** The endpoints controller's lag while preStop pauses (deploy/kubernetes says 10 s; short here). */
 const PRE_STOP_MS = 500;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const shopOf = (wwid: string) => `No shop was found for messaging account *${wwid}*`;
+const shopOf = (wwid: string) => `No shop was found for seller account *${wwid}*`;
 
 /** HH:MM of an instant in UTC. */
 const hhmm = (at: number) => new Date(at).toISOString().slice(11, 16);
