@@ -1,6 +1,6 @@
 /**
  * The layers of DESIGN.md hold in the sources: each layer imports only the ones below it
- * (slack → charts → blocks → agent → lookups → alerts → digest → plat → store → sandbox), the small shared
+ * (mcp → slack → charts → blocks → agent → lookups → alerts → digest → plat → store → sandbox), the small shared
  * modules at the top of src/ (clock, config, logger, …) import no layer above them, and the
  * composition modules (main.ts and what it wires: http-server, tenant-services, plat-wiring,
  * shutdown, start) are imported by no layer. Type-only imports count too: a type is a dependency.
@@ -14,6 +14,8 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(import.meta.dirname, '../src');
 /** Top to bottom: a layer may import the layers after it, never those before it. */
 const LAYERS = [
+  // The MCP server (issue 37): a surface beside Slack's that answers through Slack (its consent DM).
+  'mcp',
   'slack',
   'charts',
   'blocks',

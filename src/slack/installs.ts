@@ -50,6 +50,9 @@ export const BOT_SCOPES = [
   'channels:history',
   'groups:history',
   'im:history',
+  // The agent (issue 36): the Messages tab's threads and mentions.
+  'assistant:write',
+  'app_mentions:read',
 ];
 
 export const INSTALL_PATH = '/slack/install';

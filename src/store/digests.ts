@@ -236,13 +236,14 @@ export function createDigests(ctx: StoreContext): DigestStore {
           .limit(1)
           .executeTakeFirst();
         if (newestRunId !== undefined && newest?.id !== newestRunId) return null;
-        // A run of it still open (fetching, posting, or its post being looked for) would buy the
-        // same pages again and post a second digest: this one runs nothing.
+        // Another "Run now" of it still open (fetching, posting, or its post being looked for)
+        // would buy the same pages again and post a second digest: this one runs nothing.
         const open = await trx
           .selectFrom('digest_runs')
           .select('id')
           .where('tenant_id', '=', tenant)
           .where('subscription_id', '=', input.subscriptionId)
+          .where('kind', '=', 'manual')
           .where('state', 'in', ['running', 'posting', 'unknown'])
           .limit(1)
           .executeTakeFirst();

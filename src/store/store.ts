@@ -792,8 +792,8 @@ export interface DigestStore {
    */
   claimScheduled(input: NewDigestRun, lease: Lease): Promise<RunClaim>;
   /**
-   * A "Run now" run, held by the caller, created under the digests lock; null while another run of
-   * the subscription is open (running, posting, or its post unknown: two "Run now" at once buy
+   * A "Run now" run, held by the caller, created under the digests lock; null while another "Run
+   * now" of the subscription is open (running, posting, or its post unknown: two at once buy
    * the pages once) and, with `newestRunId`, unless that run is still the subscription's newest
    * (a "Run again" is single-use across processes).
    */

@@ -51,7 +51,7 @@ describe('digest chart rendering', () => {
     );
     const chart = await renderDigestChart(zh, post);
     if (!chart) throw new Error('no chart');
-    for (const label of ['每小时订单', '订单数', '待发货', '已签收', '前一天（2026-11-19）', '已超时'])
+    for (const label of ['每小时订单', '订单数', '待发货', '已签收', '前一天（2026年11月19日）', '已超时'])
       expect(chart.svg).toContain(label);
     expect(chart.svg).not.toContain('Orders by hour');
     expect(chart.alt).toMatch(/^每小时订单柱状图，共 120 单/);

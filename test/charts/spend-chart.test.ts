@@ -80,7 +80,9 @@ describe('spend chart rendering', () => {
       expect(chart.svg, label).toContain(label);
     expect(chart.svg).not.toContain('Points per day');
     expect(chart.alt).toContain('共 178 点');
-    expect(chart.alt).toContain(`最多的一天是 ${days[17]}，90 点`);
+    // Days as the Chinese catalog writes them (2026年11月14日).
+    const [y, m, d] = String(days[17]).split('-').map(Number);
+    expect(chart.alt).toContain(`最多的一天是 ${y}年${m}月${d}日，90 点`);
     expect(chart.alt).toContain('每日上限 80 点，有 1 天达到');
     const png = decodePng(chart.png);
     expect(png.width).toBe(1000);

@@ -56,7 +56,7 @@ let work: string;
 let env: NodeJS.ProcessEnv;
 let slack: FakeSlack;
 let playFile: string;
-let ports: { a: number; b: number; postgres: number; redis: number };
+let ports: { a: number; b: number; metricsA: number; metricsB: number; postgres: number; redis: number };
 /** The probes of the rendered platdesk Deployment, before they were taken out for podman. */
 let probes: { liveness: { path: string; port: string }; readiness: { path: string; port: string } };
 
@@ -185,9 +185,9 @@ function forPodman(objects: KubeObject[]): { played: KubeObject[]; left: string[
       continue;
     }
     // Two replicas on the host's network: the pod template twice, each on a port of its own.
-    for (const [suffix, port] of [
-      ['a', ports.a],
-      ['b', ports.b],
+    for (const [suffix, port, metricsPort] of [
+      ['a', ports.a, ports.metricsA],
+      ['b', ports.b, ports.metricsB],
     ] as const) {
       const copy = structuredClone(object);
       copy.metadata.name = `${object.metadata.name}-${suffix}`;
@@ -203,7 +203,8 @@ function forPodman(objects: KubeObject[]): { played: KubeObject[]; left: string[
       if (!settings || !from[0]) throw new Error('no settings ConfigMap');
       const own = structuredClone(settings);
       own.metadata.name = `${settings.metadata.name}-${suffix}`;
-      own.data = { ...settings.data, PORT: String(port) };
+      // METRICS_PORT too: on one network two replicas cannot both listen on the manifests' 9464.
+      own.data = { ...settings.data, PORT: String(port), METRICS_PORT: String(metricsPort) };
       from[0].configMapRef.name = own.metadata.name;
       played.push(own, copy);
     }
@@ -285,7 +286,14 @@ beforeAll(async () => {
   );
   process.stdout.write(`${built.stdout.trim()}\n${backing.stdout.trim()}\n`);
   slack = await startSlackApiServer();
-  ports = { a: await freePort(), b: await freePort(), postgres: await freePort(), redis: await freePort() };
+  ports = {
+    a: await freePort(),
+    b: await freePort(),
+    metricsA: await freePort(),
+    metricsB: await freePort(),
+    postgres: await freePort(),
+    redis: await freePort(),
+  };
   const overlay = join(work, 'overlay');
   mkdirSync(overlay);
   writeOverlay(overlay);

@@ -123,6 +123,6 @@ describe.each(ENGINES)('nightly reconciliation on %s', (engine) => {
       'Nightly check of 2026-11-20: 1 spend total differs from the ledger',
     );
     expect(alertText(en, alert)).toContain('<@U1>, daily 2026-11-20: total 5, ledger 2 points');
-    expect(alertText(zh, alert)).toContain('<@U1>，每日 2026-11-20：累计 5，扣费明细 2 点');
+    expect(alertText(zh, alert)).toContain('<@U1>，每日 2026年11月20日：累计 5，扣费明细 2 点');
   });
 });

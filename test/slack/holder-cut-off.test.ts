@@ -98,7 +98,9 @@ describe('a holder cut from PostgreSQL mid-call (two replicas, real PostgreSQL a
     );
     expect(Date.now() - cutAt).toBeGreaterThanOrEqual(grace);
     const notice = textOf(dm.body);
-    expect(notice).toContain('after its call was sent, and it was not run again (nor will it be)');
+    expect(notice).toContain(
+      'after its call was sent, before its answer was read, and it was not run again (nor will it be)',
+    );
     expect(notice).toContain('What it cost is not recorded yet');
     expect(notice).toContain('If its answer has not reached you, it was lost');
     expect((await b.platdesk.store.pending.get(pendingId))?.state).toBe('interrupted');

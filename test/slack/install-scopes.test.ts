@@ -7,7 +7,7 @@ describe('install scopes', () => {
   it('are the manifest bot scopes', () => {
     const manifest = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
     const block = manifest.slice(manifest.indexOf('    bot:'), manifest.indexOf('settings:'));
-    const scopes = [...block.matchAll(/^ {6}- ([a-z:.]+)\s*$/gm)].map((m) => m[1]);
+    const scopes = [...block.matchAll(/^ {6}- ([a-z_:.]+)\s*$/gm)].map((m) => m[1]);
     expect([...BOT_SCOPES].sort()).toEqual(scopes.sort());
   });
 });

@@ -59,7 +59,7 @@ describe('/platdesk', () => {
     expect((await settings().budgets()).workspace.monthly).toBe(5000);
     expect((await audit())[0]).toMatchObject({ actorId: SLACK.adminId, action: 'settings.set' });
     expect((await audit())[0]?.detail).toContain('"monthly":5000');
-    expect(await admin('audit')).toContain(`<@${SLACK.adminId}> settings.set: budgets`);
+    expect(await admin('audit')).toContain(`<@${SLACK.adminId}> set: \`budgets = {`);
   });
 
   it('a shop registered to a channel: /orders <alias> elsewhere is refused (no call), in its channel it queries the owner', async () => {
