@@ -113,7 +113,7 @@ describe('the agent with a model, through the real Bolt app', () => {
       }),
     );
     const start = await h.fake.waitFor('chat.startStream', (c) => c.body.thread_ts === ts, 5000);
-    const streamTs = h.fake.replies(String(start.body.channel), ts).find((m) => m.chunks)?.ts;
+    const streamTs = h.fake.replies(String(start.body.channel), ts).find((m) => m.stream)?.ts;
     const stop = await h.fake.waitFor('chat.stopStream', (c) => c.body.ts === streamTs, 5000);
     return textOf({ blocks: stop.body.blocks });
   }

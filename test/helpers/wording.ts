@@ -51,8 +51,11 @@ function wordsOf(clause: string): string[] {
     .map((t) => t.toLowerCase());
 }
 
-function doubled(prose: string, strict: boolean): string[] {
+function doubled(given: string, strict: boolean): string[] {
   const found: string[] = [];
+  // Receiver data hidden in a buyer's remark ("phone [phone number hidden]") is the buyer's word
+  // beside the mask's, not a doubled phrase.
+  const prose = given.replace(/\[[^\]]*hidden\]/gi, '⌘');
   for (const clause of prose.split(/[.,;:!?\n·—–]|[，。；：！？（）、]/u)) {
     const raw = clause.split(/\s+/).filter(Boolean);
     // A word said twice in a row: "the the" (ids such as "owner owner-1234" are data).

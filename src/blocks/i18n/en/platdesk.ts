@@ -167,7 +167,7 @@ export const platdesk = {
     autolookup_usage: 'autolookup #channel on [cap N] | autolookup #channel off',
     autolookup_cap: 'the cap must be 1 to {{max}} lookups a day',
     steps_usage:
-      'steps | steps approve <step> <daily|monthly> <points|off> [shops:<a,b>|all] [channels:#c,#d|all] | steps revoke <step> (shops: only for lookup_waybill and orders_due)',
+      'steps [approve <step> <daily|monthly> <points|off> [shops:<a,b>|all] [channels:#c,#d|all] | revoke <step>] (shops: only for lookup_waybill and orders_due)',
     steps_unknown:
       'no workflow step is called `{{step}}`: lookup_waybill, lookup_item, orders_due or lookup_shop',
     language_usage:

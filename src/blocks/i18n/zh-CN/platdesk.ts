@@ -163,7 +163,7 @@ export const platdesk: Catalog['platdesk'] = {
     autolookup_usage: 'autolookup #频道 on [cap N] | autolookup #频道 off',
     autolookup_cap: '上限须为每天 1 到 {{max}} 次',
     steps_usage:
-      'steps | steps approve <步骤> <daily|monthly> <点数|off> [shops:<a,b>|all] [channels:#c,#d|all] | steps revoke <步骤>（shops 只适用于 lookup_waybill 和 orders_due）',
+      'steps [approve <步骤> <daily|monthly> <点数|off> [shops:<a,b>|all] [channels:#c,#d|all] | revoke <步骤>]（shops 只适用于 lookup_waybill 和 orders_due）',
     steps_unknown:
       '没有名为 `{{step}}` 的工作流步骤：可用 lookup_waybill、lookup_item、orders_due 或 lookup_shop',
     language_usage:
