@@ -9,37 +9,42 @@ import type { LookupRequest, QuoteLine } from '../lookups/types.js';
 import { editionName, type Operation } from '../plat/operations.js';
 import type { Catalog, Words } from './i18n/words.js';
 
-/** "item 6543210987", "商品 6543210987". */
-export function describeRequest(w: Words, request: LookupRequest): string {
-  const { t } = w;
+/** The figures a sentence about a request names: the same in its summary and its subject. */
+function requestFigures(w: Words, request: LookupRequest): Record<string, string | number> {
   switch (request.kind) {
     case 'item':
-      return t(request.withPrices ? 'summary.itemWithPrices' : 'summary.item', { id: request.itemId });
     case 'item-prices':
-      return t('summary.itemPrices', { id: request.itemId });
+      return { id: request.itemId };
     case 'shop-info':
-      return t('summary.shopInfo', { url: request.url });
+      return { url: request.url };
     case 'shop-id':
-      return t('summary.shopId', { wwid: request.wwid });
+      return { wwid: request.wwid };
     case 'waybill-print':
-      return t('summary.waybillPrint', {
-        count: request.waybills.length,
-        n: w.count(request.waybills.length),
-        shop: request.shopId,
-      });
-    case 'waybill-info':
-      return t('summary.waybillInfo', {
-        count: request.waybills.length,
-        n: w.count(request.waybills.length),
-        owner: request.ownerId,
-      });
+    case 'waybill-info': {
+      const count = request.waybills.length;
+      const whose = request.kind === 'waybill-print' ? { shop: request.shopId } : { owner: request.ownerId };
+      return { count, n: w.count(count), ...whose };
+    }
     case 'orders':
-      return t('summary.orders', {
-        owner: request.ownerId,
-        page: w.count(request.page + 1),
-        size: w.count(request.pageSize),
-      });
+      return { owner: request.ownerId, page: w.count(request.page + 1), size: w.count(request.pageSize) };
   }
+}
+
+/** The catalog's name of a request kind, in `summary.*` and `subject.*` alike. */
+const KIND_KEY = {
+  item: 'item',
+  'item-prices': 'itemPrices',
+  'shop-info': 'shopInfo',
+  'shop-id': 'shopId',
+  'waybill-print': 'waybillPrint',
+  'waybill-info': 'waybillInfo',
+  orders: 'orders',
+} as const;
+
+/** "item 6543210987", "商品 6543210987". */
+export function describeRequest(w: Words, request: LookupRequest): string {
+  const key = request.kind === 'item' && request.withPrices ? 'itemWithPrices' : KIND_KEY[request.kind];
+  return w.t(`summary.${key}`, requestFigures(w, request));
 }
 
 /**
@@ -47,34 +52,9 @@ export function describeRequest(w: Words, request: LookupRequest): string {
  * prices for item 680001234501", "Shop id for account beeclothing".
  */
 export function describeSubject(w: Words, request: LookupRequest): string {
-  const { t } = w;
-  switch (request.kind) {
-    case 'item':
-    case 'item-prices':
-      return t('subject.item', { id: request.itemId });
-    case 'shop-info':
-      return t('subject.shopInfo', { url: request.url });
-    case 'shop-id':
-      return t('subject.shopId', { wwid: request.wwid });
-    case 'waybill-print':
-      return t('subject.waybillPrint', {
-        count: request.waybills.length,
-        n: w.count(request.waybills.length),
-        shop: request.shopId,
-      });
-    case 'waybill-info':
-      return t('subject.waybillInfo', {
-        count: request.waybills.length,
-        n: w.count(request.waybills.length),
-        owner: request.ownerId,
-      });
-    case 'orders':
-      return t('subject.orders', {
-        owner: request.ownerId,
-        page: w.count(request.page + 1),
-        size: w.count(request.pageSize),
-      });
-  }
+  // An item's prices are for the item: the operation's name says "prices".
+  const key = request.kind === 'item-prices' ? 'item' : KIND_KEY[request.kind];
+  return w.t(`subject.${key}`, requestFigures(w, request));
 }
 
 /** "your daily cap: 450 of 500 points used". */
