@@ -118,7 +118,7 @@ describe('replicas that refuse paid work: a clock off the database, a schema mov
     expect(refused).toContain(CLOCK_WORDS);
     expect(refused).toContain('nothing was charged');
     expect(sandbox.stats().calls).toBe(before);
-    expect(await lookUpOn(0)).toContain('No shop was found for messaging account');
+    expect(await lookUpOn(0)).toContain('No shop was found for seller account');
     expect(sandbox.stats().calls).toBe(before + 1);
   }, 60_000);
 
@@ -144,7 +144,7 @@ describe('replicas that refuse paid work: a clock off the database, a schema mov
         MIGRATIONS.length + 1,
       );
       const before = sandbox.stats().calls;
-      expect(await lookUpOn(0)).toContain('No shop was found for messaging account');
+      expect(await lookUpOn(0)).toContain('No shop was found for seller account');
       expect(sandbox.stats().calls).toBe(before + 1);
 
       await migrate(db, 'postgres', [...MIGRATIONS, online, offline]);
