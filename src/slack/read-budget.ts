@@ -11,8 +11,9 @@
  * (store/turns.ts, one row per workspace and method). A history check asks for one request before each; refused, it is put
  * off to when the next one is due (posted-once.ts HistoryDeferredError), holding no lease.
  */
+
+import { CLOCK_SKEW_BUDGET_MAX_MS } from '../config.js';
 import type { PeriodicTurns } from '../store/store.js';
-import { CLOCK_SKEW_BUDGET_MS } from '../store/store.js';
 
 export type ReadMethod = 'conversations.history' | 'conversations.replies';
 
@@ -26,7 +27,7 @@ export interface SlackReadBudget {
  * Slack's minute, plus the clock-skew budget: the store's turns are stamped with each replica's
  * clock, so two replicas' turns are a real minute apart even when their clocks differ by that much.
  */
-export const LIMITED_READ_PERIOD_MS = 60_000 + CLOCK_SKEW_BUDGET_MS;
+export const LIMITED_READ_PERIOD_MS = 60_000 + CLOCK_SKEW_BUDGET_MAX_MS;
 /** Messages a limited request may ask for. */
 export const LIMITED_READ_PAGE_SIZE = 15;
 

@@ -38,7 +38,6 @@
  */
 
 import type { InstallationStore } from '@slack/bolt';
-import { CLOCK_SKEW_BUDGET_MAX_MS } from '../config.js';
 
 export interface Store {
   pending: PendingLookups;
@@ -650,18 +649,11 @@ export interface RunFailure {
 }
 
 /**
- * The clock-skew budget the delays below are sized with: the largest PLATDESK_CLOCK_SKEW_BUDGET_MS
- * accepts (a replica further from the database's clock than its budget takes no paid work,
- * store/database-watch.ts), so they hold whatever budget an operator sets.
- */
-export const CLOCK_SKEW_BUDGET_MS = CLOCK_SKEW_BUDGET_MAX_MS;
-
-/**
  * How long after an unclear post, or after the lease of a holder that stopped while posting, the
  * channel's history is read for the post's key (digest/posted-once.ts): a request still on its
  * way to Slack has landed by then, so "not in the history" means it never will be. Longer than a
  * run's lease (22 s, digest/run-fence.ts) + a keyed post's timeout (20 s,
- * slack/scheduled-posts.ts KEYED_POST_TIMEOUT_MS) + the clock-skew budget (issue 33 finding 5):
+ * slack/scheduled-posts.ts KEYED_POST_TIMEOUT_MS) + the largest clock-skew budget (config.ts CLOCK_SKEW_BUDGET_MAX_MS; issue 33 finding 5):
  * a holder that passed its fence's check just before its lease ran out has its post answered or
  * abandoned well before anyone reads the history for it (test/digest/posting-ends.test.ts checks
  * the sum).
