@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -12,6 +13,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Tests start real loopback servers; two cores are enough for a few files at once.
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirstSequencer },
     reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -82,17 +82,21 @@ describe('keyed posts and stranded runs on two replicas (PostgreSQL + Redis)', (
     await createLimiterKeys(redis.url);
     databaseUrl = await createPostgresDatabase();
     store = await openStore({ url: databaseUrl });
-    // The personal digest is due at the first whole minute at least 40 s from now (the replicas
-    // have started by then, or find it due at start-up); "Run now"'s digest at a time far away.
-    const dueAt = Math.ceil((Date.now() + 40_000) / MINUTE) * MINUTE;
+    // The personal digest was made an hour ago for this minute, which has begun: every replica
+    // finds it due at start-up (a missed slot of today is caught up), so nothing waits for a
+    // minute to come. Not in the last two minutes of a UTC day: its slot would be yesterday's.
+    const toMidnight = DAY - (Date.now() % DAY);
+    if (toMidnight < 2 * MINUTE) await sleep(toMidnight + 1_000);
+    const dueAt = Math.floor(Date.now() / MINUTE) * MINUTE;
     sandbox = createSandbox({
       token: PLAT_TOKEN,
       // The busy shop: about 250 orders a day, three pages of 100 in a "Run now" window.
       orderCounts: { [SANDBOX_FIXTURES.owners.busy]: 750 },
     });
     const platUrl = await sandbox.listen(0);
+    const anHourAgo = await openStore({ url: databaseUrl, clock: { now: () => Date.now() - 60 * MINUTE } });
     personal = {
-      sub: await store.digests.add({
+      sub: await anHourAgo.digests.add({
         ownerId: SANDBOX_FIXTURES.owners.small,
         shopLabel: 'small',
         channelId: READER,
@@ -102,6 +106,7 @@ describe('keyed posts and stranded runs on two replicas (PostgreSQL + Redis)', (
       }),
       dueAt,
     };
+    await anHourAgo.close();
     runNow = await store.digests.add({
       ownerId: SANDBOX_FIXTURES.owners.busy,
       shopLabel: 'busy',
@@ -112,6 +117,9 @@ describe('keyed posts and stranded runs on two replicas (PostgreSQL + Redis)', (
     });
     // Idle connections outlive the pause below, as at Slack: the paused holder's post would go out.
     fake = await startSlackApiServer({ keepAliveMs: 10 * MINUTE });
+    // The reader's language is asked of Slack right before the post is rendered: answered late
+    // (from the start: the run begins as the replicas start).
+    fake.setDelay('users.info', 2_000);
     cluster = await startReplicaCluster(2, {
       env: {
         SLACK_BOT_TOKEN: 'xoxb-test',
@@ -137,9 +145,7 @@ describe('keyed posts and stranded runs on two replicas (PostgreSQL + Redis)', (
 
   it('a holder paused (SIGSTOP) after "posting", before its post, past its lease: the other replica posts after the settle delay; the holder, resumed, posts nothing', async () => {
     const { sub, dueAt } = personal;
-    // The reader's language is asked of Slack right before the post is rendered: answered late.
-    fake.setDelay('users.info', 2_000);
-    await fake.waitFor('users.info', (c) => c.body.user === READER, dueAt - Date.now() + 60_000);
+    await fake.waitFor('users.info', (c) => c.body.user === READER, 60_000);
     const run = await until(
       'the run in posting',
       async () => {
