@@ -112,7 +112,6 @@ export interface Observations {
    */
   outages: { replica: number | null; from: number; to: number }[];
   /** Spans (the calls' clock) in which a replica was stopped (SIGSTOP), a subset of `outages`. */
-  pauses: { replica: number; from: number; to: number }[];
   /** Spans in which the recorder's event loop stalled (its arrival times are late after them). */
   stalls: { from: number; to: number }[];
 }
@@ -155,12 +154,6 @@ export interface Exemptions {
   answeredToKilled: number;
   /** Answers the service gave that never reached the app (cut, held back): their charge is unknowable. */
   unreadableAnswers: number;
-  /**
-   * Answers written into the socket of a stopped replica that stayed stopped past the call's
-   * deadline: on SIGCONT its deadline timer fires before it reads them, so a "no answer" row is
-   * what it knows.
-   */
-  answeredWhilePaused: number;
   /** Pages bought again by a replica taking over from a holder that could not record them. */
   reboughtAfterHolderLost: number;
   /** Pages bought again after their first purchase's answer never reached the app. */
@@ -219,20 +212,6 @@ const describeCall = (c: CallRecord) =>
   })`;
 
 /** Whether `replica` was killed after `t` (it may have had the answer, and died before recording it). */
-/** The plat client's deadline for a call (src/plat/http.ts deadlineMs), from its send. */
-const CALL_DEADLINE_MS = 15_000;
-
-/** The answer reached `call`'s replica while it was stopped, and it stayed stopped past the deadline. */
-function deliveredWhilePaused(pauses: Observations['pauses'], call: CallRecord): boolean {
-  const t = call.deliveredAt;
-  return (
-    t !== null &&
-    pauses.some(
-      (p) => p.replica === call.replica && p.from <= t && t <= p.to && p.to > call.at + CALL_DEADLINE_MS,
-    )
-  );
-}
-
 function killedAfter(kills: Observations['kills'], replica: number, t: number): boolean {
   return kills.some((k) => k.replica === replica && k.at >= t);
 }
@@ -243,7 +222,6 @@ export function check(obs: Observations): CheckResult {
   const exemptions: Exemptions = {
     answeredToKilled: 0,
     unreadableAnswers: 0,
-    answeredWhilePaused: 0,
     reboughtAfterHolderLost: 0,
     reboughtAfterLostAnswer: 0,
     rateUnmeasured: 0,
@@ -305,7 +283,6 @@ export function check(obs: Observations): CheckResult {
     if (!call.delivered) exemptions.unreadableAnswers += 1;
     else if (call.deliveredAt !== null && killedAfter(obs.kills, call.replica, call.deliveredAt))
       exemptions.answeredToKilled += 1;
-    else if (deliveredWhilePaused(obs.pauses, call)) exemptions.answeredWhilePaused += 1;
     else {
       // With no row at all it is reported once, as missing, below; here only when a row without
       // an answer (a placeholder) stands where its real charge should be.

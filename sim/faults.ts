@@ -241,9 +241,7 @@ export async function applyFault(fault: FaultEvent, world: World, active: () => 
       world.pause(fault.replica);
       await sleep(fault.durationMs);
       world.resume(fault.replica);
-      const span = { replica: fault.replica, from, to: performance.now() };
-      world.outages.push(span);
-      world.pauses.push(span);
+      world.outages.push({ replica: fault.replica, from, to: performance.now() });
       return;
     }
     case 'store-cut': {

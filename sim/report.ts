@@ -39,7 +39,7 @@ export function failureDetail(report: RunReport, defaultKinds: boolean, verbose:
     for (const v of result.violations) lines.push(`  ${v.kind}: ${v.detail}`);
     const e = result.exemptions;
     lines.push(
-      `  allowed and counted: ${e.answeredToKilled} answers reached a killed holder, ${e.unreadableAnswers} answers never reached the app, ${e.answeredWhilePaused} reached a replica stopped past their deadline, pages bought again: ${e.reboughtAfterHolderLost} by a replica taking over from a holder that could not record them, ${e.reboughtAfterLostAnswer} after a lost answer; ${e.rateUnmeasured} busy seconds not judged (the recorder stalled); ${e.maybeNotSent} rows "may not have been sent" (code -2)`,
+      `  allowed and counted: ${e.answeredToKilled} answers reached a killed holder, ${e.unreadableAnswers} answers never reached the app, pages bought again: ${e.reboughtAfterHolderLost} by a replica taking over from a holder that could not record them, ${e.reboughtAfterLostAnswer} after a lost answer; ${e.rateUnmeasured} busy seconds not judged (the recorder stalled); ${e.maybeNotSent} rows "may not have been sent" (code -2)`,
     );
   } else lines.push(`  error: ${report.error}`);
   lines.push('  faults applied:');
@@ -95,7 +95,6 @@ export function summarize(reports: readonly RunReport[], wallMs: number): Summar
   const exemptions: Exemptions = {
     answeredToKilled: 0,
     unreadableAnswers: 0,
-    answeredWhilePaused: 0,
     reboughtAfterHolderLost: 0,
     reboughtAfterLostAnswer: 0,
     rateUnmeasured: 0,
@@ -148,7 +147,7 @@ export function summaryText(s: Summary): string {
         .join('; ') || 'none'
     }`,
     `schedules with violations: ${s.failingSeeds.length}${s.failingSeeds.length ? ` (seeds ${s.failingSeeds.join(' ')})` : ''}`,
-    `allowed and counted: answers to a killed holder ${s.exemptions.answeredToKilled}, answers that never reached the app ${s.exemptions.unreadableAnswers}, answers to a replica stopped past their deadline ${s.exemptions.answeredWhilePaused}, pages bought again after their holder was lost ${s.exemptions.reboughtAfterHolderLost}, after a lost answer ${s.exemptions.reboughtAfterLostAnswer}; busy seconds not judged (the recorder stalled) ${s.exemptions.rateUnmeasured}, rows "may not have been sent" (code -2) ${s.exemptions.maybeNotSent}`,
+    `allowed and counted: answers to a killed holder ${s.exemptions.answeredToKilled}, answers that never reached the app ${s.exemptions.unreadableAnswers}, pages bought again after their holder was lost ${s.exemptions.reboughtAfterHolderLost}, after a lost answer ${s.exemptions.reboughtAfterLostAnswer}; busy seconds not judged (the recorder stalled) ${s.exemptions.rateUnmeasured}, rows "may not have been sent" (code -2) ${s.exemptions.maybeNotSent}`,
     `wall time: ${seconds(s.wallMs)} (${seconds(s.wallMs / Math.max(1, s.schedules))} per schedule)`,
   ];
   return lines.join('\n');

@@ -130,7 +130,6 @@ export async function collect(world: World, caps: CapRecord[]): Promise<Observat
       posts: readPosts(world),
       kills: [...world.kills],
       outages: [...world.outages],
-      pauses: [...world.pauses],
       stalls: [...world.recorder.stalls],
     };
   } finally {

@@ -143,8 +143,6 @@ export interface World {
   readonly kills: { replica: number; at: number }[];
   /** When a replica (null: every replica) could not write to the store: paused, cut off, a table locked. */
   readonly outages: { replica: number | null; from: number; to: number }[];
-  /** When a replica was stopped (SIGSTOP); each is an outage too. */
-  readonly pauses: { replica: number; from: number; to: number }[];
   /** performance.now() when the workload started. */
   startedAt: number;
   /** Where Slack delivers a request meant for replica `replica` (modulo their number). */
@@ -358,7 +356,6 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
     const faults: FaultRecord[] = [];
     const kills: World['kills'] = [];
     const outages: World['outages'] = [];
-    const pauses: World['pauses'] = [];
     const respawning = new Map<number, Promise<void>>();
     const locks = new Set<Promise<void>>();
     let redisRestart: Promise<void> | null = null;
@@ -378,7 +375,6 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
       faults,
       kills,
       outages,
-      pauses,
       startedAt: performance.now(),
       target(replica) {
         const wanted = cluster.replicas[replica % cluster.replicas.length];

@@ -153,7 +153,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     const { undici } = loadedPool;
     const pool = onSent ? withSentHook(undici, loadedPool.pool) : loadedPool.pool;
     const started = performance.now();
-    const deadline = AbortSignal.timeout(timeouts.deadlineMs);
+    const { signal: deadline, clear: clearDeadline } = deadlineAfter(timeouts.deadlineMs);
     const combined = AbortSignal.any(
       signal ? [signal, deadline, shutdown.signal] : [deadline, shutdown.signal],
     );
@@ -200,6 +200,8 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
         timeouts,
         secrets,
       });
+    } finally {
+      clearDeadline();
     }
     // A body may echo the token (a proxy's error page, a msg quoting the header): remove it before
     // the parsed body (msg → error messages), an excerpt cut mid-token or JSON.parse's error can hold it.
@@ -234,6 +236,27 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       await pool.destroy();
     },
   };
+}
+
+/**
+ * A call's deadline: AbortSignal.timeout's, but aborting one turn of the event loop later. A
+ * process that could not run when the deadline passed (stopped, on a suspended host, or in a long
+ * synchronous stretch) runs its due timers before it reads its sockets (Linux ends the wait for
+ * them with EINTR after a stop, signal(7)), so a plain timeout would drop an answer that had
+ * arrived, one the service charged for, and the ledger would say "no answer" in its place.
+ * setImmediate runs after the poll phase: an answer already received is read first. (undici's own
+ * headers and body timers tick by loop turns, not by the wall clock, and so do not fire at once.)
+ */
+function deadlineAfter(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    setImmediate(() =>
+      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    );
+  }, ms);
+  // As AbortSignal.timeout's: a call in flight alone does not keep the process alive.
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 function transportError(
