@@ -42,35 +42,43 @@ function stopFromOutside(afterMs: number, forMs: number): Promise<void> {
   return new Promise((resolve) => stopper.once('exit', () => resolve()));
 }
 
+/**
+ * The sandbox as its own process (this test stops its own), and a client of it whose connection
+ * and undici are ready (one call made): the measured call is written at once.
+ */
+async function startSandboxAndRig(faults: unknown[]): Promise<{ sandbox: ChildProcess; rig: PlatClientRig }> {
+  const port = await freePort();
+  const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/cli.ts'], {
+    env: {
+      ...process.env,
+      SANDBOX_PORT: String(port),
+      SANDBOX_TOKEN: TOKEN,
+      SANDBOX_FAULTS: JSON.stringify(faults),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    sandbox.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
+    sandbox.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes(String(port))) resolve();
+    });
+  });
+  const rig = createClientRig({
+    baseUrl: `http://127.0.0.1:${port}`,
+    token: TOKEN,
+    timeouts: { deadlineMs: 400 },
+  });
+  await rig.client.shopInfo({ url: F.links.firstMarketplace });
+  return { sandbox, rig };
+}
+
 describe('a call whose deadline passes while the process cannot run', () => {
   let sandbox: ChildProcess;
   let rig: PlatClientRig;
 
   beforeAll(async () => {
-    const port = await freePort();
-    sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/cli.ts'], {
-      env: {
-        ...process.env,
-        SANDBOX_PORT: String(port),
-        SANDBOX_TOKEN: TOKEN,
-        // Every answer 150 ms after its request: it arrives while this process is stalled.
-        SANDBOX_FAULTS: JSON.stringify([{ kind: 'latency', ms: 150 }]),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      sandbox.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
-      sandbox.stdout?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes(String(port))) resolve();
-      });
-    });
-    rig = createClientRig({
-      baseUrl: `http://127.0.0.1:${port}`,
-      token: TOKEN,
-      timeouts: { deadlineMs: 400 },
-    });
-    // The connection and undici are ready: the measured call is written at once.
-    await rig.client.shopInfo({ url: F.links.firstMarketplace });
+    // Every answer 150 ms after its request: it arrives while this process is stopped.
+    ({ sandbox, rig } = await startSandboxAndRig([{ kind: 'latency', ms: 150 }]));
   }, 30_000);
 
   afterAll(async () => {
