@@ -388,8 +388,10 @@ export async function createWorld(schedule: Schedule, shared: SharedServers): Pr
       async kill(replica) {
         if (!at(replica).alive) return;
         paused.delete(replica);
-        kills.push({ replica, at: performance.now() });
         await cluster.kill(replica);
+        // When it is known dead: an answer written into its socket between the signal and its
+        // death was never read (the checker's "killed after it was answered"; seed 1092).
+        kills.push({ replica, at: performance.now() });
       },
       async respawn(replica) {
         if (at(replica).alive) return;

@@ -237,8 +237,16 @@ async function executeHeld(
 
     let progressTs = run.messageTs;
     if (options.progress && progressTs === null) {
-      progressTs = await publisher.postProgress(subscription, run, null, null);
-      await digests.setMessageTs(run.id, progressTs);
+      // Without its progress message the run still runs: its digest is then posted as a keyed
+      // post of its own (checked in the channel's history first, as every unclear post is).
+      progressTs = await publisher.postProgress(subscription, run, null, null).catch((err: unknown) => {
+        ctx.logger?.warn(
+          { err, runId: run.id },
+          'digest progress message not posted: the digest is posted on its own',
+        );
+        return null;
+      });
+      if (progressTs !== null) await digests.setMessageTs(run.id, progressTs);
     }
     let lastProgressAt = Number.NEGATIVE_INFINITY;
     let progressChain: Promise<unknown> = Promise.resolve();

@@ -119,6 +119,12 @@ export interface KeyedPosts {
    * right before the request is sent, and its signal ends the request (issue 33 finding 5).
    */
   post(channel: string, m: RenderedMessage, key: PostKey, fence?: PostFence): Promise<string>;
+  /**
+   * Posts a message without a key once, as `post` does: no automatic retry (a retry after an
+   * unclear outcome would post it twice), the same timeout and the same errors. "Run now"'s
+   * progress message: the run goes on without it when its outcome is unclear.
+   */
+  postOnce(channel: string, m: RenderedMessage): Promise<string>;
   /** As `post`, as a reply in the thread of `threadTs` (never broadcast to the channel). */
   reply(
     channel: string,
@@ -305,6 +311,13 @@ export function createKeyedPosts(deps: {
 
   return {
     post: (channel, m, key, fence) => postKeyed(channel, m, key, undefined, fence),
+    async postOnce(channel, m) {
+      try {
+        return await postMessage(once, channel, m);
+      } catch (error) {
+        throw postFailure(error, 'chat.postMessage');
+      }
+    },
     reply: (channel, threadTs, m, key, fence) => postKeyed(channel, m, key, threadTs, fence),
     async threadKeys(channel, threadTs, eventType, progressText) {
       const resumed = decodeProgress(progressText);

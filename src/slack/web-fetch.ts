@@ -206,12 +206,25 @@ export async function slackFetch(
 }
 
 /**
- * `options` for a WebClient (or Bolt's `clientOptions`, or Socket Mode's), with platdesk's fetch:
- * every Slack Web client the app builds gets its options from here.
+ * The longest one request to Slack's Web API may take before it is given up (web-api's `timeout`,
+ * each attempt): web-api's default is none, and a request Slack never answers would hold what
+ * waits for it (a "Run now" on its progress message, a listener) for ever (DESIGN rule 10).
  */
-export function slackClientOptions<T extends object>(options: T): T & { fetch: typeof fetch } {
-  const given = (options as { fetch?: typeof fetch }).fetch;
-  return { ...options, fetch: given ?? (slackFetch as unknown as typeof fetch) };
+export const SLACK_CALL_TIMEOUT_MS = 20_000;
+
+/**
+ * `options` for a WebClient (or Bolt's `clientOptions`, or Socket Mode's), with platdesk's fetch
+ * and a timeout: every Slack Web client the app builds gets its options from here.
+ */
+export function slackClientOptions<T extends object>(
+  options: T,
+): T & { fetch: typeof fetch; timeout: number } {
+  const given = options as { fetch?: typeof fetch; timeout?: number };
+  return {
+    ...options,
+    fetch: given.fetch ?? (slackFetch as unknown as typeof fetch),
+    timeout: given.timeout ?? SLACK_CALL_TIMEOUT_MS,
+  };
 }
 
 /** What fences a request: a check that throws when it may not be sent, and a signal that ends it. */

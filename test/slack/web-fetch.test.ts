@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { createRespond } from '@slack/bolt/dist/context/create-respond.js';
 import { ErrorCode, LogLevel, WebClient, type WebClientOptions } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { slackClientOptions, slackFetch } from '../../src/slack/web-fetch.js';
+import { SLACK_CALL_TIMEOUT_MS, slackClientOptions, slackFetch } from '../../src/slack/web-fetch.js';
 import { freePort } from '../helpers/free-port.js';
 import { type FakeSlack, startSlackApiServer } from '../helpers/slack-api-server.js';
 import { SLACK } from '../helpers/slack-payloads.js';
@@ -38,6 +38,16 @@ afterEach(async () => {
 describe("the Slack Web clients' fetch", () => {
   it('is the fetch of a client built with slackClientOptions', () => {
     expect((client() as unknown as { fetchFn: unknown }).fetchFn).toBe(slackFetch);
+  });
+
+  it('gives each request up after SLACK_CALL_TIMEOUT_MS (web-api has none by default): a call Slack never answers ends', async () => {
+    expect((client() as unknown as { timeout: number }).timeout).toBe(SLACK_CALL_TIMEOUT_MS);
+    // The same client with a short timeout: the stand-in never answers this call.
+    fake.fault('auth.test', 'timeout', 1);
+    const error = await client({ timeout: 200, retryConfig: { retries: 0 } })
+      .auth.test()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.RequestError });
   });
 
   it('sends a form-encoded call with its token and fields, and reads the answer and its scope headers', async () => {

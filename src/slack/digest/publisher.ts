@@ -179,8 +179,12 @@ export function createSlackDigestPublisher(deps: SlackDigestPublisherDeps): Dige
     },
     postChart: async (post, messageTs) =>
       postChart(await words(post.subscription.channelId), post, post.subscription.channelId, messageTs),
-    postProgress: async (sub, _run, plan, replaceTs) =>
-      put(sub.channelId, renderDigestProgress(await words(sub.channelId), sub, plan), replaceTs),
+    async postProgress(sub, _run, plan, replaceTs) {
+      const m = renderDigestProgress(await words(sub.channelId), sub, plan);
+      // The first post once (a retried post whose outcome was unclear would leave two); updates
+      // of a known message may simply be sent again.
+      return replaceTs === null ? keyed.postOnce(sub.channelId, m) : put(sub.channelId, m, replaceTs);
+    },
     postNotice: async (notice, replaceTs) =>
       put(
         notice.subscription.channelId,
