@@ -193,7 +193,7 @@ describe.each(ENGINES)('MCP server (%s)', (engine) => {
     await h().nextResponse(off.responseUrlId);
 
     // Invalid input: nothing asked, nothing called.
-    const bad = await client.callTool({ name: 'list_orders', arguments: { shop: owners.busy, size: 500 } });
+    const bad = await client.callTool({ name: 'orders_page', arguments: { shop: owners.busy, size: 500 } });
     expect(bad.isError).toBe(true);
 
     await h().settle(200);
@@ -280,7 +280,7 @@ describe.each(ENGINES)('MCP server (%s)', (engine) => {
   it('the free spend tool answers from the ledger without a DM', async () => {
     const client = await connect(await newToken());
     const dms = dmsTo(SLACK.userId).length;
-    const result = await client.callTool({ name: 'spend_report', arguments: { period: 'last30' } });
+    const result = await client.callTool({ name: 'spend', arguments: { period: 'last30' } });
     expect(result.isError).toBeFalsy();
     // What the ledger holds for this person over the period (the 30 local days to the end of
     // today, in the budget zone: Asia/Shanghai here), as the tool says it.
@@ -288,7 +288,7 @@ describe.each(ENGINES)('MCP server (%s)', (engine) => {
     const totals = await h().platdesk.store.ledger.totals({ ...range, userId: SLACK.userId });
     expect(totals.calls).toBeGreaterThan(0);
     expect(result.structuredContent).toMatchObject({ points: totals.points, calls: totals.calls });
-    const everyone = await client.callTool({ name: 'spend_report', arguments: { everyone: true } });
+    const everyone = await client.callTool({ name: 'spend', arguments: { everyone: true } });
     expect(everyone.isError).toBe(true);
     expect(dmsTo(SLACK.userId).length).toBe(dms);
     await client.close();

@@ -50,8 +50,8 @@ export const mcp = {
     busy: 'The same call is still waiting or running; call again later.',
   },
   summary: {
-    orders: '{{shop}}: {{n}} orders on this page, {{all}} in all',
-    print: '{{printed}} waybills with print data, {{failed}} failed',
+    orders: '{{shop}}: page {{page}} of {{pages}}, {{n}} orders on this page, {{all}} in all',
+    prices: 'Item {{id}}: price {{price}}, original {{original}}, reference {{reference}}',
     spend: '{{period}}: {{points}} over {{calls}} calls, {{quota}} item quota calls',
     period: { today: 'Today', month: 'This month', last30: 'Last 30 days' },
   },

@@ -49,8 +49,8 @@ export const mcp = {
     busy: '相同的调用仍在等待或执行中；请稍后再调用。',
   },
   summary: {
-    orders: '{{shop}}：本页 {{n}} 个订单，共 {{all}} 个',
-    print: '{{printed}} 个运单取得打印数据，{{failed}} 个失败',
+    orders: '{{shop}}：第 {{page}} / {{pages}} 页，本页 {{n}} 个订单，共 {{all}} 个',
+    prices: '商品 {{id}}：售价 {{price}}，原价 {{original}}，参考价 {{reference}}',
     spend: '{{period}}：{{points}}，共 {{calls}} 次调用，商品额度 {{quota}} 次',
     period: { today: '今天', month: '本月', last30: '最近 30 天' },
   },
