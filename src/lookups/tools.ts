@@ -228,7 +228,7 @@ export interface ToolDef {
  * issue's seven (issue 37); waybill print data is the agent's only (an AI client has no printer,
  * and the print data is the shop's encrypted waybill).
  */
-export const TOOLS: Readonly<Record<ToolName, ToolDef>> = {
+export const TOOLS = {
   lookup_waybill: { name: 'lookup_waybill', surfaces: ['step', 'agent', 'mcp'], operations: ['platdzmd'] },
   lookup_item: {
     name: 'lookup_item',
@@ -245,14 +245,19 @@ export const TOOLS: Readonly<Record<ToolName, ToolDef>> = {
   orders_page: { name: 'orders_page', surfaces: ['agent', 'mcp'], operations: ['paging-orders'] },
   spend: { name: 'spend', surfaces: ['agent', 'mcp'], operations: [] },
   waybill_print: { name: 'waybill_print', surfaces: ['agent'], operations: ['platdybw'] },
-};
+} as const satisfies Readonly<Record<ToolName, ToolDef>>;
+
+/** The tools a surface offers, as a type (the Workflow steps' ids are StepId, lookups/steps.ts). */
+export type ToolOn<S extends ToolSurface> = {
+  [N in ToolName]: S extends (typeof TOOLS)[N]['surfaces'][number] ? N : never;
+}[ToolName];
 
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 export const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOLS, name);
 
 /** The tools offered on one surface, in catalog order. */
 export function toolsFor(surface: ToolSurface): ToolDef[] {
-  return TOOL_NAMES.map((n) => TOOLS[n]).filter((t) => t.surfaces.includes(surface));
+  return TOOL_NAMES.map((n): ToolDef => TOOLS[n]).filter((t) => t.surfaces.includes(surface));
 }
 
 /** A tool's zod input and output. */
