@@ -7,6 +7,7 @@
  * receiver fields, remarks masked).
  */
 
+import type { ModalView } from '@slack/types';
 import type { Refusal } from '../lookups/access.js';
 import type { McpCommandResult } from '../lookups/mcp-tokens.js';
 import type { Problem } from '../lookups/parse/problems.js';
@@ -25,7 +26,7 @@ import { context, header, message, type RenderedMessage, section } from './kit.j
 import { packSections } from './limits.js';
 import { flagLabel, lastPage, orderStatusLabel } from './orders.js';
 import { stepOutputs } from './steps.js';
-import { escapeClip } from './text.js';
+import { escapeClip, truncate } from './text.js';
 import { describeProblem, describeRefusal } from './words-of.js';
 
 // ---- /platdesk mcp ----------------------------------------------------------------------------
@@ -39,10 +40,12 @@ export function renderMcpResult(w: Words, result: McpCommandResult): RenderedMes
       const url = result.url ? escapeClip(result.url, 300) : t('mcp.urlUnknown');
       return message(t('mcp.tokenFallback', { name }), [
         section(t('mcp.tokenTitle', { name })),
-        // A code block: the token is copied as it is (it holds only [A-Za-z0-9_-]).
+        // Code blocks: the token is copied as it is (it holds only [A-Za-z0-9_-]).
         section(`\`\`\`${result.token}\`\`\``),
+        // What an MCP client's settings take, ready to paste (docs/mcp.md: Claude, Cursor).
+        section(`${t('mcp.tokenPaste')}\n\`\`\`URL: ${url}\nAuthorization: Bearer ${result.token}\`\`\``),
         section(t('mcp.tokenOnce', { name, date: w.date(result.expiresAt) })),
-        context(t('mcp.tokenSetup', { url })),
+        context(t('mcp.tokenSetup')),
       ]);
     }
     case 'mcp-tokens': {
@@ -84,6 +87,20 @@ export function renderMcpResult(w: Words, result: McpCommandResult): RenderedMes
     case 'mcp-invalid':
       return one(t(`mcp.problem.${result.problem}`, result.values ?? {}));
   }
+}
+
+/**
+ * The App Home's "Connect an AI client": the answer `/platdesk mcp token` gives, in a modal, which
+ * only the clicker sees and Slack keeps nowhere once it is closed (a view click has no
+ * response_url for an ephemeral answer).
+ */
+export function renderMcpConnectModal(w: Words, result: McpCommandResult): ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: truncate(w.t('mcp.connectTitle'), 24) },
+    close: { type: 'plain_text', text: truncate(w.t('mcp.connectClose'), 24) },
+    blocks: renderMcpResult(w, result).blocks,
+  };
 }
 
 /** What an answer cost, as its charge note says it. */

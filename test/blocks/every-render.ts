@@ -450,6 +450,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       },
     ],
     recentMore: text.extreme ? 40 : 0,
+    mcpEnabled: true,
     adminHome: admin,
   };
   const entry: LedgerEntry = {
