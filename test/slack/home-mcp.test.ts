@@ -133,6 +133,29 @@ describe('App Home: Connect an AI client', () => {
     ]);
   });
 
+  it('a token whose modal Slack did not open (the trigger expired) is revoked at once, and the clicker is told', async () => {
+    const live = async () => (await h().platdesk.store.mcpTokens.list(SLACK.userId)).map((t) => t.name);
+    const before = await live();
+    const dms = h().fake.callsTo('chat.postMessage').length;
+    h().fake.failNext('views.open', { error: 'expired_trigger_id' });
+    const failed = await clickConnect();
+    const [token] = tokensOf(failed);
+    const row = await h().platdesk.store.mcpTokens.byHash(hashMcpToken(token ?? ''));
+    await expect
+      .poll(async () => (await h().platdesk.store.mcpTokens.byHash(hashMcpToken(token ?? '')))?.revokedAt)
+      .not.toBeNull();
+    expect(row?.userId).toBe(SLACK.userId);
+    expect(await live()).toEqual(before);
+    const told = await h().fake.waitFor(
+      'chat.postMessage',
+      () => h().fake.callsTo('chat.postMessage').length > dms,
+      5000,
+    );
+    expect(told.body.channel).toBe(SLACK.userId);
+    expect(textOf(told.body)).toContain(en.t('mcp.connectFailed'));
+    expect(JSON.stringify(told.body)).not.toContain('pdmcp_');
+  });
+
   it('hidden while an admin has MCP off; a click from an older Home makes nothing and says why', async () => {
     const off = await h().command('/platdesk', 'mcp off', { userId: SLACK.adminId });
     await h().nextResponse(off.responseUrlId);
