@@ -3,8 +3,8 @@
  * and one Redis. A paid tool call made on replica 0 is confirmed by a click that lands on
  * replica 1 and completes on replica 0 (the outcome travels through the pending row); a call
  * waiting on replica 0 when it is killed is retried on replica 1, which joins it: one DM, one
- * plat call, one ledger row, the answer. The SDK's client over real HTTP; calls counted at the
- * sandbox.
+ * plat call, one ledger row, the answer. A token's request rate holds across both replicas
+ * (counted in Redis). The SDK's client over real HTTP; calls counted at the sandbox.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,6 +23,8 @@ import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-e
 
 const SECRET = 'mcp-replicas-secret';
 const PLAT_TOKEN = 'mcp-replicas';
+/** MCP_RATE_PER_MINUTE of the cluster: above what the other tests' token uses (about 10). */
+const RATE = 20;
 
 describe('MCP on two replicas (PostgreSQL, Redis)', () => {
   let redis: RedisServer;
@@ -57,6 +59,7 @@ describe('MCP on two replicas (PostgreSQL, Redis)', () => {
         PLAT_BASE_URL: platUrl,
         PLAT_TOKEN,
         PLAT_PRICES: 'platdzmd:1=4',
+        MCP_RATE_PER_MINUTE: String(RATE),
         REDIS_URL: redis.url,
         DATABASE_URL: databaseUrl,
       },
@@ -123,6 +126,46 @@ describe('MCP on two replicas (PostgreSQL, Redis)', () => {
     expect(ledger.map((e) => e.source)).toEqual(['mcp']);
     await client.close();
   }, 60_000);
+
+  it('the per-token rate holds across replicas: MCP_RATE_PER_MINUTE requests in total, not per replica', async () => {
+    const limited = newMcpToken();
+    await store.mcpTokens.create({
+      id: 'rate',
+      userId: SLACK.userId,
+      name: 'rate',
+      hash: hashMcpToken(limited),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    const answers: { replica: number; status: number; retryAfter: string | null; body: string }[] = [];
+    for (let i = 0; i < RATE + 10; i++) {
+      const replica = i % 2;
+      const res = await fetch(`${cluster.at(replica).url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${limited}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
+      });
+      answers.push({
+        replica,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: await res.text(),
+      });
+    }
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(RATE);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(10);
+    // Both replicas refuse: each had let only its half through.
+    expect(new Set(refused.map((a) => a.replica))).toEqual(new Set([0, 1]));
+    for (const r of refused) {
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(r.retryAfter)).toBeLessThanOrEqual(60);
+      expect(r.body).toContain('Too many requests');
+    }
+  }, 30_000);
 
   it('replica 0 killed while its call waits: the retry on replica 1 joins it; one DM, one call', async () => {
     const params = {
