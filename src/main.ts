@@ -93,6 +93,8 @@ export interface StartOptions {
   drainTimeoutMs?: number;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
   housekeepingEveryMs?: number;
+  /** Tests: how often a waiting MCP tool call sends progress (default 5 s). */
+  mcpProgressEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
   /** Socket Mode: called once no connection has been open that long (the process runner exits). */
@@ -387,6 +389,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(installations ? { installed: async (t: string) => (await installations(t)) !== null } : {}),
     confirmTtlMs: config.mcp.confirmTtlMs,
     rate: mcpRate,
+    ...(options.mcpProgressEveryMs !== undefined ? { progressEveryMs: options.mcpProgressEveryMs } : {}),
     now,
     logger: logger.child({ component: 'mcp' }),
   });

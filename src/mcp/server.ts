@@ -40,6 +40,8 @@ export interface McpServerDeps {
   /** Distributed mode: whether the tenant still has platdesk installed. */
   installed?: (tenant: string) => Promise<boolean>;
   confirmTtlMs: number;
+  /** Tests: how often a waiting call sends progress (default tool-calls.ts PROGRESS_EVERY_MS). */
+  progressEveryMs?: number;
   /** Each token's requests a minute, counted across replicas when shared (rate.ts). */
   rate: TokenRate;
   now: () => Date;
@@ -137,7 +139,12 @@ export function createMcpHandler(deps: McpServerDeps): (req: IncomingMessage, re
           const progressToken = extra._meta?.progressToken;
           const callMeta = (extra._meta as Record<string, unknown> | undefined)?.['platdesk/call-id'];
           const result = await callTool(
-            { deps: tenant, slack, confirmTtlMs: deps.confirmTtlMs },
+            {
+              deps: tenant,
+              slack,
+              confirmTtlMs: deps.confirmTtlMs,
+              ...(deps.progressEveryMs !== undefined ? { progressEveryMs: deps.progressEveryMs } : {}),
+            },
             {
               token,
               client,
