@@ -9,6 +9,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { manifestFunctions } from '../../src/blocks/tools.js';
 import {
@@ -118,6 +119,35 @@ describe.each(ENGINES)('MCP tools item_prices and orders_page (%s)', (engine) =>
       (toolInputJsonSchema('item_prices') as { properties: object }).properties,
     );
     await client.close();
+  });
+
+  it('negotiates the protocol version: the current one, an older one the client asks for, never an unknown one', async () => {
+    const sent = await h().command('/platdesk', `mcp token proto${++seq}`);
+    const token = textOf(await h().nextResponse(sent.responseUrlId)).match(TOKEN)?.[0] ?? '';
+    const initialize = async (protocolVersion: string) => {
+      const res = await fetch(`${h().platdesk.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+        }),
+      });
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      // A JSON answer, or one server-sent event holding it.
+      const json = body.trimStart().startsWith('{') ? body : (body.match(/^data: (.*)$/m)?.[1] ?? '{}');
+      return (JSON.parse(json) as { result: { protocolVersion: string } }).result.protocolVersion;
+    };
+    expect(await initialize(LATEST_PROTOCOL_VERSION)).toBe(LATEST_PROTOCOL_VERSION);
+    expect(await initialize('2025-03-26')).toBe('2025-03-26');
+    expect(await initialize('1999-01-01')).toBe(LATEST_PROTOCOL_VERSION);
   });
 
   it('item_prices: one quota call after the Confirm, the prices as structured output, source mcp', async () => {
