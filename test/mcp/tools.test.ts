@@ -5,7 +5,8 @@
  * `orders_due` and `spend`; the four that are Workflow steps take and give what the manifest's
  * `functions:` declare; `item_prices` and `orders_page` are real lookups (one call each after the
  * owner's Confirm, in the ledger with source mcp); a page of orders says what /orders shows and
- * no more: no receiver field, remarks masked as in every answer.
+ * no more: no receiver field, remarks masked as in every answer. The protocol version is
+ * negotiated by the SDK: the current one, or an older one the client asks for.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
