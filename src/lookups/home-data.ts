@@ -20,8 +20,8 @@ import type {
 import { localDateOf } from '../zoned-time.js';
 import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
-import type { PlatAccountStatus } from './plat-accounts.js';
 import { mcpEnabled } from './mcp-tokens.js';
+import type { PlatAccountStatus } from './plat-accounts.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, PriceOverrides } from './settings.js';
 import { createStepsAdmin, type StepView } from './steps.js';
