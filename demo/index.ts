@@ -3,7 +3,8 @@
  * mode, PLAT_SANDBOX=1, SQLite) answers signed requests from a local Slack stand-in: the fake Slack
  * Web API server of the tests records and answers every Web API call and response_url post, and a
  * web page shows #support, a DM with the app, the modals and the App Home, rendered from the Block
- * Kit the app sent. `src/` never imports this folder.
+ * Kit the app sent, and an AI client calling the app's MCP tools (mcp-panel.ts). `src/` never
+ * imports this folder.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { type Platdesk, startPlatdesk } from '../src/main.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
 import { SLACK } from '../test/helpers/slack-payloads.js';
 import { COMMANDS, createDeliverer, type ElementAction } from './deliver.js';
+import { createMcpPanel } from './mcp-panel.js';
 import { createWorld, DM, SUPPORT } from './world.js';
 
 export interface DemoOptions {
@@ -41,6 +43,8 @@ const PAGE_FILES: Record<string, string> = {
   '/page.js': 'page.js',
   '/page.css': 'page.css',
   '/favicon.svg': 'favicon.svg',
+  '/mcp-page.js': 'mcp-page.js',
+  '/mcp-page.css': 'mcp-page.css',
 };
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -96,6 +100,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     fake.entityTrigger(id),
   );
   const here = new URL('.', import.meta.url);
+  // The AI-client panel (mcp-panel.ts): the SDK's client on the app's /mcp.
+  const mcpPanel = createMcpPanel({ mcpUrl: `${platdesk.url}/mcp`, world, deliver });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://demo');
@@ -127,6 +133,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       sendJson(res, 200, { ...world.state(), sandboxCalls: platdesk.sandbox?.stats().calls ?? 0 });
       return;
     }
+    if (await mcpPanel.route(req, res, url, () => readJson(req))) return;
     if (req.method !== 'POST') return sendJson(res, 404, { error: 'not found' });
     const body = await readJson(req);
     const action = (isObject(body.action) ? body.action : {}) as unknown as ElementAction;
@@ -232,6 +239,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await mcpPanel.stop();
       await platdesk.stop();
       await fake.close();
       if (dir) rmSync(dir, { recursive: true, force: true });

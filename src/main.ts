@@ -22,6 +22,7 @@ import { CLAIM_LEASE_MS } from './lookups/interrupted.js';
 import type { PlatAccounts } from './lookups/plat-accounts.js';
 import { ALERT_SAMPLE } from './lookups/reconcile.js';
 import { afterInstall, eraseDueTenants } from './lookups/tenancy.js';
+import { localTokenRate } from './mcp/rate.js';
 import { createMcpHandler } from './mcp/server.js';
 import { Metrics } from './metrics.js';
 import { longestCallMs, type RetryPolicy } from './plat/client.js';
@@ -92,6 +93,8 @@ export interface StartOptions {
   drainTimeoutMs?: number;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
   housekeepingEveryMs?: number;
+  /** Tests: how often a waiting MCP tool call sends progress (default 5 s). */
+  mcpProgressEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
   socketLivenessMs?: number;
   /** Socket Mode: called once no connection has been open that long (the process runner exits). */
@@ -371,13 +374,22 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
   });
 
+  // Each token's request rate, shared by every replica through Redis when there are replicas.
+  const mcpRate = config.redisUrl
+    ? (await import('./mcp/redis-rate.js')).redisTokenRate({
+        url: config.redisUrl,
+        perWindow: config.mcp.ratePerMinute,
+        logger: logger.child({ component: 'mcp' }),
+      })
+    : localTokenRate(config.mcp.ratePerMinute, () => now().getTime());
   mcp = createMcpHandler({
     store,
     tenantDeps: async (t) => (await tenants.forTenant(t)).deps,
     slackFor: (t) => slackClients.clientFor(t),
     ...(installations ? { installed: async (t: string) => (await installations(t)) !== null } : {}),
     confirmTtlMs: config.mcp.confirmTtlMs,
-    ratePerMinute: config.mcp.ratePerMinute,
+    rate: mcpRate,
+    ...(options.mcpProgressEveryMs !== undefined ? { progressEveryMs: options.mcpProgressEveryMs } : {}),
     now,
     logger: logger.child({ component: 'mcp' }),
   });
@@ -430,6 +442,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     await limiter.stop();
     await singleFlight.stop();
     await readBudgets?.stop();
+    await mcpRate.stop();
     await sandbox?.close();
     databaseWatch.stop();
     await store.close();
@@ -481,6 +494,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       platClients,
       singleFlight,
       readBudgets,
+      mcpRate,
       sandbox,
       charges,
       store,

@@ -40,6 +40,8 @@ export interface ShutdownParts {
   singleFlight: { stop(): Promise<void> };
   /** The workspaces' Slack read allowances (Redis's connection), when kept. */
   readBudgets?: { stop(): Promise<void> } | null;
+  /** The MCP tokens' request counts (Redis's connection, when shared). */
+  mcpRate?: { stop(): Promise<void> };
   sandbox: { close(): Promise<void> } | null;
   charges: Pick<ChargeRecorder, 'flush'>;
   store: Store;
@@ -89,6 +91,7 @@ async function shutdown(p: ShutdownParts): Promise<void> {
   await limiterStopped;
   await p.singleFlight.stop();
   await p.readBudgets?.stop();
+  await p.mcpRate?.stop();
   await p.sandbox?.close();
   // Charges kept while the store was unreachable: one last try before closing.
   const kept = await p.charges.flush();

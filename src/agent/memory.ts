@@ -31,10 +31,20 @@ const refSchema = lazySchema(() =>
     z.object({ kind: z.literal('order'), orderSn: z.string(), ownerId: z.string() }),
   ]),
 );
+/** Tools renamed to issue 37's names: a thread stored before the rename keeps its "again". */
+const RENAMED: Readonly<Record<string, string>> = { list_orders: 'orders_page', spend_report: 'spend' };
+
 const contextSchema = lazySchema(() =>
   z.object({
     refs: z.array(refSchema).default([]),
-    lastCalls: z.array(z.object({ tool: z.string(), input: z.record(z.string(), z.unknown()) })).default([]),
+    lastCalls: z
+      .array(
+        z.object({
+          tool: z.string().transform((t) => RENAMED[t] ?? t),
+          input: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .default([]),
   }),
 );
 

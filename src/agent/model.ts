@@ -74,7 +74,7 @@ function systemPrompt(input: ModelInput): string {
   return [
     'You plan lookups for support staff of marketplace shops. Answer ONLY with tool calls: one call per lookup needed.',
     'Never invent ids. Use a registered shop alias or an owner id the user gave. Times are China time (UTC+8).',
-    'An order time window is at most 24 hours: one list_orders call per day.',
+    'An order time window is at most 24 hours: one orders_page call per day.',
     `Now: ${cst} (China time).`,
     `Registered shops: ${input.shops.length > 0 ? input.shops.join(', ') : 'none'}.`,
     input.context.refs.length > 0

@@ -316,7 +316,7 @@ export function planDeterministic(input: PlannerInput): Proposal {
         : 'month';
     return {
       kind: 'plan',
-      calls: [{ tool: 'spend_report', input: { period, everyone: has('everyone') } }],
+      calls: [{ tool: 'spend', input: { period, everyone: has('everyone') } }],
       assumedShop: null,
     };
   }
@@ -399,7 +399,7 @@ export function planDeterministic(input: PlannerInput): Proposal {
         else return { kind: 'ask', question: { code: 'nothing_before' } };
         return plan();
       case 'order':
-        calls.push({ tool: 'list_orders', input: { shop: ref.ownerId } });
+        calls.push({ tool: 'orders_page', input: { shop: ref.ownerId } });
         return plan();
     }
   }
@@ -456,9 +456,9 @@ export function planDeterministic(input: PlannerInput): Proposal {
       const flag = flagOf(t);
       if (flag !== null) extra.flag = flag;
       const windows = windowsOf(when, now);
-      if (windows.length === 0) calls.push({ tool: 'list_orders', input: { shop: shop.id, ...extra } });
+      if (windows.length === 0) calls.push({ tool: 'orders_page', input: { shop: shop.id, ...extra } });
       for (const w of windows)
-        calls.push({ tool: 'list_orders', input: { shop: shop.id, ...extra, from: w.from, to: w.to } });
+        calls.push({ tool: 'orders_page', input: { shop: shop.id, ...extra, from: w.from, to: w.to } });
     }
   }
 

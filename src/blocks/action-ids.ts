@@ -13,6 +13,8 @@ export const ACTIONS = {
   mcpConfirm: 'platdesk.mcp.confirm',
   /** An AI client's paid tool call: deny it; value = the pending lookup id. */
   mcpDeny: 'platdesk.mcp.deny',
+  /** App Home: "Connect an AI client" (MCP): a new token of the clicker's, shown once in a modal. */
+  homeMcpConnect: 'platdesk.home.mcp_connect',
   /** Charge confirmation: value = the pending lookup id. */
   confirm: 'platdesk.confirm',
   /** Charge confirmation: value = the pending lookup id. */

@@ -122,6 +122,15 @@ function everyoneBlocks(w: Words, data: HomeData, language: HomeLanguage): Known
     section(t('home.intro')),
     section(t('home.commands', { lines: howTo.join('\n') })),
     section(t('home.also')),
+    // Hidden while an admin has MCP turned off: no token could be made then.
+    ...(data.mcpEnabled
+      ? [
+          section(
+            t('home.mcp'),
+            button({ label: t('home.mcpButton'), actionId: ACTIONS.homeMcpConnect, value: 'connect' }),
+          ),
+        ]
+      : []),
     ...languageBlocks(w, language),
     { type: 'divider' },
     header(t('home.yourSpend')),

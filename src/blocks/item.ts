@@ -78,7 +78,7 @@ function skuLine(w: Words, sku: Sku): string {
   return w.t('item.skuLine', { props: escapeClip(skuProps(w, sku), 200), price });
 }
 
-function priceValueText(w: Words, value: PriceValue | null): string {
+export function priceValueText(w: Words, value: PriceValue | null): string {
   if (value === null) return '—';
   if (value.value !== null && Number.isFinite(value.value)) return w.yuan(value.value);
   return escapeClip(value.text, 100) || '—';

@@ -3,9 +3,11 @@
  * the closing line of the owner's Confirm DM, and what an AI client reads back: each tool's
  * structured output (the catalog's output shapes, lookups/tools.ts) with a short text, or a
  * tool error that says why nothing (or what) was charged. Outputs hold what the person's own
- * Slack answer would show and no receiver data (orders are counted, never listed with receivers).
+ * Slack answer would show and no receiver data (orders are listed as /orders shows them: no
+ * receiver fields, remarks masked).
  */
 
+import type { ModalView } from '@slack/types';
 import type { Refusal } from '../lookups/access.js';
 import type { McpCommandResult } from '../lookups/mcp-tokens.js';
 import type { Problem } from '../lookups/parse/problems.js';
@@ -14,13 +16,17 @@ import type { StepResult } from '../lookups/steps.js';
 import type { ToolAsk, ToolName } from '../lookups/tools.js';
 import type { LookupOutcome } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
+import type { PriceValue } from '../plat/types.js';
 import { chargeNoteText } from './charge-note.js';
 import { errorChargeText, errorRemedy, errorTitle } from './errors.js';
+import { buyerText } from './hidden.js';
 import type { TKey, Words } from './i18n/words.js';
+import { priceValueText } from './item.js';
 import { context, header, message, type RenderedMessage, section } from './kit.js';
 import { packSections } from './limits.js';
+import { flagLabel, lastPage, orderStatusLabel } from './orders.js';
 import { stepOutputs } from './steps.js';
-import { escapeClip } from './text.js';
+import { escapeClip, truncate } from './text.js';
 import { describeProblem, describeRefusal } from './words-of.js';
 
 // ---- /platdesk mcp ----------------------------------------------------------------------------
@@ -34,10 +40,12 @@ export function renderMcpResult(w: Words, result: McpCommandResult): RenderedMes
       const url = result.url ? escapeClip(result.url, 300) : t('mcp.urlUnknown');
       return message(t('mcp.tokenFallback', { name }), [
         section(t('mcp.tokenTitle', { name })),
-        // A code block: the token is copied as it is (it holds only [A-Za-z0-9_-]).
+        // Code blocks: the token is copied as it is (it holds only [A-Za-z0-9_-]).
         section(`\`\`\`${result.token}\`\`\``),
+        // What an MCP client's settings take, ready to paste (docs/mcp.md: Claude, Cursor).
+        section(`${t('mcp.tokenPaste')}\n\`\`\`URL: ${url}\nAuthorization: Bearer ${result.token}\`\`\``),
         section(t('mcp.tokenOnce', { name, date: w.date(result.expiresAt) })),
-        context(t('mcp.tokenSetup', { url })),
+        context(t('mcp.tokenSetup')),
       ]);
     }
     case 'mcp-tokens': {
@@ -81,6 +89,20 @@ export function renderMcpResult(w: Words, result: McpCommandResult): RenderedMes
   }
 }
 
+/**
+ * The App Home's "Connect an AI client": the answer `/platdesk mcp token` gives, in a modal, which
+ * only the clicker sees and Slack keeps nowhere once it is closed (a view click has no
+ * response_url for an ephemeral answer).
+ */
+export function renderMcpConnectModal(w: Words, result: McpCommandResult): ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: truncate(w.t('mcp.connectTitle'), 24) },
+    close: { type: 'plain_text', text: truncate(w.t('mcp.connectClose'), 24) },
+    blocks: renderMcpResult(w, result).blocks,
+  };
+}
+
 /** What an answer cost, as its charge note says it. */
 function chargeOf(w: Words, outcome: LookupOutcome & { shared?: boolean }, ageMs: number | null): string {
   return chargeNoteText(w, {
@@ -116,33 +138,81 @@ export function renderMcpDecided(w: Words, client: string, decision: McpDecision
 
 // ---- what the AI client reads ------------------------------------------------------------------
 
-export type ToolOutputs = Record<string, string | number>;
+/** A tool's structured output: the catalog's output shape (orders_page lists its orders). */
+export type ToolOutputs = Record<string, string | number | boolean | readonly Record<string, unknown>[]>;
 
 type LookupAsk = Extract<ToolAsk, { kind: 'lookup' }>;
 
+/** An order time as an AI client reads it: ISO 8601 in China time, the zone the spec's times are in. */
+const chinaTime = (d: Date): string =>
+  new Date(d.getTime() + 8 * 3_600_000).toISOString().replace(/\.\d{3}Z$/, '+08:00');
+
+/**
+ * One page of orders: what the person's own /orders answer shows (blocks/orders.ts), and no
+ * more. Orders carry no receiver fields (plat/types.ts drops them); remarks and flag names are
+ * masked as in every answer (blocks/hidden.ts buyerText); API text escaped and clipped.
+ */
 function ordersOutputs(w: Words, outcome: LookupOutcome): ToolOutputs {
-  if (outcome.kind !== 'orders') return { count: 0, total: 0, summary: '' };
-  const count = outcome.page.orders.length;
-  const total = outcome.page.totalElements;
+  if (outcome.kind !== 'orders') return { page: 0, pages: 0, count: 0, total: 0, orders: [], summary: '' };
+  const { page } = outcome;
+  const orders = page.orders.map((o) => {
+    const flag = flagLabel(w, o.remarkTag, o.remarkTagName);
+    const remark = o.remark?.trim()
+      ? escapeClip(buyerText(w, o.remark.trim().replace(/\s+/g, ' ')), 300)
+      : '';
+    return {
+      order_sn: escapeClip(o.orderSn, 64),
+      status: orderStatusLabel(w, o.status),
+      goods: `${escapeClip(o.goodsName.trim(), 200) || w.t('orders.goodsUnnamed')}${
+        o.goodsSpec?.trim() ? ` — ${escapeClip(o.goodsSpec.trim(), 150)}` : ''
+      }`,
+      quantity: o.goodsCount,
+      amount_yuan: o.payAmount,
+      ...(o.lastShipTime ? { ship_by: chinaTime(o.lastShipTime) } : {}),
+      ...(o.confirmTime ? { confirmed: chinaTime(o.confirmTime) } : {}),
+      pre_sale: o.isPreSale,
+      ...(flag ? { flag } : {}),
+      ...(remark ? { remark } : {}),
+    };
+  });
+  // The page as /orders numbers it (from 1); the API counts from 0 (spec §4.7).
+  const number = page.page + 1;
+  const pages = lastPage(page);
   return {
-    count,
-    total,
+    page: number,
+    pages,
+    count: orders.length,
+    total: page.totalElements,
+    orders,
     summary: w.t('mcp.summary.orders', {
       shop: escapeClip(outcome.ownerId, 64),
-      n: w.count(count),
-      all: w.count(total),
+      page: w.count(number),
+      pages: w.count(pages),
+      n: w.count(orders.length),
+      all: w.count(page.totalElements),
     }),
   };
 }
 
-function printOutputs(w: Words, outcome: LookupOutcome): ToolOutputs {
-  if (outcome.kind !== 'waybill-print') return { printed: 0, failed: 0, summary: '' };
-  const printed = outcome.records.length;
-  const failed = outcome.failedBatches.reduce((n, b) => n + b.waybillCodes.length, 0);
+/** An item's prices: in yuan where the service gave a number; the summary says them all. */
+function pricesOutputs(w: Words, outcome: LookupOutcome): ToolOutputs {
+  if (outcome.kind !== 'item-prices') return { summary: '' };
+  const { prices } = outcome;
+  const yuan = (v: PriceValue | null) =>
+    v !== null && v.value !== null && Number.isFinite(v.value) ? v.value : undefined;
+  const figures = {
+    price: yuan(prices.price),
+    original_price: yuan(prices.originalPrice),
+    reference_price: yuan(prices.referencePrice),
+  };
   return {
-    printed,
-    failed,
-    summary: w.t('mcp.summary.print', { printed: w.count(printed), failed: w.count(failed) }),
+    ...Object.fromEntries(Object.entries(figures).filter(([, v]) => v !== undefined)),
+    summary: w.t('mcp.summary.prices', {
+      id: escapeClip(prices.itemId, 64),
+      price: priceValueText(w, prices.price),
+      original: priceValueText(w, prices.originalPrice),
+      reference: priceValueText(w, prices.referencePrice),
+    }),
   };
 }
 
@@ -173,14 +243,16 @@ export function lookupToolOutputs(
         // An AI client's call is its token owner's, who confirmed it in Slack.
         byWorkflow: false,
       };
-      return stepOutputs(w, done, now);
+      return stepOutputs(w, done, now) as ToolOutputs;
     }
-    case 'list_orders':
+    case 'item_prices':
+      return pricesOutputs(w, outcome);
+    case 'orders_page':
       return ordersOutputs(w, outcome);
     case 'waybill_print':
-      return printOutputs(w, outcome);
-    case 'spend_report':
-      throw new Error('spend_report is no lookup');
+    case 'spend':
+      // waybill_print is the agent's only; spend is a free read (spendToolOutputs).
+      throw new Error(`${ask.tool} has no MCP lookup output`);
   }
 }
 

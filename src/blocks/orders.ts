@@ -231,7 +231,7 @@ export function renderOrdersPage(
 }
 
 /** How many pages there are (1 when there is no order: one empty page), by the count. */
-function lastPage(page: OrdersOutcome['page']): number {
+export function lastPage(page: OrdersOutcome['page']): number {
   const byCount = page.pageSize > 0 ? Math.ceil(page.totalElements / page.pageSize) : page.totalPages;
   return Math.max(1, byCount);
 }

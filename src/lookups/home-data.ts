@@ -20,6 +20,7 @@ import type {
 import { localDateOf } from '../zoned-time.js';
 import { type CapFigure, periodStarts } from './budgets.js';
 import { BUDGET_ALERT_PREFIX, type LookupService } from './lookup-service.js';
+import { mcpEnabled } from './mcp-tokens.js';
 import type { PlatAccountStatus } from './plat-accounts.js';
 import { type UsageReport, usageReport } from './reports.js';
 import type { AccessPolicy, Budgets, PriceOverrides } from './settings.js';
@@ -77,6 +78,8 @@ export interface HomeData {
   /** Lookups of the last 7 days not listed. */
   recentMore: number;
   adminHome: AdminHome | null;
+  /** Whether AI clients (MCP) are on here: the Home offers "Connect an AI client" only then. */
+  mcpEnabled: boolean;
   /** Distributed mode: the workspace's plat account (lookups/plat-accounts.ts); admins see it all, members only 'none'. */
   platAccount?: PlatAccountStatus;
 }
@@ -206,6 +209,7 @@ export async function homeData(
     recent: lines.slice(0, HOME_RECENT_MAX),
     recentMore: Math.max(0, lines.length - HOME_RECENT_MAX),
     adminHome,
+    mcpEnabled: await mcpEnabled(store.settings),
   };
 }
 

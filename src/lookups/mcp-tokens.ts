@@ -109,3 +109,26 @@ export async function runMcpCommand(
       return { kind: 'mcp-invalid', problem: 'mcp_usage' };
   }
 }
+
+/** The names the App Home's "Connect an AI client" gives its tokens: ai-client, ai-client-2, … */
+export const HOME_TOKEN_NAME = 'ai-client';
+const HOME_TOKEN_NAMES = 20;
+
+/**
+ * The App Home's "Connect an AI client": `mcp token` as the command runs it, under the first
+ * name of HOME_TOKEN_NAME's series that the person has no live token of. One mechanism: the
+ * same token, expiry, hash and answer as `/platdesk mcp token`.
+ */
+export async function connectAiClient(ctx: McpCommandContext): Promise<McpCommandResult> {
+  let result: McpCommandResult = {
+    kind: 'mcp-invalid',
+    problem: 'mcp_taken',
+    values: { name: HOME_TOKEN_NAME },
+  };
+  for (let n = 1; n <= HOME_TOKEN_NAMES; n++) {
+    const name = n === 1 ? HOME_TOKEN_NAME : `${HOME_TOKEN_NAME}-${n}`;
+    result = await runMcpCommand(['token', name], ctx, () => null);
+    if (result.kind !== 'mcp-invalid' || result.problem !== 'mcp_taken') return result;
+  }
+  return result;
+}

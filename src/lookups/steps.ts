@@ -17,13 +17,12 @@ import { isPlatError, PlatNoAccountError } from '../plat/errors.js';
 import type { Order } from '../plat/types.js';
 import { periodsOf } from '../store/periods.js';
 import type { Settings, Store } from '../store/store.js';
-import { capped, MAX_COMMAND_TEXT } from '../text-limits.js';
 import type { StepRefusal } from './access.js';
 import type { LookupService } from './lookup-service.js';
 import { decodeFailure, decodeOutcome, encodeFailure, encodeOutcome } from './outcome-codec.js';
 import type { Problem } from './parse/problems.js';
 import type { Caps } from './settings.js';
-import { ORDERS_DUE_PAGE_SIZE, type ToolInputs, toolAsk, toolsFor } from './tools.js';
+import { ORDERS_DUE_PAGE_SIZE, type ToolInputs, type ToolOn, toolAsk, toolsFor } from './tools.js';
 import type { LookupOutcome, LookupRequest, Quote } from './types.js';
 
 export { MAX_HOURS_AHEAD, ORDERS_DUE_PAGE_SIZE } from './tools.js';
@@ -33,7 +32,7 @@ export { MAX_HOURS_AHEAD, ORDERS_DUE_PAGE_SIZE } from './tools.js';
  * manifest.yml declares them under `functions:`.
  */
 export const STEP_IDS = toolsFor('step').map((t) => t.name) as readonly StepId[];
-export type StepId = 'lookup_waybill' | 'lookup_item' | 'orders_due' | 'lookup_shop';
+export type StepId = ToolOn<'step'>;
 export const isStepId = (id: string): id is StepId => (STEP_IDS as readonly string[]).includes(id);
 
 /** A pending lookup's user when the workflow passed no person (the ledger then has no user). */

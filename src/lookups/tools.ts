@@ -10,8 +10,10 @@
  *   words them from the en catalog; test/manifest.test.ts fails when manifest.yml differs;
  * - the Workflow step listeners (slack/functions/, one per step tool) and their inputs
  *   (lookups/steps.ts `stepRequest` is `toolAsk`);
- * - the agent's model tools (agent/model-planner.ts: JSON schema and description of each agent tool);
- * - the MCP tools (issue 37).
+ * - the agent's model tools (agent/model.ts: JSON schema and description of each agent tool) and
+ *   the deterministic planner's calls (agent/planner.ts names the catalog's tools);
+ * - the MCP tools (issue 37: mcp/server.ts registers `toolsFor('mcp')`, the issue's seven:
+ *   lookup_waybill, lookup_item, item_prices, lookup_shop, orders_page, orders_due, spend).
  *
  * Titles and descriptions are words, so they live in the en and zh-CN catalogs
  * (`tool.<name>.…`, src/blocks/i18n/*\/tools.ts), keyed by the names here.
@@ -85,6 +87,17 @@ const SCHEMAS = {
       }),
     ),
   },
+  item_prices: {
+    input: lazySchema(() => z.object({ item: z.string().min(1) })),
+    output: lazySchema(() =>
+      z.object({
+        price: z.number().optional(),
+        original_price: z.number().optional(),
+        reference_price: z.number().optional(),
+        summary: z.string(),
+      }),
+    ),
+  },
   orders_due: {
     input: lazySchema(() =>
       z.object({
@@ -112,7 +125,7 @@ const SCHEMAS = {
       }),
     ),
   },
-  list_orders: {
+  orders_page: {
     input: lazySchema(() =>
       z.object({
         shop: z.string().min(1),
@@ -125,7 +138,28 @@ const SCHEMAS = {
       }),
     ),
     output: lazySchema(() =>
-      z.object({ count: z.number().int(), total: z.number().int(), summary: z.string() }),
+      z.object({
+        page: z.number().int(),
+        pages: z.number().int(),
+        count: z.number().int(),
+        total: z.number().int(),
+        // What the person's own /orders answer shows: no receiver fields; remarks masked.
+        orders: z.array(
+          z.object({
+            order_sn: z.string(),
+            status: z.string(),
+            goods: z.string(),
+            quantity: z.number().int(),
+            amount_yuan: z.number(),
+            ship_by: z.string().optional(),
+            confirmed: z.string().optional(),
+            pre_sale: z.boolean(),
+            flag: z.string().optional(),
+            remark: z.string().optional(),
+          }),
+        ),
+        summary: z.string(),
+      }),
     ),
   },
   waybill_print: {
@@ -134,7 +168,7 @@ const SCHEMAS = {
       z.object({ printed: z.number().int(), failed: z.number().int(), summary: z.string() }),
     ),
   },
-  spend_report: {
+  spend: {
     input: lazySchema(() =>
       z.object({ period: z.enum(SPEND_PERIODS).default('month'), everyone: z.boolean().optional() }),
     ),
@@ -171,7 +205,7 @@ export type ToolAsk =
   | {
       ok: true;
       kind: 'spend';
-      tool: 'spend_report';
+      tool: 'spend';
       period: (typeof SPEND_PERIODS)[number];
       everyone: boolean;
     }
@@ -189,31 +223,41 @@ export interface ToolDef {
   operations: readonly Operation[];
 }
 
-/** The catalog, in the order the manifest and the model list the tools. */
-export const TOOLS: Readonly<Record<ToolName, ToolDef>> = {
+/**
+ * The catalog, in the order the manifest and the model list the tools. MCP offers exactly the
+ * issue's seven (issue 37); waybill print data is the agent's only (an AI client has no printer,
+ * and the print data is the shop's encrypted waybill).
+ */
+export const TOOLS = {
   lookup_waybill: { name: 'lookup_waybill', surfaces: ['step', 'agent', 'mcp'], operations: ['platdzmd'] },
   lookup_item: {
     name: 'lookup_item',
     surfaces: ['step', 'agent', 'mcp'],
     operations: ['platiteminfo', 'platiteminfoprice'],
   },
+  item_prices: { name: 'item_prices', surfaces: ['agent', 'mcp'], operations: ['platiteminfoprice'] },
   orders_due: { name: 'orders_due', surfaces: ['step', 'agent', 'mcp'], operations: ['paging-orders'] },
   lookup_shop: {
     name: 'lookup_shop',
     surfaces: ['step', 'agent', 'mcp'],
     operations: ['get-shop-info', 'get-shop-id'],
   },
-  list_orders: { name: 'list_orders', surfaces: ['agent', 'mcp'], operations: ['paging-orders'] },
-  waybill_print: { name: 'waybill_print', surfaces: ['agent', 'mcp'], operations: ['platdybw'] },
-  spend_report: { name: 'spend_report', surfaces: ['agent', 'mcp'], operations: [] },
-};
+  orders_page: { name: 'orders_page', surfaces: ['agent', 'mcp'], operations: ['paging-orders'] },
+  spend: { name: 'spend', surfaces: ['agent', 'mcp'], operations: [] },
+  waybill_print: { name: 'waybill_print', surfaces: ['agent'], operations: ['platdybw'] },
+} as const satisfies Readonly<Record<ToolName, ToolDef>>;
+
+/** The tools a surface offers, as a type (the Workflow steps' ids are StepId, lookups/steps.ts). */
+export type ToolOn<S extends ToolSurface> = {
+  [N in ToolName]: S extends (typeof TOOLS)[N]['surfaces'][number] ? N : never;
+}[ToolName];
 
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 export const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOLS, name);
 
 /** The tools offered on one surface, in catalog order. */
 export function toolsFor(surface: ToolSurface): ToolDef[] {
-  return TOOL_NAMES.map((n) => TOOLS[n]).filter((t) => t.surfaces.includes(surface));
+  return TOOL_NAMES.map((n): ToolDef => TOOLS[n]).filter((t) => t.surfaces.includes(surface));
 }
 
 /** A tool's zod input and output. */
@@ -278,6 +322,20 @@ export function toolAsk(name: ToolName, inputs: ToolInputs, ctx: ToolContext): T
       const ref = parseItemRef(text(inputs.item));
       return asked(parseItemCommand(line), problem('item_required'), null, ref.ok ? ref.url : null);
     }
+    case 'item_prices': {
+      // The /item parser (the same problems for a bad link or id), asking for the prices only:
+      // the request the answer's Prices button makes (slack/actions/item-buttons.ts).
+      const parsed = parseItemCommand(text(inputs.item));
+      if (parsed.kind !== 'request' || parsed.request.kind !== 'item')
+        return asked(parsed, problem('item_required'));
+      const ref = parseItemRef(text(inputs.item));
+      return asked(
+        { kind: 'request', request: { kind: 'item-prices', itemId: parsed.request.itemId } },
+        problem('item_required'),
+        null,
+        ref.ok ? ref.url : null,
+      );
+    }
     case 'lookup_shop': {
       const shop = text(inputs.shop);
       // A link is the shop of an item; anything else is a seller account (旺旺号).
@@ -298,7 +356,7 @@ export function toolAsk(name: ToolName, inputs: ToolInputs, ctx: ToolContext): T
         hours,
       );
     }
-    case 'list_orders': {
+    case 'orders_page': {
       const shop = text(inputs.shop);
       if (shop === '') return fail(problem('orders_owner'));
       if (/\s/.test(shop)) return fail(problem('orders_one_owner'));
@@ -315,14 +373,14 @@ export function toolAsk(name: ToolName, inputs: ToolInputs, ctx: ToolContext): T
         problem('orders_owner'),
       );
     }
-    case 'spend_report': {
+    case 'spend': {
       const period = text(inputs.period) || 'month';
       if (!(SPEND_PERIODS as readonly string[]).includes(period))
         return fail(problem('unknown_option', { option: period }));
       return {
         ok: true,
         kind: 'spend',
-        tool: 'spend_report',
+        tool: 'spend',
         period: period as (typeof SPEND_PERIODS)[number],
         everyone: inputs.everyone === true,
       };

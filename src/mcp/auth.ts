@@ -34,22 +34,3 @@ export async function authenticate(header: string | undefined, deps: McpAuthDeps
   if (!(await mcpEnabled(await deps.settingsOf(token.tenant)))) return { ok: false, reason: 'off' };
   return { ok: true, token };
 }
-
-/** A fixed-window count per token and minute, in this process (a runaway client is slowed). */
-export function createTokenRate(perMinute: number, nowMs: () => number) {
-  const windows = new Map<string, { minute: number; used: number }>();
-  return {
-    allow(tokenId: string): boolean {
-      const minute = Math.floor(nowMs() / 60_000);
-      const w = windows.get(tokenId);
-      if (!w || w.minute !== minute) {
-        // Old windows are dropped as they are met again; the map holds at most the live tokens.
-        if (windows.size > 10_000) windows.clear();
-        windows.set(tokenId, { minute, used: 1 });
-        return true;
-      }
-      w.used += 1;
-      return w.used <= perMinute;
-    },
-  };
-}

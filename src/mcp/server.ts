@@ -22,7 +22,8 @@ import { toolDescription, toolWords } from '../blocks/tools.js';
 import { type ToolInputs, toolInput, toolOutput, toolsFor } from '../lookups/tools.js';
 import type { SlackDeps } from '../slack/deps.js';
 import type { McpToken, Store } from '../store/store.js';
-import { authenticate, createTokenRate } from './auth.js';
+import { authenticate } from './auth.js';
+import type { TokenRate } from './rate.js';
 import { callTool } from './tool-calls.js';
 
 /** The largest JSON-RPC body read (a tool call's arguments are short). */
@@ -39,7 +40,10 @@ export interface McpServerDeps {
   /** Distributed mode: whether the tenant still has platdesk installed. */
   installed?: (tenant: string) => Promise<boolean>;
   confirmTtlMs: number;
-  ratePerMinute: number;
+  /** Tests: how often a waiting call sends progress (default tool-calls.ts PROGRESS_EVERY_MS). */
+  progressEveryMs?: number;
+  /** Each token's requests a minute, counted across replicas when shared (rate.ts). */
+  rate: TokenRate;
   now: () => Date;
   logger: Logger;
 }
@@ -80,14 +84,16 @@ function jsonRpcError(
 
 /** The `(req, res)` handler of `/mcp`. */
 export function createMcpHandler(deps: McpServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const rate = createTokenRate(deps.ratePerMinute, () => deps.now().getTime());
   const lastNoted = new Map<string, number>();
   // A header value is ASCII: the reasons are given in English (blocks/mcp.ts mcpAuthText).
   const en = wordsFor('en');
 
-  function refuse(res: ServerResponse, reason: McpAuthFailure, w: Words) {
+  function refuse(res: ServerResponse, reason: McpAuthFailure, w: Words, retryAfterMs = 60_000) {
     const text = mcpAuthText(w, reason);
-    if (reason === 'rate') return jsonRpcError(res, 429, text, { 'retry-after': '60' });
+    if (reason === 'rate')
+      return jsonRpcError(res, 429, text, {
+        'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+      });
     // RFC 6750 §3: no error code when no credentials were sent; invalid_token otherwise.
     const challenge =
       reason === 'missing'
@@ -133,7 +139,12 @@ export function createMcpHandler(deps: McpServerDeps): (req: IncomingMessage, re
           const progressToken = extra._meta?.progressToken;
           const callMeta = (extra._meta as Record<string, unknown> | undefined)?.['platdesk/call-id'];
           const result = await callTool(
-            { deps: tenant, slack, confirmTtlMs: deps.confirmTtlMs },
+            {
+              deps: tenant,
+              slack,
+              confirmTtlMs: deps.confirmTtlMs,
+              ...(deps.progressEveryMs !== undefined ? { progressEveryMs: deps.progressEveryMs } : {}),
+            },
             {
               token,
               client,
@@ -179,7 +190,8 @@ export function createMcpHandler(deps: McpServerDeps): (req: IncomingMessage, re
     });
     if (!auth.ok) return refuse(res, auth.reason, en);
     const { token } = auth;
-    if (!rate.allow(token.id)) return refuse(res, 'rate', en);
+    const taken = await deps.rate.take(token.id);
+    if (!taken.ok) return refuse(res, 'rate', en, taken.retryAfterMs);
     let body: unknown;
     try {
       body = await readBody(req);

@@ -43,13 +43,16 @@ export type ToolCallResult =
 /** A finished call's row answers its retries for this long; after that the same call is a new one. */
 export const MCP_REPLAY_MS = 15 * 60 * 1000;
 const POLL_MS = 150;
-const PROGRESS_EVERY_MS = 5000;
+/** How often a waiting call's client is told it still waits (when it asked for progress). */
+export const PROGRESS_EVERY_MS = 5000;
 
 export interface McpCallDeps {
   deps: Pick<SlackDeps, 'lookups' | 'store' | 'language' | 'isAdmin' | 'now' | 'logger' | 'client'>;
   /** The tenant's bot, which DMs the token's owner. */
   slack: WebClient;
   confirmTtlMs: number;
+  /** Tests: a shorter PROGRESS_EVERY_MS. */
+  progressEveryMs?: number;
 }
 
 export interface McpCall {
@@ -254,7 +257,11 @@ async function wait(
       // The client went away: the row stays, so its retry joins it; nothing more is said here.
       return { ok: false, text: mcpErrorText(w, { kind: 'busy' }), error: 'busy' };
     const elapsed = Date.now() - started;
-    if (call.progress && row.state === 'pending' && elapsed - told >= PROGRESS_EVERY_MS) {
+    if (
+      call.progress &&
+      row.state === 'pending' &&
+      elapsed - told >= (d.progressEveryMs ?? PROGRESS_EVERY_MS)
+    ) {
       told = elapsed;
       await call.progress(mcpWaitingText(w, short), elapsed).catch(() => undefined);
     }

@@ -60,11 +60,11 @@ const due = (s: string, hours_ahead: number) => ({
   input: { shop: s, hours_ahead },
 });
 const orders = (s: string, extra: Record<string, unknown> = {}) => ({
-  tool: 'list_orders' as const,
+  tool: 'orders_page' as const,
   input: { shop: s, ...extra },
 });
 const spend = (period: string, everyone = false) => ({
-  tool: 'spend_report' as const,
+  tool: 'spend' as const,
   input: { period, everyone },
 });
 const LINK = 'https://item.taobao.com/item.htm?id=680001234501';

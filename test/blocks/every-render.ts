@@ -367,7 +367,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         messageTs: `1700000000.00000${i}`,
         value: i % 2 === 0 ? ('good' as const) : ('bad' as const),
         tools: text.extreme
-          ? 'lookup_waybill,lookup_item,orders_due,lookup_shop,list_orders'
+          ? 'lookup_waybill,lookup_item,orders_due,lookup_shop,orders_page'
           : 'lookup_waybill',
         at: NOW,
       })),
@@ -450,6 +450,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       },
     ],
     recentMore: text.extreme ? 40 : 0,
+    mcpEnabled: true,
     adminHome: admin,
   };
   const entry: LedgerEntry = {

@@ -21,6 +21,7 @@ function home(timeZone: string, recent: HomeData['recent']): HomeData {
     month: ZERO,
     recent,
     recentMore: 0,
+    mcpEnabled: true,
     adminHome: null,
   };
 }

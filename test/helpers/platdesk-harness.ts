@@ -44,6 +44,7 @@ export interface HarnessOptions {
   platRetry?: StartOptions['platRetry'];
   drainTimeoutMs?: StartOptions['drainTimeoutMs'];
   housekeepingEveryMs?: StartOptions['housekeepingEveryMs'];
+  mcpProgressEveryMs?: StartOptions['mcpProgressEveryMs'];
   /** The claim lease and the claim watch's beat (default: the production ones). */
   claims?: StartOptions['claims'];
   /** Who the app is in claim records (replicas in one test process as on different hosts). */
@@ -314,6 +315,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.instance) startOptions.instance = options.instance;
   if (options.housekeepingEveryMs !== undefined)
     startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
+  if (options.mcpProgressEveryMs !== undefined) startOptions.mcpProgressEveryMs = options.mcpProgressEveryMs;
   if (options.installations) startOptions.installations = options.installations;
   if (options.platAccounts && platEnv.PLAT_BASE_URL)
     startOptions.platAccounts = options.platAccounts(platEnv.PLAT_BASE_URL);

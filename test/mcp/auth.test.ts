@@ -1,11 +1,11 @@
 /**
  * Who an MCP request is (mcp/auth.ts), on a real store: tokens of two workspaces are told apart by
  * their hash alone; a workspace that uninstalled platdesk (distributed mode) or turned MCP off
- * refuses its tokens; the other workspace's still work. The per-token rate counts each minute.
+ * refuses its tokens; the other workspace's still work. (The per-token rate: rate.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashMcpToken, MCP_ENABLED_KEY, newMcpToken } from '../../src/lookups/mcp-tokens.js';
-import { authenticate, createTokenRate } from '../../src/mcp/auth.js';
+import { authenticate } from '../../src/mcp/auth.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore } from '../helpers/store-engines.js';
 
@@ -52,14 +52,5 @@ describe('MCP authentication', () => {
     expect((await auth(tokens.T2)).ok).toBe(true);
     await store.forTenant('T2').settings.set(MCP_ENABLED_KEY, false, 'UADMIN');
     expect(await auth(tokens.T2)).toEqual({ ok: false, reason: 'off' });
-  });
-
-  it('counts requests per token and minute', () => {
-    let t = 0;
-    const rate = createTokenRate(3, () => t);
-    expect([1, 2, 3, 4].map(() => rate.allow('a'))).toEqual([true, true, true, false]);
-    expect(rate.allow('b')).toBe(true);
-    t += 60_000;
-    expect(rate.allow('a')).toBe(true);
   });
 });

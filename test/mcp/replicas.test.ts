@@ -3,9 +3,12 @@
  * and one Redis. A paid tool call made on replica 0 is confirmed by a click that lands on
  * replica 1 and completes on replica 0 (the outcome travels through the pending row); a call
  * waiting on replica 0 when it is killed is retried on replica 1, which joins it: one DM, one
- * plat call, one ledger row, the answer. The SDK's client over real HTTP; calls counted at the
- * sandbox.
+ * plat call, one ledger row, the answer. One client's session (initialized once) is served by
+ * either replica behind a balancer. A token's request rate holds across both replicas
+ * (counted in Redis). The SDK's client over real HTTP; calls counted at the sandbox.
  */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +26,8 @@ import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/store-e
 
 const SECRET = 'mcp-replicas-secret';
 const PLAT_TOKEN = 'mcp-replicas';
+/** MCP_RATE_PER_MINUTE of the cluster: above what the other tests' token uses (about 10). */
+const RATE = 20;
 
 describe('MCP on two replicas (PostgreSQL, Redis)', () => {
   let redis: RedisServer;
@@ -57,6 +62,7 @@ describe('MCP on two replicas (PostgreSQL, Redis)', () => {
         PLAT_BASE_URL: platUrl,
         PLAT_TOKEN,
         PLAT_PRICES: 'platdzmd:1=4',
+        MCP_RATE_PER_MINUTE: String(RATE),
         REDIS_URL: redis.url,
         DATABASE_URL: databaseUrl,
       },
@@ -123,6 +129,89 @@ describe('MCP on two replicas (PostgreSQL, Redis)', () => {
     expect(ledger.map((e) => e.source)).toEqual(['mcp']);
     await client.close();
   }, 60_000);
+
+  it('one client’s session lands on either replica: initialized through replica 0, its calls served by replica 1', async () => {
+    // A load balancer in front of the replicas, sending each request where the test says.
+    let target = 0;
+    const served = [0, 0];
+    const balancer = createServer((req, res) => {
+      served[target] = (served[target] ?? 0) + 1;
+      const upstream = new URL(req.url ?? '/', cluster.at(target).url);
+      const forward = request(upstream, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => balancer.listen(0, '127.0.0.1', resolve));
+    const { port } = balancer.address() as AddressInfo;
+    try {
+      const client = new Client({ name: 'Claude Desktop', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      expect(client.getServerVersion()?.name).toBe('platdesk');
+      // initialize and notifications/initialized (and the SDK's try at a standalone stream: 405).
+      const onZero = served[0] ?? 0;
+      expect(onZero).toBeGreaterThanOrEqual(2);
+      expect(served[1]).toBe(0);
+      // The same client, no new initialize: the next requests land on the other replica.
+      target = 1;
+      expect((await client.listTools()).tools.length).toBe(7);
+      const spend = await client.callTool({ name: 'spend', arguments: { period: 'today' } });
+      expect(spend.isError).toBeFalsy();
+      expect(spend.structuredContent).toMatchObject({ calls: expect.any(Number) });
+      expect(served[0]).toBe(onZero);
+      expect(served[1]).toBeGreaterThanOrEqual(2);
+      await client.close();
+    } finally {
+      balancer.closeAllConnections();
+      await new Promise<void>((resolve) => balancer.close(() => resolve()));
+    }
+  });
+
+  it('the per-token rate holds across replicas: MCP_RATE_PER_MINUTE requests in total, not per replica', async () => {
+    const limited = newMcpToken();
+    await store.mcpTokens.create({
+      id: 'rate',
+      userId: SLACK.userId,
+      name: 'rate',
+      hash: hashMcpToken(limited),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    const answers: { replica: number; status: number; retryAfter: string | null; body: string }[] = [];
+    for (let i = 0; i < RATE + 10; i++) {
+      const replica = i % 2;
+      const res = await fetch(`${cluster.at(replica).url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${limited}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
+      });
+      answers.push({
+        replica,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: await res.text(),
+      });
+    }
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(RATE);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(10);
+    // Both replicas refuse: each had let only its half through.
+    expect(new Set(refused.map((a) => a.replica))).toEqual(new Set([0, 1]));
+    for (const r of refused) {
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(r.retryAfter)).toBeLessThanOrEqual(60);
+      expect(r.body).toContain('Too many requests');
+    }
+  }, 30_000);
 
   it('replica 0 killed while its call waits: the retry on replica 1 joins it; one DM, one call', async () => {
     const params = {

@@ -63,6 +63,7 @@ function homeStates(w: Words): Render[] {
     month: empty,
     recent: [],
     recentMore: 0,
+    mcpEnabled: true,
     adminHome: null,
   };
   const admin: HomeData = {

@@ -103,7 +103,7 @@ describe('every App Home button, clicked in the Home', () => {
   let adminButtons: ButtonInfo[] = [];
   let memberButtons: ButtonInfo[] = [];
 
-  it('the Homes hold every kind of button: admins see their controls, members only their language', async () => {
+  it('the Homes hold every kind of button: admins see their controls, members only theirs', async () => {
     adminButtons = await openHome(ADMIN);
     memberButtons = await openHome(MEMBER);
     const ids = adminButtons.map((b) => b.actionId);
@@ -117,10 +117,12 @@ describe('every App Home button, clicked in the Home', () => {
         'platdesk.home.language.auto',
       ]),
     );
+    // Everyone's: the language and "Connect an AI client" (test/slack/home-mcp.test.ts clicks it).
     expect(memberButtons.map((b) => b.actionId).sort()).toEqual([
       'platdesk.home.language.auto',
       'platdesk.home.language.en',
       'platdesk.home.language.zh-CN',
+      'platdesk.home.mcp_connect',
     ]);
   });
 
@@ -191,6 +193,14 @@ describe('every App Home button, clicked in the Home', () => {
         );
         expect(open.body.trigger_id, id).toBe(SLACK.triggerId);
         expect((open.body.view as Json).callback_id, id).toBe(OPENS[id]);
+      } else if (id === 'platdesk.home.mcp_connect') {
+        // A modal with a new token (test/slack/home-mcp.test.ts says all it must hold).
+        const open = await h().fake.waitFor(
+          'views.open',
+          () => h().fake.callsTo('views.open').length > opened,
+          5000,
+        );
+        expect(textOf(open.body.view), id).toMatch(/pdmcp_/);
       } else if (id.startsWith('platdesk.home.language.')) {
         const expected = id.endsWith('zh-CN') ? wordsFor('zh-CN') : wordsFor('en');
         // Fails after 5 s if no Home in the chosen language comes.

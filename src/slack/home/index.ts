@@ -4,6 +4,7 @@ import { registerAlertForm } from './alert-form.js';
 import { registerAppHomeOpened } from './app-home-opened.js';
 import { registerDigestForm } from './digest-form.js';
 import { registerHomeLanguage } from './language.js';
+import { registerMcpConnect } from './mcp-connect.js';
 import { registerPlatAccountForm } from './plat-account.js';
 import { registerSettingsForms } from './settings-forms.js';
 
@@ -14,5 +15,6 @@ export function registerHome(app: App, deps: SlackDeps, distributed: boolean): v
   registerDigestForm(app, deps);
   registerAlertForm(app, deps);
   registerHomeLanguage(app, deps);
+  registerMcpConnect(app, deps);
   if (distributed) registerPlatAccountForm(app, deps);
 }

@@ -7,6 +7,8 @@ export const home = {
   platdeskLine:
     '`/platdesk usage [today|month]`, `/platdesk confirm under &lt;points&gt;`: your spend and confirmations',
   also: '*Also*\n• Paste an item link: its preview offers `Look up` with the charge.\n• On any message, *More actions* → *Look up items*, *Look up waybills* or *Find shop*.\n• The shortcut *platdesk lookup* (⚡ menu) takes pasted text.',
+  mcp: '*AI clients (MCP)*\nClaude, Cursor or any MCP client can run your lookups; each paid call waits for your Confirm here.',
+  mcpButton: 'Connect an AI client',
   language: '*Language*: {{language}}{{source}}',
   languageSource: {
     own: ' (your choice)',

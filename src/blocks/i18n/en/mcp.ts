@@ -7,8 +7,12 @@ export const mcp = {
   tokenFallback: 'Your MCP token {{name}}: shown once, only to you',
   tokenOnce:
     'Shown this once and only to you: copy it now. platdesk keeps only its hash. It expires {{date}}; `/platdesk mcp revoke {{name}}` ends it sooner.',
-  tokenSetup:
-    'In your AI client add an MCP server: URL `{{url}}`, transport *Streamable HTTP*, header `Authorization: Bearer <the token>`. Every paid tool call waits for your Confirm here.',
+  tokenPaste: 'In your AI client add an MCP server, transport *Streamable HTTP*, with these two lines:',
+  tokenSetup: 'Every paid tool call of that client waits for your Confirm here, in Slack.',
+  connectTitle: 'Connect an AI client',
+  connectClose: 'Done',
+  connectFailed:
+    'Slack did not open the window with your new token, so it was revoked: nobody saw it. Click *Connect an AI client* again.',
   urlUnknown: 'https://<your platdesk host>/mcp',
   tokensTitle: 'MCP tokens',
   tokensNone: 'No MCP tokens. `/platdesk mcp token [name]` makes one.',
@@ -50,8 +54,8 @@ export const mcp = {
     busy: 'The same call is still waiting or running; call again later.',
   },
   summary: {
-    orders: '{{shop}}: {{n}} orders on this page, {{all}} in all',
-    print: '{{printed}} waybills with print data, {{failed}} failed',
+    orders: '{{shop}}: page {{page}} of {{pages}}, {{n}} orders on this page, {{all}} in all',
+    prices: 'Item {{id}}: price {{price}}, original {{original}}, reference {{reference}}',
     spend: '{{period}}: {{points}} over {{calls}} calls, {{quota}} item quota calls',
     period: { today: 'Today', month: 'This month', last30: 'Last 30 days' },
   },

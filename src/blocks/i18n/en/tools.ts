@@ -57,6 +57,19 @@ export const tool = {
       summary: { title: 'Summary', description: 'One line in the workspace’s language' },
     },
   },
+  item_prices: {
+    title: 'Item prices',
+    description: 'Selling, original and reference price of an item (1 item quota call), without its details',
+    in: {
+      item: { title: 'Item link or id' },
+    },
+    out: {
+      price: { title: 'Price', description: 'Selling price in yuan' },
+      original_price: { title: 'Original price', description: 'In yuan' },
+      reference_price: { title: 'Reference price', description: 'In yuan' },
+      summary: { title: 'Summary', description: 'One line in the asker’s language' },
+    },
+  },
   orders_due: {
     title: 'Orders due to ship',
     description:
@@ -88,7 +101,7 @@ export const tool = {
       summary: { title: 'Summary', description: 'One line in the workspace’s language' },
     },
   },
-  list_orders: {
+  orders_page: {
     title: 'Orders',
     description:
       'One page of a shop’s sold orders, newest first, without receiver data; a time window of at most 24 hours',
@@ -102,8 +115,15 @@ export const tool = {
       remark: { title: 'Remark', description: 'Only orders whose remark holds this text' },
     },
     out: {
+      page: { title: 'Page' },
+      pages: { title: 'Pages' },
       count: { title: 'Orders on the page' },
       total: { title: 'Orders in all' },
+      orders: {
+        title: 'Orders',
+        description:
+          'Order number, status, goods, quantity, amount (yuan), ship-by and confirmation time (China time, ISO 8601), pre-sale, flag and remark (receiver data hidden), as /orders shows them',
+      },
       summary: { title: 'Summary', description: 'One line in the asker’s language' },
     },
   },
@@ -120,7 +140,7 @@ export const tool = {
       summary: { title: 'Summary', description: 'One line in the asker’s language' },
     },
   },
-  spend_report: {
+  spend: {
     title: 'Spend report',
     description: 'What was spent on the plat service, from the ledger: free, no call',
     in: {

@@ -7,6 +7,8 @@ export const home: Catalog['home'] = {
   platdeskLine:
     '`/platdesk usage [today|month]` / `/platdesk confirm under &lt;点数&gt;` — 你的扣费和确认设置',
   also: '*另外*\n• 粘贴商品链接：预览里会有标明费用的“查询”按钮。\n• 任意消息的“更多操作”菜单里有三个快捷方式：Look up items、Look up waybills、Find shop。\n• ⚡ 快捷方式菜单里的 platdesk lookup 可以处理粘贴的文字。',
+  mcp: '*AI 客户端（MCP）*\nClaude、Cursor 等 MCP 客户端可以替你查询；每次收费调用都会在这里等你确认。',
+  mcpButton: '连接 AI 客户端',
   language: '*语言：*{{language}}{{source}}',
   languageSource: {
     own: '（你的选择）',

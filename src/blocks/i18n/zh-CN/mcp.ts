@@ -7,8 +7,12 @@ export const mcp = {
   tokenFallback: '你的 MCP 令牌 {{name}}：只显示这一次，只有你能看到',
   tokenOnce:
     '只显示这一次，只有你能看到：请立即复制。platdesk 只保存它的哈希值。它在 {{date}} 失效，也可用 `/platdesk mcp revoke {{name}}` 提前作废。',
-  tokenSetup:
-    '在 AI 客户端中添加 MCP 服务器（传输方式 Streamable HTTP）：\n• 地址 `{{url}}`\n• 请求头 `Authorization: Bearer <令牌>`\n每次收费的工具调用都会在这里等你确认。',
+  tokenPaste: '在 AI 客户端中添加 MCP 服务器（传输方式 Streamable HTTP），填入这两行：',
+  tokenSetup: '这个客户端每次收费的工具调用，都会在 Slack 里等你确认。',
+  connectTitle: '连接 AI 客户端',
+  connectClose: '完成',
+  connectFailed:
+    'Slack 没有打开显示新令牌的窗口，所以这个令牌已作废：没有人看到过它。请再点一次“连接 AI 客户端”。',
   urlUnknown: 'https://<你的 platdesk 主机>/mcp',
   tokensTitle: 'MCP 令牌',
   tokensNone: '没有 MCP 令牌。`/platdesk mcp token [名称]` 可以创建一个。',
@@ -49,8 +53,8 @@ export const mcp = {
     busy: '相同的调用仍在等待或执行中；请稍后再调用。',
   },
   summary: {
-    orders: '{{shop}}：本页 {{n}} 个订单，共 {{all}} 个',
-    print: '{{printed}} 个运单取得打印数据，{{failed}} 个失败',
+    orders: '{{shop}}：第 {{page}} / {{pages}} 页，本页 {{n}} 个订单，共 {{all}} 个',
+    prices: '商品 {{id}}：售价 {{price}}，原价 {{original}}，参考价 {{reference}}',
     spend: '{{period}}：{{points}}，共 {{calls}} 次调用，商品额度 {{quota}} 次',
     period: { today: '今天', month: '本月', last30: '最近 30 天' },
   },

@@ -47,6 +47,19 @@ export const tool: Catalog['tool'] = {
       summary: { title: '概述', description: '一行文字，工作区的语言' },
     },
   },
+  item_prices: {
+    title: '商品价格',
+    description: '商品的售价、原价和参考价（1 次商品额度），不含商品详情',
+    in: {
+      item: { title: '商品链接或 ID' },
+    },
+    out: {
+      price: { title: '售价', description: '单位：元' },
+      original_price: { title: '原价', description: '单位：元' },
+      reference_price: { title: '参考价', description: '单位：元' },
+      summary: { title: '概述', description: '一行文字，提问人的语言' },
+    },
+  },
   orders_due: {
     title: '待发货订单',
     description: '待发货且最晚发货时间已过或在接下来几小时内的订单（一页订单），在批准的额度内',
@@ -77,7 +90,7 @@ export const tool: Catalog['tool'] = {
       summary: { title: '概述', description: '一行文字，工作区的语言' },
     },
   },
-  list_orders: {
+  orders_page: {
     title: '订单',
     description: '店铺已售订单的一页，最新的在前，不含收货人信息；时间范围最多 24 小时',
     in: {
@@ -90,8 +103,15 @@ export const tool: Catalog['tool'] = {
       remark: { title: '备注', description: '只要备注包含这段文字的订单' },
     },
     out: {
+      page: { title: '页' },
+      pages: { title: '总页数' },
       count: { title: '本页订单数' },
       total: { title: '订单总数' },
+      orders: {
+        title: '订单',
+        description:
+          '订单号、状态、商品、数量、金额（元）、最晚发货和成交时间（北京时间，ISO 8601）、预售、旗帜和备注（不显示收货人信息），与 /orders 显示的相同',
+      },
       summary: { title: '概述', description: '一行文字，提问人的语言' },
     },
   },
@@ -108,7 +128,7 @@ export const tool: Catalog['tool'] = {
       summary: { title: '概述', description: '一行文字，提问人的语言' },
     },
   },
-  spend_report: {
+  spend: {
     title: '扣费统计',
     description: '从扣费明细读出的 plat 服务扣费：免费，不调用',
     in: {
