@@ -107,35 +107,49 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     })));
   const secrets = [options.token];
   const shutdown = new AbortController();
-  /** Each request's onSent, found by its signal (one per request) in the interceptor below. */
-  const sentHooks = new WeakMap<AbortSignal, () => void>();
+  /** What the interceptor below does for each request, found by its signal (one per request). */
+  const writeHooks = new WeakMap<AbortSignal, WriteHooks>();
   let composed: { pool: Pool; requests: Pool } | undefined;
   /**
-   * The pool with an interceptor that tells a request's onSent when undici has written it to
-   * the connection. Built once per pool (a shared pool is the owner's; only this view is ours).
+   * The pool with an interceptor that watches each request's write: it is not written once its
+   * deadline has passed (a request queued for a connection, or for a process that could not run,
+   * would otherwise go out after its caller gave up on it, its answer charged and never read), and
+   * its `sent` hook is told when undici has written it whole. Built once per pool (a shared pool
+   * is the owner's; only this view is ours).
    */
-  const withSentHook = (undici: Undici, pool: Pool): Pool => {
+  const withWriteHooks = (undici: Undici, pool: Pool): Pool => {
     if (composed?.pool === pool) return composed.requests;
     // undici's DecoratorHandler forwards every callback, onRequestSent included (its types
     // leave that one out: it is the older handler API, still called by undici 8's h1 client).
+    // onRequestStart is called right before the request is written to its connection.
     const Decorator = undici.DecoratorHandler as unknown as new (
       handler: object,
-    ) => { onRequestSent?(...args: unknown[]): unknown };
-    class SentHandler extends Decorator {
-      readonly #sent: () => void;
-      constructor(handler: object, sent: () => void) {
+    ) => {
+      onRequestSent?(...args: unknown[]): unknown;
+      onRequestStart?(controller: { abort(reason: Error): void }, context: unknown): unknown;
+    };
+    class WatchedHandler extends Decorator {
+      readonly #hooks: WriteHooks;
+      constructor(handler: object, hooks: WriteHooks) {
         super(handler);
-        this.#sent = sent;
+        this.#hooks = hooks;
+      }
+      override onRequestStart(controller: { abort(reason: Error): void }, context: unknown) {
+        if (this.#hooks.expired()) {
+          controller.abort(timeoutReason());
+          return;
+        }
+        return super.onRequestStart?.(controller, context);
       }
       override onRequestSent(...args: unknown[]) {
-        this.#sent();
+        this.#hooks.sent();
         return super.onRequestSent?.(...args);
       }
     }
     const requests = pool.compose((dispatch) => (opts, handler) => {
       const { signal } = opts as { signal?: unknown };
-      const sent = signal instanceof AbortSignal ? sentHooks.get(signal) : undefined;
-      return dispatch(opts, sent ? (new SentHandler(handler, sent) as typeof handler) : handler);
+      const hooks = signal instanceof AbortSignal ? writeHooks.get(signal) : undefined;
+      return dispatch(opts, hooks ? (new WatchedHandler(handler, hooks) as typeof handler) : handler);
     }) as unknown as Pool;
     composed = { pool, requests };
     return requests;
@@ -151,7 +165,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
     const spec = OPERATIONS[operation];
     const loadedPool = await load();
     const { undici } = loadedPool;
-    const pool = onSent ? withSentHook(undici, loadedPool.pool) : loadedPool.pool;
+    const pool = withWriteHooks(undici, loadedPool.pool);
     const started = performance.now();
     const { signal: deadline, clear: clearDeadline } = deadlineAfter(timeouts.deadlineMs);
     const combined = AbortSignal.any(
@@ -178,7 +192,14 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       body = form;
     }
 
-    if (onSent) sentHooks.set(combined, onSent);
+    let written = false;
+    writeHooks.set(combined, {
+      expired: () => performance.now() - started >= timeouts.deadlineMs,
+      sent: () => {
+        written = true;
+        onSent?.();
+      },
+    });
     let status: number;
     let text: string;
     try {
@@ -196,6 +217,7 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
       throw transportError(undici.errors, operation, error, {
         signal,
         deadline,
+        written,
         cutOff: shutdown.signal.aborted ? performance.now() - started : null,
         timeouts,
         secrets,
@@ -247,6 +269,17 @@ export function createPlatHttp(options: PlatHttpOptions): PlatHttp {
  * setImmediate runs after the poll phase: an answer already received is read first. (undici's own
  * headers and body timers tick by loop turns, not by the wall clock, and so do not fire at once.)
  */
+/** What the pool's interceptor asks of and tells one request (withWriteHooks). */
+interface WriteHooks {
+  /** Its deadline has passed: it must not be written now. */
+  expired(): boolean;
+  /** undici has written it whole to its connection. */
+  sent(): void;
+}
+
+/** The reason a deadline gives, as AbortSignal.timeout's. */
+const timeoutReason = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+
 function deadlineAfter(ms: number): { signal: AbortSignal; clear: () => void } {
   const controller = new AbortController();
   const timer = setTimeout(() => {
@@ -266,29 +299,36 @@ function transportError(
   ctx: {
     signal: AbortSignal | undefined;
     deadline: AbortSignal;
+    /**
+     * undici wrote the whole request to its connection. One never written whole cannot have
+     * reached the service: an HTTP server acts on a whole request only.
+     */
+    written: boolean;
     /** ms the call had run when close({ force }) cut it off, else null. */
     cutOff: number | null;
     timeouts: HttpTimeouts;
     secrets: string[];
   },
 ) {
-  // Cancelled while in flight: the request may have been delivered (overstate rather than lose a
-  // ledger row). A job cancelled while queued never gets here (the limiter refuses it).
+  // Cancelled while in flight: a request written whole may have been delivered (overstate rather
+  // than lose a ledger row). A job cancelled while queued never gets here (the limiter refuses it).
   if (ctx.signal?.aborted)
     return new PlatAbortedError(`${operation} was cancelled`, {
       operation,
       cause: error,
-      reachedService: true,
+      reachedService: ctx.written,
     });
-  if (ctx.deadline.aborted) return new PlatTimeoutError(operation, ctx.timeouts.deadlineMs, error);
-  if (ctx.cutOff !== null) return new PlatTimeoutError(operation, Math.round(ctx.cutOff), error);
+  // The deadline passed: in flight, or before the request was written (withWriteHooks).
+  if (ctx.deadline.aborted || (error instanceof DOMException && error.name === 'TimeoutError'))
+    return new PlatTimeoutError(operation, ctx.timeouts.deadlineMs, error, ctx.written);
+  if (ctx.cutOff !== null) return new PlatTimeoutError(operation, Math.round(ctx.cutOff), error, ctx.written);
   // Never connected: the request cannot have reached the service.
   if (error instanceof undiciErrors.ConnectTimeoutError)
     return new PlatTimeoutError(operation, ctx.timeouts.connectMs, error, false);
   if (error instanceof undiciErrors.HeadersTimeoutError)
-    return new PlatTimeoutError(operation, ctx.timeouts.headersMs, error);
+    return new PlatTimeoutError(operation, ctx.timeouts.headersMs, error, ctx.written);
   if (error instanceof undiciErrors.BodyTimeoutError)
-    return new PlatTimeoutError(operation, ctx.timeouts.bodyMs, error);
+    return new PlatTimeoutError(operation, ctx.timeouts.bodyMs, error, ctx.written);
   const detail =
     error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
   return new PlatConnectionError(
@@ -296,9 +336,9 @@ function transportError(
     {
       operation,
       cause: error,
-      // A refused or unresolvable connection sent nothing; a socket closed mid-call may have
-      // delivered the request, so it is counted as having reached the service.
-      reachedService: !NOT_CONNECTED.has(errnoOf(error) ?? ''),
+      // A refused or unresolvable connection sent nothing; a socket closed mid-call after the
+      // request was written may have delivered it, so it is counted as having reached the service.
+      reachedService: ctx.written && !NOT_CONNECTED.has(errnoOf(error) ?? ''),
     },
   );
 }

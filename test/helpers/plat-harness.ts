@@ -28,6 +28,8 @@ export interface PlatClientRigOptions {
   editions?: Partial<Record<Operation, number>>;
   /** Default: the production policy with an instant sleep. */
   retry?: Partial<RetryPolicy>;
+  /** Connections the client's pool keeps to the origin (default the production 16). */
+  connections?: number;
 }
 
 export interface PlatClientRig {
@@ -47,6 +49,7 @@ export function createClientRig(options: PlatClientRigOptions): PlatClientRig {
     baseUrl: options.baseUrl,
     token: options.token ?? 'sandbox',
     timeouts: { ...TEST_TIMEOUTS, ...options.timeouts },
+    ...(options.connections !== undefined ? { connections: options.connections } : {}),
   });
   const limiter = createLocalLimiter({ ...options.limiter });
   const client = createPlatClient({
