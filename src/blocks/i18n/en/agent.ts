@@ -50,6 +50,30 @@ export const agent = {
   stoppedSteps_one: '{{n}} step was not run (stopped): no charge for it.',
   stoppedSteps_other: '{{n}} steps were not run (stopped): no charge for them.',
   failedStep: '{{what}} failed: {{why}}',
+  undelivered_one:
+    '{{n}} answer may not have reached you (Slack did not confirm it): ask again to see it; an answer still in the cache is free.',
+  undelivered_other:
+    '{{n}} answers may not have reached you (Slack did not confirm them): ask again to see them; an answer still in the cache is free.',
+  record: {
+    intro:
+      ':warning: *This plan was cut off* by a platdesk restart or a lost database connection. None of its steps will run again, and nothing more will be charged for it.',
+    done: '{{n}}. {{what}}: done — {{charged}}',
+    failed: '{{n}}. {{what}}: failed — {{charged}}',
+    cut: '{{n}}. {{what}}: cut off after its call was sent — {{charged}}',
+    cutMaybe:
+      '{{n}}. {{what}}: cut off just as its call was being sent — it may never have reached the data service',
+    running: '{{n}}. {{what}}: still running',
+    notRun: '{{n}}. {{what}}: not run — no charge',
+    costUnknown:
+      'sent, but its answer was never read: the data service may have charged it, and what it charged is not known to platdesk',
+    total: '*In total*, as the ledger records it: {{charged}}.',
+    unknown_one:
+      '{{n}} call went unanswered: what the data service charged for it is not known to platdesk (your plat account statement shows it).',
+    unknown_other:
+      '{{n}} calls went unanswered: what the data service charged for them is not known to platdesk (your plat account statement shows it).',
+    answers:
+      'An answer missing above was lost: ask again if you still need it; nothing is charged before you confirm.',
+  },
   stopped: 'Cancelled. Nothing more will be charged.',
   stoppedRunning: 'Stopped. The step already running finishes and states its charge; no further step runs.',
   closed: {

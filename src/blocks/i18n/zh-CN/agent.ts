@@ -49,6 +49,25 @@ export const agent = {
   stoppedSteps_one: '{{n}} 个步骤未执行（已停止），不扣费。',
   stoppedSteps_other: '{{n}} 个步骤未执行（已停止），不扣费。',
   failedStep: '{{what}} 失败：{{why}}',
+  undelivered_one: '有 {{n}} 个结果可能没有送达（Slack 没有确认收到）：请再问一次，缓存中的结果不扣费。',
+  undelivered_other: '有 {{n}} 个结果可能没有送达（Slack 没有确认收到）：请再问一次，缓存中的结果不扣费。',
+  record: {
+    intro:
+      ':warning: *这个计划被中断了*（platdesk 重启或数据库连接中断）。其中的步骤都不会再执行，也不会再为它扣费。',
+    done: '{{n}}. {{what}}：已完成 — {{charged}}',
+    failed: '{{n}}. {{what}}：失败 — {{charged}}',
+    cut: '{{n}}. {{what}}：调用发送后中断 — {{charged}}',
+    cutMaybe: '{{n}}. {{what}}：调用正要发送时中断 — 这次调用可能没有到达数据服务',
+    running: '{{n}}. {{what}}：仍在执行',
+    notRun: '{{n}}. {{what}}：未执行 — 不扣费',
+    costUnknown: '调用已发送，但没有读到回复：数据服务可能已经扣费，扣了多少 platdesk 无从得知',
+    total: '*合计*（以扣费明细为准）：{{charged}}。',
+    unknown_one:
+      '有 {{n}} 次调用没有读到回复：数据服务为它扣了多少 platdesk 无从得知，请到 plat 账户查看数据服务的扣费情况。',
+    unknown_other:
+      '有 {{n}} 次调用没有读到回复：数据服务为它们扣了多少 platdesk 无从得知，请到 plat 账户查看数据服务的扣费情况。',
+    answers: '上面缺少的结果已经丢失：如仍需要，请再问一次；你确认之前不会扣费。',
+  },
   stopped: '已取消，不会再扣费。',
   stoppedRunning: '已停止。正在执行的步骤会完成并说明扣费，之后的步骤不再执行。',
   closed: {
