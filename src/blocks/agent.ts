@@ -272,7 +272,8 @@ export function renderRunSummary(w: Words, run: RunSummary): RenderedMessage {
   const charged = record
     ? chargeNoteText(w, { chargedPoints: record.charged.points, quotaCalls: record.charged.quotaCalls })
     : chargeNoteText(w, { chargedPoints: run.points, quotaCalls: run.quotaCalls });
-  const lines = [t('agent.doneSummary', { charged })];
+  // The ledger's figure; the calls' own reports only when the store could not be read back.
+  const lines = [t(record ? 'agent.doneSummary' : 'agent.doneSummaryReported', { charged })];
   if (record && record.costUnknown > 0)
     lines.push(t('agent.record.unknown', { count: record.costUnknown, n: w.count(record.costUnknown) }));
   if (run.stopped > 0) lines.push(t('agent.stoppedSteps', { count: run.stopped, n: w.count(run.stopped) }));

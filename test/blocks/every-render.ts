@@ -1291,6 +1291,18 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         undelivered: 2,
       }),
     ),
+    m(
+      'agent-run-summary-reported',
+      renderRunSummary(w, {
+        record: null,
+        points: 9,
+        quotaCalls: 1,
+        stopped: 0,
+        tools: ['lookup_item'],
+        listSteps: false,
+        undelivered: 1,
+      }),
+    ),
   ];
 }
 

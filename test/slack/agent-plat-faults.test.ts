@@ -109,7 +109,7 @@ describe.each(ENGINES)('the agent’s money path under faults (%s)', (engine) =>
     expect(rows.map((r) => ({ operation: r.operation, points: r.points, source: r.source }))).toEqual([
       { operation: 'platdzmd', points: 4, source: 'agent' },
     ]);
-    expect(said).toContain('Charged in total: Charged 4 points (¥0.04)');
+    expect(said).toContain('In total, as the ledger records it: Charged 4 points (¥0.04)');
     // The redelivery is dropped without a word (the first delivery answers in the thread).
     expect([...h().responses(first.responseUrlId), ...h().responses(again.responseUrlId)]).toEqual([]);
   });
@@ -138,7 +138,7 @@ describe.each(ENGINES)('the agent’s money path under faults (%s)', (engine) =>
         expect(told).toMatch(/Stopped|already confirmed or cancelled/);
         const points = rows.reduce((n, r) => n + r.points, 0);
         expect(said).toContain(
-          points > 0 ? `Charged in total: Charged ${points} points` : 'No charge reported',
+          points > 0 ? `In total, as the ledger records it: Charged ${points} points` : 'No charge reported',
         );
         expect(said).toMatch(/[23] steps were not run \(stopped\)/);
       }
@@ -170,7 +170,7 @@ describe.each(ENGINES)('the agent’s money path under faults (%s)', (engine) =>
       { operation: 'paging-orders', code: -1, points: 0 },
       { operation: 'platdzmd', code: 0, points: 4 },
     ]);
-    expect(said).toContain('Charged in total: Charged 4 points (¥0.04)');
+    expect(said).toContain('In total, as the ledger records it: Charged 4 points (¥0.04)');
     expect(said).toContain('1 call went unanswered');
     // Each failed step is said in the thread with why, and with what is known of its charge: the
     // cut call may have been counted; the one that never connected was not sent.

@@ -114,7 +114,7 @@ describe.each(ENGINES)('a confirmed plan whose streamed reply meets unclear Slac
     expect(run.rows.map((r) => r.points)).toEqual([4]);
     expect(run.said).toHaveLength(1);
     expect(run.said[0]?.stream).toBe(false);
-    expect(run.said[0]?.text).toContain('Charged in total: Charged 4 points (¥0.04)');
+    expect(run.said[0]?.text).toContain('In total, as the ledger records it: Charged 4 points (¥0.04)');
     expect(run.said[0]?.text).toMatch(
       /1\. information on 1 waybill of owner 2200001001 \(773012345678901\): done — Charged 4 points/,
     );
@@ -139,7 +139,7 @@ describe.each(ENGINES)('a confirmed plan whose streamed reply meets unclear Slac
       expect(run.calls).toBe(1);
       expect(run.said).toHaveLength(1);
       expect(run.said[0]?.stream).toBe(true);
-      expect(run.said[0]?.text).toContain('Charged in total: Charged 4 points (¥0.04)');
+      expect(run.said[0]?.text).toContain('In total, as the ledger records it: Charged 4 points (¥0.04)');
     });
 
   it('chat.stopStream refused with a 500 (not taken): the summary is posted once, as the ledger holds it', async () => {
@@ -147,7 +147,7 @@ describe.each(ENGINES)('a confirmed plan whose streamed reply meets unclear Slac
     expect(run.calls).toBe(1);
     expect(run.said).toHaveLength(1);
     expect(run.said[0]?.stream).toBe(false);
-    expect(run.said[0]?.text).toContain('Charged in total: Charged 4 points (¥0.04)');
+    expect(run.said[0]?.text).toContain('In total, as the ledger records it: Charged 4 points (¥0.04)');
   });
 
   it('an answer’s post taken, then its connection cut: posted once, and the summary says it may be missing', async () => {
