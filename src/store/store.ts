@@ -413,7 +413,7 @@ export interface Ledger {
    */
   largestCharge(operation: string, edition: number | null): Promise<number | null>;
   /** Sums over [from, to), optionally for one user and/or one channel. */
-  totals(q: LedgerRange & { userId?: string; channelId?: string }): Promise<LedgerTotals>;
+  totals(q: LedgerRange & { userId?: string; channelId?: string; source?: LedgerSource }): Promise<LedgerTotals>;
   /**
    * Grouped sums over [from, to) for reports. 'user': key is the user id, null for scheduled
    * work; 'operation': the operation; ordered by points, highest first. (Days are counted in the

@@ -360,6 +360,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
   };
   const admin: AdminHome = {
     report,
+    agentSpend: { points: 1234, quotaCalls: 3, calls: 56 },
     agentFeedback: {
       good: 12,
       bad: 3,

@@ -302,6 +302,62 @@ describe.each(ENGINES)('the agent (%s)', (engine) => {
     expect(h().calls()).toBe(before);
   });
 
+  it('admins see the agent’s spend: in the App Home (last 30 days, as the ledger holds it) and in /platdesk export (source agent)', async () => {
+    const q = dm(`tracking for ZTO 773012345678901 owner:${owners.busy}`);
+    await q.send();
+    const { stop } = await reply(q.ts);
+    const confirm = confirmOf(stop);
+    if (!confirm?.value) throw new Error('no Confirm');
+    await h().click('platdesk.agent.confirm', confirm.value, { label: confirm.label });
+    await h().fake.waitFor(
+      'chat.stopStream',
+      (c) =>
+        textOf({ blocks: c.body.blocks }).includes('Plan done.') &&
+        h()
+          .fake.replies(SLACK.imChannelId, q.ts)
+          .some((m) => m.ts === c.body.ts),
+      8000,
+    );
+    const store = h().platdesk.store;
+    const range = {
+      from: new Date(h().now().getTime() - 30 * 86_400_000),
+      to: new Date(h().now().getTime() + 1000),
+    };
+    const agentRows = (await store.ledger.list(range)).filter((r) => r.source === 'agent');
+    expect(agentRows.length).toBeGreaterThan(0);
+    const points = agentRows.reduce((n, r) => n + r.points, 0);
+
+    const published = h().fake.callsTo('views.publish').length;
+    await postEvent(h().eventsUrl, SIGNING_SECRET, eventCallback(appHomeOpened(SLACK.adminId, 'home')));
+    const home = await h().fake.waitFor(
+      'views.publish',
+      () => h().fake.callsTo('views.publish').length > published,
+      5000,
+    );
+    const said = textOf(home.body.view);
+    expect(said).toContain('The agent (last 30 days)');
+    expect(said).toContain(
+      `Spent through the agent: ${points} points (¥${(points / 100).toFixed(2)}) over ${agentRows.length} call`,
+    );
+
+    const sent = await h().command('/platdesk', 'export today', { userId: SLACK.adminId });
+    await h().nextResponse(sent.responseUrlId);
+    const upload = await h().fake.waitFor(
+      'file_upload',
+      (c) => (c.bytes?.toString('utf8') ?? '').includes(',agent,'),
+      5000,
+    );
+    const lines = (upload.bytes?.toString('utf8') ?? '').trimEnd().split('\r\n');
+    const header = lines[0]?.split(',') ?? [];
+    const source = header.indexOf('source');
+    const pending = header.indexOf('pending_id');
+    const exported = lines.slice(1).map((l) => l.split(','));
+    for (const row of agentRows)
+      expect(exported.some((cells) => cells[pending] === row.pendingId && cells[source] === 'agent')).toBe(
+        true,
+      );
+  });
+
   it('another person cannot confirm the plan', async () => {
     const q = dm(`tracking for ZTO 773012345678901 owner:${owners.busy}`);
     await q.send();
@@ -474,7 +530,7 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
       5000,
     );
     const said = textOf(home.body.view);
-    expect(said).toContain('Agent feedback (30 days)');
+    expect(said).toContain('The agent (last 30 days)');
     expect(said).toContain('👍 1 · 👎 0');
   });
 });

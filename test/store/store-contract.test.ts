@@ -582,7 +582,7 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(await store.forTenant('T-other').ledger.largestCharge('platdybw', 1)).toBeNull();
     });
 
-    it('totals over a range, by user and by channel', async () => {
+    it('totals over a range, by user, by channel and by source', async () => {
       const store = await seeded();
       const range = { from: new Date(day1), to: new Date(day2 + DAY) };
       expect(await store.ledger.totals(range)).toEqual({ points: 42, quotaCalls: 1, calls: 5 });
@@ -605,6 +605,17 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         points: 12,
         quotaCalls: 0,
         calls: 2,
+      });
+      // By source: what the digests (or the agent, issue 36) were charged.
+      expect(await store.ledger.totals({ ...range, source: 'digest' })).toEqual({
+        points: 5,
+        quotaCalls: 0,
+        calls: 1,
+      });
+      expect(await store.ledger.totals({ ...range, source: 'agent' })).toEqual({
+        points: 0,
+        quotaCalls: 0,
+        calls: 0,
       });
     });
 
