@@ -412,8 +412,10 @@ export interface Ledger {
    * ledger_tenant_operation_edition_points index.
    */
   largestCharge(operation: string, edition: number | null): Promise<number | null>;
-  /** Sums over [from, to), optionally for one user and/or one channel. */
-  totals(q: LedgerRange & { userId?: string; channelId?: string; source?: LedgerSource }): Promise<LedgerTotals>;
+  /** Sums over [from, to), optionally for one user, one channel and/or one source. */
+  totals(
+    q: LedgerRange & { userId?: string; channelId?: string; source?: LedgerSource },
+  ): Promise<LedgerTotals>;
   /**
    * Grouped sums over [from, to) for reports. 'user': key is the user id, null for scheduled
    * work; 'operation': the operation; ordered by points, highest first. (Days are counted in the
