@@ -336,6 +336,10 @@ function questionText(w: Words, q: Question): string {
   switch (q.code) {
     case 'which_shop':
       return t('agent.question.which_shop', { options: list(q.options) });
+    case 'unknown_shop':
+      return q.options.length > 0
+        ? t('agent.question.unknown_shop', { name: escapeClip(q.name, 40), options: list(q.options) })
+        : t('agent.question.no_such_shop', { name: escapeClip(q.name, 40) });
     case 'which_carrier':
       return t('agent.question.which_carrier', { numbers: list(q.numbers), candidates: list(q.candidates) });
     case 'item_or_waybill':

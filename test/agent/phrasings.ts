@@ -280,6 +280,25 @@ export const PHRASINGS: Phrasing[] = [
     expect: plan([orders('2200001001', { page: 3, size: 50 })]),
   },
   { lang: 'en', text: 'list orders', shops: ONE_SHOP, expect: plan([orders('bee')], 'bee') },
+  // A shop named that is not registered: asked back, never swapped for the one that is.
+  {
+    lang: 'en',
+    text: 'orders due today for shop lotus',
+    shops: ONE_SHOP,
+    expect: ask({ code: 'unknown_shop', name: 'lotus', options: ['bee'] }),
+  },
+  {
+    lang: 'zh',
+    text: '店铺 lotus 今天要发的单',
+    shops: ONE_SHOP,
+    expect: ask({ code: 'unknown_shop', name: 'lotus', options: ['bee'] }),
+  },
+  {
+    lang: 'zh',
+    text: '查一下 lotus 店今天的订单',
+    shops: TWO_SHOPS,
+    expect: ask({ code: 'unknown_shop', name: 'lotus', options: ['bee', 'tea'] }),
+  },
   // ---- spend (free) ----
   { lang: 'zh', text: '这个月花了多少钱', expect: plan([spend('month')]) },
   { lang: 'zh', text: '今天扣了多少费用', expect: plan([spend('today')]) },

@@ -10,7 +10,7 @@
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 import type { PlanRecord, PlanRecordStep } from '../../src/agent/plans.js';
 import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
-import { renderPlanCutOff, renderRunSummary } from '../../src/blocks/agent.js';
+import { renderAgentNotice, renderPlanCutOff, renderRunSummary } from '../../src/blocks/agent.js';
 import {
   renderAlert,
   renderAlertApproval,
@@ -1280,6 +1280,20 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       m(`shortcut-closed-${r}`, message(shortcutClosedText(w, r))),
     ),
     m('agent-plan-cut-off', renderPlanCutOff(w, agentPlanRecord(text))),
+    m(
+      'agent-unknown-shop',
+      renderAgentNotice(w, {
+        kind: 'ask',
+        question: { code: 'unknown_shop', name: text.short, options: ['bee', 'tea'] },
+      }),
+    ),
+    m(
+      'agent-no-such-shop',
+      renderAgentNotice(w, {
+        kind: 'ask',
+        question: { code: 'unknown_shop', name: text.short, options: [] },
+      }),
+    ),
     m(
       'agent-run-summary',
       renderRunSummary(w, {

@@ -450,6 +450,9 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
       ['what can you do', 'Ask me in plain words'],
       ['what is the weather in Hangzhou', 'I cannot do that.'],
       ['查快递 SF1234567890123', 'Which shop?'],
+      // A shop no one registered: asked back, never guessed.
+      ['orders due today for shop lotus', 'No shop is registered in platdesk as lotus.'],
+      ['查一下 123456', 'What is 123456: an item id, a waybill number or an owner id?'],
       [`<@${SLACK.botUserId}>`, 'Your message is empty.'],
       ['x'.repeat(2100), 'longer than 2,000 characters'],
     ];
@@ -477,9 +480,26 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
     expect(h().calls()).toBe(before);
   });
 
-  it('bots are not answered; an edit is told to ask anew; a redelivered message is answered once', async () => {
+  it('bots are not answered; an edit is told to ask anew; a deletion is not answered; a redelivered message is answered once', async () => {
+    const before = h().calls();
     const bot = im('where is SF1234567890123', { bot_id: 'B999', subtype: 'bot_message' });
     await send(bot.event);
+    const deleted = nextTs();
+    await send({
+      type: 'message',
+      subtype: 'message_deleted',
+      channel: SLACK.imChannelId,
+      channel_type: 'im',
+      ts: deleted,
+      event_ts: deleted,
+      deleted_ts: '1700000100.000001',
+      previous_message: {
+        type: 'message',
+        user: SLACK.userId,
+        text: 'where is SF1234567890123',
+        ts: '1700000100.000001',
+      },
+    });
     const q = im('what can you do');
     await send(q.event);
     await send(q.event, 1);
@@ -513,6 +533,11 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
         .fake.callsTo('chat.startStream')
         .filter((c) => c.body.thread_ts === q.ts),
     ).toHaveLength(1);
+    // The deletion: nothing streamed or posted about it, and nothing of any of these called the plat API.
+    expect(
+      h().fake.calls.filter((c) => [deleted, '1700000100.000001'].includes(String(c.body.thread_ts ?? ''))),
+    ).toEqual([]);
+    expect(h().calls()).toBe(before);
   });
 
   it('feedback on an answer is kept, one vote per person and answer', async () => {

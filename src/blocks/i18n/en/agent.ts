@@ -93,6 +93,10 @@ export const agent = {
   edited: 'I read new messages only, not edits. Send the question again as a new message.',
   question: {
     which_shop: 'Which shop do you mean: {{options}}?',
+    unknown_shop:
+      'No shop is registered in platdesk as {{name}}. Which shop do you mean: {{options}}? Or give its owner id (商家 ID).',
+    no_such_shop:
+      'No shop is registered in platdesk as {{name}}. Give its owner id (商家 ID), or ask an admin to register it with `/platdesk shop add`.',
     owner_needed: 'Which shop? Give its owner id (商家 ID) or its alias in platdesk.',
     shop_id_needed: 'Waybill print data needs the shop id: write it as shop:<shop id>.',
     which_carrier: 'Which carrier are {{numbers}} with: {{candidates}}?',

@@ -87,6 +87,10 @@ export const agent = {
   edited: '我只读新消息，不读编辑过的消息。请把问题作为新消息再发一次。',
   question: {
     which_shop: '你指的是哪家店：{{options}}？',
+    unknown_shop:
+      'platdesk 里没有登记名为 {{name}} 的店铺。你指的是哪家店：{{options}}？也可以直接给出商家 ID。',
+    no_such_shop:
+      'platdesk 里没有登记名为 {{name}} 的店铺。请给出商家 ID，或请管理员用 `/platdesk shop add` 登记这家店。',
     owner_needed: '哪家店？请给出商家 ID 或它在 platdesk 中的别名。',
     shop_id_needed: '面单打印数据需要店铺 ID：请写成 shop:<店铺 ID>。',
     which_carrier: '{{numbers}} 是哪家快递公司的：{{candidates}}？',
