@@ -82,7 +82,7 @@ const W = {
   shop: /店铺|哪家店|哪个店|哪家|店家|谁家|店名|\bshop\b|\bstore\b|\bseller\b/,
   ww: /旺旺号?|卖家账号|seller account|\bww\b|wangwang/,
   orders: /订单|单子|的单(?!号)|几单|多少单|\borders?\b/,
-  due: /要发|待发|该发|未发|没发|发货|超时|逾期|到期|\bdue\b|ship by|overdue|\blate\b|to ship|deadline/,
+  due: /要发|待发|该发|未发|没发|发货|超时|逾期|到期|\bdue\b|ship by|overdue|\blate\b|to ship|\b(?:must|should) ship|deadline/,
   spend:
     /花了|花费|扣了|扣费|费用|用了多少|花多少|\bspend\b|\bspent\b|\bcosts?\b|\bcharged?\b|\bcharges\b|\bbill\b|budget/,
   everyone:

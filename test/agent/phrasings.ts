@@ -221,6 +221,13 @@ export const PHRASINGS: Phrasing[] = [
   },
   { lang: 'en', text: 'overdue orders for tea', shops: TWO_SHOPS, expect: plan([due('tea', 24)]) },
   { lang: 'en', text: 'orders due within 6 hours', shops: ONE_SHOP, expect: plan([due('bee', 6)], 'bee') },
+  // "must ship" is what is due, not a list of the last hours' orders.
+  {
+    lang: 'en',
+    text: 'Which orders of 2200001004 must ship in the next 6 hours?',
+    expect: plan([due('2200001004', 6)]),
+  },
+  { lang: 'en', text: 'what should tea ship by 6pm', shops: TWO_SHOPS, expect: plan([due('tea', 6)]) },
   {
     lang: 'en',
     text: 'what must ship by tomorrow 9am for 2200001001',
