@@ -17,6 +17,7 @@ import { type Platdesk, startPlatdesk } from '../src/main.js';
 import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-server.js';
 import { SLACK } from '../test/helpers/slack-payloads.js';
 import { COMMANDS, createDeliverer, type ElementAction } from './deliver.js';
+import { createMessagesTab } from './messages-tab.js';
 import { createWorld, DM, SUPPORT } from './world.js';
 
 export interface DemoOptions {
@@ -41,6 +42,7 @@ const PAGE_FILES: Record<string, string> = {
   '/page.js': 'page.js',
   '/page.css': 'page.css',
   '/favicon.svg': 'favicon.svg',
+  '/page-messages.js': 'page-messages.js',
 };
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -95,6 +97,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const deliver = createDeliverer(world, `${platdesk.url}/slack/events`, signingSecret, (id) =>
     fake.entityTrigger(id),
   );
+  const messagesTab = createMessagesTab(fake, world, `${platdesk.url}/slack/events`, signingSecret);
   const here = new URL('.', import.meta.url);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -124,13 +127,19 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/state') {
-      sendJson(res, 200, { ...world.state(), sandboxCalls: platdesk.sandbox?.stats().calls ?? 0 });
+      sendJson(res, 200, {
+        ...world.state(),
+        messagesTab: messagesTab.state(),
+        sandboxCalls: platdesk.sandbox?.stats().calls ?? 0,
+      });
       return;
     }
     if (req.method !== 'POST') return sendJson(res, 404, { error: 'not found' });
     const body = await readJson(req);
     const action = (isObject(body.action) ? body.action : {}) as unknown as ElementAction;
     const values = isObject(body.values) ? body.values : {};
+    const tabbed = await messagesTab.route(url.pathname, body);
+    if (tabbed) return sendJson(res, 200, tabbed);
     switch (url.pathname) {
       case '/api/say': {
         const channel = channelOf(body.channel);

@@ -68,6 +68,8 @@ export function createPlanStream(
   const stream = client.chatStream({
     channel: channelId,
     thread_ts: threadTs,
+    // The plan's steps together, ticking from pending to done (Slack's plan display).
+    task_display_mode: 'plan',
     recipient_user_id: userId,
     ...(target.teamId ? { recipient_team_id: target.teamId } : {}),
   });
