@@ -266,14 +266,11 @@ export interface RunEvents {
   stopped(step: RunStep): Promise<void> | void;
 }
 
-/** How a step of a confirmed plan ended in this run. */
-export interface StepRun extends RunStep {
+/** How a step of a confirmed plan ended in this run, and what its calls were reported to cost. */
+interface StepRun {
   state: 'done' | 'failed' | 'stopped';
-  /** What its calls were reported to cost (a failed call's too, when the service said). */
   points: number;
   quotaCalls: number;
-  /** Its pending lookup (null: its claim failed, it never ran). */
-  pending: Pending | null;
 }
 
 export type RunResult =
@@ -284,7 +281,6 @@ export type RunResult =
       points: number;
       quotaCalls: number;
       stopped: number;
-      steps: StepRun[];
     }
   /** The Confirm was not this person's, already used, or expired: nothing ran. */
   | { kind: 'closed'; reason: 'not_found' | 'not_yours' | 'already_used' | 'expired' };
@@ -335,7 +331,7 @@ export async function runPlan(
       const step: RunStep = { index: s.index, tool: s.tool as ToolName, itemLink: s.itemLink };
       const pending = claims[next] ?? null;
       if (!pending) {
-        steps.push({ ...step, state: 'stopped', points: 0, quotaCalls: 0, pending: null });
+        steps.push({ state: 'stopped', points: 0, quotaCalls: 0 });
         await events.stopped(step);
         continue;
       }
@@ -352,18 +348,16 @@ export async function runPlan(
       }
       if (outcome) {
         steps.push({
-          ...step,
           state: 'done',
           points: outcome.chargedPoints,
           quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
-          pending,
         });
         await events.done(step, outcome, pending);
         continue;
       }
       // Withdrawn by a Stop before its call left (its fence found it cancelled): stopped, uncharged.
       if ((await deps.store.pending.get(pending.id))?.state === 'cancelled') {
-        steps.push({ ...step, state: 'stopped', points: 0, quotaCalls: 0, pending });
+        steps.push({ state: 'stopped', points: 0, quotaCalls: 0 });
         await events.stopped(step);
         continue;
       }
@@ -371,7 +365,7 @@ export async function runPlan(
       const charged = isPlatError(failure)
         ? { points: failure.chargePoints ?? 0, quotaCalls: failure.answered ? failure.quotaCalls : 0 }
         : { points: 0, quotaCalls: 0 };
-      steps.push({ ...step, state: 'failed', ...charged, pending });
+      steps.push({ state: 'failed', ...charged });
       await events.failed(step, failure, pending);
     }
   } finally {
@@ -387,7 +381,6 @@ export async function runPlan(
     points: steps.reduce((n, s) => n + s.points, 0),
     quotaCalls: steps.reduce((n, s) => n + s.quotaCalls, 0),
     stopped: steps.filter((s) => s.state === 'stopped').length,
-    steps,
   };
 }
 

@@ -122,7 +122,10 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
   return watch;
 }
 
-/** Plans told by this process lately: a sweep that finds a plan's steps again does not tell twice. */
+/**
+ * How long the record that a cut-off plan was told is kept (the first-seen records of Slack's
+ * event ids): the processes that mark its steps do so within a lease and a call's longest time.
+ */
 const PLAN_TOLD_MEMORY_MS = 24 * 60 * 60 * 1000;
 
 /**
