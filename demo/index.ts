@@ -19,6 +19,7 @@ import { type FakeSlack, startSlackApiServer } from '../test/helpers/slack-api-s
 import { SLACK } from '../test/helpers/slack-payloads.js';
 import { COMMANDS, createDeliverer, type ElementAction } from './deliver.js';
 import { createMcpPanel } from './mcp-panel.js';
+import { createMessagesTab } from './messages-tab.js';
 import { createWorld, DM, SUPPORT } from './world.js';
 
 export interface DemoOptions {
@@ -45,6 +46,7 @@ const PAGE_FILES: Record<string, string> = {
   '/favicon.svg': 'favicon.svg',
   '/mcp-page.js': 'mcp-page.js',
   '/mcp-page.css': 'mcp-page.css',
+  '/page-messages.js': 'page-messages.js',
 };
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -99,6 +101,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const deliver = createDeliverer(world, `${platdesk.url}/slack/events`, signingSecret, (id) =>
     fake.entityTrigger(id),
   );
+  const messagesTab = createMessagesTab(fake, world, `${platdesk.url}/slack/events`, signingSecret);
   const here = new URL('.', import.meta.url);
   // The AI-client panel (mcp-panel.ts): the SDK's client on the app's /mcp.
   const mcpPanel = createMcpPanel({ mcpUrl: `${platdesk.url}/mcp`, world, deliver });
@@ -130,7 +133,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/state') {
-      sendJson(res, 200, { ...world.state(), sandboxCalls: platdesk.sandbox?.stats().calls ?? 0 });
+      sendJson(res, 200, {
+        ...world.state(),
+        messagesTab: messagesTab.state(),
+        sandboxCalls: platdesk.sandbox?.stats().calls ?? 0,
+      });
       return;
     }
     if (await mcpPanel.route(req, res, url, () => readJson(req))) return;
@@ -138,6 +145,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const body = await readJson(req);
     const action = (isObject(body.action) ? body.action : {}) as unknown as ElementAction;
     const values = isObject(body.values) ? body.values : {};
+    const tabbed = await messagesTab.route(url.pathname, body);
+    if (tabbed) return sendJson(res, 200, tabbed);
     switch (url.pathname) {
       case '/api/say': {
         const channel = channelOf(body.channel);

@@ -88,6 +88,12 @@ let shownModal = '';
 let shownHome = '';
 let shownPanel = '';
 
+// Panes other scripts of the page add beside the conversations and the App Home (demo/page-messages.js):
+// { id, button, section, title(), chrome(), opened(), render(state) }; each draws only when its own
+// part of the state changed.
+const panes = () => window.demoPanes ?? [];
+const paneOf = (where) => panes().find((p) => p.id === where);
+
 // What this page could not draw: the browser test fails on any of it.
 window.demoUnknown = [];
 function unknown(what) {
@@ -562,10 +568,39 @@ function block(b, where, view) {
     case 'markdown':
       node.append(markdown(b.text ?? ''));
       break;
+    case 'context_actions':
+      for (const e of b.elements ?? [])
+        node.append(
+          e.type === 'feedback_buttons'
+            ? feedbackButtons(e, blockId, where)
+            : unknown(`context_actions element ${e.type}`),
+        );
+      break;
     default:
       node.append(unknown(`${b.type} block`));
   }
   return node;
+}
+
+/** Slack's feedback buttons (👍 / 👎) under an answer: a click sends the chosen button's value. */
+function feedbackButtons(e, blockId, where) {
+  const box = el('span', 'feedback');
+  for (const [kind, b] of [
+    ['positive', e.positive_button],
+    ['negative', e.negative_button],
+  ]) {
+    if (!b) continue;
+    const button = el('button', 'el feedback-button', plain(b.text));
+    button.type = 'button';
+    button.dataset.actionId = e.action_id ?? '';
+    button.dataset.feedback = kind;
+    if (b.accessibility_label) button.setAttribute('aria-label', b.accessibility_label);
+    button.addEventListener('click', () =>
+      act(where, { action_id: e.action_id, block_id: blockId, type: 'feedback_buttons', value: b.value }),
+    );
+    box.append(button);
+  }
+  return box;
 }
 
 function blocks(list, where, view) {
@@ -958,8 +993,15 @@ function renderChannels() {
     nav.append(b);
   }
   document.getElementById('home-tab').classList.toggle('active', current === 'home');
-  document.getElementById('title').textContent =
-    current === 'home' ? chrome('homeTitle') : current === DM ? chrome('dmTitle') : channelName(current);
+  for (const p of panes()) p.button.classList.toggle('active', current === p.id);
+  const pane = paneOf(current);
+  document.getElementById('title').textContent = pane
+    ? pane.title()
+    : current === 'home'
+      ? chrome('homeTitle')
+      : current === DM
+        ? chrome('dmTitle')
+        : channelName(current);
 }
 
 function renderChrome() {
@@ -971,6 +1013,7 @@ function renderChrome() {
   document.getElementById('try-label').textContent = chrome('try');
   document.getElementById('locale-label').textContent = chrome('language');
   document.getElementById('note').textContent = chrome('note');
+  for (const p of panes()) p.chrome();
 }
 
 function renderHome() {
@@ -1074,21 +1117,26 @@ function render() {
   renderModal();
   renderPanel();
   if (current === 'home') renderHome();
+  const pane = paneOf(current);
+  if (pane) pane.render(state);
   if (state.version === shownVersion) return;
   shownVersion = state.version;
   renderChannels();
-  if (current !== 'home') renderConversation();
+  if (current !== 'home' && !pane) renderConversation();
 }
 
 function show(where) {
   current = where;
   const home = where === 'home';
-  document.getElementById('conversation').hidden = home;
+  const pane = paneOf(where);
+  document.getElementById('conversation').hidden = home || Boolean(pane);
   document.getElementById('home').hidden = !home;
-  document.getElementById('composer-form').hidden = home;
+  document.getElementById('composer-form').hidden = home || Boolean(pane);
+  for (const p of panes()) p.section.hidden = p !== pane;
   shownVersion = -1;
   shownHome = '';
   if (home) post('/api/home', {});
+  pane?.opened();
   render();
 }
 
@@ -1130,7 +1178,7 @@ for (const sample of SAMPLES) {
   const b = el('button', '', sample);
   b.type = 'button';
   b.addEventListener('click', () => {
-    if (current === 'home') show(SUPPORT);
+    if (current === 'home' || paneOf(current)) show(SUPPORT);
     const input = document.getElementById('composer');
     input.value = sample;
     input.focus();

@@ -106,6 +106,8 @@ export interface StartOptions {
   instance?: Instance;
   /** Tests: a short claim lease and renewal beat (default CLAIM_LEASE_MS, CLAIM_RENEW_MS). */
   claims?: { leaseMs: number; renewEveryMs: number };
+  /** Tests: how long a Slack call of an agent's confirmed plan may take (slack/agent/plan-stream.ts). */
+  agentSlackTimeoutMs?: number;
   /**
    * Distributed mode before the OAuth install lands (issue 24): the bot installation of each known
    * tenant (store/tenants.ts: the enterprise id of an org-wide install, else the team id); null
@@ -346,6 +348,9 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       ? createModelPlanner(config.agentModel, (name) => toolDescription(wordsFor('en'), name))
       : null,
     mcpUrl: config.mcp.url,
+    ...(options.agentSlackTimeoutMs !== undefined
+      ? { agentSlackTimeoutMs: options.agentSlackTimeoutMs }
+      : {}),
     holder,
     singleFlight,
     logger,

@@ -44,6 +44,8 @@ export interface TenantServicesDeps {
   configuredAdmins: readonly string[];
   /** The agent's optional language model, shared by every tenant (main.ts builds it). */
   agentModel?: ModelPlanner | null;
+  /** Tests: SlackDeps.agentSlackTimeoutMs. */
+  agentSlackTimeoutMs?: number;
   locale: Locale;
   /** PLAT_PRICE_CEILING: what a call of an unknown price holds against the caps. */
   priceCeiling: number;
@@ -200,6 +202,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
         metrics: d.metrics,
         language,
         agentModel: d.agentModel ?? null,
+        ...(d.agentSlackTimeoutMs !== undefined ? { agentSlackTimeoutMs: d.agentSlackTimeoutMs } : {}),
         ...(d.installs ? { installs: d.installs } : {}),
         mcpUrl: d.mcpUrl ?? null,
       },

@@ -41,6 +41,8 @@ export const EMPTY_CONTEXT: ThreadContext = { refs: [], lastCalls: [] };
 /** Why the planner asks back instead of planning (blocks/agent.ts words each). */
 export type Question =
   | { code: 'which_shop'; options: string[] }
+  /** A shop named by a word that is no registered alias: which registered one (never a swap). */
+  | { code: 'unknown_shop'; name: string; options: string[] }
   | { code: 'owner_needed' }
   | { code: 'shop_id_needed' }
   | { code: 'which_carrier'; numbers: string[]; candidates: string[] }
@@ -80,7 +82,7 @@ const W = {
   shop: /店铺|哪家店|哪个店|哪家|店家|谁家|店名|\bshop\b|\bstore\b|\bseller\b/,
   ww: /旺旺号?|卖家账号|seller account|\bww\b|wangwang/,
   orders: /订单|单子|的单(?!号)|几单|多少单|\borders?\b/,
-  due: /要发|待发|该发|未发|没发|发货|超时|逾期|到期|\bdue\b|ship by|overdue|\blate\b|to ship|deadline/,
+  due: /要发|待发|该发|未发|没发|发货|超时|逾期|到期|\bdue\b|ship by|overdue|\blate\b|to ship|\b(?:must|should) ship|deadline/,
   spend:
     /花了|花费|扣了|扣费|费用|用了多少|花多少|\bspend\b|\bspent\b|\bcosts?\b|\bcharged?\b|\bcharges\b|\bbill\b|budget/,
   everyone:
@@ -169,6 +171,32 @@ function namedShops(text: string, shops: readonly RegisteredShop[]): RegisteredS
     }
     return [s.ownerId, s.shopId].some((id) => id !== null && new RegExp(`(?<!\\d)${id}(?!\\d)`).test(text));
   });
+}
+
+/** Words that follow "shop" in a question without being a shop's name. */
+const NOT_SHOP_NAMES = new Set(
+  'a an the of for from in on at is it its this that with and or to by id ids link links info information name names alias aliases owner owners account please list registered'.split(
+    ' ',
+  ),
+);
+
+/**
+ * A shop the text names by a word ("shop lotus", "店铺 lotus", "lotus 店") that is not a
+ * registered alias, or null. Numbers are ids (owner or shop), read elsewhere.
+ */
+function unregisteredShopName(text: string, shops: readonly RegisteredShop[]): string | null {
+  const aliases = new Set(shops.map((s) => s.alias.toLowerCase()));
+  const patterns = [
+    /\bshop\s+([a-z][\w-]{1,39})\b/gi,
+    /(?:店铺|商店)\s*([a-z][\w-]{1,39})/gi,
+    /(?<![\w-])([a-z][\w-]{1,39})\s*(?:店铺|店|家店)(?!\s*id)/gi,
+  ];
+  for (const re of patterns)
+    for (const m of text.matchAll(re)) {
+      const word = (m[1] ?? '').toLowerCase();
+      if (!NOT_SHOP_NAMES.has(word) && !aliases.has(word)) return m[1] as string;
+    }
+  return null;
 }
 
 /** Bare numbers of 5–20 digits that are not inside a link. */
@@ -335,6 +363,10 @@ export function planDeterministic(input: PlannerInput): Proposal {
     if (candidates.length > 1)
       return { ask: { code: 'which_shop', options: candidates.map((s) => s.alias) } };
     const all = withId(shops);
+    // A shop named that is not registered is asked about, never replaced by the registered one.
+    const unknown = unregisteredShopName(text, shops);
+    if (unknown)
+      return { ask: { code: 'unknown_shop', name: unknown, options: all.map((s) => s.alias).slice(0, 10) } };
     if (all.length === 1) {
       assumedShop = (all[0] as RegisteredShop).alias;
       return { id: assumedShop };

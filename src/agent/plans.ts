@@ -8,18 +8,26 @@
  * - The paid steps' total is checked against the caps before it is offered: a plan a cap cannot
  *   cover says which cap and by how much, and offers the steps that fit (the rest are not offered).
  * - More than MAX_PAID_STEPS paid steps are refused before anything is stored, with how to narrow.
- * - The offer is a shortcut batch of kind 'agent' (store/shortcut-batches.ts): its Confirm claims
- *   it once (a double click, a redelivery or another person's click runs nothing), then each step
- *   is claimed and run in turn (its own single-use claim, fence and ledger rows, source 'agent').
- * - Stop (or Cancel) cancels every step not yet claimed: no further charge. A step already running
- *   finishes and is told as it is; a crash mid-step is told as for commands
- *   (slack/interrupted-lookups.ts), and the steps after it are never run (their rows stay open and
- *   expire: the batch that could claim them is used).
+ * - The offer is a shortcut batch of kind 'agent' (store/shortcut-batches.ts) whose id is also
+ *   each step's plan id (store PendingLookup.planId). Its Confirm claims it once (a double click,
+ *   a redelivery or another person's click runs nothing), then claims every step at once, under
+ *   this process's lease as any confirmed lookup is claimed (lookups/interrupted.ts), and runs
+ *   them in turn (each its own fence and ledger rows, source 'agent').
+ * - Stop (or Cancel) cancels every step none of whose calls was sent (store `withdraw`, which
+ *   races the fence in one conditional UPDATE): no further charge. A step whose call went
+ *   finishes and is told as it is.
+ * - A crash mid-plan, during a step or between two, leaves the plan's unfinished steps claimed by
+ *   a process that is gone: the claim sweep marks them interrupted (once, across processes) like
+ *   a command's lookup, and the process that marks the last one tells the plan in its thread
+ *   (`planRecord`: which steps ran, which did not, what the ledger holds;
+ *   slack/interrupted-lookups.ts). No step is run again: the plan's Confirm is used.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import type { Refusal } from '../lookups/access.js';
 import type { CapFigure } from '../lookups/budgets.js';
+import { chargesOfLookup, type InterruptedTruth, interruptedTruth } from '../lookups/interrupted.js';
 import { type Actor, CONFIRM_TTL_MS, type LookupService, summarize } from '../lookups/lookup-service.js';
 import type { Problem } from '../lookups/parse/problems.js';
 import { problem } from '../lookups/parse/problems.js';
@@ -27,7 +35,7 @@ import { sumQuotes } from '../lookups/shortcut-lookups.js';
 import { isToolName, type SPEND_PERIODS, type ToolName, toolAsk, toolInput } from '../lookups/tools.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
-import type { Store } from '../store/store.js';
+import type { LedgerTotals, Store } from '../store/store.js';
 import type { ToolCall } from './planner.js';
 
 /** Issue 36: a plan of more paid steps than this is refused, with how to narrow it. */
@@ -80,8 +88,8 @@ export interface PricedPlan {
 export type Priced = { kind: 'priced'; plan: PricedPlan } | { kind: 'too_many'; paidSteps: number };
 
 export interface PlanDeps {
-  lookups: Pick<LookupService, 'prepare' | 'cached' | 'checkCaps' | 'cancel' | 'claim' | 'run'>;
-  store: Pick<Store, 'shortcutBatches'>;
+  lookups: Pick<LookupService, 'prepare' | 'cached' | 'checkCaps' | 'cancel' | 'claim' | 'run' | 'withdraw'>;
+  store: Pick<Store, 'shortcutBatches' | 'pending' | 'ledger' | 'cache'>;
   ordersEdition: () => number;
 }
 
@@ -138,6 +146,8 @@ export async function pricePlan(
   where: { channelId: string; threadTs: string },
 ): Promise<Priced> {
   const edition = deps.ordersEdition();
+  // The offer's id, fixed first: every step's row names the plan it belongs to.
+  const planId = randomUUID();
   const asks = calls.map((call) => askOf(call, edition));
   // Too many paid steps: refused before anything is stored (cached answers are free, not counted).
   const lookupsAsked = asks.filter((a) => a.ok && a.kind === 'lookup');
@@ -165,6 +175,7 @@ export async function pricePlan(
     step.itemLink = ask.itemLink;
     const prepared = await deps.lookups.prepare(ask.request, actor, summarize(ask.request), {
       allowAuto: false,
+      planId,
     });
     switch (prepared.kind) {
       case 'refused':
@@ -222,6 +233,7 @@ export async function pricePlan(
       })),
     };
     const batch = await deps.store.shortcutBatches.create({
+      id: planId,
       userId: actor.userId,
       kind: AGENT_BATCH_KIND,
       channelId: where.channelId,
@@ -244,14 +256,21 @@ export interface RunStep {
 }
 
 export interface RunEvents {
-  /** The step is about to be claimed and run. */
+  /** The step is about to run. */
   started(step: RunStep): Promise<void> | void;
   /** Its answer (charged as `outcome.chargedPoints` says). */
   done(step: RunStep, outcome: LookupOutcome & { shared?: boolean }, pending: Pending): Promise<void> | void;
   /** It failed (a PlatError: over a cap now, refused by the service…). */
   failed(step: RunStep, error: unknown, pending: Pending): Promise<void> | void;
-  /** Not run: the plan was stopped before it. */
+  /** Not run: the plan was stopped before its call. */
   stopped(step: RunStep): Promise<void> | void;
+}
+
+/** How a step of a confirmed plan ended in this run, and what its calls were reported to cost. */
+interface StepRun {
+  state: 'done' | 'failed' | 'stopped';
+  points: number;
+  quotaCalls: number;
 }
 
 export type RunResult =
@@ -283,8 +302,10 @@ export function offeredSteps(payloadJson: string): RunStep[] {
 }
 
 /**
- * The plan's Confirm: claims the offer once, then claims and runs each step in turn through the
- * lookup service (source 'agent'). `resultJson`: what to keep with a finished step.
+ * The plan's Confirm: claims the offer once, then every step at once (the Confirm was consent for
+ * all of them; held under this process's lease, so a crash from here on leaves claims the sweep
+ * finds), and runs them in turn through the lookup service (source 'agent'). A step withdrawn by
+ * a Stop before its call was sent is not run. `resultJson`: what to keep with a finished step.
  */
 export async function runPlan(
   deps: PlanDeps,
@@ -295,51 +316,78 @@ export async function runPlan(
 ): Promise<RunResult> {
   const claimed = await deps.store.shortcutBatches.claim(batchId, userId);
   if (!claimed.ok) return { kind: 'closed', reason: claimed.reason };
-  const stored = readStored(claimed.batch.payloadJson);
-  let points = 0;
-  let quotaCalls = 0;
-  let stopped = 0;
-  for (const s of stored?.steps ?? []) {
-    if (!isToolName(s.tool)) continue;
-    const step: RunStep = { index: s.index, tool: s.tool, itemLink: s.itemLink };
-    // A Stop cancelled the steps not yet claimed: they are not run (and cost nothing).
+  const offered = (readStored(claimed.batch.payloadJson)?.steps ?? []).filter((s) => isToolName(s.tool));
+  const claims: (Pending | null)[] = [];
+  for (const s of offered) {
+    // A Stop between the Confirm and here cancelled the step: it is not run (and costs nothing).
     const mine = await deps.lookups.claim(s.pendingId, userId);
-    if (!mine.ok) {
-      stopped++;
-      await events.stopped(step);
-      continue;
-    }
-    await events.started(step);
-    try {
-      const outcome = await deps.lookups.run(mine.pending, {
-        source: 'agent',
-        ...(resultJson ? { resultJson } : {}),
-      });
-      points += outcome.chargedPoints;
-      if ('quotaCalls' in outcome) quotaCalls += outcome.quotaCalls;
-      await events.done(step, outcome, mine.pending);
-    } catch (error) {
-      // A failed call may still have been charged (plat/errors.ts chargePoints): counted.
-      if (isPlatError(error)) {
-        points += error.chargePoints ?? 0;
-        quotaCalls += error.answered ? error.quotaCalls : 0;
+    claims.push(mine.ok ? mine.pending : null);
+  }
+  const steps: StepRun[] = [];
+  let next = 0;
+  try {
+    for (; next < offered.length; next++) {
+      const s = offered[next] as StoredPlan['steps'][number];
+      const step: RunStep = { index: s.index, tool: s.tool as ToolName, itemLink: s.itemLink };
+      const pending = claims[next] ?? null;
+      if (!pending) {
+        steps.push({ state: 'stopped', points: 0, quotaCalls: 0 });
+        await events.stopped(step);
+        continue;
       }
-      await events.failed(step, error, mine.pending);
+      await events.started(step);
+      let outcome: (LookupOutcome & { shared?: boolean }) | null = null;
+      let failure: unknown = null;
+      try {
+        outcome = await deps.lookups.run(pending, {
+          source: 'agent',
+          ...(resultJson ? { resultJson } : {}),
+        });
+      } catch (error) {
+        failure = error;
+      }
+      if (outcome) {
+        steps.push({
+          state: 'done',
+          points: outcome.chargedPoints,
+          quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
+        });
+        await events.done(step, outcome, pending);
+        continue;
+      }
+      // Withdrawn by a Stop before its call left (its fence found it cancelled): stopped, uncharged.
+      if ((await deps.store.pending.get(pending.id))?.state === 'cancelled') {
+        steps.push({ state: 'stopped', points: 0, quotaCalls: 0 });
+        await events.stopped(step);
+        continue;
+      }
+      // A failed call may still have been charged (plat/errors.ts chargePoints): counted.
+      const charged = isPlatError(failure)
+        ? { points: failure.chargePoints ?? 0, quotaCalls: failure.answered ? failure.quotaCalls : 0 }
+        : { points: 0, quotaCalls: 0 };
+      steps.push({ state: 'failed', ...charged });
+      await events.failed(step, failure, pending);
     }
+  } finally {
+    // Whatever ended the run early: the steps it claimed and never started are given up, uncharged
+    // (a live holder would otherwise keep renewing claims it will never run).
+    for (const pending of claims.slice(next))
+      if (pending) await deps.lookups.withdraw(pending.id, userId).catch(() => false);
   }
   return {
     kind: 'ran',
     channelId: claimed.batch.channelId,
     threadTs: claimed.batch.threadTs,
-    points,
-    quotaCalls,
-    stopped,
+    points: steps.reduce((n, s) => n + s.points, 0),
+    quotaCalls: steps.reduce((n, s) => n + s.quotaCalls, 0),
+    stopped: steps.filter((s) => s.state === 'stopped').length,
   };
 }
 
 /**
  * Stop or Cancel: the offer is closed (claimed, if nobody confirmed it yet, so no Confirm can run
- * it) and every step not yet claimed is cancelled. `running`: it was confirmed and is running.
+ * it) and every step none of whose calls was sent is cancelled: not yet claimed, or claimed by the
+ * Confirm and waiting its turn. `running`: it was confirmed and is running.
  */
 export async function stopPlan(
   deps: PlanDeps,
@@ -358,10 +406,107 @@ export async function stopPlan(
   for (const s of readStored(batch.payloadJson)?.steps ?? []) {
     const c = await deps.lookups.cancel(s.pendingId, userId);
     if (c.ok) cancelled++;
-    else if (c.pending?.state === 'running') running = true;
+    else if (c.pending?.state === 'running') {
+      if (await deps.lookups.withdraw(s.pendingId, userId)) cancelled++;
+      else running = true;
+    }
   }
   // Confirmed, and nothing left to stop (every step done, failed or cancelled): said as it is,
   // not as a stop.
   if (!claimed.ok && !running && cancelled === 0) return { kind: 'closed', reason: 'already_used' };
   return { kind: 'stopped', running: !claimed.ok, cancelled };
 }
+
+// ---- what became of a confirmed plan (after a crash) -------------------------------------------
+
+/** What became of one step of a confirmed plan, as the store and the ledger hold it now. */
+export type StepFate =
+  /** It ran to its answer, or failed; charged as the ledger holds it. */
+  | { kind: 'done' | 'failed' }
+  /** Cut off by a crash after a call of it was sent (or may have been): never run again. */
+  | { kind: 'cut'; truth: Extract<InterruptedTruth, { sent: true }> }
+  /** Never run: cut off before its call, stopped, or never claimed. No charge. */
+  | { kind: 'not_run' }
+  /** Still held by a process that may be alive: not yet known. */
+  | { kind: 'running' };
+
+export interface PlanRecordStep {
+  index: number;
+  tool: ToolName;
+  pending: Pending | null;
+  fate: StepFate;
+  /** The ledger's rows for it: what it was charged, and calls whose charge is not known. */
+  charged: LedgerTotals;
+  costUnknown: number;
+  maybeNotSent: number;
+}
+
+export interface PlanRecord {
+  planId: string;
+  userId: string;
+  channelId: string | null;
+  threadTs: string | null;
+  /** Whether its Confirm was used (claimed): only then may any step have run. */
+  confirmed: boolean;
+  steps: PlanRecordStep[];
+  /** The plan's total as the ledger holds it. */
+  charged: LedgerTotals;
+  costUnknown: number;
+  maybeNotSent: number;
+}
+
+/**
+ * What became of a plan, read from the store and the ledger only (never from a process's memory):
+ * what a surviving or restarted process tells after a crash, and what a Confirm clicked again
+ * after one answers. Null: no such plan (or not an agent's).
+ */
+export async function planRecord(deps: Pick<PlanDeps, 'store'>, planId: string): Promise<PlanRecord | null> {
+  const batch = await deps.store.shortcutBatches.get(planId);
+  if (!batch || batch.kind !== AGENT_BATCH_KIND) return null;
+  const steps: PlanRecordStep[] = [];
+  for (const s of readStored(batch.payloadJson)?.steps ?? []) {
+    if (!isToolName(s.tool)) continue;
+    const pending = await deps.store.pending.get<LookupRequest, Quote>(s.pendingId);
+    const charges = await chargesOfLookup(deps.store, s.pendingId);
+    let fate: StepFate;
+    switch (pending?.state) {
+      case 'done':
+      case 'failed':
+        fate = { kind: pending.state };
+        break;
+      case 'running':
+        fate = { kind: 'running' };
+        break;
+      case 'interrupted': {
+        const truth = await interruptedTruth(deps.store, pending);
+        fate = truth.sent ? { kind: 'cut', truth } : { kind: 'not_run' };
+        break;
+      }
+      default:
+        fate = { kind: 'not_run' };
+    }
+    steps.push({ index: s.index, tool: s.tool, pending, fate, ...charges });
+  }
+  const sum = (f: (s: PlanRecordStep) => number) => steps.reduce((n, s) => n + f(s), 0);
+  return {
+    planId,
+    userId: batch.userId,
+    channelId: batch.channelId,
+    threadTs: batch.threadTs,
+    confirmed: batch.state !== 'open',
+    steps,
+    charged: {
+      points: sum((s) => s.charged.points),
+      quotaCalls: sum((s) => s.charged.quotaCalls),
+      calls: sum((s) => s.charged.calls),
+    },
+    costUnknown: sum((s) => s.costUnknown),
+    maybeNotSent: sum((s) => s.maybeNotSent),
+  };
+}
+
+/** A plan a crash cut off: confirmed, a step cut or left unrun, and none still held. */
+export const wasCutOff = (record: PlanRecord): boolean =>
+  record.confirmed &&
+  record.steps.every((s) => s.fate.kind !== 'running') &&
+  record.steps.some((s) => s.pending?.state === 'interrupted');

@@ -6,8 +6,9 @@
 import type { AnyChunk, KnownBlock, TaskUpdateChunk } from '@slack/types';
 import type { ModelFailure } from '../agent/model.js';
 import type { Question } from '../agent/planner.js';
-import type { PlanStep, PricedPlan } from '../agent/plans.js';
+import type { PlanRecord, PlanRecordStep, PlanStep, PricedPlan } from '../agent/plans.js';
 import type { ToolName } from '../lookups/tools.js';
+import type { LookupRequest } from '../lookups/types.js';
 import { ACTIONS } from './action-ids.js';
 import { chargeNoteText, quoteShort } from './charge-note.js';
 import type { Words } from './i18n/words.js';
@@ -38,21 +39,24 @@ export function stepWhat(w: Words, step: PlanStep): string {
     return w.t(step.spend.everyone ? 'agent.spendWhat.everyone' : 'agent.spendWhat.mine', {
       period: w.t(`platdesk.period.${step.spend.period}`),
     });
-  const r = step.request;
-  if (r && (r.kind === 'waybill-info' || r.kind === 'waybill-print')) {
+  return step.request ? requestWhat(w, step.request) : escapeClip(toolWords(w, step.call.tool).title, 100);
+}
+
+/** What a step's lookup asks, in words (escaped): its waybill numbers, its time window. */
+function requestWhat(w: Words, r: LookupRequest): string {
+  if (r.kind === 'waybill-info' || r.kind === 'waybill-print') {
     // The numbers themselves: the person checks the plan names the waybills they meant.
     const codes = r.waybills.map((x) => x.waybillCode);
     const shown = codes.length > 5 ? [...codes.slice(0, 5), '…'] : codes;
     return escapeClip(`${describeRequest(w, r)} (${shown.join(', ')})`, 300);
   }
-  if (r?.kind === 'orders' && (r.filters.startTime || r.filters.endTime)) {
+  if (r.kind === 'orders' && (r.filters.startTime || r.filters.endTime)) {
     // The time window: a plan of one call per day must tell its days apart.
     const from = r.filters.startTime ? w.dateTime(r.filters.startTime) : '…';
     const to = r.filters.endTime ? w.dateTime(r.filters.endTime) : '…';
     return escapeClip(`${describeRequest(w, r)}, ${from} – ${to}`, 300);
   }
-  if (r) return escapeClip(describeRequest(w, r), 300);
-  return escapeClip(toolWords(w, step.call.tool).title, 100);
+  return escapeClip(describeRequest(w, r), 300);
 }
 
 function stepLine(w: Words, step: PlanStep): string {
@@ -203,17 +207,110 @@ function feedbackBlock(w: Words, tools: readonly ToolName[]): KnownBlock {
   };
 }
 
-/** The plan's closing line: what was really charged (the sum of what each call reported). */
-export function renderRunSummary(
-  w: Words,
-  run: { points: number; quotaCalls: number; stopped: number; tools: readonly ToolName[] },
-): RenderedMessage {
+/** A step of a confirmed plan as it ended, from the store and the ledger (agent/plans.ts planRecord). */
+function recordStepLine(w: Words, step: PlanRecordStep): string {
   const { t } = w;
-  const charged = chargeNoteText(w, { chargedPoints: run.points, quotaCalls: run.quotaCalls });
-  const lines = [t('agent.doneSummary', { charged })];
+  const n = step.index + 1;
+  const what = step.pending
+    ? requestWhat(w, step.pending.request)
+    : escapeClip(toolWords(w, step.tool).title, 100);
+  // Every call it made went unanswered: no figure would be what was charged.
+  const unknown = step.charged.calls > 0 && step.costUnknown === step.charged.calls;
+  const charged = unknown
+    ? t('agent.record.costUnknown')
+    : chargeNoteText(w, { chargedPoints: step.charged.points, quotaCalls: step.charged.quotaCalls });
+  switch (step.fate.kind) {
+    case 'done':
+      return t('agent.record.done', { n, what, charged });
+    case 'failed':
+      return t('agent.record.failed', { n, what, charged });
+    case 'cut':
+      return step.charged.calls === 0 && step.maybeNotSent > 0
+        ? t('agent.record.cutMaybe', { n, what })
+        : t('agent.record.cut', { n, what, charged });
+    case 'running':
+      return t('agent.record.running', { n, what });
+    case 'not_run':
+      return t('agent.record.notRun', { n, what });
+  }
+}
+
+/** The plan's total as the ledger holds it, and the calls whose charge platdesk does not know. */
+function recordTotalLines(w: Words, record: Pick<PlanRecord, 'charged' | 'costUnknown'>): string[] {
+  const { t } = w;
+  const charged = chargeNoteText(w, {
+    chargedPoints: record.charged.points,
+    quotaCalls: record.charged.quotaCalls,
+  });
+  const lines = [t('agent.record.total', { charged })];
+  if (record.costUnknown > 0)
+    lines.push(t('agent.record.unknown', { count: record.costUnknown, n: w.count(record.costUnknown) }));
+  return lines;
+}
+
+export interface RunSummary {
+  /** What became of the plan, read back from the store and the ledger; null when it could not be read. */
+  record: PlanRecord | null;
+  /** What the calls reported (used when the record could not be read). */
+  points: number;
+  quotaCalls: number;
+  stopped: number;
+  tools: readonly ToolName[];
+  /**
+   * The task cards may not show how each step ended (Slack did not confirm a streamed update):
+   * every step is listed in the summary.
+   */
+  listSteps: boolean;
+  /** Answers Slack did not confirm it received: the person is told they may be missing. */
+  undelivered: number;
+}
+
+/** The plan's closing line: what was really charged, as the ledger records it. */
+export function renderRunSummary(w: Words, run: RunSummary): RenderedMessage {
+  const { t } = w;
+  const { record } = run;
+  const charged = record
+    ? chargeNoteText(w, { chargedPoints: record.charged.points, quotaCalls: record.charged.quotaCalls })
+    : chargeNoteText(w, { chargedPoints: run.points, quotaCalls: run.quotaCalls });
+  // The ledger's figure; the calls' own reports only when the store could not be read back.
+  const lines = [t(record ? 'agent.doneSummary' : 'agent.doneSummaryReported', { charged })];
+  if (record && record.costUnknown > 0)
+    lines.push(t('agent.record.unknown', { count: record.costUnknown, n: w.count(record.costUnknown) }));
   if (run.stopped > 0) lines.push(t('agent.stoppedSteps', { count: run.stopped, n: w.count(run.stopped) }));
+  if (run.undelivered > 0)
+    lines.push(t('agent.undelivered', { count: run.undelivered, n: w.count(run.undelivered) }));
   const text = lines.join('\n');
-  return message(text, [section(text), feedbackBlock(w, run.tools)], 1);
+  const blocks: KnownBlock[] = [section(text)];
+  if (run.listSteps && record)
+    blocks.push(
+      ...packSections(
+        record.steps.map((s) => recordStepLine(w, s)),
+        { maxBlocks: 6, more: (n) => t('common.more', { count: n, n: w.count(n) }) },
+      ),
+    );
+  blocks.push(feedbackBlock(w, run.tools));
+  return message(text, blocks, 1);
+}
+
+/**
+ * A confirmed plan a crash cut off (agent/plans.ts planRecord), told in its thread by the process
+ * that found it: which steps ran, which were cut off mid-call, which never ran, and what the
+ * ledger holds, calls whose charge is not known included. None of its steps runs again.
+ */
+export function renderPlanCutOff(w: Words, record: PlanRecord): RenderedMessage {
+  const { t } = w;
+  const intro = t('agent.record.intro');
+  const totals = recordTotalLines(w, record);
+  const blocks: KnownBlock[] = [
+    section(intro),
+    ...packSections(
+      record.steps.map((s) => recordStepLine(w, s)),
+      { maxBlocks: 6, more: (n) => t('common.more', { count: n, n: w.count(n) }) },
+    ),
+    section(totals.join('\n')),
+    context(t('agent.record.answers')),
+  ];
+  return message([intro, ...totals].join('\n'), blocks, 1);
 }
 
 /** Feedback under an answer that cost nothing (help, a question back, free steps only). */
@@ -239,6 +336,10 @@ function questionText(w: Words, q: Question): string {
   switch (q.code) {
     case 'which_shop':
       return t('agent.question.which_shop', { options: list(q.options) });
+    case 'unknown_shop':
+      return q.options.length > 0
+        ? t('agent.question.unknown_shop', { name: escapeClip(q.name, 40), options: list(q.options) })
+        : t('agent.question.no_such_shop', { name: escapeClip(q.name, 40) });
     case 'which_carrier':
       return t('agent.question.which_carrier', { numbers: list(q.numbers), candidates: list(q.candidates) });
     case 'item_or_waybill':

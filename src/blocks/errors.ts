@@ -101,7 +101,9 @@ export function errorChargeText(w: Words, error: PlatError): string {
       ? t('error.countedAs', { count: error.quotaCalls, n: w.count(error.quotaCalls) })
       : '';
   if (error.code === 'timeout' || error.code === 'aborted') return t('error.timeoutCharge', { counted });
-  if (error.code === 'connection_failed') return t('error.noChargeReported', { counted });
+  // A connection closed after the request went out may have been counted, as a timeout may.
+  if (error.code === 'connection_failed')
+    return t(error.reachedService ? 'error.timeoutCharge' : 'error.noChargeReported', { counted });
   return quota ? t('error.quotaMayCount', { counted }) : t('error.serviceNoCharge');
 }
 

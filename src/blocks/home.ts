@@ -355,13 +355,23 @@ function adminBlocks(
   // Workflow steps: what each costs a run and may spend (approved with `/platdesk steps`).
   if (a.steps.length > 0)
     blocks.push(header(t('platdesk.stepsTitle')), section(stepApprovalLines(w, a.steps, null).join('\n')));
-  // The agent's answers as people rated them (issue 36); its spend is in the totals (source agent).
+  // The agent (issue 36): what its plans were charged, and its answers as people rated them.
   const fb = a.agentFeedback;
-  if (fb.good + fb.bad > 0)
+  const spent = a.agentSpend;
+  if (fb.good + fb.bad > 0 || spent.calls > 0)
     blocks.push(
       header(t('home.agentTitle')),
       section(
         [
+          t('home.agentSpend', {
+            spent: w.points(spent.points),
+            count: spent.calls,
+            n: w.count(spent.calls),
+            quota:
+              spent.quotaCalls > 0
+                ? t('home.agentQuota', { count: spent.quotaCalls, n: w.count(spent.quotaCalls) })
+                : '',
+          }),
           t('home.agentVotes', { good: w.count(fb.good), bad: w.count(fb.bad) }),
           ...fb.recent.map((v) =>
             t('home.agentVoteLine', {

@@ -66,6 +66,8 @@ export interface AdminHome {
   budgets: Budgets;
   /** Votes on the agent's answers in the last 30 days, and the newest few (issue 36). */
   agentFeedback: { good: number; bad: number; recent: AgentFeedback[] };
+  /** What the agent's plans were charged in the last 30 days, as the ledger holds it (source 'agent'). */
+  agentSpend: LedgerTotals;
 }
 
 export interface HomeData {
@@ -189,6 +191,11 @@ export async function homeData(
       dailyCap: budgets.workspace.daily,
       budgets,
       agentFeedback: await store.agent.feedback(new Date(now.getTime() - 30 * 86_400_000), 5),
+      agentSpend: await store.ledger.totals({
+        from: new Date(now.getTime() - 30 * 86_400_000),
+        to: new Date(now.getTime() + 1),
+        source: 'agent',
+      }),
       shipAlerts: await Promise.all(
         (await store.alerts.list()).map(async (subscription) => ({
           subscription,

@@ -102,17 +102,38 @@ export type InterruptedTruth =
       answer: LookupOutcome | null;
     };
 
-export async function interruptedTruth(store: Store, pending: Pending): Promise<InterruptedTruth> {
-  const rows = await store.ledger.byPending(pending.id);
+/** What the ledger holds for one lookup: its charges, and the calls whose charge is not known. */
+export interface LookupCharges {
+  charged: LedgerTotals;
+  /** Calls sent whose answer was never read (code -1): the service may have charged them. */
+  costUnknown: number;
+  /** Calls that may never have been sent (code -2): counted in no figure. */
+  maybeNotSent: number;
+}
+
+export async function chargesOfLookup(
+  store: Pick<Store, 'ledger'>,
+  pendingId: string,
+): Promise<LookupCharges> {
+  const rows = await store.ledger.byPending(pendingId);
   // A call that may never have been sent (-2) counts in no figure (store/ledger.ts).
   const counted = rows.filter((r) => r.code !== MAYBE_NOT_SENT_CODE);
-  const charged: LedgerTotals = {
-    points: counted.reduce((n, r) => n + r.points, 0),
-    quotaCalls: counted.reduce((n, r) => n + r.quotaCalls, 0),
-    calls: counted.length,
+  return {
+    charged: {
+      points: counted.reduce((n, r) => n + r.points, 0),
+      quotaCalls: counted.reduce((n, r) => n + r.quotaCalls, 0),
+      calls: counted.length,
+    },
+    costUnknown: counted.filter((r) => r.code === NO_ANSWER_CODE).length,
+    maybeNotSent: rows.length - counted.length,
   };
-  const costUnknown = counted.filter((r) => r.code === NO_ANSWER_CODE).length;
-  const maybeNotSent = rows.length - counted.length;
+}
+
+export async function interruptedTruth(
+  store: Pick<Store, 'ledger' | 'cache'>,
+  pending: Pending,
+): Promise<InterruptedTruth> {
+  const { charged, costUnknown, maybeNotSent } = await chargesOfLookup(store, pending.id);
   // Epoch 0: claimed by a build before fencing, which counted no calls: it may have sent one.
   const sent = pending.callsSent > 0 || pending.claimEpoch === 0 || charged.calls > 0;
   if (!sent) return { sent: false };

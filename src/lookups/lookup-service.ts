@@ -107,6 +107,8 @@ export interface PrepareOptions {
   id?: string;
   /** How long its Confirm stays valid (default the service's confirmTtlMs). */
   ttlMs?: number;
+  /** The agent's plan it is a step of (store PendingLookup.planId). */
+  planId?: string;
 }
 
 /** A cap reached or crossed, once per day per cap (admins are told). */
@@ -176,6 +178,8 @@ export interface LookupService {
   /** Confirm: single-use, only by the user who asked, only before expiry. */
   claim(pendingId: string, userId: string): Promise<Claimed>;
   cancel(pendingId: string, userId: string): Promise<Claimed>;
+  /** A claimed lookup none of whose calls was sent, given up: cancelled (store PendingLookups.withdraw). */
+  withdraw(pendingId: string, userId: string): Promise<boolean>;
   /**
    * Runs a claimed lookup; records every call that reached the service; marks it done or
    * failed. Rejects with PlatError. An identical lookup already in flight is shared: the follower is not charged.
@@ -474,7 +478,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
     actor: Actor,
     summary: string,
     q: Quote,
-    fixed: Pick<PrepareOptions, 'id' | 'ttlMs'> = {},
+    fixed: Pick<PrepareOptions, 'id' | 'ttlMs' | 'planId'> = {},
   ) =>
     store.pending.create({
       ...(fixed.id !== undefined ? { id: fixed.id } : {}),
@@ -486,6 +490,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       summary,
       responseUrl: actor.responseUrl,
       ttlMs: fixed.ttlMs ?? ttlMs,
+      ...(fixed.planId !== undefined ? { planId: fixed.planId } : {}),
     });
 
   return {
@@ -595,6 +600,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
       createPending(request, actor, summary, await quoteOf(request)),
     claim: (pendingId, userId) => store.pending.claim<LookupRequest, Quote>(pendingId, userId, holder),
     cancel: (pendingId, userId) => store.pending.cancel<LookupRequest, Quote>(pendingId, userId),
+    withdraw: (pendingId, userId) => store.pending.withdraw(pendingId, userId),
 
     run(pending, runOptions = {}) {
       return hold(runClaimed(pending, runOptions));

@@ -36,6 +36,8 @@ export interface SlackDeps {
   installs?: TenantInstalls;
   /** The agent's optional language model (agent/model.ts); absent: the deterministic planner only. */
   agentModel?: ModelPlanner | null;
+  /** Tests: how long a Slack call of a confirmed plan's run may take (default AGENT_SLACK_TIMEOUT_MS). */
+  agentSlackTimeoutMs?: number;
   /** The MCP server's public URL (`/platdesk mcp token` shows it); null or absent: not configured. */
   mcpUrl?: string | null;
   /** Daily order digests (`/orders digest`); absent where no scheduler runs. */

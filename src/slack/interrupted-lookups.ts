@@ -5,6 +5,8 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { planRecord } from '../agent/plans.js';
+import { renderPlanCutOff } from '../blocks/agent.js';
 import { renderInterrupted } from '../blocks/confirmation.js';
 import { renderOutcome } from '../blocks/outcome.js';
 import type { Instance } from '../instance.js';
@@ -54,6 +56,26 @@ export interface ClaimWatch {
 
 export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
   let timer: NodeJS.Timeout | undefined;
+  /** Tells the user of one interrupted lookup by direct message. */
+  async function tellOne(p: Pending): Promise<void> {
+    // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
+    const truth = await interruptedTruth(deps.store.forTenant(p.tenantId), p);
+    const slack = 'slackOf' in deps ? await deps.slackOf(p.tenantId) : deps;
+    if (!slack) {
+      deps.logger.warn({ pendingId: p.id }, 'interrupted lookup of a tenant no longer installed: not told');
+      return;
+    }
+    const w = await slack.language.user(p.userId);
+    const to = { userId: p.userId, channelId: null };
+    await sendPrivately(
+      slack.client,
+      to,
+      renderInterrupted(w, p.request, truth, { offerAgain: false }),
+      deps.logger,
+    );
+    if (truth.sent && truth.answer)
+      await sendPrivately(slack.client, to, renderOutcome(w, truth.answer, { now: deps.now() }), deps.logger);
+  }
   const watch: ClaimWatch = {
     async sweep() {
       const interrupted = await interruptGoneClaims(deps.store, deps.instance, deps.longestCallMs);
@@ -65,33 +87,20 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
       return interrupted;
     },
     async tell(interrupted) {
-      for (const p of interrupted) {
-        // What is known first (sent? charged? its answer kept?): told as it is, never offered again once sent.
-        const truth = await interruptedTruth(deps.store.forTenant(p.tenantId), p);
-        const slack = 'slackOf' in deps ? await deps.slackOf(p.tenantId) : deps;
-        if (!slack) {
-          deps.logger.warn(
-            { pendingId: p.id },
-            'interrupted lookup of a tenant no longer installed: not told',
-          );
-          continue;
+      // A step of an agent's plan is told with its plan, in the plan's thread, once per plan.
+      const plans = new Map<string, Pending[]>();
+      for (const p of interrupted)
+        if (p.planId) {
+          const key = `${p.tenantId}\n${p.planId}`;
+          plans.set(key, [...(plans.get(key) ?? []), p]);
         }
-        const w = await slack.language.user(p.userId);
-        const to = { userId: p.userId, channelId: null };
-        await sendPrivately(
-          slack.client,
-          to,
-          renderInterrupted(w, p.request, truth, { offerAgain: false }),
-          deps.logger,
-        );
-        if (truth.sent && truth.answer)
-          await sendPrivately(
-            slack.client,
-            to,
-            renderOutcome(w, truth.answer, { now: deps.now() }),
-            deps.logger,
-          );
+      for (const steps of plans.values()) {
+        const first = steps[0] as Pending;
+        // A plan no longer known (pruned): its steps are told one by one, as any lookup.
+        if ((await tellPlan(deps, first.tenantId, first.planId as string)) === 'no_plan')
+          for (const p of steps) await tellOne(p);
       }
+      for (const p of interrupted) if (!p.planId) await tellOne(p);
     },
     start() {
       timer ??= setInterval(() => {
@@ -111,4 +120,50 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
     },
   };
   return watch;
+}
+
+/**
+ * How long the record that a cut-off plan was told is kept (the first-seen records of Slack's
+ * event ids): the processes that mark its steps do so within a lease and a call's longest time.
+ */
+const PLAN_TOLD_MEMORY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Tells a confirmed plan a crash cut off (agent/plans.ts planRecord) in its thread, once across
+ * processes, when none of its steps is still held: which steps ran, which did not, and what the
+ * ledger holds. 'later': a step is still held (the process that marks the last one tells);
+ * 'no_plan': the plan is no longer known.
+ */
+async function tellPlan(
+  deps: ClaimWatchDeps,
+  tenantId: string,
+  planId: string,
+): Promise<'told' | 'later' | 'already' | 'no_plan'> {
+  const store = deps.store.forTenant(tenantId);
+  const record = await planRecord({ store }, planId);
+  if (!record?.channelId || !record.threadTs) return 'no_plan';
+  if (record.steps.some((s) => s.fate.kind === 'running')) return 'later';
+  // Of the processes that marked its steps at once, one tells (the event ids' first-seen record).
+  if (!(await store.unfurls.firstSeen(`agent-plan-cut:${planId}`, PLAN_TOLD_MEMORY_MS))) return 'already';
+  const slack = 'slackOf' in deps ? await deps.slackOf(tenantId) : deps;
+  if (!slack) {
+    deps.logger.warn({ planId }, 'interrupted plan of a tenant no longer installed: not told');
+    return 'told';
+  }
+  const w = await slack.language.user(record.userId);
+  const notice = renderPlanCutOff(w, record);
+  try {
+    await slack.client.chat.postMessage({
+      channel: record.channelId,
+      thread_ts: record.threadTs,
+      text: notice.text,
+      blocks: notice.blocks,
+    });
+  } catch (err) {
+    // Not in that conversation any more (a channel left): the person is told directly.
+    deps.logger.warn({ err, planId }, 'interrupted plan not told in its thread: by direct message');
+    await sendPrivately(slack.client, { userId: record.userId, channelId: null }, notice, deps.logger);
+  }
+  deps.logger.warn({ planId, steps: record.steps.length }, 'agent plan interrupted: told in its thread');
+  return 'told';
 }

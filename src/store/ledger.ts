@@ -174,7 +174,7 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
       .where('tenant_id', '=', tenant)
       .where('charge_id', '=', chargeId)
       .executeTakeFirstOrThrow();
-  const filtered = (q: LedgerRange & { userId?: string; channelId?: string }) => {
+  const filtered = (q: LedgerRange & { userId?: string; channelId?: string; source?: LedgerSource }) => {
     let query = db
       .selectFrom('ledger')
       .where('tenant_id', '=', tenant)
@@ -182,12 +182,13 @@ export function createLedger({ db, engine, tenant }: StoreContext): Ledger {
       .where('at', '<', q.to.getTime());
     if (q.userId !== undefined) query = query.where('user_id', '=', q.userId);
     if (q.channelId !== undefined) query = query.where('channel_id', '=', q.channelId);
+    if (q.source !== undefined) query = query.where('source', '=', q.source);
     return query;
   };
   // SUM of an empty set is NULL on both engines; COUNT is a BIGINT on PostgreSQL (engine.ts
   // parses both BIGINT and NUMERIC back to number).
   const sums = filteredSums;
-  function filteredSums(q: LedgerRange & { userId?: string; channelId?: string }) {
+  function filteredSums(q: LedgerRange & { userId?: string; channelId?: string; source?: LedgerSource }) {
     return filtered(q).select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('points'), eb.lit(0)).as('points'),
       eb.fn.coalesce(eb.fn.sum<number>('quota_calls'), eb.lit(0)).as('quota_calls'),

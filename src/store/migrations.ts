@@ -1171,6 +1171,17 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX mcp_tokens_user ON mcp_tokens (tenant_id, user_id, name);
   `,
   },
+  // 24: the agent's plan a confirmed lookup is a step of (issue 36; agent/plans.ts). A step cut off
+  // by a crash is marked interrupted by the claim sweep like any lookup; the plan id lets the
+  // process that marked it tell the whole plan in its thread (which steps ran, which did not, what
+  // the ledger holds). An added nullable column: an older replica's rows leave it NULL (online-safe).
+  {
+    rollout: 'online',
+    summary: "pending lookups: the agent's plan a lookup is a step of (a new column)",
+    sql: `
+  ALTER TABLE pending_lookups ADD COLUMN plan_id TEXT;
+  `,
+  },
 ];
 
 /**

@@ -38,6 +38,7 @@ function toPending<R, Q>(row: PendingRow): PendingLookup<R, Q> {
     leaseExpiresAt: row.lease_expires_at === null ? null : new Date(row.lease_expires_at),
     claimEpoch: Number(row.claim_epoch),
     callsSent: Number(row.calls_sent),
+    planId: row.plan_id ?? null,
   };
 }
 
@@ -113,6 +114,7 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
         lease_expires_at: null,
         claim_epoch: 0,
         calls_sent: 0,
+        plan_id: input.planId ?? null,
       };
       if (input.id === undefined) {
         await db.insertInto('pending_lookups').values(row).execute();
@@ -135,6 +137,18 @@ export function createPendingLookups(ctx: StoreContext): PendingLookups {
     claim: <R, Q>(id: string, userId: string, holder: ClaimHolder) =>
       move<R, Q>(id, userId, 'running', holder),
     cancel: <R, Q>(id: string, userId: string) => move<R, Q>(id, userId, 'cancelled', null),
+    async withdraw(id, userId) {
+      const result = await db
+        .updateTable('pending_lookups')
+        .set({ state: 'cancelled', state_changed_at: nowMs() })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('state', '=', 'running')
+        .where('calls_sent', '=', 0)
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
+    },
     async finish(id, state, resultJson) {
       const result = await db
         .updateTable('pending_lookups')

@@ -27,6 +27,8 @@ export interface PendingLookupsTable {
   lease_expires_at: number | null;
   claim_epoch: Generated<number>;
   calls_sent: Generated<number>;
+  /** The agent's plan (its shortcut batch id) this lookup is a step of; null otherwise. */
+  plan_id: Generated<string | null>;
 }
 
 export interface LedgerTable {

@@ -35,7 +35,7 @@ export function createShortcutBatches({ db, nowMs, tenant }: StoreContext): Shor
       const now = nowMs();
       const row: BatchRow = {
         tenant_id: tenant,
-        id: randomUUID(),
+        id: input.id ?? randomUUID(),
         user_id: input.userId,
         kind: input.kind,
         channel_id: input.channelId,

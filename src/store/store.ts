@@ -192,6 +192,11 @@ export interface PendingLookup<R = unknown, Q = unknown> {
   claimEpoch: number;
   /** Calls its holder was allowed to send (each passed `fence`): > 0 means it may have been charged. */
   callsSent: number;
+  /**
+   * The agent's plan this lookup is a step of (its shortcut batch id, agent/plans.ts), so a step
+   * cut off by a crash is told in the plan's thread with the rest of the plan; null otherwise.
+   */
+  planId: string | null;
 }
 
 export type ClaimFailure =
@@ -226,6 +231,8 @@ export interface NewPendingLookup<R = unknown, Q = unknown> {
   responseUrl: string | null;
   /** How long the Confirm button stays valid. */
   ttlMs: number;
+  /** The agent's plan it is a step of (PendingLookup.planId). */
+  planId?: string | null;
 }
 
 /**
@@ -251,6 +258,14 @@ export interface PendingLookups {
   ): Promise<ClaimResult<R, Q>>;
   /** pending → cancelled, by the same rules and reasons as claim. */
   cancel<R = unknown, Q = unknown>(id: string, userId: string): Promise<ClaimResult<R, Q>>;
+  /**
+   * running → cancelled for its user, only while no call of it was sent (calls_sent = 0): a claim
+   * taken ahead of its turn (the steps of an agent's plan, claimed at its Confirm) given up by a
+   * Stop, or by its holder when it will not run it. One conditional UPDATE against the fence's
+   * (which counts a call in the same statement that checks the claim): of a withdrawal and a call
+   * racing, exactly one happens. False: it was not running unsent (a call went, or it ended).
+   */
+  withdraw(id: string, userId: string): Promise<boolean>;
   /**
    * running → done | failed, storing the rendered result. Returns false (and changes nothing)
    * when the row is missing or not running.
@@ -397,8 +412,10 @@ export interface Ledger {
    * ledger_tenant_operation_edition_points index.
    */
   largestCharge(operation: string, edition: number | null): Promise<number | null>;
-  /** Sums over [from, to), optionally for one user and/or one channel. */
-  totals(q: LedgerRange & { userId?: string; channelId?: string }): Promise<LedgerTotals>;
+  /** Sums over [from, to), optionally for one user, one channel and/or one source. */
+  totals(
+    q: LedgerRange & { userId?: string; channelId?: string; source?: LedgerSource },
+  ): Promise<LedgerTotals>;
   /**
    * Grouped sums over [from, to) for reports. 'user': key is the user id, null for scheduled
    * work; 'operation': the operation; ordered by points, highest first. (Days are counted in the
@@ -1250,6 +1267,8 @@ export type BatchClaim =
 
 export interface ShortcutBatches {
   create(input: {
+    /** A fixed id (default a fresh random one): the agent's plan names its steps' rows with it first. */
+    id?: string;
     userId: string;
     kind: string;
     channelId: string | null;

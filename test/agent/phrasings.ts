@@ -221,6 +221,13 @@ export const PHRASINGS: Phrasing[] = [
   },
   { lang: 'en', text: 'overdue orders for tea', shops: TWO_SHOPS, expect: plan([due('tea', 24)]) },
   { lang: 'en', text: 'orders due within 6 hours', shops: ONE_SHOP, expect: plan([due('bee', 6)], 'bee') },
+  // "must ship" is what is due, not a list of the last hours' orders.
+  {
+    lang: 'en',
+    text: 'Which orders of 2200001004 must ship in the next 6 hours?',
+    expect: plan([due('2200001004', 6)]),
+  },
+  { lang: 'en', text: 'what should tea ship by 6pm', shops: TWO_SHOPS, expect: plan([due('tea', 6)]) },
   {
     lang: 'en',
     text: 'what must ship by tomorrow 9am for 2200001001',
@@ -280,6 +287,25 @@ export const PHRASINGS: Phrasing[] = [
     expect: plan([orders('2200001001', { page: 3, size: 50 })]),
   },
   { lang: 'en', text: 'list orders', shops: ONE_SHOP, expect: plan([orders('bee')], 'bee') },
+  // A shop named that is not registered: asked back, never swapped for the one that is.
+  {
+    lang: 'en',
+    text: 'orders due today for shop lotus',
+    shops: ONE_SHOP,
+    expect: ask({ code: 'unknown_shop', name: 'lotus', options: ['bee'] }),
+  },
+  {
+    lang: 'zh',
+    text: '店铺 lotus 今天要发的单',
+    shops: ONE_SHOP,
+    expect: ask({ code: 'unknown_shop', name: 'lotus', options: ['bee'] }),
+  },
+  {
+    lang: 'zh',
+    text: '查一下 lotus 店今天的订单',
+    shops: TWO_SHOPS,
+    expect: ask({ code: 'unknown_shop', name: 'lotus', options: ['bee', 'tea'] }),
+  },
   // ---- spend (free) ----
   { lang: 'zh', text: '这个月花了多少钱', expect: plan([spend('month')]) },
   { lang: 'zh', text: '今天扣了多少费用', expect: plan([spend('today')]) },

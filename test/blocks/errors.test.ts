@@ -139,6 +139,14 @@ describe('renderPlatError', () => {
     expect(errorChargeText(en, new PlatConnectionError('refused', { operation: 'platdybw' }))).toBe(
       'No charge was reported.',
     );
+    // A socket closed after the request went out: the service may have counted it (its ledger
+    // row says "cost unknown"), so the answer must not read as if nothing was charged.
+    expect(
+      errorChargeText(
+        en,
+        new PlatConnectionError('reset', { operation: 'paging-orders', reachedService: true }),
+      ),
+    ).toBe('No charge was reported; the service may still have counted the call.');
   });
 
   it('reports an error that is not a PlatError as a failed lookup, escaped', () => {

@@ -8,7 +8,9 @@
  */
 
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
+import type { PlanRecord, PlanRecordStep } from '../../src/agent/plans.js';
 import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
+import { renderAgentNotice, renderPlanCutOff, renderRunSummary } from '../../src/blocks/agent.js';
 import {
   renderAlert,
   renderAlertApproval,
@@ -73,7 +75,7 @@ import type { Problem } from '../../src/lookups/parse/problems.js';
 import type { PlatdeskResult } from '../../src/lookups/platdesk-command.js';
 import { budgetsSchema } from '../../src/lookups/settings.js';
 import { STEP_IDS } from '../../src/lookups/steps.js';
-import type { LookupOutcome, LookupRequest } from '../../src/lookups/types.js';
+import type { LookupOutcome, LookupRequest, Pending } from '../../src/lookups/types.js';
 import { PlatBudgetError, PlatShopUnauthorizedError } from '../../src/plat/errors.js';
 import type { Order } from '../../src/plat/types.js';
 import type {
@@ -358,6 +360,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
   };
   const admin: AdminHome = {
     report,
+    agentSpend: { points: 1234, quotaCalls: 3, calls: 56 },
     agentFeedback: {
       good: 12,
       bad: 3,
@@ -1277,5 +1280,146 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
     ...(['expired', 'already_used', 'not_yours', 'not_found'] as const).map((r) =>
       m(`shortcut-closed-${r}`, message(shortcutClosedText(w, r))),
     ),
+    m('agent-plan-cut-off', renderPlanCutOff(w, agentPlanRecord(text))),
+    m(
+      'agent-unknown-shop',
+      renderAgentNotice(w, {
+        kind: 'ask',
+        question: { code: 'unknown_shop', name: text.short, options: ['bee', 'tea'] },
+      }),
+    ),
+    m(
+      'agent-no-such-shop',
+      renderAgentNotice(w, {
+        kind: 'ask',
+        question: { code: 'unknown_shop', name: text.short, options: [] },
+      }),
+    ),
+    m(
+      'agent-run-summary',
+      renderRunSummary(w, {
+        record: agentPlanRecord(text),
+        points: 4,
+        quotaCalls: 0,
+        stopped: 1,
+        tools: ['lookup_waybill', 'list_orders'],
+        listSteps: true,
+        undelivered: 2,
+      }),
+    ),
+    m(
+      'agent-run-summary-reported',
+      renderRunSummary(w, {
+        record: null,
+        points: 9,
+        quotaCalls: 1,
+        stopped: 0,
+        tools: ['lookup_item'],
+        listSteps: false,
+        undelivered: 1,
+      }),
+    ),
   ];
+}
+
+/** A confirmed agent plan as the store and the ledger hold it after a crash: every step's fate. */
+function agentPlanRecord(text: ForeignText): PlanRecord {
+  const pendingOf = (request: LookupRequest, state: Pending['state']): Pending => ({
+    id: PENDING_ID,
+    tenantId: '',
+    userId: 'U1234',
+    channelId: 'D1234',
+    teamId: 'T1234',
+    request,
+    quote: makeQuote(),
+    summary: 'plan step',
+    responseUrl: null,
+    createdAt: NOW,
+    expiresAt: NOW,
+    state,
+    stateChangedAt: NOW,
+    resultJson: null,
+    claimedBy: null,
+    leaseExpiresAt: null,
+    claimEpoch: 1,
+    callsSent: 1,
+    planId: 'plan-1',
+  });
+  const waybills = Array.from({ length: text.extreme ? 40 : 2 }, (_, i) => ({
+    waybillCode: `SF12345678901${String(i).padStart(2, '0')}`,
+    carrier: 'SF',
+  }));
+  const orders: LookupRequest = {
+    kind: 'orders',
+    ownerId: text.short,
+    page: 0,
+    pageSize: 20,
+    filters: { startTime: new Date(NOW.getTime() - 24 * HOUR), endTime: NOW },
+  };
+  const none = { points: 0, quotaCalls: 0, calls: 0 };
+  const truth = {
+    sent: true as const,
+    charged: { ...none, calls: 1 },
+    costUnknown: 1,
+    maybeNotSent: 0,
+    answer: null,
+  };
+  const steps: PlanRecordStep[] = [
+    {
+      index: 0,
+      tool: 'lookup_waybill',
+      pending: pendingOf({ kind: 'waybill-info', ownerId: text.short, waybills }, 'done'),
+      fate: { kind: 'done' },
+      charged: { points: 4, quotaCalls: 0, calls: 1 },
+      costUnknown: 0,
+      maybeNotSent: 0,
+    },
+    {
+      index: 1,
+      tool: 'list_orders',
+      pending: pendingOf(orders, 'interrupted'),
+      fate: { kind: 'cut', truth },
+      charged: { ...none, calls: 1 },
+      costUnknown: 1,
+      maybeNotSent: 0,
+    },
+    {
+      index: 2,
+      tool: 'list_orders',
+      pending: pendingOf(orders, 'interrupted'),
+      fate: { kind: 'cut', truth: { ...truth, charged: none, costUnknown: 0, maybeNotSent: 1 } },
+      charged: none,
+      costUnknown: 0,
+      maybeNotSent: 1,
+    },
+    {
+      index: 3,
+      tool: 'lookup_item',
+      pending: pendingOf({ kind: 'item', itemId: ITEM_ID, withPrices: true }, 'failed'),
+      fate: { kind: 'failed' },
+      charged: { points: 0, quotaCalls: 1, calls: 1 },
+      costUnknown: 0,
+      maybeNotSent: 0,
+    },
+    ...Array.from({ length: text.extreme ? 20 : 1 }, (_, i) => ({
+      index: 4 + i,
+      tool: 'list_orders' as const,
+      pending: null,
+      fate: { kind: 'not_run' as const },
+      charged: none,
+      costUnknown: 0,
+      maybeNotSent: 0,
+    })),
+  ];
+  return {
+    planId: 'plan-1',
+    userId: 'U1234',
+    channelId: 'D1234',
+    threadTs: '1700000000.000100',
+    confirmed: true,
+    steps,
+    charged: { points: 4, quotaCalls: 1, calls: 4 },
+    costUnknown: 1,
+    maybeNotSent: 1,
+  };
 }

@@ -338,6 +338,62 @@ const STEPS: Record<string, (ctx: Ctx) => Promise<void>> = {
     await closeModals(p);
   },
 
+  '💬 Messages': async (ctx) => {
+    const { p, w, locale } = ctx;
+    const THREAD = "document.getElementById('messages-thread').innerText";
+    await p.click('#messages-tab-button');
+    await p.waitForSelector('#messages-tab:not([hidden])', { timeout: 10_000 });
+    // A new chat: the app's suggested prompts, in the person's language.
+    await p.waitForSelector('#messages-prompts button.prompt', { timeout: 20_000 });
+    const prompts = await p.$$eval('#messages-prompts button.prompt', (bs) => bs.map((b) => b.textContent));
+    expect(prompts).toEqual(
+      (['waybills', 'item', 'orders', 'spend'] as const).map((k) => w.t(`agent.prompt.${k}.title`)),
+    );
+    const before = calls(ctx);
+    // The spend: free, answered at once from the ledger; no Confirm.
+    await p.click('#messages-prompts button.prompt[data-prompt="3"]');
+    await waitForText(p, w.t('agent.nothingToConfirm'), THREAD);
+    await waitForText(p, w.t('agent.prompt.spend.message'), THREAD);
+    // A question typed in plain words: the plan streams in as task cards, each paid step priced,
+    // under one Confirm; nothing is called before it.
+    const question =
+      locale === 'zh-CN'
+        ? `${owners.dueSoon} 六小时内要发的单有哪些？ZTO 773012345678901 到哪了？`
+        : `Which orders of ${owners.dueSoon} must ship in the next 6 hours? And where is ZTO 773012345678901?`;
+    await p.type('#messages-input', question);
+    await p.keyboard.press('Enter');
+    const confirm = `#messages-thread button[data-action-id="${ACTIONS.agentConfirm}"]`;
+    await p.waitForSelector(confirm, { timeout: 20_000 });
+    await waitForText(p, w.t('agent.planTitle'), THREAD);
+    expect(await count(p, '#messages-thread .stream .plan .task.pending')).toBe(2);
+    const label = String(await p.$eval(confirm, (b) => b.textContent));
+    expect(label).toBe(
+      w.t('agent.confirmButton', { short: w.t('common.pointsShort', { count: 6, n: '6' }) }),
+    );
+    expect(calls(ctx)).toBe(before);
+    // The app said what it was doing while it planned (assistant.threads.setStatus).
+    expect(ctx.demo.fake.callsTo('assistant.threads.setStatus').some((c) => c.body.status !== '')).toBe(true);
+    await click(p, ACTIONS.agentConfirm, '#messages-thread');
+    // The run: its cards tick to done, the answers arrive as the commands draw them, and the
+    // closing line states what the ledger holds, with feedback buttons.
+    const done = w.t('agent.doneSummary', { charged: '¤' }).split('¤')[0] ?? '';
+    await waitForText(p, done.replace(/\*/g, ''), THREAD, 30_000);
+    expect(calls(ctx)).toBe(before + 2);
+    const runCards = await p.$$eval('#messages-thread .stream', (streams) =>
+      [...(streams.at(-1)?.querySelectorAll('.task') ?? [])].map((t) => t.className),
+    );
+    expect(runCards).toEqual(['task complete', 'task complete']);
+    await waitForText(p, w.t('charge.charged', { points: w.points(6) }), THREAD);
+    await p.waitForSelector('#messages-thread .table-wrap table th', { timeout: 20_000 });
+    await p.waitForSelector('#messages-thread button.feedback-button[data-feedback="positive"]');
+    if (SHOTS) await shot(p, `demo-messages-${locale}.png`, '#messages-thread .stream', 'start');
+    const feedback = await p.$$('#messages-thread button.feedback-button[data-feedback="positive"]');
+    await feedback.at(-1)?.click();
+    await waitForText(p, w.t('agent.feedbackThanks'), THREAD);
+    expect(calls(ctx)).toBe(before + 2);
+    await show(p, 'support');
+  },
+
   '🏠 App Home': async (ctx) => {
     const { p, w } = ctx;
     await p.click('#home-tab');

@@ -138,6 +138,14 @@ export function slackLimitProblems(blocks: readonly unknown[], surface: Surface 
         break;
       case 'divider':
         break;
+      case 'context_actions': {
+        // The agent's feedback buttons (https://docs.slack.dev/reference/block-kit/blocks/context-actions-block):
+        // 1–5 elements; their own shape is the Block Kit validator's (block-kit/).
+        const elements = Array.isArray(block.elements) ? block.elements : [];
+        if (elements.length === 0 || elements.length > 5)
+          problems.push(`${where}: ${elements.length} elements (1–5)`);
+        break;
+      }
       case 'table':
         // Rows, cells, characters and one-a-message: the Block Kit validator (block-kit/), which
         // test/blocks/i18n.test.ts runs over every render.

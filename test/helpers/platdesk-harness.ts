@@ -49,6 +49,8 @@ export interface HarnessOptions {
   claims?: StartOptions['claims'];
   /** Who the app is in claim records (replicas in one test process as on different hosts). */
   instance?: StartOptions['instance'];
+  /** How long a Slack call of an agent's confirmed plan may take (default the app's). */
+  agentSlackTimeoutMs?: StartOptions['agentSlackTimeoutMs'];
   /** Level of the captured log (default 'warn'); `logs()` returns every line captured. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Replaces SIGNING_SECRET: the app is configured with it and the harness signs with it. */
@@ -211,7 +213,14 @@ export interface PlatdeskHarness {
   click(
     actionId: string,
     value: string | undefined,
-    options?: { userId?: string; responseUrlId?: string; label?: string; teamId?: string },
+    options?: {
+      userId?: string;
+      responseUrlId?: string;
+      label?: string;
+      teamId?: string;
+      /** Slack's action_ts (default a fresh one): the same one again is Slack redelivering that click. */
+      actionTs?: string;
+    },
   ): Promise<Sent>;
   /**
    * A button clicked in the App Home or a modal: as from Slack, no response_url and no channel,
@@ -313,6 +322,8 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
   if (options.claims) startOptions.claims = options.claims;
   if (options.instance) startOptions.instance = options.instance;
+  if (options.agentSlackTimeoutMs !== undefined)
+    startOptions.agentSlackTimeoutMs = options.agentSlackTimeoutMs;
   if (options.housekeepingEveryMs !== undefined)
     startOptions.housekeepingEveryMs = options.housekeepingEveryMs;
   if (options.mcpProgressEveryMs !== undefined) startOptions.mcpProgressEveryMs = options.mcpProgressEveryMs;
@@ -379,7 +390,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
         actionId,
         ...(value !== undefined ? { value } : {}),
         responseUrl: fake.responseUrl(responseUrlId),
-        actionTs: `1700000001.${String(actionSeq).padStart(6, '0')}`,
+        actionTs: opts.actionTs ?? `1700000001.${String(actionSeq).padStart(6, '0')}`,
         ...(opts.userId ? { userId: opts.userId } : {}),
         ...(opts.label ? { text: opts.label } : {}),
         ...(opts.teamId ? { teamId: opts.teamId } : {}),

@@ -302,6 +302,62 @@ describe.each(ENGINES)('the agent (%s)', (engine) => {
     expect(h().calls()).toBe(before);
   });
 
+  it('admins see the agent’s spend: in the App Home (last 30 days, as the ledger holds it) and in /platdesk export (source agent)', async () => {
+    const q = dm(`tracking for ZTO 773012345678901 owner:${owners.busy}`);
+    await q.send();
+    const { stop } = await reply(q.ts);
+    const confirm = confirmOf(stop);
+    if (!confirm?.value) throw new Error('no Confirm');
+    await h().click('platdesk.agent.confirm', confirm.value, { label: confirm.label });
+    await h().fake.waitFor(
+      'chat.stopStream',
+      (c) =>
+        textOf({ blocks: c.body.blocks }).includes('Plan done.') &&
+        h()
+          .fake.replies(SLACK.imChannelId, q.ts)
+          .some((m) => m.ts === c.body.ts),
+      8000,
+    );
+    const store = h().platdesk.store;
+    const range = {
+      from: new Date(h().now().getTime() - 30 * 86_400_000),
+      to: new Date(h().now().getTime() + 1000),
+    };
+    const agentRows = (await store.ledger.list(range)).filter((r) => r.source === 'agent');
+    expect(agentRows.length).toBeGreaterThan(0);
+    const points = agentRows.reduce((n, r) => n + r.points, 0);
+
+    const published = h().fake.callsTo('views.publish').length;
+    await postEvent(h().eventsUrl, SIGNING_SECRET, eventCallback(appHomeOpened(SLACK.adminId, 'home')));
+    const home = await h().fake.waitFor(
+      'views.publish',
+      () => h().fake.callsTo('views.publish').length > published,
+      5000,
+    );
+    const said = textOf(home.body.view);
+    expect(said).toContain('The agent (last 30 days)');
+    expect(said).toContain(
+      `Spent through the agent: ${points} points (¥${(points / 100).toFixed(2)}) over ${agentRows.length} call`,
+    );
+
+    const sent = await h().command('/platdesk', 'export today', { userId: SLACK.adminId });
+    await h().nextResponse(sent.responseUrlId);
+    const upload = await h().fake.waitFor(
+      'file_upload',
+      (c) => (c.bytes?.toString('utf8') ?? '').includes(',agent,'),
+      5000,
+    );
+    const lines = (upload.bytes?.toString('utf8') ?? '').trimEnd().split('\r\n');
+    const header = lines[0]?.split(',') ?? [];
+    const source = header.indexOf('source');
+    const pending = header.indexOf('pending_id');
+    const exported = lines.slice(1).map((l) => l.split(','));
+    for (const row of agentRows)
+      expect(exported.some((cells) => cells[pending] === row.pendingId && cells[source] === 'agent')).toBe(
+        true,
+      );
+  });
+
   it('another person cannot confirm the plan', async () => {
     const q = dm(`tracking for ZTO 773012345678901 owner:${owners.busy}`);
     await q.send();
@@ -394,6 +450,9 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
       ['what can you do', 'Ask me in plain words'],
       ['what is the weather in Hangzhou', 'I cannot do that.'],
       ['查快递 SF1234567890123', 'Which shop?'],
+      // A shop no one registered: asked back, never guessed.
+      ['orders due today for shop lotus', 'No shop is registered in platdesk as lotus.'],
+      ['查一下 123456', 'What is 123456: an item id, a waybill number or an owner id?'],
       [`<@${SLACK.botUserId}>`, 'Your message is empty.'],
       ['x'.repeat(2100), 'longer than 2,000 characters'],
     ];
@@ -421,9 +480,26 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
     expect(h().calls()).toBe(before);
   });
 
-  it('bots are not answered; an edit is told to ask anew; a redelivered message is answered once', async () => {
+  it('bots are not answered; an edit is told to ask anew; a deletion is not answered; a redelivered message is answered once', async () => {
+    const before = h().calls();
     const bot = im('where is SF1234567890123', { bot_id: 'B999', subtype: 'bot_message' });
     await send(bot.event);
+    const deleted = nextTs();
+    await send({
+      type: 'message',
+      subtype: 'message_deleted',
+      channel: SLACK.imChannelId,
+      channel_type: 'im',
+      ts: deleted,
+      event_ts: deleted,
+      deleted_ts: '1700000100.000001',
+      previous_message: {
+        type: 'message',
+        user: SLACK.userId,
+        text: 'where is SF1234567890123',
+        ts: '1700000100.000001',
+      },
+    });
     const q = im('what can you do');
     await send(q.event);
     await send(q.event, 1);
@@ -457,6 +533,11 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
         .fake.callsTo('chat.startStream')
         .filter((c) => c.body.thread_ts === q.ts),
     ).toHaveLength(1);
+    // The deletion: nothing streamed or posted about it, and nothing of any of these called the plat API.
+    expect(
+      h().fake.calls.filter((c) => [deleted, '1700000100.000001'].includes(String(c.body.thread_ts ?? ''))),
+    ).toEqual([]);
+    expect(h().calls()).toBe(before);
   });
 
   it('feedback on an answer is kept, one vote per person and answer', async () => {
@@ -474,7 +555,7 @@ describe('the agent: surfaces and bad input (sqlite)', () => {
       5000,
     );
     const said = textOf(home.body.view);
-    expect(said).toContain('Agent feedback (30 days)');
+    expect(said).toContain('The agent (last 30 days)');
     expect(said).toContain('👍 1 · 👎 0');
   });
 });

@@ -71,6 +71,7 @@ function homeStates(w: Words): Render[] {
     admin: true,
     adminHome: {
       agentFeedback: { good: 0, bad: 0, recent: [] },
+      agentSpend: { points: 0, quotaCalls: 0, calls: 0 },
       report: {
         period: 'month',
         from: NOW,

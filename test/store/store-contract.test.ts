@@ -265,6 +265,30 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(await store.pending.cancel(id, 'U1234')).toMatchObject({ ok: false, reason: 'cancelled' });
     });
 
+    it("withdraw: a claim none of whose calls was sent is cancelled (and its fence then fails); one that sent a call, another's, or an unclaimed row is not; the plan id is kept", async () => {
+      const store = await open();
+      const a = await store.pending.create(newPending({ planId: 'plan-1' }));
+      expect(a.planId).toBe('plan-1');
+      expect((await store.pending.get(a.id))?.planId).toBe('plan-1');
+      expect((await store.pending.create(newPending())).planId).toBeNull();
+      // Not claimed: nothing to withdraw (cancel is for that).
+      expect(await store.pending.withdraw(a.id, 'U1234')).toBe(false);
+      const claimed = await store.pending.claim(a.id, 'U1234', HOLDER);
+      if (!claimed.ok) throw new Error('not claimed');
+      expect(await store.pending.withdraw(a.id, 'U9999')).toBe(false);
+      expect(await store.pending.withdraw(a.id, 'U1234')).toBe(true);
+      expect((await store.pending.get(a.id))?.state).toBe('cancelled');
+      expect(await store.pending.fence(a.id, HOLDER, claimed.pending.claimEpoch)).toBe(false);
+      expect(await store.pending.withdraw(a.id, 'U1234')).toBe(false);
+
+      const b = await store.pending.create(newPending());
+      const held = await store.pending.claim(b.id, 'U1234', HOLDER);
+      if (!held.ok) throw new Error('not claimed');
+      expect(await store.pending.fence(b.id, HOLDER, held.pending.claimEpoch)).toBe(true);
+      expect(await store.pending.withdraw(b.id, 'U1234')).toBe(false);
+      expect((await store.pending.get(b.id))?.state).toBe('running');
+    });
+
     it('finish moves only running rows and keeps the result', async () => {
       const clock = manualClock();
       const store = await open(clock);
@@ -558,7 +582,7 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
       expect(await store.forTenant('T-other').ledger.largestCharge('platdybw', 1)).toBeNull();
     });
 
-    it('totals over a range, by user and by channel', async () => {
+    it('totals over a range, by user, by channel and by source', async () => {
       const store = await seeded();
       const range = { from: new Date(day1), to: new Date(day2 + DAY) };
       expect(await store.ledger.totals(range)).toEqual({ points: 42, quotaCalls: 1, calls: 5 });
@@ -581,6 +605,17 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         points: 12,
         quotaCalls: 0,
         calls: 2,
+      });
+      // By source: what the digests (or the agent, issue 36) were charged.
+      expect(await store.ledger.totals({ ...range, source: 'digest' })).toEqual({
+        points: 5,
+        quotaCalls: 0,
+        calls: 1,
+      });
+      expect(await store.ledger.totals({ ...range, source: 'agent' })).toEqual({
+        points: 0,
+        quotaCalls: 0,
+        calls: 0,
       });
     });
 
@@ -1071,6 +1106,27 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         const results = await Promise.all(stores.map((s) => s.pending.claim(id, 'U1234', HOLDER)));
         expect(results.filter((r) => r.ok)).toHaveLength(1);
         expect(results.filter((r) => !r.ok && r.reason === 'already_used')).toHaveLength(19);
+      }
+    });
+
+    it('a withdrawal racing the call’s fence from separate connections: exactly one of them happens', async () => {
+      const db = await freshDatabase(engine);
+      const clock = { now: () => new Date() };
+      const stores = await db.openMany(2, clockOf(clock));
+      const [runner, stopper] = stores;
+      if (!runner || !stopper) throw new Error('no store');
+      for (let round = 0; round < 10; round++) {
+        const { id } = await runner.pending.create(newPending());
+        const claimed = await runner.pending.claim(id, 'U1234', HOLDER);
+        if (!claimed.ok) throw new Error('not claimed');
+        const [fenced, withdrawn] = await Promise.all([
+          runner.pending.fence(id, HOLDER, claimed.pending.claimEpoch),
+          stopper.pending.withdraw(id, 'U1234'),
+        ]);
+        expect([fenced, withdrawn].filter(Boolean)).toHaveLength(1);
+        const row = await runner.pending.get(id);
+        expect(row?.state).toBe(withdrawn ? 'cancelled' : 'running');
+        expect(row?.callsSent).toBe(fenced ? 1 : 0);
       }
     });
 

@@ -68,14 +68,15 @@ export async function answerQuestion(deps: SlackDeps, client: WebClient, q: Ques
     channelId: q.channelId,
     threadTs: q.threadTs,
   });
-  const stream = q.sayStream();
   if (answer.kind !== 'plan') {
     const notice = noticeOf(w, answer);
-    await stream.stop({ blocks: withFeedback(w, notice, []).blocks });
+    await q.sayStream().stop({ blocks: withFeedback(w, notice, []).blocks });
     await status(deps, q.setStatus, '');
     return;
   }
   const { plan } = answer;
+  // The steps as one plan (Slack's plan display): the cards together under the plan's title.
+  const stream = q.sayStream({ task_display_mode: 'plan' });
   // The task cards first: the person sees the plan take shape before the prices are worded.
   await stream.append({ chunks: planChunks(w, plan) });
   // Free steps are answered at once, each as the command would answer it.

@@ -8,12 +8,13 @@
 import type { App, FeedbackButtonsAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { confirmPlan } from '../../agent/ask.js';
-import { stopPlan } from '../../agent/plans.js';
+import { planRecord, stopPlan, wasCutOff } from '../../agent/plans.js';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import {
   agentStatus,
   failedStepText,
   renderAgentNotice,
+  renderPlanCutOff,
   renderRunSummary,
   taskChunk,
 } from '../../blocks/agent.js';
@@ -27,11 +28,18 @@ import { isPlatError } from '../../plat/errors.js';
 import { answerOf, keptResult } from '../answer.js';
 import { onMessageClick } from '../clicks/message-click.js';
 import type { SlackDeps } from '../deps.js';
-import { agentDeps, postInThread } from './agent-deps.js';
+import { agentDeps } from './agent-deps.js';
+import { createPlanStream } from './plan-stream.js';
 
 /** A step's words for its task card: what it looks up. */
 const stepTitle = (w: Words, tool: ToolName, request: Parameters<typeof describeRequest>[1] | null) =>
   request ? describeRequest(w, request) : toolWords(w, tool).title;
+
+/** A plan a crash cut off, as the store and the ledger hold it (null: it was not cut off). */
+async function cutOffNotice(deps: SlackDeps, batchId: string, w: Words) {
+  const record = await planRecord(agentDeps(deps), batchId);
+  return record && wasCutOff(record) ? renderPlanCutOff(w, record) : null;
+}
 
 async function runConfirmed(
   deps: SlackDeps,
@@ -49,24 +57,16 @@ async function runConfirmed(
     return;
   }
   const where = { channelId: batch.channelId, threadTs: batch.threadTs, userId: input.userId };
-  const stream = client.chatStream({
-    channel: where.channelId,
-    thread_ts: where.threadTs,
-    recipient_user_id: input.userId,
-    ...(input.teamId ? { recipient_team_id: input.teamId } : {}),
-  });
+  const out = createPlanStream(
+    client,
+    { ...where, teamId: input.teamId },
+    {
+      logger: deps.logger,
+      ...(deps.agentSlackTimeoutMs !== undefined ? { timeoutMs: deps.agentSlackTimeoutMs } : {}),
+    },
+  );
   let started = false;
-  const setStatus = async (text: string) => {
-    try {
-      await client.assistant.threads.setStatus({
-        channel_id: where.channelId,
-        thread_ts: where.threadTs,
-        status: text,
-      });
-    } catch (err) {
-      deps.logger.warn({ err }, 'agent status not set');
-    }
-  };
+  let undelivered = 0;
   const tools: ToolName[] = [];
   const result = await confirmPlan(
     agentDeps(deps),
@@ -77,11 +77,11 @@ async function runConfirmed(
         tools.push(step.tool);
         if (!started) {
           started = true;
-          await setStatus(agentStatus(w, 'running'));
+          await out.status(agentStatus(w, 'running'));
         }
-        await stream.append({
-          chunks: [taskChunk({ index: step.index, what: toolWords(w, step.tool).title }, 'in_progress')],
-        });
+        await out.append([
+          taskChunk({ index: step.index, what: toolWords(w, step.tool).title }, 'in_progress'),
+        ]);
       },
       async done(step, outcome, pending) {
         const what = stepTitle(w, step.tool, pending.request);
@@ -90,55 +90,62 @@ async function runConfirmed(
           quotaCalls: 'quotaCalls' in outcome ? outcome.quotaCalls : 0,
           ...(outcome.shared ? { shared: true } : {}),
         });
-        await stream.append({ chunks: [taskChunk({ index: step.index, what }, 'complete', charged)] });
-        await postInThread(
-          deps,
-          client,
-          where,
+        await out.append([taskChunk({ index: step.index, what }, 'complete', charged)]);
+        const answered = await out.post(
           await answerOf(deps, w, outcome, pending),
           pending.request.kind === 'orders',
         );
+        if (!answered) undelivered++;
       },
       async failed(step, error, pending) {
         const what = stepTitle(w, step.tool, pending.request);
         const why = isPlatError(error) ? errorTitle(w, error.code) : w.t('error.noReason');
-        await stream.append({
-          chunks: [taskChunk({ index: step.index, what }, 'error', failedStepText(w, what, why))],
-        });
-        await postInThread(deps, client, where, renderPlatError(w, error), true);
+        await out.append([taskChunk({ index: step.index, what }, 'error', failedStepText(w, what, why))]);
+        if (!(await out.post(renderPlatError(w, error), true))) undelivered++;
         await deps.alerts.notifyIfAccountError(error, { userId: input.userId });
       },
       async stopped(step) {
-        await stream.append({
-          chunks: [
-            taskChunk(
-              { index: step.index, what: toolWords(w, step.tool).title },
-              'error',
-              w.t('agent.stopped'),
-            ),
-          ],
-        });
+        await out.append([
+          taskChunk(
+            { index: step.index, what: toolWords(w, step.tool).title },
+            'error',
+            w.t('agent.stopped'),
+          ),
+        ]);
       },
     },
     keptResult,
   );
   if (result.kind === 'closed') {
-    // A second click, another person's, or too late: nothing ran, nothing was streamed.
+    // A second click, another person's, or too late: nothing ran, nothing was streamed. After a
+    // crash cut the plan off, what became of it (the same words its thread was told).
+    const cut = result.reason === 'already_used' ? await cutOffNotice(deps, input.batchId, w) : null;
     await input.reply({
       response_type: 'ephemeral',
       replace_original: false,
-      ...renderAgentNotice(w, { kind: 'closed', reason: result.reason }),
+      ...(cut ?? renderAgentNotice(w, { kind: 'closed', reason: result.reason })),
     });
     return;
   }
+  // What was charged, as the ledger holds it (the calls' own reports if the store cannot be read now).
+  const record = await planRecord(agentDeps(deps), input.batchId).catch((err: unknown) => {
+    deps.logger.warn(
+      { err },
+      'plan not read back from the store: its summary states what the calls reported',
+    );
+    return null;
+  });
   const summary = renderRunSummary(w, {
+    record,
     points: result.points,
     quotaCalls: result.quotaCalls,
     stopped: result.stopped,
     tools,
+    listSteps: out.unclear,
+    undelivered,
   });
-  await stream.stop({ blocks: summary.blocks });
-  await setStatus('');
+  await out.finish(summary);
+  await out.status('');
 }
 
 export function registerPlanClicks(app: App, deps: SlackDeps): void {
@@ -157,6 +164,12 @@ export function registerPlanClicks(app: App, deps: SlackDeps): void {
   onMessageClick(app, deps, ACTIONS.agentStop, async ({ action, body, reply }) => {
     if (!action.value) return;
     const w = await deps.language.user(body.user.id);
+    // After a crash cut the plan off there is nothing to stop: what became of it.
+    const cut = await cutOffNotice(deps, action.value, w);
+    if (cut) {
+      await reply({ response_type: 'ephemeral', replace_original: false, ...cut });
+      return;
+    }
     const stopped = await stopPlan(agentDeps(deps), action.value, body.user.id);
     const notice =
       stopped.kind === 'stopped'

@@ -46,10 +46,35 @@ export const agent = {
     pending: '{{what}}',
   },
   running: 'Running the plan you confirmed…',
-  doneSummary: '*Plan done.* Charged in total: {{charged}}.',
+  doneSummary: '*Plan done.* In total, as the ledger records it: {{charged}}.',
+  doneSummaryReported: '*Plan done.* In total, as the data service reported it: {{charged}}.',
   stoppedSteps_one: '{{n}} step was not run (stopped): no charge for it.',
   stoppedSteps_other: '{{n}} steps were not run (stopped): no charge for them.',
   failedStep: '{{what}} failed: {{why}}',
+  undelivered_one:
+    '{{n}} answer may not have reached you (Slack did not confirm it): ask again to see it; an answer still in the cache is free.',
+  undelivered_other:
+    '{{n}} answers may not have reached you (Slack did not confirm them): ask again to see them; an answer still in the cache is free.',
+  record: {
+    intro:
+      ':warning: *This plan was cut off* by a platdesk restart or a lost database connection. None of its steps will run again, and nothing more will be charged for it.',
+    done: '{{n}}. {{what}}: done — {{charged}}',
+    failed: '{{n}}. {{what}}: failed — {{charged}}',
+    cut: '{{n}}. {{what}}: cut off after its call was sent — {{charged}}',
+    cutMaybe:
+      '{{n}}. {{what}}: cut off just as its call was being sent — it may never have reached the data service',
+    running: '{{n}}. {{what}}: still running',
+    notRun: '{{n}}. {{what}}: not run — no charge',
+    costUnknown:
+      'sent, but its answer was never read: the data service may have charged it, and what it charged is not known to platdesk',
+    total: '*In total*, as the ledger records it: {{charged}}.',
+    unknown_one:
+      '{{n}} call went unanswered: what the data service charged for it is not known to platdesk (your plat account statement shows it).',
+    unknown_other:
+      '{{n}} calls went unanswered: what the data service charged for them is not known to platdesk (your plat account statement shows it).',
+    answers:
+      'An answer missing above was lost: ask again if you still need it; nothing is charged before you confirm.',
+  },
   stopped: 'Cancelled. Nothing more will be charged.',
   stoppedRunning: 'Stopped. The step already running finishes and states its charge; no further step runs.',
   closed: {
@@ -68,6 +93,10 @@ export const agent = {
   edited: 'I read new messages only, not edits. Send the question again as a new message.',
   question: {
     which_shop: 'Which shop do you mean: {{options}}?',
+    unknown_shop:
+      'No shop is registered in platdesk as {{name}}. Which shop do you mean: {{options}}? Or give its owner id (商家 ID).',
+    no_such_shop:
+      'No shop is registered in platdesk as {{name}}. Give its owner id (商家 ID), or ask an admin to register it with `/platdesk shop add`.',
     owner_needed: 'Which shop? Give its owner id (商家 ID) or its alias in platdesk.',
     shop_id_needed: 'Waybill print data needs the shop id: write it as shop:<shop id>.',
     which_carrier: 'Which carrier are {{numbers}} with: {{candidates}}?',

@@ -95,7 +95,13 @@ export const home = {
   shipAlertLine:
     '• #{{id}} {{shop}} → {{channel}} · due within {{within}} h · every {{every}} min {{from}}–{{to}} · spent today {{spent}} of {{cap}}',
   moreAlerts: '…and {{n}} more: `/orders alert list`.',
-  agentTitle: 'Agent feedback (30 days)',
+  agentTitle: 'The agent (last 30 days)',
+  agentSpend_one:
+    'Spent through the agent: {{spent}} over {{n}} call, as the ledger records it{{quota}} (`/platdesk export` lists them as source agent)',
+  agentSpend_other:
+    'Spent through the agent: {{spent}} over {{n}} calls, as the ledger records it{{quota}} (`/platdesk export` lists them as source agent)',
+  agentQuota_one: '; {{n}} of them used the item quota',
+  agentQuota_other: '; {{n}} of them used the item quota',
   agentVotes: '👍 {{good}} · 👎 {{bad}}',
   agentVoteLine: '{{vote}} <@{{user}}>, {{time}}: {{tools}}',
   footer:

@@ -45,10 +45,30 @@ export const agent = {
     pending: '{{what}}',
   },
   running: '正在执行你确认的计划…',
-  doneSummary: '*计划已完成。*实际扣费合计：{{charged}}。',
+  doneSummary: '*计划已完成。*合计（以扣费明细为准）：{{charged}}。',
+  doneSummaryReported: '*计划已完成。*合计（以数据服务的回复为准）：{{charged}}。',
   stoppedSteps_one: '{{n}} 个步骤未执行（已停止），不扣费。',
   stoppedSteps_other: '{{n}} 个步骤未执行（已停止），不扣费。',
   failedStep: '{{what}} 失败：{{why}}',
+  undelivered_one: '有 {{n}} 个结果可能没有送达（Slack 没有确认收到）：请再问一次，缓存中的结果不扣费。',
+  undelivered_other: '有 {{n}} 个结果可能没有送达（Slack 没有确认收到）：请再问一次，缓存中的结果不扣费。',
+  record: {
+    intro:
+      ':warning: *这个计划被中断了*（platdesk 重启或数据库连接中断）。其中的步骤都不会再执行，也不会再为它扣费。',
+    done: '{{n}}. {{what}}：已完成 — {{charged}}',
+    failed: '{{n}}. {{what}}：失败 — {{charged}}',
+    cut: '{{n}}. {{what}}：调用发送后中断 — {{charged}}',
+    cutMaybe: '{{n}}. {{what}}：调用正要发送时中断 — 这次调用可能没有到达数据服务',
+    running: '{{n}}. {{what}}：仍在执行',
+    notRun: '{{n}}. {{what}}：未执行 — 不扣费',
+    costUnknown: '调用已发送，但没有读到回复：数据服务可能已经扣费，扣了多少 platdesk 无从得知',
+    total: '*合计*（以扣费明细为准）：{{charged}}。',
+    unknown_one:
+      '有 {{n}} 次调用没有读到回复：数据服务为它扣了多少 platdesk 无从得知，请到 plat 账户查看数据服务的扣费情况。',
+    unknown_other:
+      '有 {{n}} 次调用没有读到回复：数据服务为它们扣了多少 platdesk 无从得知，请到 plat 账户查看数据服务的扣费情况。',
+    answers: '上面缺少的结果已经丢失：如仍需要，请再问一次；你确认之前不会扣费。',
+  },
   stopped: '已取消，不会再扣费。',
   stoppedRunning: '已停止。正在执行的步骤会完成并说明扣费，之后的步骤不再执行。',
   closed: {
@@ -67,6 +87,10 @@ export const agent = {
   edited: '我只读新消息，不读编辑过的消息。请把问题作为新消息再发一次。',
   question: {
     which_shop: '你指的是哪家店：{{options}}？',
+    unknown_shop:
+      'platdesk 里没有登记名为 {{name}} 的店铺。你指的是哪家店：{{options}}？也可以直接给出商家 ID。',
+    no_such_shop:
+      'platdesk 里没有登记名为 {{name}} 的店铺。请给出商家 ID，或请管理员用 `/platdesk shop add` 登记这家店。',
     owner_needed: '哪家店？请给出商家 ID 或它在 platdesk 中的别名。',
     shop_id_needed: '面单打印数据需要店铺 ID：请写成 shop:<店铺 ID>。',
     which_carrier: '{{numbers}} 是哪家快递公司的：{{candidates}}？',

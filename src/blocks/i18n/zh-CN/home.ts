@@ -95,7 +95,13 @@ export const home: Catalog['home'] = {
   shipAlertLine:
     '• #{{id}} {{shop}} → {{channel}} · {{within}} 小时内需发货 · 每 {{every}} 分钟 {{from}}–{{to}} · 今日已扣 {{spent}}，上限 {{cap}}',
   moreAlerts: '…还有 {{n}} 个，见 `/orders alert list`',
-  agentTitle: '助手反馈（30 天）',
+  agentTitle: '智能助手（最近 30 天）',
+  agentSpend_one:
+    '通过助手的扣费：{{spent}}，共 {{n}} 次调用{{quota}}，以扣费明细为准；在 `/platdesk export` 中来源为 agent',
+  agentSpend_other:
+    '通过助手的扣费：{{spent}}，共 {{n}} 次调用{{quota}}，以扣费明细为准；在 `/platdesk export` 中来源为 agent',
+  agentQuota_one: '，另用商品额度 {{n}} 次',
+  agentQuota_other: '，另用商品额度 {{n}} 次',
   agentVotes: '👍 {{good}} · 👎 {{bad}}',
   agentVoteLine: '{{vote}} <@{{user}}>，{{time}}：{{tools}}',
   footer:
