@@ -1302,7 +1302,7 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
         points: 4,
         quotaCalls: 0,
         stopped: 1,
-        tools: ['lookup_waybill', 'list_orders'],
+        tools: ['lookup_waybill', 'orders_page'],
         listSteps: true,
         undelivered: 2,
       }),
@@ -1376,7 +1376,7 @@ function agentPlanRecord(text: ForeignText): PlanRecord {
     },
     {
       index: 1,
-      tool: 'list_orders',
+      tool: 'orders_page',
       pending: pendingOf(orders, 'interrupted'),
       fate: { kind: 'cut', truth },
       charged: { ...none, calls: 1 },
@@ -1385,7 +1385,7 @@ function agentPlanRecord(text: ForeignText): PlanRecord {
     },
     {
       index: 2,
-      tool: 'list_orders',
+      tool: 'orders_page',
       pending: pendingOf(orders, 'interrupted'),
       fate: { kind: 'cut', truth: { ...truth, charged: none, costUnknown: 0, maybeNotSent: 1 } },
       charged: none,
@@ -1403,7 +1403,7 @@ function agentPlanRecord(text: ForeignText): PlanRecord {
     },
     ...Array.from({ length: text.extreme ? 20 : 1 }, (_, i) => ({
       index: 4 + i,
-      tool: 'list_orders' as const,
+      tool: 'orders_page' as const,
       pending: null,
       fate: { kind: 'not_run' as const },
       charged: none,
