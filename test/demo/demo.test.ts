@@ -11,17 +11,17 @@
  * DEMO_SCREENSHOTS=<dir> (`npm run demo:screenshots`) saves the README's and docs' screenshots.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../../demo/index.js';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { type Words, wordsFor } from '../../src/blocks/i18n/words.js';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/fixtures.js';
+import { launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.DEMO_SCREENSHOTS;
 const ROOT = new URL('../../', import.meta.url);
 /** The item's title in the sandbox (fixtures/items.ts), shown in the answer. */
@@ -33,7 +33,6 @@ let demo: Demo | null = null;
 let page: Page | null = null;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`).toBe(true);
   // A screenshot in Chinese (or with emoji) drawn without the fonts shows boxes: refuse to save one.
   if (SHOTS) {
     const fonts = [
@@ -45,21 +44,7 @@ beforeAll(async () => {
         '',
       );
   }
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // As the machine notes ask: no background networking on a closed network.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--lang=en-US',
-    ],
-  });
+  browser = await launchChromium();
 }, 30_000);
 
 afterEach(async () => {

@@ -11,16 +11,16 @@
  * DEMO_SCREENSHOTS=<dir> (`npm run demo:screenshots`) saves docs/images/demo-mcp-<locale>.png, with
  * the token drawn as `pdmcp_…` (a secret never reaches a picture).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../../demo/index.js';
 import { DEMO_CLIENT } from '../../demo/mcp-panel.js';
 import { ACTIONS } from '../../src/blocks/action-ids.js';
 import { wordsFor } from '../../src/blocks/i18n/words.js';
+import { launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.DEMO_SCREENSHOTS;
 const WAIT = { timeout: 15_000 };
 const PANE = "document.getElementById('conversation').innerText";
@@ -31,21 +31,7 @@ let demo: Demo | null = null;
 let page: Page | null = null;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`).toBe(true);
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--lang=en-US',
-    ],
-  });
+  browser = await launchChromium();
 }, 30_000);
 
 afterEach(async () => {
