@@ -1185,16 +1185,15 @@ export const MIGRATIONS: readonly Migration[] = [
   // 25: who used a shortcut batch, and when its outcome was told (issue 36; agent/plans.ts). An
   // agent's plan whose process died after its Confirm and before its closing summary (its steps
   // never claimed, or all run) is found by the claim sweep and closed once. Added nullable
-  // columns and an index (online-safe); batches used before this step count as told, so none is
-  // told again. An older replica's Confirm leaves both NULL: its plan is closed by the sweep
-  // only once its steps are over and the lease a live process would keep has run out.
+  // columns and an index (online-safe; no row rewritten). The sweep reads only batches with a
+  // used_by: those used before this step, by a Cancel, or by an older replica's Confirm are
+  // never closed by it (as before this step).
   {
     rollout: 'online',
     summary: 'shortcut batches: who used one, and when its outcome was told (new columns, an index)',
     sql: `
   ALTER TABLE shortcut_batches ADD COLUMN used_by TEXT;
   ALTER TABLE shortcut_batches ADD COLUMN settled_at INTEGER;
-  UPDATE shortcut_batches SET settled_at = state_changed_at WHERE state = 'used';
   CREATE INDEX shortcut_batches_unsettled ON shortcut_batches (kind, state, settled_at, state_changed_at);
   `,
   },

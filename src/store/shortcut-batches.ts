@@ -86,6 +86,7 @@ export function createShortcutBatches({ db, nowMs, tenant }: StoreContext): Shor
         .where('kind', '=', kind)
         .where('state', '=', 'used')
         .where('settled_at', 'is', null)
+        .where('used_by', 'is not', null)
         .where('state_changed_at', '>=', usedSince.getTime())
         .orderBy('state_changed_at')
         .limit(UNSETTLED_PAGE)

@@ -1289,7 +1289,8 @@ export interface ShortcutBatches {
    */
   claim(id: string, userId: string, usedBy?: string): Promise<BatchClaim>;
   /**
-   * Deployment-wide: used batches of `kind` not yet settled, used at or after `usedSince`,
+   * Deployment-wide: used batches of `kind` not yet settled, used by a claim that named its
+   * process (`usedBy`: a Confirm, not a Cancel), at or after `usedSince`,
    * oldest first (at most a page), each with its tenant.
    */
   unsettled(kind: string, usedSince: Date): Promise<{ tenantId: string; batch: ShortcutBatch }[]>;
