@@ -411,8 +411,6 @@ export async function stopPlan(
   if (!claimed.ok && claimed.reason !== 'already_used') return { kind: 'closed', reason: claimed.reason };
   const batch = claimed.batch;
   if (!batch) return { kind: 'closed', reason: 'not_found' };
-  // Cancelled before any Confirm: told now, by the reply to this click; nothing left to close.
-  if (claimed.ok) await deps.store.shortcutBatches.settle(batchId);
   let cancelled = 0;
   let running = false;
   for (const s of readStored(batch.payloadJson)?.steps ?? []) {
@@ -587,9 +585,13 @@ export async function closeAbandonedPlan(
   return { kind: ran ? 'summary' : 'not_run', record: now };
 }
 
-/** A confirmed plan none of whose steps ran and none charged (closed after its process died). */
-export const neverRan = (record: PlanRecord): boolean =>
-  record.confirmed &&
-  record.steps.every((s) => s.fate.kind === 'not_run') &&
+/**
+ * A plan whose Confirm was used (`batch.usedBy`: by a Confirm, not a Cancel) and closed without
+ * any of its steps ever claimed: cancelled unclaimed by closeAbandonedPlan, nothing charged.
+ */
+export const neverRan = (batch: ShortcutBatch, record: PlanRecord): boolean =>
+  batch.usedBy !== null &&
+  batch.settledAt !== null &&
+  record.steps.every((s) => s.pending?.state === 'cancelled' && s.pending.claimedBy === null) &&
   record.charged.calls === 0 &&
   record.maybeNotSent === 0;

@@ -46,7 +46,7 @@ async function cutOffNotice(deps: SlackDeps, batchId: string, w: Words) {
   if (wasCutOff(record)) return renderPlanCutOff(w, record);
   const batch = await deps.store.shortcutBatches.get(batchId);
   // Closed by another process after this one's died (closeAbandonedPlan): nothing ran, nothing charged.
-  if (batch?.settledAt && neverRan(record)) return renderPlanNotRun(w, record);
+  if (batch && neverRan(batch, record)) return renderPlanNotRun(w, record);
   return null;
 }
 
