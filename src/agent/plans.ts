@@ -27,7 +27,12 @@ import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import type { Refusal } from '../lookups/access.js';
 import type { CapFigure } from '../lookups/budgets.js';
-import { chargesOfLookup, type InterruptedTruth, interruptedTruth } from '../lookups/interrupted.js';
+import {
+  CLAIM_LEASE_MS,
+  chargesOfLookup,
+  type InterruptedTruth,
+  interruptedTruth,
+} from '../lookups/interrupted.js';
 import { type Actor, CONFIRM_TTL_MS, type LookupService, summarize } from '../lookups/lookup-service.js';
 import type { Problem } from '../lookups/parse/problems.js';
 import { problem } from '../lookups/parse/problems.js';
@@ -35,7 +40,7 @@ import { sumQuotes } from '../lookups/shortcut-lookups.js';
 import { isToolName, type SPEND_PERIODS, type ToolName, toolAsk, toolInput } from '../lookups/tools.js';
 import type { LookupOutcome, LookupRequest, Pending, Quote } from '../lookups/types.js';
 import { isPlatError } from '../plat/errors.js';
-import type { LedgerTotals, Store } from '../store/store.js';
+import type { LedgerTotals, ShortcutBatch, Store } from '../store/store.js';
 import type { ToolCall } from './planner.js';
 
 /** Issue 36: a plan of more paid steps than this is refused, with how to narrow it. */
@@ -88,7 +93,10 @@ export interface PricedPlan {
 export type Priced = { kind: 'priced'; plan: PricedPlan } | { kind: 'too_many'; paidSteps: number };
 
 export interface PlanDeps {
-  lookups: Pick<LookupService, 'prepare' | 'cached' | 'checkCaps' | 'cancel' | 'claim' | 'run' | 'withdraw'>;
+  lookups: Pick<
+    LookupService,
+    'prepare' | 'cached' | 'checkCaps' | 'cancel' | 'claim' | 'run' | 'withdraw' | 'holder'
+  >;
   store: Pick<Store, 'shortcutBatches' | 'pending' | 'ledger' | 'cache'>;
   ordersEdition: () => number;
 }
@@ -314,7 +322,9 @@ export async function runPlan(
   events: RunEvents,
   resultJson?: (outcome: LookupOutcome) => string | null,
 ): Promise<RunResult> {
-  const claimed = await deps.store.shortcutBatches.claim(batchId, userId);
+  // Named with this process: should it die before the plan's summary (even before its steps are
+  // claimed), a surviving process can tell it is gone and close the plan (closeAbandonedPlan).
+  const claimed = await deps.store.shortcutBatches.claim(batchId, userId, deps.lookups.holder.instanceId);
   if (!claimed.ok) return { kind: 'closed', reason: claimed.reason };
   const offered = (readStored(claimed.batch.payloadJson)?.steps ?? []).filter((s) => isToolName(s.tool));
   const claims: (Pending | null)[] = [];
@@ -510,3 +520,78 @@ export const wasCutOff = (record: PlanRecord): boolean =>
   record.confirmed &&
   record.steps.every((s) => s.fate.kind !== 'running') &&
   record.steps.some((s) => s.pending?.state === 'interrupted');
+
+// ---- a plan its process left without a summary (after a crash) ---------------------------------
+
+/** What a process closing a plan another one left tells: none of it ran, or its missing summary. */
+export interface LateClose {
+  kind: 'not_run' | 'summary';
+  record: PlanRecord;
+}
+
+export interface HolderJudge {
+  /** This process's instance id: its own plans are closed by their run, never by the sweep. */
+  me: string;
+  /** Whether the process of that instance id is certainly gone (instance.ts isCertainlyGone). */
+  gone(instanceId: string): boolean;
+  nowMs: number;
+  /** The longest a plat call can take (plat/client.ts longestCallMs). */
+  graceMs: number;
+}
+
+/**
+ * A confirmed plan whose process died after its Confirm and before its closing summary, where no
+ * step was cut off (those the claim sweep marks, and tellPlan tells): it died between using the
+ * Confirm and claiming the steps (none started; they are cancelled here, so a process that was
+ * only slow finds them so and runs none), or after the last step's answer. Its process is gone
+ * when its instance is certainly gone, or when a lease and a call's longest time have passed since
+ * anything of the plan moved (a live process closes its plan within a few Slack deadlines of its
+ * last step). Settled here once across processes (store `settle`): the caller that gets a
+ * LateClose is the one to tell it. Null: nothing to close now (running, not yet judged gone, or
+ * settled by another).
+ */
+export async function closeAbandonedPlan(
+  deps: Pick<PlanDeps, 'store'>,
+  batch: ShortcutBatch,
+  judge: HolderJudge,
+): Promise<LateClose | null> {
+  if (batch.kind !== AGENT_BATCH_KIND || batch.state !== 'used' || batch.settledAt) return null;
+  if (batch.usedBy === judge.me) return null;
+  const record = await planRecord(deps, batch.id);
+  if (!record) return null;
+  if (record.steps.some((s) => s.fate.kind === 'running')) return null;
+  // Cut off mid-step: told as such by the claim sweep's teller; nothing more to close.
+  if (record.steps.some((s) => s.pending?.state === 'interrupted')) {
+    await deps.store.shortcutBatches.settle(batch.id);
+    return null;
+  }
+  const lastMoved = Math.max(
+    batch.stateChangedAt.getTime(),
+    ...record.steps.map((s) => s.pending?.stateChangedAt.getTime() ?? 0),
+  );
+  const gone =
+    (batch.usedBy !== null && judge.gone(batch.usedBy)) ||
+    judge.nowMs - lastMoved > CLAIM_LEASE_MS + judge.graceMs;
+  if (!gone) return null;
+  for (const s of record.steps) {
+    if (s.pending?.state !== 'pending') continue;
+    const cancelled = await deps.store.pending.cancel(s.pending.id, s.pending.userId);
+    // Claimed after all: its process lives and runs the plan (and closes it).
+    if (!cancelled.ok && cancelled.pending?.state === 'running') return null;
+  }
+  if (!(await deps.store.shortcutBatches.settle(batch.id))) return null;
+  const now = (await planRecord(deps, batch.id)) ?? record;
+  const ran = now.steps.some((s) => s.fate.kind === 'done' || s.fate.kind === 'failed');
+  return { kind: ran ? 'summary' : 'not_run', record: now };
+}
+
+/**
+ * A plan whose Confirm was used (`batch.usedBy`: by a Confirm, not a Cancel) and closed without
+ * any of its steps ever claimed: cancelled unclaimed by closeAbandonedPlan, nothing charged.
+ */
+export const neverRan = (batch: ShortcutBatch, record: PlanRecord): boolean =>
+  batch.usedBy !== null &&
+  batch.settledAt !== null &&
+  record.steps.every((s) => s.pending?.state === 'cancelled' && s.pending.claimedBy === null) &&
+  record.charged.calls === 0 &&
+  record.maybeNotSent === 0;

@@ -263,7 +263,15 @@ export interface RunSummary {
   listSteps: boolean;
   /** Answers Slack did not confirm it received: the person is told they may be missing. */
   undelivered: number;
+  /** The plan's id: its summary is marked with it, so a process that closes the plan later finds it. */
+  planId?: string;
 }
+
+/**
+ * The block id a plan's closing summary carries (agent/plans.ts): a process closing a plan whose
+ * summary it did not see posted looks for it in the thread first.
+ */
+export const agentSummaryBlockId = (planId: string): string => `agent-summary:${planId}`;
 
 /** The plan's closing line: what was really charged, as the ledger records it. */
 export function renderRunSummary(w: Words, run: RunSummary): RenderedMessage {
@@ -280,7 +288,9 @@ export function renderRunSummary(w: Words, run: RunSummary): RenderedMessage {
   if (run.undelivered > 0)
     lines.push(t('agent.undelivered', { count: run.undelivered, n: w.count(run.undelivered) }));
   const text = lines.join('\n');
-  const blocks: KnownBlock[] = [section(text)];
+  const blocks: KnownBlock[] = [
+    { ...section(text), ...(run.planId ? { block_id: agentSummaryBlockId(run.planId) } : {}) },
+  ];
   if (run.listSteps && record)
     blocks.push(
       ...packSections(
@@ -311,6 +321,40 @@ export function renderPlanCutOff(w: Words, record: PlanRecord): RenderedMessage 
     context(t('agent.record.answers')),
   ];
   return message([intro, ...totals].join('\n'), blocks, 1);
+}
+
+/**
+ * A confirmed plan closed by a process other than the one that ran it, which died after the
+ * Confirm and before its closing summary: either none of its steps started (`not_run`: nothing
+ * was charged; asking again offers it again), or every step ran and only the summary was missing.
+ * Every step as the store and the ledger hold it, the ledger's total, and the summary's marker.
+ */
+export function renderPlanClosedLate(
+  w: Words,
+  record: PlanRecord,
+  how: 'not_run' | 'summary',
+  tools: readonly ToolName[],
+): RenderedMessage {
+  const { t } = w;
+  const intro = t(how === 'not_run' ? 'agent.record.notRunIntro' : 'agent.record.lateIntro');
+  const totals = recordTotalLines(w, record);
+  const blocks: KnownBlock[] = [
+    { ...section(intro), block_id: agentSummaryBlockId(record.planId) },
+    ...packSections(
+      record.steps.map((s) => recordStepLine(w, s)),
+      { maxBlocks: 6, more: (n) => t('common.more', { count: n, n: w.count(n) }) },
+    ),
+    section(totals.join('\n')),
+    ...(how === 'summary' ? [context(t('agent.record.answers'))] : []),
+    feedbackBlock(w, tools),
+  ];
+  return message([intro, ...totals].join('\n'), blocks, 1);
+}
+
+/** What a click on a plan closed as never run is told (the same words its thread was told, without the feedback). */
+export function renderPlanNotRun(w: Words, record: PlanRecord): RenderedMessage {
+  const full = renderPlanClosedLate(w, record, 'not_run', []);
+  return { text: full.text, blocks: full.blocks.filter((b) => b.type !== 'context_actions') };
 }
 
 /** Feedback under an answer that cost nothing (help, a question back, free steps only). */

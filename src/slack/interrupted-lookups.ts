@@ -5,11 +5,11 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { planRecord } from '../agent/plans.js';
-import { renderPlanCutOff } from '../blocks/agent.js';
+import { AGENT_BATCH_KIND, closeAbandonedPlan, planRecord } from '../agent/plans.js';
+import { agentSummaryBlockId, renderPlanClosedLate, renderPlanCutOff } from '../blocks/agent.js';
 import { renderInterrupted } from '../blocks/confirmation.js';
 import { renderOutcome } from '../blocks/outcome.js';
-import type { Instance } from '../instance.js';
+import { type Instance, isCertainlyGone } from '../instance.js';
 import { CLAIM_RENEW_MS, interruptedTruth, interruptGoneClaims } from '../lookups/interrupted.js';
 import type { Pending } from '../lookups/types.js';
 import type { ClaimHolder, Store } from '../store/store.js';
@@ -48,7 +48,10 @@ interface ClaimWatchBase {
 export interface ClaimWatch {
   /** Marks interrupted the claims of holders that are gone (at start: before taking requests). */
   sweep(): Promise<Pending[]>;
-  /** Tells each user by direct message; resolves when every message was tried. */
+  /**
+   * Tells each user by direct message, then closes the agent plans a gone process left without a
+   * summary (closeAbandonedPlans); resolves when every message was tried.
+   */
   tell(interrupted: readonly Pending[]): Promise<void>;
   start(): void;
   stop(): void;
@@ -101,6 +104,7 @@ export function createClaimWatch(deps: ClaimWatchDeps): ClaimWatch {
           for (const p of steps) await tellOne(p);
       }
       for (const p of interrupted) if (!p.planId) await tellOne(p);
+      await closeAbandonedPlans(deps);
     },
     start() {
       timer ??= setInterval(() => {
@@ -166,4 +170,92 @@ async function tellPlan(
   }
   deps.logger.warn({ planId, steps: record.steps.length }, 'agent plan interrupted: told in its thread');
   return 'told';
+}
+
+/**
+ * The agent plans whose process died after their Confirm and before their closing summary, with
+ * no step cut off (agent/plans.ts closeAbandonedPlan): none of their steps started, or every step
+ * ran and only the summary is missing. Each is closed once across processes and told in its
+ * thread: what ran and what the ledger holds, or that it did not run and cost nothing. A summary
+ * its process posted before dying (without marking it told) is looked for in the thread first, by
+ * its block id, and never posted again.
+ */
+async function closeAbandonedPlans(deps: ClaimWatchDeps): Promise<void> {
+  const nowMs = deps.now().getTime();
+  const judge = {
+    me: deps.instance.id,
+    gone: (id: string) => isCertainlyGone(id, deps.instance),
+    nowMs,
+    graceMs: deps.longestCallMs,
+  };
+  const since = new Date(nowMs - PLAN_TOLD_MEMORY_MS);
+  for (const { tenantId, batch } of await deps.store.shortcutBatches.unsettled(AGENT_BATCH_KIND, since)) {
+    const store = deps.store.forTenant(tenantId);
+    const closed = await closeAbandonedPlan({ store }, batch, judge);
+    if (!closed?.record.channelId || !closed.record.threadTs) continue;
+    const { record } = closed;
+    const slack = 'slackOf' in deps ? await deps.slackOf(tenantId) : deps;
+    if (!slack) {
+      deps.logger.warn(
+        { planId: record.planId },
+        'plan of a tenant no longer installed: not closed in Slack',
+      );
+      continue;
+    }
+    const where = { channel: record.channelId as string, ts: record.threadTs as string };
+    if (await summaryInThread(slack.client, where, record.planId, deps.logger)) continue;
+    const w = await slack.language.user(record.userId);
+    const notice = renderPlanClosedLate(
+      w,
+      record,
+      closed.kind,
+      record.steps.map((s) => s.tool),
+    );
+    try {
+      await slack.client.chat.postMessage({
+        channel: where.channel,
+        thread_ts: where.ts,
+        text: notice.text,
+        blocks: notice.blocks,
+      });
+    } catch (err) {
+      deps.logger.warn(
+        { err, planId: record.planId },
+        'abandoned plan not told in its thread: by direct message',
+      );
+      await sendPrivately(slack.client, { userId: record.userId, channelId: null }, notice, deps.logger);
+    }
+    deps.logger.warn(
+      { planId: record.planId, how: closed.kind },
+      'agent plan left without a summary by a gone process: closed in its thread',
+    );
+  }
+}
+
+/** Whether the plan's summary is in its thread already (its process posted it, then died). */
+async function summaryInThread(
+  client: WebClient,
+  where: { channel: string; ts: string },
+  planId: string,
+  logger: Pick<Logger, 'warn'>,
+): Promise<boolean> {
+  const marker = `"${agentSummaryBlockId(planId)}"`;
+  try {
+    let cursor: string | undefined;
+    do {
+      const page = await client.conversations.replies({
+        channel: where.channel,
+        ts: where.ts,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
+      if ((page.messages ?? []).some((m) => JSON.stringify(m.blocks ?? []).includes(marker))) return true;
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return false;
+  } catch (err) {
+    // Unread: posted anyway (a summary told twice beats a plan never told; the settle is once).
+    logger.warn({ err, planId }, 'thread not read before closing a plan');
+    return false;
+  }
 }

@@ -1182,6 +1182,21 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE pending_lookups ADD COLUMN plan_id TEXT;
   `,
   },
+  // 25: who used a shortcut batch, and when its outcome was told (issue 36; agent/plans.ts). An
+  // agent's plan whose process died after its Confirm and before its closing summary (its steps
+  // never claimed, or all run) is found by the claim sweep and closed once. Added nullable
+  // columns and an index (online-safe; no row rewritten). The sweep reads only batches with a
+  // used_by: those used before this step, by a Cancel, or by an older replica's Confirm are
+  // never closed by it (as before this step).
+  {
+    rollout: 'online',
+    summary: 'shortcut batches: who used one, and when its outcome was told (new columns, an index)',
+    sql: `
+  ALTER TABLE shortcut_batches ADD COLUMN used_by TEXT;
+  ALTER TABLE shortcut_batches ADD COLUMN settled_at INTEGER;
+  CREATE INDEX shortcut_batches_unsettled ON shortcut_batches (kind, state, settled_at, state_changed_at);
+  `,
+  },
 ];
 
 /**

@@ -306,6 +306,10 @@ export interface ShortcutBatchesTable {
   expires_at: number;
   state: 'open' | 'used';
   state_changed_at: number;
+  /** The process (instance id) whose claim used it; null while open, or used by an older build. */
+  used_by: string | null;
+  /** When what became of it was told (an agent plan's closing summary); null: not yet. */
+  settled_at: number | null;
 }
 
 export interface BudgetReservationsTable {

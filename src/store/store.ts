@@ -1255,6 +1255,12 @@ export interface ShortcutBatch {
   createdAt: Date;
   expiresAt: Date;
   state: BatchState;
+  /** When it was used (or created, while open). */
+  stateChangedAt: Date;
+  /** The process (instance id) whose claim used it; null while open, or used by an older build. */
+  usedBy: string | null;
+  /** When what became of it was told (an agent plan's closing summary); null: not yet. */
+  settledAt: Date | null;
 }
 
 export type BatchClaim =
@@ -1277,8 +1283,19 @@ export interface ShortcutBatches {
     ttlMs: number;
   }): Promise<ShortcutBatch>;
   get(id: string): Promise<ShortcutBatch | null>;
-  /** open → used, for its user, before expiry: one conditional UPDATE, so exactly one claim wins. */
-  claim(id: string, userId: string): Promise<BatchClaim>;
+  /**
+   * open → used, for its user, before expiry: one conditional UPDATE, so exactly one claim wins.
+   * `usedBy`: the claiming process's instance id, kept so a sweep can tell when it is gone.
+   */
+  claim(id: string, userId: string, usedBy?: string): Promise<BatchClaim>;
+  /**
+   * Deployment-wide: used batches of `kind` not yet settled, used by a claim that named its
+   * process (`usedBy`: a Confirm, not a Cancel), at or after `usedSince`,
+   * oldest first (at most a page), each with its tenant.
+   */
+  unsettled(kind: string, usedSince: Date): Promise<{ tenantId: string; batch: ShortcutBatch }[]>;
+  /** Marks a used batch settled (its outcome told): true for exactly one caller. */
+  settle(id: string): Promise<boolean>;
 }
 
 // ---- the agent (issue 36) ------------------------------------------------------------------

@@ -10,7 +10,13 @@
 import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 import type { PlanRecord, PlanRecordStep } from '../../src/agent/plans.js';
 import { renderAdminOnlyButton } from '../../src/blocks/admin-only.js';
-import { renderAgentNotice, renderPlanCutOff, renderRunSummary } from '../../src/blocks/agent.js';
+import {
+  renderAgentNotice,
+  renderPlanClosedLate,
+  renderPlanCutOff,
+  renderPlanNotRun,
+  renderRunSummary,
+} from '../../src/blocks/agent.js';
 import {
   renderAlert,
   renderAlertApproval,
@@ -1281,6 +1287,12 @@ export function everyRender(w: Words, text: ForeignText): Render[] {
       m(`shortcut-closed-${r}`, message(shortcutClosedText(w, r))),
     ),
     m('agent-plan-cut-off', renderPlanCutOff(w, agentPlanRecord(text))),
+    m(
+      'agent-plan-summary-late',
+      renderPlanClosedLate(w, agentPlanRecord(text), 'summary', ['lookup_waybill', 'orders_page']),
+    ),
+    m('agent-plan-not-run', renderPlanClosedLate(w, agentPlanRecord(text), 'not_run', ['lookup_waybill'])),
+    m('agent-plan-not-run-notice', renderPlanNotRun(w, agentPlanRecord(text))),
     m(
       'agent-unknown-shop',
       renderAgentNotice(w, {

@@ -10,6 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/engine.js';
 import type { LedgerEntry, Store } from '../../src/store/store.js';
@@ -41,8 +43,17 @@ export interface CrashRig {
   ask(): Promise<Offered>;
   /** The person clicks Confirm (on the child). */
   confirm(offered: Offered, actionTs: string): Promise<void>;
-  /** SIGKILL, then platdesk again on the same database (this process), told apart by its own Slack stand-in. */
-  killAndRestart(): Promise<PlatdeskHarness>;
+  /**
+   * SIGKILL, then platdesk again on the same database (this process), told apart by its own Slack
+   * stand-in; `sameSlack`: on this rig's stand-in instead, which holds the thread as the killed
+   * process left it. `beforeRestart`: run between the kill and the restart.
+   */
+  killAndRestart(options?: {
+    sameSlack?: boolean;
+    beforeRestart?: () => Promise<void>;
+  }): Promise<PlatdeskHarness>;
+  /** Raw SQL on the rig's database, through a connection of this test's own (a trigger, a lookup). */
+  sql(statement: string): Promise<void>;
   /** The ledger's rows for the plan's steps (read through a store of this test's own). */
   ledgerOf(planId: string): Promise<LedgerEntry[]>;
   /** The pending lookup ids of the plan's paid steps, in order. */
@@ -145,9 +156,16 @@ export async function startCrashRig(engine: EngineName): Promise<CrashRig> {
         }),
       );
     },
-    async killAndRestart() {
+    async killAndRestart(options = {}) {
       await child.kill();
-      const h = await startPlatdeskHarness({ env: { ...env, LOG_LEVEL: 'silent' } });
+      await options.beforeRestart?.();
+      const h = await startPlatdeskHarness({
+        env: {
+          ...env,
+          LOG_LEVEL: 'silent',
+          ...(options.sameSlack ? { SLACK_API_URL: fake.apiUrl } : {}),
+        },
+      });
       cleanups.push(() => h.close());
       return h;
     },
@@ -158,6 +176,25 @@ export async function startCrashRig(engine: EngineName): Promise<CrashRig> {
       return rows;
     },
     stepsOf: async (planId) => stepsOf(await store(), planId),
+    async sql(statement) {
+      if ('url' in storeOptions) {
+        const client = new pg.Client({ connectionString: storeOptions.url });
+        await client.connect();
+        try {
+          await client.query(statement);
+        } finally {
+          await client.end();
+        }
+        return;
+      }
+      const db = new Database(storeOptions.path);
+      try {
+        db.pragma('busy_timeout = 5000');
+        db.exec(statement);
+      } finally {
+        db.close();
+      }
+    },
     store,
     async dispose() {
       await own?.close();

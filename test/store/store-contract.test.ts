@@ -1005,6 +1005,40 @@ describe.each(ENGINES)('Store contract on %s', (engine) => {
         batch: null,
       });
     });
+
+    it('used batches that named their process are listed until settled, and settled once', async () => {
+      const clock = manualClock();
+      const store = await open(clock);
+      const input = {
+        userId: 'U1',
+        kind: 'agent',
+        channelId: 'D1',
+        threadTs: '1.2',
+        payloadJson: '{}',
+        ttlMs: MINUTE,
+      };
+      const confirmed = await store.shortcutBatches.create(input);
+      const cancelled = await store.shortcutBatches.create(input);
+      const unused = await store.shortcutBatches.create(input);
+      const other = await store.shortcutBatches.create({ ...input, kind: 'items' });
+      await store.shortcutBatches.claim(confirmed.id, 'U1', 'host:1:2');
+      await store.shortcutBatches.claim(cancelled.id, 'U1');
+      await store.shortcutBatches.claim(other.id, 'U1', 'host:1:2');
+      const since = new Date(T0 - MINUTE);
+      const listed = await store.shortcutBatches.unsettled('agent', since);
+      expect(listed.map((l) => [l.tenantId, l.batch.id, l.batch.usedBy])).toEqual([
+        [store.tenant, confirmed.id, 'host:1:2'],
+      ]);
+      expect(await store.shortcutBatches.unsettled('agent', new Date(T0 + MINUTE))).toEqual([]);
+      expect(await store.shortcutBatches.settle(unused.id)).toBe(false);
+      const both = await Promise.all([
+        store.shortcutBatches.settle(confirmed.id),
+        store.shortcutBatches.settle(confirmed.id),
+      ]);
+      expect(both.filter(Boolean)).toHaveLength(1);
+      expect((await store.shortcutBatches.get(confirmed.id))?.settledAt).toEqual(new Date(T0));
+      expect(await store.shortcutBatches.unsettled('agent', since)).toEqual([]);
+    });
   });
 
   // ---- budgets, cache, alerts ----------------------------------------------------------------

@@ -8,13 +8,14 @@
 import type { App, FeedbackButtonsAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { confirmPlan } from '../../agent/ask.js';
-import { planRecord, stopPlan, wasCutOff } from '../../agent/plans.js';
+import { neverRan, planRecord, stopPlan, wasCutOff } from '../../agent/plans.js';
 import { ACTIONS } from '../../blocks/action-ids.js';
 import {
   agentStatus,
   failedStepText,
   renderAgentNotice,
   renderPlanCutOff,
+  renderPlanNotRun,
   renderRunSummary,
   taskChunk,
 } from '../../blocks/agent.js';
@@ -35,10 +36,18 @@ import { createPlanStream } from './plan-stream.js';
 const stepTitle = (w: Words, tool: ToolName, request: Parameters<typeof describeRequest>[1] | null) =>
   request ? describeRequest(w, request) : toolWords(w, tool).title;
 
-/** A plan a crash cut off, as the store and the ledger hold it (null: it was not cut off). */
+/**
+ * A plan a crash cut off, or whose process died after its Confirm before any step started, as the
+ * store and the ledger hold it (null: neither).
+ */
 async function cutOffNotice(deps: SlackDeps, batchId: string, w: Words) {
   const record = await planRecord(agentDeps(deps), batchId);
-  return record && wasCutOff(record) ? renderPlanCutOff(w, record) : null;
+  if (!record) return null;
+  if (wasCutOff(record)) return renderPlanCutOff(w, record);
+  const batch = await deps.store.shortcutBatches.get(batchId);
+  // Closed by another process after this one's died (closeAbandonedPlan): nothing ran, nothing charged.
+  if (batch && neverRan(batch, record)) return renderPlanNotRun(w, record);
+  return null;
 }
 
 async function runConfirmed(
@@ -143,8 +152,20 @@ async function runConfirmed(
     tools,
     listSteps: out.unclear,
     undelivered,
+    planId: input.batchId,
   });
-  await out.finish(summary);
+  // Closed already by another process that took this one for gone (it was stalled past a lease
+  // after its last step): that one posted the summary.
+  const settled = await deps.store.shortcutBatches.get(input.batchId).then(
+    (b) => b?.settledAt != null,
+    () => false,
+  );
+  if (!settled) await out.finish(summary);
+  // Told: no other process closes it again. Should this process die between the summary and here,
+  // the one that closes it finds the summary in the thread first (its block id) and posts nothing.
+  await deps.store.shortcutBatches.settle(input.batchId).catch((err: unknown) => {
+    deps.logger.warn({ err }, 'plan not marked told: another process looks for its summary in the thread');
+  });
   await out.status('');
 }
 

@@ -72,6 +72,10 @@ export const agent = {
       '{{n}} call went unanswered: what the data service charged for it is not known to platdesk (your plat account statement shows it).',
     unknown_other:
       '{{n}} calls went unanswered: what the data service charged for them is not known to platdesk (your plat account statement shows it).',
+    notRunIntro:
+      ':warning: *This plan did not run*: platdesk restarted after your Confirm, before any of its steps started. Nothing was charged and nothing will run. Ask again to have it priced and confirmed anew.',
+    lateIntro:
+      '*Plan done.* platdesk restarted before it could post this summary: every step ran, and none runs again.',
     answers:
       'An answer missing above was lost: ask again if you still need it; nothing is charged before you confirm.',
   },
