@@ -10,9 +10,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
-import { buttonsOf, SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
-import { postEvent } from '../helpers/slack-http.js';
-import { eventCallback, SLACK } from '../helpers/slack-payloads.js';
+import { askForPlan } from '../helpers/agent-dm.js';
+import { textOf, useHarness } from '../helpers/platdesk-harness.js';
+import { SLACK } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners } = SANDBOX_FIXTURES;
@@ -42,35 +42,7 @@ describe.each(ENGINES)('the agent’s money path under faults (%s)', (engine) =>
     },
   });
 
-  async function offered(text: string): Promise<{ threadTs: string; planId: string; label: string }> {
-    const ts = nextTs();
-    await postEvent(
-      h().eventsUrl,
-      SIGNING_SECRET,
-      eventCallback({
-        type: 'message',
-        channel: SLACK.imChannelId,
-        channel_type: 'im',
-        user: SLACK.userId,
-        text,
-        ts,
-        event_ts: ts,
-      }),
-    );
-    const stop = await h().fake.waitFor(
-      'chat.stopStream',
-      (c) =>
-        h()
-          .fake.replies(SLACK.imChannelId, ts)
-          .some((m) => m.ts === c.body.ts),
-      5000,
-    );
-    const confirm = buttonsOf({ blocks: stop.body.blocks as unknown[] }).find(
-      (b) => b.actionId === 'platdesk.agent.confirm',
-    );
-    if (!confirm?.value) throw new Error(`no Confirm: ${textOf({ blocks: stop.body.blocks })}`);
-    return { threadTs: ts, planId: confirm.value, label: confirm.label };
-  }
+  const offered = (text: string) => askForPlan(h(), nextTs(), text);
 
   /** The plan's summary in its thread, once it is there (null if none comes within `ms`). */
   async function summaryOf(threadTs: string, ms = 5000): Promise<string | null> {

@@ -10,10 +10,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
-import { buttonsOf, SIGNING_SECRET, textOf, useHarness } from '../helpers/platdesk-harness.js';
+import { askForPlan } from '../helpers/agent-dm.js';
+import { textOf, useHarness } from '../helpers/platdesk-harness.js';
 import type { SlackCall, SlackFault } from '../helpers/slack-api-server.js';
-import { postEvent } from '../helpers/slack-http.js';
-import { eventCallback, SLACK } from '../helpers/slack-payloads.js';
+import { SLACK } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
 const { owners } = SANDBOX_FIXTURES;
@@ -32,35 +32,7 @@ describe.each(ENGINES)('a confirmed plan whose streamed reply meets unclear Slac
   });
 
   /** Asks in the DM, waits for the plan's Confirm; returns the thread and the Confirm's value. */
-  async function offered(): Promise<{ threadTs: string; planId: string }> {
-    const ts = nextTs();
-    await postEvent(
-      h().eventsUrl,
-      SIGNING_SECRET,
-      eventCallback({
-        type: 'message',
-        channel: SLACK.imChannelId,
-        channel_type: 'im',
-        user: SLACK.userId,
-        text: QUESTION,
-        ts,
-        event_ts: ts,
-      }),
-    );
-    const stop = await h().fake.waitFor(
-      'chat.stopStream',
-      (c) =>
-        h()
-          .fake.replies(SLACK.imChannelId, ts)
-          .some((m) => m.ts === c.body.ts),
-      5000,
-    );
-    const confirm = buttonsOf({ blocks: stop.body.blocks as unknown[] }).find(
-      (b) => b.actionId === 'platdesk.agent.confirm',
-    );
-    if (!confirm?.value) throw new Error('no Confirm');
-    return { threadTs: ts, planId: confirm.value };
-  }
+  const offered = () => askForPlan(h(), nextTs(), QUESTION);
 
   /** The thread's messages that hold the plan's summary, once it is done (and a little after). */
   async function summaries(threadTs: string): Promise<{ ts: string; text: string; stream: boolean }[]> {
