@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { AGENT_BATCH_KIND, closeAbandonedPlan, planRecord } from '../agent/plans.js';
 import { agentSummaryBlockId, renderPlanClosedLate, renderPlanCutOff } from '../blocks/agent.js';
 import { renderInterrupted } from '../blocks/confirmation.js';
+import type { RenderedMessage } from '../blocks/kit.js';
 import { renderOutcome } from '../blocks/outcome.js';
 import { type Instance, isCertainlyGone } from '../instance.js';
 import { CLAIM_RENEW_MS, interruptedTruth, interruptGoneClaims } from '../lookups/interrupted.js';
@@ -155,19 +156,12 @@ async function tellPlan(
     return 'told';
   }
   const w = await slack.language.user(record.userId);
-  const notice = renderPlanCutOff(w, record);
-  try {
-    await slack.client.chat.postMessage({
-      channel: record.channelId,
-      thread_ts: record.threadTs,
-      text: notice.text,
-      blocks: notice.blocks,
-    });
-  } catch (err) {
-    // Not in that conversation any more (a channel left): the person is told directly.
-    deps.logger.warn({ err, planId }, 'interrupted plan not told in its thread: by direct message');
-    await sendPrivately(slack.client, { userId: record.userId, channelId: null }, notice, deps.logger);
-  }
+  await tellInThread(
+    slack.client,
+    { channel: record.channelId, ts: record.threadTs, userId: record.userId, planId },
+    renderPlanCutOff(w, record),
+    deps.logger,
+  );
   deps.logger.warn({ planId, steps: record.steps.length }, 'agent plan interrupted: told in its thread');
   return 'told';
 }
@@ -211,24 +205,42 @@ async function closeAbandonedPlans(deps: ClaimWatchDeps): Promise<void> {
       closed.kind,
       record.steps.map((s) => s.tool),
     );
-    try {
-      await slack.client.chat.postMessage({
-        channel: where.channel,
-        thread_ts: where.ts,
-        text: notice.text,
-        blocks: notice.blocks,
-      });
-    } catch (err) {
-      deps.logger.warn(
-        { err, planId: record.planId },
-        'abandoned plan not told in its thread: by direct message',
-      );
-      await sendPrivately(slack.client, { userId: record.userId, channelId: null }, notice, deps.logger);
-    }
+    await tellInThread(
+      slack.client,
+      { ...where, userId: record.userId, planId: record.planId },
+      notice,
+      deps.logger,
+    );
     deps.logger.warn(
       { planId: record.planId, how: closed.kind },
       'agent plan left without a summary by a gone process: closed in its thread',
     );
+  }
+}
+
+/**
+ * Posts a plan's notice in its thread; a person no longer in that conversation (a channel left)
+ * is told by direct message instead.
+ */
+async function tellInThread(
+  client: WebClient,
+  where: { channel: string; ts: string; userId: string; planId: string },
+  notice: RenderedMessage,
+  logger: Pick<Logger, 'warn' | 'error'>,
+): Promise<void> {
+  try {
+    await client.chat.postMessage({
+      channel: where.channel,
+      thread_ts: where.ts,
+      text: notice.text,
+      blocks: notice.blocks,
+    });
+  } catch (err) {
+    logger.warn(
+      { err, planId: where.planId },
+      'agent plan notice not posted in its thread: by direct message',
+    );
+    await sendPrivately(client, { userId: where.userId, channelId: null }, notice, logger);
   }
 }
 
