@@ -35,14 +35,16 @@ export async function askForPlan(
       event_ts: ts,
     }),
   );
+  const confirmOf = (blocks: unknown) =>
+    buttonsOf({ blocks: blocks as unknown[] }).find((b) => b.actionId === 'platdesk.agent.confirm');
   const stop = await app.fake.waitFor(
     'chat.stopStream',
-    (c) => app.fake.replies(SLACK.imChannelId, ts).some((m) => m.ts === c.body.ts),
+    (c) =>
+      confirmOf(c.body.blocks) !== undefined &&
+      app.fake.replies(SLACK.imChannelId, ts).some((m) => m.ts === c.body.ts),
     timeoutMs,
   );
-  const confirm = buttonsOf({ blocks: stop.body.blocks as unknown[] }).find(
-    (b) => b.actionId === 'platdesk.agent.confirm',
-  );
+  const confirm = confirmOf(stop.body.blocks);
   if (!confirm?.value) throw new Error(`no Confirm: ${textOf({ blocks: stop.body.blocks })}`);
   return { threadTs: ts, planId: confirm.value, label: confirm.label };
 }

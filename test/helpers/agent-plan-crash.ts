@@ -15,11 +15,12 @@ import pg from 'pg';
 import { createSandbox, SANDBOX_FIXTURES, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/engine.js';
 import type { LedgerEntry, Store } from '../../src/store/store.js';
+import { askForPlan } from './agent-dm.js';
 import { type PlatdeskChild, startPlatdeskChild } from './platdesk-child.js';
-import { buttonsOf, type PlatdeskHarness, SIGNING_SECRET, startPlatdeskHarness } from './platdesk-harness.js';
-import { type FakeSlack, type SlackCall, startSlackApiServer } from './slack-api-server.js';
-import { postAction, postEvent } from './slack-http.js';
-import { blockAction, eventCallback, SLACK } from './slack-payloads.js';
+import { type PlatdeskHarness, SIGNING_SECRET, startPlatdeskHarness } from './platdesk-harness.js';
+import { type FakeSlack, startSlackApiServer } from './slack-api-server.js';
+import { postAction } from './slack-http.js';
+import { blockAction, SLACK } from './slack-payloads.js';
 import { createPostgresDatabase, dropPostgresDatabase, type EngineName } from './store-engines.js';
 
 const TOKEN = 'agent-crash';
@@ -111,35 +112,13 @@ export async function startCrashRig(engine: EngineName): Promise<CrashRig> {
     fake,
     sandbox,
     child,
-    async ask() {
-      const ts = `1700000200.${String(++seq).padStart(6, '0')}`;
-      await postEvent(
-        child.eventsUrl,
-        SIGNING_SECRET,
-        eventCallback({
-          type: 'message',
-          channel: SLACK.imChannelId,
-          channel_type: 'im',
-          user: SLACK.userId,
-          text: QUESTION,
-          ts,
-          event_ts: ts,
-        }),
-      );
-      const offer: SlackCall = await fake.waitFor(
-        'chat.stopStream',
-        (c) =>
-          buttonsOf({ blocks: c.body.blocks as unknown[] }).some(
-            (b) => b.actionId === 'platdesk.agent.confirm',
-          ) && fake.replies(SLACK.imChannelId, ts).some((m) => m.ts === c.body.ts),
+    ask: () =>
+      askForPlan(
+        { eventsUrl: child.eventsUrl, fake },
+        `1700000200.${String(++seq).padStart(6, '0')}`,
+        QUESTION,
         20_000,
-      );
-      const confirm = buttonsOf({ blocks: offer.body.blocks as unknown[] }).find(
-        (b) => b.actionId === 'platdesk.agent.confirm',
-      );
-      if (!confirm?.value) throw new Error('no Confirm offered');
-      return { threadTs: ts, planId: confirm.value, label: confirm.label };
-    },
+      ),
     async confirm(offered, actionTs) {
       await postAction(
         child.eventsUrl,
