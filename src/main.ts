@@ -35,6 +35,7 @@ import {
   platAccountsFor,
 } from './plat-wiring.js';
 import type { Sandbox } from './sandbox/index.js';
+import { createScheduleWaker } from './schedule-wakes.js';
 import { shutdownOnce } from './shutdown.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { installedSlackClients, singleSlackClient } from './slack/clients.js';
@@ -54,7 +55,7 @@ import { MIGRATIONS } from './store/migrations.js';
 import type { SoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 import { SINGLE_TENANT } from './store/tenants.js';
-import { createTenantServices, scheduledTenants, type TenantServices } from './tenant-services.js';
+import { createTenantServices, type PartsBounds, type TenantServices } from './tenant-services.js';
 
 export interface Platdesk {
   app: App;
@@ -90,6 +91,8 @@ export interface StartOptions {
   schedulerMaxSleepMs?: number;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
+  /** Bounds of the workspaces' parts kept (tenant-services.ts PARTS_DEFAULTS). */
+  tenantParts?: Partial<PartsBounds>;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
   housekeepingEveryMs?: number;
   /** Socket Mode: /healthz fails after this long without a connection (default SOCKET_LIVENESS_MS). */
@@ -330,7 +333,23 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         logger,
       })
     : null;
+  // One wake loop for the digests and alerts of every workspace (schedule-wakes.ts): each
+  // tenant's schedulers hand it their due times; it builds a tenant's parts when one falls due.
+  const wakes = createScheduleWaker({
+    store,
+    clock: options.schedulerClock ?? { ...realClock, now: () => clock.now() },
+    ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
+    wake: (tenant, kind, seen) =>
+      tenants.using(tenant, async ({ deps }) => {
+        const scheduler = kind === 'digest' ? deps.digests?.scheduler : deps.digests?.alerts;
+        await scheduler?.wake(seen);
+      }),
+    logger: logger.child({ component: 'schedule-wakes' }),
+  });
   services = createTenantServices({
+    wakes,
+    ...(mode === 'single' ? { pinned: [SINGLE_TENANT] } : {}),
+    ...(options.tenantParts ? { bounds: options.tenantParts } : {}),
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
     store,
     platClients,
@@ -356,11 +375,8 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(readBudgets ? { readBudgets } : {}),
   });
   const tenants = services;
-  // The tenants whose schedules must run after a restart (single-workspace mode: its one tenant).
-  for (const t of mode === 'single' ? [SINGLE_TENANT] : await scheduledTenants(store))
-    await tenants
-      .forTenant(t)
-      .catch((err: unknown) => logger.warn({ err, tenant: t }, 'tenant not available'));
+  // No workspace's parts are built at start (issue 39): a due run's are built by the wake loop,
+  // a request's by its listener. Single-workspace mode's one tenant serves what no payload names.
   const single = mode === 'single' ? await tenants.forTenant(SINGLE_TENANT) : null;
   registerListeners(app, {
     mode,
@@ -453,6 +469,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   tenants.start();
+  wakes.start();
 
   return {
     app,
@@ -464,9 +481,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     tenants,
     limiter,
     async schedulersIdle() {
-      await Promise.all(
-        tenants.built().flatMap(({ deps }) => [deps.digests?.scheduler.idle(), deps.digests?.alerts?.idle()]),
-      );
+      // A wake-up builds parts and starts runs; a run's end plans and writes a due time.
+      const schedulers = () =>
+        tenants.built().flatMap(({ deps }) => [deps.digests?.scheduler, deps.digests?.alerts]);
+      do {
+        await wakes.idle();
+        await Promise.all(schedulers().map((s) => s?.idle()));
+      } while (wakes.busy() || schedulers().some((s) => s?.busy()));
     },
     stop: shutdownOnce({
       logger,
@@ -474,6 +495,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       healthServer: front.healthServer ?? null,
       internalServer: front.internal,
       tenants,
+      wakes,
       ...(options.drainTimeoutMs !== undefined ? { drainTimeoutMs: options.drainTimeoutMs } : {}),
       claims,
       housekeeping,

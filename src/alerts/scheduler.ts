@@ -43,6 +43,12 @@ export interface AlertSchedulerOptions extends AlertDeps {
   skewBudgetMs?: number;
   retryDelaysMs?: readonly number[];
   maxSleepMs?: number;
+  /**
+   * One wake loop for every workspace (schedule-wakes.ts): no timer of this scheduler's own;
+   * each plan's instant goes to `schedule` (the store's next-due row), and `wake` is called when
+   * it falls due (digest/wake-loop.ts WakeLoopOptions.driven).
+   */
+  driven?: { schedule(at: number, seen: number | undefined): void };
 }
 
 export type ApproveResult =
@@ -64,6 +70,10 @@ export interface AlertScheduler {
   /** Resolves when no plan or wake-up is under way (the next timer is set; checks may run on). */
   settled(): Promise<void>;
   nextWakeAt(): number | null;
+  /** Driven mode: claims what is due now and plans; `seen` is the due time the loop outside found. */
+  wake(seen?: number): Promise<void>;
+  /** Whether a plan, a wake-up or a run is under way (its workspace's parts are then kept). */
+  busy(): boolean;
 }
 
 export function createAlertScheduler(options: AlertSchedulerOptions): AlertScheduler {
@@ -97,6 +107,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     maxSleepMs,
     plan: (now) => plan(now),
     wake: (now) => claimDue(now),
+    ...(options.driven ? { driven: options.driven } : {}),
     onError: (error) => logger?.error({ err: error }, 'alert scheduler could not read the store'),
   });
 
@@ -326,5 +337,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     idle: () => loop.idle(),
     settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
+    wake: (seen) => loop.fire(seen),
+    busy: () => loop.busy(),
   };
 }

@@ -61,6 +61,12 @@ export interface DigestSchedulerOptions extends DigestDeps {
   retryDelaysMs?: readonly number[];
   /** Longest sleep between two looks at the store. Default 60 s. */
   maxSleepMs?: number;
+  /**
+   * One wake loop for every workspace (schedule-wakes.ts): no timer of this scheduler's own;
+   * each plan's instant goes to `schedule` (the store's next-due row), and `wake` is called when
+   * it falls due (digest/wake-loop.ts WakeLoopOptions.driven).
+   */
+  driven?: { schedule(at: number, seen: number | undefined): void };
   /** Least time between two progress updates of "Run now". Default 1.5 s. */
   progressIntervalMs?: number;
 }
@@ -111,6 +117,10 @@ export interface DigestScheduler {
   settled(): Promise<void>;
   /** When the timer fires next (ms), or null when stopped. */
   nextWakeAt(): number | null;
+  /** Driven mode: claims what is due now and plans; `seen` is the due time the loop outside found. */
+  wake(seen?: number): Promise<void>;
+  /** Whether a plan, a wake-up or a run is under way (its workspace's parts are then kept). */
+  busy(): boolean;
 }
 
 /** The instant a subscription's (first) digest of `date` is due (DST handled in zonedInstant). */
@@ -202,6 +212,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     maxSleepMs,
     plan: (now) => plan(now),
     wake: (now) => claimDue(now),
+    ...(options.driven ? { driven: options.driven } : {}),
     onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
   });
   const arm = () => loop.arm();
@@ -538,5 +549,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     idle: () => loop.idle(),
     settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
+    wake: (seen) => loop.fire(seen),
+    busy: () => loop.busy(),
   };
 }

@@ -4,8 +4,10 @@
  * lease SQL is runs.ts, shared with digests. So two processes never both hold a check or both
  * alert an order.
  */
+
 import { type Selectable, sql } from 'kysely';
 import { createLeasedRuns, toLeasedRun } from './runs.js';
+import { wakeNow } from './schedule-wakes.js';
 import type {
   AlertChecksTable,
   AlertOrdersTable,
@@ -165,6 +167,7 @@ export function createAlerts(ctx: StoreContext): AlertStore {
             `#${row.id}: owner ${input.ownerId} → ${input.channelId} within ${input.withinHours} h every ` +
             `${input.everyMinutes} min ${input.hoursFrom}-${input.hoursTo} ${input.timeZone} cap ${input.capPoints}`,
         });
+        await wakeNow(trx, tenant, 'alert');
         return toSubscription(row);
       }),
     async get(id) {

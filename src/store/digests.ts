@@ -4,8 +4,10 @@
  * checks) or one transaction under the 'digests' lock, so two processes on one database can never
  * both hold a run.
  */
+
 import { type Selectable, sql } from 'kysely';
 import { createLeasedRuns, toLeasedRun } from './runs.js';
+import { wakeNow } from './schedule-wakes.js';
 import type { DigestRunsTable, DigestSubscriptionsTable, Executor, StoreContext } from './schema.js';
 import { takeLock } from './schema.js';
 import { writeAudit } from './settings.js';
@@ -156,6 +158,7 @@ export function createDigests(ctx: StoreContext): DigestStore {
             `${input.timeZone}${values.days ? ` days ${values.days}` : ''} ${values.layout}` +
             `${values.flags ? ` flags ${values.flags}` : ''}${values.statuses ? ` statuses ${values.statuses}` : ''}`,
         });
+        await wakeNow(trx, tenant, 'digest');
         return toSubscription(row);
       }),
     async get(id) {

@@ -44,6 +44,7 @@ import {
 } from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import { createPlatAccounts } from './plat-accounts.js';
+import { createScheduleWakes } from './schedule-wakes.js';
 import type { Schema, StoreContext } from './schema.js';
 import { createSecretBox, type EncryptionKey } from './secrets.js';
 import { createSentCalls } from './sent-calls.js';
@@ -177,6 +178,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // Keyed by tenant explicitly (the install flow runs before a tenant is known).
     installations: createInstallations(ctx),
     platAccounts: createPlatAccounts(ctx),
+    scheduleWakes: createScheduleWakes(db),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {
@@ -217,6 +219,7 @@ type SharedParts = Pick<
   | 'tenants'
   | 'installations'
   | 'platAccounts'
+  | 'scheduleWakes'
   | 'ping'
   | 'probe'
   | 'schemaCompatibleFrom'

@@ -1171,6 +1171,24 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX mcp_tokens_user ON mcp_tokens (tenant_id, user_id, name);
   `,
   },
+  // 24: when each tenant's digests and alerts next need a look (issue 39; store/schedule-wakes.ts):
+  // one wake loop per replica reads the rows due through the index on due_at, instead of a timer
+  // and a store poll per workspace. Tenants that already have subscriptions get their rows when a
+  // replica of this build starts (ScheduleWakes.adoptMissing: due at once, each planned once).
+  // Online-safe: a new table and its index; older replicas neither read nor write it.
+  {
+    rollout: 'online',
+    summary: "schedule_wakes: the next due time of each tenant's digests and alerts, indexed",
+    sql: `
+  CREATE TABLE schedule_wakes (
+    tenant_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    due_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, kind)
+  );
+  CREATE INDEX schedule_wakes_due ON schedule_wakes (due_at);
+  `,
+  },
 ];
 
 /**

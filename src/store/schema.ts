@@ -417,6 +417,12 @@ export interface PlatAccountsTable {
   failure: string | null;
 }
 
+export interface ScheduleWakesTable {
+  tenant_id: string;
+  kind: string;
+  due_at: number;
+}
+
 export interface TenantErasuresTable {
   tenant: string;
   reason: string;
@@ -455,6 +461,7 @@ export interface Schema {
   slack_installations: SlackInstallationsTable;
   plat_accounts: PlatAccountsTable;
   tenant_erasures: TenantErasuresTable;
+  schedule_wakes: ScheduleWakesTable;
 }
 
 export type Db = Kysely<Schema>;

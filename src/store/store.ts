@@ -91,6 +91,8 @@ export interface Store {
   installations: Installations;
   /** Each tenant's plat account, deployment-wide (keyed by tenant), token sealed (store/plat-accounts.ts). */
   platAccounts: PlatAccountStore;
+  /** When each tenant's digests and alerts next need a look, deployment-wide (store/schedule-wakes.ts). */
+  scheduleWakes: ScheduleWakes;
   /** 'sqlite' or 'postgres'. */
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, without secrets (a file path, or postgres://user@host:port/db). */
@@ -109,6 +111,28 @@ export interface Store {
   schemaCompatibleFrom(): Promise<number | null>;
   /** Closes the store; calling it again does nothing. */
   close(): Promise<void>;
+}
+
+// ---- schedule wakes (issue 39) ----------------------------------------------------------------
+
+export type WakeKind = 'digest' | 'alert';
+
+export interface ScheduleWakes {
+  /**
+   * The tenant's schedule of `kind` next needs a look at `atMs` (Infinity: nothing planned).
+   * `seen`: the due time the wake-up before this plan consumed; the row is replaced only while it
+   * still holds that, else (and without `seen`) the earlier of the two is kept.
+   */
+  set(tenant: string, kind: WakeKind, atMs: number, seen?: number): Promise<void>;
+  /** What is due by `nowMs`, earliest first, at most `limit` (served by an index on the due time). */
+  due(nowMs: number, limit: number): Promise<{ tenant: string; kind: WakeKind; at: number }[]>;
+  /**
+   * Adds a row, due now, for every tenant with live subscriptions or open runs of a kind and no
+   * row (an older build added them during a rollout); returns how many.
+   */
+  adoptMissing(): Promise<number>;
+  /** The earliest due time of any tenant, or null when nothing is planned. */
+  next(): Promise<number | null>;
 }
 
 // ---- tenants -----------------------------------------------------------------------------------

@@ -112,6 +112,12 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
           // What is left under a key the target has already: the target's row is kept.
           if (keys) await sql`DELETE FROM ${t} WHERE tenant_id = ${from}`.execute(trx);
         }
+        // The schedules moved with their rows: the target is looked at now, and plans anew.
+        await sql`
+          INSERT INTO schedule_wakes (tenant_id, kind, due_at)
+          SELECT ${to}, kind, 0 FROM schedule_wakes WHERE tenant_id = ${from}
+          ON CONFLICT (tenant_id, kind) DO UPDATE SET due_at = 0`.execute(trx);
+        await sql`DELETE FROM schedule_wakes WHERE tenant_id = ${from}`.execute(trx);
         return moved;
       }),
     erase: (tenant) =>
@@ -121,6 +127,7 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
           const r = await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenant}`.execute(trx);
           erased += Number(r.numAffectedRows ?? 0n);
         }
+        await sql`DELETE FROM schedule_wakes WHERE tenant_id = ${tenant}`.execute(trx);
         for (const table of OWN_TABLES) {
           const r = await sql`DELETE FROM ${sql.table(table)} WHERE tenant = ${tenant}`.execute(trx);
           erased += Number(r.numAffectedRows ?? 0n);

@@ -44,6 +44,11 @@ export interface DigestWiring {
   /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences (digest/run-fence.ts). */
   skewBudgetMs?: number;
   /**
+   * The replica's one wake loop (schedule-wakes.ts): where each scheduler hands its next due
+   * time, instead of a timer of its own. Absent: each scheduler keeps its own timer.
+   */
+  driven?: Record<'digest' | 'alert', { schedule(at: number, seen: number | undefined): void }>;
+  /**
    * How digest and alert checks read the channel's history (scheduled-posts.ts): Slack's normal
    * tier by default; in distributed mode, unless the app is Marketplace-approved, its limited one.
    */
@@ -142,6 +147,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
     ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
+    ...(w.driven ? { driven: w.driven.digest } : {}),
   });
   const alerts = createAlertScheduler({
     client: w.client,
@@ -163,6 +169,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
     ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
+    ...(w.driven ? { driven: w.driven.alert } : {}),
   });
   return {
     scheduler,
