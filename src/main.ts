@@ -13,6 +13,7 @@ import { wordsFor } from './blocks/i18n/words.js';
 import { toolDescription } from './blocks/tools.js';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
+import { RUN_LEASE_DEFAULTS } from './digest/run-fence.js';
 import type { DigestClock } from './digest/types.js';
 import { createHttpFront, startFront } from './http-server.js';
 import { currentInstance, type Instance } from './instance.js';
@@ -334,20 +335,25 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       })
     : null;
   // One wake loop for the digests and alerts of every workspace (schedule-wakes.ts): each
-  // tenant's schedulers hand it their due times; it builds a tenant's parts when one falls due.
+  // tenant's schedulers hand it their due times; it builds a tenant's parts when one falls due, and
+  // sweeps the runs whose holders stopped, of every workspace, under this process's run owner.
+  const runLease = { owner: instance.id, ms: RUN_LEASE_DEFAULTS.leaseMs };
   const wakes = createScheduleWaker({
     store,
     clock: options.schedulerClock ?? { ...realClock, now: () => clock.now() },
     ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
-    wake: (tenant, kind, seen) =>
-      tenants.using(tenant, async ({ deps }) => {
-        const scheduler = kind === 'digest' ? deps.digests?.scheduler : deps.digests?.alerts;
-        await scheduler?.wake(seen);
-      }),
+    lease: runLease,
+    // Reached once started (below), when `tenants` is set.
+    tenants: {
+      wake: (tenant, kind, seen) => tenants.wake(tenant, kind, seen),
+      takeOver: (run, how) => tenants.takeOver(run, how),
+      inFlight: (run) => tenants.inFlight(run),
+    },
     logger: logger.child({ component: 'schedule-wakes' }),
   });
   services = createTenantServices({
     wakes,
+    runOwner: runLease.owner,
     ...(mode === 'single' ? { pinned: [SINGLE_TENANT] } : {}),
     ...(options.tenantParts ? { bounds: options.tenantParts } : {}),
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),

@@ -1,26 +1,63 @@
 /**
  * One wake loop per replica for the digests and alerts of every workspace (issue 39). Each
- * tenant's schedulers keep their rules (slots, time zones, fenced leases, retries, stranded runs)
- * but no timer of their own: after each plan they hand their next due time to `driven(tenant)`,
- * which writes it to the store (store/schedule-wakes.ts). This loop sleeps until the earliest due
- * time of any tenant (at most `maxSleepMs`, so what another replica planned is seen within it),
- * reads the rows due through their index, and wakes each of those tenants' scheduler, building
- * its parts for it (tenant-services.ts `using`). Claims are the schedulers' own: a run another
- * replica claimed first is left to it.
+ * tenant's schedulers keep their rules (slots, time zones, fenced leases, retries) but no timer of
+ * their own: after each plan they hand their next due time to `driven(tenant)`, which writes it to
+ * the store (store/schedule-wakes.ts). This loop sleeps until the earliest due time of any tenant
+ * (at most `maxSleepMs`, so what another replica planned is seen within it), reads the rows due
+ * through their index, and wakes each of those tenants' scheduler, building its parts for it
+ * (tenant-services.ts `using`). Claims are the schedulers' own: a run another replica claimed
+ * first is left to it.
  *
- * At idle a replica reads the store about once per `maxSleepMs`, however many workspaces exist;
+ * The same loop is the replica's stranded-runs sweep (digest/stranded.ts, issue 33 finding 12):
+ * it reads the open runs of every workspace (digest runs of any kind and day, "Run now" too, and
+ * ship-by alert checks; running, posting, or failed or unknown with a retry or history check due)
+ * and wakes at the earliest deadline among them that this process does not run itself. A run due
+ * is claimed in the store first, under this replica's run owner and the fenced lease of every
+ * run, and only then handed to its workspace's scheduler (`takeOver`), whose parts are built for
+ * it: a workspace whose run another replica claimed first gets no parts here. So a run whose
+ * holder died is taken over within a lease by whichever replica is alive, whether or not it has
+ * that workspace's parts, and no workspace needs a timer of its own.
+ *
+ * At idle a replica reads the store a few times per `maxSleepMs`, however many workspaces exist;
  * a start builds no workspace's parts.
  */
 
+import {
+  claimStrandedCheck,
+  claimStrandedRun,
+  nextStranded,
+  type StrandedClaim,
+  type StrandedRuns,
+  sweepStranded,
+} from './digest/stranded.js';
 import type { DigestClock } from './digest/types.js';
 import { createWakeLoop, type WakeLoop } from './digest/wake-loop.js';
 import type { Logger } from './logger.js';
-import type { Store, WakeKind } from './store/store.js';
+import type { AlertCheck, DigestRun, Lease, Store, WakeKind } from './store/store.js';
 
 /** Rows read per wake-up (more due than this: the next wake-up follows a second later). */
 export const WAKE_BATCH = 200;
 /** Tenants woken at once (each a few store round trips; the runs themselves go on afterwards). */
 export const WAKE_CONCURRENCY = 8;
+
+/** An open run of some workspace, as the replica's sweep reads it: which scheduler it belongs to. */
+export type OpenRun = (DigestRun & { schedule: 'digest' }) | (AlertCheck & { schedule: 'alert' });
+
+/** The workspaces' schedulers, as the one loop reaches them (tenant-services.ts builds their parts). */
+export interface ScheduledTenants {
+  /**
+   * Wakes one tenant's scheduler of `kind` (claims what is due, plans, hands its next due time
+   * back through `driven`); `seen` is the due time found. Rejects when the tenant cannot be served.
+   */
+  wake(tenant: string, kind: WakeKind, seen: number): Promise<void>;
+  /**
+   * Hands a run this replica claimed (under `lease.owner`) to its tenant's scheduler of its kind,
+   * which starts it. Rejects when the tenant cannot be served.
+   */
+  takeOver(run: OpenRun, how: StrandedClaim): Promise<void>;
+  /** Whether this process runs that run now (its lease is renewed here: nothing to claim). */
+  inFlight(run: OpenRun): boolean;
+}
 
 export interface ScheduleDriver {
   /** Where a tenant's digest and alert schedulers hand their next due time (digest/wake-loop.ts driven). */
@@ -39,16 +76,19 @@ export interface ScheduleWaker extends ScheduleDriver {
 }
 
 export interface ScheduleWakerOptions {
-  store: Pick<Store, 'scheduleWakes'>;
+  store: Pick<Store, 'scheduleWakes' | 'forTenant'> & {
+    tenants: Pick<Store['tenants'], 'openDigestRuns' | 'openAlertChecks'>;
+  };
   clock: DigestClock;
   /** Longest sleep between two looks at the store (default a minute). */
   maxSleepMs?: number;
   /**
-   * Wakes one tenant's scheduler of `kind` (claims what is due, plans, hands its next due time
-   * back through `driven`); `seen` is the due time found. Rejects when the tenant cannot be served.
+   * What a stranded run is claimed with: this replica's run owner (every scheduler of its
+   * workspaces runs under it) and the lease of every run (digest/run-fence.ts).
    */
-  wake(tenant: string, kind: WakeKind, seen: number): Promise<void>;
-  logger: Pick<Logger, 'warn' | 'error'>;
+  lease: Lease;
+  tenants: ScheduledTenants;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
 export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
@@ -73,6 +113,67 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
     writes.add(w);
   }
 
+  /**
+   * Tenants whose stranded runs could not be handed over (uninstalled, the store failing), and
+   * until when this replica leaves them be (a look every maxSleepMs, not a busy loop).
+   */
+  const resting = new Map<string, number>();
+  const rests = (tenant: string, now: number): boolean => {
+    const until = resting.get(tenant);
+    if (until !== undefined && until <= now) resting.delete(tenant);
+    return until !== undefined && until > now;
+  };
+  /**
+   * The earliest deadline of an open run the last plan saw, or Infinity; before the first plan
+   * unknown (-Infinity: the first wake-up, at start, sweeps).
+   */
+  let strandedDue = Number.NEGATIVE_INFINITY;
+
+  /** The open runs of every workspace (digest/stranded.ts), claimed here, run by their workspace's parts. */
+  function strandedRuns(now: number): StrandedRuns<OpenRun> {
+    return {
+      async open() {
+        const [runs, checks] = await Promise.all([
+          o.store.tenants.openDigestRuns(),
+          o.store.tenants.openAlertChecks(),
+        ]);
+        const open: OpenRun[] = [
+          ...runs.map((run) => ({ ...run, schedule: 'digest' as const })),
+          ...checks.map((check) => ({ ...check, schedule: 'alert' as const })),
+        ];
+        return open.filter((run) => !rests(run.tenantId, now));
+      },
+      inFlight: (run) => o.tenants.inFlight(run),
+      async claim(run, lease) {
+        const store = o.store.forTenant(run.tenantId);
+        if (run.schedule === 'digest') {
+          const claimed = await claimStrandedRun(store.digests, run, lease, o.logger);
+          return claimed && { run: { ...claimed.run, schedule: 'digest' }, how: claimed.how };
+        }
+        const claimed = await claimStrandedCheck(store.alerts, run, lease, o.logger);
+        return claimed && { run: { ...claimed.run, schedule: 'alert' }, how: claimed.how };
+      },
+      async start(run, how) {
+        try {
+          await o.tenants.takeOver(run, how);
+        } catch (err) {
+          // Not served here now (uninstalled: no Slack client; the store failing): the run is
+          // given back at once for a replica that can, and this one looks again later.
+          resting.set(run.tenantId, now + maxSleepMs);
+          if ((err as { code?: unknown }).code !== 'tenant_unavailable')
+            o.logger.warn({ err, tenant: run.tenantId, runId: run.id }, 'stranded run not taken over');
+          const holder = { owner: o.lease.owner, epoch: run.epoch };
+          const store = o.store.forTenant(run.tenantId);
+          const at = new Date(o.clock.now());
+          await (run.schedule === 'digest'
+            ? store.digests.release(run.id, holder, at)
+            : store.alerts.release(run.id, holder, at)
+          ).catch((e: unknown) => o.logger.warn({ err: e, runId: run.id }, 'stranded run not given back'));
+        }
+      },
+    };
+  }
+
   async function wakeDue(now: number): Promise<void> {
     const due = await wakes.due(now, WAKE_BATCH);
     let i = 0;
@@ -80,7 +181,7 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
       for (let row = due[i++]; row !== undefined; row = due[i++]) {
         const { tenant, kind, at } = row;
         try {
-          await o.wake(tenant, kind, at);
+          await o.tenants.wake(tenant, kind, at);
         } catch (err) {
           // Not served now (no installation, the store failing): looked at again later, not in a
           // busy loop; a tenant served again plans itself on its next wake-up.
@@ -93,6 +194,9 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, due.length) }, worker));
+    // Runs whose holders stopped, of any workspace; only when the last plan saw one due by now
+    // (one that appeared since: the next plan, right after this wake-up).
+    if (strandedDue <= now) await sweepStranded(strandedRuns(now), now, () => o.lease, WAKE_CONCURRENCY);
     // The due times those wake-ups wrote, before the next look reads them.
     await Promise.allSettled([...writes]);
   }
@@ -100,7 +204,11 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
   loop = createWakeLoop({
     clock: o.clock,
     maxSleepMs,
-    plan: async () => (await wakes.next()) ?? Number.POSITIVE_INFINITY,
+    plan: async (now) => {
+      const [next, stranded] = await Promise.all([wakes.next(), nextStranded(strandedRuns(now))]);
+      strandedDue = stranded;
+      return Math.min(next ?? Number.POSITIVE_INFINITY, stranded);
+    },
     wake: wakeDue,
     onError: (err) => o.logger.error({ err }, 'schedule wake loop could not read the store'),
   });

@@ -31,7 +31,7 @@ import type { SingleFlight } from './lookups/single-flight.js';
 import type { LookupOutcome } from './lookups/types.js';
 import { createUnfurlService } from './lookups/unfurls.js';
 import type { Metrics } from './metrics.js';
-import type { ScheduleDriver } from './schedule-wakes.js';
+import type { OpenRun, ScheduleDriver, ScheduledTenants } from './schedule-wakes.js';
 import { createAdminAlerts } from './slack/admin-alerts.js';
 import type { SlackClients } from './slack/clients.js';
 import type { SlackDeps, TenantInstalls } from './slack/deps.js';
@@ -61,6 +61,11 @@ export interface TenantServicesDeps {
   /** The MCP server's public URL (config.mcp.url). */
   mcpUrl?: string | null;
   holder: ClaimHolder;
+  /**
+   * Who every tenant's digest and alert schedulers are in run leases: one owner per process, so a
+   * run the replica's sweep claimed (schedule-wakes.ts) is held by the scheduler it hands it to.
+   */
+  runOwner: string;
   /** Shared by every tenant; each tenant's keys are its own (tenantFlights). */
   singleFlight: SingleFlight<LookupOutcome>;
   logger: Logger;
@@ -115,7 +120,8 @@ export interface TenantParts {
   charges: ChargeRecorder;
 }
 
-export interface TenantServices {
+/** The replica's one wake loop reaches the tenants' schedulers through these (schedule-wakes.ts). */
+export interface TenantServices extends ScheduledTenants {
   /** The tenant's parts, built on first use (with or without a plat account); rejects when it has no Slack client. */
   forTenant(tenant: string): Promise<TenantParts>;
   /** Every tenant's parts kept now, and those let go whose work has not ended yet. */
@@ -250,6 +256,7 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       now: d.now,
       metrics: d.metrics,
       charges,
+      instanceId: d.runOwner,
       ...(d.schedulerClock ? { clock: d.schedulerClock } : {}),
       ...(d.schedulerMaxSleepMs !== undefined ? { maxSleepMs: d.schedulerMaxSleepMs } : {}),
       ...(d.skewBudgetMs !== undefined ? { skewBudgetMs: d.skewBudgetMs } : {}),
@@ -363,18 +370,43 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
     pruneRetired();
   }
 
+  async function using<T>(tenant: string, work: (parts: TenantParts) => Promise<T>): Promise<T> {
+    const e = entryOf(tenant);
+    e.uses++;
+    try {
+      return await work(await e.promise);
+    } finally {
+      e.uses--;
+      e.lastUsed = nowMs();
+    }
+  }
+
+  /** The tenant's parts kept now and those let go that still run something. */
+  function partsOf(tenant: string): TenantParts[] {
+    const kept = entries.get(tenant)?.parts;
+    return [...(kept ? [kept] : []), ...[...retired].filter((p) => p.tenant === tenant)];
+  }
+
   return {
     forTenant: (tenant) => entryOf(tenant).promise,
-    async using(tenant, work) {
-      const e = entryOf(tenant);
-      e.uses++;
-      try {
-        return await work(await e.promise);
-      } finally {
-        e.uses--;
-        e.lastUsed = nowMs();
-      }
-    },
+    using,
+    wake: (tenant, kind, seen) =>
+      using(tenant, async (parts) => {
+        await schedulersOf(parts)[kind].wake(seen);
+      }),
+    takeOver: (run, how) =>
+      using(run.tenantId, async (parts) => {
+        const schedulers = schedulersOf(parts);
+        if (run.schedule === 'digest') await schedulers.digest.takeOver(run, how);
+        else await schedulers.alert.takeOver(run, how);
+      }),
+    inFlight: (run: OpenRun) =>
+      partsOf(run.tenantId).some((p) => {
+        const digests = p.deps.digests;
+        return run.schedule === 'digest'
+          ? (digests?.scheduler.inFlight(run.id) ?? false)
+          : (digests?.alerts?.inFlight(run.id) ?? false);
+      }),
     built: () => [...[...entries.values()].flatMap((e) => (e.parts ? [e.parts] : [])), ...retired],
     start() {
       started = true;
@@ -403,6 +435,13 @@ export function createTenantServices(d: TenantServicesDeps): TenantServices {
       await letGo(tenant, built);
     },
   };
+}
+
+/** A tenant's digest and alert schedulers (every tenant's parts have both). */
+function schedulersOf(parts: TenantParts) {
+  const digests = parts.deps.digests;
+  if (!digests?.alerts) throw new Error(`tenant ${parts.tenant || '(single)'} has no schedulers`);
+  return { digest: digests.scheduler, alert: digests.alerts };
 }
 
 function startSchedulers(digests: NonNullable<SlackDeps['digests']>): void {

@@ -48,7 +48,7 @@ function toSubscription(row: SubscriptionRow): DigestSubscription {
   };
 }
 
-function toRun(row: RunRow): DigestRun {
+export function toRun(row: RunRow): DigestRun {
   return {
     ...toLeasedRun(row),
     kind: row.kind,

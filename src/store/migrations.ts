@@ -1175,10 +1175,14 @@ export const MIGRATIONS: readonly Migration[] = [
   // one wake loop per replica reads the rows due through the index on due_at, instead of a timer
   // and a store poll per workspace. Tenants that already have subscriptions get their rows when a
   // replica of this build starts (ScheduleWakes.adoptMissing: due at once, each planned once).
-  // Online-safe: a new table and its index; older replicas neither read nor write it.
+  // The same loop sweeps the open runs of every tenant (digest/stranded.ts): an index on (state,
+  // next_attempt_at) of each run table finds the few running, posting or due ones among every run kept.
+  // Online-safe: a new table and indexes; older replicas neither read nor write the table, and an
+  // index changes no statement of theirs.
   {
     rollout: 'online',
-    summary: "schedule_wakes: the next due time of each tenant's digests and alerts, indexed",
+    summary:
+      "schedule_wakes: the next due time of each tenant's digests and alerts, indexed; open runs indexed",
     sql: `
   CREATE TABLE schedule_wakes (
     tenant_id TEXT NOT NULL,
@@ -1187,6 +1191,8 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (tenant_id, kind)
   );
   CREATE INDEX schedule_wakes_due ON schedule_wakes (due_at);
+  CREATE INDEX digest_runs_open ON digest_runs (state, next_attempt_at);
+  CREATE INDEX alert_checks_open ON alert_checks (state, next_attempt_at);
   `,
   },
 ];

@@ -153,7 +153,9 @@ export interface TenantDirectory {
   digestSubscriptions(): Promise<DigestSubscription[]>;
   /** Live alert subscriptions of every tenant (each names its tenant), by tenant then id. */
   alertSubscriptions(): Promise<AlertSubscription[]>;
-  /** AlertStore.openChecks of every tenant (each names its tenant). */
+  /** DigestStore.openRuns of every tenant (each names its tenant), by id: the replica's stranded-runs sweep. */
+  openDigestRuns(): Promise<DigestRun[]>;
+  /** AlertStore.openChecks of every tenant (each names its tenant), by id. */
   openAlertChecks(): Promise<AlertCheck[]>;
 }
 

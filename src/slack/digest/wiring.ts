@@ -43,6 +43,8 @@ export interface DigestWiring {
   maxSleepMs?: number;
   /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences (digest/run-fence.ts). */
   skewBudgetMs?: number;
+  /** Who both schedulers are in run leases (default: a random id each). */
+  instanceId?: string;
   /**
    * The replica's one wake loop (schedule-wakes.ts): where each scheduler hands its next due
    * time, instead of a timer of its own. Absent: each scheduler keeps its own timer.
@@ -147,6 +149,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
     ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
+    ...(w.instanceId !== undefined ? { instanceId: w.instanceId } : {}),
     ...(w.driven ? { driven: w.driven.digest } : {}),
   });
   const alerts = createAlertScheduler({
@@ -169,6 +172,7 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
     ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
+    ...(w.instanceId !== undefined ? { instanceId: w.instanceId } : {}),
     ...(w.driven ? { driven: w.driven.alert } : {}),
   });
   return {
