@@ -381,6 +381,11 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(readBudgets ? { readBudgets } : {}),
   });
   const tenants = services;
+  metrics.gauge(
+    'platdesk_workspace_parts',
+    'Workspaces whose parts this process keeps (built on demand, evicted when idle)',
+    () => tenants.size(),
+  );
   // No workspace's parts are built at start (issue 39): a due run's are built by the wake loop,
   // a request's by its listener. Single-workspace mode's one tenant serves what no payload names.
   const single = mode === 'single' ? await tenants.forTenant(SINGLE_TENANT) : null;

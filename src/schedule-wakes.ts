@@ -31,7 +31,7 @@ import {
   sweepStranded,
 } from './digest/stranded.js';
 import type { DigestClock } from './digest/types.js';
-import { createWakeLoop, type WakeLoop } from './digest/wake-loop.js';
+import { createWakeLoop, type DrivenBy, type WakeLoop } from './digest/wake-loop.js';
 import type { Logger } from './logger.js';
 import type { AlertCheck, DigestRun, Lease, Store, WakeKind } from './store/store.js';
 
@@ -39,6 +39,14 @@ import type { AlertCheck, DigestRun, Lease, Store, WakeKind } from './store/stor
 export const WAKE_BATCH = 200;
 /** Tenants woken at once (each a few store round trips; the runs themselves go on afterwards). */
 export const WAKE_CONCURRENCY = 8;
+/**
+ * A due row a replica took for its wake-up is left to it this long (schedule-wakes.ts `take`): of
+ * several replicas looking at once, one wakes the tenant and builds its parts; if it dies first,
+ * another wakes it this much later. The plan after the wake-up replaces it long before.
+ */
+export const WAKE_TAKEN_MS = 30_000;
+/** How often subscriptions with no due time (an older build's) are adopted after the start. */
+export const ADOPT_EVERY_MS = 60 * 60_000;
 
 /** An open run of some workspace, as the replica's sweep reads it: which scheduler it belongs to. */
 export type OpenRun = (DigestRun & { schedule: 'digest' }) | (AlertCheck & { schedule: 'alert' });
@@ -61,7 +69,7 @@ export interface ScheduledTenants {
 
 export interface ScheduleDriver {
   /** Where a tenant's digest and alert schedulers hand their next due time (digest/wake-loop.ts driven). */
-  driven(tenant: string): Record<WakeKind, { schedule(at: number, seen: number | undefined): void }>;
+  driven(tenant: string): Record<WakeKind, DrivenBy>;
 }
 
 export interface ScheduleWaker extends ScheduleDriver {
@@ -128,6 +136,12 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
    * unknown (-Infinity: the first wake-up, at start, sweeps).
    */
   let strandedDue = Number.NEGATIVE_INFINITY;
+  /**
+   * Whether strandedDue is still what the store holds: false after a wake-up (runs were claimed,
+   * or appeared since) and when a run of this process settles; a plan for a due time written
+   * (most plans) then reads only the due times.
+   */
+  let strandedSeen = false;
 
   /** The open runs of every workspace (digest/stranded.ts), claimed here, run by their workspace's parts. */
   function strandedRuns(now: number): StrandedRuns<OpenRun> {
@@ -174,14 +188,43 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
     };
   }
 
+  /**
+   * Subscriptions an older build added without a row (a rolling update) are looked at too: at
+   * start, then every ADOPT_EVERY_MS (an older replica may add some after this one started).
+   */
+  let adoptedAt = Number.NEGATIVE_INFINITY;
+  function adopt(): void {
+    adoptedAt = o.clock.now();
+    const adopting = wakes
+      .adoptMissing()
+      .then((n) => {
+        if (n > 0) loop?.arm();
+      })
+      .catch((err: unknown) => o.logger.error({ err }, 'schedules without a due time not adopted'))
+      .finally(() => writes.delete(adopting));
+    writes.add(adopting);
+  }
+
   async function wakeDue(now: number): Promise<void> {
+    if (now - adoptedAt >= ADOPT_EVERY_MS) adopt();
     const due = await wakes.due(now, WAKE_BATCH);
     let i = 0;
     const worker = async () => {
       for (let row = due[i++]; row !== undefined; row = due[i++]) {
         const { tenant, kind, at } = row;
+        // Taken by another replica (or planned anew meanwhile): not woken here.
+        const taken = now + WAKE_TAKEN_MS;
         try {
-          await o.tenants.wake(tenant, kind, at);
+          if (!(await wakes.take(tenant, kind, at, taken))) continue;
+        } catch (err) {
+          o.logger.warn(
+            { err, tenant, kind },
+            'scheduled work of a workspace not taken: looked at again later',
+          );
+          continue;
+        }
+        try {
+          await o.tenants.wake(tenant, kind, taken);
         } catch (err) {
           // Not served now (no installation, the store failing): looked at again later, not in a
           // busy loop; a tenant served again plans itself on its next wake-up.
@@ -189,13 +232,14 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
           // which plans anew.
           const gone = (err as { code?: unknown }).code === 'tenant_unavailable';
           if (!gone) o.logger.warn({ err, tenant, kind }, 'scheduled work of a workspace not looked at');
-          write(tenant, kind, gone ? Number.POSITIVE_INFINITY : now + maxSleepMs, at);
+          write(tenant, kind, gone ? Number.POSITIVE_INFINITY : now + maxSleepMs, taken);
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, due.length) }, worker));
     // Runs whose holders stopped, of any workspace; only when the last plan saw one due by now
     // (one that appeared since: the next plan, right after this wake-up).
+    strandedSeen = false;
     if (strandedDue <= now) await sweepStranded(strandedRuns(now), now, () => o.lease, WAKE_CONCURRENCY);
     // The due times those wake-ups wrote, before the next look reads them.
     await Promise.allSettled([...writes]);
@@ -205,8 +249,16 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
     clock: o.clock,
     maxSleepMs,
     plan: async (now) => {
-      const [next, stranded] = await Promise.all([wakes.next(), nextStranded(strandedRuns(now))]);
-      strandedDue = stranded;
+      const looks = !strandedSeen;
+      strandedSeen = true;
+      const [next, stranded] = await Promise.all([
+        wakes.next(),
+        looks ? nextStranded(strandedRuns(now)) : strandedDue,
+      ]).catch((err: unknown) => {
+        if (looks) strandedSeen = false;
+        throw err;
+      });
+      if (looks) strandedDue = stranded;
       return Math.min(next ?? Number.POSITIVE_INFINITY, stranded);
     },
     wake: wakeDue,
@@ -215,21 +267,21 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
   const l = loop;
 
   return {
-    driven: (tenant) => ({
-      digest: { schedule: (at, seen) => write(tenant, 'digest', at, seen) },
-      alert: { schedule: (at, seen) => write(tenant, 'alert', at, seen) },
-    }),
+    driven: (tenant) => {
+      // A run that settled may have left a retry or a history check due: this loop's sweep
+      // plans again (its next look would see it too, up to maxSleepMs later).
+      const settled = () => {
+        strandedSeen = false;
+        if (l.running) l.arm();
+      };
+      return {
+        digest: { schedule: (at, seen) => write(tenant, 'digest', at, seen), settled },
+        alert: { schedule: (at, seen) => write(tenant, 'alert', at, seen), settled },
+      };
+    },
     start() {
       l.start();
-      // Subscriptions an older build added without a row are looked at too.
-      const adopt = wakes
-        .adoptMissing()
-        .then((n) => {
-          if (n > 0) l.arm();
-        })
-        .catch((err: unknown) => o.logger.error({ err }, 'schedules without a due time not adopted'))
-        .finally(() => writes.delete(adopt));
-      writes.add(adopt);
+      adopt();
     },
     stop: async () => {
       await l.stop();

@@ -21,7 +21,7 @@ import {
   strandedAction,
   sweepStranded,
 } from '../digest/stranded.js';
-import { createWakeLoop, realClock } from '../digest/wake-loop.js';
+import { createWakeLoop, type DrivenBy, realClock } from '../digest/wake-loop.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
@@ -57,7 +57,7 @@ export interface AlertSchedulerOptions extends AlertDeps {
    * it falls due (digest/wake-loop.ts WakeLoopOptions.driven). Stranded checks are then that
    * loop's to sweep, for every workspace (digest/stranded.ts), handed over through `takeOver`.
    */
-  driven?: { schedule(at: number, seen: number | undefined): void };
+  driven?: DrivenBy;
 }
 
 export type ApproveResult =

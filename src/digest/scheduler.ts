@@ -40,7 +40,7 @@ import {
   sweepStranded,
 } from './stranded.js';
 import type { DigestClock, DigestDeps } from './types.js';
-import { createWakeLoop, realClock } from './wake-loop.js';
+import { createWakeLoop, type DrivenBy, realClock } from './wake-loop.js';
 
 const MINUTE = 60_000;
 
@@ -75,7 +75,7 @@ export interface DigestSchedulerOptions extends DigestDeps {
    * it falls due (digest/wake-loop.ts WakeLoopOptions.driven). Stranded runs are then that loop's
    * to sweep, for every workspace (stranded.ts): it claims them and hands them to `takeOver`.
    */
-  driven?: { schedule(at: number, seen: number | undefined): void };
+  driven?: DrivenBy;
   /** Least time between two progress updates of "Run now". Default 1.5 s. */
   progressIntervalMs?: number;
 }

@@ -37,8 +37,18 @@ export interface WakeLoopOptions {
    * handed to `schedule` instead (the store keeps it; `seen` is the due time the wake-up before it
    * consumed, undefined for a plan that no wake-up preceded), and the loop outside calls `fire`.
    */
-  driven?: { schedule(at: number, seen: number | undefined): void };
+  driven?: {
+    schedule(at: number, seen: number | undefined): void;
+    /**
+     * A run of this loop settled: it may have left a deadline for the loop outside's
+     * stranded-runs sweep (a retry, a history check), so that loop looks again.
+     */
+    settled?(): void;
+  };
 }
+
+/** How a scheduler driven by a loop outside hands it its due times (WakeLoopOptions.driven). */
+export type DrivenBy = NonNullable<WakeLoopOptions['driven']>;
 
 export interface WakeLoop {
   readonly running: boolean;
@@ -180,10 +190,10 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
     start() {
       if (running) return;
       running = true;
-      // Driven: plans once (its due time to the store, so work an older build or another replica
-      // added is seen), and the loop outside wakes it when that falls due (a missed run too).
-      if (driven) plan(false);
-      else onTimer();
+      // Driven: its due time is in the store already (written by its last plan on any replica, by
+      // the store when a subscription is added or an installation saved, or adopted at the loop's
+      // start): the loop outside wakes it when that falls due, so building parts costs no query.
+      if (!driven) onTimer();
     },
     async stop() {
       running = false;
@@ -205,6 +215,7 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
       const abort = new AbortController();
       const promise = run(abort.signal).finally(() => {
         runs.delete(id);
+        driven?.settled?.();
         arm();
       });
       runs.set(id, { promise, abort });

@@ -11,7 +11,11 @@
  * pushed later (at worst a tenant is woken once for nothing, and the next plan puts it right).
  */
 import { sql } from 'kysely';
-import type { Db } from './schema.js';
+import type { Db, Executor } from './schema.js';
+import type { ScheduleWakes, WakeKind } from './store.js';
+
+/** A due time past any real one, for SQL; Infinity itself is not an INTEGER. */
+const NEVER = Number.MAX_SAFE_INTEGER;
 
 /**
  * A subscription added (in the store's transaction that adds it): its tenant is looked at now,
@@ -24,10 +28,15 @@ export async function wakeNow(trx: Db, tenant: string, kind: 'digest' | 'alert')
     ON CONFLICT (tenant_id, kind) DO UPDATE SET due_at = 0`.execute(trx);
 }
 
-import type { ScheduleWakes, WakeKind } from './store.js';
-
-/** A due time past any real one, for SQL; Infinity itself is not an INTEGER. */
-const NEVER = Number.MAX_SAFE_INTEGER;
+/**
+ * An installation saved (installed, or installed again): its schedules that were set aside while
+ * it could not be served (no installation: looked at never) are looked at now.
+ */
+export async function wakeUnserved(trx: Executor, tenant: string): Promise<void> {
+  await sql`UPDATE schedule_wakes SET due_at = 0 WHERE tenant_id = ${tenant} AND due_at >= ${NEVER}`.execute(
+    trx,
+  );
+}
 
 export function createScheduleWakes(db: Db): ScheduleWakes {
   return {
@@ -40,6 +49,12 @@ export function createScheduleWakes(db: Db): ScheduleWakes {
           WHEN schedule_wakes.due_at = ${was} THEN excluded.due_at
           WHEN excluded.due_at < schedule_wakes.due_at THEN excluded.due_at
           ELSE schedule_wakes.due_at END`.execute(db);
+    },
+    async take(tenant, kind, at, untilMs) {
+      const result = await sql`
+        UPDATE schedule_wakes SET due_at = ${Math.floor(untilMs)}
+        WHERE tenant_id = ${tenant} AND kind = ${kind} AND due_at = ${Math.floor(at)}`.execute(db);
+      return result.numAffectedRows === 1n;
     },
     async due(nowMs, limit) {
       const rows = await db

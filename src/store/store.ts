@@ -127,6 +127,12 @@ export interface ScheduleWakes {
   /** What is due by `nowMs`, earliest first, at most `limit` (served by an index on the due time). */
   due(nowMs: number, limit: number): Promise<{ tenant: string; kind: WakeKind; at: number }[]>;
   /**
+   * Takes a due row for this replica's wake-up: moves it to `untilMs` while it still holds `at`
+   * (false: another replica took it, or it was planned anew). A replica that dies meanwhile leaves
+   * it due again at `untilMs`; the plan after the wake-up replaces it (`set` with seen = untilMs).
+   */
+  take(tenant: string, kind: WakeKind, at: number, untilMs: number): Promise<boolean>;
+  /**
    * Adds a row, due now, for every tenant with live subscriptions or open runs of a kind and no
    * row (an older build added them during a rollout); returns how many.
    */

@@ -11,6 +11,7 @@ import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
 import { shopResolver } from '../../digest/subscriptions.js';
 import type { DigestClock, DigestPublisher, PriceOf } from '../../digest/types.js';
+import type { DrivenBy } from '../../digest/wake-loop.js';
 import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
 import type { Metrics } from '../../metrics.js';
@@ -49,7 +50,7 @@ export interface DigestWiring {
    * The replica's one wake loop (schedule-wakes.ts): where each scheduler hands its next due
    * time, instead of a timer of its own. Absent: each scheduler keeps its own timer.
    */
-  driven?: Record<'digest' | 'alert', { schedule(at: number, seen: number | undefined): void }>;
+  driven?: Record<'digest' | 'alert', DrivenBy>;
   /**
    * How digest and alert checks read the channel's history (scheduled-posts.ts): Slack's normal
    * tier by default; in distributed mode, unless the app is Marketplace-approved, its limited one.
