@@ -1177,6 +1177,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // replica of this build starts (ScheduleWakes.adoptMissing: due at once, each planned once).
   // The same loop sweeps the open runs of every tenant (digest/stranded.ts): an index on (state,
   // next_attempt_at) of each run table finds the few running, posting or due ones among every run kept.
+  // The hourly reconciliation looks at the tenants that spent lately (TenantDirectory.spenders),
+  // found through an index on the counters' period key, not at every tenant installed.
   // Online-safe: a new table and indexes; older replicas neither read nor write the table, and an
   // index changes no statement of theirs.
   {
@@ -1193,6 +1195,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX schedule_wakes_due ON schedule_wakes (due_at);
   CREATE INDEX digest_runs_open ON digest_runs (state, next_attempt_at);
   CREATE INDEX alert_checks_open ON alert_checks (state, next_attempt_at);
+  CREATE INDEX spend_counters_period_key ON spend_counters (period_key);
   `,
   },
 ];

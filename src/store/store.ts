@@ -159,6 +159,13 @@ export interface TenantDirectory {
   digestSubscriptions(): Promise<DigestSubscription[]>;
   /** Live alert subscriptions of every tenant (each names its tenant), by tenant then id. */
   alertSubscriptions(): Promise<AlertSubscription[]>;
+  /**
+   * The tenants that spent lately, whose caps' running totals the nightly reconciliation compares
+   * with the ledger (lookups/reconcile.ts): a counter of a period keyed at or after `periodKey`
+   * ('YYYY-MM' or 'YYYY-MM-DD': keys compare as text), a ledger row at or after `since`, or a
+   * live reservation. Sorted. A tenant that spent nothing has nothing to compare.
+   */
+  spenders(periodKey: string, since: Date): Promise<string[]>;
   /** DigestStore.openRuns of every tenant (each names its tenant), by id: the replica's stranded-runs sweep. */
   openDigestRuns(): Promise<DigestRun[]>;
   /** AlertStore.openChecks of every tenant (each names its tenant), by id. */

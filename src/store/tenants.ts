@@ -147,6 +147,14 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
       );
       return lists.flat();
     },
+    async spenders(periodKey, since) {
+      const rows = await sql<{ tenant_id: string }>`
+        SELECT tenant_id FROM spend_counters WHERE period_key >= ${periodKey}
+        UNION SELECT tenant_id FROM ledger WHERE at >= ${since.getTime()}
+        UNION SELECT tenant_id FROM budget_reservations
+        ORDER BY tenant_id`.execute(db);
+      return rows.rows.map((r) => r.tenant_id);
+    },
     async openDigestRuns() {
       const rows: Selectable<DigestRunsTable>[] = await db
         .selectFrom('digest_runs')
