@@ -61,7 +61,8 @@ export interface WakeLoop {
   nextWakeAt(): number | null;
   /**
    * Driven mode: wakes now (claims what is due) and plans, as the timer would; `seen` is the due
-   * time the loop outside found. Resolves when the plan after it is handed on.
+   * time the loop outside found. Resolves once the wake-up has claimed and started what was due;
+   * the plan after it follows (busy() until it is handed on).
    */
   fire(seen?: number): Promise<void>;
   /** Whether a plan, a wake-up or a run is under way. */
@@ -156,7 +157,8 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
     });
   }
 
-  function onTimer(seen?: number): void {
+  /** `woke`: called once the wake-up has claimed and started what was due (before its plan). */
+  function onTimer(seen?: number, woke?: () => void): void {
     timer = null;
     wakeAt = null;
     chain(async () => {
@@ -168,6 +170,8 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
         await options.wake(now);
       } catch (error) {
         options.onError(error);
+      } finally {
+        woke?.();
       }
       plan(true);
     });
@@ -206,8 +210,8 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
     arm,
     async fire(seen) {
       if (!running) return;
-      onTimer(seen);
-      await settled();
+      // The plan after it goes on (busy() counts it): the loop outside wakes its next tenant.
+      await new Promise<void>((woke) => onTimer(seen, woke));
     },
     busy: () => queued > 0 || runs.size > 0,
     nextWakeAt: () => wakeAt,

@@ -7,7 +7,8 @@
  * the engines is the connection (engine.ts) and the DDL type names (migrations.ts).
  *
  * Every guarantee that must hold across processes is a single conditional statement or one
- * transaction opened by a lock-row UPDATE (schema.ts takeLock): the single-use claim of a
+ * transaction opened by a lock-row UPDATE (schema.ts takeLock, or a subscription's own row:
+ * lockSubscription): the single-use claim of a
  * confirmation is `UPDATE ... WHERE state = 'pending'`, so of any number of claims on any
  * number of connections exactly one changes a row; a budget reservation is one conditional
  * upsert per running-total counter (`spent + reserved + p <= cap`) in a fixed order, all in one
@@ -817,13 +818,13 @@ export interface DigestStore {
   pruneRuns(olderThan: Date): Promise<number>;
 
   /**
-   * Claims the scheduled run of (subscription, local date) in one transaction under the digests lock: creates
+   * Claims the scheduled run of (subscription, local date) in one transaction under the digest's lock: creates
    * it, takes over a 'running' one whose lease has expired, or takes a 'failed' one whose retry
    * is due. Of any number of instances claiming at once, exactly one gets `claimed: true`.
    */
   claimScheduled(input: NewDigestRun, lease: Lease): Promise<RunClaim>;
   /**
-   * A "Run now" run, held by the caller, created under the digests lock; null while another "Run
+   * A "Run now" run, held by the caller, created under the digest's lock; null while another "Run
    * now" of the subscription is open (running, posting, or its post unknown: two at once buy
    * the pages once) and, with `newestRunId`, unless that run is still the subscription's newest
    * (a "Run again" is single-use across processes).
@@ -884,7 +885,7 @@ export interface DigestStore {
    */
   openRuns(): Promise<DigestRun[]>;
   /**
-   * Claims an existing run by id, of any kind and day, under the digests lock (as claimScheduled
+   * Claims an existing run by id, of any kind and day, under the digest's lock (as claimScheduled
    * claims an existing one): a takeover of an expired lease, a due retry, a due history check.
    */
   claimRun(runId: number, lease: Lease): Promise<RunClaim>;
