@@ -45,6 +45,8 @@ const tenantsBuilt = (harness: PlatdeskHarness) => harness.platdesk.tenants.buil
 describe.each(ENGINES)('workspace parts on demand (%s store)', (engine) => {
   it('start builds no workspace’s parts, a scheduled one’s included; a request builds its own', async () => {
     h = await start(engine);
+    // The wake loop's first look (at start) is over: its next is a minute on, after this test.
+    await h.platdesk.schedulersIdle();
     // A digest of A's in the store before the request: its due time is a row, not parts.
     await h.platdesk.store.forTenant(A).digests.add({
       ownerId: SANDBOX_FIXTURES.owners.small,
