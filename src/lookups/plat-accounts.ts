@@ -327,6 +327,10 @@ export function storedPlatAccounts(
   });
   return {
     async accountFor(tenant) {
+      // Both read at once where the default may serve: a workspace without an account of its own
+      // (most) waits for one round trip, not two (issue 39: a cold workspace's first request).
+      const serves = fallback ? servesByDefault(tenant) : Promise.resolve(false);
+      serves.catch(() => undefined);
       const own = await store.get(tenant);
       if (own)
         return {
@@ -337,7 +341,7 @@ export function storedPlatAccounts(
         };
       // Its own account goes with an uninstall; the default must not outlive it either, and
       // serves only whom it is for.
-      return fallback && (await servesByDefault(tenant)) ? fallback : null;
+      return fallback && (await serves) ? fallback : null;
     },
     servesByDefault,
   };
