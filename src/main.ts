@@ -13,6 +13,7 @@ import { wordsFor } from './blocks/i18n/words.js';
 import { toolDescription } from './blocks/tools.js';
 import { type Clock, realClock } from './clock.js';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.js';
+import { RUN_LEASE_DEFAULTS } from './digest/run-fence.js';
 import type { DigestClock } from './digest/types.js';
 import { createHttpFront, startFront } from './http-server.js';
 import { currentInstance, type Instance } from './instance.js';
@@ -36,6 +37,7 @@ import {
   platAccountsFor,
 } from './plat-wiring.js';
 import type { Sandbox } from './sandbox/index.js';
+import { createScheduleWaker } from './schedule-wakes.js';
 import { shutdownOnce } from './shutdown.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { installedSlackClients, singleSlackClient } from './slack/clients.js';
@@ -55,7 +57,7 @@ import { MIGRATIONS } from './store/migrations.js';
 import type { SoleLock } from './store/sole-lock.js';
 import type { Store } from './store/store.js';
 import { SINGLE_TENANT } from './store/tenants.js';
-import { createTenantServices, scheduledTenants, type TenantServices } from './tenant-services.js';
+import { createTenantServices, type PartsBounds, type TenantServices } from './tenant-services.js';
 
 export interface Platdesk {
   app: App;
@@ -91,6 +93,8 @@ export interface StartOptions {
   schedulerMaxSleepMs?: number;
   /** How long stop() waits for confirmed lookups to finish (default DRAIN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
+  /** Bounds of the workspaces' parts kept (tenant-services.ts PARTS_DEFAULTS). */
+  tenantParts?: Partial<PartsBounds>;
   /** How often old rows are pruned (default HOUSEKEEPING_EVERY_MS, hourly). */
   housekeepingEveryMs?: number;
   /** Tests: how often a waiting MCP tool call sends progress (default 5 s). */
@@ -288,7 +292,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   const installations = options.installations ?? installs?.installation;
   const app = installations
     ? new App({
-        authorize: authorizeFrom(installations),
+        // A workspace's parts are built while its installation is read (each a store read), so a
+        // cold workspace's first request is acked a round trip sooner (issue 39: ack p99 spread
+        // over many workspaces against one).
+        authorize: authorizeFrom(async (tenant) => {
+          void services?.forTenant(tenant).catch(() => undefined);
+          return installations(tenant);
+        }),
         receiver: front.receiver,
         logger: boltLogger(logger),
         clientOptions,
@@ -335,7 +345,28 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
         logger,
       })
     : null;
+  // One wake loop for the digests and alerts of every workspace (schedule-wakes.ts): each
+  // tenant's schedulers hand it their due times; it builds a tenant's parts when one falls due, and
+  // sweeps the runs whose holders stopped, of every workspace, under this process's run owner.
+  const runLease = { owner: instance.id, ms: RUN_LEASE_DEFAULTS.leaseMs };
+  const wakes = createScheduleWaker({
+    store,
+    clock: options.schedulerClock ?? { ...realClock, now: () => clock.now() },
+    ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
+    lease: runLease,
+    // Reached once started (below), when `tenants` is set.
+    tenants: {
+      wake: (tenant, kind, seen) => tenants.wake(tenant, kind, seen),
+      takeOver: (run, how) => tenants.takeOver(run, how),
+      inFlight: (run) => tenants.inFlight(run),
+    },
+    logger: logger.child({ component: 'schedule-wakes' }),
+  });
   services = createTenantServices({
+    wakes,
+    runOwner: runLease.owner,
+    ...(mode === 'single' ? { pinned: [SINGLE_TENANT] } : {}),
+    ...(options.tenantParts ? { bounds: options.tenantParts } : {}),
     ...(tenantInstalls ? { installs: tenantInstalls } : {}),
     store,
     platClients,
@@ -364,11 +395,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     ...(readBudgets ? { readBudgets } : {}),
   });
   const tenants = services;
-  // The tenants whose schedules must run after a restart (single-workspace mode: its one tenant).
-  for (const t of mode === 'single' ? [SINGLE_TENANT] : await scheduledTenants(store))
-    await tenants
-      .forTenant(t)
-      .catch((err: unknown) => logger.warn({ err, tenant: t }, 'tenant not available'));
+  metrics.gauge(
+    'platdesk_workspace_parts',
+    'Workspaces whose parts this process keeps (built on demand, evicted when idle)',
+    () => tenants.size(),
+  );
+  // No workspace's parts are built at start (issue 39): a due run's are built by the wake loop,
+  // a request's by its listener. Single-workspace mode's one tenant serves what no payload names.
   const single = mode === 'single' ? await tenants.forTenant(SINGLE_TENANT) : null;
   registerListeners(app, {
     mode,
@@ -471,6 +504,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
   housekeeping.start();
   // After the app is up: a digest missed while platdesk was down is caught up now (same local day).
   tenants.start();
+  wakes.start();
 
   return {
     app,
@@ -482,9 +516,13 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
     tenants,
     limiter,
     async schedulersIdle() {
-      await Promise.all(
-        tenants.built().flatMap(({ deps }) => [deps.digests?.scheduler.idle(), deps.digests?.alerts?.idle()]),
-      );
+      // A wake-up builds parts and starts runs; a run's end plans and writes a due time.
+      const schedulers = () =>
+        tenants.built().flatMap(({ deps }) => [deps.digests?.scheduler, deps.digests?.alerts]);
+      do {
+        await wakes.idle();
+        await Promise.all(schedulers().map((s) => s?.idle()));
+      } while (wakes.busy() || schedulers().some((s) => s?.busy()));
     },
     stop: shutdownOnce({
       logger,
@@ -492,6 +530,7 @@ export async function startPlatdesk(config: Config, options: StartOptions = {}):
       healthServer: front.healthServer ?? null,
       internalServer: front.internal,
       tenants,
+      wakes,
       ...(options.drainTimeoutMs !== undefined ? { drainTimeoutMs: options.drainTimeoutMs } : {}),
       claims,
       housekeeping,

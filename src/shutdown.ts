@@ -32,6 +32,8 @@ export interface ShutdownParts {
   /** The internal server of /metrics and /healthz's details (METRICS_PORT), closed last. */
   internalServer?: Server | null;
   tenants: TenantServices;
+  /** The one wake loop of the schedules (schedule-wakes.ts). */
+  wakes: { stop(): Promise<void> };
   drainTimeoutMs?: number;
   claims: Stops;
   housekeeping: Stops;
@@ -65,6 +67,9 @@ async function shutdown(p: ShutdownParts): Promise<void> {
   const healthClosed = p.healthServer?.listening ? once(p.healthServer, 'close') : Promise.resolve();
   await p.app.stop();
   await healthClosed;
+  // No workspace is woken from now on, and no parts are evicted meanwhile.
+  await p.wakes.stop();
+  tenants.stop();
   const built = tenants.built();
   // A digest in flight gives its run up (released lease) so the next start takes it over.
   for (const { deps } of built) {

@@ -2,7 +2,7 @@
  * The layers of DESIGN.md hold in the sources: each layer imports only the ones below it
  * (mcp → slack → charts → blocks → agent → lookups → alerts → digest → plat → store → sandbox), the small shared
  * modules at the top of src/ (clock, config, logger, …) import no layer above them, and the
- * composition modules (main.ts and what it wires: http-server, tenant-services, plat-wiring,
+ * composition modules (main.ts and what it wires: http-server, tenant-services, schedule-wakes, plat-wiring,
  * shutdown, start) are imported by no layer. Type-only imports count too: a type is a dependency.
  * One module is both: config.ts, the one reader of the environment, checks settings against the
  * layers' own tables (operations, locales, key formats) and is read by them (its types).
@@ -28,7 +28,15 @@ const LAYERS = [
   'sandbox',
 ];
 /** Modules at the top of src/ that only the top level may import. */
-const COMPOSITION = ['main', 'start', 'http-server', 'tenant-services', 'plat-wiring', 'shutdown'];
+const COMPOSITION = [
+  'main',
+  'start',
+  'http-server',
+  'tenant-services',
+  'schedule-wakes',
+  'plat-wiring',
+  'shutdown',
+];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

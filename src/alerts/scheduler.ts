@@ -12,8 +12,16 @@ import { randomUUID } from 'node:crypto';
 import { POST_SETTLE_MS, PostRefusedError } from '../digest/posted-once.js';
 import { RUN_LEASE_DEFAULTS } from '../digest/run-fence.js';
 import { isLeaseLost, RunStrandedError } from '../digest/runner.js';
-import { endOrphan, nextStranded, type StrandedRuns, sweepStranded } from '../digest/stranded.js';
-import { createWakeLoop, realClock } from '../digest/wake-loop.js';
+import {
+  claimStrandedCheck,
+  endOrphan,
+  nextStranded,
+  type StrandedClaim,
+  type StrandedRuns,
+  strandedAction,
+  sweepStranded,
+} from '../digest/stranded.js';
+import { createWakeLoop, type DrivenBy, realClock } from '../digest/wake-loop.js';
 import { isPlatError } from '../plat/errors.js';
 import type { AlertCheck, AlertSubscription, RunHolder } from '../store/store.js';
 import { claimable, type Lease } from '../store/store.js';
@@ -43,6 +51,13 @@ export interface AlertSchedulerOptions extends AlertDeps {
   skewBudgetMs?: number;
   retryDelaysMs?: readonly number[];
   maxSleepMs?: number;
+  /**
+   * One wake loop for every workspace (schedule-wakes.ts): no timer of this scheduler's own;
+   * each plan's instant goes to `schedule` (the store's next-due row), and `wake` is called when
+   * it falls due (digest/wake-loop.ts WakeLoopOptions.driven). Stranded checks are then that
+   * loop's to sweep, for every workspace (digest/stranded.ts), handed over through `takeOver`.
+   */
+  driven?: DrivenBy;
 }
 
 export type ApproveResult =
@@ -64,6 +79,17 @@ export interface AlertScheduler {
   /** Resolves when no plan or wake-up is under way (the next timer is set; checks may run on). */
   settled(): Promise<void>;
   nextWakeAt(): number | null;
+  /** Driven mode: claims what is due now and plans; `seen` is the due time the loop outside found. */
+  wake(seen?: number): Promise<void>;
+  /**
+   * Driven mode: starts a stranded check of this workspace that the replica's sweep claimed under
+   * this scheduler's `instanceId` (digest/stranded.ts). Stopped: its lease is given up instead.
+   */
+  takeOver(check: AlertCheck, how: StrandedClaim): Promise<void>;
+  /** Whether this scheduler runs that check now. */
+  inFlight(checkId: number): boolean;
+  /** Whether a plan, a wake-up or a run is under way (its workspace's parts are then kept). */
+  busy(): boolean;
 }
 
 export function createAlertScheduler(options: AlertSchedulerOptions): AlertScheduler {
@@ -97,6 +123,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     maxSleepMs,
     plan: (now) => plan(now),
     wake: (now) => claimDue(now),
+    ...(options.driven ? { driven: options.driven } : {}),
     onError: (error) => logger?.error({ err: error }, 'alert scheduler could not read the store'),
   });
 
@@ -112,44 +139,38 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     return !loop.inFlight(check.id) && claimable(check, now);
   }
 
+  /** The stranded-runs sweep's own (not driven): only when no loop outside sweeps every workspace. */
+  const sweepsItself = !options.driven;
+
   /**
-   * The checks the stranded-runs sweep (digest/stranded.ts) looks at: every open check, of any
-   * slot and day, its subscription live or removed. A check is current until its subscription's
-   * next slot (a retry is planned only before it; the next check reads everything anew).
+   * The checks this scheduler's own stranded-runs sweep (digest/stranded.ts) looks at: every open
+   * check of its workspace, of any slot and day, its subscription live or removed.
    */
   function strandedChecks(subs: ReadonlyMap<number, AlertSubscription>): StrandedRuns<AlertCheck> {
     return {
       open: () => alerts.openChecks(),
-      inFlight: (id) => loop.inFlight(id),
-      async claim(check, lease) {
-        const claimed = await alerts.claimCheck(
-          { subscriptionId: check.subscriptionId, slotAt: check.slotAt, localDate: check.localDate },
-          lease,
-        );
-        if (!claimed.claimed || claimed.how === 'new') return null;
-        logger?.info(
-          { checkId: check.id, subscriptionId: check.subscriptionId, how: claimed.how },
-          'alert check claimed',
-        );
-        return { run: claimed.check, how: claimed.how };
-      },
-      current(check, now) {
-        const sub = subs.get(check.subscriptionId);
-        return sub !== undefined && now < nextSlotAfter(sub, check.slotAt.getTime());
-      },
-      start(check, action) {
-        const sub = subs.get(check.subscriptionId);
-        if (!sub) {
-          void loop.track(check.id, () =>
-            endOrphan(ctx, check, alerts, `alert:${check.id}`).catch((err: unknown) =>
-              logger?.error({ err, checkId: check.id }, 'alert check of a removed subscription not ended'),
-            ),
-          );
-          return;
-        }
-        void run(sub, check, false, action === 'end');
-      },
+      inFlight: (check) => loop.inFlight(check.id),
+      claim: (check, lease) => claimStrandedCheck(alerts, check, lease, logger),
+      start: (check, how) => startStranded(subs.get(check.subscriptionId), check, how),
     };
+  }
+
+  /**
+   * Starts a claimed stranded check. A check is current until its subscription's next slot (a
+   * retry is planned only before it; the next check reads everything anew): then it is resumed,
+   * else ended; a check of a removed alert is ended.
+   */
+  function startStranded(sub: AlertSubscription | undefined, check: AlertCheck, how: StrandedClaim): void {
+    if (!sub) {
+      void loop.track(check.id, () =>
+        endOrphan(ctx, check, alerts, `alert:${check.id}`).catch((err: unknown) =>
+          logger?.error({ err, checkId: check.id }, 'alert check of a removed subscription not ended'),
+        ),
+      );
+      return;
+    }
+    const current = clock.now() < nextSlotAfter(sub, check.slotAt.getTime());
+    void run(sub, check, false, strandedAction(how, current) === 'end');
   }
 
   async function plan(now: number): Promise<number> {
@@ -164,7 +185,9 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     }
     // A retry, a history check of a post left unknown, or a holder's lease running out, of any
     // check (a removed alert's too: it is ended, its sent calls settled).
-    strandedDue = await nextStranded(strandedChecks(new Map(subs.map((s) => [s.id, s]))));
+    strandedDue = sweepsItself
+      ? await nextStranded(strandedChecks(new Map(subs.map((s) => [s.id, s]))))
+      : Number.POSITIVE_INFINITY;
     return Math.min(next, strandedDue);
   }
 
@@ -193,7 +216,7 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     }
     // Retries, history checks and takeovers of checks of earlier slots, and of removed alerts;
     // only when the last plan saw one due by now (one that appeared since: the next plan).
-    if (strandedDue <= now) await sweepStranded(strandedChecks(subs), now, lease);
+    if (sweepsItself && strandedDue <= now) await sweepStranded(strandedChecks(subs), now, lease);
   }
 
   /** Runs a held check in the background; `end`: a stranded check whose slot has passed (settled, ended). */
@@ -326,5 +349,16 @@ export function createAlertScheduler(options: AlertSchedulerOptions): AlertSched
     idle: () => loop.idle(),
     settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
+    wake: (seen) => loop.fire(seen),
+    async takeOver(check, how) {
+      const sub = await alerts.get(check.subscriptionId);
+      if (!loop.running) {
+        await alerts.release(check.id, { owner: instanceId, epoch: check.epoch }, new Date(clock.now()));
+        return;
+      }
+      startStranded(sub ?? undefined, check, how);
+    },
+    inFlight: (checkId) => loop.inFlight(checkId),
+    busy: () => loop.busy(),
   };
 }

@@ -30,9 +30,17 @@ import {
   type RunResult,
   RunStrandedError,
 } from './runner.js';
-import { endOrphan, nextStranded, type StrandedRuns, sweepStranded } from './stranded.js';
+import {
+  claimStrandedRun,
+  endOrphan,
+  nextStranded,
+  type StrandedClaim,
+  type StrandedRuns,
+  strandedAction,
+  sweepStranded,
+} from './stranded.js';
 import type { DigestClock, DigestDeps } from './types.js';
-import { createWakeLoop, realClock } from './wake-loop.js';
+import { createWakeLoop, type DrivenBy, realClock } from './wake-loop.js';
 
 const MINUTE = 60_000;
 
@@ -61,6 +69,13 @@ export interface DigestSchedulerOptions extends DigestDeps {
   retryDelaysMs?: readonly number[];
   /** Longest sleep between two looks at the store. Default 60 s. */
   maxSleepMs?: number;
+  /**
+   * One wake loop for every workspace (schedule-wakes.ts): no timer of this scheduler's own;
+   * each plan's instant goes to `schedule` (the store's next-due row), and `wake` is called when
+   * it falls due (digest/wake-loop.ts WakeLoopOptions.driven). Stranded runs are then that loop's
+   * to sweep, for every workspace (stranded.ts): it claims them and hands them to `takeOver`.
+   */
+  driven?: DrivenBy;
   /** Least time between two progress updates of "Run now". Default 1.5 s. */
   progressIntervalMs?: number;
 }
@@ -111,6 +126,18 @@ export interface DigestScheduler {
   settled(): Promise<void>;
   /** When the timer fires next (ms), or null when stopped. */
   nextWakeAt(): number | null;
+  /** Driven mode: claims what is due now and plans; `seen` is the due time the loop outside found. */
+  wake(seen?: number): Promise<void>;
+  /**
+   * Driven mode: starts a stranded run of this workspace that the replica's sweep claimed under
+   * this scheduler's `instanceId` (stranded.ts): resumed, verified or ended. Stopped: its lease is
+   * given up instead.
+   */
+  takeOver(run: DigestRun, how: StrandedClaim): Promise<void>;
+  /** Whether this scheduler runs that run now. */
+  inFlight(runId: number): boolean;
+  /** Whether a plan, a wake-up or a run is under way (its workspace's parts are then kept). */
+  busy(): boolean;
 }
 
 /** The instant a subscription's (first) digest of `date` is due (DST handled in zonedInstant). */
@@ -202,6 +229,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     maxSleepMs,
     plan: (now) => plan(now),
     wake: (now) => claimDue(now),
+    ...(options.driven ? { driven: options.driven } : {}),
     onError: (error) => logger?.error({ err: error }, 'digest scheduler could not read the store'),
   });
   const arm = () => loop.arm();
@@ -212,40 +240,38 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
    */
   let strandedDue = Number.NEGATIVE_INFINITY;
 
+  /** The stranded-runs sweep's own (not driven): only when no loop outside sweeps every workspace. */
+  const sweepsItself = !options.driven;
+
   /**
-   * The runs the stranded-runs sweep (stranded.ts) looks at: every open run, of any kind ("Run
-   * now" too) and any local date. A run is still current within its local day (a scheduled run is
-   * retried only within its day, and "Run now" likewise): then it is resumed, else ended.
+   * The runs this scheduler's own stranded-runs sweep (stranded.ts) looks at: every open run of
+   * its workspace, of any kind ("Run now" too) and any local date.
    */
   function strandedRuns(subs: ReadonlyMap<number, DigestSubscription>): StrandedRuns<DigestRun> {
     return {
       open: () => digests.openRuns(),
-      inFlight: (id) => loop.inFlight(id),
-      async claim(run, lease) {
-        const claim = await digests.claimRun(run.id, lease);
-        if (!claim.claimed || claim.how === 'new') return null;
-        logger?.info({ runId: run.id, kind: run.kind, how: claim.how }, 'digest run claimed');
-        return { run: claim.run, how: claim.how };
-      },
-      current(run, now) {
-        const sub = subs.get(run.subscriptionId);
-        return (
-          sub !== undefined && now < startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone)
-        );
-      },
-      start(run, action) {
-        const sub = subs.get(run.subscriptionId);
-        if (!sub) {
-          void loop.track(run.id, () =>
-            endOrphan(ctx, run, digests, `digest:${run.id}`).catch((err: unknown) =>
-              logger?.error({ err, runId: run.id }, 'digest run of a removed subscription not ended'),
-            ),
-          );
-          return;
-        }
-        void start(sub, run, false, action === 'end');
-      },
+      inFlight: (run) => loop.inFlight(run.id),
+      claim: (run, lease) => claimStrandedRun(digests, run, lease, logger),
+      start: (run, how) => startStranded(subs.get(run.subscriptionId), run, how),
     };
+  }
+
+  /**
+   * Starts a claimed stranded run. A run is still current within its local day (a scheduled run
+   * is retried only within its day, and "Run now" likewise): then it is resumed, else ended; a
+   * run of a removed subscription is ended.
+   */
+  function startStranded(sub: DigestSubscription | undefined, run: DigestRun, how: StrandedClaim): void {
+    if (!sub) {
+      void loop.track(run.id, () =>
+        endOrphan(ctx, run, digests, `digest:${run.id}`).catch((err: unknown) =>
+          logger?.error({ err, runId: run.id }, 'digest run of a removed subscription not ended'),
+        ),
+      );
+      return;
+    }
+    const current = clock.now() < startOfLocalDay(addDays(run.localDate.slice(0, 10), 1), sub.timeZone);
+    void start(sub, run, false, strandedAction(how, current) === 'end');
   }
 
   /**
@@ -256,7 +282,9 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
   async function plan(now: number): Promise<number> {
     let next = Number.POSITIVE_INFINITY;
     const subs = await digests.list();
-    strandedDue = await nextStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))));
+    strandedDue = sweepsItself
+      ? await nextStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))))
+      : Number.POSITIVE_INFINITY;
     for (const sub of subs) {
       next = Math.min(next, nextSlotAfter(sub, now + 1).at);
       for (const slot of slotsOn(sub, localDateOf(now, sub.timeZone))) {
@@ -285,7 +313,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
       }
     // Only when the last plan saw an open run due by now (an open run that appeared since is seen
     // by the next plan, within maxSleepMs): most wake-ups are for a slot, and skip the query.
-    if (strandedDue <= now)
+    if (sweepsItself && strandedDue <= now)
       await sweepStranded(strandedRuns(new Map(subs.map((s) => [s.id, s]))), now, lease);
   }
 
@@ -538,5 +566,16 @@ export function createDigestScheduler(options: DigestSchedulerOptions): DigestSc
     idle: () => loop.idle(),
     settled: () => loop.settled(),
     nextWakeAt: () => loop.nextWakeAt(),
+    wake: (seen) => loop.fire(seen),
+    async takeOver(run, how) {
+      const sub = await digests.get(run.subscriptionId);
+      if (!loop.running) {
+        await digests.release(run.id, { owner: instanceId, epoch: run.epoch }, new Date(clock.now()));
+        return;
+      }
+      startStranded(sub ?? undefined, run, how);
+    },
+    inFlight: (runId) => loop.inFlight(runId),
+    busy: () => loop.busy(),
   };
 }

@@ -12,11 +12,19 @@
  * The claim is the store's, with the same fenced leases as every run (store/runs.ts): of any
  * number of replicas sweeping at once, one takes each run.
  *
- * Both schedulers (scheduler.ts, alerts/scheduler.ts) sweep on their wake loop: every open run's
- * next deadline (a lease running out, a retry or a check falling due) is a timer, so a stranded
- * run is claimed within a lease of its holder's death, on any replica of its tenant.
+ * Who sweeps: the replica's one wake loop (src/schedule-wakes.ts, issue 39) reads the open runs
+ * of every workspace from the store, claims those due and hands each to its workspace's scheduler
+ * (`takeOver`), building that workspace's parts only then; so a run is claimed within a lease of
+ * its holder's death on any live replica, whether or not the workspace's parts are built there.
+ * A scheduler with a timer of its own (not driven by that loop: the unit tests') sweeps its own
+ * workspace's runs on its wake loop with the same functions.
  */
+import type { Logger } from 'pino';
 import type {
+  AlertCheck,
+  AlertStore,
+  DigestRun,
+  DigestStore,
   ExistingRunClaim,
   HeldLease,
   Lease,
@@ -39,17 +47,26 @@ export type StrandedAction =
   /** Settle what it sent, and end it failed (its day or slot has passed, or its subscription is gone). */
   | 'end';
 
+/** How a stranded run was claimed (store.ts ExistingRunClaim). */
+export type StrandedClaim = Exclude<ExistingRunClaim, null>;
+
+/** What a claimed stranded run's owner does: its post is verified, else it resumes while current. */
+export function strandedAction(how: StrandedClaim, current: boolean): StrandedAction {
+  return how === 'verify' ? 'verify' : current ? 'resume' : 'end';
+}
+
 export interface StrandedRuns<R extends LeasedRun> {
   /** Runs that wait for a claim: running or posting (live or not), failed or unknown with a due time. */
   open(): Promise<R[]>;
   /** Whether this process runs it now (no claim then). */
-  inFlight(id: number): boolean;
+  inFlight(run: R): boolean;
   /** The store's claim of an existing run (a takeover, a retry, a history check), or null. */
-  claim(run: R, lease: Lease): Promise<{ run: R; how: Exclude<ExistingRunClaim, null> } | null>;
-  /** Whether a run's work is still wanted now: its day (digests) or slot (alert checks) is current. */
-  current(run: R, now: number): boolean;
-  /** Starts the claimed run (in the background) as `action` says. */
-  start(run: R, action: StrandedAction): void;
+  claim(run: R, lease: Lease): Promise<{ run: R; how: StrandedClaim } | null>;
+  /**
+   * Starts the claimed run in the background: resumed while its day (digests) or slot (alert
+   * checks) is current, verified, or ended (strandedAction).
+   */
+  start(run: R, how: StrandedClaim): void | Promise<void>;
 }
 
 /** When an open run next needs a claim (a lease runs out, a retry or check falls due), or null. */
@@ -67,10 +84,12 @@ export function strandedDeadline(run: LeasedRun): number | null {
 }
 
 /** The earliest deadline of the open runs this process does not run itself. */
-export async function nextStranded<R extends LeasedRun>(runs: StrandedRuns<R>): Promise<number> {
+export async function nextStranded<R extends LeasedRun>(
+  runs: Pick<StrandedRuns<R>, 'open' | 'inFlight'>,
+): Promise<number> {
   let next = Number.POSITIVE_INFINITY;
   for (const run of await runs.open()) {
-    if (runs.inFlight(run.id)) continue;
+    if (runs.inFlight(run)) continue;
     const at = strandedDeadline(run);
     if (at !== null) next = Math.min(next, at);
   }
@@ -78,23 +97,58 @@ export async function nextStranded<R extends LeasedRun>(runs: StrandedRuns<R>): 
 }
 
 /**
- * Claims every open run that is due now and starts it. A posting run whose lease ran out is made
- * 'unknown' by the claim (its check comes later, store/runs.ts); a verify claim reads the history;
- * a takeover or retry resumes a current run and ends one whose time has passed.
+ * Claims every open run that is due now and starts it, `concurrency` at a time. A posting run
+ * whose lease ran out is made 'unknown' by the claim (its check comes later, store/runs.ts); a
+ * verify claim reads the history; a takeover or retry resumes a current run and ends one whose
+ * time has passed.
  */
 export async function sweepStranded<R extends LeasedRun>(
   runs: StrandedRuns<R>,
   now: number,
   lease: () => Lease,
+  concurrency = 1,
 ): Promise<void> {
-  for (const run of await runs.open()) {
-    if (runs.inFlight(run.id) || !claimable(run, now)) continue;
-    const claimed = await runs.claim(run, lease());
-    if (!claimed) continue;
-    const action: StrandedAction =
-      claimed.how === 'verify' ? 'verify' : runs.current(claimed.run, now) ? 'resume' : 'end';
-    runs.start(claimed.run, action);
-  }
+  const due = (await runs.open()).filter((run) => !runs.inFlight(run) && claimable(run, now));
+  let next = 0;
+  const worker = async () => {
+    for (let run = due[next++]; run !== undefined; run = due[next++]) {
+      const claimed = await runs.claim(run, lease());
+      if (claimed) await runs.start(claimed.run, claimed.how);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), due.length) }, worker));
+}
+
+/** The store's claim of an open digest run by id (a takeover, a due retry or history check), or null. */
+export async function claimStrandedRun(
+  digests: Pick<DigestStore, 'claimRun'>,
+  run: DigestRun,
+  lease: Lease,
+  logger?: Pick<Logger, 'info'>,
+): Promise<{ run: DigestRun; how: StrandedClaim } | null> {
+  const claim = await digests.claimRun(run.id, lease);
+  if (!claim.claimed || claim.how === 'new') return null;
+  logger?.info({ runId: run.id, kind: run.kind, how: claim.how }, 'digest run claimed');
+  return { run: claim.run, how: claim.how };
+}
+
+/** The store's claim of an open ship-by alert check (a takeover, a due retry or history check), or null. */
+export async function claimStrandedCheck(
+  alerts: Pick<AlertStore, 'claimCheck'>,
+  check: AlertCheck,
+  lease: Lease,
+  logger?: Pick<Logger, 'info'>,
+): Promise<{ run: AlertCheck; how: StrandedClaim } | null> {
+  const claimed = await alerts.claimCheck(
+    { subscriptionId: check.subscriptionId, slotAt: check.slotAt, localDate: check.localDate },
+    lease,
+  );
+  if (!claimed.claimed || claimed.how === 'new') return null;
+  logger?.info(
+    { checkId: check.id, subscriptionId: check.subscriptionId, how: claimed.how },
+    'alert check claimed',
+  );
+  return { run: claimed.check, how: claimed.how };
 }
 
 /** The run table of a leased run, as ending an orphan needs it (store.ts DigestStore, AlertStore). */

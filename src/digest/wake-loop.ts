@@ -31,7 +31,24 @@ export interface WakeLoopOptions {
   /** Claims and starts what is due; an error is reported and the loop goes on. */
   wake(now: number): Promise<void>;
   onError(error: unknown): void;
+  /**
+   * Driven by a loop outside (issue 39: one wake loop per replica for every workspace, see
+   * schedule-wakes.ts): no timer of its own and no `maxSleepMs` cap; each plan's instant is
+   * handed to `schedule` instead (the store keeps it; `seen` is the due time the wake-up before it
+   * consumed, undefined for a plan that no wake-up preceded), and the loop outside calls `fire`.
+   */
+  driven?: {
+    schedule(at: number, seen: number | undefined): void;
+    /**
+     * A run of this loop settled: it may have left a deadline for the loop outside's
+     * stranded-runs sweep (a retry, a history check), so that loop looks again.
+     */
+    settled?(): void;
+  };
 }
+
+/** How a scheduler driven by a loop outside hands it its due times (WakeLoopOptions.driven). */
+export type DrivenBy = NonNullable<WakeLoopOptions['driven']>;
 
 export interface WakeLoop {
   readonly running: boolean;
@@ -42,6 +59,14 @@ export interface WakeLoop {
   arm(): void;
   /** The absolute instant the timer is set for (ms), or null when none is set. */
   nextWakeAt(): number | null;
+  /**
+   * Driven mode: wakes now (claims what is due) and plans, as the timer would; `seen` is the due
+   * time the loop outside found. Resolves once the wake-up has claimed and started what was due;
+   * the plan after it follows (busy() until it is handed on).
+   */
+  fire(seen?: number): Promise<void>;
+  /** Whether a plan, a wake-up or a run is under way. */
+  busy(): boolean;
   /** Tracks a run under `id` until it settles, then plans again. */
   track<T>(id: number, run: (signal: AbortSignal) => Promise<T>): Promise<T>;
   inFlight(id: number): boolean;
@@ -64,6 +89,20 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
   let busy: Promise<void> = Promise.resolve();
   /** Bumped by every arm(): a plan that a newer arm() overtook does not set the timer. */
   let generation = 0;
+  /** Plans and wake-ups queued or under way (busy()). */
+  let queued = 0;
+  /** Driven mode: the due time the last wake-up consumed, until the plan after it hands it on. */
+  let consumed: number | undefined;
+  const { driven } = options;
+  const chain = (work: () => Promise<void>): void => {
+    queued++;
+    busy = busy
+      .then(work)
+      .catch((error: unknown) => options.onError(error))
+      .finally(() => {
+        queued--;
+      });
+  };
 
   function clearTimer(): void {
     if (timer !== null) clock.clearTimeout(timer);
@@ -72,8 +111,13 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
   }
 
   /** Sets the one timer for the absolute instant `at`; an instant already passed wakes at once. */
-  function setTimer(at: number): void {
+  function setTimer(at: number, seen?: number): void {
     clearTimer();
+    if (driven) {
+      wakeAt = Number.isFinite(at) ? at : null;
+      driven.schedule(at, seen);
+      return;
+    }
     const delay = at - clock.now();
     if (delay <= 0) {
       onTimer();
@@ -92,7 +136,8 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
   function plan(afterWake: boolean): void {
     if (!running) return;
     const mine = ++generation;
-    busy = busy.then(async () => {
+    const seen = afterWake ? consumed : undefined;
+    chain(async () => {
       if (!running || mine !== generation) return;
       // Read when the plan starts, so a wait in the chain before it is not counted twice.
       const now = clock.now();
@@ -102,27 +147,34 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
       } catch (error) {
         // The store could not be read: look again after the longest sleep.
         options.onError(error);
-        planned = Number.POSITIVE_INFINITY;
+        // Driven: the loop outside has no cap of its own, so the look again is planned here.
+        planned = driven ? now + options.maxSleepMs : Number.POSITIVE_INFINITY;
       }
       if (!running || mine !== generation) return;
-      let at = Math.min(planned, now + options.maxSleepMs);
+      let at = driven ? planned : Math.min(planned, now + options.maxSleepMs);
       if (afterWake && at <= lastWake) at = lastWake + RETRY_DUE_MS;
-      setTimer(at);
+      setTimer(at, seen);
     });
   }
 
-  function onTimer(): void {
+  /** `woke`: called once the wake-up has claimed and started what was due (before its plan). */
+  function onTimer(seen?: number, woke?: () => void): void {
     timer = null;
     wakeAt = null;
-    busy = busy
-      .then(() => {
+    chain(async () => {
+      try {
         if (!running) return;
         const now = clock.now();
         lastWake = now;
-        return options.wake(now);
-      })
-      .catch((error: unknown) => options.onError(error))
-      .then(() => plan(true));
+        consumed = seen;
+        await options.wake(now);
+      } catch (error) {
+        options.onError(error);
+      } finally {
+        woke?.();
+      }
+      plan(true);
+    });
   }
 
   const arm = (): void => plan(false);
@@ -142,7 +194,10 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
     start() {
       if (running) return;
       running = true;
-      onTimer();
+      // Driven: its due time is in the store already (written by its last plan on any replica, by
+      // the store when a subscription is added or an installation saved, or adopted at the loop's
+      // start): the loop outside wakes it when that falls due, so building parts costs no query.
+      if (!driven) onTimer();
     },
     async stop() {
       running = false;
@@ -153,11 +208,18 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
       await Promise.allSettled([...runs.values()].map((r) => r.promise));
     },
     arm,
+    async fire(seen) {
+      if (!running) return;
+      // The plan after it goes on (busy() counts it): the loop outside wakes its next tenant.
+      await new Promise<void>((woke) => onTimer(seen, woke));
+    },
+    busy: () => queued > 0 || runs.size > 0,
     nextWakeAt: () => wakeAt,
     track(id, run) {
       const abort = new AbortController();
       const promise = run(abort.signal).finally(() => {
         runs.delete(id);
+        driven?.settled?.();
         arm();
       });
       runs.set(id, { promise, abort });

@@ -58,6 +58,13 @@ const SETTLE_BATCH = 500;
 export const HOUSEKEEPING_TURN = 'housekeeping';
 /** How many looks for the turn each process takes per period: the turn is taken at most this late. */
 const LOOKS_PER_TURN = 6;
+/**
+ * The reconciliation's tenants: counters of periods keyed from the month this long ago (the
+ * periods compared reach back to yesterday's month, in any zone), and ledger rows this recent
+ * (yesterday and today in any zone; a tenant that spent only earlier has counters).
+ */
+const SPENDERS_MONTHS_MS = 40 * 24 * 60 * 60 * 1000;
+const SPENDERS_LEDGER_MS = 3 * 24 * 60 * 60 * 1000;
 
 export interface Pruned {
   confirmations: number;
@@ -146,8 +153,17 @@ export function createHousekeeping(deps: {
         if (Object.values(pruned).some((n) => n > 0)) deps.logger.info(pruned, 'old rows pruned');
         const erased = (await deps.eraseDueTenants?.()) ?? [];
         if (erased.length > 0) deps.logger.info({ tenants: erased }, 'data of uninstalled workspaces erased');
-        // Once a local day per tenant, whichever replica gets there first (reconcile.ts).
-        const tenants = new Set([deps.store.tenant, ...(await deps.store.tenants.list())]);
+        // Once a local day per tenant that spent lately, whichever replica gets there first
+        // (reconcile.ts): not every tenant installed (issue 39: work proportional to what is
+        // active). The periods it compares reach back to yesterday's month at most.
+        const now = deps.now().getTime();
+        const tenants = new Set([
+          deps.store.tenant,
+          ...(await deps.store.tenants.spenders(
+            new Date(now - SPENDERS_MONTHS_MS).toISOString().slice(0, 7),
+            new Date(now - SPENDERS_LEDGER_MS),
+          )),
+        ]);
         for (const tenant of tenants) {
           const onSpend = deps.onSpendDifferences;
           await reconcileOncePerDay({

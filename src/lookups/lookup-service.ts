@@ -190,6 +190,8 @@ export interface LookupService {
    * (delivering its answer); returns the same promise.
    */
   hold<T>(work: Promise<T>): Promise<T>;
+  /** How many lookups are running now (leaders and followers, and work held with hold()). */
+  running(): number;
   /** Graceful shutdown: waits for the lookups already running (confirmed calls) to finish and be recorded. */
   drain(timeoutMs: number): Promise<{ drained: boolean; running: number }>;
   /** Charges kept because the ledger could not be written, written once the store answers. */
@@ -608,6 +610,7 @@ export function createLookupService(options: LookupServiceOptions): LookupServic
 
     hold,
     charges,
+    running: () => running.size,
 
     async drain(timeoutMs) {
       const count = running.size;

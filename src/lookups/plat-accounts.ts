@@ -99,11 +99,20 @@ export interface PlatClients {
    * the tenant had when this was made (the operator's where it had none).
    */
   forTenant(tenant: string): Promise<TenantAccountPlat>;
+  /** How many accounts' clients are kept now (idle ones are let go). */
+  kept(): number;
   /** Closes every pool (see PlatHttp.close: `force` cuts calls in flight off). */
   close(options?: { force?: boolean }): Promise<void>;
 }
 
+/** An account's client unused this long is let go (built again by its next call). */
+export const ACCOUNT_IDLE_MS = 10 * 60_000;
+
 export interface PlatClientsDeps {
+  /** Default ACCOUNT_IDLE_MS. */
+  idleMs?: number;
+  /** The clock idleness is judged by (default Date.now). */
+  now?: () => number;
   accounts: PlatAccounts;
   /**
    * Where a workspace's own account (one an admin entered) may connect (plat/address-guard.ts):
@@ -123,27 +132,43 @@ export interface PlatClientsDeps {
 
 export function createPlatClients(deps: PlatClientsDeps): PlatClients {
   const pools = new Map<string, Pool>();
-  const https = new Set<PlatHttp>();
-  /** By account (base URL and token): tenants on one account share its client. */
-  const byAccount = new Map<string, TenantPlat>();
+  const idleMs = deps.idleMs ?? ACCOUNT_IDLE_MS;
+  const now = deps.now ?? Date.now;
+  /**
+   * By account (base URL and token): tenants on one account share its client. An account unused
+   * for idleMs is let go (issue 39: clients per account are made on demand and released).
+   */
+  const byAccount = new Map<string, TenantPlat & { http: PlatHttp; usedAt: number }>();
+  /** The operator's paths let go, kept one more idleMs so a call still on one is cut off at shutdown. */
+  const retired = new Map<PlatHttp, number>();
   /**
    * A workspace's own account: the key of the client it uses now, and that client's own guarded
-   * pool. When the account is replaced or deleted, that pool is closed (calls in flight finish
-   * first) and the client forgotten: no socket or token of a replaced account stays.
+   * pool. When the account is replaced, deleted or idle, that pool is closed (calls in flight
+   * finish first) and the client forgotten: no socket or token of a replaced account stays.
    */
   const ownKey = new Map<string, string>();
   const ownPools = new Map<string, { pool: Pool | null; http: PlatHttp }>();
-  const retire = (tenant: string) => {
-    const key = ownKey.get(tenant);
-    if (key === undefined) return;
-    ownKey.delete(tenant);
+  const letGo = (key: string) => {
+    const plat = byAccount.get(key);
     byAccount.delete(key);
+    for (const [tenant, k] of ownKey) if (k === key) ownKey.delete(tenant);
     const own = ownPools.get(key);
     ownPools.delete(key);
-    if (!own) return;
-    https.delete(own.http);
-    own.pool?.close().catch(() => undefined);
+    if (own) own.pool?.close().catch(() => undefined);
+    else if (plat) retired.set(plat.http, now());
   };
+  const retire = (tenant: string) => {
+    const key = ownKey.get(tenant);
+    if (key !== undefined) letGo(key);
+  };
+  let sweptAt = now();
+  function sweep(): void {
+    const t = now();
+    if (t - sweptAt < idleMs / 4) return;
+    sweptAt = t;
+    for (const [http, at] of retired) if (t - at >= idleMs) retired.delete(http);
+    for (const [key, plat] of byAccount) if (t - plat.usedAt >= idleMs) letGo(key);
+  }
   // A workspace's own pool: every connection resolved and checked by the guard, the very address
   // checked connected to (DNS rebinding), an IP literal checked before connecting.
   const guardedPool = (key: string, baseUrl: string) => (undici: Undici) => {
@@ -187,6 +212,7 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
     const key = account && `${account.observe?.tenant ?? ''}\u0000${account.baseUrl}\u0000${account.token}`;
     // The workspace's own account was replaced or deleted since its last call: its client goes.
     if (ownKey.has(tenant) && ownKey.get(tenant) !== (account?.observe ? key : undefined)) retire(tenant);
+    sweep();
     if (!account || !key) return null;
     let plat = byAccount.get(key);
     if (!plat) {
@@ -197,7 +223,6 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
         timeouts: deps.timeouts,
         pool: own ? guardedPool(key, account.baseUrl) : poolFor(account.baseUrl),
       });
-      https.add(http);
       if (own) {
         ownKey.set(tenant, key);
         // Its pool is made with the first call (undici loads then); closed when it is retired.
@@ -205,15 +230,19 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
       }
       const editions = { ...deps.defaults.editions, ...account.editions };
       plat = {
+        http,
+        usedAt: now(),
         client: deps.makeClient(http, editions, account.observe?.onAttempt),
         prices: { ...deps.defaults.prices, ...account.prices },
       };
       byAccount.set(key, plat);
     }
-    return plat;
+    plat.usedAt = now();
+    return { client: plat.client, prices: plat.prices };
   }
   return {
     clientFor,
+    kept: () => byAccount.size,
     async forTenant(tenant) {
       const first = await clientFor(tenant);
       const current = async (operation: Operation | null): Promise<PlatClient> => {
@@ -247,7 +276,8 @@ export function createPlatClients(deps: PlatClientsDeps): PlatClients {
       };
     },
     async close({ force = false } = {}) {
-      await Promise.all([...https].map((h) => h.close({ force })));
+      const https = [...[...byAccount.values()].map((p) => p.http), ...retired.keys()];
+      await Promise.all(https.map((h) => h.close({ force })));
       const all = [...pools.values(), ...[...ownPools.values()].flatMap((o) => (o.pool ? [o.pool] : []))];
       await Promise.all(all.map((p) => (force ? p.destroy() : p.close())));
     },
@@ -297,6 +327,10 @@ export function storedPlatAccounts(
   });
   return {
     async accountFor(tenant) {
+      // Both read at once where the default may serve: a workspace without an account of its own
+      // (most) waits for one round trip, not two (issue 39: a cold workspace's first request).
+      const serves = fallback ? servesByDefault(tenant) : Promise.resolve(false);
+      serves.catch(() => undefined);
       const own = await store.get(tenant);
       if (own)
         return {
@@ -307,7 +341,7 @@ export function storedPlatAccounts(
         };
       // Its own account goes with an uninstall; the default must not outlive it either, and
       // serves only whom it is for.
-      return fallback && (await servesByDefault(tenant)) ? fallback : null;
+      return fallback && (await serves) ? fallback : null;
     },
     servesByDefault,
   };

@@ -11,7 +11,9 @@
  * again, bypassing the cache, and is sent once more only with a different token; an uninstalled
  * tenant's calls are not sent at all (TenantNotInstalledError).
  */
+
 import { ErrorCode, WebClient, type WebClientOptions } from '@slack/web-api';
+import { LruMap } from '../lru-map.js';
 import { slackClientOptions } from './web-fetch.js';
 
 export interface SlackClients {
@@ -107,9 +109,14 @@ export function clientLike(client: WebClient, options: WebClientOptions): WebCli
     : new WebClient(client.token, slackClientOptions(options));
 }
 
+/** Tenants whose Slack client is kept for the next job (the workspaces' parts bound: tenant-services.ts). */
+export const CLIENTS_KEPT = 1_000;
+
 /** One client per installed tenant (its token read at each call), with the app's client options. */
 export function installedSlackClients(tokens: BotTokens, options: WebClientOptions): SlackClients {
-  const byTenant = new Map<string, WebClient>();
+  // The clients of the tenants used lately (issue 39): one that is let go is made again (it holds
+  // no token of its own, so nothing is lost); a tenant's parts keep the one they were built with.
+  const byTenant = new LruMap<string, WebClient>(CLIENTS_KEPT);
   return {
     async clientFor(tenant) {
       if ((await tokens.tokenOf(tenant)) === null) return null;

@@ -12,6 +12,7 @@
  * request costs at most one store read; the cache forgets a tenant at its uninstall and refresh,
  * and when Slack refuses a job's call for its token (slack/clients.ts reads it again then).
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt/dist/receivers/custom-routes.js';
 import { InstallProvider } from '@slack/oauth';
@@ -24,6 +25,7 @@ import {
   installRefusedPage,
 } from '../blocks/install-page.js';
 import type { DistributionConfig } from '../config.js';
+import { LruMap } from '../lru-map.js';
 import { recordOf } from '../store/installations.js';
 import type { InstallationRecord, Installations, NewInstallation } from '../store/store.js';
 import { boltLogger } from './bolt-logger.js';
@@ -34,6 +36,8 @@ import { slackClientOptions } from './web-fetch.js';
 export const REFRESH_BEFORE_MS = 10 * 60_000;
 /** How long an installation read from the store serves requests in this process. */
 export const CACHE_TTL_MS = 30_000;
+/** Installations kept in that cache at most, least recently used let go first. */
+export const INSTALLATIONS_KEPT = 2_000;
 
 /**
  * The bot scopes platdesk asks for (manifest.yml's; docs/workspaces.md says why each).
@@ -105,7 +109,8 @@ export function createSlackInstalls(options: SlackInstallsOptions): SlackInstall
   const cacheTtlMs = options.cacheTtlMs ?? CACHE_TTL_MS;
   const clientOptions = slackClientOptions(options.apiUrl ? { slackApiUrl: options.apiUrl } : {});
   const noToken = new WebClient(undefined, clientOptions);
-  const cache = new Map<string, { record: InstallationRecord; until: number }>();
+  // The installations read lately (issue 39: not one for every workspace ever met).
+  const cache = new LruMap<string, { record: InstallationRecord; until: number }>(INSTALLATIONS_KEPT);
   const refreshing = new Map<string, Promise<InstallationRecord | null>>();
   let reads = 0;
 

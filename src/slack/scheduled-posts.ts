@@ -231,13 +231,18 @@ export function createKeyedPosts(deps: {
     // Outcomes are logged by the caller (pino); the client's own console lines would be noise.
     logLevel: LogLevel.ERROR,
   };
-  const once = clientLike(client, onceOptions);
-  const reader = clientLike(client, {
-    slackApiUrl: client.slackApiUrl,
-    rejectRateLimitedCalls: true,
-    retryConfig: reads.budget ? { retries: 0 } : { retries: 2, factor: 2, minTimeout: 500 },
-    logLevel: LogLevel.ERROR,
-  });
+  // Made on first use: most workspaces' parts post nothing before they are let go (issue 39),
+  // and a Web client is some 26 KB of heap and a few hundred µs to make.
+  let onceClient: WebClient | null = null;
+  const once = () => (onceClient ??= clientLike(client, onceOptions));
+  let readerClient: WebClient | null = null;
+  const reader = () =>
+    (readerClient ??= clientLike(client, {
+      slackApiUrl: client.slackApiUrl,
+      rejectRateLimitedCalls: true,
+      retryConfig: reads.budget ? { retries: 0 } : { retries: 2, factor: 2, minTimeout: 500 },
+      logLevel: LogLevel.ERROR,
+    }));
 
   /** A DM by user id lives in the app's IM channel with that user: its history is read there. */
   async function historyChannel(channel: string): Promise<string> {
@@ -256,7 +261,7 @@ export function createKeyedPosts(deps: {
   ) {
     // Checked before anything is built: a holder past its lease sends nothing (issue 33 finding 5).
     fence?.check();
-    const sender = fence ? clientLike(client, { ...onceOptions, fetch: fencedSlackFetch(fence) }) : once;
+    const sender = fence ? clientLike(client, { ...onceOptions, fetch: fencedSlackFetch(fence) }) : once();
     try {
       return await postMessage(sender, channel, m, metadataOf(key), threadTs);
     } catch (error) {
@@ -313,7 +318,7 @@ export function createKeyedPosts(deps: {
     post: (channel, m, key, fence) => postKeyed(channel, m, key, undefined, fence),
     async postOnce(channel, m) {
       try {
-        return await postMessage(once, channel, m);
+        return await postMessage(once(), channel, m);
       } catch (error) {
         throw postFailure(error, 'chat.postMessage');
       }
@@ -331,7 +336,7 @@ export function createKeyedPosts(deps: {
         for (;;) {
           const cursor = at.c;
           const answer = await page('conversations.replies', at, () =>
-            reader.conversations.replies({
+            reader().conversations.replies({
               channel: conversation,
               ts: threadTs,
               include_all_metadata: true,
@@ -363,7 +368,7 @@ export function createKeyedPosts(deps: {
         for (;;) {
           const cursor = at.c;
           const answer = await page('conversations.history', at, () =>
-            reader.conversations.history({
+            reader().conversations.history({
               channel: history,
               oldest: (key.since.getTime() / 1000).toFixed(6),
               ...(key.until ? { latest: (key.until.getTime() / 1000).toFixed(6) } : {}),

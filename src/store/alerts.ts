@@ -1,11 +1,14 @@
 /**
  * Ship-by alerts (store.ts AlertStore): subscriptions, their checks and the orders they alerted.
- * Every state change is one conditional UPDATE or one transaction under the 'alerts' lock; the
+ * Every state change is one conditional UPDATE or one transaction under its alert's lock (schema.ts
+ * lockSubscription); the
  * lease SQL is runs.ts, shared with digests. So two processes never both hold a check or both
  * alert an order.
  */
+
 import { type Selectable, sql } from 'kysely';
 import { createLeasedRuns, toLeasedRun } from './runs.js';
+import { wakeNow } from './schedule-wakes.js';
 import type {
   AlertChecksTable,
   AlertOrdersTable,
@@ -13,7 +16,7 @@ import type {
   Executor,
   StoreContext,
 } from './schema.js';
-import { takeLock } from './schema.js';
+import { lockSubscription } from './schema.js';
 import { writeAudit } from './settings.js';
 import type {
   AlertCheck,
@@ -165,6 +168,7 @@ export function createAlerts(ctx: StoreContext): AlertStore {
             `#${row.id}: owner ${input.ownerId} → ${input.channelId} within ${input.withinHours} h every ` +
             `${input.everyMinutes} min ${input.hoursFrom}-${input.hoursTo} ${input.timeZone} cap ${input.capPoints}`,
         });
+        await wakeNow(trx, tenant, 'alert');
         return toSubscription(row);
       }),
     async get(id) {
@@ -204,7 +208,7 @@ export function createAlerts(ctx: StoreContext): AlertStore {
 
     claimCheck: (input, lease) =>
       db.transaction().execute(async (trx): Promise<AlertCheckClaim> => {
-        await takeLock(trx, 'alerts');
+        await lockSubscription(trx, 'alert_subscriptions', input.subscriptionId);
         const slotAt = input.slotAt.getTime();
         const row = await checkAtRow(trx, input.subscriptionId, slotAt);
         const now = nowMs();

@@ -1,13 +1,15 @@
 /**
  * Digest subscriptions and their run records (store.ts DigestStore). Every state change is one
  * conditional UPDATE (it wins or changes nothing; the lease SQL is runs.ts, shared with alert
- * checks) or one transaction under the 'digests' lock, so two processes on one database can never
- * both hold a run.
+ * checks) or one transaction under its digest's lock (schema.ts lockSubscription), so two
+ * processes on one database can never both hold a run.
  */
+
 import { type Selectable, sql } from 'kysely';
 import { createLeasedRuns, toLeasedRun } from './runs.js';
+import { wakeNow } from './schedule-wakes.js';
 import type { DigestRunsTable, DigestSubscriptionsTable, Executor, StoreContext } from './schema.js';
-import { takeLock } from './schema.js';
+import { lockSubscription, takeLock } from './schema.js';
 import { writeAudit } from './settings.js';
 import type {
   DigestRun,
@@ -46,7 +48,7 @@ function toSubscription(row: SubscriptionRow): DigestSubscription {
   };
 }
 
-function toRun(row: RunRow): DigestRun {
+export function toRun(row: RunRow): DigestRun {
   return {
     ...toLeasedRun(row),
     kind: row.kind,
@@ -90,38 +92,35 @@ export function createDigests(ctx: StoreContext): DigestStore {
       .where('local_date', '=', localDate)
       .where('kind', '=', 'scheduled')
       .executeTakeFirst();
-  const newRun = async (ex: Executor, kind: DigestRunKind, input: NewDigestRun, lease: Lease) => {
+  const newRunRow = (ex: Executor, kind: DigestRunKind, input: NewDigestRun, lease: Lease) => {
     const now = nowMs();
-    const row = await ex
-      .insertInto('digest_runs')
-      .values({
-        tenant_id: tenant,
-        subscription_id: input.subscriptionId,
-        kind,
-        local_date: input.localDate,
-        window_start: input.windowStart.getTime(),
-        window_end: input.windowEnd.getTime(),
-        state: 'running',
-        attempts: 1,
-        lease_owner: lease.owner,
-        lease_expires_at: sql<number>`${ctx.leaseNow()} + ${lease.ms}`,
-        next_attempt_at: null,
-        last_error: null,
-        notice_ts: null,
-        message_ts: null,
-        summary_json: null,
-        estimate_points: null,
-        requested_by: input.requestedBy,
-        created_at: now,
-        updated_at: now,
-        epoch: 1,
-        post_attempt_at: null,
-        check_progress: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toRun(row);
+    return ex.insertInto('digest_runs').values({
+      tenant_id: tenant,
+      subscription_id: input.subscriptionId,
+      kind,
+      local_date: input.localDate,
+      window_start: input.windowStart.getTime(),
+      window_end: input.windowEnd.getTime(),
+      state: 'running',
+      attempts: 1,
+      lease_owner: lease.owner,
+      lease_expires_at: sql<number>`${ctx.leaseNow()} + ${lease.ms}`,
+      next_attempt_at: null,
+      last_error: null,
+      notice_ts: null,
+      message_ts: null,
+      summary_json: null,
+      estimate_points: null,
+      requested_by: input.requestedBy,
+      created_at: now,
+      updated_at: now,
+      epoch: 1,
+      post_attempt_at: null,
+      check_progress: null,
+    });
   };
+  const newRun = async (ex: Executor, kind: DigestRunKind, input: NewDigestRun, lease: Lease) =>
+    toRun(await newRunRow(ex, kind, input, lease).returningAll().executeTakeFirstOrThrow());
 
   return {
     add: (input: NewDigestSubscription) =>
@@ -156,6 +155,7 @@ export function createDigests(ctx: StoreContext): DigestStore {
             `${input.timeZone}${values.days ? ` days ${values.days}` : ''} ${values.layout}` +
             `${values.flags ? ` flags ${values.flags}` : ''}${values.statuses ? ` statuses ${values.statuses}` : ''}`,
         });
+        await wakeNow(trx, tenant, 'digest');
         return toSubscription(row);
       }),
     async get(id) {
@@ -194,7 +194,11 @@ export function createDigests(ctx: StoreContext): DigestStore {
 
     claimRun: (runId, lease) =>
       db.transaction().execute(async (trx): Promise<RunClaim> => {
-        await takeLock(trx, 'digests');
+        await lockSubscription(
+          trx,
+          'digest_subscriptions',
+          sql`(SELECT subscription_id FROM digest_runs WHERE tenant_id = ${tenant} AND id = ${runId})`,
+        );
         const how = await runs.claimExisting(trx, runId, lease);
         const run = await mustRun(trx, runId);
         return how === null ? { claimed: false, run } : { claimed: true, run, how };
@@ -214,19 +218,29 @@ export function createDigests(ctx: StoreContext): DigestStore {
         .execute();
       return rows.map(toRun);
     },
-    claimScheduled: (input, lease) =>
-      db.transaction().execute(async (trx): Promise<RunClaim> => {
-        await takeLock(trx, 'digests');
+    async claimScheduled(input, lease): Promise<RunClaim> {
+      // Its first claim, the common one: one statement, no transaction. The UNIQUE index of a
+      // digest's scheduled run of a local date lets one of any number of claimers insert it.
+      const created = await newRunRow(db, 'scheduled', input, lease)
+        .onConflict((oc) =>
+          oc.columns(['subscription_id', 'local_date']).where(sql<boolean>`kind = 'scheduled'`).doNothing(),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      if (created) return { claimed: true, run: toRun(created), how: 'new' };
+      return db.transaction().execute(async (trx): Promise<RunClaim> => {
+        await lockSubscription(trx, 'digest_subscriptions', input.subscriptionId);
         const row = await scheduledRow(trx, input.subscriptionId, input.localDate);
         if (!row) return { claimed: true, run: await newRun(trx, 'scheduled', input, lease), how: 'new' };
         const how = await runs.claimExisting(trx, row.id, lease);
         return how === null
           ? { claimed: false, run: await mustRun(trx, row.id) }
           : { claimed: true, run: await mustRun(trx, row.id), how };
-      }),
+      });
+    },
     createManual: (input, lease, newestRunId) =>
       db.transaction().execute(async (trx) => {
-        await takeLock(trx, 'digests');
+        await lockSubscription(trx, 'digest_subscriptions', input.subscriptionId);
         const newest = await trx
           .selectFrom('digest_runs')
           .select(['id', 'state'])
@@ -330,25 +344,32 @@ export function createDigests(ctx: StoreContext): DigestStore {
     },
     async pruneRuns(olderThan) {
       let pruned = 0;
-      // In batches, each its own short transaction under the digests lock (a claim waits for one
-      // batch, not for the whole prune).
+      // In batches, each its own short transaction under the locks of the batch's digests (a
+      // claim of one of them waits for one batch, not for the whole prune; others do not wait).
       for (;;) {
         const deleted = await db.transaction().execute(async (trx) => {
+          // SQLite: the database write lock before anything is read (schema.ts takeLock).
           await takeLock(trx, 'digests');
           const now = ctx.leaseNow();
-          const ids = (
-            await trx
+          // A run still held is never removed under its holder.
+          const old = (ids?: number[]) => {
+            let q = trx
               .selectFrom('digest_runs')
-              .select('id')
+              .select(['id', 'subscription_id'])
               .where('created_at', '<', olderThan.getTime())
-              // A run still held is never removed under its holder.
               .where((eb) =>
                 eb.not(eb.and([eb('state', 'in', ['running', 'posting']), eb('lease_expires_at', '>', now)])),
-              )
-              .orderBy('id')
-              .limit(PRUNE_BATCH)
-              .execute()
-          ).map((row) => Number(row.id));
+              );
+            if (ids) q = q.where('id', 'in', ids);
+            return q.orderBy('id').limit(PRUNE_BATCH).execute();
+          };
+          const candidates = await old();
+          if (candidates.length === 0) return 0;
+          // Their digests' locks (as a claim takes them: lockSubscription), then only the runs
+          // still not held: none can be claimed from here to COMMIT.
+          const subs = [...new Set(candidates.map((r) => Number(r.subscription_id)))].sort((a, b) => a - b);
+          await sql`UPDATE digest_subscriptions SET id = id WHERE id IN (${sql.join(subs)})`.execute(trx);
+          const ids = (await old(candidates.map((r) => Number(r.id)))).map((r) => Number(r.id));
           if (ids.length === 0) return 0;
           await deleteRunChildren(trx, ids);
           const result = await trx.deleteFrom('digest_runs').where('id', 'in', ids).executeTakeFirst();

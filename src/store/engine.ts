@@ -10,6 +10,7 @@
  *   that die are dropped by the pool, and the next query connects again, so service resumes by
  *   itself when the server is back.
  */
+
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -44,6 +45,7 @@ import {
 } from './migrations.js';
 import { createPendingLookups } from './pending.js';
 import { createPlatAccounts } from './plat-accounts.js';
+import { createScheduleWakes } from './schedule-wakes.js';
 import type { Schema, StoreContext } from './schema.js';
 import { createSecretBox, type EncryptionKey } from './secrets.js';
 import { createSentCalls } from './sent-calls.js';
@@ -52,6 +54,9 @@ import { createShortcutBatches } from './shortcut-batches.js';
 import type { Store } from './store.js';
 import { createTenantDirectory, SINGLE_TENANT } from './tenants.js';
 import { createPeriodicTurns } from './turns.js';
+
+/** Tenant-bound views of the store kept for reuse (more are built again on demand). */
+export const TENANT_VIEWS_KEPT = 2_000;
 
 export interface StoreOptions {
   /** postgres://… selects PostgreSQL; absent: SQLite at `path`. */
@@ -159,8 +164,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   let closed: Promise<void> | null = null;
-  // One Store per tenant over the same connections: sub-stores are closures, built once.
-  const bound = new Map<string, Store>();
+  // One Store per tenant over the same connections: sub-stores are stateless closures, so the
+  // views of the tenants used lately are kept and others built again when needed (issue 39: a
+  // process does not keep something for every tenant it ever met).
+  const bound = new LruMap<string, Store>(TENANT_VIEWS_KEPT);
   const forTenant = (tenant: string): Store => {
     let store = bound.get(tenant);
     if (!store) {
@@ -177,6 +184,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // Keyed by tenant explicitly (the install flow runs before a tenant is known).
     installations: createInstallations(ctx),
     platAccounts: createPlatAccounts(ctx),
+    scheduleWakes: createScheduleWakes(db),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {
@@ -217,6 +225,7 @@ type SharedParts = Pick<
   | 'tenants'
   | 'installations'
   | 'platAccounts'
+  | 'scheduleWakes'
   | 'ping'
   | 'probe'
   | 'schemaCompatibleFrom'

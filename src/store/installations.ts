@@ -15,6 +15,7 @@
  */
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import type { Selectable } from 'kysely';
+import { wakeUnserved } from './schedule-wakes.js';
 import type { Executor, SlackInstallationsTable, StoreContext } from './schema.js';
 import { type SecretBox, SecretError } from './secrets.js';
 import type {
@@ -170,6 +171,8 @@ export function createInstallations(ctx: StoreContext): Installations {
           .where('tenant', '=', tenant)
           .where('erased_at', 'is', null)
           .execute();
+        // Its schedules, set aside while it could not be served (schedule-wakes.ts), are looked at now.
+        await wakeUnserved(trx, tenant);
       });
     },
     get: (tenant) => read(db, tenant),

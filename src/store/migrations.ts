@@ -1197,6 +1197,33 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX shortcut_batches_unsettled ON shortcut_batches (kind, state, settled_at, state_changed_at);
   `,
   },
+  // 26: when each tenant's digests and alerts next need a look (issue 39; store/schedule-wakes.ts):
+  // one wake loop per replica reads the rows due through the index on due_at, instead of a timer
+  // and a store poll per workspace. Tenants that already have subscriptions get their rows when a
+  // replica of this build starts (ScheduleWakes.adoptMissing: due at once, each planned once).
+  // The same loop sweeps the open runs of every tenant (digest/stranded.ts): an index on (state,
+  // next_attempt_at) of each run table finds the few running, posting or due ones among every run kept.
+  // The hourly reconciliation looks at the tenants that spent lately (TenantDirectory.spenders),
+  // found through an index on the counters' period key, not at every tenant installed.
+  // Online-safe: a new table and indexes; older replicas neither read nor write the table, and an
+  // index changes no statement of theirs.
+  {
+    rollout: 'online',
+    summary:
+      "schedule_wakes: the next due time of each tenant's digests and alerts, indexed; open runs indexed",
+    sql: `
+  CREATE TABLE schedule_wakes (
+    tenant_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    due_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, kind)
+  );
+  CREATE INDEX schedule_wakes_due ON schedule_wakes (due_at);
+  CREATE INDEX digest_runs_open ON digest_runs (state, next_attempt_at);
+  CREATE INDEX alert_checks_open ON alert_checks (state, next_attempt_at);
+  CREATE INDEX spend_counters_period_key ON spend_counters (period_key);
+  `,
+  },
 ];
 
 /**

@@ -4,7 +4,7 @@
  * engines (BIGINT on PostgreSQL, parsed back to number by engine.ts), so the row mapping is
  * the same code for SQLite and PostgreSQL.
  */
-import type { Generated, Kysely, RawBuilder, Transaction } from 'kysely';
+import { type Generated, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { SecretBox } from './secrets.js';
 
 export interface PendingLookupsTable {
@@ -423,6 +423,12 @@ export interface PlatAccountsTable {
   failure: string | null;
 }
 
+export interface ScheduleWakesTable {
+  tenant_id: string;
+  kind: string;
+  due_at: number;
+}
+
 export interface TenantErasuresTable {
   tenant: string;
   reason: string;
@@ -461,6 +467,7 @@ export interface Schema {
   slack_installations: SlackInstallationsTable;
   plat_accounts: PlatAccountsTable;
   tenant_erasures: TenantErasuresTable;
+  schedule_wakes: ScheduleWakesTable;
 }
 
 export type Db = Kysely<Schema>;
@@ -507,3 +514,20 @@ export async function takeLock(trx: Transaction<Schema>, name: StoreLockName): P
 
 /** The lock rows created by the migrations. */
 export type StoreLockName = 'budgets' | 'digests' | 'alerts' | 'unfurls';
+
+/**
+ * Opens a check-then-write transaction of one subscription's runs (a claim, a "Run now"), as
+ * takeLock does, by an UPDATE of the subscription's row that changes nothing: on PostgreSQL it
+ * holds that row's lock until COMMIT, so claims of one digest or alert are serialized and claims
+ * of different ones are not (issue 39: a global lock row held across each claim's round trips
+ * made a hundred digests due in one minute on three replicas wait for each other, seconds each);
+ * on SQLite it takes the database write lock at once, as takeLock. `subscription` is its id, or
+ * SQL that selects it (a run's) in the same statement, so nothing is read before the lock.
+ */
+export async function lockSubscription(
+  trx: Transaction<Schema>,
+  table: 'digest_subscriptions' | 'alert_subscriptions',
+  subscription: number | RawBuilder<unknown>,
+): Promise<void> {
+  await sql`UPDATE ${sql.table(table)} SET id = id WHERE id = ${subscription}`.execute(trx);
+}

@@ -7,7 +7,8 @@
  * the engines is the connection (engine.ts) and the DDL type names (migrations.ts).
  *
  * Every guarantee that must hold across processes is a single conditional statement or one
- * transaction opened by a lock-row UPDATE (schema.ts takeLock): the single-use claim of a
+ * transaction opened by a lock-row UPDATE (schema.ts takeLock, or a subscription's own row:
+ * lockSubscription): the single-use claim of a
  * confirmation is `UPDATE ... WHERE state = 'pending'`, so of any number of claims on any
  * number of connections exactly one changes a row; a budget reservation is one conditional
  * upsert per running-total counter (`spent + reserved + p <= cap`) in a fixed order, all in one
@@ -91,6 +92,8 @@ export interface Store {
   installations: Installations;
   /** Each tenant's plat account, deployment-wide (keyed by tenant), token sealed (store/plat-accounts.ts). */
   platAccounts: PlatAccountStore;
+  /** When each tenant's digests and alerts next need a look, deployment-wide (store/schedule-wakes.ts). */
+  scheduleWakes: ScheduleWakes;
   /** 'sqlite' or 'postgres'. */
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, without secrets (a file path, or postgres://user@host:port/db). */
@@ -111,6 +114,34 @@ export interface Store {
   close(): Promise<void>;
 }
 
+// ---- schedule wakes (issue 39) ----------------------------------------------------------------
+
+export type WakeKind = 'digest' | 'alert';
+
+export interface ScheduleWakes {
+  /**
+   * The tenant's schedule of `kind` next needs a look at `atMs` (Infinity: nothing planned).
+   * `seen`: the due time the wake-up before this plan consumed; the row is replaced only while it
+   * still holds that, else (and without `seen`) the earlier of the two is kept.
+   */
+  set(tenant: string, kind: WakeKind, atMs: number, seen?: number): Promise<void>;
+  /** What is due by `nowMs`, earliest first, at most `limit` (served by an index on the due time). */
+  due(nowMs: number, limit: number): Promise<{ tenant: string; kind: WakeKind; at: number }[]>;
+  /**
+   * Takes a due row for this replica's wake-up: moves it to `untilMs` while it still holds `at`
+   * (false: another replica took it, or it was planned anew). A replica that dies meanwhile leaves
+   * it due again at `untilMs`; the plan after the wake-up replaces it (`set` with seen = untilMs).
+   */
+  take(tenant: string, kind: WakeKind, at: number, untilMs: number): Promise<boolean>;
+  /**
+   * Adds a row, due now, for every tenant with live subscriptions or open runs of a kind and no
+   * row (an older build added them during a rollout); returns how many.
+   */
+  adoptMissing(): Promise<number>;
+  /** The earliest due time of any tenant, or null when nothing is planned. */
+  next(): Promise<number | null>;
+}
+
 // ---- tenants -----------------------------------------------------------------------------------
 
 export interface TenantDirectory {
@@ -129,7 +160,16 @@ export interface TenantDirectory {
   digestSubscriptions(): Promise<DigestSubscription[]>;
   /** Live alert subscriptions of every tenant (each names its tenant), by tenant then id. */
   alertSubscriptions(): Promise<AlertSubscription[]>;
-  /** AlertStore.openChecks of every tenant (each names its tenant). */
+  /**
+   * The tenants that spent lately, whose caps' running totals the nightly reconciliation compares
+   * with the ledger (lookups/reconcile.ts): a counter of a period keyed at or after `periodKey`
+   * ('YYYY-MM' or 'YYYY-MM-DD': keys compare as text), a ledger row at or after `since`, or a
+   * live reservation. Sorted. A tenant that spent nothing has nothing to compare.
+   */
+  spenders(periodKey: string, since: Date): Promise<string[]>;
+  /** DigestStore.openRuns of every tenant (each names its tenant), by id: the replica's stranded-runs sweep. */
+  openDigestRuns(): Promise<DigestRun[]>;
+  /** AlertStore.openChecks of every tenant (each names its tenant), by id. */
   openAlertChecks(): Promise<AlertCheck[]>;
 }
 
@@ -795,13 +835,13 @@ export interface DigestStore {
   pruneRuns(olderThan: Date): Promise<number>;
 
   /**
-   * Claims the scheduled run of (subscription, local date) in one transaction under the digests lock: creates
+   * Claims the scheduled run of (subscription, local date) in one transaction under the digest's lock: creates
    * it, takes over a 'running' one whose lease has expired, or takes a 'failed' one whose retry
    * is due. Of any number of instances claiming at once, exactly one gets `claimed: true`.
    */
   claimScheduled(input: NewDigestRun, lease: Lease): Promise<RunClaim>;
   /**
-   * A "Run now" run, held by the caller, created under the digests lock; null while another "Run
+   * A "Run now" run, held by the caller, created under the digest's lock; null while another "Run
    * now" of the subscription is open (running, posting, or its post unknown: two at once buy
    * the pages once) and, with `newestRunId`, unless that run is still the subscription's newest
    * (a "Run again" is single-use across processes).
@@ -862,7 +902,7 @@ export interface DigestStore {
    */
   openRuns(): Promise<DigestRun[]>;
   /**
-   * Claims an existing run by id, of any kind and day, under the digests lock (as claimScheduled
+   * Claims an existing run by id, of any kind and day, under the digest's lock (as claimScheduled
    * claims an existing one): a takeover of an expired lease, a due retry, a due history check.
    */
   claimRun(runId: number, lease: Lease): Promise<RunClaim>;

@@ -11,11 +11,12 @@
  * first installed workspace (adopt), deleting a tenant (erase), and the readers the schedulers
  * need to find work of every tenant.
  */
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, ExpressionWrapper, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
+import { toRun } from './digests.js';
 import { toLeasedRun } from './runs.js';
-import type { AlertChecksTable, Db, Schema } from './schema.js';
-import type { AlertCheck, Store, TenantDirectory } from './store.js';
+import type { AlertChecksTable, Db, DigestRunsTable, Schema } from './schema.js';
+import type { AlertCheck, DigestRun, Store, TenantDirectory } from './store.js';
 
 /** The one tenant of single-workspace mode. */
 export const SINGLE_TENANT = '';
@@ -112,6 +113,12 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
           // What is left under a key the target has already: the target's row is kept.
           if (keys) await sql`DELETE FROM ${t} WHERE tenant_id = ${from}`.execute(trx);
         }
+        // The schedules moved with their rows: the target is looked at now, and plans anew.
+        await sql`
+          INSERT INTO schedule_wakes (tenant_id, kind, due_at)
+          SELECT ${to}, kind, 0 FROM schedule_wakes WHERE tenant_id = ${from}
+          ON CONFLICT (tenant_id, kind) DO UPDATE SET due_at = 0`.execute(trx);
+        await sql`DELETE FROM schedule_wakes WHERE tenant_id = ${from}`.execute(trx);
         return moved;
       }),
     erase: (tenant) =>
@@ -121,6 +128,7 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
           const r = await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenant}`.execute(trx);
           erased += Number(r.numAffectedRows ?? 0n);
         }
+        await sql`DELETE FROM schedule_wakes WHERE tenant_id = ${tenant}`.execute(trx);
         for (const table of OWN_TABLES) {
           const r = await sql`DELETE FROM ${sql.table(table)} WHERE tenant = ${tenant}`.execute(trx);
           erased += Number(r.numAffectedRows ?? 0n);
@@ -139,22 +147,49 @@ export function createTenantDirectory(db: Db, forTenant: (tenant: string) => Sto
       );
       return lists.flat();
     },
+    async spenders(periodKey, since) {
+      const rows = await sql<{ tenant_id: string }>`
+        SELECT tenant_id FROM spend_counters WHERE period_key >= ${periodKey}
+        UNION SELECT tenant_id FROM ledger WHERE at >= ${since.getTime()}
+        UNION SELECT tenant_id FROM budget_reservations
+        ORDER BY tenant_id`.execute(db);
+      return rows.rows.map((r) => r.tenant_id);
+    },
+    async openDigestRuns() {
+      const rows: Selectable<DigestRunsTable>[] = await db
+        .selectFrom('digest_runs')
+        .selectAll()
+        .where(openRun)
+        .orderBy('id')
+        .execute();
+      return rows.map((r): DigestRun => toRun(r));
+    },
     async openAlertChecks() {
       const rows: Selectable<AlertChecksTable>[] = await db
         .selectFrom('alert_checks')
         .selectAll()
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', 'in', ['failed', 'unknown']), eb('next_attempt_at', 'is not', null)]),
-            eb('state', 'in', ['running', 'posting']),
-          ]),
-        )
+        .where(openRun)
+        .orderBy('id')
         .execute();
       return rows.map(
         (r): AlertCheck => ({ ...toLeasedRun(r), slotAt: new Date(r.slot_at), localDate: r.local_date }),
       );
     },
   };
+}
+
+/**
+ * A leased run that waits for a claim (store.ts claimable): running or posting, or failed or
+ * unknown with a due time. Served by the `(state, next_attempt_at)` index of each run table (so a
+ * replica's sweep reads the few open runs, not every run ever kept).
+ */
+function openRun(
+  eb: ExpressionBuilder<Schema, 'digest_runs' | 'alert_checks'>,
+): ExpressionWrapper<Schema, 'digest_runs' | 'alert_checks', SqlBool> {
+  return eb.or([
+    eb('state', 'in', ['running', 'posting']),
+    eb.and([eb('state', 'in', ['failed', 'unknown']), eb('next_attempt_at', 'is not', null)]),
+  ]);
 }
 
 /** The tenants that have live subscriptions in `table`. */

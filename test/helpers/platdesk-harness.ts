@@ -42,6 +42,8 @@ export interface HarnessOptions {
   clock?: FakeClock;
   platTimeouts?: StartOptions['platTimeouts'];
   platRetry?: StartOptions['platRetry'];
+  /** Bounds of the workspaces' parts kept (tenant-services.ts). */
+  tenantParts?: StartOptions['tenantParts'];
   drainTimeoutMs?: StartOptions['drainTimeoutMs'];
   housekeepingEveryMs?: StartOptions['housekeepingEveryMs'];
   mcpProgressEveryMs?: StartOptions['mcpProgressEveryMs'];
@@ -318,6 +320,7 @@ export async function startPlatdeskHarness(options: HarnessOptions = {}): Promis
     ...(clock ? { schedulerClock: clock, schedulerMaxSleepMs: 15 * 60_000 } : {}),
   };
   if (options.platTimeouts) startOptions.platTimeouts = options.platTimeouts;
+  if (options.tenantParts) startOptions.tenantParts = options.tenantParts;
   if (options.platRetry) startOptions.platRetry = options.platRetry;
   if (options.drainTimeoutMs !== undefined) startOptions.drainTimeoutMs = options.drainTimeoutMs;
   if (options.claims) startOptions.claims = options.claims;

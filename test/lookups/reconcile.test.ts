@@ -125,4 +125,34 @@ describe.each(ENGINES)('nightly reconciliation on %s', (engine) => {
     expect(alertText(en, alert)).toContain('<@U1>, daily 2026-11-20: total 5, ledger 2 points');
     expect(alertText(zh, alert)).toContain('<@U1>，每日 2026年11月20日：累计 5，扣费明细 2 点');
   });
+
+  it('each hourly pass looks at the tenants that spent lately, not at every tenant installed', async () => {
+    const db = await testDatabase(engine);
+    databases.push(db);
+    const now = NOW;
+    const store = await db.open({ clock: { now: () => now } });
+    const idle = Array.from({ length: 30 }, (_, i) => `T0IDLE${String(i).padStart(2, '0')}`);
+    // Installed and set up, never spent (a setting is a row of theirs).
+    for (const t of idle) await store.forTenant(t).settings.set('locale', 'en', 'UADMIN');
+    // Spent today (a ledger row), and earlier this month (its month's counter).
+    await store.forTenant('T0SPENTTODAY').ledger.record(charge('a1', NOW, 'U1', 2));
+    await store.forTenant('T0SPENTMONTH').ledger.record(charge('b1', NOW - 15 * DAY, 'U1', 4));
+    // Spent three months ago only: nothing of it in the periods compared.
+    await store.forTenant('T0SPENTLONGAGO').ledger.record(charge('c1', NOW - 90 * DAY, 'U1', 4));
+    const housekeeping = createHousekeeping({
+      store,
+      holder: 'replica-a',
+      now: () => new Date(now),
+      logger: pino({ level: 'silent' }),
+    });
+    await housekeeping.run();
+    // The day's check is marked done (alerts sent) for the recent spenders only: a claim of the
+    // same key is refused for them, taken for the others.
+    const checked = async (t: string) =>
+      !(await store.forTenant(t).alertsSent.claim('reconcile|2026-11-20', Number.POSITIVE_INFINITY));
+    expect(await checked('T0SPENTTODAY')).toBe(true);
+    expect(await checked('T0SPENTMONTH')).toBe(true);
+    expect(await checked('T0SPENTLONGAGO')).toBe(false);
+    for (const t of idle.slice(0, 5)) expect(await checked(t)).toBe(false);
+  });
 });

@@ -11,6 +11,7 @@ import type { PriceTable } from '../../config.js';
 import { createDigestScheduler } from '../../digest/scheduler.js';
 import { shopResolver } from '../../digest/subscriptions.js';
 import type { DigestClock, DigestPublisher, PriceOf } from '../../digest/types.js';
+import type { DrivenBy } from '../../digest/wake-loop.js';
 import { configuredPrice, mergePrices } from '../../lookups/quote.js';
 import { spendSettings } from '../../lookups/settings.js';
 import type { Metrics } from '../../metrics.js';
@@ -43,6 +44,13 @@ export interface DigestWiring {
   maxSleepMs?: number;
   /** PLATDESK_CLOCK_SKEW_BUDGET_MS, for the run fences (digest/run-fence.ts). */
   skewBudgetMs?: number;
+  /** Who both schedulers are in run leases (default: a random id each). */
+  instanceId?: string;
+  /**
+   * The replica's one wake loop (schedule-wakes.ts): where each scheduler hands its next due
+   * time, instead of a timer of its own. Absent: each scheduler keeps its own timer.
+   */
+  driven?: Record<'digest' | 'alert', DrivenBy>;
   /**
    * How digest and alert checks read the channel's history (scheduled-posts.ts): Slack's normal
    * tier by default; in distributed mode, unless the app is Marketplace-approved, its limited one.
@@ -142,6 +150,8 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
     ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
+    ...(w.instanceId !== undefined ? { instanceId: w.instanceId } : {}),
+    ...(w.driven ? { driven: w.driven.digest } : {}),
   });
   const alerts = createAlertScheduler({
     client: w.client,
@@ -163,6 +173,8 @@ export function createDigests(w: DigestWiring): DigestSlackDeps {
     clock,
     ...(w.maxSleepMs !== undefined ? { maxSleepMs: w.maxSleepMs } : {}),
     ...(w.skewBudgetMs !== undefined ? { skewBudgetMs: w.skewBudgetMs } : {}),
+    ...(w.instanceId !== undefined ? { instanceId: w.instanceId } : {}),
+    ...(w.driven ? { driven: w.driven.alert } : {}),
   });
   return {
     scheduler,

@@ -1,0 +1,115 @@
+/**
+ * The due times of the one wake loop (issue 39; store/schedule-wakes.ts), on both engines: a
+ * subscription added is due at once; a plan after a wake-up replaces the due time it consumed
+ * only while the row still holds it, any other write keeps the earlier; `due` and `next` read
+ * earliest first; an erased tenant has none.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/store.js';
+import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
+import { ENGINES, type TestDatabase, testDatabase } from '../helpers/store-engines.js';
+
+const T0 = Date.parse('2026-11-25T02:00:00.000Z');
+const A = 'T0000WAKEA';
+const B = 'T0000WAKEB';
+const databases: TestDatabase[] = [];
+afterEach(async () => {
+  await Promise.all(databases.splice(0).map((d) => d.dispose()));
+});
+
+async function fresh(engine: (typeof ENGINES)[number]): Promise<Store> {
+  const db = await testDatabase(engine);
+  databases.push(db);
+  return db.open({ clock: { now: () => T0 }, encryptionKeys: [{ id: 'k1', key: randomBytes(32) }] });
+}
+
+describe.each(ENGINES)('schedule wakes (%s)', (engine) => {
+  it('an added subscription is due at once; a plan after its wake-up replaces it, a stale one keeps the earlier', async () => {
+    const store = await fresh(engine);
+    const wakes = store.scheduleWakes;
+    expect(await wakes.next()).toBeNull();
+    await store.forTenant(A).alerts.add(makeNewAlertSubscription());
+    expect(await wakes.due(T0, 10)).toEqual([{ tenant: A, kind: 'alert', at: 0 }]);
+    // The wake-up that consumed 0 plans T0 + 1 h: replaced.
+    await wakes.set(A, 'alert', T0 + 3_600_000, 0);
+    expect(await wakes.due(T0, 10)).toEqual([]);
+    expect(await wakes.next()).toBe(T0 + 3_600_000);
+    // A plan from an older look (it consumed 0, the row moved since) never pushes it later…
+    await wakes.set(A, 'alert', T0 + 7_200_000, 0);
+    expect(await wakes.next()).toBe(T0 + 3_600_000);
+    // …and any write without `seen` keeps the earlier of the two.
+    await wakes.set(A, 'alert', T0 + 60_000);
+    expect(await wakes.next()).toBe(T0 + 60_000);
+    await wakes.set(A, 'alert', T0 + 120_000);
+    expect(await wakes.next()).toBe(T0 + 60_000);
+    // Nothing planned (Infinity) after the wake-up that consumed it: never due.
+    await wakes.set(A, 'alert', Number.POSITIVE_INFINITY, T0 + 60_000);
+    expect(await wakes.next()).toBeNull();
+    expect(await wakes.due(Number.MAX_SAFE_INTEGER - 1, 10)).toEqual([]);
+  });
+
+  it('due and next read earliest first, at most the limit; erase removes a tenant’s rows', async () => {
+    const store = await fresh(engine);
+    const wakes = store.scheduleWakes;
+    await wakes.set(A, 'digest', T0 + 20);
+    await wakes.set(B, 'digest', T0 + 10);
+    await wakes.set(B, 'alert', T0 + 30);
+    expect(await wakes.next()).toBe(T0 + 10);
+    expect(await wakes.due(T0 + 25, 1)).toEqual([{ tenant: B, kind: 'digest', at: T0 + 10 }]);
+    expect((await wakes.due(T0 + 25, 10)).map((r) => r.tenant)).toEqual([B, A]);
+    expect(await wakes.adoptMissing()).toBe(0);
+    await store.tenants.erase(B);
+    expect((await wakes.due(T0 + 100, 10)).map((r) => `${r.tenant}:${r.kind}`)).toEqual([`${A}:digest`]);
+    // A tenant whose subscriptions all have rows adopts nothing (no row doubled, none moved).
+    await store.forTenant(B).alerts.add(makeNewAlertSubscription());
+    expect(await wakes.adoptMissing()).toBe(0);
+    expect((await wakes.due(T0, 10)).map((r) => `${r.tenant}:${r.kind}:${r.at}`)).toEqual([`${B}:alert:0`]);
+  });
+
+  it('a due row is taken by one replica: the others find it moved; the plan after the wake-up replaces it; a replica that dies leaves it due again', async () => {
+    const store = await fresh(engine);
+    const wakes = store.scheduleWakes;
+    await wakes.set(A, 'digest', T0 - 1000);
+    const taken = T0 + 30_000;
+    expect(await wakes.take(A, 'digest', T0 - 1000, taken)).toBe(true);
+    // A second replica that read the same row a moment before: not taken again.
+    expect(await wakes.take(A, 'digest', T0 - 1000, taken + 5)).toBe(false);
+    expect(await wakes.due(T0, 10)).toEqual([]);
+    // Its holder died before planning: due again once the take runs out, for one replica.
+    expect(await wakes.due(taken, 10)).toEqual([{ tenant: A, kind: 'digest', at: taken }]);
+    // The plan after the wake-up (it consumed the taken value) replaces it, later or not.
+    await wakes.set(A, 'digest', T0 + 3_600_000, taken);
+    expect(await wakes.next()).toBe(T0 + 3_600_000);
+  });
+
+  it('a workspace set aside as never due (it could not be served) is due at once when it is installed again', async () => {
+    const store = await fresh(engine);
+    const wakes = store.scheduleWakes;
+    await wakes.set(A, 'alert', T0 - 10);
+    await wakes.set(A, 'alert', Number.POSITIVE_INFINITY, T0 - 10);
+    await wakes.set(B, 'alert', T0 + 60_000);
+    expect(await wakes.due(T0 + 120_000, 10)).toEqual([{ tenant: B, kind: 'alert', at: T0 + 60_000 }]);
+    for (const tenant of [A, B])
+      await store.installations.save({
+        tenant,
+        enterpriseId: null,
+        enterpriseName: null,
+        teamId: tenant,
+        teamName: tenant,
+        isEnterpriseInstall: false,
+        appId: 'A1',
+        botId: 'B1',
+        botUserId: 'UB1',
+        botScopes: ['commands'],
+        botToken: 'xoxb-installed-again',
+        botRefreshToken: null,
+        botExpiresAt: null,
+        installerUserId: 'U1',
+      });
+    // A is looked at now; B keeps its due time.
+    expect(await wakes.due(T0, 10)).toEqual([{ tenant: A, kind: 'alert', at: 0 }]);
+    expect(await wakes.next()).toBe(0);
+    expect((await wakes.due(T0 + 120_000, 10)).map((r) => r.tenant)).toEqual([A, B]);
+  });
+});
