@@ -22,6 +22,7 @@ import type { Clock } from '../clock.js';
 import { CLOCK_SKEW_BUDGET_DEFAULT_MS } from '../config.js';
 import type { CallFence } from '../plat/client.js';
 import { isPlatError } from '../plat/errors.js';
+import { asBulkStoreWork } from '../store/bulk-work.js';
 import type { HeldLease, LeasedRun, RunHolder } from '../store/store.js';
 
 /**
@@ -194,7 +195,9 @@ export async function withRunFence<T>(
     logger,
   });
   try {
-    return await work(fence);
+    // The run's store work yields connections to claims, renewals and requests (bulk-work.ts);
+    // the fence's renewal timers, armed above, are not bulk.
+    return await asBulkStoreWork(() => work(fence));
   } catch (error) {
     if (fence.signal.aborted && isPlatError(error) && error.code === 'aborted') throw fence.signal.reason;
     throw error;
