@@ -3,10 +3,10 @@
  * tenant's schedulers keep their rules (slots, time zones, fenced leases, retries) but no timer of
  * their own: after each plan they hand their next due time to `driven(tenant)`, which writes it to
  * the store (store/schedule-wakes.ts). This loop sleeps until the earliest due time of any tenant
- * (at most `maxSleepMs`, so what another replica planned is seen within it), reads the rows due
- * through their index, and wakes each of those tenants' scheduler, building its parts for it
- * (tenant-services.ts `using`). Claims are the schedulers' own: a run another replica claimed
- * first is left to it.
+ * (at most `maxSleepMs`, so what another replica planned is seen within it), takes the rows due
+ * through their index as its workers free up (each row to one replica), and wakes each of those
+ * tenants' scheduler, building its parts for it (tenant-services.ts `using`). Claims are the
+ * schedulers' own: a run another replica claimed first is left to it.
  *
  * The same loop is the replica's stranded-runs sweep (digest/stranded.ts, issue 33 finding 12):
  * it reads the open runs of every workspace (digest runs of any kind and day, "Run now" too, and
@@ -35,14 +35,15 @@ import { createWakeLoop, type DrivenBy, type WakeLoop } from './digest/wake-loop
 import type { Logger } from './logger.js';
 import type { AlertCheck, DigestRun, Lease, Store, WakeKind } from './store/store.js';
 
-/** Rows read per wake-up (more due than this: the next wake-up follows a second later). */
-export const WAKE_BATCH = 200;
-/** Tenants woken at once (each a few store round trips; the runs themselves go on afterwards). */
-export const WAKE_CONCURRENCY = 8;
 /**
- * A due row a replica took for its wake-up is left to it this long (schedule-wakes.ts `take`): of
- * several replicas looking at once, one wakes the tenant and builds its parts; if it dies first,
- * another wakes it this much later. The plan after the wake-up replaces it long before.
+ * Workspaces woken at once (each a few store round trips: its parts, its claims, its plan; the
+ * runs themselves go on afterwards, as bulk store work: store/bulk-work.ts).
+ */
+export const WAKE_CONCURRENCY = 16;
+/**
+ * A due row a replica took for its wake-up is left to it this long (store `takeDue`): of several
+ * replicas looking at once, one wakes the tenant and builds its parts; if it dies first, another
+ * wakes it this much later. The plan after the wake-up replaces it long before.
  */
 export const WAKE_TAKEN_MS = 30_000;
 /** How often subscriptions with no due time (an older build's) are adopted after the start. */
@@ -205,28 +206,51 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
     writes.add(adopting);
   }
 
+  /**
+   * The rows due by `now`, taken as this replica's workers free up: every idle worker's row in
+   * one statement (at a burst, WAKE_CONCURRENCY at once), so replicas share a burst by how fast
+   * each wakes, and no row costs a round trip to a replica that does not wake it. Undefined once
+   * nothing is left due (or the store cannot be read: looked at again at the next wake-up).
+   */
+  function dueRows(
+    now: number,
+    taken: number,
+  ): () => Promise<{ tenant: string; kind: WakeKind } | undefined> {
+    const waiting: ((row: { tenant: string; kind: WakeKind } | undefined) => void)[] = [];
+    let taking = false;
+    let done = false;
+    const takeSome = async () => {
+      if (taking) return;
+      taking = true;
+      while (waiting.length > 0 && !done) {
+        const asked = waiting.length;
+        const rows = await wakes.takeDue(now, asked, taken).catch((err: unknown) => {
+          o.logger.warn({ err }, 'scheduled work not taken: looked at again later');
+          return [];
+        });
+        if (rows.length < asked) done = true;
+        for (const row of rows) waiting.shift()?.(row);
+      }
+      if (done) for (const resolve of waiting.splice(0)) resolve(undefined);
+      taking = false;
+    };
+    return () =>
+      done
+        ? Promise.resolve(undefined)
+        : new Promise((resolve) => {
+            waiting.push(resolve);
+            void takeSome();
+          });
+  }
+
   async function wakeDue(now: number): Promise<void> {
     if (now - adoptedAt >= ADOPT_EVERY_MS) adopt();
-    const read = await wakes.due(now, WAKE_BATCH);
-    // Every replica reads the same rows: each starts at its own place among them, so their takes
-    // meet less often (a take another replica won first costs a round trip for nothing).
-    const from = Math.floor(Math.random() * read.length);
-    const due = [...read.slice(from), ...read.slice(0, from)];
-    let i = 0;
+    // Taken for this replica's wake-up until then; the plan after it replaces the row.
+    const taken = now + WAKE_TAKEN_MS;
+    const next = dueRows(now, taken);
     const worker = async () => {
-      for (let row = due[i++]; row !== undefined; row = due[i++]) {
-        const { tenant, kind, at } = row;
-        // Taken by another replica (or planned anew meanwhile): not woken here.
-        const taken = now + WAKE_TAKEN_MS;
-        try {
-          if (!(await wakes.take(tenant, kind, at, taken))) continue;
-        } catch (err) {
-          o.logger.warn(
-            { err, tenant, kind },
-            'scheduled work of a workspace not taken: looked at again later',
-          );
-          continue;
-        }
+      for (let row = await next(); row !== undefined; row = await next()) {
+        const { tenant, kind } = row;
         try {
           await o.tenants.wake(tenant, kind, taken);
         } catch (err) {
@@ -240,7 +264,7 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, due.length) }, worker));
+    await Promise.all(Array.from({ length: WAKE_CONCURRENCY }, worker));
     // Runs whose holders stopped, of any workspace; only when the last plan saw one due by now
     // (one that appeared since: the next plan, right after this wake-up).
     strandedSeen = false;

@@ -184,7 +184,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // Keyed by tenant explicitly (the install flow runs before a tenant is known).
     installations: createInstallations(ctx),
     platAccounts: createPlatAccounts(ctx),
-    scheduleWakes: createScheduleWakes(db),
+    scheduleWakes: createScheduleWakes(db, engine),
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {

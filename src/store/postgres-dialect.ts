@@ -47,32 +47,44 @@ export function postgresDialect(url: string, options: PostgresOptions): Dialect 
   return new PostgresDialect({ pool });
 }
 
-/**
- * A pool whose bulk work (bulk-work.ts) holds at most `bulkMax` connections at once: the others
- * stay free for claims, renewals and requests. Bulk work past that waits here, first come first
- * served, at most `bulkWaitMs` (then it fails as a pool that cannot give a connection does: the
- * store is unavailable to it); anything else goes straight to the pool.
- */
 type ConnectCallback = (
   err: Error | undefined,
   client: pg.PoolClient | undefined,
   done: (release?: unknown) => void,
 ) => void;
 
-class BulkBoundPool extends pg.Pool {
-  readonly #bulkMax: number;
-  readonly #bulkWaitMs: number;
-  #bulkHeld = 0;
-  readonly #waiting: { grant: () => void }[] = [];
+interface Waiter {
+  grant(): void;
+}
 
-  constructor(config: pg.PoolConfig & { bulkMax: number; bulkWaitMs: number }) {
+/**
+ * A pool that hands its connections out by class (bulk-work.ts): a connection that comes free goes
+ * to the longest-waiting work of any other kind first (claims, renewals, requests), and only then
+ * to bulk work, which never holds more than `bulkMax` at once. Every connection is asked for here,
+ * so pg's own queue stays empty. A wait is bounded as pg bounds its own: other work fails after
+ * `connectionTimeoutMillis`, bulk work after `bulkWaitMs`, each as a pool that cannot give a
+ * connection does (the store is unavailable to it).
+ */
+class BulkBoundPool extends pg.Pool {
+  readonly #max: number;
+  readonly #bulkMax: number;
+  readonly #waitMs: number;
+  readonly #bulkWaitMs: number;
+  #held = 0;
+  #bulkHeld = 0;
+  readonly #waiting: Waiter[] = [];
+  readonly #bulkWaiting: Waiter[] = [];
+
+  constructor(config: pg.PoolConfig & { max: number; bulkMax: number; bulkWaitMs: number }) {
     const { bulkMax, bulkWaitMs, ...rest } = config;
     super(rest);
+    this.#max = config.max;
     this.#bulkMax = bulkMax;
+    this.#waitMs = config.connectionTimeoutMillis ?? 0;
     this.#bulkWaitMs = bulkWaitMs;
   }
 
-  // Kysely asks with no callback; pg's own pool.query() passes one (not used here: not bound).
+  // Kysely asks with no callback; pg's own pool.query() passes one (unused here: not ordered).
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | undefined {
@@ -80,16 +92,16 @@ class BulkBoundPool extends pg.Pool {
       super.connect(callback);
       return undefined;
     }
-    return isBulkStoreWork() ? this.#connectBulk() : super.connect();
+    return this.#checkOut(isBulkStoreWork());
   }
 
-  async #connectBulk(): Promise<pg.PoolClient> {
-    await this.#takeBulkTurn();
+  async #checkOut(bulk: boolean): Promise<pg.PoolClient> {
+    await this.#turn(bulk);
     let client: pg.PoolClient;
     try {
       client = await super.connect();
     } catch (error) {
-      this.#endBulkTurn();
+      this.#endTurn(bulk);
       throw error;
     }
     // pg sets release anew on every checkout: this one ends this turn, once.
@@ -98,40 +110,61 @@ class BulkBoundPool extends pg.Pool {
     client.release = (err?: Error | boolean) => {
       if (!released) {
         released = true;
-        this.#endBulkTurn();
+        this.#endTurn(bulk);
       }
       return release.call(client, err);
     };
     return client;
   }
 
-  #takeBulkTurn(): Promise<void> {
-    if (this.#bulkHeld < this.#bulkMax) {
-      this.#bulkHeld++;
+  #free(bulk: boolean): boolean {
+    return this.#held < this.#max && (!bulk || this.#bulkHeld < this.#bulkMax);
+  }
+
+  #take(bulk: boolean): void {
+    this.#held++;
+    if (bulk) this.#bulkHeld++;
+  }
+
+  #turn(bulk: boolean): Promise<void> {
+    const queue = bulk ? this.#bulkWaiting : this.#waiting;
+    // Bulk work goes only where no other work waits; other work only behind its own kind.
+    if (this.#free(bulk) && queue.length === 0 && (bulk ? this.#waiting.length === 0 : true)) {
+      this.#take(bulk);
       return Promise.resolve();
     }
+    const waitMs = bulk ? this.#bulkWaitMs : this.#waitMs;
     return new Promise((resolve, reject) => {
-      const waiter = {
+      const waiter: Waiter = {
         grant: () => {
-          clearTimeout(timer);
-          this.#bulkHeld++;
+          if (timer) clearTimeout(timer);
+          this.#take(bulk);
           resolve();
         },
       };
-      const timer = setTimeout(() => {
-        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
-        reject(
-          new Error(
-            `timeout exceeded when trying to connect: bulk store work waited ${this.#bulkWaitMs} ms for one of its ${this.#bulkMax} connections`,
-          ),
-        );
-      }, this.#bulkWaitMs);
-      this.#waiting.push(waiter);
+      const timer =
+        waitMs > 0
+          ? setTimeout(() => {
+              queue.splice(queue.indexOf(waiter), 1);
+              reject(
+                new Error(
+                  `timeout exceeded when trying to connect: ${bulk ? 'bulk ' : ''}store work waited ${waitMs} ms for a connection`,
+                ),
+              );
+            }, waitMs)
+          : null;
+      queue.push(waiter);
     });
   }
 
-  #endBulkTurn(): void {
-    this.#bulkHeld--;
-    this.#waiting.shift()?.grant();
+  #endTurn(bulk: boolean): void {
+    this.#held--;
+    if (bulk) this.#bulkHeld--;
+    for (;;) {
+      if (this.#waiting.length > 0 && this.#free(false)) (this.#waiting.shift() as Waiter).grant();
+      else if (this.#bulkWaiting.length > 0 && this.#free(true))
+        (this.#bulkWaiting.shift() as Waiter).grant();
+      else return;
+    }
   }
 }

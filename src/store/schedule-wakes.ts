@@ -11,6 +11,7 @@
  * pushed later (at worst a tenant is woken once for nothing, and the next plan puts it right).
  */
 import { sql } from 'kysely';
+import type { Engine } from './migrations.js';
 import type { Db, Executor } from './schema.js';
 import type { ScheduleWakes, WakeKind } from './store.js';
 
@@ -38,7 +39,7 @@ export async function wakeUnserved(trx: Executor, tenant: string): Promise<void>
   );
 }
 
-export function createScheduleWakes(db: Db): ScheduleWakes {
+export function createScheduleWakes(db: Db, engine: Engine): ScheduleWakes {
   return {
     async set(tenant, kind, atMs, seen) {
       const at = Number.isFinite(atMs) ? Math.max(0, Math.floor(atMs)) : NEVER;
@@ -50,11 +51,25 @@ export function createScheduleWakes(db: Db): ScheduleWakes {
           WHEN excluded.due_at < schedule_wakes.due_at THEN excluded.due_at
           ELSE schedule_wakes.due_at END`.execute(db);
     },
-    async take(tenant, kind, at, untilMs) {
-      const result = await sql`
-        UPDATE schedule_wakes SET due_at = ${Math.floor(untilMs)}
-        WHERE tenant_id = ${tenant} AND kind = ${kind} AND due_at = ${Math.floor(at)}`.execute(db);
-      return result.numAffectedRows === 1n;
+    async takeDue(nowMs, limit, untilMs) {
+      const now = Math.floor(nowMs);
+      const until = Math.floor(untilMs);
+      // One statement: rows another replica is taking at this moment are skipped (PostgreSQL),
+      // not waited for; SQLite writes one statement at a time anyway.
+      const taken =
+        engine === 'postgres'
+          ? await sql<{ tenant_id: string; kind: string }>`
+        UPDATE schedule_wakes AS w SET due_at = ${until}
+        FROM (SELECT tenant_id, kind FROM schedule_wakes WHERE due_at <= ${now}
+              ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) AS d
+        WHERE w.tenant_id = d.tenant_id AND w.kind = d.kind
+        RETURNING w.tenant_id, w.kind`.execute(db)
+          : await sql<{ tenant_id: string; kind: string }>`
+        UPDATE schedule_wakes SET due_at = ${until}
+        WHERE (tenant_id, kind) IN (SELECT tenant_id, kind FROM schedule_wakes WHERE due_at <= ${now}
+                                    ORDER BY due_at LIMIT ${limit})
+        RETURNING tenant_id, kind`.execute(db);
+      return taken.rows.map((r) => ({ tenant: r.tenant_id, kind: r.kind as WakeKind }));
     },
     async due(nowMs, limit) {
       const rows = await db

@@ -125,14 +125,16 @@ export interface ScheduleWakes {
    * still holds that, else (and without `seen`) the earlier of the two is kept.
    */
   set(tenant: string, kind: WakeKind, atMs: number, seen?: number): Promise<void>;
-  /** What is due by `nowMs`, earliest first, at most `limit` (served by an index on the due time). */
+  /** What is due by `nowMs`, earliest first, at most `limit` (served by an index on the due time); a read, nothing taken. */
   due(nowMs: number, limit: number): Promise<{ tenant: string; kind: WakeKind; at: number }[]>;
   /**
-   * Takes a due row for this replica's wake-up: moves it to `untilMs` while it still holds `at`
-   * (false: another replica took it, or it was planned anew). A replica that dies meanwhile leaves
-   * it due again at `untilMs`; the plan after the wake-up replaces it (`set` with seen = untilMs).
+   * Takes up to `limit` rows due by `nowMs`, earliest first, for this replica's wake-ups: moves
+   * each to `untilMs` in one statement and returns them. Of several replicas taking at once, each
+   * row goes to one (on PostgreSQL the rows another is taking are skipped, not waited for). A
+   * replica that dies meanwhile leaves its rows due again at `untilMs`; the plan after a wake-up
+   * replaces its row (`set` with seen = untilMs).
    */
-  take(tenant: string, kind: WakeKind, at: number, untilMs: number): Promise<boolean>;
+  takeDue(nowMs: number, limit: number, untilMs: number): Promise<{ tenant: string; kind: WakeKind }[]>;
   /**
    * Adds a row, due now, for every tenant with live subscriptions or open runs of a kind and no
    * row (an older build added them during a rollout); returns how many.

@@ -2,8 +2,9 @@
  * Bulk store work (store/bulk-work.ts, issue 39) on the run's real PostgreSQL: a burst of digest
  * runs' queries holds at most seven of the pool's ten connections, so a claim, a lease renewal
  * or a Slack request's query meets a free connection at once instead of queueing behind them;
- * bulk work past its share waits its turn and runs; one that waits past the bound fails as an
- * unreachable store does. And a run's body is bulk while its fence's renewals are not.
+ * a connection that comes free goes to such work before bulk work waiting; bulk work past its
+ * share waits its turn and runs; one that waits past the bound fails as an unreachable store
+ * does. And a run's body is bulk while its fence's renewals are not.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +54,28 @@ describe('bulk store work on PostgreSQL', () => {
     expect(most).toBe(7);
     // With all ten taken by bulk work it would wait for the first of them (≥ 150 ms more).
     expect(otherMs).toBeLessThan(120);
+  });
+
+  it('a connection that comes free goes to other work waiting before bulk work that waited longer', async () => {
+    const small = await connectDatabase({ url, poolMax: 2 });
+    const started: string[] = [];
+    const hold = (name: string, ms: number) =>
+      small.db.transaction().execute(async (trx) => {
+        await sql`SELECT 1`.execute(trx);
+        started.push(name);
+        await new Promise((r) => setTimeout(r, ms));
+      });
+    try {
+      const first = [asBulkStoreWork(() => hold('bulk 1', 200)), hold('other 1', 600)];
+      await new Promise((r) => setTimeout(r, 50));
+      const bulkWaiting = asBulkStoreWork(() => hold('bulk 2', 10));
+      await new Promise((r) => setTimeout(r, 20));
+      const otherWaiting = hold('other 2', 10);
+      await Promise.all([...first, bulkWaiting, otherWaiting]);
+      expect(started.slice(2)).toEqual(['other 2', 'bulk 2']);
+    } finally {
+      await small.db.destroy();
+    }
   });
 
   it('bulk work past its bound fails as an unreachable store does; the pool serves on', async () => {

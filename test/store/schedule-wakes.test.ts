@@ -2,7 +2,8 @@
  * The due times of the one wake loop (issue 39; store/schedule-wakes.ts), on both engines: a
  * subscription added is due at once; a plan after a wake-up replaces the due time it consumed
  * only while the row still holds it, any other write keeps the earlier; `due` and `next` read
- * earliest first; an erased tenant has none.
+ * earliest first; `takeDue` takes each due row once, however many replicas take at once; an
+ * erased tenant has none.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,20 +68,45 @@ describe.each(ENGINES)('schedule wakes (%s)', (engine) => {
     expect((await wakes.due(T0, 10)).map((r) => `${r.tenant}:${r.kind}:${r.at}`)).toEqual([`${B}:alert:0`]);
   });
 
-  it('a due row is taken by one replica: the others find it moved; the plan after the wake-up replaces it; a replica that dies leaves it due again', async () => {
+  it('due rows are taken earliest first, each once: another replica taking then finds the rest; the plan after the wake-up replaces a row; a replica that dies leaves it due again', async () => {
     const store = await fresh(engine);
     const wakes = store.scheduleWakes;
     await wakes.set(A, 'digest', T0 - 1000);
+    await wakes.set(B, 'digest', T0 - 2000);
+    await wakes.set(B, 'alert', T0 + 1000);
     const taken = T0 + 30_000;
-    expect(await wakes.take(A, 'digest', T0 - 1000, taken)).toBe(true);
-    // A second replica that read the same row a moment before: not taken again.
-    expect(await wakes.take(A, 'digest', T0 - 1000, taken + 5)).toBe(false);
+    expect(await wakes.takeDue(T0, 1, taken)).toEqual([{ tenant: B, kind: 'digest' }]);
+    // A second replica a moment later: the row left, not the one taken.
+    expect(await wakes.takeDue(T0, 5, taken + 5)).toEqual([{ tenant: A, kind: 'digest' }]);
+    expect(await wakes.takeDue(T0, 5, taken)).toEqual([]);
     expect(await wakes.due(T0, 10)).toEqual([]);
     // Its holder died before planning: due again once the take runs out, for one replica.
-    expect(await wakes.due(taken, 10)).toEqual([{ tenant: A, kind: 'digest', at: taken }]);
+    expect(await wakes.due(taken, 10)).toEqual([
+      { tenant: B, kind: 'alert', at: T0 + 1000 },
+      { tenant: B, kind: 'digest', at: taken },
+    ]);
     // The plan after the wake-up (it consumed the taken value) replaces it, later or not.
-    await wakes.set(A, 'digest', T0 + 3_600_000, taken);
-    expect(await wakes.next()).toBe(T0 + 3_600_000);
+    await wakes.set(B, 'digest', T0 + 3_600_000, taken);
+    await wakes.set(A, 'digest', T0 + 3_600_000, taken + 5);
+    expect(await wakes.next()).toBe(T0 + 1000);
+  });
+
+  it('replicas taking a burst at once take each due row once between them', async () => {
+    const store = await fresh(engine);
+    const wakes = store.scheduleWakes;
+    const tenants = Array.from({ length: 60 }, (_, i) => `T0000BURST${String(i).padStart(2, '0')}`);
+    for (const tenant of tenants) await wakes.set(tenant, 'digest', T0);
+    const replica = async () => {
+      const mine: string[] = [];
+      for (;;) {
+        const rows = await wakes.takeDue(T0, 4, T0 + 30_000);
+        if (rows.length === 0) return mine;
+        mine.push(...rows.map((r) => r.tenant));
+      }
+    };
+    const [a, b, c] = await Promise.all([replica(), replica(), replica()]);
+    const all = [...(a ?? []), ...(b ?? []), ...(c ?? [])];
+    expect(all.sort()).toEqual(tenants);
   });
 
   it('a workspace set aside as never due (it could not be served) is due at once when it is installed again', async () => {
