@@ -222,13 +222,22 @@ export function createScheduleWaker(o: ScheduleWakerOptions): ScheduleWaker {
     const takeSome = async () => {
       if (taking) return;
       taking = true;
+      const take = (n: number, waitForLocked: boolean) =>
+        wakes
+          .takeDue(now, n, taken, { waitForLocked })
+          .catch((err: unknown): { tenant: string; kind: WakeKind }[] => {
+            o.logger.warn({ err }, 'scheduled work not taken: looked at again later');
+            return [];
+          });
       while (waiting.length > 0 && !done) {
         const asked = waiting.length;
-        const rows = await wakes.takeDue(now, asked, taken).catch((err: unknown) => {
-          o.logger.warn({ err }, 'scheduled work not taken: looked at again later');
-          return [];
-        });
-        if (rows.length < asked) done = true;
+        const rows = await take(asked, false);
+        if (rows.length < asked) {
+          // Rows written at that moment (another replica taking them, a plan's due time) were
+          // skipped: once those writes end, what is still due is taken, not left a wake-up later.
+          rows.push(...(await take(asked - rows.length, true)));
+          if (rows.length < asked) done = true;
+        }
         for (const row of rows) waiting.shift()?.(row);
       }
       if (done) for (const resolve of waiting.splice(0)) resolve(undefined);

@@ -51,23 +51,26 @@ export function createScheduleWakes(db: Db, engine: Engine): ScheduleWakes {
           WHEN excluded.due_at < schedule_wakes.due_at THEN excluded.due_at
           ELSE schedule_wakes.due_at END`.execute(db);
     },
-    async takeDue(nowMs, limit, untilMs) {
+    async takeDue(nowMs, limit, untilMs, options) {
       const now = Math.floor(nowMs);
       const until = Math.floor(untilMs);
-      // One statement: rows another replica is taking at this moment are skipped (PostgreSQL),
-      // not waited for; SQLite writes one statement at a time anyway.
+      // One statement. On PostgreSQL the rows another transaction is writing at this moment (a
+      // replica taking them, a plan's due time) are skipped, not waited for, unless asked to
+      // wait: then what is still due once those writes end is taken. SQLite writes one statement
+      // at a time anyway. Earliest first, in one order, so two waiting takes never deadlock.
+      const skip = options?.waitForLocked ? sql`` : sql`SKIP LOCKED`;
       const taken =
         engine === 'postgres'
           ? await sql<{ tenant_id: string; kind: string }>`
         UPDATE schedule_wakes AS w SET due_at = ${until}
         FROM (SELECT tenant_id, kind FROM schedule_wakes WHERE due_at <= ${now}
-              ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) AS d
+              ORDER BY due_at, tenant_id, kind LIMIT ${limit} FOR UPDATE ${skip}) AS d
         WHERE w.tenant_id = d.tenant_id AND w.kind = d.kind
         RETURNING w.tenant_id, w.kind`.execute(db)
           : await sql<{ tenant_id: string; kind: string }>`
         UPDATE schedule_wakes SET due_at = ${until}
         WHERE (tenant_id, kind) IN (SELECT tenant_id, kind FROM schedule_wakes WHERE due_at <= ${now}
-                                    ORDER BY due_at LIMIT ${limit})
+                                    ORDER BY due_at, tenant_id, kind LIMIT ${limit})
         RETURNING tenant_id, kind`.execute(db);
       return taken.rows.map((r) => ({ tenant: r.tenant_id, kind: r.kind as WakeKind }));
     },

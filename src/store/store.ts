@@ -130,11 +130,17 @@ export interface ScheduleWakes {
   /**
    * Takes up to `limit` rows due by `nowMs`, earliest first, for this replica's wake-ups: moves
    * each to `untilMs` in one statement and returns them. Of several replicas taking at once, each
-   * row goes to one (on PostgreSQL the rows another is taking are skipped, not waited for). A
-   * replica that dies meanwhile leaves its rows due again at `untilMs`; the plan after a wake-up
-   * replaces its row (`set` with seen = untilMs).
+   * row goes to one. On PostgreSQL rows being written at that moment (another replica taking
+   * them, a plan's due time) are skipped, or with `waitForLocked` waited for and taken if still
+   * due. A replica that dies meanwhile leaves its rows due again at `untilMs`; the plan after a
+   * wake-up replaces its row (`set` with seen = untilMs).
    */
-  takeDue(nowMs: number, limit: number, untilMs: number): Promise<{ tenant: string; kind: WakeKind }[]>;
+  takeDue(
+    nowMs: number,
+    limit: number,
+    untilMs: number,
+    options?: { waitForLocked?: boolean },
+  ): Promise<{ tenant: string; kind: WakeKind }[]>;
   /**
    * Adds a row, due now, for every tenant with live subscriptions or open runs of a kind and no
    * row (an older build added them during a rollout); returns how many.

@@ -6,6 +6,7 @@
  * erased tenant has none.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { makeNewAlertSubscription } from '../helpers/domain-factories.js';
@@ -137,5 +138,41 @@ describe.each(ENGINES)('schedule wakes (%s)', (engine) => {
     expect(await wakes.due(T0, 10)).toEqual([{ tenant: A, kind: 'alert', at: 0 }]);
     expect(await wakes.next()).toBe(0);
     expect((await wakes.due(T0 + 120_000, 10)).map((r) => r.tenant)).toEqual([A, B]);
+  });
+});
+
+describe('schedule wakes (postgres): a row being written when it is taken', () => {
+  it('is skipped by a take, and taken by a take that waits for the write, if it is still due then', async () => {
+    const db = await testDatabase('postgres');
+    databases.push(db);
+    const store = await db.open({
+      clock: { now: () => T0 },
+      encryptionKeys: [{ id: 'k1', key: randomBytes(32) }],
+    });
+    const wakes = store.scheduleWakes;
+    await wakes.set(A, 'alert', 0);
+    // A plan's write of the same row, still open (it keeps the earlier due time).
+    const writer = new pg.Client({ connectionString: db.options.url ?? '' });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE schedule_wakes SET due_at = LEAST(due_at, $1) WHERE tenant_id = $2`, [
+        T0,
+        A,
+      ]);
+      expect(await wakes.takeDue(T0, 5, T0 + 30_000)).toEqual([]);
+      let waited: { tenant: string; kind: string }[] | null = null;
+      const waiting = wakes.takeDue(T0, 5, T0 + 30_000, { waitForLocked: true }).then((rows) => {
+        waited = rows;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(waited).toBeNull();
+      await writer.query('COMMIT');
+      await waiting;
+      expect(waited).toEqual([{ tenant: A, kind: 'alert' }]);
+      expect(await wakes.next()).toBe(T0 + 30_000);
+    } finally {
+      await writer.end();
+    }
   });
 });
