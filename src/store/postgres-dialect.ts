@@ -22,6 +22,9 @@ const TYPE_PARSERS = new Map<number, (value: string) => unknown>([
 export function postgresDialect(url: string, options: PostgresOptions): Dialect {
   const pool = new BulkBoundPool({
     connectionString: url,
+    // So a database administrator (and test/slack/tenant-resources) tells the store's sessions
+    // from the database lock's (`platdesk lock (…)`) and anything else.
+    application_name: 'platdesk',
     max: options.poolMax,
     connectionTimeoutMillis: options.connectTimeoutMs,
     query_timeout: options.queryTimeoutMs,

@@ -53,12 +53,11 @@ describe('per-workspace resources (PostgreSQL + Redis)', () => {
     const db = new pg.Client({ connectionString: harness.platdesk.store.location });
     await db.connect();
     try {
-      // The store's pool: every connection of the database but the lock's (sole-lock.ts) and ours.
+      // The store's pool: the database's sessions named 'platdesk' (the lock's are 'platdesk lock (…)').
       const pooled = async () => {
         const { rows } = await db.query<{ n: string }>(
           `SELECT count(*) AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND pid <> pg_backend_pid()
-             AND coalesce(application_name, '') NOT LIKE 'platdesk lock%'`,
+           WHERE datname = current_database() AND application_name = 'platdesk'`,
         );
         return Number(rows[0]?.n ?? 0);
       };
