@@ -542,3 +542,28 @@ export function useHarness(
 export function looksLikeStackTrace(text: string): boolean {
   return /\n\s+at .+[(:]\d+|\.ts:\d+|\.js:\d+|node:internal|^\w*Error: /m.test(text);
 }
+
+/** A workspace's bot, as the harness's `installations` answers it. */
+export interface HarnessBot {
+  botToken: string;
+  botUserId: string;
+  botId: string;
+}
+
+/**
+ * A harness serving the workspaces of `bots` (each installed with its bot, each spending from the
+ * sandbox's account) and no other: the many-workspaces tests' app.
+ */
+export function startWithWorkspaces(
+  bots: Readonly<Record<string, HarnessBot>>,
+  options: HarnessOptions = {},
+): Promise<PlatdeskHarness> {
+  const served = (tenant: string) => Object.hasOwn(bots, tenant);
+  return startPlatdeskHarness({
+    installations: async (tenant) => (served(tenant) ? (bots[tenant] ?? null) : null),
+    platAccounts: (baseUrl) => ({
+      accountFor: async (tenant) => (served(tenant) ? { baseUrl, token: 'sandbox' } : null),
+    }),
+    ...options,
+  });
+}

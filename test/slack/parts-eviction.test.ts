@@ -15,7 +15,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { REFRESH_BEFORE_MS } from '../../src/slack/installs.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
-import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
+import {
+  type HarnessOptions,
+  type PlatdeskHarness,
+  startPlatdeskHarness,
+  startWithWorkspaces,
+  textOf,
+} from '../helpers/platdesk-harness.js';
 import { distributedModeEnv, installFakeOAuth, installThroughOAuth } from '../helpers/slack-oauth.js';
 import { SLACK } from '../helpers/slack-payloads.js';
 import { ENGINES } from '../helpers/store-engines.js';
@@ -37,15 +43,8 @@ afterEach(async () => {
   h = null;
 });
 
-function start(engine: (typeof ENGINES)[number], extra: Parameters<typeof startPlatdeskHarness>[0] = {}) {
-  return startPlatdeskHarness({
-    engine,
-    installations: async (tenant) => BOTS[tenant] ?? null,
-    platAccounts: (baseUrl) => ({
-      accountFor: async (tenant) => (BOTS[tenant] ? { baseUrl, token: 'sandbox' } : null),
-    }),
-    ...extra,
-  });
+function start(engine: (typeof ENGINES)[number], extra: HarnessOptions = {}) {
+  return startWithWorkspaces(BOTS, { engine, ...extra });
 }
 
 const tenantsBuilt = (harness: PlatdeskHarness) => harness.platdesk.tenants.built().map((p) => p.tenant);

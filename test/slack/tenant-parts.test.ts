@@ -8,7 +8,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.js';
 import { createFakeClock, type FakeClock } from '../helpers/fake-clock.js';
-import { type PlatdeskHarness, startPlatdeskHarness, textOf } from '../helpers/platdesk-harness.js';
+import {
+  type HarnessOptions,
+  type PlatdeskHarness,
+  startWithWorkspaces,
+  textOf,
+} from '../helpers/platdesk-harness.js';
 import { ENGINES } from '../helpers/store-engines.js';
 
 const A = 'T0PARTSA';
@@ -29,15 +34,8 @@ afterEach(async () => {
   h = null;
 });
 
-function start(engine: (typeof ENGINES)[number], extra: Parameters<typeof startPlatdeskHarness>[0] = {}) {
-  return startPlatdeskHarness({
-    engine,
-    installations: async (tenant) => (tenant === A || tenant === B ? BOTS[tenant] : null),
-    platAccounts: (baseUrl) => ({
-      accountFor: async (tenant) => (tenant === A || tenant === B ? { baseUrl, token: 'sandbox' } : null),
-    }),
-    ...extra,
-  });
+function start(engine: (typeof ENGINES)[number], extra: HarnessOptions = {}) {
+  return startWithWorkspaces(BOTS, { engine, ...extra });
 }
 
 const tenantsBuilt = (harness: PlatdeskHarness) => harness.platdesk.tenants.built().map((p) => p.tenant);
