@@ -131,8 +131,8 @@ class BulkBoundPool extends pg.Pool {
 
   #turn(bulk: boolean): Promise<void> {
     const queue = bulk ? this.#bulkWaiting : this.#waiting;
-    // Bulk work goes only where no other work waits; other work only behind its own kind.
-    if (this.#free(bulk) && queue.length === 0 && (bulk ? this.#waiting.length === 0 : true)) {
+    // Nobody of its kind ahead of it, and for bulk work no other work waiting either.
+    if (this.#free(bulk) && queue.length === 0 && (!bulk || this.#waiting.length === 0)) {
       this.#take(bulk);
       return Promise.resolve();
     }
